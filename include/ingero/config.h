@@ -1,0 +1,23 @@
+/*
+ * config.h — names both sides of the transport agree on, and every
+ * environment variable the preload library reads (documented for users in
+ * man/libingero_preload.7).
+ */
+#ifndef INGERO_CONFIG_H
+#define INGERO_CONFIG_H
+
+/* nng endpoint; both the preload library and the collector read the variable. */
+#define INGERO_ENV_ENDPOINT      "INGERO_ENDPOINT"
+#define INGERO_DEFAULT_DIR       "/run/ingero"
+#define INGERO_DEFAULT_ENDPOINT  "ipc:///run/ingero/ingero.sock"
+
+/* Preload library settings. */
+#define INGERO_ENV_DISABLE       "INGERO_DISABLE"        /* "1": pure pass-through */
+#define INGERO_ENV_STACKS        "INGERO_STACKS"         /* which classes get stacks: e.g. "sync,copy", "all", "none" */
+#define INGERO_ENV_STACK_DEPTH   "INGERO_STACK_DEPTH"    /* native frames, default 16 */
+#define INGERO_ENV_LAUNCH_SAMPLE "INGERO_LAUNCH_SAMPLE"  /* 1 launch stack in N, default 64; 0 = none */
+#define INGERO_ENV_PYTHON        "INGERO_PYTHON"         /* "0": no Python frames */
+#define INGERO_ENV_RING_EVENTS   "INGERO_RING_EVENTS"    /* shared ring capacity in events, power of two */
+#define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
+ *
+ * The collector creates a database from INGERO_SCHEMA_SQL and sets
+ * PRAGMA user_version; the analyzer refuses any other version.  Every
+ * timestamp is CLOCK_MONOTONIC ns; every pid/tid is in the root pid
+ * namespace.  docs/schema.md explains each table for users; a change here
+ * bumps the version and updates that page.
+ */
+#ifndef INGERO_SCHEMA_H
+#define INGERO_SCHEMA_H
+
+#define INGERO_SCHEMA_VERSION 1
+
+#define INGERO_SCHEMA_SQL \
+"CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
+"CREATE TABLE apis(id INTEGER PRIMARY KEY, name TEXT NOT NULL, class TEXT NOT NULL);\n" \
+"CREATE TABLE processes(pid INTEGER PRIMARY KEY, ppid INTEGER, comm TEXT, exe TEXT,\n" \
+"  cmdline TEXT, start_ns INTEGER, exit_ns INTEGER, exit_code INTEGER,\n" \
+"  announced INTEGER NOT NULL DEFAULT 0, made INTEGER NOT NULL DEFAULT 0,\n" \
+"  dropped INTEGER NOT NULL DEFAULT 0);\n" \
+"CREATE TABLE threads(tid INTEGER PRIMARY KEY, pid INTEGER NOT NULL, comm TEXT);\n" \
+"CREATE TABLE cuda_calls(pid INTEGER NOT NULL, tid INTEGER NOT NULL, api INTEGER NOT NULL,\n" \
+"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, stream INTEGER, bytes INTEGER,\n" \
+"  dir INTEGER, flags INTEGER, ret INTEGER, stack_id INTEGER, kernel INTEGER,\n" \
+"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n" \
+"  block_x INTEGER, block_y INTEGER, block_z INTEGER);\n" \
+"CREATE INDEX cuda_calls_by_time ON cuda_calls(start_ns);\n" \
+"CREATE INDEX cuda_calls_by_tid ON cuda_calls(tid, start_ns);\n" \
+"CREATE TABLE off_cpu(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
+"  end_ns INTEGER NOT NULL, runnable_ns INTEGER NOT NULL, preempted INTEGER NOT NULL,\n" \
+"  next_pid INTEGER, cpu INTEGER);\n" \
+"CREATE INDEX off_cpu_by_tid ON off_cpu(tid, start_ns);\n" \
+"CREATE INDEX off_cpu_by_time ON off_cpu(start_ns);\n" \
+"CREATE TABLE page_allocs(pid INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \
+"  pages INTEGER NOT NULL, allocs INTEGER NOT NULL, faults INTEGER NOT NULL DEFAULT 0,\n" \
+"  PRIMARY KEY(pid, bucket_ns)) WITHOUT ROWID;\n" \
+"CREATE TABLE cpu_busy(cpu INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \
+"  busy_ns INTEGER NOT NULL, PRIMARY KEY(cpu, bucket_ns)) WITHOUT ROWID;\n" \
+"CREATE TABLE competitors(pid INTEGER NOT NULL, comm TEXT, bucket_ns INTEGER NOT NULL,\n" \
+"  cpu_ns INTEGER NOT NULL, preemptions INTEGER NOT NULL, PRIMARY KEY(pid, bucket_ns)) WITHOUT ROWID;\n" \
+"CREATE TABLE stacks(id INTEGER PRIMARY KEY, pid INTEGER);\n" \
+"CREATE TABLE stack_frames(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL,\n" \
+"  kind TEXT NOT NULL, ip INTEGER, symbol TEXT, module TEXT, offset INTEGER,\n" \
+"  file TEXT, line INTEGER, PRIMARY KEY(stack_id, kind, depth)) WITHOUT ROWID;\n" \
+"CREATE TABLE kernels(pid INTEGER NOT NULL, addr INTEGER NOT NULL, name TEXT,\n" \
+"  PRIMARY KEY(pid, addr)) WITHOUT ROWID;\n" \
+"CREATE TABLE cpu_samples(pid INTEGER NOT NULL, tid INTEGER NOT NULL, ts_ns INTEGER NOT NULL,\n" \
+"  cpu INTEGER, stack_id INTEGER);\n" \
+"CREATE INDEX cpu_samples_by_time ON cpu_samples(ts_ns);\n" \
+"CREATE TABLE losses(source TEXT NOT NULL, pid INTEGER NOT NULL DEFAULT 0,\n" \
+"  count INTEGER NOT NULL, PRIMARY KEY(source, pid)) WITHOUT ROWID;\n"
+
+/* Well-known session keys (session.key). */
+#define INGERO_SESSION_KEYS \
+	"command", "start_wall_ns", "start_mono_ns", "end_mono_ns", "host", "kernel", \
+	"cpus", "cpu_model", "mem_bytes", "gpu", "driver_version", "cuda_version", \
+	"mode", "collector_version"
+
+/* Loss sources (losses.source). */
+#define INGERO_LOSS_PRELOAD_DROPPED  "preload_dropped"   /* counted by the library, per pid */
+#define INGERO_LOSS_MALFORMED        "malformed_message" /* rejected by the decoder */
+#define INGERO_LOSS_SPOOFED          "spoofed_record"    /* record for a pid the sender may not speak for */
+#define INGERO_LOSS_UNKNOWN_RECORD   "unknown_record"
+#define INGERO_LOSS_RINGBUF_PREFIX   "bpf_ringbuf_"      /* + program name: reservation failures */
+#define INGERO_LOSS_SIZE_CAP         "size_cap_rows"     /* oldest rows dropped by --max-size */
+
+#endif

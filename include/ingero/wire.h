@@ -1,0 +1,73 @@
+/*
+ * wire.h — the message format from the preload library to the collector.
+ *
+ * Transport: nng push (preload) → pull (collector) on the endpoint from
+ * config.h.  One nng message is one msgpack value:
+ *
+ *     [ version, sender_pid, [ record, record, ... ] ]
+ *
+ *   version     uint  INGERO_WIRE_VERSION; anything else is rejected.
+ *   sender_pid  uint  getpid() of the process that owns the nng socket.
+ *   records     array of records, each an array whose first element is its
+ *               type.  A sender speaks for itself and for its descendants
+ *               (forked children write into the sender's shared ring), so
+ *               a record's pid may differ from sender_pid.
+ *
+ * Records (fields in this order; "str" is msgpack str or bin):
+ *
+ *   HELLO  [1, pid, ppid, start_ns, comm:str, exe:str, cmdline:str]
+ *          A process starts being traced (library init, or a fork child's
+ *          first event).  cmdline has its arguments joined by spaces and may
+ *          be truncated.
+ *   CALL   [2, api, pid, tid, start_ns, dur_ns, stream, bytes, dir, flags,
+ *           ret:int, stack_id, kernel]
+ *          or the same followed by [gx, gy, gz, bx, by, bz] for launches.
+ *          Fields as in struct ingero_cuda_call (event.h).
+ *   COUNTS [3, pid, made, dropped]
+ *          Cumulative for that process since it started being traced:
+ *          calls recorded and calls lost (ring full, collector absent or
+ *          slow).  The latest value wins; the collector keeps the maximum.
+ *          made == calls the collector stored + dropped, when nothing else
+ *          was lost after the sender.
+ *   STACK  [4, pid, stack_id, native:[[ip, symbol:str|nil, module:str|nil,
+ *           offset], ...], python:[[file:str, function:str, line], ...]]
+ *          Defines a stack id (a 64-bit hash of its frames, so processes
+ *          intern independently without collisions in practice).  Frames
+ *          are innermost first.  Sent once per sender before, or in the
+ *          same message as, the first CALL that refers to it.
+ *   KERNEL [5, pid, addr, name:str]
+ *          Names a launched function address in that process's image.
+ *   BYE    [6, pid, end_ns]
+ *          The process is exiting (sent when the library sees it).
+ *
+ * Unknown record types are skipped and counted by the decoder (forward
+ * compatibility within a version); a record of a known type with missing
+ * fields or wrong types makes the whole message malformed: it is rejected
+ * and counted, and nothing from it is stored.
+ */
+#ifndef INGERO_WIRE_H
+#define INGERO_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+#define INGERO_WIRE_VERSION 1
+
+enum ingero_record_type {
+	INGERO_REC_HELLO = 1,
+	INGERO_REC_CALL = 2,
+	INGERO_REC_COUNTS = 3,
+	INGERO_REC_STACK = 4,
+	INGERO_REC_KERNEL = 5,
+	INGERO_REC_BYE = 6,
+};
+
+/* Limits the decoder enforces; the encoder never exceeds them. */
+#define INGERO_WIRE_MAX_MSG_BYTES   (16u << 20)
+#define INGERO_WIRE_MAX_STR         4096
+#define INGERO_WIRE_MAX_NATIVE      128
+#define INGERO_WIRE_MAX_PYTHON      64
+
+#endif
