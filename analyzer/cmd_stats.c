@@ -1,0 +1,134 @@
+/*
+ * cmd_stats.c — `ingero-analyze stats`: per-API latency table, copy
+ * bandwidth by memory kind, and the process table; or, with --json, the
+ * contract of issue 2 ({"apis":[...],"processes":[...]}, more keys may follow).
+ */
+#include "cli.h"
+#include "json_out.h"
+#include "per_process.h"
+#include "stats.h"
+#include "util.h"
+
+#include <ingero/api.h>
+
+#include <stdlib.h>
+
+static cJSON *trace_json(const struct ia_trace *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	ia_json_str(o, "command", t->command);
+	cJSON_AddNumberToObject(o, "cpus", t->cpus);
+	ia_json_u64(o, "start_mono_ns", t->t0);
+	ia_json_u64(o, "first_rel_ns", t->first_ns - t->t0);
+	ia_json_u64(o, "last_rel_ns", t->last_ns - t->t0);
+	ia_json_u64(o, "cuda_calls", t->ncalls);
+	ia_json_u64(o, "off_cpu_intervals", t->noffs);
+	return o;
+}
+
+cJSON *ia_stats_report_json(const struct ia_trace *t, const struct ia_stats *s,
+			    const struct ia_per_process *pp)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddItemToObject(root, "apis", ia_stats_apis_json(t, s));
+	cJSON_AddItemToObject(root, "processes", ia_per_process_json(t, pp));
+	cJSON_AddItemToObject(root, "trace", trace_json(t));
+	return root;
+}
+
+static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats *s,
+		       const struct ia_per_process *pp)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	fprintf(f, "Trace: %s  (%s of evidence, %s CPUs)\n", t->command ? t->command : "(no command recorded)",
+		ia_fmt_dur(a, sizeof a, t->last_ns - t->first_ns),
+		t->cpus ? ia_fmt_count(b, sizeof b, (uint64_t)t->cpus) : "?");
+	fprintf(f, "\n%-28s %10s %9s %9s %9s %9s %9s %9s\n", "CUDA API", "count", "total", "mean",
+		"p50", "p90", "p99", "max");
+	for (size_t i = 0; i < s->napis; i++) {
+		const struct ia_api_stats *x = &s->apis[i];
+		fprintf(f, "%-28s %10s %9s %9s %9s %9s %9s %9s\n", ia_api_name(t, x->api),
+			ia_fmt_count(a, sizeof a, x->count), ia_fmt_dur(b, sizeof b, x->total_ns),
+			ia_fmt_dur(c, sizeof c, (uint64_t)x->mean_ns), ia_fmt_dur(d, sizeof d, x->p50_ns),
+			ia_fmt_dur(e, sizeof e, x->p90_ns), ia_fmt_dur(g, sizeof g, x->p99_ns),
+			ia_fmt_dur(h, sizeof h, x->max_ns));
+	}
+	if (!s->napis)
+		fprintf(f, "(no CUDA calls)\n");
+	int hdr = 0;
+	for (size_t i = 0; i < s->napis; i++) {
+		const struct ia_api_stats *x = &s->apis[i];
+		if (x->cls != INGERO_CLASS_COPY)
+			continue;
+		if (!hdr++)
+			fprintf(f, "\n%-28s %10s %18s %18s %18s\n", "Copies", "bytes", "pinned GB/s (n)",
+				"pageable GB/s (n)", "unknown GB/s (n)");
+		const struct ia_copy_part *parts[3] = { &x->pinned, &x->pageable, &x->unknown };
+		char col[3][40];
+		for (int k = 0; k < 3; k++) {
+			if (!parts[k]->count)
+				snprintf(col[k], sizeof col[k], "-");
+			else
+				snprintf(col[k], sizeof col[k], "%.2f (%s)", ia_gbps(parts[k]->bytes, parts[k]->dur_ns),
+					 ia_fmt_count(a, sizeof a, parts[k]->count));
+		}
+		fprintf(f, "%-28s %10s %18s %18s %18s\n", ia_api_name(t, x->api), ia_fmt_bytes(b, sizeof b, x->bytes),
+			col[0], col[1], col[2]);
+	}
+	fprintf(f, "\n%-8s %-8s %-16s %-6s %10s %9s %9s %9s %9s %9s %9s\n", "PID", "PPID", "COMM", "ROLE",
+		"CUDA calls", "switches", "off-CPU", "worst", "runq p99", "pg allocs", "CPU");
+	for (size_t i = 0; i < pp->n; i++) {
+		const struct ia_proc_stats *x = &pp->p[i];
+		const struct ia_proc *p = &t->procs[x->proc];
+		char comm[40], pid[16];
+		snprintf(comm, sizeof comm, "%*s%s", x->depth * 2 > 8 ? 8 : x->depth * 2, "", p->comm);
+		snprintf(pid, sizeof pid, "%d", p->ppid);
+		fprintf(f, "%-8d %-8s %-16.16s %-6s %10s %9s %9s %9s %9s %9s %9s\n", p->pid,
+			p->ppid < 0 ? "-" : pid, comm, ia_role_name(x->role),
+			ia_fmt_count(a, sizeof a, p->ncalls), ia_fmt_count(b, sizeof b, x->context_switches),
+			ia_fmt_dur(c, sizeof c, x->off_cpu_ns), ia_fmt_dur(d, sizeof d, x->worst_stall_ns),
+			ia_fmt_dur(e, sizeof e, x->runq_p99_ns), ia_fmt_count(g, sizeof g, x->page_allocs),
+			ia_fmt_dur(h, sizeof h, x->cpu_ns));
+	}
+}
+
+int ia_cmd_stats(const struct ia_cli *c)
+{
+	struct ia_trace t;
+	struct ia_stats s;
+	struct ia_per_process pp;
+	char err[512];
+	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+		return IA_EXIT_ERROR;
+	if (ia_stats_compute(&t, &s) < 0) {
+		ia_err("out of memory");
+		ia_cli_unload(&t);
+		return IA_EXIT_ERROR;
+	}
+	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		ia_stats_free(&s);
+		ia_cli_unload(&t);
+		return IA_EXIT_ERROR;
+	}
+	int rc = IA_EXIT_OK;
+	FILE *f = ia_cli_output(c, NULL);
+	if (!f) {
+		rc = IA_EXIT_ERROR;
+	} else {
+		if (c->json) {
+			cJSON *root = ia_stats_report_json(&t, &s, &pp);
+			if (ia_json_print(root, f, c->pretty) < 0)
+				rc = IA_EXIT_ERROR;
+			cJSON_Delete(root);
+		} else {
+			print_text(f, &t, &s, &pp);
+		}
+		if (ia_cli_close_output(c, f) < 0)
+			rc = IA_EXIT_ERROR;
+	}
+	ia_per_process_free(&pp);
+	ia_stats_free(&s);
+	ia_cli_unload(&t);
+	return rc;
+}

@@ -1,0 +1,385 @@
+/*
+ * per_process.c — roles, tree order and per-process host evidence (see
+ * per_process.h).
+ *
+ * Everything is computed from the per-thread off-CPU index in linear passes;
+ * run-queue percentiles gather one process's delays at a time into a scratch
+ * array and select in place.  The main-wait share walks the main thread's
+ * blocked stretches and each worker thread's intervals together (a merge of
+ * two sorted lists), so it is linear too.
+ */
+#include "per_process.h"
+
+#include "db.h"
+#include "json_out.h"
+#include "util.h"
+
+#include <ingero/api.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ia_role_name(enum ia_role r)
+{
+	switch (r) {
+	case IA_ROLE_MAIN: return "main";
+	case IA_ROLE_WORKER: return "worker";
+	default: return "other";
+	}
+}
+
+void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_proc *p = &t->procs[x->proc];
+	uint64_t s = x->first_ns, e = x->last_ns;
+	if (s == UINT64_MAX || e == 0) {
+		*a = *b = 0;
+		return;
+	}
+	if (x->tid == (uint32_t)p->pid && p->start_ns && p->start_ns < s)
+		s = p->start_ns;
+	if (p->exit_ns && p->exit_ns > e && x->tid == (uint32_t)p->pid)
+		e = p->exit_ns;
+	if (s < t->from)
+		s = t->from;
+	if (e > t->to)
+		e = t->to;
+	if (e < s)
+		e = s;
+	*a = s;
+	*b = e;
+}
+
+const struct ia_proc_stats *ia_pp_of_proc(const struct ia_per_process *pp, uint32_t proc)
+{
+	for (size_t i = 0; i < pp->n; i++)
+		if (pp->p[i].proc == proc)
+			return &pp->p[i];
+	return NULL;
+}
+
+static uint64_t gpu_driving_calls(const struct ia_proc *p)
+{
+	uint64_t n = 0;
+	if (!p->calls)
+		return 0;
+	for (unsigned a = 0; a < INGERO_API_MAX; a++) {
+		int c = ingero_api_class(a);
+		if (c == INGERO_CLASS_SYNC || c == INGERO_CLASS_COPY || c == INGERO_CLASS_LAUNCH)
+			n += p->calls[a];
+	}
+	return n;
+}
+
+static int pick_main(const struct ia_trace *t)
+{
+	int best = -1;
+	uint64_t bestn = 0;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct ia_proc *p = &t->procs[i];
+		if (!p->selected)
+			continue;
+		uint64_t n = gpu_driving_calls(p);
+		if (n == 0)
+			n = p->ncalls ? 1 : 0;
+		if (n == 0)
+			continue;
+		if (best < 0 || n > bestn || (n == bestn && p->pid < t->procs[best].pid)) {
+			best = (int)i;
+			bestn = n;
+		}
+	}
+	if (best >= 0)
+		return best;
+	/* No CUDA calls: the root of the tree, earliest started, lowest pid. */
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct ia_proc *p = &t->procs[i];
+		if (!p->selected || (p->parent >= 0 && t->procs[p->parent].selected))
+			continue;
+		if (best < 0 || p->pid < t->procs[best].pid)
+			best = (int)i;
+	}
+	return best;
+}
+
+static int descends_from(const struct ia_trace *t, int i, int anc)
+{
+	int hops = 0;
+	for (int j = t->procs[i].parent; j >= 0 && hops < 1000; j = t->procs[j].parent, hops++)
+		if (j == anc)
+			return 1;
+	return 0;
+}
+
+/* Tree order: roots by pid, each followed by its children by pid. */
+static void tree_order(const struct ia_trace *t, int i, int depth, struct ia_per_process *pp,
+		       const int *sorted, char *seen)
+{
+	if (seen[i])
+		return;
+	seen[i] = 1;
+	if (t->procs[i].selected) {
+		pp->p[pp->n].proc = (uint32_t)i;
+		pp->p[pp->n].depth = depth;
+		pp->n++;
+	}
+	for (size_t k = 0; k < t->nprocs; k++) {
+		int c = sorted[k];
+		if (t->procs[c].parent == i)
+			tree_order(t, c, t->procs[i].selected ? depth + 1 : depth, pp, sorted, seen);
+	}
+}
+
+static int cmp_pid(const void *a, const void *b, void *ctx)
+{
+	const struct ia_trace *t = ctx;
+	int x = t->procs[*(const int *)a].pid, y = t->procs[*(const int *)b].pid;
+	return (x > y) - (x < y);
+}
+
+static int load_page_allocs(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = ia_db_prepare(t->db,
+		"SELECT pid, sum(pages), sum(allocs), sum(faults) FROM page_allocs "
+		"WHERE bucket_ns >= ?1 AND bucket_ns < ?2 GROUP BY pid", err, errlen);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)t->from);
+	sqlite3_bind_int64(st, 2, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int pi = ia_proc_index(t, sqlite3_column_int(st, 0));
+		if (pi < 0)
+			continue;
+		for (size_t i = 0; i < pp->n; i++) {
+			if (pp->p[i].proc != (uint32_t)pi)
+				continue;
+			pp->p[i].pages = (uint64_t)sqlite3_column_int64(st, 1);
+			pp->p[i].page_allocs = (uint64_t)sqlite3_column_int64(st, 2);
+			pp->p[i].page_faults = (uint64_t)sqlite3_column_int64(st, 3);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+/* CPU time of thread th inside the windows w[0..n) (sorted, disjoint pairs). */
+static uint64_t oncpu_in_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+{
+	uint64_t a, b;
+	ia_thread_span(t, th, &a, &b);
+	if (a == b)
+		return 0;
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + x->off_first;
+	size_t j = 0;
+	uint64_t on = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
+		uint64_t live = ia_overlap(w0, w1, a, b);
+		if (!live)
+			continue;
+		while (j < x->off_n && t->offs[ix[j]].end <= w0)
+			j++;
+		uint64_t off = 0;
+		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++)
+			off += ia_overlap(t->offs[ix[k]].start, t->offs[ix[k]].end, w0 > a ? w0 : a, w1 < b ? w1 : b);
+		on += live > off ? live - off : 0;
+	}
+	return on;
+}
+
+int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen)
+{
+	memset(pp, 0, sizeof *pp);
+	pp->main = -1;
+	pp->main_thread = UINT32_MAX;
+	pp->p = calloc(t->nprocs + 1, sizeof *pp->p);
+	int *sorted = malloc((t->nprocs + 1) * sizeof *sorted);
+	char *seen = calloc(t->nprocs + 1, 1);
+	if (!pp->p || !sorted || !seen) {
+		free(sorted);
+		free(seen);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		sorted[i] = (int)i;
+	qsort_r(sorted, t->nprocs, sizeof *sorted, cmp_pid, (void *)t);
+	for (size_t k = 0; k < t->nprocs; k++) {
+		int i = sorted[k];
+		int par = t->procs[i].parent;
+		if (par < 0 || par == i)
+			tree_order(t, i, 0, pp, sorted, seen);
+	}
+	for (size_t k = 0; k < t->nprocs; k++)   /* cycles (pid reuse): still listed */
+		tree_order(t, sorted[k], 0, pp, sorted, seen);
+	free(sorted);
+	free(seen);
+
+	int mainp = pick_main(t);
+	for (size_t i = 0; i < pp->n; i++) {
+		struct ia_proc_stats *s = &pp->p[i];
+		if ((int)s->proc == mainp) {
+			s->role = IA_ROLE_MAIN;
+			pp->main = (int)i;
+		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp)) {
+			s->role = IA_ROLE_WORKER;
+			pp->nworkers++;
+		} else {
+			s->role = IA_ROLE_OTHER;
+		}
+	}
+	/* Main thread: most CUDA calls; else the thread whose tid is the pid. */
+	if (mainp >= 0) {
+		uint64_t best = 0;
+		for (size_t i = 0; i < t->nthreads; i++) {
+			const struct ia_thread *x = &t->threads[i];
+			if ((int)x->proc != mainp)
+				continue;
+			if (pp->main_thread == UINT32_MAX || x->ncalls > best ||
+			    (x->ncalls == best && x->tid == (uint32_t)t->procs[mainp].pid)) {
+				pp->main_thread = (uint32_t)i;
+				best = x->ncalls;
+			}
+		}
+	}
+
+	/* Per-thread sums folded into processes. */
+	uint64_t *rq = NULL;
+	size_t rqcap = 0;
+	for (size_t i = 0; i < pp->n; i++) {
+		struct ia_proc_stats *s = &pp->p[i];
+		size_t nrq = 0;
+		for (size_t th = 0; th < t->nthreads; th++) {
+			const struct ia_thread *x = &t->threads[th];
+			if (x->proc != s->proc)
+				continue;
+			s->nthreads++;
+			if (ia_grow((void **)&rq, &rqcap, nrq + x->off_n + 1, sizeof *rq) < 0) {
+				free(rq);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			uint64_t a, b, off_in_span = 0;
+			ia_thread_span(t, (uint32_t)th, &a, &b);
+			for (uint32_t k = 0; k < x->off_n; k++) {
+				const struct ia_off *o = &t->offs[t->off_by_th[x->off_first + k]];
+				uint64_t d = o->end - o->start;
+				off_in_span += ia_overlap(o->start, o->end, a, b);
+				if (o->start < t->from || o->start >= t->to)
+					continue;   /* counted where it starts */
+				s->context_switches++;
+				if (o->th & IA_OFF_PREEMPTED)
+					s->involuntary++;
+				else
+					s->voluntary++;
+				s->off_cpu_ns += d;
+				s->runq_ns += o->runq;
+				if (d > s->worst_stall_ns)
+					s->worst_stall_ns = d;
+				rq[nrq++] = o->runq;
+			}
+			s->cpu_ns += (b - a) > off_in_span ? (b - a) - off_in_span : 0;
+		}
+		static const double pc[] = { 50, 99 };
+		uint64_t out[2];
+		ia_percentiles(rq, nrq, pc, out, 2);
+		s->runq_p50_ns = out[0];
+		s->runq_p99_ns = out[1];
+	}
+	free(rq);
+
+	/* Workers' share of the main thread's waiting: CPU each worker used while
+	 * the main thread was blocked (off-CPU and not runnable). */
+	if (pp->main_thread != UINT32_MAX && pp->nworkers) {
+		const struct ia_thread *m = &t->threads[pp->main_thread];
+		uint64_t *w = malloc((2 * (size_t)m->off_n + 2) * sizeof *w);
+		if (!w) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		size_t nw = 0;
+		for (uint32_t k = 0; k < m->off_n; k++) {
+			const struct ia_off *o = &t->offs[t->off_by_th[m->off_first + k]];
+			uint64_t b0 = o->start, b1 = o->end - o->runq;
+			if (b0 < t->from)
+				b0 = t->from;
+			if (b1 > t->to)
+				b1 = t->to;
+			if (b1 <= b0)
+				continue;
+			w[2 * nw] = b0;
+			w[2 * nw + 1] = b1;
+			pp->main_blocked_ns += b1 - b0;
+			nw++;
+		}
+		uint64_t total = 0;
+		for (size_t i = 0; i < pp->n; i++) {
+			struct ia_proc_stats *s = &pp->p[i];
+			if (s->role != IA_ROLE_WORKER)
+				continue;
+			for (size_t th = 0; th < t->nthreads; th++)
+				if (t->threads[th].proc == s->proc)
+					s->oncpu_while_main_blocked_ns += oncpu_in_windows(t, (uint32_t)th, w, nw);
+			total += s->oncpu_while_main_blocked_ns;
+		}
+		for (size_t i = 0; i < pp->n; i++)
+			if (pp->p[i].role == IA_ROLE_WORKER && total)
+				pp->p[i].main_wait_share = (double)pp->p[i].oncpu_while_main_blocked_ns / (double)total;
+		free(w);
+	}
+	return load_page_allocs(t, pp, err, errlen);
+}
+
+void ia_per_process_free(struct ia_per_process *pp)
+{
+	free(pp->p);
+	memset(pp, 0, sizeof *pp);
+}
+
+cJSON *ia_per_process_json(const struct ia_trace *t, const struct ia_per_process *pp)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < pp->n; i++) {
+		const struct ia_proc_stats *s = &pp->p[i];
+		const struct ia_proc *p = &t->procs[s->proc];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", p->pid);
+		cJSON_AddNumberToObject(o, "ppid", p->ppid < 0 ? 0 : p->ppid);
+		cJSON_AddStringToObject(o, "comm", p->comm);
+		cJSON_AddStringToObject(o, "role", ia_role_name(s->role));
+		cJSON *calls = cJSON_AddObjectToObject(o, "calls");
+		for (unsigned a = 0; p->calls && a < INGERO_API_MAX; a++)
+			if (p->calls[a])
+				ia_json_u64(calls, ia_api_name(t, a), p->calls[a]);
+		ia_json_u64(o, "cuda_calls", p->ncalls);
+		ia_json_u64(o, "context_switches", s->context_switches);
+		ia_json_u64(o, "off_cpu_ns", s->off_cpu_ns);
+		ia_json_u64(o, "voluntary_switches", s->voluntary);
+		ia_json_u64(o, "involuntary_switches", s->involuntary);
+		ia_json_u64(o, "worst_stall_ns", s->worst_stall_ns);
+		ia_json_u64(o, "runq_delay_ns", s->runq_ns);
+		ia_json_u64(o, "runq_delay_p50_ns", s->runq_p50_ns);
+		ia_json_u64(o, "runq_delay_p99_ns", s->runq_p99_ns);
+		ia_json_u64(o, "page_allocs", s->page_allocs);
+		ia_json_u64(o, "pages", s->pages);
+		ia_json_u64(o, "page_faults", s->page_faults);
+		ia_json_u64(o, "cpu_ns", s->cpu_ns);
+		ia_json_u64(o, "threads", s->nthreads);
+		if (s->role == IA_ROLE_WORKER) {
+			ia_json_u64(o, "oncpu_while_main_blocked_ns", s->oncpu_while_main_blocked_ns);
+			ia_json_round(o, "main_wait_share", s->main_wait_share, 4);
+		}
+		if (p->dropped)
+			ia_json_u64(o, "dropped", p->dropped);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}

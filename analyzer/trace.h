@@ -1,0 +1,115 @@
+/*
+ * trace.h — a report.db loaded into compact arrays, the input of every
+ * analysis (stats, per-process, alignment, gaps, chains).
+ *
+ * The two big tables are read once each, by a sequential scan in storage
+ * order (index-ordered scans cost a b-tree lookup per row), into fixed-size
+ * records, then sorted by time in memory when they are not already; the
+ * result does not depend on the order rows were stored in.  A CUDA call is
+ * 32 bytes and an off-CPU interval 24, so 10M of each stay well under 1 GB.
+ * Off-CPU intervals are also indexed per thread (a permutation, 4 bytes a
+ * row) so that "what was thread T doing in [a, b)" is a binary search.
+ *
+ * Small tables (session, processes, threads, apis) are read whole.  The
+ * filter (time window, process subtree) is applied while reading, so every
+ * analysis sees only what the user asked about.
+ */
+#ifndef IA_TRACE_H
+#define IA_TRACE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ingero/api.h>
+
+/* What the user asked to look at.  Times are relative to the trace start
+ * (session start_mono_ns, else the first event); since = the last N ns. */
+struct ia_filter {
+	int has_from, has_to, has_since;
+	uint64_t from_rel, to_rel, since;
+	int pid;              /* 0 = every process; else PID and its descendants */
+};
+
+struct ia_call {
+	uint64_t start, dur, bytes;
+	uint32_t th;          /* index into trace.threads */
+	uint32_t stack;       /* index into trace.stack_ids; 0 = no stack */
+	uint16_t api;
+	uint8_t flags, dir;
+};
+
+#define IA_OFF_PREEMPTED 0x80000000u
+struct ia_off {
+	uint64_t start, end;  /* switched out, switched back in */
+	uint32_t runq;        /* end - max(runnable, start): waiting on a run queue (saturated) */
+	uint32_t th;          /* thread index | IA_OFF_PREEMPTED */
+};
+
+struct ia_thread {
+	uint32_t tid, proc;   /* proc: index into trace.procs */
+	char comm[32];
+	uint64_t first_ns, last_ns;   /* first and last evidence of this thread */
+	uint32_t off_first, off_n;    /* its intervals: trace.off_by_th[off_first .. +off_n) */
+	uint64_t ncalls;
+};
+
+struct ia_proc {
+	int pid, ppid;
+	int parent;           /* index of the parent in trace.procs, -1 if untraced */
+	char comm[32];
+	char *exe, *cmdline;
+	uint64_t start_ns, exit_ns;   /* 0 = unknown */
+	int exit_code, has_exit_code;
+	uint64_t announced, made, dropped;
+	int selected;         /* inside the -p subtree */
+	uint64_t *calls;      /* [INGERO_API_MAX] counts, NULL when it made none */
+	uint64_t ncalls;
+};
+
+struct ia_trace {
+	sqlite3 *db;
+	struct ia_filter filter;
+	uint64_t t0;          /* origin for displayed times */
+	uint64_t from, to;    /* effective window, absolute ns: [from, to) */
+	uint64_t first_ns, last_ns;   /* first and last evidence inside the window */
+	int cpus;             /* session.cpus, 0 = unknown */
+	char *command, *host, *gpu, *mode;
+
+	struct ia_call *calls; size_t ncalls;      /* sorted by start */
+	struct ia_off *offs; size_t noffs;         /* sorted by start */
+	uint32_t *off_by_th;                       /* offs indexes grouped by thread, by start */
+	struct ia_thread *threads; size_t nthreads;
+	struct ia_proc *procs; size_t nprocs;
+	uint64_t *stack_ids; size_t nstacks;       /* stack_ids[0] = 0 (none) */
+	char *api_names[INGERO_API_MAX];           /* from the apis table, for ids api.h lacks */
+
+	/* internal */
+	void *maps;
+};
+
+/* What to load: the small tables always; the big ones on request. */
+enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3 };
+
+/* Loads from an open database.  0 on success; -1 with a one-line reason. */
+int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
+		  char *err, size_t errlen);
+void ia_trace_free(struct ia_trace *t);
+
+/* Name of an API id, never NULL. */
+const char *ia_api_name(const struct ia_trace *t, unsigned api);
+/* Index of a pid in procs, -1 when absent. */
+int ia_proc_index(const struct ia_trace *t, int pid);
+/* Thread index of a tid, -1 when absent. */
+int ia_thread_index(const struct ia_trace *t, uint32_t tid);
+
+/* Off-CPU of thread th over [a, b): total, runnable part.  Uses the per-thread index. */
+void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_t b,
+		      uint64_t *off_ns, uint64_t *runq_ns, uint64_t *nswitch);
+/* First position in the thread's list whose interval may overlap [a, ...). */
+size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a);
+
+/* Session value by key (strdup'd into the trace on load for known keys); NULL if none. */
+const char *ia_session(const struct ia_trace *t, const char *key);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * util.h — small helpers every analyzer module uses: human formatting of
+ * durations, counts and byte sizes, order statistics, and an open-addressing
+ * map from 64-bit keys to dense indexes.
+ *
+ * Order statistics use the nearest-rank definition (the p-th percentile of n
+ * sorted values is the value at rank ceil(p * n / 100)), computed by
+ * selection, not by sorting, so that a 10M-value percentile costs O(n).
+ */
+#ifndef IA_UTIL_H
+#define IA_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "25us", "42.1ms", "2.90s", "850ns" (3 significant digits). */
+char *ia_fmt_dur(char *buf, size_t len, uint64_t ns);
+/* "1,638" */
+char *ia_fmt_count(char *buf, size_t len, uint64_t n);
+/* "1.5 GiB", "340 KiB", "12 B" */
+char *ia_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* ratio like "1,638x" or "3.4x" */
+char *ia_fmt_ratio(char *buf, size_t len, double r);
+
+/* Parse "1.5s", "200ms", "30us", "10ns", "2m", plain number = seconds. -1 on error. */
+int ia_parse_dur(const char *s, uint64_t *ns);
+
+/* Percentiles of v[0..n): fills out[k] for pcts[k] (0 < p <= 100); v is reordered. */
+void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, size_t k);
+/* One percentile (v reordered). 0 when n == 0. */
+uint64_t ia_percentile(uint64_t *v, size_t n, double p);
+
+/* u64 -> u32 map (open addressing, linear probing); key 0 is allowed. */
+struct ia_map {
+	uint64_t *keys;
+	uint32_t *vals;   /* stored value + 1; 0 = empty slot */
+	size_t cap, len;
+};
+void ia_map_free(struct ia_map *m);
+/* Value for key, or UINT32_MAX when absent. */
+uint32_t ia_map_get(const struct ia_map *m, uint64_t key);
+/* Insert (or overwrite); -1 on out of memory. */
+int ia_map_put(struct ia_map *m, uint64_t key, uint32_t val);
+
+/* Growable array helper: ensures *cap >= need, elements of size sz. -1 on OOM. */
+int ia_grow(void **p, size_t *cap, size_t need, size_t sz);
+
+/* Overlap length of [a0,a1) and [b0,b1). */
+static inline uint64_t ia_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+#endif
