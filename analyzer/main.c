@@ -8,6 +8,7 @@
  * be read or analysed (one line on stderr says why), 2 bad usage.
  */
 #include "cli.h"
+#include "gate.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -50,6 +51,8 @@ static const char *const subcommands[] = {
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "gate"))   /* own arguments: two inputs (gate.h) */
+		return ia_cmd_gate(argc - 1, argv + 1);
 	struct ia_cli c;
 	memset(&c, 0, sizeof c);
 	c.cmd = "explain";
