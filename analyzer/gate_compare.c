@@ -164,11 +164,11 @@ static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limi
 	if (ia_gate_bootstrap_ratio(b->samples, b->nsamples, c->samples, c->nsamples, 0.99,
 				    cfg->resamples, cfg->alpha, cfg->seed ^ name_hash(b->name), &lo, &hi) < 0)
 		return -1;
-	snprintf(k->evidence, sizeof k->evidence, "%g%% CI x%.2f..x%.2f", 100 * (1 - cfg->alpha), lo, hi);
+	snprintf(k->evidence, sizeof k->evidence, "%g%% CI x%.3g..x%.3g", 100 * (1 - cfg->alpha), lo, hi);
 	if (up && lo > thr) {
 		set_verdict(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
-			 "%s tail got slower: p99 %s -> %s (%s, limit +%g%%); bootstrap %g%% CI of the ratio x%.2f..x%.2f lies above x%.2f",
+			 "%s tail got slower: p99 %s -> %s (%s, limit +%g%%); bootstrap %g%% CI of the ratio x%.3g..x%.3g lies above x%.3g",
 			 b->name, k->baseline, k->current, k->change, lim->p99_growth_pct,
 			 100 * (1 - cfg->alpha), lo, hi, thr);
 	} else if (down && hi * thr < 1) {
@@ -223,6 +223,7 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 			snprintf(k->why, sizeof k->why, "too few calls to judge (need %zu on each side; min_samples)",
 				 lim.min_samples);
 			set_verdict(r, k, IA_GATE_SKIP);
+			k->minor = 1;
 			continue;
 		}
 		if (check_p50(cfg, &lim, b, c, r) < 0 || check_p99(cfg, &lim, b, c, r) < 0)

@@ -35,6 +35,7 @@ struct ia_gate_check {
 	char limit[48];        /* the threshold that applied: "> +20%" */
 	char why[512];         /* one sentence; set for WARN/FAIL/SKIP */
 	enum ia_gate_verdict verdict;
+	int minor;             /* a skip nobody needs to see in the terminal (an API called 3 times) */
 };
 
 struct ia_gate_result {

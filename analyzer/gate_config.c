@@ -21,15 +21,15 @@
 void ia_gate_config_defaults(struct ia_gate_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
-	cfg->alpha = 0.01;
-	cfg->resamples = 1000;
+	cfg->alpha = 0.001;
+	cfg->resamples = 2000;
 	cfg->seed = 1;
 	cfg->max_samples = 10000;
 	cfg->def.p50_growth_pct = 20;
 	cfg->def.p99_growth_pct = 50;
 	cfg->def.min_delta_ns = 1000;
 	cfg->def.min_samples = 30;
-	cfg->def.p99_min_samples = 200;
+	cfg->def.p99_min_samples = 50;
 	cfg->def.ignore = 0;
 	cfg->gpu_idle_growth_pts = 10;
 	cfg->calls_per_sec_drop_pct = 20;

@@ -1,9 +1,10 @@
 /*
  * gate_report.c — text table, Markdown and JUnit XML of a gate result.
  *
- * The text table hides passing checks that say nothing new unless asked
- * (verbose), because a CI log is read when something is red: failures,
- * warnings and improvements are always shown, then one line per reason.
+ * The text table hides passing checks, and skips of APIs called only a few
+ * times, unless asked (verbose), because a CI log is read when something
+ * is red: failures, warnings, improvements and skips that matter are always
+ * shown, then one line per reason.
  * Markdown and JUnit always carry every check.  JUnit has no "warning":
  * a warned check is a passing testcase with the reason in system-out.
  */
@@ -36,7 +37,7 @@ static const char *headline(const struct ia_gate_result *r)
 
 static int shown(const struct ia_gate_check *c, int verbose)
 {
-	return verbose || c->verdict != IA_GATE_PASS;
+	return verbose || (c->verdict != IA_GATE_PASS && !c->minor);
 }
 
 void ia_gate_report_text(FILE *out, const struct ia_gate_result *r, const struct ia_gate_names *n,
@@ -77,8 +78,8 @@ void ia_gate_report_text(FILE *out, const struct ia_gate_result *r, const struct
 		}
 	}
 	if (!verbose && nshown < r->n)
-		fprintf(out, "  (%zu passing check%s not shown; --verbose lists them)\n", r->n - nshown,
-			r->n - nshown == 1 ? "" : "s");
+		fprintf(out, "  (%zu passing or unjudged check%s not shown; --verbose lists them)\n",
+			r->n - nshown, r->n - nshown == 1 ? "" : "s");
 	int any = 0;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct ia_gate_check *c = &r->checks[k];

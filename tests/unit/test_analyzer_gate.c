@@ -282,8 +282,10 @@ static void test_noisy_equal_runs_pass(void **state)
 	struct run_spec tail = healthy;
 	tail.sync_tail = 0.02;
 	tail.sync_tail_x = 10;
-	const struct run_spec *specs[] = { &healthy, &small, &tail };
-	for (int s = 0; s < 3; s++)
+	struct run_spec smalltail = tail;
+	smalltail.nsync = 60;
+	const struct run_spec *specs[] = { &healthy, &small, &tail, &smalltail };
+	for (int s = 0; s < 4; s++)
 		for (uint64_t t = 0; t < 20; t++) {
 			struct ia_gate_result r;
 			struct run_spec c = *specs[s];
