@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched.bpf.c — scheduler evidence for traced threads.
+ *
+ * sched_switch keeps, per traced thread, when it left the CPU and why
+ * (map `start`); sched_wakeup marks when it became runnable; the switch that
+ * brings it back emits the whole off-CPU interval (sched.h).  The same
+ * switch hook accounts every CPU's busy time in buckets and the untraced
+ * tasks that took a CPU from a preempted traced thread (competitors).
+ * Raw BTF tracepoints only: they need neither tracefs nor kprobes.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "traced.bpf.h"
+#include "sched.h"
+
+#define TASK_RUNNING 0
+#define TASK_DEAD    0x80
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct start {
+	u64 start_ns;
+	u64 runnable_ns;
+	u32 next_pid;
+	u32 cpu;
+	u32 preempted;
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);             /* tid */
+	__type(value, struct start);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cpu_acct);
+} cpu_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct comp_key);
+	__type(value, struct comp_val);
+} competitors SEC(".maps");
+
+static __always_inline void emit_busy(u32 cpu, u64 first, u64 last, u64 busy)
+{
+	struct cpu_busy_event *e;
+
+	if (!busy)
+		return;
+	e = reserve(sizeof(*e), EV_CPU_BUSY, DROP_CPU_BUSY);
+	if (!e)
+		return;
+	e->cpu = cpu;
+	e->first_bucket = first;
+	e->last_bucket = last;
+	e->busy_ns = busy;
+	submit(e);
+}
+
+/* Close the CPU's time since its last switch: busy if a task ran. */
+static __always_inline void account_cpu(struct cpu_acct *st, u32 cpu, u64 now)
+{
+	u64 b = bucket_of(now);
+
+	if (st->last_ts == 0) {
+		st->bucket = b;
+		return;
+	}
+	if (b == st->bucket) {
+		if (st->running)
+			st->busy += now - st->last_ts;
+		return;
+	}
+	/* the open bucket ends before now */
+	if (st->running) {
+		u64 end = st->bucket + bucket_ns;
+
+		emit_busy(cpu, st->bucket, st->bucket, st->busy + end - st->last_ts);
+		if (b > end)
+			emit_busy(cpu, end, b - bucket_ns, bucket_ns);
+		st->busy = now - b;
+	} else {
+		emit_busy(cpu, st->bucket, st->bucket, st->busy);
+		st->busy = 0;
+	}
+	st->bucket = b;
+}
+
+static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preemptions,
+				     struct task_struct *t)
+{
+	struct comp_key k = { .pid = tgid, .bucket = bucket_of(now) };
+	struct comp_val *v = bpf_map_lookup_elem(&competitors, &k);
+
+	if (!v) {
+		struct comp_val zero = {};
+
+		if (t)
+			BPF_CORE_READ_STR_INTO(&zero.comm, t, comm);
+		/* EEXIST when another CPU inserted it first: fine */
+		bpf_map_update_elem(&competitors, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&competitors, &k);
+		if (!v) {
+			count_drop(DROP_COMP_MAP);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->cpu_ns, cpu_ns);
+	__sync_fetch_and_add(&v->preemptions, preemptions);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 cpu = bpf_get_smp_processor_id();
+	u32 zero = 0;
+	u32 prev_tid = prev->pid, prev_tgid = prev->tgid;
+	u32 next_tid = next->pid, next_tgid = next->tgid;
+	bool prev_traced = is_traced(prev_tgid);
+	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
+
+	if (st) {
+		account_cpu(st, cpu, now);
+		st->last_ts = now;
+		st->running = next_tid != 0;
+		/* a competitor's stint ends when it leaves the CPU */
+		if (st->comp_tid && st->comp_tid == prev_tid) {
+			comp_add(st->comp_tgid, now, now - st->comp_since, 0, NULL);
+			st->comp_tid = 0;
+		}
+	}
+
+	if (prev_traced && !(prev_state & TASK_DEAD)) {
+		bool preempted = preempt || prev_state == TASK_RUNNING;
+		struct start s = {
+			.start_ns = now,
+			.runnable_ns = preempted ? now : 0,
+			.next_pid = next_tgid,
+			.cpu = cpu,
+			.preempted = preempted,
+		};
+
+		if (bpf_map_update_elem(&start, &prev_tid, &s, BPF_ANY))
+			count_drop(DROP_START_MAP);
+		if (preempted && next_tid && st && !is_traced(next_tgid)) {
+			st->comp_tid = next_tid;
+			st->comp_tgid = next_tgid;
+			st->comp_since = now;
+			comp_add(next_tgid, now, 0, 1, next);
+		}
+	}
+
+	if (is_traced(next_tgid)) {
+		struct start *s = bpf_map_lookup_elem(&start, &next_tid);
+		struct off_cpu_event *e;
+
+		if (!s)
+			return 0;
+		e = reserve(sizeof(*e), EV_OFF_CPU, DROP_SCHED_SWITCH);
+		if (e) {
+			e->pid = next_tgid;
+			e->tid = next_tid;
+			e->next_pid = s->next_pid;
+			e->start_ns = s->start_ns;
+			e->runnable_ns = s->runnable_ns ? s->runnable_ns : now;
+			e->end_ns = now;
+			e->cpu = s->cpu;
+			e->preempted = s->preempted;
+			submit(e);
+		}
+		bpf_map_delete_elem(&start, &next_tid);
+	}
+	return 0;
+}
+
+static __always_inline void mark_runnable(struct task_struct *p)
+{
+	u32 tid = p->pid;
+	struct start *s;
+
+	if (!is_traced(p->tgid))
+		return;
+	s = bpf_map_lookup_elem(&start, &tid);
+	if (s && !s->runnable_ns)
+		s->runnable_ns = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	mark_runnable(p);
+	return 0;
+}
+
+/* A new thread or process is runnable from birth: its wait for a first
+ * CPU is an off-CPU interval with no voluntary part. */
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	u32 tid = p->pid;
+	u64 now = bpf_ktime_get_ns();
+	struct start s = {
+		.start_ns = now,
+		.runnable_ns = now,
+		.cpu = bpf_get_smp_processor_id(),
+	};
+
+	if (!is_traced(p->tgid))
+		return 0;
+	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
+		count_drop(DROP_START_MAP);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * sched.h — records sched.bpf.c emits (the contract with collector/sched.c).
+ *
+ * off_cpu_event: one off-CPU interval of a traced thread, from the switch
+ * that took it off a CPU (start_ns) to the switch that put it back (end_ns).
+ * runnable_ns is when it became runnable again: its wake-up, or start_ns
+ * when it was preempted (it never stopped being runnable), or end_ns when
+ * no wake-up was seen.  end_ns - runnable_ns is its run-queue delay.
+ *
+ * cpu_busy_event: busy (non-idle) time of one CPU in buckets
+ * [first_bucket, last_bucket] (bucket start times, ns), busy_ns in each;
+ * a long uninterrupted run is sent as one range of full buckets.
+ */
+#ifndef INGERO_BPF_SCHED_H
+#define INGERO_BPF_SCHED_H
+
+#include "traced.h"
+
+struct off_cpu_event {
+	__u32 kind;          /* EV_OFF_CPU */
+	__u32 pid;           /* tgid */
+	__u32 tid;
+	__u32 next_pid;      /* tgid of the task that took the CPU; 0 = idle */
+	__u64 start_ns;
+	__u64 runnable_ns;
+	__u64 end_ns;
+	__u32 cpu;           /* the CPU it left */
+	__u32 preempted;     /* 1 = still runnable when switched out */
+};
+
+struct cpu_busy_event {
+	__u32 kind;          /* EV_CPU_BUSY */
+	__u32 cpu;
+	__u64 first_bucket;
+	__u64 last_bucket;
+	__u64 busy_ns;       /* in each bucket of the range */
+};
+
+/* Competitor aggregation (map `competitors`, drained by the collector):
+ * untraced tasks that took a CPU from a preempted traced thread. */
+struct comp_key {
+	__u32 pid;           /* tgid of the competitor */
+	__u32 pad;
+	__u64 bucket;
+};
+
+struct comp_val {
+	__u64 cpu_ns;        /* time it ran in those stints */
+	__u64 preemptions;   /* stints that began by preempting a traced thread */
+	char comm[INGERO_TASK_COMM];
+};
+
+/* Per-CPU state the collector reads at the end to flush the open bucket. */
+struct cpu_acct {
+	__u64 last_ts;       /* last switch on this CPU */
+	__u64 bucket;        /* open bucket */
+	__u64 busy;          /* busy ns accumulated in it */
+	__u32 running;       /* a non-idle task is on the CPU */
+	__u32 pad;
+	/* the competitor on this CPU, if any */
+	__u32 comp_tid;
+	__u32 comp_tgid;
+	__u64 comp_since;
+};
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * traced.bpf.h — the maps every BPF object shares, and their helpers.
+ *
+ * Each object declares the same three maps; the collector loads sched.bpf.c
+ * first and hands its map fds to the others (bpf_map__reuse_fd), so there is
+ * one set in the kernel:
+ *   traced  tgid → enrolment flags: the processes we follow.  Filled by the
+ *           collector (-p, -- CMD, HELLO) and by proc.bpf.c at fork.
+ *   events  the one ring buffer every record goes through (traced.h).
+ *   drops   per-CPU counters of records lost, by slot (enum ingero_drop_slot).
+ * bucket_ns is the width of the aggregation buckets (cpu_busy, page_allocs,
+ * competitors), set before load.
+ */
+#ifndef INGERO_TRACED_BPF_H
+#define INGERO_TRACED_BPF_H
+
+#include "traced.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INGERO_TRACED_MAX);
+	__type(key, u32);
+	__type(value, u32);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DROP_NSLOTS);
+	__type(key, u32);
+	__type(value, u64);
+} drops SEC(".maps");
+
+const volatile __u64 bucket_ns = 100000000ull;
+
+static __always_inline bool is_traced(u32 tgid)
+{
+	return tgid && bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+static __always_inline void count_drop(u32 slot)
+{
+	u64 *n = bpf_map_lookup_elem(&drops, &slot);
+
+	if (n)
+		*n += 1;   /* per-CPU slot: no atomics needed */
+}
+
+/* Reserve a ring record of the given kind, counting a failure in `slot`. */
+static __always_inline void *reserve(u64 size, u32 kind, u32 slot)
+{
+	u32 *rec = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!rec) {
+		count_drop(slot);
+		return NULL;
+	}
+	*rec = kind;
+	return rec;
+}
+
+/* Submit without waking the collector: it polls every few tens of ms, and a
+ * wake-up per record would make it preempt the very threads we trace.
+ * Only a ring filling up (over 1/4) wakes it early. */
+static __always_inline void submit(void *rec)
+{
+	u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(rec, avail > (4 << 20) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline u64 bucket_of(u64 ts)
+{
+	return ts - ts % bucket_ns;
+}
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * cli.c — parsing ingero-collector's options with argp (as libbpf-tools
+ * do).  The command to run follows "--" and is split off before argp sees
+ * the rest, so its own options are never taken for ours.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingero/config.h"
+#include "cli.h"
+#include "version.h"
+
+const char *argp_program_version = "ingero-collector " INGERO_COLLECTOR_VERSION;
+const char *argp_program_bug_address = "https://github.com/ingero-io/ingero/issues";
+
+static const char doc[] =
+"Trace a program's CUDA calls (through libingero_preload.so) and its kernel-side\n"
+"evidence (off-CPU intervals, run-queue delay, page allocations, on-CPU stacks)\n"
+"into one SQLite file.\n"
+"\n"
+"USAGE: ingero-collector -o FILE [OPTIONS] [-- CMD [ARGS...]]\n"
+"\n"
+"  -- CMD     run CMD with the preload library set, trace its process tree,\n"
+"             stop when it exits and exit with its code (128+N if killed by N)\n"
+"  -p PID     trace running processes and their future children\n"
+"  neither    trace every process that announces itself through the preload\n"
+"             library, until SIGINT/SIGTERM or --duration\n"
+"\n"
+"Needs root for eBPF; otherwise records CUDA calls only (said on stderr and\n"
+"in session.mode).  Exit status: CMD's; else 0, 1 on a runtime failure,\n"
+"2 on a usage error.\n";
+
+enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION };
+
+static const struct argp_option opts[] = {
+	{ "output", 'o', "FILE", 0, "report database to write (replaced if present)", 0 },
+	{ "pid", 'p', "PID", 0, "trace this running process and its children (repeatable)", 0 },
+	{ "duration", OPT_DURATION, "SECONDS", 0, "stop after this long", 0 },
+	{ "sample-hz", OPT_SAMPLE_HZ, "HZ", 0, "on-CPU stack samples per second per CPU "
+	  "(default 99, 0 = off)", 0 },
+	{ "max-size", OPT_MAX_SIZE, "MB", 0, "keep the file under MB: drop the oldest event "
+	  "rows, counted in losses 'size_cap_rows'", 0 },
+	{ "bucket-ms", OPT_BUCKET_MS, "MS", 0, "aggregation bucket of cpu_busy, page_allocs, "
+	  "competitors (default 100)", 0 },
+	{ "endpoint", OPT_ENDPOINT, "URL", 0, "nng endpoint (default $" INGERO_ENV_ENDPOINT
+	  " or " INGERO_DEFAULT_ENDPOINT ")", 0 },
+	{ "no-bpf", OPT_NO_BPF, NULL, 0, "CUDA calls only: load no BPF programs", 0 },
+	{ "quiet", 'q', NULL, 0, "no summary on stderr at the end", 0 },
+	{ 0 },
+};
+
+static int number(const char *arg, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct cli *c = state->input;
+	double v;
+
+	switch (key) {
+	case 'o':
+		c->output = arg;
+		break;
+	case 'p':
+		if (number(arg, 1, 4194304, &v) || v != (uint32_t)v)
+			argp_error(state, "invalid pid: %s", arg);
+		if (c->npids == sizeof c->pids / sizeof c->pids[0])
+			argp_error(state, "too many -p (at most 64)");
+		c->pids[c->npids++] = (uint32_t)v;
+		break;
+	case OPT_DURATION:
+		if (number(arg, 0.001, 1e9, &c->duration_s))
+			argp_error(state, "invalid --duration: %s", arg);
+		break;
+	case OPT_SAMPLE_HZ:
+		if (number(arg, 0, 10000, &v) || v != (unsigned)v)
+			argp_error(state, "invalid --sample-hz: %s (0..10000)", arg);
+		c->sample_hz = (unsigned)v;
+		break;
+	case OPT_MAX_SIZE:
+		if (number(arg, 1, 1e9, &v))
+			argp_error(state, "invalid --max-size: %s (MB)", arg);
+		c->max_bytes = (uint64_t)(v * 1048576);
+		break;
+	case OPT_BUCKET_MS:
+		if (number(arg, 1, 60000, &v) || v != (unsigned)v)
+			argp_error(state, "invalid --bucket-ms: %s (1..60000)", arg);
+		c->bucket_ns = (uint64_t)v * 1000000ull;
+		break;
+	case OPT_ENDPOINT:
+		c->endpoint = arg;
+		break;
+	case OPT_NO_BPF:
+		c->no_bpf = 1;
+		break;
+	case 'q':
+		c->quiet = 1;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s' (put the command after --)", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!c->output)
+			argp_error(state, "-o FILE is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *c)
+{
+	static const struct argp argp = { opts, parse_opt, NULL, doc, NULL, NULL, NULL };
+	int n = argc;
+	char *env;
+
+	memset(c, 0, sizeof(*c));
+	c->sample_hz = 99;
+	c->bucket_ns = 100000000ull;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			n = i;
+			if (i + 1 >= argc) {
+				fprintf(stderr, "ingero-collector: nothing to run after --\n");
+				return -1;
+			}
+			c->cmd = &argv[i + 1];
+			break;
+		}
+	}
+	/* argp exits on --help (0) and on errors (ARGP_ERR_EXIT_STATUS = 64); we want 2 */
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, n, argv, 0, NULL, c))
+		return -1;
+	if (!c->endpoint) {
+		env = getenv(INGERO_ENV_ENDPOINT);
+		c->endpoint = env && *env ? env : INGERO_DEFAULT_ENDPOINT;
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * cli.h — ingero-collector's command line (man/ingero-collector.8 and
+ * --help say the same).
+ */
+#ifndef INGERO_COLLECTOR_CLI_H
+#define INGERO_COLLECTOR_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cli {
+	const char *output;        /* -o */
+	double duration_s;         /* --duration; 0 = until stopped */
+	uint32_t pids[64];         /* -p, repeatable */
+	size_t npids;
+	char **cmd;                /* after --; NULL when absent */
+	unsigned sample_hz;        /* --sample-hz; 0 = no on-CPU sampling */
+	uint64_t max_bytes;        /* --max-size */
+	uint64_t bucket_ns;        /* --bucket-ms */
+	const char *endpoint;      /* --endpoint, else $INGERO_ENDPOINT, else default */
+	int no_bpf;                /* --no-bpf: CUDA-only on purpose */
+	int quiet;
+};
+
+/* 0: run; 1: --help/--version printed, exit 0; -1: error printed, exit 2. */
+int cli_parse(int argc, char **argv, struct cli *c);
+
+#endif

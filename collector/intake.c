@@ -1,0 +1,381 @@
+/*
+ * intake.c — receiving the preload library's messages.
+ *
+ * One nng pull socket, one receiver thread.  For each message: who sent it
+ * (the IPC pipe's peer pid/uid, which the kernel vouches for), decode it
+ * whole (common/wire_decode.c; a malformed message is counted and dropped,
+ * nothing from it is stored), then check every record's pid/tid against the
+ * sender (identity.c) and, when the collector was given targets (-- CMD or
+ * -p), against the traced tree.  Accepted CUDA calls go to the store as one
+ * array per message.  Counters by cause go to the losses table under the
+ * sender's pid.
+ *
+ * ipc:// endpoints: the folder is created (0755) and the socket made 0666 so
+ * unprivileged programs can send; nng removes a stale socket file itself and
+ * refuses a live one (another collector).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pipeline0/pull.h>
+
+#include "ingero/config.h"
+#include "ingero/schema.h"
+#include "ingero/wire_decode.h"
+#include "identity.h"
+#include "intake.h"
+#include "proc_tree.h"
+#include "procs.h"
+#include "store.h"
+#include "tracer.h"
+
+#define MAX_SENDERS 1024
+
+struct sender_slot {
+	uint32_t pipe_id;        /* 0 = free */
+	uint64_t last_used;
+	struct sender s;
+};
+
+struct intake {
+	struct intake_opts o;
+	nng_socket sock;
+	pthread_t thread;
+	volatile int stop;
+	pthread_mutex_t lock;
+	struct intake_stats st;
+	struct sender_slot *senders;
+	uint64_t tick;
+	struct ingero_cuda_call *calls;
+	size_t calls_cap;
+};
+
+static struct sender *sender_of(struct intake *in, nng_msg *msg)
+{
+	nng_pipe p = nng_msg_get_pipe(msg);
+	uint32_t id = nng_pipe_id(p);
+	int pid = 0, uid = -1;
+	struct sender_slot *free_slot = NULL, *oldest = &in->senders[0];
+
+	in->tick++;
+	for (int i = 0; i < MAX_SENDERS; i++) {
+		struct sender_slot *sl = &in->senders[i];
+
+		if (sl->pipe_id == id) {
+			sl->last_used = in->tick;
+			return &sl->s;
+		}
+		if (!sl->pipe_id && !free_slot)
+			free_slot = sl;
+		if (sl->last_used < oldest->last_used)
+			oldest = sl;
+	}
+	if (nng_pipe_get_int(p, NNG_OPT_IPC_PEER_PID, &pid) || pid <= 0)
+		return NULL;   /* not an IPC peer: nobody vouches for it */
+	nng_pipe_get_int(p, NNG_OPT_IPC_PEER_UID, &uid);
+	if (!free_slot)
+		free_slot = oldest;
+	free_slot->pipe_id = id;
+	free_slot->last_used = in->tick;
+	identity_init(&free_slot->s, (uint32_t)pid, (uint32_t)uid);
+	return &free_slot->s;
+}
+
+/* NUL-terminated copy of a wire string into buf. */
+static const char *cstr(const struct ingero_wire_str *s, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!s->ptr)
+		return NULL;
+	n = s->len < size - 1 ? s->len : size - 1;
+	memcpy(buf, s->ptr, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* May records for this (root) pid be stored?  Enrols it in open mode. */
+static int admit(struct intake *in, uint32_t pid)
+{
+	if (proc_tree_in_traced_tree(pid))
+		return 1;
+	if (in->o.open_mode) {
+		procs_enroll(in->o.tracer, in->o.store, pid, 0);
+		return 1;
+	}
+	proc_tree_barrier();   /* its fork may still be in the kernel's ring */
+	return proc_tree_in_traced_tree(pid);
+}
+
+/* Copy a wire string into the arena at *p, NUL-terminated; NULL for nil. */
+static const char *arena_str(char **p, const struct ingero_wire_str *ws)
+{
+	const char *r = cstr(ws, *p, ws->len + 1);
+
+	if (r)
+		*p += strlen(r) + 1;
+	return r;
+}
+
+static void store_stack_record(struct intake *in, const struct ingero_wire_stack *k, uint32_t pid)
+{
+	struct frame_row f[INGERO_WIRE_MAX_NATIVE + INGERO_WIRE_MAX_PYTHON];
+	size_t need = 1, n = 0;
+	char *strs, *p;
+
+	/* one arena for every NUL-terminated copy */
+	for (uint32_t i = 0; i < k->n_native; i++)
+		need += k->native[i].symbol.len + k->native[i].module.len + 2;
+	for (uint32_t i = 0; i < k->n_python; i++)
+		need += k->python[i].file.len + k->python[i].function.len + 2;
+	strs = p = malloc(need);
+
+	if (!strs)
+		return;
+	for (uint32_t i = 0; i < k->n_native; i++, n++) {
+		const struct ingero_wire_native_frame *nf = &k->native[i];
+
+		f[n] = (struct frame_row){ .kind = "native", .depth = i, .ip = nf->ip,
+					   .offset = nf->offset, .line = -1 };
+		f[n].symbol = arena_str(&p, &nf->symbol);
+		f[n].module = arena_str(&p, &nf->module);
+	}
+	for (uint32_t i = 0; i < k->n_python; i++, n++) {
+		const struct ingero_wire_python_frame *pf = &k->python[i];
+
+		f[n] = (struct frame_row){ .kind = "python", .depth = i, .line = pf->line };
+		f[n].file = arena_str(&p, &pf->file);
+		f[n].symbol = arena_str(&p, &pf->function);
+	}
+	store_stack(in->o.store, (int64_t)k->id, pid, f, n);
+	free(strs);
+}
+
+static void handle_message(struct intake *in, nng_msg *msg)
+{
+	struct ingero_wire_batch b;
+	struct sender *s = sender_of(in, msg);
+	uint64_t spoofed = 0, untraced = 0;
+	size_t ncalls = 0;
+	uint32_t last_ok_pid = 0;
+	int rc;
+
+	pthread_mutex_lock(&in->lock);
+	in->st.messages++;
+	in->st.last_msg_ns = mono_now_ns();
+	pthread_mutex_unlock(&in->lock);
+	if (!s) {
+		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, 0, 1);
+		return;
+	}
+	rc = ingero_wire_decode(nng_msg_body(msg), nng_msg_len(msg), &b);
+	if (rc) {
+		store_loss_add(in->o.store, INGERO_LOSS_MALFORMED, s->pid, 1);
+		pthread_mutex_lock(&in->lock);
+		in->st.malformed++;
+		pthread_mutex_unlock(&in->lock);
+		if (getenv("INGERO_DEBUG"))
+			fprintf(stderr, "ingero-collector: message from pid %u rejected: %s\n",
+				s->pid, ingero_wire_strerror(rc));
+		return;
+	}
+	if (b.n_calls > in->calls_cap) {
+		struct ingero_cuda_call *c = realloc(in->calls, b.n_calls * sizeof(*c));
+
+		if (!c) {
+			ingero_wire_batch_free(&b);
+			return;
+		}
+		in->calls = c;
+		in->calls_cap = b.n_calls;
+	}
+
+	for (uint32_t i = 0; i < b.n_records; i++) {
+		const struct ingero_wire_record *r = &b.records[i];
+		uint32_t pid, tid = 0;
+		struct proc_row pr = { .ppid = -1, .start_ns = -1, .exit_ns = -1, .exit_code = -1,
+				       .made = -1, .dropped = -1 };
+		char comm[64], exe[INGERO_WIRE_MAX_STR + 1], cmd[INGERO_WIRE_MAX_STR + 1];
+
+		switch (r->type) {
+		case INGERO_REC_CALL:   pid = r->u.call.pid; tid = r->u.call.tid; break;
+		case INGERO_REC_HELLO:  pid = r->u.hello.pid; break;
+		case INGERO_REC_COUNTS: pid = r->u.counts.pid; break;
+		case INGERO_REC_STACK:  pid = r->u.stack.pid; break;
+		case INGERO_REC_KERNEL: pid = r->u.kernel.pid; break;
+		case INGERO_REC_BYE:    pid = r->u.bye.pid; break;
+		default: continue;
+		}
+		if (identity_resolve(s, &pid, &tid)) {
+			spoofed++;
+			continue;
+		}
+		if (pid != last_ok_pid) {
+			if (!admit(in, pid)) {
+				untraced++;
+				continue;
+			}
+			last_ok_pid = pid;
+		}
+		pr.pid = pid;
+		switch (r->type) {
+		case INGERO_REC_CALL:
+			in->calls[ncalls] = r->u.call;
+			in->calls[ncalls].pid = pid;
+			in->calls[ncalls].tid = tid;
+			ncalls++;
+			break;
+		case INGERO_REC_HELLO:
+			pr.announced = 1;
+			pr.comm = cstr(&r->u.hello.comm, comm, sizeof comm);
+			pr.exe = cstr(&r->u.hello.exe, exe, sizeof exe);
+			pr.cmdline = cstr(&r->u.hello.cmdline, cmd, sizeof cmd);
+			pr.start_ns = (int64_t)r->u.hello.start_ns;
+			pr.ppid = proc_tree_ppid(pid);
+			store_process(in->o.store, &pr);
+			break;
+		case INGERO_REC_COUNTS:
+			pr.made = (int64_t)r->u.counts.made;
+			pr.dropped = (int64_t)r->u.counts.dropped;
+			store_process(in->o.store, &pr);
+			store_loss_max(in->o.store, INGERO_LOSS_PRELOAD_DROPPED, pid, r->u.counts.dropped);
+			break;
+		case INGERO_REC_STACK:
+			store_stack_record(in, &r->u.stack, pid);
+			break;
+		case INGERO_REC_KERNEL:
+			store_kernel(in->o.store, pid, r->u.kernel.addr, r->u.kernel.name.ptr,
+				     r->u.kernel.name.len);
+			break;
+		case INGERO_REC_BYE:
+			/* the kernel's exit record is exact; without BPF this is all we have */
+			if (!in->o.tracer) {
+				pr.exit_ns = (int64_t)r->u.bye.end_ns;
+				store_process(in->o.store, &pr);
+			}
+			break;
+		}
+	}
+	store_calls(in->o.store, in->calls, ncalls);
+	if (spoofed)
+		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, s->pid, spoofed);
+	if (untraced)
+		store_loss_add(in->o.store, "untraced_sender", s->pid, untraced);
+	if (b.n_unknown)
+		store_loss_add(in->o.store, INGERO_LOSS_UNKNOWN_RECORD, s->pid, b.n_unknown);
+	pthread_mutex_lock(&in->lock);
+	in->st.records += b.n_records;
+	in->st.calls += ncalls;
+	in->st.spoofed += spoofed;
+	in->st.untraced += untraced;
+	in->st.unknown += b.n_unknown;
+	pthread_mutex_unlock(&in->lock);
+	ingero_wire_batch_free(&b);
+}
+
+static void *receiver(void *arg)
+{
+	struct intake *in = arg;
+
+	for (;;) {
+		nng_msg *msg;
+		int rv = nng_recvmsg(in->sock, &msg, in->stop ? NNG_FLAG_NONBLOCK : 0);
+
+		if (rv == 0) {
+			handle_message(in, msg);
+			nng_msg_free(msg);
+			continue;
+		}
+		if (rv == NNG_ETIMEDOUT)
+			continue;
+		if (in->stop || rv == NNG_ECLOSED)
+			break;   /* NNG_EAGAIN once stopping: the queue is empty */
+	}
+	return NULL;
+}
+
+static void make_ipc_dir(const char *url)
+{
+	char dir[4096], *slash;
+
+	if (strncmp(url, "ipc://", 6) != 0)
+		return;
+	snprintf(dir, sizeof dir, "%s", url + 6);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = 0;
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		return;
+	fprintf(stderr, "ingero-collector: cannot create %s: %s\n", dir, strerror(errno));
+}
+
+struct intake *intake_start(const struct intake_opts *o)
+{
+	struct intake *in = calloc(1, sizeof(*in));
+	nng_listener l;
+	int rv;
+
+	if (!in || !(in->senders = calloc(MAX_SENDERS, sizeof(*in->senders)))) {
+		free(in);
+		return NULL;
+	}
+	in->o = *o;
+	pthread_mutex_init(&in->lock, NULL);
+	if ((rv = nng_pull0_open(&in->sock))) {
+		fprintf(stderr, "ingero-collector: nng: %s\n", nng_strerror(rv));
+		goto fail;
+	}
+	nng_socket_set_size(in->sock, NNG_OPT_RECVMAXSZ, INGERO_WIRE_MAX_MSG_BYTES);
+	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 100);
+	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
+	make_ipc_dir(o->endpoint);
+	if ((rv = nng_listener_create(&l, in->sock, o->endpoint))) {
+		fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", o->endpoint,
+			nng_strerror(rv));
+		goto fail_sock;
+	}
+	if (strncmp(o->endpoint, "ipc://", 6) == 0)
+		nng_listener_set_int(l, NNG_OPT_IPC_PERMISSIONS, 0666);
+	if ((rv = nng_listener_start(l, 0))) {
+		fprintf(stderr, "ingero-collector: cannot listen on %s: %s%s\n", o->endpoint,
+			nng_strerror(rv), rv == NNG_EADDRINUSE ? " (another collector running?)" : "");
+		goto fail_sock;
+	}
+	if (pthread_create(&in->thread, NULL, receiver, in)) {
+		fprintf(stderr, "ingero-collector: cannot start the intake thread\n");
+		goto fail_sock;
+	}
+	return in;
+fail_sock:
+	nng_close(in->sock);
+fail:
+	free(in->senders);
+	free(in);
+	return NULL;
+}
+
+void intake_stats(struct intake *in, struct intake_stats *out)
+{
+	pthread_mutex_lock(&in->lock);
+	*out = in->st;
+	pthread_mutex_unlock(&in->lock);
+}
+
+void intake_stop(struct intake *in)
+{
+	if (!in)
+		return;
+	in->stop = 1;
+	pthread_join(in->thread, NULL);
+	nng_close(in->sock);
+	free(in->senders);
+	free(in->calls);
+	pthread_mutex_destroy(&in->lock);
+	free(in);
+}

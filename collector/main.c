@@ -1,0 +1,216 @@
+/*
+ * main.c — ingero-collector: wires the parts together and runs the loop.
+ *
+ *   store (writer thread) ← intake (receiver thread) ← preload library
+ *                         ← tracer (this thread: ring buffer, aggregates) ← kernel
+ *
+ * Lifecycle: open the store, load BPF (or fall back to CUDA-only), listen,
+ * enrol the targets (-p, or fork CMD held at a gate, enrol, release), then
+ * poll the ring until CMD exits, a signal or --duration.  Stopping drains:
+ * the socket until it has been quiet for QUIET_MS (the preload library's
+ * last flush arrives a few ms after its process exits; bounded by
+ * DRAIN_MAX_MS), the ring, the in-kernel aggregates, then the writer
+ * commits everything before the file is closed.
+ *
+ * Signals: with CMD, a SIGINT/SIGTERM sent to the collector alone (kill) is
+ * forwarded to CMD and the collector waits for it; one from the terminal
+ * already reached CMD.  A second signal stops at once (still draining).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "intake.h"
+#include "launch.h"
+#include "procs.h"
+#include "session.h"
+#include "store.h"
+#include "tracer.h"
+
+#define QUIET_MS     250
+#define DRAIN_MAX_MS 3000
+#define POLL_MS      50
+
+static volatile sig_atomic_t signals_seen, last_signal, last_signal_from_user;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	signals_seen++;
+	last_signal = sig;
+	last_signal_from_user = si && si->si_code == SI_USER;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* One turn of the loop: consume kernel records, drain aggregates now and then. */
+static void turn(struct tracer *t, uint64_t *next_flush)
+{
+	if (!t) {
+		sleep_ms(POLL_MS);
+		return;
+	}
+	tracer_poll(t, POLL_MS);
+	if (mono_now_ns() >= *next_flush) {
+		tracer_flush(t, 0);
+		*next_flush = mono_now_ns() + t->o.bucket_ns;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct store *st;
+	struct store_opts so = { 0 };
+	struct tracer *t = NULL;
+	struct tracer_opts to;
+	struct intake *in;
+	struct intake_opts io;
+	struct intake_stats is;
+	struct launch l = { .pid = 0 };
+	char why[256] = "";
+	int rc, exit_code = 0, child_done = 0, status = 0;
+	uint64_t started, deadline = 0, next_flush = 0;
+
+	launch_note_inherited_fds();
+	rc = cli_parse(argc, argv, &c);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	install_signals();
+
+	so.max_bytes = c.max_bytes;
+	st = store_open(c.output, &so);
+	if (!st)
+		return 1;
+
+	to.bucket_ns = c.bucket_ns;
+	to.sample_hz = c.sample_hz;
+	if (c.no_bpf)
+		snprintf(why, sizeof why, "--no-bpf");
+	else
+		t = tracer_open(st, &to, why, sizeof why);
+	if (!t)
+		fprintf(stderr, "ingero-collector: CUDA-only mode (%s): no kernel-side evidence\n", why);
+	session_start(st, &c, argc, argv, t ? "full" : "cuda-only");
+	if (!t)
+		store_session(st, "cuda_only_reason", why);
+
+	io.endpoint = c.endpoint;
+	io.open_mode = !c.cmd && !c.npids;
+	io.tracer = t;
+	io.store = st;
+	in = intake_start(&io);
+	if (!in) {
+		tracer_close(t);
+		store_close(st);
+		return 1;
+	}
+
+	for (size_t i = 0; i < c.npids; i++) {
+		if (procs_enroll(t, st, c.pids[i], 1)) {
+			fprintf(stderr, "ingero-collector: -p %u: no such process\n", c.pids[i]);
+			intake_stop(in);
+			tracer_close(t);
+			store_close(st);
+			return 2;
+		}
+	}
+	if (c.cmd) {
+		if (launch_prepare(c.cmd, c.endpoint, &l)) {
+			intake_stop(in);
+			tracer_close(t);
+			store_close(st);
+			return 1;
+		}
+		procs_enroll(t, st, (uint32_t)l.pid, 0);
+		launch_release(&l);
+	}
+
+	started = mono_now_ns();
+	if (c.duration_s > 0)
+		deadline = started + (uint64_t)(c.duration_s * 1e9);
+	for (;;) {
+		turn(t, &next_flush);
+		if (l.pid > 0 && !child_done && waitpid(l.pid, &status, WNOHANG) == l.pid) {
+			child_done = 1;
+			exit_code = launch_exit_code(status);
+			break;
+		}
+		if (signals_seen) {
+			if (l.pid > 0 && signals_seen == 1) {
+				if (last_signal_from_user)
+					kill(l.pid, last_signal);
+				signals_seen = 2;   /* waiting for CMD; one more signal stops us */
+				last_signal_from_user = 0;
+				continue;
+			}
+			if (l.pid == 0 || signals_seen > 2)
+				break;
+		}
+		if (deadline && mono_now_ns() >= deadline) {
+			if (l.pid > 0) {
+				kill(l.pid, SIGTERM);
+				deadline = 0;
+				continue;
+			}
+			break;
+		}
+	}
+
+	/* drain the socket until quiet, keeping the ring moving meanwhile */
+	for (uint64_t drain_start = mono_now_ns();;) {
+		uint64_t now = mono_now_ns();
+
+		intake_stats(in, &is);
+		if (now - drain_start >= DRAIN_MAX_MS * 1000000ull)
+			break;
+		if (now - drain_start >= QUIET_MS * 1000000ull &&
+		    (!is.last_msg_ns || now - is.last_msg_ns >= QUIET_MS * 1000000ull))
+			break;
+		turn(t, &next_flush);
+	}
+	intake_stop(in);
+	tracer_flush(t, 1);
+	session_end(st);
+	store_sync(st);
+	if (!c.quiet)
+		fprintf(stderr, "ingero-collector: %s: %llu CUDA calls from %llu messages "
+			"(%llu malformed, %llu spoofed records), %llu kernel records (%s mode)\n",
+			c.output, (unsigned long long)is.calls, (unsigned long long)is.messages,
+			(unsigned long long)is.malformed, (unsigned long long)is.spoofed,
+			(unsigned long long)(t ? t->events : 0), t ? "full" : "cuda-only");
+	store_close(st);
+	tracer_close(t);
+	if (l.pid > 0 && !child_done) {
+		/* stopped before CMD ended: report what it did, do not leave a zombie */
+		if (waitpid(l.pid, &status, WNOHANG) == l.pid)
+			exit_code = launch_exit_code(status);
+		else
+			exit_code = 128 + (last_signal ? last_signal : SIGTERM);
+	}
+	return exit_code;
+}

@@ -1,0 +1,149 @@
+/*
+ * sched.c — loads bpf/sched.bpf.c (which owns the shared maps) and turns its
+ * records into off_cpu and cpu_busy rows; drains the in-kernel competitor
+ * aggregate into the competitors table.
+ *
+ * Competitor buckets are drained once they are closed (older than the
+ * current bucket by a whole bucket), read-then-delete; the final flush takes
+ * everything and the open busy-time bucket of every CPU.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/sched.skel.h"
+#include "../bpf/sched.h"
+#include "store.h"
+#include "tracer.h"
+
+int sched_attach(struct tracer *t)
+{
+	int err;
+
+	t->sched = sched_bpf__open();
+	if (!t->sched)
+		return -errno;
+	t->sched->rodata->bucket_ns = t->o.bucket_ns;
+	if ((err = sched_bpf__load(t->sched)) || (err = sched_bpf__attach(t->sched)))
+		return err;
+	t->traced_fd = bpf_map__fd(t->sched->maps.traced);
+	t->events_fd = bpf_map__fd(t->sched->maps.events);
+	t->drops_fd = bpf_map__fd(t->sched->maps.drops);
+	return 0;
+}
+
+/* Give another object the shared maps before it loads. */
+int tracer_share_maps(struct tracer *t, struct bpf_map *traced, struct bpf_map *events,
+		      struct bpf_map *drops)
+{
+	int err;
+
+	if ((err = bpf_map__reuse_fd(traced, t->traced_fd)) ||
+	    (err = bpf_map__reuse_fd(events, t->events_fd)) ||
+	    (err = bpf_map__reuse_fd(drops, t->drops_fd)))
+		return err;
+	return 0;
+}
+
+void sched_event(struct tracer *t, const void *data, size_t len)
+{
+	const struct off_cpu_event *e = data;
+	const struct cpu_busy_event *b = data;
+
+	if (e->kind == EV_OFF_CPU && len >= sizeof(*e)) {
+		struct off_cpu_row r = {
+			.pid = e->pid, .tid = e->tid, .next_pid = e->next_pid, .cpu = e->cpu,
+			.start_ns = e->start_ns, .runnable_ns = e->runnable_ns, .end_ns = e->end_ns,
+			.preempted = e->preempted,
+		};
+		store_off_cpu(t->store, &r);
+	} else if (b->kind == EV_CPU_BUSY && len >= sizeof(*b) && t->o.bucket_ns) {
+		uint64_t n = 0;
+
+		for (uint64_t at = b->first_bucket; at <= b->last_bucket && n < 100000;
+		     at += t->o.bucket_ns, n++)
+			store_cpu_busy(t->store, b->cpu, at, b->busy_ns);
+	}
+}
+
+static void drain_competitors(struct tracer *t, int final)
+{
+	int fd = bpf_map__fd(t->sched->maps.competitors);
+	uint64_t now = mono_now_ns(), horizon = now - now % t->o.bucket_ns - t->o.bucket_ns;
+	struct comp_key key, next, *prev = NULL;
+	struct comp_key done[1024];
+	size_t ndone = 0;
+	struct comp_val v;
+
+	/* collect closed keys first: deleting while iterating restarts the walk */
+	while (ndone < sizeof done / sizeof done[0] && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!final && key.bucket >= horizon)
+			continue;
+		done[ndone++] = key;
+	}
+	for (size_t i = 0; i < ndone; i++) {
+		if (bpf_map_lookup_elem(fd, &done[i], &v))
+			continue;
+		bpf_map_delete_elem(fd, &done[i]);
+		v.comm[sizeof v.comm - 1] = 0;
+		store_competitor(t->store, done[i].pid, v.comm, done[i].bucket, v.cpu_ns, v.preemptions);
+	}
+	if (ndone == sizeof done / sizeof done[0])
+		drain_competitors(t, final);
+}
+
+/* The open bucket of each CPU, and the run in progress on it. */
+static void flush_cpu_state(struct tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(t->sched->maps.cpu_state);
+	uint32_t zero = 0;
+	uint64_t now = mono_now_ns();
+	struct cpu_acct *v;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return;
+	if (bpf_map_lookup_elem(fd, &zero, v) == 0) {
+		for (int c = 0; c < ncpu; c++) {
+			uint64_t busy = v[c].busy, b = v[c].bucket;
+
+			if (!v[c].last_ts)
+				continue;
+			if (v[c].running && now > v[c].last_ts) {
+				/* count the running stretch up to now, bucket by bucket */
+				uint64_t from = v[c].last_ts;
+
+				while (now > b + t->o.bucket_ns) {
+					store_cpu_busy(t->store, c, b, busy + (b + t->o.bucket_ns - from));
+					b += t->o.bucket_ns;
+					from = b;
+					busy = 0;
+				}
+				busy += now - from;
+			}
+			if (busy)
+				store_cpu_busy(t->store, c, b, busy);
+		}
+	}
+	free(v);
+}
+
+void sched_flush(struct tracer *t, int final)
+{
+	if (!t->sched)
+		return;
+	drain_competitors(t, final);
+	if (final)
+		flush_cpu_state(t);
+}
+
+void sched_detach(struct tracer *t)
+{
+	sched_bpf__destroy(t->sched);
+	t->sched = NULL;
+}

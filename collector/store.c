@@ -1,0 +1,836 @@
+/*
+ * store.c — the report.db writer.
+ *
+ * Producers append rows to the `pending` batch under one mutex (a memcpy
+ * per row, or per message for CUDA calls); the writer thread swaps it with
+ * its own empty batch every flush_ms (or sooner when it is large) and
+ * writes the whole batch in one transaction through prepared statements.
+ * WAL + synchronous=NORMAL: a commit is an append to the WAL, and a killed
+ * collector leaves a file that opens with every committed transaction.
+ *
+ * Aggregates (cpu_busy, page_allocs, competitors) are additive upserts, so
+ * a bucket delivered in two parts adds up.  Losses are cumulative counters
+ * kept here and rewritten when they change.  With --max-size the writer
+ * deletes the oldest tenth of the event tables until the live pages fit and
+ * counts the rows in losses 'size_cap_rows'.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "ingero/api.h"
+#include "ingero/schema.h"
+#include "store.h"
+
+/* --- growable arrays ------------------------------------------------------------ */
+
+struct vec {
+	void *p;
+	size_t n, cap;
+};
+
+static void *vec_push(struct vec *v, size_t elem, size_t count)
+{
+	if (v->n + count > v->cap) {
+		size_t cap = v->cap ? v->cap : 256;
+		void *p;
+
+		while (cap < v->n + count)
+			cap *= 2;
+		p = realloc(v->p, cap * elem);
+		if (!p) {
+			fprintf(stderr, "ingero-collector: out of memory queuing rows\n");
+			abort();
+		}
+		v->p = p;
+		v->cap = cap;
+	}
+	v->n += count;
+	return (char *)v->p + (v->n - count) * elem;
+}
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* --- queued rows ---------------------------------------------------------------- */
+
+struct q_proc { struct proc_row r; };
+struct q_thread { uint32_t tid, pid; char *comm; };
+struct q_bucket { uint32_t id; uint64_t bucket, a, b, c; char *comm; };
+struct q_stack { int64_t id; uint32_t pid; size_t first, n; };
+struct q_kernel { uint32_t pid; uint64_t addr; char *name; };
+struct q_kv { char *key, *value; };
+
+struct batch {
+	struct vec calls, offcpu, procs, threads, busy, pages, comps, samples, stacks, frames,
+		kernels, session;
+	uint64_t seq;       /* producer sequence number of the last row in it */
+};
+
+static size_t batch_rows(const struct batch *b)
+{
+	return b->calls.n + b->offcpu.n + b->procs.n + b->threads.n + b->busy.n + b->pages.n +
+	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n;
+}
+
+static void batch_clear(struct batch *b)
+{
+	struct q_proc *p = b->procs.p;
+	struct q_thread *t = b->threads.p;
+	struct q_bucket *c = b->comps.p;
+	struct frame_row *f = b->frames.p;
+	struct q_kernel *k = b->kernels.p;
+	struct q_kv *kv = b->session.p;
+
+	for (size_t i = 0; i < b->procs.n; i++) {
+		free((char *)p[i].r.comm);
+		free((char *)p[i].r.exe);
+		free((char *)p[i].r.cmdline);
+	}
+	for (size_t i = 0; i < b->threads.n; i++)
+		free(t[i].comm);
+	for (size_t i = 0; i < b->comps.n; i++)
+		free(c[i].comm);
+	for (size_t i = 0; i < b->frames.n; i++) {
+		free((char *)f[i].symbol);
+		free((char *)f[i].module);
+		free((char *)f[i].file);
+	}
+	for (size_t i = 0; i < b->kernels.n; i++)
+		free(k[i].name);
+	for (size_t i = 0; i < b->session.n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	b->calls.n = b->offcpu.n = b->procs.n = b->threads.n = b->busy.n = b->pages.n = 0;
+	b->comps.n = b->samples.n = b->stacks.n = b->frames.n = b->kernels.n = b->session.n = 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	batch_clear(b);
+	free(b->calls.p); free(b->offcpu.p); free(b->procs.p); free(b->threads.p);
+	free(b->busy.p); free(b->pages.p); free(b->comps.p); free(b->samples.p);
+	free(b->stacks.p); free(b->frames.p); free(b->kernels.p); free(b->session.p);
+}
+
+/* --- losses --------------------------------------------------------------------- */
+
+struct loss {
+	char source[64];
+	uint32_t pid;
+	uint64_t count;
+	int dirty;
+};
+
+/* --- the store ------------------------------------------------------------------ */
+
+enum stmt {
+	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_N
+};
+
+static const char *const stmt_sql[ST_N] = {
+	[ST_CALL] = "INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,stream,bytes,dir,flags,ret,"
+		    "stack_id,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z) "
+		    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_OFFCPU] = "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) "
+		      "VALUES(?,?,?,?,?,?,?,?)",
+	[ST_PROC] = "INSERT INTO processes(pid,ppid,comm,exe,cmdline,start_ns,exit_ns,exit_code,"
+		    "announced,made,dropped) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,coalesce(?10,0),coalesce(?11,0)) "
+		    "ON CONFLICT(pid) DO UPDATE SET ppid=coalesce(excluded.ppid,ppid),"
+		    "comm=coalesce(excluded.comm,comm),exe=coalesce(excluded.exe,exe),"
+		    "cmdline=coalesce(excluded.cmdline,cmdline),start_ns=coalesce(start_ns,excluded.start_ns),"
+		    "exit_ns=coalesce(excluded.exit_ns,exit_ns),exit_code=coalesce(excluded.exit_code,exit_code),"
+		    "announced=max(announced,excluded.announced),made=max(made,excluded.made),"
+		    "dropped=max(dropped,excluded.dropped)",
+	[ST_THREAD] = "INSERT INTO threads(tid,pid,comm) VALUES(?1,?2,?3) ON CONFLICT(tid) DO UPDATE SET "
+		      "pid=excluded.pid,comm=coalesce(excluded.comm,comm)",
+	[ST_BUSY] = "INSERT INTO cpu_busy(cpu,bucket_ns,busy_ns) VALUES(?,?,?) ON CONFLICT DO UPDATE "
+		    "SET busy_ns=busy_ns+excluded.busy_ns",
+	[ST_PAGES] = "INSERT INTO page_allocs(pid,bucket_ns,pages,allocs,faults) VALUES(?,?,?,?,?) "
+		     "ON CONFLICT DO UPDATE SET pages=pages+excluded.pages,allocs=allocs+excluded.allocs,"
+		     "faults=faults+excluded.faults",
+	[ST_COMP] = "INSERT INTO competitors(pid,comm,bucket_ns,cpu_ns,preemptions) VALUES(?,?,?,?,?) "
+		    "ON CONFLICT DO UPDATE SET cpu_ns=cpu_ns+excluded.cpu_ns,"
+		    "preemptions=preemptions+excluded.preemptions,comm=coalesce(comm,excluded.comm)",
+	[ST_SAMPLE] = "INSERT INTO cpu_samples(pid,tid,ts_ns,cpu,stack_id) VALUES(?,?,?,?,?)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stacks(id,pid) VALUES(?,?)",
+	[ST_FRAME] = "INSERT OR IGNORE INTO stack_frames(stack_id,depth,kind,ip,symbol,module,offset,"
+		     "file,line) VALUES(?,?,?,?,?,?,?,?,?)",
+	[ST_KERNEL] = "INSERT OR IGNORE INTO kernels(pid,addr,name) VALUES(?,?,?)",
+	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
+	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
+	[ST_BEGIN] = "BEGIN",
+	[ST_COMMIT] = "COMMIT",
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_N];
+	struct store_opts o;
+
+	pthread_t writer;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;         /* writer: something to do */
+	pthread_cond_t done;         /* producers: a batch was committed */
+	struct batch pending, work;
+	uint64_t seq, committed_seq;
+	int stop, sync_wanted;
+
+	struct loss *losses;
+	size_t n_losses, cap_losses;
+	int losses_dirty;
+
+	uint64_t committed_calls, work_calls;
+	uint64_t last_cap_check_ns;
+	int failed;                  /* a write failed: said once on stderr */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		fprintf(stderr, "ingero-collector: sqlite: %s (%s)\n", err ? err : "?", sql);
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int create_schema(sqlite3 *db)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+
+	if (exec_sql(db, "BEGIN") || exec_sql(db, INGERO_SCHEMA_SQL))
+		return -1;
+	if (sqlite3_prepare_v2(db, "INSERT INTO apis(id,name,class) VALUES(?,?,?)", -1, &st, NULL))
+		return -1;
+#define ADD_API_(id, e, name, cls) \
+	sqlite3_bind_int(st, 1, id); \
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC); \
+	sqlite3_bind_text(st, 3, ingero_api_class_name(INGERO_CLASS_##cls), -1, SQLITE_STATIC); \
+	sqlite3_step(st); sqlite3_reset(st);
+	INGERO_API_LIST(ADD_API_)
+#undef ADD_API_
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", INGERO_SCHEMA_VERSION);
+	return exec_sql(db, sql) || exec_sql(db, "COMMIT") ? -1 : 0;
+}
+
+/* --- writing one batch ---------------------------------------------------------- */
+
+static void step(struct store *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE && !s->failed) {
+		s->failed = 1;
+		fprintf(stderr, "ingero-collector: sqlite write failed: %s\n", sqlite3_errmsg(s->db));
+	}
+	sqlite3_reset(st);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v, int known)
+{
+	if (known)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void write_calls(struct store *s, const struct batch *b)
+{
+	sqlite3_stmt *st = s->st[ST_CALL];
+	const struct ingero_cuda_call *c = b->calls.p;
+
+	for (size_t i = 0; i < b->calls.n; i++, c++) {
+		int launch = c->grid[0] | c->grid[1] | c->grid[2] | c->block[0] | c->block[1] | c->block[2];
+
+		sqlite3_bind_int64(st, 1, c->pid);
+		sqlite3_bind_int64(st, 2, c->tid);
+		sqlite3_bind_int(st, 3, c->api);
+		sqlite3_bind_int64(st, 4, (int64_t)c->start_ns);
+		sqlite3_bind_int64(st, 5, (int64_t)c->dur_ns);
+		sqlite3_bind_int64(st, 6, (int64_t)c->stream);
+		sqlite3_bind_int64(st, 7, (int64_t)c->bytes);
+		sqlite3_bind_int(st, 8, c->dir);
+		sqlite3_bind_int(st, 9, c->flags);
+		sqlite3_bind_int(st, 10, c->ret);
+		bind_i64_or_null(st, 11, (int64_t)c->stack_id, c->stack_id != 0);
+		bind_i64_or_null(st, 12, (int64_t)c->kernel, c->kernel != 0);
+		for (int k = 0; k < 3; k++) {
+			bind_i64_or_null(st, 13 + k, c->grid[k], launch);
+			bind_i64_or_null(st, 16 + k, c->block[k], launch);
+		}
+		step(s, st);
+	}
+}
+
+static void write_rows(struct store *s, const struct batch *b)
+{
+	sqlite3_stmt *st;
+
+	write_calls(s, b);
+
+	st = s->st[ST_OFFCPU];
+	for (size_t i = 0; i < b->offcpu.n; i++) {
+		const struct off_cpu_row *r = (const struct off_cpu_row *)b->offcpu.p + i;
+
+		sqlite3_bind_int64(st, 1, r->pid);
+		sqlite3_bind_int64(st, 2, r->tid);
+		sqlite3_bind_int64(st, 3, (int64_t)r->start_ns);
+		sqlite3_bind_int64(st, 4, (int64_t)r->end_ns);
+		sqlite3_bind_int64(st, 5, (int64_t)r->runnable_ns);
+		sqlite3_bind_int(st, 6, r->preempted);
+		sqlite3_bind_int64(st, 7, r->next_pid);
+		sqlite3_bind_int(st, 8, (int)r->cpu);
+		step(s, st);
+	}
+
+	st = s->st[ST_PROC];
+	for (size_t i = 0; i < b->procs.n; i++) {
+		const struct proc_row *r = &((const struct q_proc *)b->procs.p)[i].r;
+
+		sqlite3_bind_int64(st, 1, r->pid);
+		bind_i64_or_null(st, 2, r->ppid, r->ppid >= 0);
+		bind_text_or_null(st, 3, r->comm);
+		bind_text_or_null(st, 4, r->exe);
+		bind_text_or_null(st, 5, r->cmdline);
+		bind_i64_or_null(st, 6, r->start_ns, r->start_ns >= 0);
+		bind_i64_or_null(st, 7, r->exit_ns, r->exit_ns >= 0);
+		bind_i64_or_null(st, 8, r->exit_code, r->exit_code >= 0);
+		sqlite3_bind_int(st, 9, r->announced);
+		bind_i64_or_null(st, 10, r->made, r->made >= 0);
+		bind_i64_or_null(st, 11, r->dropped, r->dropped >= 0);
+		step(s, st);
+	}
+
+	st = s->st[ST_THREAD];
+	for (size_t i = 0; i < b->threads.n; i++) {
+		const struct q_thread *t = (const struct q_thread *)b->threads.p + i;
+
+		sqlite3_bind_int64(st, 1, t->tid);
+		sqlite3_bind_int64(st, 2, t->pid);
+		bind_text_or_null(st, 3, t->comm);
+		step(s, st);
+	}
+
+	st = s->st[ST_BUSY];
+	for (size_t i = 0; i < b->busy.n; i++) {
+		const struct q_bucket *r = (const struct q_bucket *)b->busy.p + i;
+
+		sqlite3_bind_int64(st, 1, r->id);
+		sqlite3_bind_int64(st, 2, (int64_t)r->bucket);
+		sqlite3_bind_int64(st, 3, (int64_t)r->a);
+		step(s, st);
+	}
+
+	st = s->st[ST_PAGES];
+	for (size_t i = 0; i < b->pages.n; i++) {
+		const struct q_bucket *r = (const struct q_bucket *)b->pages.p + i;
+
+		sqlite3_bind_int64(st, 1, r->id);
+		sqlite3_bind_int64(st, 2, (int64_t)r->bucket);
+		sqlite3_bind_int64(st, 3, (int64_t)r->a);
+		sqlite3_bind_int64(st, 4, (int64_t)r->b);
+		sqlite3_bind_int64(st, 5, (int64_t)r->c);
+		step(s, st);
+	}
+
+	st = s->st[ST_COMP];
+	for (size_t i = 0; i < b->comps.n; i++) {
+		const struct q_bucket *r = (const struct q_bucket *)b->comps.p + i;
+
+		sqlite3_bind_int64(st, 1, r->id);
+		bind_text_or_null(st, 2, r->comm);
+		sqlite3_bind_int64(st, 3, (int64_t)r->bucket);
+		sqlite3_bind_int64(st, 4, (int64_t)r->a);
+		sqlite3_bind_int64(st, 5, (int64_t)r->b);
+		step(s, st);
+	}
+
+	st = s->st[ST_SAMPLE];
+	for (size_t i = 0; i < b->samples.n; i++) {
+		const struct sample_row *r = (const struct sample_row *)b->samples.p + i;
+
+		sqlite3_bind_int64(st, 1, r->pid);
+		sqlite3_bind_int64(st, 2, r->tid);
+		sqlite3_bind_int64(st, 3, (int64_t)r->ts_ns);
+		sqlite3_bind_int(st, 4, (int)r->cpu);
+		bind_i64_or_null(st, 5, r->stack_id, r->stack_id != 0);
+		step(s, st);
+	}
+
+	for (size_t i = 0; i < b->stacks.n; i++) {
+		const struct q_stack *k = (const struct q_stack *)b->stacks.p + i;
+
+		st = s->st[ST_STACK];
+		sqlite3_bind_int64(st, 1, k->id);
+		sqlite3_bind_int64(st, 2, k->pid);
+		step(s, st);
+		st = s->st[ST_FRAME];
+		for (size_t j = 0; j < k->n; j++) {
+			const struct frame_row *f = (const struct frame_row *)b->frames.p + k->first + j;
+
+			sqlite3_bind_int64(st, 1, k->id);
+			sqlite3_bind_int(st, 2, (int)f->depth);
+			sqlite3_bind_text(st, 3, f->kind, -1, SQLITE_STATIC);
+			bind_i64_or_null(st, 4, (int64_t)f->ip, f->ip != 0);
+			bind_text_or_null(st, 5, f->symbol);
+			bind_text_or_null(st, 6, f->module);
+			bind_i64_or_null(st, 7, (int64_t)f->offset, f->ip != 0);
+			bind_text_or_null(st, 8, f->file);
+			bind_i64_or_null(st, 9, f->line, f->line >= 0);
+			step(s, st);
+		}
+	}
+
+	st = s->st[ST_KERNEL];
+	for (size_t i = 0; i < b->kernels.n; i++) {
+		const struct q_kernel *k = (const struct q_kernel *)b->kernels.p + i;
+
+		sqlite3_bind_int64(st, 1, k->pid);
+		sqlite3_bind_int64(st, 2, (int64_t)k->addr);
+		bind_text_or_null(st, 3, k->name);
+		step(s, st);
+	}
+
+	st = s->st[ST_SESSION];
+	for (size_t i = 0; i < b->session.n; i++) {
+		const struct q_kv *kv = (const struct q_kv *)b->session.p + i;
+
+		sqlite3_bind_text(st, 1, kv->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kv->value, -1, SQLITE_STATIC);
+		step(s, st);
+	}
+}
+
+/* Called with the lock held: write the changed loss counters. */
+static void write_losses_locked(struct store *s)
+{
+	sqlite3_stmt *st = s->st[ST_LOSS];
+
+	if (!s->losses_dirty)
+		return;
+	for (size_t i = 0; i < s->n_losses; i++) {
+		struct loss *l = &s->losses[i];
+
+		if (!l->dirty)
+			continue;
+		sqlite3_bind_text(st, 1, l->source, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, l->pid);
+		sqlite3_bind_int64(st, 3, (int64_t)l->count);
+		step(s, st);
+		l->dirty = 0;
+	}
+	s->losses_dirty = 0;
+}
+
+static uint64_t live_bytes(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t pages = 0, free_pages = 0, page_size = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT * FROM pragma_page_count, pragma_freelist_count, "
+				      "pragma_page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			pages = sqlite3_column_int64(st, 0);
+			free_pages = sqlite3_column_int64(st, 1);
+			page_size = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	return (uint64_t)((pages - free_pages) * page_size);
+}
+
+/* --max-size: drop the oldest tenth of each event table until it fits. */
+static void enforce_cap(struct store *s)
+{
+	static const char *const tables[] = { "cuda_calls", "off_cpu", "cpu_samples" };
+	uint64_t now = mono_ns(), dropped = 0;
+
+	if (!s->o.max_bytes || now - s->last_cap_check_ns < 200000000ull)
+		return;
+	s->last_cap_check_ns = now;
+	for (int round = 0; round < 10 && live_bytes(s) > s->o.max_bytes; round++) {
+		exec_sql(s->db, "BEGIN");
+		for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+			char sql[256];
+
+			snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid IN (SELECT rowid FROM %s "
+				 "ORDER BY rowid LIMIT (SELECT count(*) / 10 + 1 FROM %s))",
+				 tables[t], tables[t], tables[t]);
+			if (exec_sql(s->db, sql) == 0)
+				dropped += (uint64_t)sqlite3_changes(s->db);
+		}
+		exec_sql(s->db, "COMMIT");
+	}
+	if (dropped) {
+		store_loss_add(s, INGERO_LOSS_SIZE_CAP, 0, dropped);
+		pthread_mutex_lock(&s->lock);
+		exec_sql(s->db, "BEGIN");
+		write_losses_locked(s);
+		exec_sql(s->db, "COMMIT");
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct store *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct timespec until;
+		uint64_t seq;
+		int stop;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += (long)s->o.flush_ms * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		while (!s->stop && !s->sync_wanted && s->pending.calls.n < s->o.max_pending_calls / 4 &&
+		       pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT)
+			;
+		stop = s->stop;
+		s->sync_wanted = 0;
+		if (batch_rows(&s->pending) == 0 && !s->losses_dirty) {
+			s->committed_seq = s->seq;
+			pthread_cond_broadcast(&s->done);
+			if (stop)
+				break;
+			continue;
+		}
+		/* swap: producers fill the other batch while we write this one */
+		struct batch tmp = s->work;
+		s->work = s->pending;
+		s->pending = tmp;
+		seq = s->seq;
+		pthread_cond_broadcast(&s->done);   /* room for waiting producers */
+		pthread_mutex_unlock(&s->lock);
+
+		s->work_calls = s->work.calls.n;
+		step(s, s->st[ST_BEGIN]);
+		write_rows(s, &s->work);
+		pthread_mutex_lock(&s->lock);
+		write_losses_locked(s);
+		pthread_mutex_unlock(&s->lock);
+		step(s, s->st[ST_COMMIT]);
+		batch_clear(&s->work);
+		enforce_cap(s);
+
+		pthread_mutex_lock(&s->lock);
+		s->committed_calls += s->work_calls;
+		s->committed_seq = seq;
+		pthread_cond_broadcast(&s->done);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* --- public API ------------------------------------------------------------------- */
+
+/* A stale -wal next to a new file would be replayed into it: remove all three. */
+static void remove_db(const char *path)
+{
+	char side[4096];
+
+	unlink(path);
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+}
+
+struct store *store_open(const char *path, const struct store_opts *o)
+{
+	struct store *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (o)
+		s->o = *o;
+	if (!s->o.flush_ms)
+		s->o.flush_ms = 50;
+	if (!s->o.max_pending_calls)
+		s->o.max_pending_calls = 4u << 20;
+	remove_db(path);   /* one trace per file: a previous run's file is replaced */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ingero-collector: cannot create %s: %s\n", path,
+			s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	if (exec_sql(s->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; "
+			    "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
+			    "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=4096") ||
+	    create_schema(s->db))
+		goto fail;
+	for (int i = 0; i < ST_N; i++) {
+		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+				       &s->st[i], NULL) != SQLITE_OK) {
+			fprintf(stderr, "ingero-collector: sqlite: %s\n", sqlite3_errmsg(s->db));
+			goto fail;
+		}
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->done, NULL);
+	if (pthread_create(&s->writer, NULL, writer_main, s)) {
+		fprintf(stderr, "ingero-collector: cannot start the writer thread\n");
+		goto fail;
+	}
+	return s;
+fail:
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+	return NULL;
+}
+
+void store_sync(struct store *s)
+{
+	uint64_t want;
+
+	pthread_mutex_lock(&s->lock);
+	want = s->seq;
+	s->sync_wanted = 1;
+	pthread_cond_signal(&s->wake);
+	while (s->committed_seq < want || s->losses_dirty) {
+		s->sync_wanted = 1;
+		pthread_cond_signal(&s->wake);
+		pthread_cond_wait(&s->done, &s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->writer, NULL);
+	for (int i = 0; i < ST_N; i++)
+		sqlite3_finalize(s->st[i]);
+	/* fold the WAL back so the file stands alone */
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_close(s->db);
+	batch_free(&s->pending);
+	batch_free(&s->work);
+	free(s->losses);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->done);
+	free(s);
+}
+
+/* Producers: lock, append, bump the sequence. */
+#define PRODUCE(s, code) do { \
+	pthread_mutex_lock(&(s)->lock); \
+	code; \
+	(s)->seq++; \
+	pthread_mutex_unlock(&(s)->lock); \
+} while (0)
+
+void store_calls(struct store *s, const struct ingero_cuda_call *c, size_t n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (s->pending.calls.n >= s->o.max_pending_calls && !s->stop) {
+		pthread_cond_signal(&s->wake);
+		pthread_cond_wait(&s->done, &s->lock);
+	}
+	memcpy(vec_push(&s->pending.calls, sizeof(*c), n), c, n * sizeof(*c));
+	s->seq++;
+	if (s->pending.calls.n >= s->o.max_pending_calls / 4)
+		pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void store_off_cpu(struct store *s, const struct off_cpu_row *r)
+{
+	PRODUCE(s, *(struct off_cpu_row *)vec_push(&s->pending.offcpu, sizeof(*r), 1) = *r);
+}
+
+void store_process(struct store *s, const struct proc_row *r)
+{
+	struct proc_row c = *r;
+
+	c.comm = xstrdup(r->comm);
+	c.exe = xstrdup(r->exe);
+	c.cmdline = xstrdup(r->cmdline);
+	PRODUCE(s, ((struct q_proc *)vec_push(&s->pending.procs, sizeof(struct q_proc), 1))->r = c);
+}
+
+void store_thread(struct store *s, uint32_t tid, uint32_t pid, const char *comm)
+{
+	struct q_thread t = { tid, pid, xstrdup(comm) };
+
+	PRODUCE(s, *(struct q_thread *)vec_push(&s->pending.threads, sizeof(t), 1) = t);
+}
+
+void store_cpu_busy(struct store *s, uint32_t cpu, uint64_t bucket_ns, uint64_t busy_ns)
+{
+	struct q_bucket b = { .id = cpu, .bucket = bucket_ns, .a = busy_ns };
+
+	PRODUCE(s, *(struct q_bucket *)vec_push(&s->pending.busy, sizeof(b), 1) = b);
+}
+
+void store_page_allocs(struct store *s, uint32_t pid, uint64_t bucket_ns,
+		       uint64_t pages, uint64_t allocs, uint64_t faults)
+{
+	struct q_bucket b = { .id = pid, .bucket = bucket_ns, .a = pages, .b = allocs, .c = faults };
+
+	PRODUCE(s, *(struct q_bucket *)vec_push(&s->pending.pages, sizeof(b), 1) = b);
+}
+
+void store_competitor(struct store *s, uint32_t pid, const char *comm, uint64_t bucket_ns,
+		      uint64_t cpu_ns, uint64_t preemptions)
+{
+	struct q_bucket b = { .id = pid, .bucket = bucket_ns, .a = cpu_ns, .b = preemptions,
+			      .comm = xstrdup(comm) };
+
+	PRODUCE(s, *(struct q_bucket *)vec_push(&s->pending.comps, sizeof(b), 1) = b);
+}
+
+void store_sample(struct store *s, const struct sample_row *r)
+{
+	PRODUCE(s, *(struct sample_row *)vec_push(&s->pending.samples, sizeof(*r), 1) = *r);
+}
+
+void store_stack(struct store *s, int64_t id, uint32_t pid, const struct frame_row *f, size_t n)
+{
+	struct frame_row *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = f[i];
+		copy[i].symbol = xstrdup(f[i].symbol);
+		copy[i].module = xstrdup(f[i].module);
+		copy[i].file = xstrdup(f[i].file);
+	}
+	pthread_mutex_lock(&s->lock);
+	struct q_stack *k = vec_push(&s->pending.stacks, sizeof(*k), 1);
+	k->id = id;
+	k->pid = pid;
+	k->first = s->pending.frames.n;
+	k->n = n;
+	if (n)
+		memcpy(vec_push(&s->pending.frames, sizeof(*copy), n), copy, n * sizeof(*copy));
+	s->seq++;
+	pthread_mutex_unlock(&s->lock);
+	free(copy);
+}
+
+void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name, size_t len)
+{
+	struct q_kernel k = { pid, addr, strndup(name, len) };
+
+	PRODUCE(s, *(struct q_kernel *)vec_push(&s->pending.kernels, sizeof(k), 1) = k);
+}
+
+void store_session(struct store *s, const char *key, const char *value)
+{
+	struct q_kv kv = { strdup(key), strdup(value ? value : "") };
+
+	PRODUCE(s, *(struct q_kv *)vec_push(&s->pending.session, sizeof(kv), 1) = kv);
+}
+
+static struct loss *loss_slot_locked(struct store *s, const char *source, uint32_t pid)
+{
+	for (size_t i = 0; i < s->n_losses; i++)
+		if (s->losses[i].pid == pid && strcmp(s->losses[i].source, source) == 0)
+			return &s->losses[i];
+	if (s->n_losses == s->cap_losses) {
+		size_t cap = s->cap_losses ? s->cap_losses * 2 : 32;
+		struct loss *p = realloc(s->losses, cap * sizeof(*p));
+
+		if (!p)
+			abort();
+		s->losses = p;
+		s->cap_losses = cap;
+	}
+	struct loss *l = &s->losses[s->n_losses++];
+	memset(l, 0, sizeof(*l));
+	l->dirty = s->losses_dirty = 1;   /* a zero row says the source was watched */
+	snprintf(l->source, sizeof l->source, "%s", source);
+	l->pid = pid;
+	return l;
+}
+
+void store_loss_add(struct store *s, const char *source, uint32_t pid, uint64_t delta)
+{
+	pthread_mutex_lock(&s->lock);
+	struct loss *l = loss_slot_locked(s, source, pid);
+	if (delta) {
+		l->count += delta;
+		l->dirty = s->losses_dirty = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void store_loss_max(struct store *s, const char *source, uint32_t pid, uint64_t value)
+{
+	pthread_mutex_lock(&s->lock);
+	struct loss *l = loss_slot_locked(s, source, pid);
+	if (value > l->count) {
+		l->count = value;
+		l->dirty = s->losses_dirty = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t store_loss_get(struct store *s, const char *source, uint32_t pid)
+{
+	uint64_t v = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_losses; i++)
+		if (s->losses[i].pid == pid && strcmp(s->losses[i].source, source) == 0)
+			v = s->losses[i].count;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+uint64_t store_committed_calls(struct store *s)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&s->lock);
+	v = s->committed_calls;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}

@@ -1,0 +1,85 @@
+/*
+ * store.h — the report.db writer (schema.h).  Producers (intake, the BPF
+ * consumer) queue rows from any thread; one writer thread commits them in
+ * batched transactions with prepared statements.  Nothing queued is lost:
+ * store_sync() waits until everything queued so far is committed, and
+ * store_calls() makes a fast sender wait (then the preload library's own
+ * ring fills and it counts its drops) rather than grow without bound.
+ */
+#ifndef INGERO_COLLECTOR_STORE_H
+#define INGERO_COLLECTOR_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingero/event.h"
+
+struct store;
+
+struct store_opts {
+	uint64_t max_bytes;        /* --max-size; 0 = no cap */
+	unsigned flush_ms;         /* commit at least this often (default 50) */
+	size_t max_pending_calls;  /* queued CUDA calls before producers wait */
+};
+
+struct off_cpu_row {
+	uint32_t pid, tid, next_pid, cpu;
+	uint64_t start_ns, runnable_ns, end_ns;
+	uint32_t preempted;
+};
+
+/* A processes-table upsert: NULL strings / negative numbers are "unknown"
+ * and keep what is stored; made/dropped/announced keep the maximum. */
+struct proc_row {
+	uint32_t pid;
+	int64_t ppid;
+	const char *comm, *exe, *cmdline;
+	int64_t start_ns, exit_ns;
+	int64_t exit_code;         /* -1 = unknown */
+	int announced;             /* 1 = sent a HELLO */
+	int64_t made, dropped;
+};
+
+struct sample_row {
+	uint32_t pid, tid, cpu;
+	uint64_t ts_ns;
+	int64_t stack_id;          /* 0 = none */
+};
+
+/* One frame of a stored stack; kind "native", "kernel" or "python". */
+struct frame_row {
+	const char *kind;
+	uint32_t depth;
+	uint64_t ip;               /* 0 = unknown (python frames) */
+	const char *symbol, *module, *file;
+	uint64_t offset;
+	int64_t line;              /* -1 = none */
+};
+
+struct store *store_open(const char *path, const struct store_opts *o);
+void store_close(struct store *s);        /* commits everything, then closes */
+void store_sync(struct store *s);         /* returns when all queued rows are committed */
+
+void store_calls(struct store *s, const struct ingero_cuda_call *c, size_t n);
+void store_off_cpu(struct store *s, const struct off_cpu_row *r);
+void store_process(struct store *s, const struct proc_row *r);
+void store_thread(struct store *s, uint32_t tid, uint32_t pid, const char *comm);
+void store_cpu_busy(struct store *s, uint32_t cpu, uint64_t bucket_ns, uint64_t busy_ns);
+void store_page_allocs(struct store *s, uint32_t pid, uint64_t bucket_ns,
+		       uint64_t pages, uint64_t allocs, uint64_t faults);
+void store_competitor(struct store *s, uint32_t pid, const char *comm, uint64_t bucket_ns,
+		      uint64_t cpu_ns, uint64_t preemptions);
+void store_sample(struct store *s, const struct sample_row *r);
+void store_stack(struct store *s, int64_t id, uint32_t pid, const struct frame_row *f, size_t n);
+void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name, size_t len);
+void store_session(struct store *s, const char *key, const char *value);
+
+/* Losses (losses table): add to a counter, or raise it to at least `value`. */
+void store_loss_add(struct store *s, const char *source, uint32_t pid, uint64_t delta);
+void store_loss_max(struct store *s, const char *source, uint32_t pid, uint64_t value);
+uint64_t store_loss_get(struct store *s, const char *source, uint32_t pid);
+
+/* Rows committed so far, for tests and benchmarks. */
+uint64_t store_committed_calls(struct store *s);
+
+#endif

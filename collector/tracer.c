@@ -1,0 +1,200 @@
+/*
+ * tracer.c — BPF lifecycle and the ring-buffer consumer.
+ *
+ * sched.bpf.o is loaded first and owns the shared maps (traced, events,
+ * drops); every other object reuses their fds before load.  If any part
+ * fails to load or attach, the whole tracer is closed and the collector
+ * runs CUDA-only, saying why.  The ring callback dispatches on the record's
+ * kind; after each full drain the process tree's epoch advances (see
+ * proc_tree_barrier).  Drop counters are summed over CPUs and stored as
+ * losses "bpf_ringbuf_<slot>".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "ingero/schema.h"
+#include "../bpf/traced.h"
+#include "proc_tree.h"
+#include "store.h"
+#include "tracer.h"
+
+static const char *const drop_names[DROP_NSLOTS] = {
+	[DROP_SCHED_SWITCH] = "sched_switch",
+	[DROP_CPU_BUSY] = "cpu_busy",
+	[DROP_FORK] = "fork",
+	[DROP_EXEC] = "exec",
+	[DROP_EXIT] = "exit",
+	[DROP_THREAD] = "thread",
+	[DROP_SAMPLE] = "sample",
+	[DROP_START_MAP] = "start_map",
+	[DROP_MEM_MAP] = "mem_map",
+	[DROP_COMP_MAP] = "competitor_map",
+	[DROP_STACK] = "stack_map",
+	[DROP_TRACED_MAP] = "traced_map",
+};
+
+uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("INGERO_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct tracer *t = ctx;
+	uint32_t kind;
+
+	if (len < sizeof(kind))
+		return 0;
+	memcpy(&kind, data, sizeof(kind));
+	t->events++;
+	switch (kind) {
+	case EV_OFF_CPU:
+	case EV_CPU_BUSY:
+		sched_event(t, data, len);
+		break;
+	case EV_FORK:
+	case EV_EXEC:
+	case EV_EXIT:
+	case EV_THREAD:
+		procs_event(t, data, len);
+		break;
+	case EV_SAMPLE:
+		samples_event(t, data, len);
+		break;
+	}
+	return 0;
+}
+
+struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *why, size_t whylen)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	t->store = st;
+	t->o = *o;
+	t->traced_fd = t->events_fd = t->drops_fd = -1;
+	libbpf_set_print(libbpf_quiet);
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "not running as root");
+		free(t);
+		return NULL;
+	}
+	if ((err = sched_attach(t))) {
+		snprintf(why, whylen, "cannot load the scheduler BPF programs (%s)", strerror(-err));
+		goto fail;
+	}
+	if ((err = procs_attach(t))) {
+		snprintf(why, whylen, "cannot load the process-tree BPF programs (%s)", strerror(-err));
+		goto fail;
+	}
+	if ((err = mem_attach(t))) {
+		snprintf(why, whylen, "cannot load the memory BPF programs (%s)", strerror(-err));
+		goto fail;
+	}
+	if (t->o.sample_hz && (err = samples_attach(t))) {
+		snprintf(why, whylen, "cannot attach the on-CPU sampler (%s)", strerror(-err));
+		goto fail;
+	}
+	t->rb = ring_buffer__new(t->events_fd, on_record, t, NULL);
+	if (!t->rb) {
+		snprintf(why, whylen, "cannot open the BPF ring buffer (%s)", strerror(errno));
+		goto fail;
+	}
+	proc_tree_enable_epochs();
+	return t;
+fail:
+	tracer_close(t);
+	return NULL;
+}
+
+int tracer_enroll(struct tracer *t, uint32_t pid)
+{
+	uint32_t one = 1;
+
+	if (!t)
+		return 0;
+	return bpf_map_update_elem(t->traced_fd, &pid, &one, BPF_ANY) ? -errno : 0;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms)
+{
+	/* records are submitted without wake-ups (traced.bpf.h): the poll mostly
+	 * times out, and consume() takes what accumulated */
+	int n = ring_buffer__poll(t->rb, timeout_ms);
+
+	if (n >= 0)
+		n += ring_buffer__consume(t->rb);
+
+	proc_tree_epoch_advance();
+	return n;
+}
+
+static void flush_drops(struct tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v;
+
+	if (ncpu <= 0 || t->drops_fd < 0)
+		return;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return;
+	for (uint32_t slot = 0; slot < DROP_NSLOTS; slot++) {
+		uint64_t sum = 0;
+		char name[64];
+
+		if (bpf_map_lookup_elem(t->drops_fd, &slot, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += v[c];
+		snprintf(name, sizeof name, INGERO_LOSS_RINGBUF_PREFIX "%s", drop_names[slot]);
+		store_loss_max(t->store, name, 0, sum);
+		if (!sum)
+			store_loss_add(t->store, name, 0, 0);
+	}
+	free(v);
+}
+
+void tracer_flush(struct tracer *t, int final)
+{
+	if (!t)
+		return;
+	if (final)
+		ring_buffer__consume(t->rb);
+	sched_flush(t, final);
+	mem_flush(t, final);
+	flush_drops(t);
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	samples_detach(t);
+	mem_detach(t);
+	procs_detach(t);
+	sched_detach(t);
+	free(t);
+}

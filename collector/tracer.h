@@ -1,0 +1,69 @@
+/*
+ * tracer.h — the kernel side of the collector: loads the BPF objects
+ * (the bpf folder), shares their common maps, consumes the ring buffer and
+ * drains the in-kernel aggregates into the store.  One loader file per
+ * object, libbpf-tools style: sched.c, procs.c, mem.c, samples.c.
+ */
+#ifndef INGERO_COLLECTOR_TRACER_H
+#define INGERO_COLLECTOR_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+struct symbolizer;
+
+struct tracer_opts {
+	uint64_t bucket_ns;     /* aggregation bucket width */
+	unsigned sample_hz;     /* on-CPU sampling rate; 0 = off */
+};
+
+struct tracer {
+	struct store *store;
+	struct tracer_opts o;
+	int traced_fd, events_fd, drops_fd;
+	struct ring_buffer *rb;
+	struct sched_bpf *sched;
+	struct proc_bpf *proc;
+	struct mem_bpf *mem;
+	struct samples_bpf *samples;
+	int ncpus;
+	int *perf_fds;
+	struct bpf_link **perf_links;
+	struct symbolizer *sym;
+	uint64_t events;        /* records consumed */
+};
+
+/* NULL when BPF is unavailable; `why` then says why (for the CUDA-only notice). */
+struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *why, size_t whylen);
+int tracer_enroll(struct tracer *t, uint32_t pid);
+int tracer_poll(struct tracer *t, int timeout_ms);      /* consume the ring */
+void tracer_flush(struct tracer *t, int final);         /* aggregates + loss counters */
+void tracer_close(struct tracer *t);
+
+/* per-object loaders and handlers */
+int sched_attach(struct tracer *t);
+void sched_event(struct tracer *t, const void *data, size_t len);
+void sched_flush(struct tracer *t, int final);
+void sched_detach(struct tracer *t);
+
+int procs_attach(struct tracer *t);
+void procs_event(struct tracer *t, const void *data, size_t len);
+void procs_detach(struct tracer *t);
+
+int mem_attach(struct tracer *t);
+void mem_flush(struct tracer *t, int final);
+void mem_detach(struct tracer *t);
+
+int samples_attach(struct tracer *t);
+void samples_event(struct tracer *t, const void *data, size_t len);
+void samples_detach(struct tracer *t);
+
+uint64_t mono_now_ns(void);
+
+struct bpf_map;
+/* Point another object's shared maps at sched.bpf.c's (before its load). */
+int tracer_share_maps(struct tracer *t, struct bpf_map *traced, struct bpf_map *events,
+		      struct bpf_map *drops);
+
+#endif
