@@ -204,9 +204,13 @@ static void stage(uint64_t ns)
 		sim_spin(ns);
 		break;
 	default: {
+		/* thread CPU time is a system call; the monotonic clock is not (vDSO),
+		 * so spin on the latter and check the former every 20 µs */
 		uint64_t end = thread_cpu_ns() + ns;
-		while (thread_cpu_ns() < end)
-			;
+		for (uint64_t cpu = thread_cpu_ns(); cpu < end; cpu = thread_cpu_ns()) {
+			uint64_t left = end - cpu;
+			sim_spin(left < 20000 ? left : 20000);
+		}
 	}
 	}
 }
