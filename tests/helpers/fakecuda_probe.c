@@ -54,9 +54,9 @@ static void need(cudaError_t e, const char *what)
 
 static void kernel_stub(void) {}
 
-#define KERNEL_MS 4.0      /* FAKECUDA_KERNEL_US=4000 */
-#define GBPS_PINNED 1.0    /* 64 MiB: 67 ms */
-#define GBPS_PAGEABLE 0.5  /* 64 MiB: 134 ms */
+#define KERNEL_MS 20.0     /* FAKECUDA_KERNEL_US=20000 */
+#define GBPS_PINNED 0.5    /* 64 MiB: 134 ms */
+#define GBPS_PAGEABLE 0.25 /* 64 MiB: 268 ms */
 #define COPY_BYTES (64u << 20)
 
 static void launches(int n, cudaStream_t s)
