@@ -158,6 +158,14 @@ static struct CUfunc_st **funcs;
 static size_t n_funcs, cap_funcs;
 static pthread_mutex_t funcs_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* a fork while another thread holds the lock must not leave the child's copy locked */
+static void funcs_lock_take(void) { pthread_mutex_lock(&funcs_lock); }
+static void funcs_lock_drop(void) { pthread_mutex_unlock(&funcs_lock); }
+__attribute__((constructor)) static void funcs_register_fork(void)
+{
+	pthread_atfork(funcs_lock_take, funcs_lock_drop, funcs_lock_drop);
+}
+
 EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
 	if (!module) return CUDA_ERROR_INVALID_VALUE;

@@ -149,6 +149,14 @@ static struct kernel kernels[MAX_KERNELS];
 static unsigned n_kernels;         /* entries below it are complete (release/acquire) */
 static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* a fork while another thread holds the lock must not leave the child's copy locked */
+static void kernels_lock_take(void) { pthread_mutex_lock(&kernels_lock); }
+static void kernels_lock_drop(void) { pthread_mutex_unlock(&kernels_lock); }
+__attribute__((constructor)) static void kernels_register_fork(void)
+{
+	pthread_atfork(kernels_lock_take, kernels_lock_drop, kernels_lock_drop);
+}
+
 static struct kernel *kernel_find(const void *host)
 {
 	unsigned n = __atomic_load_n(&n_kernels, __ATOMIC_ACQUIRE);
