@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,6 +166,15 @@ static void step(const char *batch, size_t bytes, void *dev, void *pinned, cudaS
 	CUDA_CALL_PT(CUDA_STREAM_SYNCHRONIZE, cudaStreamSynchronize(stream), cudaStreamSynchronize_ptsz(stream));
 }
 
+/* CPU time of this process: on-CPU in the gaps (inline) vs blocked (workers) */
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static const char *mode_name(enum mode m)
 {
 	return m == MODE_WORKERS ? "workers" : m == MODE_INLINE ? "inline" : "direct";
@@ -199,7 +209,7 @@ int main(int argc, char **argv)
 
 	if (opt.mode == MODE_WORKERS)
 		pool = pool_start(&d, bytes, dev);
-	double t1 = now_s();
+	double t1 = now_s(), c1 = cpu_s();
 	size_t per_array = d.bytes / bytes;
 	for (unsigned b = 0; b < opt.batches; b++) {
 		if (opt.mode == MODE_WORKERS) {
@@ -214,7 +224,7 @@ int main(int argc, char **argv)
 			step(d.data + (b % per_array) * bytes, bytes, dev, pinned, stream);
 		}
 	}
-	double t2 = now_s();
+	double t2 = now_s(), c2 = cpu_s();
 	if (pool)
 		rc = pool_finish(pool);
 	if (pinned)
@@ -222,9 +232,9 @@ int main(int argc, char **argv)
 	CUDA_CALL(CUDA_FREE, cudaFree(dev));
 	truth_write("main", opt.batches);
 	printf("starve: mode=%s workers=%u batches=%u batch=%.1f MiB pinned=%s: loop %.3f s (%.2f ms/batch), "
-	       "setup %.3f s%s\n",
+	       "setup %.3f s, main cpu in loop %.3f s%s\n",
 	       mode_name(opt.mode), opt.mode == MODE_WORKERS ? opt.workers : 0, opt.batches,
 	       (double)bytes / (1 << 20), opt.pin ? "yes" : "no", t2 - t1, (t2 - t1) * 1e3 / opt.batches,
-	       t1 - t0, rc ? " (a worker failed)" : "");
+	       t1 - t0, c2 - c1, rc ? " (a worker failed)" : "");
 	return rc;
 }
