@@ -15,7 +15,7 @@ TRUTH=$T/truth.txt
 export INGERO_ENDPOINT="ipc://$T/ingero.sock"
 
 "$B/ingero-collector" -o "$DB" -- "$B/tests/starve" --mode workers --workers 4 \
-	--batches 40 --truth "$TRUTH" >"$T/out.txt" 2>"$T/err.txt"
+	--batches 40 --rows 16384 --array-mb 64 --truth "$TRUTH" >"$T/out.txt" 2>"$T/err.txt"
 rc=$?
 check_eq "collector exits with the workload's exit code" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/err.txt" | tail -n 20
