@@ -104,6 +104,7 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 		proc_tree_fork(e->pid, e->ppid, e->traced);
 		if (!e->traced)
 			return;
+		samples_fork(t, e->pid, e->ppid);
 		r.ppid = e->ppid;
 		r.comm = comm;
 		r.start_ns = (int64_t)e->ts_ns;
@@ -111,6 +112,7 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 		store_thread(t->store, e->pid, e->pid, comm);
 		break;
 	case EV_EXEC:
+		samples_exec(t, e->pid);
 		r.comm = comm;
 		if (read_exe(e->pid, exe, sizeof exe) == 0)
 			r.exe = exe;
@@ -171,6 +173,7 @@ static void enroll_one(struct tracer *t, struct store *st, uint32_t pid)
 
 	tracer_enroll(t, pid);
 	proc_tree_set_traced(pid);
+	samples_enroll(t, pid);
 	r.ppid = proc_tree_ppid(pid);
 	snprintf(path, sizeof path, "/proc/%u/comm", pid);
 	read_comm(path, comm, sizeof comm);

@@ -1,0 +1,34 @@
+/*
+ * symbolize.h — addresses to names: user addresses through the process's
+ * /proc/PID/maps and the ELF symbol tables of the mapped files, kernel
+ * addresses through /proc/kallsyms.  Names are demangled when they are C++.
+ */
+#ifndef INGERO_COLLECTOR_SYMBOLIZE_H
+#define INGERO_COLLECTOR_SYMBOLIZE_H
+
+#include <stdint.h>
+
+struct symbolizer;
+
+struct sym_result {
+	const char *symbol;   /* NULL when unknown; owned by the symbolizer */
+	const char *module;   /* mapped file path, "[kernel]", or NULL */
+	uint64_t offset;      /* ip - symbol start, or ip - module base when no symbol */
+};
+
+struct symbolizer *sym_new(void);
+void sym_free(struct symbolizer *s);
+
+/* Read pid's maps now (call while it is alive: at enrolment, exec, first sample). */
+void sym_load_pid(struct symbolizer *s, uint32_t pid);
+/* A forked child starts with its parent's mappings. */
+void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent);
+/* exec replaced the image: forget the old mappings. */
+void sym_exec(struct symbolizer *s, uint32_t pid);
+
+void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r);
+/* 1 when addr, in pid's code, follows a call instruction. */
+int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr);
+void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r);
+
+#endif
