@@ -1,0 +1,148 @@
+#!/bin/sh
+# gate_cli.sh — the CI gate through its command line (scripts/ingero-gate →
+# ingero-analyze gate), on report.db files from tests/helpers/gen_reportdb:
+#   identical runs pass; 20 seeded pairs of equal-but-noisy runs pass;
+#   an injected regression (every cudaStreamSynchronize 2x slower) fails
+#   with exit 1 and names the API in the table; a saved JSON baseline judges
+#   like the database it came from; Markdown, JUnit and JSON outputs are
+#   well formed; every usage or input error exits 2 with one line.
+. tests/lib.sh
+GEN=$B/tests/gen_reportdb
+GATE=scripts/ingero-gate
+export INGERO_ANALYZE="$B/ingero-analyze"
+if [ ! -x "$GEN" ] || [ ! -x "$INGERO_ANALYZE" ]; then
+	skip "gate tests need $GEN and $INGERO_ANALYZE (make)"
+	finish
+fi
+T=$(tmpdir)
+trap 'rm -rf "$T"' EXIT
+
+"$GEN" healthy "$T/base.db" --seed 1 --steps 200 >/dev/null 2>&1
+"$GEN" healthy "$T/same.db" --seed 2 --steps 200 >/dev/null 2>&1
+check "generator wrote the databases" test -s "$T/base.db" -a -s "$T/same.db"
+
+# --- identical and equal-but-noisy runs pass -------------------------------------------
+"$GATE" "$T/base.db" "$T/base.db" >"$T/out" 2>&1
+check_eq "identical runs pass (exit 0)" 0 $?
+check "identical runs: PASS headline" grep -q '^ingero-gate: PASS' "$T/out"
+
+fails=0
+for i in $(seq 1 20); do
+	"$GEN" healthy "$T/a.db" --seed $((100 + i)) --steps 200 >/dev/null 2>&1
+	"$GEN" healthy "$T/b.db" --seed $((200 + i)) --steps 200 >/dev/null 2>&1
+	"$GATE" "$T/a.db" "$T/b.db" >"$T/out" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fails=$((fails + 1))
+		sed 's/^/# /' "$T/out" | head -n 20
+	fi
+done
+check_eq "20 seeded pairs of equal runs all pass" 0 "$fails"
+
+# --- injected regression: every sync twice as slow ---------------------------------------
+cp "$T/same.db" "$T/slow.db"
+sqlite3 "$T/slow.db" "UPDATE cuda_calls SET dur_ns = dur_ns * 2
+	WHERE api = (SELECT id FROM apis WHERE name = 'cudaStreamSynchronize')"
+"$GATE" "$T/base.db" "$T/slow.db" --markdown "$T/gate.md" --junit "$T/gate.xml" >"$T/out" 2>"$T/err"
+check_eq "slower syncs fail (exit 1)" 1 $?
+check "FAIL headline" grep -q '^ingero-gate: FAIL' "$T/out"
+check "the table names the slower API's p50 as FAIL" \
+	grep -Eq '^  cudaStreamSynchronize p50 .* FAIL$' "$T/out"
+check "a one-line reason per regression" grep -q '^regression: cudaStreamSynchronize got slower' "$T/out"
+check "unchanged APIs are not blamed" sh -c "! grep -Eq '^  cudaMemcpyAsync p50 .* FAIL' '$T/out'"
+check "nothing on stderr" test ! -s "$T/err"
+
+# --- Markdown and JUnit ---------------------------------------------------------------------
+check "Markdown written with the table" grep -q '^| Check | Baseline | Current |' "$T/gate.md"
+check "Markdown says FAIL" grep -q '^## Ingero GPU perf gate: \*\*FAIL\*\*' "$T/gate.md"
+python3 - "$T/gate.xml" "$T/out" <<'EOF' >"$T/junit.txt" 2>&1
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+failed = [c for c in cases if c.find("failure") is not None]
+regressions = sum(1 for l in open(sys.argv[2]) if l.startswith("regression: "))
+assert int(suite.get("tests")) == len(cases), "tests count"
+assert int(suite.get("failures")) == len(failed) == regressions, (suite.get("failures"), len(failed), regressions)
+assert any(c.get("name") == "cudaStreamSynchronize p50" for c in failed), [c.get("name") for c in failed]
+print("junit ok", len(cases), len(failed))
+EOF
+check "JUnit XML parses; failures match the regressions" grep -q '^junit ok' "$T/junit.txt"
+[ -s "$T/junit.txt" ] && ! grep -q '^junit ok' "$T/junit.txt" && sed 's/^/# /' "$T/junit.txt"
+
+# --- JSON result ------------------------------------------------------------------------------
+"$GATE" --json "$T/base.db" "$T/slow.db" >"$T/res.json"
+check_eq "--json keeps the exit status" 1 $?
+check "--json result: verdict fail with the sync check" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "fail" and r["regressions"] >= 1
+assert any(c["check"] == "cudaStreamSynchronize p50" and c["verdict"] == "FAIL" for c in r["checks"])
+' "$T/res.json"
+
+# --- a saved baseline judges like its database -------------------------------------------------
+"$GATE" --save-baseline "$T/base.db" -o "$T/base.json" 2>"$T/err"
+check_eq "--save-baseline exits 0" 0 $?
+check "baseline file is a versioned JSON summary" python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["ingero_gate_baseline"] == 1 and b["apis"] and all("samples_ns" in a for a in b["apis"])
+' "$T/base.json"
+"$GATE" "$T/base.json" "$T/same.db" >/dev/null 2>&1
+check_eq "baseline.json vs an equal run: pass" 0 $?
+"$GATE" "$T/base.json" "$T/slow.db" >"$T/out.json" 2>&1
+check_eq "baseline.json vs slower syncs: regression" 1 $?
+"$GATE" "$T/base.db" "$T/slow.db" >"$T/out.db" 2>&1
+check_eq "same verdict lines from the JSON baseline as from the database" \
+	"$(grep -c '^regression:' "$T/out.db")" "$(grep -c '^regression:' "$T/out.json")"
+
+# --- thresholds: a config that tolerates 3x syncs passes; --set overrides ---------------------
+cat >"$T/gate.conf" <<'EOF'
+# syncs may double on this runner
+cudaStreamSynchronize.p50_growth_pct = 200
+cudaStreamSynchronize.p99_growth_pct = 200   # tail too
+calls_per_sec_drop_pct = off
+EOF
+"$GATE" --config "$T/gate.conf" "$T/base.db" "$T/slow.db" >"$T/out" 2>&1
+check_eq "a config tolerating the slowdown passes" 0 $?
+"$GATE" -c "$T/gate.conf" -s cudaStreamSynchronize.p50_growth_pct=20 "$T/base.db" "$T/slow.db" >/dev/null 2>&1
+check_eq "--set after --config wins" 1 $?
+"$GATE" -s cudaStreamSynchronize.ignore=yes -s calls_per_sec_drop_pct=off "$T/base.db" "$T/slow.db" >/dev/null 2>&1
+check_eq "an ignored API is not judged" 0 $?
+
+# --- usage and input errors: exit 2, one line ------------------------------------------------------
+printf 'garbage, not a report\n' >"$T/garbage"
+head -c 3000 "$T/base.db" >"$T/trunc.db"
+printf 'p50_growth = 20\n' >"$T/badkey.conf"
+usage_case() { # description, args...
+	d=$1
+	shift
+	"$GATE" "$@" >"$T/uo" 2>"$T/ue"
+	rc=$?
+	lines=$(wc -l <"$T/ue" | tr -d ' ')
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$T/uo" ]; then
+		ok "$d: exit 2, one line"
+	else
+		nok "$d: exit $rc, $lines stderr lines: $(head -c 200 "$T/ue")"
+	fi
+}
+usage_case "no arguments"
+usage_case "one argument" "$T/base.db"
+usage_case "three arguments" "$T/base.db" "$T/base.db" "$T/base.db"
+usage_case "unknown option" --frobnicate "$T/base.db" "$T/base.db"
+usage_case "missing baseline" "$T/nonexistent.db" "$T/base.db"
+usage_case "missing current" "$T/base.db" "$T/nonexistent.db"
+usage_case "garbage baseline" "$T/garbage" "$T/base.db"
+usage_case "truncated database" "$T/base.db" "$T/trunc.db"
+usage_case "unknown config key" --config "$T/badkey.conf" "$T/base.db" "$T/base.db"
+usage_case "missing config file" --config "$T/none.conf" "$T/base.db" "$T/base.db"
+usage_case "bad --set" --set p99_growth_pct=lots "$T/base.db" "$T/base.db"
+usage_case "--save-baseline without -o" --save-baseline "$T/base.db"
+usage_case "--config without a value" --config
+"$GATE" --config "$T/badkey.conf" "$T/base.db" "$T/base.db" 2>&1 | grep -q "badkey.conf:1: unknown key 'p50_growth'"
+check "a config error names the file, the line and the key" test $? -eq 0
+"$GATE" --help >"$T/help"
+check_eq "--help exits 0" 0 $?
+check "--help shows the usage" grep -q '^Usage: ingero-gate' "$T/help"
+finish
