@@ -1,0 +1,120 @@
+/*
+ * mcp_internal.h — what the MCP server's files share: the server state, the
+ * JSON-RPC error codes, the tool and prompt registries, and the builders of
+ * tool results.
+ *
+ *   mcp.c          command line, read loop, JSON-RPC dispatch, lifecycle
+ *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
+ *   mcp_schema.c   checks tool arguments against each tool's inputSchema
+ *   mcp_result.c   tool results: text with traced strings fenced as data,
+ *                  plus structuredContent
+ *   mcp_tools.c    the tools: each calls the analyzer's modules on a cached trace
+ *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
+ *   mcp_prompts.c  the `investigate` prompt
+ */
+#ifndef IA_MCP_INTERNAL_H
+#define IA_MCP_INTERNAL_H
+
+#include "per_process.h"
+#include "stats.h"
+#include "trace.h"
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stddef.h>
+
+/* JSON-RPC 2.0 error codes. */
+enum {
+	MCP_PARSE_ERROR = -32700,
+	MCP_INVALID_REQUEST = -32600,
+	MCP_METHOD_NOT_FOUND = -32601,
+	MCP_INVALID_PARAMS = -32602,
+	MCP_INTERNAL_ERROR = -32603,
+};
+
+#define MCP_PROTOCOL_LATEST "2025-06-18"
+#define MCP_DEFAULT_MAX_MESSAGE (4u << 20)
+
+struct mcp_sql;
+
+/* One loaded view of the trace (a filter) and what was computed on it.
+ * The server keeps the last one: an assistant asks several questions about
+ * the same window in a row. */
+struct mcp_view {
+	int loaded;
+	struct ia_filter filter;
+	struct ia_trace t;
+	int have_stats, have_pp;
+	struct ia_stats stats;
+	struct ia_per_process pp;
+};
+
+struct mcp_server {
+	const char *db_path;
+	sqlite3 *db;                  /* validated by ia_db_open, read-only */
+	struct mcp_sql *sql;          /* run_sql's own connection, opened on first use */
+	const char *protocol;         /* negotiated revision, NULL before initialize */
+	int initialized;              /* initialize answered */
+	int client_ready;             /* notifications/initialized received */
+	size_t max_message;
+	long sql_timeout_ms;
+	struct mcp_view view;
+};
+
+/* ---- tools (mcp_tools.c) ---- */
+struct mcp_tool {
+	const char *name, *title, *description;
+	const char *input_schema;     /* JSON text */
+	const char *output_schema;    /* JSON text, NULL = none */
+	/* Returns a CallToolResult (content + structuredContent, or isError). */
+	cJSON *(*call)(struct mcp_server *s, const cJSON *args);
+};
+extern const struct mcp_tool mcp_tools[];
+extern const size_t mcp_ntools;
+const struct mcp_tool *mcp_tool_find(const char *name);
+/* {"name","title","description","inputSchema","outputSchema","annotations"} */
+cJSON *mcp_tool_describe(const struct mcp_tool *t);
+void mcp_view_free(struct mcp_view *v);
+
+/* ---- arguments (mcp_schema.c) ---- */
+/* Checks args (an object or NULL) against a JSON Schema of the subset the
+ * tools use (object; properties of type string/integer/number/boolean with
+ * enum, minimum, maximum; required; additionalProperties false).  0 when it
+ * conforms; else -1 with a one-line reason. */
+int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
+
+/* ---- results (mcp_result.c) ---- */
+/* A successful result: `summary` (plain text written by us, no traced
+ * strings), then `data` printed as JSON inside a fenced block that tells
+ * the reader its strings were recorded from the traced program; `data` also
+ * becomes structuredContent (ownership taken). */
+cJSON *mcp_result_data(const char *summary, cJSON *data);
+/* A tool execution error: {"content":[{"type":"text","text":msg}],"isError":true}. */
+cJSON *mcp_result_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints JSON with '<', '>' and '&' escaped as \u003c… so that no string
+ * inside can close the data fence.  Caller frees. */
+char *mcp_json_fenced(const cJSON *data);
+
+/* ---- run_sql (mcp_sql.c) ---- */
+struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen);
+void mcp_sql_close(struct mcp_sql *q);
+/* Runs one read-only statement.  Returns {"columns","rows","row_count",
+ * "truncated","elapsed_ms"}, or NULL with a one-line reason. */
+cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeout_ms,
+		   char *err, size_t errlen);
+/* run_sql's description: what it allows, plus the schema (schema.h). */
+const char *mcp_sql_description(void);
+#define MCP_SQL_MAX_ROWS_DEFAULT 200
+#define MCP_SQL_MAX_ROWS_LIMIT 5000
+#define MCP_SQL_MAX_BYTES (1u << 20)   /* result text cap */
+
+/* ---- prompts (mcp_prompts.c) ---- */
+cJSON *mcp_prompts_list(void);
+/* The prompt's GetPromptResult, or NULL with a JSON-RPC error code and message. */
+cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON *args,
+		      int *code, char *err, size_t errlen);
+
+/* stderr log line, prefixed "ingero-analyze mcp: " */
+void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
