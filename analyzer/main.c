@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "gate.h"
+#include "mcp.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -53,6 +54,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "gate"))   /* own arguments: two inputs (gate.h) */
 		return ia_cmd_gate(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "mcp"))    /* MCP server over stdio (mcp.h) */
+		return ia_cmd_mcp(argc - 1, argv + 1);
 	struct ia_cli c;
 	memset(&c, 0, sizeof c);
 	c.cmd = "explain";
