@@ -1,0 +1,271 @@
+/*
+ * test_collector_store.c — the report.db writer (collector/store.c): schema
+ * and version, every table's rows, upsert and additive semantics, losses,
+ * the size cap, and a file that stands alone after close.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "ingero/api.h"
+#include "ingero/schema.h"
+#include "../../collector/store.h"
+#include "../helpers/collector_wire.h"
+
+static char path[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof path, "/tmp/ingero-store-test-%d.db", getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char side[300];
+
+	(void)state;
+	unlink(path);
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+	return 0;
+}
+
+static int64_t q(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void qs(const char *sql, char *out, size_t size)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	out[0] = 0;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void schema_and_apis(void **state)
+{
+	struct store *s = store_open(path, NULL);
+	int n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	store_close(s);
+	/* closed cleanly: the WAL was folded back into the file */
+	char wal[300];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	assert_true(access(wal, F_OK) != 0);
+#define COUNT_(id, e, name, cls) n++;
+	INGERO_API_LIST(COUNT_)
+#undef COUNT_
+	assert_int_equal(q("PRAGMA user_version"), INGERO_SCHEMA_VERSION);
+	assert_int_equal(q("SELECT count(*) FROM apis"), n);
+	assert_int_equal(q("SELECT count(*) FROM apis WHERE name='cudaStreamSynchronize' AND class='sync'"), 1);
+}
+
+static void calls_round_trip(void **state)
+{
+	struct store *s = store_open(path, NULL);
+	struct ingero_cuda_call *c = calloc(10000, sizeof(*c));
+	struct ingero_cuda_call l = tw_sample_call(INGERO_API_CU_LAUNCH_KERNEL, 10, 11, 99);
+
+	(void)state;
+	for (int i = 0; i < 10000; i++)
+		c[i] = tw_sample_call(INGERO_API_CUDA_MEMCPY_ASYNC, 10, 10 + i % 3, 1000 + i);
+	c[0].ret = -7;
+	c[0].stack_id = 0xffffffffffffffffull;
+	store_calls(s, c, 5000);
+	store_calls(s, c + 5000, 5000);
+	l.grid[0] = 8; l.block[0] = 128; l.block[1] = 1; l.block[2] = 1;
+	store_calls(s, &l, 1);
+	store_sync(s);
+	assert_int_equal(store_committed_calls(s), 10001);
+	/* readable while the writer is open (WAL) */
+	assert_int_equal(q("SELECT count(*) FROM cuda_calls"), 10001);
+	store_close(s);
+	assert_int_equal(q("SELECT ret FROM cuda_calls WHERE start_ns=1000"), -7);
+	assert_int_equal(q("SELECT stack_id FROM cuda_calls WHERE start_ns=1000"), -1);
+	assert_int_equal(q("SELECT grid_x FROM cuda_calls WHERE start_ns=1001"), -2);  /* NULL */
+	assert_int_equal(q("SELECT grid_x*1000+block_x FROM cuda_calls WHERE api=200"), 8128);
+	assert_int_equal(q("SELECT count(DISTINCT tid) FROM cuda_calls WHERE api=3"), 3);
+	free(c);
+}
+
+static void processes_upsert(void **state)
+{
+	struct store *s = store_open(path, NULL);
+	struct proc_row r = { .pid = 50, .ppid = 1, .comm = "sh", .start_ns = 100, .exit_ns = -1,
+			      .exit_code = -1, .made = -1, .dropped = -1 };
+	char buf[64];
+
+	(void)state;
+	store_process(s, &r);                       /* fork */
+	r = (struct proc_row){ .pid = 50, .ppid = -1, .comm = "python3", .exe = "/usr/bin/python3",
+			       .cmdline = "python3 x.py", .start_ns = -1, .exit_ns = -1,
+			       .exit_code = -1, .made = -1, .dropped = -1 };
+	store_process(s, &r);                       /* exec */
+	r = (struct proc_row){ .pid = 50, .ppid = 7, .start_ns = 555, .exit_ns = -1, .exit_code = -1,
+			       .made = 10, .dropped = 2, .announced = 1 };
+	store_process(s, &r);                       /* HELLO + COUNTS */
+	r.made = 8;                                 /* an older COUNTS arriving late */
+	r.dropped = 1;
+	store_process(s, &r);
+	r = (struct proc_row){ .pid = 50, .ppid = -1, .start_ns = -1, .exit_ns = 900, .exit_code = 3,
+			       .made = -1, .dropped = -1 };
+	store_process(s, &r);                       /* exit */
+	store_thread(s, 51, 50, "worker");
+	store_thread(s, 51, 50, NULL);              /* keeps the name */
+	store_close(s);
+	qs("SELECT comm||'|'||exe||'|'||cmdline FROM processes WHERE pid=50", buf, sizeof buf);
+	assert_string_equal(buf, "python3|/usr/bin/python3|python3 x.py");
+	assert_int_equal(q("SELECT ppid FROM processes WHERE pid=50"), 7);
+	assert_int_equal(q("SELECT start_ns FROM processes WHERE pid=50"), 100);   /* first wins */
+	assert_int_equal(q("SELECT made*100+dropped FROM processes WHERE pid=50"), 1002);
+	assert_int_equal(q("SELECT exit_ns*10+exit_code FROM processes WHERE pid=50"), 9003);
+	assert_int_equal(q("SELECT announced FROM processes WHERE pid=50"), 1);
+	qs("SELECT comm FROM threads WHERE tid=51", buf, sizeof buf);
+	assert_string_equal(buf, "worker");
+}
+
+static void kernel_rows_and_aggregates(void **state)
+{
+	struct store *s = store_open(path, NULL);
+	struct off_cpu_row o = { .pid = 5, .tid = 6, .next_pid = 0, .cpu = 1, .start_ns = 10,
+				 .runnable_ns = 15, .end_ns = 20, .preempted = 0 };
+	struct sample_row sr = { .pid = 5, .tid = 6, .cpu = 0, .ts_ns = 12, .stack_id = -5 };
+	struct frame_row f[2] = {
+		{ .kind = "native", .depth = 0, .ip = 0x1000, .symbol = "gather_rows",
+		  .module = "/bin/starve", .offset = 4, .line = -1 },
+		{ .kind = "kernel", .depth = 0, .ip = 0xffff0000, .symbol = "do_syscall_64",
+		  .module = "[kernel]", .offset = 9, .line = -1 },
+	};
+
+	(void)state;
+	store_off_cpu(s, &o);
+	store_cpu_busy(s, 0, 100, 30);
+	store_cpu_busy(s, 0, 100, 12);              /* the same bucket in two parts */
+	store_page_allocs(s, 5, 100, 8, 2, 1);
+	store_page_allocs(s, 5, 100, 4, 1, 0);
+	store_competitor(s, 9, "kworker", 100, 1000, 1);
+	store_competitor(s, 9, NULL, 100, 500, 2);
+	store_sample(s, &sr);
+	store_stack(s, -5, 5, f, 2);
+	store_stack(s, -5, 5, f, 2);                /* interned: stored once */
+	store_kernel(s, 5, 0x7000, "gemm_kernelXXX", 11);
+	store_session(s, "mode", "full");
+	store_session(s, "mode", "cuda-only");      /* latest wins */
+	store_close(s);
+	assert_int_equal(q("SELECT end_ns - runnable_ns FROM off_cpu"), 5);
+	assert_int_equal(q("SELECT busy_ns FROM cpu_busy"), 42);
+	assert_int_equal(q("SELECT pages*100+allocs*10+faults FROM page_allocs"), 1231);
+	assert_int_equal(q("SELECT cpu_ns+preemptions FROM competitors"), 1503);
+	assert_int_equal(q("SELECT count(*) FROM stacks"), 1);
+	assert_int_equal(q("SELECT count(*) FROM stack_frames WHERE stack_id=-5"), 2);
+	assert_int_equal(q("SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id=s.stack_id "
+			   "WHERE f.symbol='gather_rows'"), 1);
+	char buf[64];
+	qs("SELECT name FROM kernels", buf, sizeof buf);
+	assert_string_equal(buf, "gemm_kernel");
+	qs("SELECT value FROM session WHERE key='mode'", buf, sizeof buf);
+	assert_string_equal(buf, "cuda-only");
+	qs("SELECT comm FROM competitors", buf, sizeof buf);
+	assert_string_equal(buf, "kworker");
+}
+
+static void losses(void **state)
+{
+	struct store *s = store_open(path, NULL);
+
+	(void)state;
+	store_loss_add(s, INGERO_LOSS_MALFORMED, 7, 1);
+	store_loss_add(s, INGERO_LOSS_MALFORMED, 7, 2);
+	store_loss_max(s, INGERO_LOSS_PRELOAD_DROPPED, 8, 5);
+	store_loss_max(s, INGERO_LOSS_PRELOAD_DROPPED, 8, 3);   /* an older report */
+	store_loss_add(s, "bpf_ringbuf_fork", 0, 0);           /* watched, nothing lost */
+	assert_int_equal(store_loss_get(s, INGERO_LOSS_MALFORMED, 7), 3);
+	store_sync(s);
+	assert_int_equal(q("SELECT count FROM losses WHERE source='malformed_message' AND pid=7"), 3);
+	store_loss_add(s, INGERO_LOSS_MALFORMED, 7, 1);
+	store_close(s);
+	assert_int_equal(q("SELECT count FROM losses WHERE source='malformed_message' AND pid=7"), 4);
+	assert_int_equal(q("SELECT count FROM losses WHERE source='preload_dropped' AND pid=8"), 5);
+	assert_int_equal(q("SELECT count FROM losses WHERE source='bpf_ringbuf_fork'"), 0);
+}
+
+static void size_cap_drops_oldest(void **state)
+{
+	struct store_opts o = { .max_bytes = 2u << 20 };
+	struct store *s = store_open(path, &o);
+	struct ingero_cuda_call *c = calloc(20000, sizeof(*c));
+	int64_t kept, dropped, oldest;
+
+	(void)state;
+	for (int round = 0; round < 10; round++) {
+		for (int i = 0; i < 20000; i++)
+			c[i] = tw_sample_call(INGERO_API_CUDA_MEMCPY_ASYNC, 1, 1, round * 20000 + i + 1);
+		store_calls(s, c, 20000);
+		store_sync(s);
+		usleep(210000);   /* the writer checks the cap at most every 200 ms */
+	}
+	store_calls(s, c, 1);
+	store_sync(s);
+	store_close(s);
+	kept = q("SELECT count(*) FROM cuda_calls");
+	dropped = q("SELECT count FROM losses WHERE source='size_cap_rows'");
+	oldest = q("SELECT min(start_ns) FROM cuda_calls");
+	assert_true(kept < 200001);
+	assert_true(dropped > 0);
+	assert_int_equal(kept + dropped, 200001);
+	assert_true(oldest > 1);   /* the oldest went first */
+	assert_true(q("SELECT (page_count - freelist_count) * page_size FROM pragma_page_count, "
+		      "pragma_freelist_count, pragma_page_size") <= (int64_t)o.max_bytes + (1 << 20));
+	free(c);
+}
+
+static void bad_path_fails_cleanly(void **state)
+{
+	(void)state;
+	assert_null(store_open("/nonexistent-dir/x.db", NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(schema_and_apis, setup, teardown),
+		cmocka_unit_test_setup_teardown(calls_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(processes_upsert, setup, teardown),
+		cmocka_unit_test_setup_teardown(kernel_rows_and_aggregates, setup, teardown),
+		cmocka_unit_test_setup_teardown(losses, setup, teardown),
+		cmocka_unit_test_setup_teardown(size_cap_drops_oldest, setup, teardown),
+		cmocka_unit_test(bad_path_fails_cleanly),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
