@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include "db.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@ void ia_err(const char *fmt, ...)
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what)
 {
 	char err[512];
+	ia_phase("start");
 	sqlite3 *db = ia_db_open(c->db_path, err, sizeof err);
 	if (!db) {
 		ia_err("%s", err);

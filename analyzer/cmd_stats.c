@@ -100,6 +100,7 @@ int ia_cmd_stats(const struct ia_cli *c)
 	char err[512];
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
+	ia_phase("load");
 	if (ia_stats_compute(&t, &s) < 0) {
 		ia_err("out of memory");
 		ia_cli_unload(&t);
@@ -111,6 +112,7 @@ int ia_cmd_stats(const struct ia_cli *c)
 		ia_cli_unload(&t);
 		return IA_EXIT_ERROR;
 	}
+	ia_phase("stats+per-process");
 	int rc = IA_EXIT_OK;
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f) {

@@ -17,6 +17,9 @@
 /* Opens and validates PATH. On failure returns NULL with a one-line reason in err. */
 sqlite3 *ia_db_open(const char *path, char *err, size_t errlen);
 void ia_db_close(sqlite3 *db);
+/* A second read-only connection to an already validated file (for a scan
+ * on another thread); no checks repeated. */
+sqlite3 *ia_db_reopen(const char *path, char *err, size_t errlen);
 
 /* Prepares SQL; on failure a one-line reason in err, NULL returned. */
 sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errlen);

@@ -3,16 +3,22 @@
  *
  * Order of work: session (for the time origin and the window), apis,
  * processes (the -p subtree is resolved here), threads, then the two big
- * tables by one sequential scan each.  A scan without a time filter says
- * NOT INDEXED: walking the table b-tree in rowid order is several times
- * faster than walking the time index and looking every row up.  With a
- * window, the time index bounds the scan instead.  Rows are then sorted by
- * (start, thread, ...) unless they already are (the collector writes them
- * nearly in time order, so the check usually saves the sort).
+ * tables by one sequential scan each, the two scans on two threads with a
+ * connection each (NOMUTEX: no per-call locking).  A scan without a time
+ * filter says NOT INDEXED: walking the table b-tree in rowid order is
+ * several times faster than walking the time index and looking every row
+ * up.  With a window, the time index bounds the scan instead.
+ *
+ * Rows stay in storage order; a per-thread index (a counting sort by
+ * thread, then each thread's run checked and sorted by a total order only
+ * if needed) gives every analysis time order per thread.  A thread's rows
+ * are written in time order by the collector, so the check usually saves
+ * the sort, and no global 10M-row sort is ever needed.
  */
 #include "trace.h"
 
 #include "db.h"
+#include "scan.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -270,22 +276,10 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-static inline int thread_of(struct ia_trace *t, uint32_t tid, int pid, uint32_t *last_tid, int *last_th,
-			    size_t *tcap, size_t *pcap)
+/* Total orders on rows, so that everything downstream is independent of
+ * the order rows were stored in. */
+static int cmp_call(const struct ia_call *x, const struct ia_call *y)
 {
-	if (tid == *last_tid && *last_th >= 0)
-		return *last_th;
-	int th = ia_thread_index(t, tid);
-	if (th < 0)
-		th = add_thread(t, tid, pid, tcap, pcap);
-	*last_tid = tid;
-	*last_th = th;
-	return th;
-}
-
-static int cmp_call(const void *a, const void *b)
-{
-	const struct ia_call *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->th != y->th)
@@ -296,283 +290,192 @@ static int cmp_call(const void *a, const void *b)
 		return x->dur < y->dur ? -1 : 1;
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? -1 : 1;
-	return (int)x->stack - (int)y->stack;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static int cmp_off(const void *a, const void *b)
+static int cmp_off(const struct ia_off *x, const struct ia_off *y)
 {
-	const struct ia_off *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->th != y->th)
-		return x->th < y->th ? -1 : 1;
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
-	return x->runq < y->runq ? -1 : x->runq > y->runq;
+	if (x->runq != y->runq)
+		return x->runq < y->runq ? -1 : 1;
+	return x->th < y->th ? -1 : x->th > y->th;
 }
 
-/* Thread ids are assigned in the order threads were first seen, which
- * depends on row order; renumber them by tid so sorting and every output
- * are independent of it. */
-static int renumber_threads(struct ia_trace *t)
+static int cmp_call_ix(const void *a, const void *b, void *ctx)
 {
-	size_t n = t->nthreads;
-	uint32_t *order = malloc((n + 1) * sizeof *order), *newid = malloc((n + 1) * sizeof *newid);
-	struct ia_thread *sorted = malloc((n + 1) * sizeof *sorted);
-	if (!order || !newid || !sorted) {
-		free(order);
-		free(newid);
-		free(sorted);
-		return -1;
+	const struct ia_call *c = ctx;
+	int r = cmp_call(&c[*(const uint32_t *)a], &c[*(const uint32_t *)b]);
+	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static int cmp_off_ix(const void *a, const void *b, void *ctx)
+{
+	const struct ia_off *o = ctx;
+	int r = cmp_off(&o[*(const uint32_t *)a], &o[*(const uint32_t *)b]);
+	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* Creates the threads the scans met that the threads table lacks, their
+ * pid looked up through the by-tid indexes (rare: the collector writes a
+ * threads row for every tid it stores). */
+static int adopt_threads(struct ia_trace *t, const struct ia_scan_result *r, size_t *tcap, size_t *pcap,
+			 char *err, size_t errlen)
+{
+	sqlite3_stmt *q = NULL;
+	for (size_t i = 0; i < r->ntids; i++) {
+		if (ia_thread_index(t, r->tids[i]) >= 0)
+			continue;
+		if (!q && !(q = ia_db_prepare(t->db,
+				"SELECT coalesce((SELECT pid FROM cuda_calls WHERE tid = ?1 LIMIT 1),"
+				" (SELECT pid FROM off_cpu WHERE tid = ?1 LIMIT 1), ?1)", err, errlen)))
+			return -1;
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, r->tids[i]);
+		int pid = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : (int)r->tids[i];
+		if (add_thread(t, r->tids[i], pid, tcap, pcap) < 0) {
+			sqlite3_finalize(q);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	/* insertion sort is fine for thousands of threads; use qsort-like shell sort for more */
-	for (size_t gap = n / 2; gap > 0; gap /= 2)
-		for (size_t i = gap; i < n; i++)
-			for (size_t j = i; j >= gap && t->threads[order[j - gap]].tid > t->threads[order[j]].tid; j -= gap) {
-				uint32_t x = order[j];
-				order[j] = order[j - gap];
-				order[j - gap] = x;
-			}
-	struct maps *m = t->maps;
-	for (size_t i = 0; i < n; i++) {
-		newid[order[i]] = (uint32_t)i;
-		sorted[i] = t->threads[order[i]];
-		ia_map_put(&m->tid, sorted[i].tid, (uint32_t)i);
-	}
-	for (size_t i = 0; i < t->ncalls; i++)
-		t->calls[i].th = newid[t->calls[i].th];
-	for (size_t i = 0; i < t->noffs; i++) {
-		uint32_t pre = t->offs[i].th & IA_OFF_PREEMPTED;
-		t->offs[i].th = newid[t->offs[i].th & ~IA_OFF_PREEMPTED] | pre;
-	}
-	free(t->threads);
-	t->threads = sorted;
-	free(order);
-	free(newid);
+	sqlite3_finalize(q);
 	return 0;
 }
 
-/* Same for stacks: dense indexes in order of first appearance → by stack id. */
-static int renumber_stacks(struct ia_trace *t)
+static int cmp_tid(const void *a, const void *b)
 {
-	size_t n = t->nstacks;
-	if (n <= 1)
-		return 0;
-	uint32_t *order = malloc(n * sizeof *order), *newid = malloc(n * sizeof *newid);
-	uint64_t *ids = malloc(n * sizeof *ids);
-	if (!order || !newid || !ids) {
-		free(order);
-		free(newid);
-		free(ids);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	for (size_t gap = n / 2; gap > 0; gap /= 2)
-		for (size_t i = gap; i < n; i++)
-			for (size_t j = i; j >= gap && t->stack_ids[order[j - gap]] > t->stack_ids[order[j]]; j -= gap) {
-				uint32_t x = order[j];
-				order[j] = order[j - gap];
-				order[j - gap] = x;
-			}
-	for (size_t i = 0; i < n; i++) {
-		newid[order[i]] = (uint32_t)i;
-		ids[i] = t->stack_ids[order[i]];
-	}
-	for (size_t i = 0; i < t->ncalls; i++)
-		t->calls[i].stack = newid[t->calls[i].stack];
-	free(t->stack_ids);
-	t->stack_ids = ids;
-	free(order);
-	free(newid);
+	const struct ia_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int sort_threads(struct ia_trace *t)
+{
+	struct maps *m = t->maps;
+	qsort(t->threads, t->nthreads, sizeof *t->threads, cmp_tid);
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (ia_map_put(&m->tid, t->threads[i].tid, (uint32_t)i) < 0)
+			return -1;
 	return 0;
 }
 
-static int load_calls(struct ia_trace *t, char *err, size_t errlen, size_t *tcap, size_t *pcap)
+/* Raw tids -> thread indexes; rows of unselected processes (-p) dropped;
+ * per-thread spans and per-process call counts. */
+static int resolve_rows(struct ia_trace *t, struct ia_scan_result *r)
 {
 	struct maps *m = t->maps;
-	uint64_t maxrow;
-	if (query_u64(t->db, "SELECT max(rowid) FROM cuda_calls", 0, &maxrow, err, errlen) < 0)
-		return -1;
-	int windowed = t->from > 0 || t->to != UINT64_MAX;
-	const char *sql = windowed
-		? "SELECT tid, pid, api, start_ns, dur_ns, bytes, dir, flags, stack_id FROM cuda_calls "
-		  "WHERE start_ns >= ?1 AND start_ns < ?2"
-		: "SELECT tid, pid, api, start_ns, dur_ns, bytes, dir, flags, stack_id FROM cuda_calls NOT INDEXED";
-	sqlite3_stmt *st = ia_db_prepare(t->db, sql, err, errlen);
-	if (!st)
-		return -1;
-	if (windowed) {
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)t->from);
-		sqlite3_bind_int64(st, 2, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
-	}
-	/* max(rowid) is an upper bound on the row count: the array is allocated
-	 * once, and pages never written are never resident. */
-	size_t cap = windowed ? 0 : (size_t)maxrow + 1;
-	if (cap && !(t->calls = malloc(cap * sizeof *t->calls)))
-		cap = 0;
-	t->stack_ids = malloc(sizeof *t->stack_ids);
-	if (!t->stack_ids)
-		goto oom;
-	t->stack_ids[0] = 0;
-	t->nstacks = 1;
-	size_t scap = 1;
-	uint32_t last_tid = UINT32_MAX;
-	int last_th = -1;
-	uint64_t last_stack = 0;
-	uint32_t last_stack_idx = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
-		int th = thread_of(t, tid, sqlite3_column_int(st, 1), &last_tid, &last_th, tcap, pcap);
-		if (th < 0)
-			goto oom;
-		struct ia_thread *thr = &t->threads[th];
-		struct ia_proc *p = &t->procs[thr->proc];
+	t->stack_ids = r->stack_ids;
+	t->nstacks = r->nstacks;
+	r->stack_ids = NULL;
+	for (size_t i = 0; i < t->nstacks; i++)
+		if (ia_map_put(&m->stack, t->stack_ids[i], (uint32_t)i) < 0)
+			return -1;
+	t->calls = r->calls;
+	t->ncalls = r->ncalls;
+	r->calls = NULL;
+	uint32_t last_tid = UINT32_MAX, last_th = 0;
+	size_t w = 0;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		struct ia_call c = t->calls[i];
+		if (c.th != last_tid) {
+			last_tid = c.th;
+			last_th = (uint32_t)ia_thread_index(t, c.th);
+		}
+		struct ia_thread *th = &t->threads[last_th];
+		struct ia_proc *p = &t->procs[th->proc];
 		if (!p->selected)
 			continue;
-		if (t->ncalls == cap && ia_grow((void **)&t->calls, &cap, t->ncalls + 1, sizeof *t->calls) < 0)
-			goto oom;
-		struct ia_call *c = &t->calls[t->ncalls++];
-		sqlite3_int64 api = sqlite3_column_int64(st, 2);
-		c->api = api > 0 && api < INGERO_API_MAX ? (uint16_t)api : 0;
-		c->start = (uint64_t)sqlite3_column_int64(st, 3);
-		sqlite3_int64 d = sqlite3_column_int64(st, 4);
-		c->dur = d > 0 ? (uint64_t)d : 0;
-		c->bytes = (uint64_t)sqlite3_column_int64(st, 5);
-		c->dir = (uint8_t)sqlite3_column_int(st, 6);
-		c->flags = (uint8_t)sqlite3_column_int(st, 7);
-		c->th = (uint32_t)th;
-		uint64_t sid = (uint64_t)sqlite3_column_int64(st, 8);
-		if (sid == 0) {
-			c->stack = 0;
-		} else if (sid == last_stack) {
-			c->stack = last_stack_idx;
-		} else {
-			uint32_t idx = ia_map_get(&m->stack, sid);
-			if (idx == UINT32_MAX) {
-				if (ia_grow((void **)&t->stack_ids, &scap, t->nstacks + 1, sizeof *t->stack_ids) < 0 ||
-				    ia_map_put(&m->stack, sid, (uint32_t)t->nstacks) < 0)
-					goto oom;
-				idx = (uint32_t)t->nstacks;
-				t->stack_ids[t->nstacks++] = sid;
-			}
-			c->stack = idx;
-			last_stack = sid;
-			last_stack_idx = idx;
-		}
-		thr->ncalls++;
-		if (c->start < thr->first_ns)
-			thr->first_ns = c->start;
-		if (c->start + c->dur > thr->last_ns)
-			thr->last_ns = c->start + c->dur;
+		c.th = last_th;
+		t->calls[w++] = c;
+		th->ncalls++;
+		if (c.start < th->first_ns)
+			th->first_ns = c.start;
+		if (c.start + c.dur > th->last_ns)
+			th->last_ns = c.start + c.dur;
 		if (!p->calls && !(p->calls = calloc(INGERO_API_MAX, sizeof *p->calls)))
-			goto oom;
-		p->calls[c->api]++;
+			return -1;
+		p->calls[c.api]++;
 		p->ncalls++;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		ia_db_step_error(t->db, rc, err, errlen);
-		return -1;
-	}
-	return 0;
-oom:
-	sqlite3_finalize(st);
-	snprintf(err, errlen, "out of memory reading cuda_calls");
-	return -1;
-}
-
-/* How far back an interval may start and still overlap a window. */
-#define OFF_SLACK_NS (600ull * 1000000000ull)
-
-static int load_offs(struct ia_trace *t, char *err, size_t errlen, size_t *tcap, size_t *pcap)
-{
-	uint64_t maxrow;
-	if (query_u64(t->db, "SELECT max(rowid) FROM off_cpu", 0, &maxrow, err, errlen) < 0)
-		return -1;
-	int windowed = t->from > 0 || t->to != UINT64_MAX;
-	const char *sql = windowed
-		? "SELECT tid, pid, start_ns, end_ns, runnable_ns, preempted FROM off_cpu "
-		  "WHERE start_ns >= ?1 AND start_ns < ?2 AND end_ns > ?3"
-		: "SELECT tid, pid, start_ns, end_ns, runnable_ns, preempted FROM off_cpu NOT INDEXED";
-	sqlite3_stmt *st = ia_db_prepare(t->db, sql, err, errlen);
-	if (!st)
-		return -1;
-	if (windowed) {
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)(t->from > OFF_SLACK_NS ? t->from - OFF_SLACK_NS : 0));
-		sqlite3_bind_int64(st, 2, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)t->from);
-	}
-	size_t cap = windowed ? 0 : (size_t)maxrow + 1;
-	if (cap && !(t->offs = malloc(cap * sizeof *t->offs)))
-		cap = 0;
-	uint32_t last_tid = UINT32_MAX;
-	int last_th = -1;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
-		int th = thread_of(t, tid, sqlite3_column_int(st, 1), &last_tid, &last_th, tcap, pcap);
-		if (th < 0)
-			goto oom;
-		struct ia_thread *thr = &t->threads[th];
-		if (!t->procs[thr->proc].selected)
+	t->ncalls = w;
+	t->offs = r->offs;
+	t->noffs = r->noffs;
+	r->offs = NULL;
+	last_tid = UINT32_MAX;
+	w = 0;
+	for (size_t i = 0; i < t->noffs; i++) {
+		struct ia_off o = t->offs[i];
+		uint32_t tid = o.th & ~IA_OFF_PREEMPTED;
+		if (tid != last_tid) {
+			last_tid = tid;
+			last_th = (uint32_t)ia_thread_index(t, tid);
+		}
+		struct ia_thread *th = &t->threads[last_th];
+		if (!t->procs[th->proc].selected)
 			continue;
-		uint64_t s = (uint64_t)sqlite3_column_int64(st, 2);
-		uint64_t e = (uint64_t)sqlite3_column_int64(st, 3);
-		uint64_t r = (uint64_t)sqlite3_column_int64(st, 4);
-		if (e < s)   /* malformed row: never let it produce a negative duration */
-			e = s;
-		if (r < s)
-			r = s;
-		if (r > e)
-			r = e;
-		if (t->noffs == cap && ia_grow((void **)&t->offs, &cap, t->noffs + 1, sizeof *t->offs) < 0)
-			goto oom;
-		struct ia_off *o = &t->offs[t->noffs++];
-		o->start = s;
-		o->end = e;
-		o->runq = e - r > UINT32_MAX ? UINT32_MAX : (uint32_t)(e - r);
-		o->th = (uint32_t)th | (sqlite3_column_int(st, 5) ? IA_OFF_PREEMPTED : 0);
-		if (s < thr->first_ns)
-			thr->first_ns = s;
-		if (e > thr->last_ns)
-			thr->last_ns = e;
+		o.th = last_th | (o.th & IA_OFF_PREEMPTED);
+		t->offs[w++] = o;
+		if (o.start < th->first_ns)
+			th->first_ns = o.start;
+		if (o.end > th->last_ns)
+			th->last_ns = o.end;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		ia_db_step_error(t->db, rc, err, errlen);
-		return -1;
-	}
+	t->noffs = w;
 	return 0;
-oom:
-	sqlite3_finalize(st);
-	snprintf(err, errlen, "out of memory reading off_cpu");
-	return -1;
 }
 
-static int index_offs_by_thread(struct ia_trace *t)
+/* Per-thread index of rows (a stable counting sort by thread), each
+ * thread's run then put in time order when it is not already. */
+static uint32_t *index_by_thread(struct ia_trace *t, int calls)
 {
-	t->off_by_th = malloc((t->noffs + 1) * sizeof *t->off_by_th);
-	if (!t->off_by_th)
-		return -1;
-	for (size_t i = 0; i < t->nthreads; i++)
-		t->threads[i].off_n = 0;
-	for (size_t i = 0; i < t->noffs; i++)
-		t->threads[t->offs[i].th & ~IA_OFF_PREEMPTED].off_n++;
+	size_t n = calls ? t->ncalls : t->noffs;
+	uint32_t *ix = malloc((n + 1) * sizeof *ix);
+	if (!ix)
+		return NULL;
+	uint32_t *first = malloc((t->nthreads + 1) * sizeof *first), *cnt = calloc(t->nthreads + 1, sizeof *cnt);
+	if (!first || !cnt) {
+		free(ix);
+		free(first);
+		free(cnt);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		cnt[calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_PREEMPTED]++;
 	uint32_t pos = 0;
 	for (size_t i = 0; i < t->nthreads; i++) {
-		t->threads[i].off_first = pos;
-		pos += t->threads[i].off_n;
-		t->threads[i].off_n = 0;
+		first[i] = pos;
+		pos += cnt[i];
+		if (calls) {
+			t->threads[i].call_first = first[i];
+			t->threads[i].call_n = cnt[i];
+		} else {
+			t->threads[i].off_first = first[i];
+			t->threads[i].off_n = cnt[i];
+		}
+		cnt[i] = 0;
 	}
-	for (size_t i = 0; i < t->noffs; i++) {
-		struct ia_thread *th = &t->threads[t->offs[i].th & ~IA_OFF_PREEMPTED];
-		t->off_by_th[th->off_first + th->off_n++] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t th = calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_PREEMPTED;
+		ix[first[th] + cnt[th]++] = (uint32_t)i;
 	}
-	return 0;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		uint32_t *seg = ix + first[i];
+		size_t m = cnt[i];
+		int sorted = 1;
+		for (size_t k = 1; k < m && sorted; k++)
+			sorted = calls ? cmp_call(&t->calls[seg[k - 1]], &t->calls[seg[k]]) <= 0
+				       : cmp_off(&t->offs[seg[k - 1]], &t->offs[seg[k]]) <= 0;
+		if (!sorted)
+			qsort_r(seg, m, sizeof *seg, calls ? cmp_call_ix : cmp_off_ix,
+				calls ? (void *)t->calls : (void *)t->offs);
+	}
+	free(first);
+	free(cnt);
+	return ix;
 }
 
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
@@ -599,26 +502,25 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	t->host = (char *)ia_session(t, "host");
 	t->gpu = (char *)ia_session(t, "gpu");
 	t->mode = (char *)ia_session(t, "mode");
-	if ((what & IA_LOAD_CALLS) && load_calls(t, err, errlen, &tcap, &pcap) < 0)
+
+	struct ia_scan_result r;
+	ia_phase("small-tables");
+	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
-	if ((what & IA_LOAD_OFFCPU) && load_offs(t, err, errlen, &tcap, &pcap) < 0)
+	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0) {
+		ia_scan_result_free(&r);
 		return -1;
-	if (renumber_threads(t) < 0 || renumber_stacks(t) < 0)
-		goto oom;
-	int sorted = 1;
-	for (size_t i = 1; i < t->ncalls && sorted; i++)
-		if (cmp_call(&t->calls[i - 1], &t->calls[i]) > 0)
-			sorted = 0;
-	if (!sorted)
-		qsort(t->calls, t->ncalls, sizeof *t->calls, cmp_call);
-	sorted = 1;
-	for (size_t i = 1; i < t->noffs && sorted; i++)
-		if (cmp_off(&t->offs[i - 1], &t->offs[i]) > 0)
-			sorted = 0;
-	if (!sorted)
-		qsort(t->offs, t->noffs, sizeof *t->offs, cmp_off);
-	if (index_offs_by_thread(t) < 0)
-		goto oom;
+	}
+	int rc = 0;
+	if (sort_threads(t) < 0 || resolve_rows(t, &r) < 0 ||
+	    !(t->call_by_th = index_by_thread(t, 1)) || !(t->off_by_th = index_by_thread(t, 0))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	ia_scan_result_free(&r);
+	if (rc)
+		return -1;
+	ia_phase("resolve+index");
 	t->first_ns = UINT64_MAX;
 	t->last_ns = 0;
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -630,9 +532,6 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	if (t->first_ns == UINT64_MAX)
 		t->first_ns = t->last_ns = t->t0;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 void ia_trace_free(struct ia_trace *t)
@@ -662,6 +561,7 @@ void ia_trace_free(struct ia_trace *t)
 	free(t->calls);
 	free(t->offs);
 	free(t->off_by_th);
+	free(t->call_by_th);
 	free(t->stack_ids);
 	memset(t, 0, sizeof *t);
 }

@@ -4,11 +4,10 @@
  *
  * The two big tables are read once each, by a sequential scan in storage
  * order (index-ordered scans cost a b-tree lookup per row), into fixed-size
- * records, then sorted by time in memory when they are not already; the
- * result does not depend on the order rows were stored in.  A CUDA call is
- * 32 bytes and an off-CPU interval 24, so 10M of each stay well under 1 GB.
- * Off-CPU intervals are also indexed per thread (a permutation, 4 bytes a
- * row) so that "what was thread T doing in [a, b)" is a binary search.
+ * records.  A CUDA call is 32 bytes and an off-CPU interval 24, so 10M of
+ * each stay well under 1 GB.  Both are indexed per thread in time order (a
+ * permutation, 4 bytes a row), so "what was thread T doing in [a, b)" is a
+ * binary search, and nothing depends on the order rows were stored in.
  *
  * Small tables (session, processes, threads, apis) are read whole.  The
  * filter (time window, process subtree) is applied while reading, so every
@@ -51,6 +50,7 @@ struct ia_thread {
 	char comm[32];
 	uint64_t first_ns, last_ns;   /* first and last evidence of this thread */
 	uint32_t off_first, off_n;    /* its intervals: trace.off_by_th[off_first .. +off_n) */
+	uint32_t call_first, call_n;  /* its calls: trace.call_by_th[call_first .. +call_n) */
 	uint64_t ncalls;
 };
 
@@ -76,8 +76,9 @@ struct ia_trace {
 	int cpus;             /* session.cpus, 0 = unknown */
 	char *command, *host, *gpu, *mode;
 
-	struct ia_call *calls; size_t ncalls;      /* sorted by start */
-	struct ia_off *offs; size_t noffs;         /* sorted by start */
+	struct ia_call *calls; size_t ncalls;      /* in storage order: reach them by thread */
+	struct ia_off *offs; size_t noffs;         /* in storage order: reach them by thread */
+	uint32_t *call_by_th;                      /* calls indexes grouped by thread, by start */
 	uint32_t *off_by_th;                       /* offs indexes grouped by thread, by start */
 	struct ia_thread *threads; size_t nthreads;
 	struct ia_proc *procs; size_t nprocs;

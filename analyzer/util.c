@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static char *fmt3(char *buf, size_t len, double v, const char *unit)
 {
@@ -272,4 +273,22 @@ int ia_grow(void **p, size_t *cap, size_t need, size_t sz)
 	*p = n;
 	*cap = c;
 	return 0;
+}
+
+void ia_phase(const char *name)
+{
+	static int on = -1;
+	static struct timespec last;
+	struct timespec now;
+	if (on < 0) {
+		const char *e = getenv("INGERO_ANALYZE_TIMING");
+		on = e && *e == '1';
+	}
+	if (!on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (last.tv_sec)
+		fprintf(stderr, "phase %s %.3f\n", name,
+			(double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
+	last = now;
 }

@@ -53,3 +53,7 @@ static inline uint64_t ia_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_
 }
 
 #endif
+
+/* With INGERO_ANALYZE_TIMING=1 in the environment, prints "phase NAME
+ * SECONDS" (time since the previous mark) on stderr; for profiling. */
+void ia_phase(const char *name);

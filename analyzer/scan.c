@@ -1,0 +1,469 @@
+/*
+ * scan.c — the two big tables read in rowid chunks by two threads.
+ *
+ * Why this shape: a full scan of a 10M-row table costs SQLite ~300 ns a row
+ * (b-tree walk, record decoding, one API call per column), and one scan per
+ * table on its own thread leaves a core idle once the shorter table is done.
+ * So each table is cut into rowid ranges of ~1M rows ("WHERE rowid BETWEEN"
+ * is a b-tree seek), and two workers, each with its own read-only
+ * connection, take chunks from a shared counter until none is left.  Every
+ * chunk writes into its own slice of one array sized by the rowid span
+ * (pages never written are never resident), then slices are packed.
+ * SQLite's global memory statistics are turned off (db.c; its mutex
+ * serialises the two threads otherwise).  Memory-mapped I/O would save a
+ * copy per page but counts the whole mapped file in the resident set.
+ *
+ * With a time window the time index bounds one query per table instead
+ * (windows are usually small; the chunked path is for whole-trace scans).
+ */
+#include "scan.h"
+
+#include "db.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_ROWS 1000000
+#define NWORKERS 2
+/* How far back an off-CPU interval may start and still overlap a window. */
+#define OFF_SLACK_NS (600ull * 1000000000ull)
+
+struct chunk {
+	int calls;                 /* 1: cuda_calls, 0: off_cpu */
+	sqlite3_int64 lo, hi;      /* rowid range (whole-trace mode) */
+	void *rows;                /* fixed slice, or a growable buffer (window mode) */
+	size_t n, cap;
+	int own;                   /* rows is a buffer of our own */
+	struct ia_map tidpid;
+	uint64_t *sids;            /* distinct stack ids met, [0] = 0 */
+	size_t nsids, scap;
+	struct ia_map smap;
+	int failed;
+	char err[256];
+};
+
+struct job {
+	const char *path;
+	uint64_t from, to;
+	int windowed;
+	struct chunk *chunks;
+	size_t nchunks;
+	atomic_size_t next;
+};
+
+/* Rows are handed to an aggregate function (row_call / row_off) instead of
+ * being returned one sqlite3_step() at a time: the per-row step and
+ * column-API overhead goes away (~15 % of the scan).  The pid is not read
+ * per row; a tid the threads table does not know is looked up afterwards. */
+static const char *sql_for(int calls, int windowed)
+{
+	if (calls)
+		return windowed
+			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
+			  "WHERE start_ns >= ?1 AND start_ns < ?2"
+			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
+			  "WHERE rowid BETWEEN ?1 AND ?2";
+	return windowed
+		? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
+		  "WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
+		: "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
+		  "WHERE rowid BETWEEN ?1 AND ?2";
+}
+
+static int stack_index(struct chunk *c, uint64_t sid, uint32_t *out)
+{
+	uint32_t idx = ia_map_get(&c->smap, sid);
+	if (idx == UINT32_MAX) {
+		if (ia_grow((void **)&c->sids, &c->scap, c->nsids + 1, sizeof *c->sids) < 0 ||
+		    ia_map_put(&c->smap, sid, (uint32_t)c->nsids) < 0)
+			return -1;
+		idx = (uint32_t)c->nsids;
+		c->sids[c->nsids++] = sid;
+	}
+	*out = idx;
+	return 0;
+}
+
+/* Per-worker state the row functions reach through sqlite3_user_data(). */
+struct wstate {
+	struct chunk *c;
+	uint64_t last_sid;
+	uint32_t last_idx, last_tid;
+	int oom;
+};
+
+static int room(struct chunk *c, size_t sz)
+{
+	if (c->n < c->cap)
+		return 0;
+	if (!c->own)   /* a slice is sized by its rowid span: cannot overflow */
+		return -1;
+	return ia_grow(&c->rows, &c->cap, c->n + 1, sz);
+}
+
+static void note_tid(struct wstate *w, uint32_t tid)
+{
+	if (tid == w->last_tid)
+		return;
+	w->last_tid = tid;
+	if (ia_map_get(&w->c->tidpid, tid) == UINT32_MAX && ia_map_put(&w->c->tidpid, tid, 0) < 0)
+		w->oom = 1;
+}
+
+static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	struct wstate *w = sqlite3_user_data(ctx);
+	struct chunk *c = w->c;
+	if (w->oom || room(c, sizeof(struct ia_call)) < 0) {
+		w->oom = 1;
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	struct ia_call *x = (struct ia_call *)c->rows + c->n++;
+	uint32_t tid = (uint32_t)sqlite3_value_int64(v[0]);
+	note_tid(w, tid);
+	x->th = tid;
+	sqlite3_int64 api = sqlite3_value_int64(v[1]);
+	x->api = api > 0 && api < INGERO_API_MAX ? (uint16_t)api : 0;
+	x->start = (uint64_t)sqlite3_value_int64(v[2]);
+	sqlite3_int64 d = sqlite3_value_int64(v[3]);
+	x->dur = d > 0 ? (uint64_t)d : 0;
+	sqlite3_int64 by = sqlite3_value_int64(v[4]);
+	x->bytes = by > 0 ? (uint64_t)by : 0;
+	x->dir = (uint8_t)sqlite3_value_int(v[5]);
+	x->flags = (uint8_t)sqlite3_value_int(v[6]);
+	uint64_t sid = (uint64_t)sqlite3_value_int64(v[7]);
+	if (sid == 0) {
+		x->stack = 0;
+	} else if (sid == w->last_sid) {
+		x->stack = w->last_idx;
+	} else {
+		if (stack_index(c, sid, &w->last_idx) < 0) {
+			w->oom = 1;
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		w->last_sid = sid;
+		x->stack = w->last_idx;
+	}
+}
+
+static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	struct wstate *w = sqlite3_user_data(ctx);
+	struct chunk *c = w->c;
+	if (w->oom || room(c, sizeof(struct ia_off)) < 0) {
+		w->oom = 1;
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	struct ia_off *o = (struct ia_off *)c->rows + c->n++;
+	uint32_t tid = (uint32_t)sqlite3_value_int64(v[0]);
+	note_tid(w, tid);
+	uint64_t s = (uint64_t)sqlite3_value_int64(v[1]);
+	uint64_t e = (uint64_t)sqlite3_value_int64(v[2]);
+	uint64_t r = (uint64_t)sqlite3_value_int64(v[3]);
+	if (e < s)   /* a malformed row never yields a negative duration */
+		e = s;
+	if (r < s)
+		r = s;
+	if (r > e)
+		r = e;
+	o->start = s;
+	o->end = e;
+	o->runq = e - r > UINT32_MAX ? UINT32_MAX : (uint32_t)(e - r);
+	/* tids are < 2^22 (pid_max): the top bit carries "preempted" */
+	o->th = tid | (sqlite3_value_int(v[4]) ? IA_OFF_PREEMPTED : 0);
+}
+
+static void row_final(sqlite3_context *ctx)
+{
+	sqlite3_result_null(ctx);
+}
+
+static int run_chunk(struct job *j, struct chunk *c, sqlite3 *db, sqlite3_stmt *st, struct wstate *w)
+{
+	sqlite3_reset(st);
+	if (j->windowed) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)j->from);
+		sqlite3_bind_int64(st, 2, j->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)j->to);
+		if (!c->calls)
+			sqlite3_bind_int64(st, 3, (sqlite3_int64)(j->from > OFF_SLACK_NS ? j->from - OFF_SLACK_NS : 0));
+	} else {
+		sqlite3_bind_int64(st, 1, c->lo);
+		sqlite3_bind_int64(st, 2, c->hi);
+	}
+	if (c->calls) {
+		c->scap = 16;
+		if (!(c->sids = malloc(c->scap * sizeof *c->sids)))
+			return -1;
+		c->sids[0] = 0;
+		c->nsids = 1;
+	}
+	w->c = c;
+	w->last_sid = 0;
+	w->last_idx = 0;
+	w->last_tid = UINT32_MAX;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	if (w->oom)
+		return -1;
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(db, rc, c->err, sizeof c->err);
+		c->failed = 1;
+	}
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	char err[256] = "";
+	sqlite3 *db = ia_db_reopen(j->path, err, sizeof err);
+	sqlite3_stmt *st[2] = { NULL, NULL };
+	struct wstate w = { 0 };
+	if (db && (sqlite3_create_function(db, "ia_row_call", 8, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
+		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
+		sqlite3_close(db);
+		db = NULL;
+	}
+	for (;;) {
+		size_t i = atomic_fetch_add(&j->next, 1);
+		if (i >= j->nchunks)
+			break;
+		struct chunk *c = &j->chunks[i];
+		if (!db) {
+			snprintf(c->err, sizeof c->err, "%s", err);
+			c->failed = 1;
+			continue;
+		}
+		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed), c->err, sizeof c->err))) {
+			c->failed = 1;
+			continue;
+		}
+		if (run_chunk(j, c, db, st[c->calls], &w) < 0 && !c->failed) {
+			snprintf(c->err, sizeof c->err, "out of memory reading %s", c->calls ? "cuda_calls" : "off_cpu");
+			c->failed = 1;
+		}
+	}
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
+	sqlite3_close(db);
+	return NULL;
+}
+
+static int rowid_span(const char *path, const char *table, sqlite3_int64 *lo, sqlite3_int64 *hi,
+		      char *err, size_t errlen)
+{
+	sqlite3 *db = ia_db_reopen(path, err, errlen);
+	if (!db)
+		return -1;
+	char sql[96];
+	int rc = 0;
+	*lo = 1;
+	*hi = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		snprintf(sql, sizeof sql, "SELECT %s(rowid) FROM %s", k ? "max" : "min", table);
+		sqlite3_stmt *st = ia_db_prepare(db, sql, err, errlen);
+		if (!st) {
+			rc = -1;
+			break;
+		}
+		int s = sqlite3_step(st);
+		if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			*(k ? hi : lo) = sqlite3_column_int64(st, 0);
+		else if (s != SQLITE_ROW && s != SQLITE_DONE) {
+			ia_db_step_error(db, s, err, errlen);
+			rc = -1;
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
+		   struct ia_scan_result *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	struct job j;
+	memset(&j, 0, sizeof j);
+	j.path = path;
+	j.from = from;
+	j.to = to;
+	j.windowed = from > 0 || to != UINT64_MAX;
+	size_t cap = 0;
+	void *base[2] = { NULL, NULL };
+	sqlite3_int64 lo[2] = { 1, 1 }, hi[2] = { 0, 0 };
+	int rc = -1;
+	for (int calls = 1; calls >= 0; calls--) {
+		if (!(what & (calls ? IA_LOAD_CALLS : IA_LOAD_OFFCPU)))
+			continue;
+		size_t k0 = j.nchunks;
+		if (j.windowed) {
+			if (ia_grow((void **)&j.chunks, &cap, j.nchunks + 1, sizeof *j.chunks) < 0)
+				goto oom;
+			memset(&j.chunks[j.nchunks], 0, sizeof *j.chunks);
+			j.chunks[j.nchunks].calls = calls;
+			j.chunks[j.nchunks].own = 1;
+			j.nchunks++;
+			continue;
+		}
+		if (rowid_span(path, calls ? "cuda_calls" : "off_cpu", &lo[calls], &hi[calls], err, errlen) < 0)
+			goto out;
+		if (hi[calls] < lo[calls])
+			continue;
+		size_t span = (size_t)(hi[calls] - lo[calls] + 1);
+		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
+		if (!(base[calls] = malloc(span * sz)))
+			goto oom;
+		for (sqlite3_int64 a = lo[calls]; a <= hi[calls]; a += CHUNK_ROWS) {
+			if (ia_grow((void **)&j.chunks, &cap, j.nchunks + 1, sizeof *j.chunks) < 0)
+				goto oom;
+			struct chunk *c = &j.chunks[j.nchunks++];
+			memset(c, 0, sizeof *c);
+			c->calls = calls;
+			c->lo = a;
+			c->hi = a + CHUNK_ROWS - 1 < hi[calls] ? a + CHUNK_ROWS - 1 : hi[calls];
+			c->rows = (char *)base[calls] + (size_t)(a - lo[calls]) * sz;
+			c->cap = (size_t)(c->hi - c->lo + 1);
+		}
+		(void)k0;
+	}
+	pthread_t th[NWORKERS];
+	int started = 0;
+	for (int i = 0; i < NWORKERS - 1 && j.nchunks > 1; i++)
+		if (pthread_create(&th[started], NULL, worker, &j) == 0)
+			started++;
+	worker(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	ia_phase("scan");
+
+	for (size_t i = 0; i < j.nchunks; i++)
+		if (j.chunks[i].failed) {
+			snprintf(err, errlen, "%s", j.chunks[i].err);
+			goto out;
+		}
+	/* Stack ids of every chunk, sorted and unique. */
+	size_t nall = 1;
+	for (size_t i = 0; i < j.nchunks; i++)
+		nall += j.chunks[i].nsids;
+	if (!(r->stack_ids = malloc(nall * sizeof *r->stack_ids)))
+		goto oom;
+	r->stack_ids[0] = 0;
+	r->nstacks = 1;
+	for (size_t i = 0; i < j.nchunks; i++)
+		for (size_t k = 1; k < j.chunks[i].nsids; k++)
+			r->stack_ids[r->nstacks++] = j.chunks[i].sids[k];
+	qsort(r->stack_ids + 1, r->nstacks - 1, sizeof *r->stack_ids, cmp_u64);
+	size_t u = 1;
+	for (size_t i = 1; i < r->nstacks; i++)
+		if (r->stack_ids[i] != r->stack_ids[u - 1])
+			r->stack_ids[u++] = r->stack_ids[i];
+	r->nstacks = u;
+
+	/* Pack the slices, translating chunk stack indexes on the way. */
+	for (int calls = 1; calls >= 0; calls--) {
+		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
+		char *dst = base[calls];
+		size_t n = 0;
+		for (size_t i = 0; i < j.nchunks; i++) {
+			struct chunk *c = &j.chunks[i];
+			if (c->calls != calls)
+				continue;
+			if (c->own) {   /* window mode: the only chunk of its table */
+				base[calls] = c->rows;
+				c->rows = NULL;
+				dst = base[calls];
+				n = c->n;
+			} else {
+				if (dst + n * sz != (char *)c->rows)
+					memmove(dst + n * sz, c->rows, c->n * sz);
+				n += c->n;
+			}
+			if (calls && c->nsids > 1) {
+				uint32_t *remap = malloc(c->nsids * sizeof *remap);
+				if (!remap)
+					goto oom;
+				remap[0] = 0;
+				for (size_t k = 1; k < c->nsids; k++) {
+					uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, cmp_u64);
+					remap[k] = (uint32_t)(p - r->stack_ids);
+				}
+				struct ia_call *x = (struct ia_call *)dst + (n - c->n);
+				for (size_t k = 0; k < c->n; k++)
+					x[k].stack = remap[x[k].stack];
+				free(remap);
+			}
+		}
+		if (calls) {
+			r->calls = (struct ia_call *)base[calls];
+			r->ncalls = n;
+		} else {
+			r->offs = (struct ia_off *)base[calls];
+			r->noffs = n;
+		}
+		base[calls] = NULL;
+	}
+	/* tid -> pid, first chunk (lowest rowids) first. */
+	size_t tcap = 0;
+	struct ia_map seen = { 0 };
+	for (size_t i = 0; i < j.nchunks; i++) {
+		struct ia_map *m = &j.chunks[i].tidpid;
+		for (size_t k = 0; k < m->cap; k++) {
+			if (!m->vals[k] || ia_map_get(&seen, m->keys[k]) != UINT32_MAX)
+				continue;
+			size_t pcap = tcap;
+			if (ia_grow((void **)&r->tids, &tcap, r->ntids + 1, sizeof *r->tids) < 0 ||
+			    ia_grow((void **)&r->pids, &pcap, r->ntids + 1, sizeof *r->pids) < 0 ||
+			    ia_map_put(&seen, m->keys[k], 1) < 0) {
+				ia_map_free(&seen);
+				goto oom;
+			}
+			r->tids[r->ntids] = (uint32_t)m->keys[k];
+			r->pids[r->ntids++] = -1;   /* resolved by the loader when needed */
+		}
+	}
+	ia_map_free(&seen);
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	for (size_t i = 0; i < j.nchunks; i++) {
+		if (j.chunks[i].own)
+			free(j.chunks[i].rows);
+		free(j.chunks[i].sids);
+		ia_map_free(&j.chunks[i].tidpid);
+		ia_map_free(&j.chunks[i].smap);
+	}
+	free(j.chunks);
+	free(base[0]);
+	free(base[1]);
+	if (rc)
+		ia_scan_result_free(r);
+	return rc;
+}
+
+void ia_scan_result_free(struct ia_scan_result *r)
+{
+	free(r->calls);
+	free(r->offs);
+	free(r->stack_ids);
+	free(r->tids);
+	free(r->pids);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,26 @@
+/*
+ * scan.h — reading the two big tables (cuda_calls, off_cpu) fast.
+ *
+ * Internal to the trace loader.  Rows come back in storage order with the
+ * raw tid in the th field (off_cpu: | IA_OFF_PREEMPTED), stack ids reduced
+ * to indexes into a sorted table, and the tid -> pid pairs met.
+ */
+#ifndef IA_SCAN_H
+#define IA_SCAN_H
+
+#include "trace.h"
+
+struct ia_scan_result {
+	struct ia_call *calls; size_t ncalls;
+	struct ia_off *offs; size_t noffs;
+	uint64_t *stack_ids; size_t nstacks;   /* sorted, unique; [0] = 0 (no stack) */
+	uint32_t *tids; int *pids; size_t ntids;   /* tids met; pids -1 (not read per row) */
+};
+
+/* what: IA_LOAD_CALLS | IA_LOAD_OFFCPU.  [from, to) absolute; from = 0 and
+ * to = UINT64_MAX read everything.  0, or -1 with one line in err. */
+int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
+		   struct ia_scan_result *r, char *err, size_t errlen);
+void ia_scan_result_free(struct ia_scan_result *r);
+
+#endif
