@@ -62,6 +62,8 @@ enum ingero_api_class {
 	X(33,  CUDA_HOST_UNREGISTER,          "cudaHostUnregister",            FREE)   \
 	X(34,  CUDA_MALLOC_ASYNC,             "cudaMallocAsync",               ALLOC)  \
 	X(35,  CUDA_FREE_ASYNC,               "cudaFreeAsync",                 FREE)   \
+	X(36,  CUDA_MALLOC_ASYNC_PTSZ,        "cudaMallocAsync_ptsz",          ALLOC)  \
+	X(37,  CUDA_FREE_ASYNC_PTSZ,          "cudaFreeAsync_ptsz",            FREE)   \
 	X(200, CU_LAUNCH_KERNEL,              "cuLaunchKernel",                LAUNCH) \
 	X(201, CU_LAUNCH_KERNEL_PTSZ,         "cuLaunchKernel_ptsz",           LAUNCH) \
 	X(202, CU_LAUNCH_KERNEL_EX,           "cuLaunchKernelEx",              LAUNCH) \
@@ -92,7 +94,23 @@ enum ingero_api_class {
 	X(227, CU_MEM_FREE_HOST,              "cuMemFreeHost",                 FREE)   \
 	X(228, CU_MEM_HOST_UNREGISTER,        "cuMemHostUnregister",           FREE)   \
 	X(229, CU_GRAPH_LAUNCH,               "cuGraphLaunch",                 LAUNCH) \
-	X(230, CU_MEM_ALLOC_FROM_POOL_ASYNC,  "cuMemAllocFromPoolAsync",       ALLOC)
+	X(230, CU_MEM_ALLOC_FROM_POOL_ASYNC,  "cuMemAllocFromPoolAsync",       ALLOC)  \
+	X(231, CU_STREAM_WAIT_EVENT_PTSZ,     "cuStreamWaitEvent_ptsz",        WAIT)   \
+	X(232, CU_MEMCPY_PTDS,                "cuMemcpy_ptds",                 COPY)   \
+	X(233, CU_MEMCPY_ASYNC_PTSZ,          "cuMemcpyAsync_ptsz",            COPY)   \
+	X(234, CU_MEMCPY_HTOD_V2_PTDS,        "cuMemcpyHtoD_v2_ptds",          COPY)   \
+	X(235, CU_MEMCPY_DTOH_V2_PTDS,        "cuMemcpyDtoH_v2_ptds",          COPY)   \
+	X(236, CU_MEMCPY_DTOD_V2_PTDS,        "cuMemcpyDtoD_v2_ptds",          COPY)   \
+	X(237, CU_MEMCPY_HTOD_ASYNC_V2_PTSZ,  "cuMemcpyHtoDAsync_v2_ptsz",     COPY)   \
+	X(238, CU_MEMCPY_DTOH_ASYNC_V2_PTSZ,  "cuMemcpyDtoHAsync_v2_ptsz",     COPY)   \
+	X(239, CU_MEMCPY_DTOD_ASYNC_V2_PTSZ,  "cuMemcpyDtoDAsync_v2_ptsz",     COPY)   \
+	X(240, CU_MEMCPY_2D_ASYNC_V2_PTSZ,    "cuMemcpy2DAsync_v2_ptsz",       COPY)   \
+	X(241, CU_MEMSET_D8_ASYNC_PTSZ,       "cuMemsetD8Async_ptsz",          MEMSET) \
+	X(242, CU_MEMSET_D32_ASYNC_PTSZ,      "cuMemsetD32Async_ptsz",         MEMSET) \
+	X(243, CU_MEM_ALLOC_ASYNC_PTSZ,       "cuMemAllocAsync_ptsz",          ALLOC)  \
+	X(244, CU_MEM_FREE_ASYNC_PTSZ,        "cuMemFreeAsync_ptsz",           FREE)   \
+	X(245, CU_GRAPH_LAUNCH_PTSZ,          "cuGraphLaunch_ptsz",            LAUNCH) \
+	X(246, CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, "cuMemAllocFromPoolAsync_ptsz", ALLOC)
 
 enum ingero_api {
 	INGERO_API_NONE = 0,

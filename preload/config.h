@@ -1,0 +1,39 @@
+/*
+ * config.h (preload) — the library's settings, read once from the
+ * environment variables named in include/ingero/config.h.
+ */
+#ifndef INGERO_PRELOAD_CONFIG_H
+#define INGERO_PRELOAD_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ingero_preload_config {
+	bool disabled;             /* INGERO_DISABLE=1: pure pass-through */
+	bool debug;                /* INGERO_DEBUG=1 */
+	bool python;               /* INGERO_PYTHON (default on) */
+	uint32_t stack_classes;    /* bit (1 << enum ingero_api_class): stacks for that class */
+	uint32_t stack_depth;      /* native frames, 1..INGERO_WIRE_MAX_NATIVE; 0 = no native */
+	uint32_t launch_sample;    /* 1 launch stack in N; 0 = none */
+	uint64_t ring_events;      /* slots, power of two */
+	char endpoint[512];
+};
+
+extern struct ingero_preload_config ingero_cfg;
+
+/* Fills ingero_cfg from the environment (defaults for what is unset or bad;
+ * a bad value is reported on stderr when INGERO_DEBUG=1). */
+void ingero_config_load(void);
+
+/* "sync,copy" / "all" / "none" / "" → class mask; -1 on an unknown word. */
+int ingero_config_parse_classes(const char *s, uint32_t *mask);
+
+/* One line on stderr, only with INGERO_DEBUG=1. */
+void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define INGERO_DEFAULT_STACK_CLASSES ((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY))
+#define INGERO_DEFAULT_STACK_DEPTH   16
+#define INGERO_DEFAULT_LAUNCH_SAMPLE 64
+#define INGERO_DEFAULT_RING_EVENTS   65536
+
+#endif

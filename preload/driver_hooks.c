@@ -1,0 +1,201 @@
+/*
+ * driver_hooks.c — wrappers of libcuda entry points (launches from cuBLAS
+ * and cuBLASLt, driver copies, syncs, allocations) and the table that
+ * cuGetProcAddress and dlsym use to hand them out (driver_procaddr.c).
+ *
+ * Each wrapper is also exported under the driver's own symbol name, so a
+ * program that links libcuda and calls it directly is traced too.  The
+ * real function is whatever the driver returned when our wrapper was
+ * handed out (or, for direct calls, the next definition of the symbol).
+ */
+#include "driver_hooks.h"
+
+#include "pinned.h"
+
+/* DRVX: a wrapper whose forwarding expression is CALL (using fn_);
+ * DRV: the common case, forwarding ARGS unchanged. */
+#define DRVX(sym, API, PARAMS, CALL, FILL, KIND)                                              \
+	_Atomic(void *) ingero_drv_real_##sym;                                                 \
+	INGERO_EXPORT CUresult sym PARAMS                                                      \
+	{                                                                                      \
+		CUresult(*fn_) PARAMS =                                                        \
+			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
+		HOOK_CALL(API, CALL, CU_ERROR_NO_SYMBOL, FILL, KIND);                          \
+	}
+#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX(sym, API, PARAMS, fn_ ARGS, FILL, KIND)
+
+#define NOFILL (void)0
+#define STREAM(s_) (ev_.stream = (uint64_t)(uintptr_t)(s_), ev_.flags |= INGERO_FLAG_ASYNC)
+#define LAUNCH(f_, gx, gy, gz, bx, by, bz, s_)                                                  \
+	(ev_.kernel = (uint64_t)(uintptr_t)(f_), STREAM(s_), ev_.grid[0] = (gx), ev_.grid[1] = (gy), \
+	 ev_.grid[2] = (gz), ev_.block[0] = (bx), ev_.block[1] = (by), ev_.block[2] = (bz))
+#define LAUNCH_EX(c_, f_)                                                                        \
+	((c_) ? LAUNCH(f_, (c_)->gridDimX, (c_)->gridDimY, (c_)->gridDimZ, (c_)->blockDimX,      \
+		       (c_)->blockDimY, (c_)->blockDimZ, (c_)->hStream)                          \
+	      : (void)(ev_.kernel = (uint64_t)(uintptr_t)(f_)))
+#define COPY(dir_, n_, host_) (ev_.dir = (dir_), ev_.bytes = (n_), ingero_fill_host(&ev_, (host_)))
+#define COPY_DD(n_) (ev_.dir = INGERO_DIR_DTOD, ev_.bytes = (n_))
+#define COPY_UVA(d_, s_, n_)                                                               \
+	(ingero_fill_copy(&ev_, cudaMemcpyDefault, (void *)(uintptr_t)(d_), (void *)(uintptr_t)(s_)), \
+	 ev_.bytes = (n_))
+
+static int drv_pinned_alloc(int r, void **pp, size_t n)
+{
+	if (r == 0 && pp)
+		ingero_pinned_add(*pp, n);
+	return r;
+}
+
+static int drv_pinned_free(int r, void *p)
+{
+	if (r == 0)
+		ingero_pinned_remove(p);
+	return r;
+}
+
+static void fill_2d(struct ingero_cuda_call *ev, const CUDA_MEMCPY2D *c)
+{
+	if (!c)
+		return;
+	ev->bytes = (uint64_t)c->WidthInBytes * c->Height;
+	int s = c->srcMemoryType, d = c->dstMemoryType;
+	if (s == CU_MEMORYTYPE_HOST && d == CU_MEMORYTYPE_HOST) {
+		ev->dir = INGERO_DIR_HTOH;
+		ingero_fill_host(ev, c->srcHost);
+	} else if (s == CU_MEMORYTYPE_HOST) {
+		ev->dir = INGERO_DIR_HTOD;
+		ingero_fill_host(ev, c->srcHost);
+	} else if (d == CU_MEMORYTYPE_HOST) {
+		ev->dir = INGERO_DIR_DTOH;
+		ingero_fill_host(ev, c->dstHost);
+	} else if (s == CU_MEMORYTYPE_UNIFIED || d == CU_MEMORYTYPE_UNIFIED) {
+		ev->dir = INGERO_DIR_DEFAULT;
+	} else {
+		ev->dir = INGERO_DIR_DTOD;
+	}
+}
+
+/* --- launches ------------------------------------------------------------------ */
+#define LAUNCH_PARAMS                                                                         \
+	(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,     \
+	 unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra)
+#define LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
+DRV(cuLaunchKernel, INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS,
+    LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
+DRV(cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,
+    LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
+DRV(cuLaunchKernelEx, INGERO_API_CU_LAUNCH_KERNEL_EX,
+    (const CUlaunchConfig *c, CUfunction f, void **params, void **extra), (c, f, params, extra),
+    LAUNCH_EX(c, f), INGERO_KERNEL_CUFUNC)
+DRV(cuLaunchKernelEx_ptsz, INGERO_API_CU_LAUNCH_KERNEL_EX_PTSZ,
+    (const CUlaunchConfig *c, CUfunction f, void **params, void **extra), (c, f, params, extra),
+    LAUNCH_EX(c, f), INGERO_KERNEL_CUFUNC)
+DRV(cuGraphLaunch, INGERO_API_CU_GRAPH_LAUNCH, (CUgraphExec g, CUstream s), (g, s), STREAM(s),
+    INGERO_KERNEL_NONE)
+DRV(cuGraphLaunch_ptsz, INGERO_API_CU_GRAPH_LAUNCH_PTSZ, (CUgraphExec g, CUstream s), (g, s),
+    STREAM(s), INGERO_KERNEL_NONE)
+
+/* --- waits ------------------------------------------------------------------------- */
+DRV(cuStreamSynchronize, INGERO_API_CU_STREAM_SYNCHRONIZE, (CUstream s), (s),
+    (ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuStreamSynchronize_ptsz, INGERO_API_CU_STREAM_SYNCHRONIZE_PTSZ, (CUstream s), (s),
+    (ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuCtxSynchronize, INGERO_API_CU_CTX_SYNCHRONIZE, (void), (), NOFILL, INGERO_KERNEL_NONE)
+DRV(cuEventSynchronize, INGERO_API_CU_EVENT_SYNCHRONIZE, (CUevent e), (e), NOFILL,
+    INGERO_KERNEL_NONE)
+DRV(cuStreamWaitEvent, INGERO_API_CU_STREAM_WAIT_EVENT, (CUstream s, CUevent e, unsigned int fl),
+    (s, e, fl), STREAM(s), INGERO_KERNEL_NONE)
+DRV(cuStreamWaitEvent_ptsz, INGERO_API_CU_STREAM_WAIT_EVENT_PTSZ,
+    (CUstream s, CUevent e, unsigned int fl), (s, e, fl), STREAM(s), INGERO_KERNEL_NONE)
+
+/* --- copies and memsets ------------------------------------------------------------ */
+DRV(cuMemcpy, INGERO_API_CU_MEMCPY, (CUdeviceptr d, CUdeviceptr sr, size_t n), (d, sr, n),
+    COPY_UVA(d, sr, n), INGERO_KERNEL_NONE)
+DRV(cuMemcpy_ptds, INGERO_API_CU_MEMCPY_PTDS, (CUdeviceptr d, CUdeviceptr sr, size_t n), (d, sr, n),
+    COPY_UVA(d, sr, n), INGERO_KERNEL_NONE)
+DRV(cuMemcpyAsync, INGERO_API_CU_MEMCPY_ASYNC, (CUdeviceptr d, CUdeviceptr sr, size_t n, CUstream s),
+    (d, sr, n, s), (COPY_UVA(d, sr, n), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpyAsync_ptsz, INGERO_API_CU_MEMCPY_ASYNC_PTSZ,
+    (CUdeviceptr d, CUdeviceptr sr, size_t n, CUstream s), (d, sr, n, s), (COPY_UVA(d, sr, n), STREAM(s)),
+    INGERO_KERNEL_NONE)
+DRV(cuMemcpyHtoD_v2, INGERO_API_CU_MEMCPY_HTOD_V2, (CUdeviceptr d, const void *h, size_t n), (d, h, n),
+    COPY(INGERO_DIR_HTOD, n, h), INGERO_KERNEL_NONE)
+DRV(cuMemcpyHtoD_v2_ptds, INGERO_API_CU_MEMCPY_HTOD_V2_PTDS, (CUdeviceptr d, const void *h, size_t n),
+    (d, h, n), COPY(INGERO_DIR_HTOD, n, h), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoH_v2, INGERO_API_CU_MEMCPY_DTOH_V2, (void *h, CUdeviceptr d, size_t n), (h, d, n),
+    COPY(INGERO_DIR_DTOH, n, h), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoH_v2_ptds, INGERO_API_CU_MEMCPY_DTOH_V2_PTDS, (void *h, CUdeviceptr d, size_t n),
+    (h, d, n), COPY(INGERO_DIR_DTOH, n, h), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoD_v2, INGERO_API_CU_MEMCPY_DTOD_V2, (CUdeviceptr d, CUdeviceptr sr, size_t n),
+    (d, sr, n), COPY_DD(n), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoD_v2_ptds, INGERO_API_CU_MEMCPY_DTOD_V2_PTDS, (CUdeviceptr d, CUdeviceptr sr, size_t n),
+    (d, sr, n), COPY_DD(n), INGERO_KERNEL_NONE)
+DRV(cuMemcpyHtoDAsync_v2, INGERO_API_CU_MEMCPY_HTOD_ASYNC_V2,
+    (CUdeviceptr d, const void *h, size_t n, CUstream s), (d, h, n, s),
+    (COPY(INGERO_DIR_HTOD, n, h), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpyHtoDAsync_v2_ptsz, INGERO_API_CU_MEMCPY_HTOD_ASYNC_V2_PTSZ,
+    (CUdeviceptr d, const void *h, size_t n, CUstream s), (d, h, n, s),
+    (COPY(INGERO_DIR_HTOD, n, h), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoHAsync_v2, INGERO_API_CU_MEMCPY_DTOH_ASYNC_V2,
+    (void *h, CUdeviceptr d, size_t n, CUstream s), (h, d, n, s),
+    (COPY(INGERO_DIR_DTOH, n, h), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoHAsync_v2_ptsz, INGERO_API_CU_MEMCPY_DTOH_ASYNC_V2_PTSZ,
+    (void *h, CUdeviceptr d, size_t n, CUstream s), (h, d, n, s),
+    (COPY(INGERO_DIR_DTOH, n, h), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoDAsync_v2, INGERO_API_CU_MEMCPY_DTOD_ASYNC_V2,
+    (CUdeviceptr d, CUdeviceptr sr, size_t n, CUstream s), (d, sr, n, s), (COPY_DD(n), STREAM(s)),
+    INGERO_KERNEL_NONE)
+DRV(cuMemcpyDtoDAsync_v2_ptsz, INGERO_API_CU_MEMCPY_DTOD_ASYNC_V2_PTSZ,
+    (CUdeviceptr d, CUdeviceptr sr, size_t n, CUstream s), (d, sr, n, s), (COPY_DD(n), STREAM(s)),
+    INGERO_KERNEL_NONE)
+DRV(cuMemcpy2DAsync_v2, INGERO_API_CU_MEMCPY_2D_ASYNC_V2, (const CUDA_MEMCPY2D *c, CUstream s), (c, s),
+    (fill_2d(&ev_, c), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemcpy2DAsync_v2_ptsz, INGERO_API_CU_MEMCPY_2D_ASYNC_V2_PTSZ, (const CUDA_MEMCPY2D *c, CUstream s),
+    (c, s), (fill_2d(&ev_, c), STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemsetD8Async, INGERO_API_CU_MEMSET_D8_ASYNC,
+    (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s),
+    (ev_.bytes = n, STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemsetD8Async_ptsz, INGERO_API_CU_MEMSET_D8_ASYNC_PTSZ,
+    (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s),
+    (ev_.bytes = n, STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemsetD32Async, INGERO_API_CU_MEMSET_D32_ASYNC,
+    (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s),
+    (ev_.bytes = (uint64_t)n * 4, STREAM(s)), INGERO_KERNEL_NONE)
+DRV(cuMemsetD32Async_ptsz, INGERO_API_CU_MEMSET_D32_ASYNC_PTSZ,
+    (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s),
+    (ev_.bytes = (uint64_t)n * 4, STREAM(s)), INGERO_KERNEL_NONE)
+
+/* --- allocations ------------------------------------------------------------------- */
+DRV(cuMemAlloc_v2, INGERO_API_CU_MEM_ALLOC_V2, (CUdeviceptr *p, size_t n), (p, n), (ev_.bytes = n),
+    INGERO_KERNEL_NONE)
+DRV(cuMemFree_v2, INGERO_API_CU_MEM_FREE_V2, (CUdeviceptr p), (p), NOFILL, INGERO_KERNEL_NONE)
+DRV(cuMemAllocAsync, INGERO_API_CU_MEM_ALLOC_ASYNC, (CUdeviceptr *p, size_t n, CUstream s), (p, n, s),
+    (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuMemAllocAsync_ptsz, INGERO_API_CU_MEM_ALLOC_ASYNC_PTSZ, (CUdeviceptr *p, size_t n, CUstream s),
+    (p, n, s), (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuMemFreeAsync, INGERO_API_CU_MEM_FREE_ASYNC, (CUdeviceptr p, CUstream s), (p, s),
+    (ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuMemFreeAsync_ptsz, INGERO_API_CU_MEM_FREE_ASYNC_PTSZ, (CUdeviceptr p, CUstream s), (p, s),
+    (ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuMemAllocFromPoolAsync, INGERO_API_CU_MEM_ALLOC_FROM_POOL_ASYNC,
+    (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), (p, n, pool, s),
+    (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRV(cuMemAllocFromPoolAsync_ptsz, INGERO_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ,
+    (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), (p, n, pool, s),
+    (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
+DRVX(cuMemAllocHost_v2, INGERO_API_CU_MEM_ALLOC_HOST_V2, (void **pp, size_t n),
+     drv_pinned_alloc(fn_(pp, n), pp, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
+DRVX(cuMemHostAlloc, INGERO_API_CU_MEM_HOST_ALLOC, (void **pp, size_t n, unsigned int fl),
+     drv_pinned_alloc(fn_(pp, n, fl), pp, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
+DRVX(cuMemHostRegister_v2, INGERO_API_CU_MEM_HOST_REGISTER_V2, (void *p, size_t n, unsigned int fl),
+     drv_pinned_alloc(fn_(p, n, fl), &p, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
+DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), drv_pinned_free(fn_(p), p), NOFILL,
+     INGERO_KERNEL_NONE)
+DRVX(cuMemHostUnregister, INGERO_API_CU_MEM_HOST_UNREGISTER, (void *p), drv_pinned_free(fn_(p), p),
+     NOFILL, INGERO_KERNEL_NONE)
+
+/* --- the table ------------------------------------------------------------------------ */
+#define ROW_X(b, s, p, v) { #b, #s, #p, v, (void *)s, (void *)p, &ingero_drv_real_##s, &ingero_drv_real_##p },
+#define ROW_N(b, s, v) { #b, #s, NULL, v, (void *)s, NULL, &ingero_drv_real_##s, NULL },
+const struct ingero_drv_entry ingero_drv_table[] = { INGERO_DRV_HOOKS(ROW_X, ROW_N) };
+const unsigned ingero_drv_count = sizeof ingero_drv_table / sizeof ingero_drv_table[0];

@@ -1,0 +1,126 @@
+/*
+ * hooks.h — what the wrappers share: the CUDA types they need (declared
+ * here, ABI-identical to the CUDA 13 headers, which the product does not
+ * include), the wrapper boilerplate, and the registries that dlsym and
+ * cuGetProcAddress consult to hand out wrappers.
+ */
+#ifndef INGERO_PRELOAD_HOOKS_H
+#define INGERO_PRELOAD_HOOKS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingero/api.h"
+#include "ingero/event.h"
+#include "real.h"
+#include "record.h"
+
+#define INGERO_EXPORT __attribute__((visibility("default")))
+
+/* --- CUDA types (cuda_runtime_api.h, driver_types.h, cuda.h) -------------- */
+typedef int cudaError_t;
+typedef int CUresult;
+typedef void *cudaStream_t;
+typedef void *cudaEvent_t;
+typedef void *cudaGraphExec_t;
+typedef unsigned long long CUdeviceptr;
+typedef void *CUstream;
+typedef void *CUevent;
+typedef void *CUfunction;
+typedef void *CUgraphExec;
+typedef void *CUmemoryPool;
+typedef uint64_t cuuint64_t;
+
+typedef struct {
+	unsigned int x, y, z;
+} dim3;
+
+typedef struct {
+	dim3 gridDim;
+	dim3 blockDim;
+	size_t dynamicSmemBytes;
+	cudaStream_t stream;
+	void *attrs;
+	unsigned int numAttrs;
+} cudaLaunchConfig_t;
+
+typedef struct {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	void *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+
+typedef struct {
+	size_t srcXInBytes, srcY;
+	int srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	void *srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	int dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	void *dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3, CU_MEMORYTYPE_UNIFIED = 4 };
+enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+
+#define CUDART_ERROR_NO_SYMBOL 999   /* cudaErrorUnknown: the real function is missing */
+#define CU_ERROR_NO_SYMBOL 500       /* CUDA_ERROR_NOT_FOUND */
+
+/* --- wrapper boilerplate ------------------------------------------------------------
+ * HOOK_CALL(api, call, err, fill, kind): forwards `call` (an expression using
+ * fn_) and records it when this is the outermost interposed call.  `fill`
+ * is a statement that completes ev_ (stream, bytes, dir, ...). */
+#define HOOK_CALL(API, CALL, ERR, FILL, KIND)                                             \
+	do {                                                                              \
+		if (__builtin_expect(!fn_, 0))                                            \
+			return (ERR);                                                     \
+		if (!ingero_enter()) {                                                    \
+			int r_ = (CALL);                                                  \
+			ingero_leave();                                                   \
+			return r_;                                                        \
+		}                                                                         \
+		uint64_t t0_ = ingero_now();                                              \
+		int r_ = (CALL);                                                          \
+		uint64_t t1_ = ingero_now();                                              \
+		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
+						.dur_ns = t1_ - t0_ };                    \
+		FILL;                                                                     \
+		ingero_emit(&ev_, (KIND));                                                \
+		ingero_leave();                                                           \
+		return r_;                                                                \
+	} while (0)
+
+/* Copy direction and pinned/pageable flags of a runtime copy. */
+void ingero_fill_copy(struct ingero_cuda_call *ev, int kind, const void *dst, const void *src);
+/* Same for a driver copy: host pointers known by the API. */
+void ingero_fill_host(struct ingero_cuda_call *ev, const void *host);
+
+/* --- registries ------------------------------------------------------------------------ */
+struct ingero_hook {
+	const char *name;
+	void *wrapper;
+	_Atomic(void *) *real;
+};
+
+/* Runtime wrappers by exported name (runtime_hooks.c). */
+const struct ingero_hook *ingero_rt_hook(const char *name);
+/* dlsym / cuGetProcAddress / cudaGetDriverEntryPoint: given the symbol a
+ * program asked for and the real pointer the library returned, our wrapper
+ * (or the real pointer when we do not wrap it).  `per_thread` selects the
+ * _ptsz/_ptds wrapper for base names; version is the CUDA version asked. */
+void *ingero_drv_wrap(const char *name, void *real, int version, int per_thread);
+/* Whether p is one of our driver wrappers (never store it as "real"). */
+int ingero_is_drv_wrapper(const void *p);
+
+#endif

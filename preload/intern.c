@@ -1,0 +1,67 @@
+/*
+ * intern.c — open addressing with linear probing over atomic 64-bit keys;
+ * insertion is a CAS from 0, so threads (and a signal handler) may race
+ * without a lock; entries are never removed, except all at once by
+ * ingero_set_clear() in a single-threaded moment (a fork child).
+ * The tables live in .bss: pages are only touched as keys arrive.
+ */
+#include "intern.h"
+
+#include <string.h>
+
+#define MAX_PROBES 64
+#define SET_CAP 16384
+
+static _Atomic uint64_t stack_keys[SET_CAP];
+static _Atomic uint64_t kernel_keys[SET_CAP];
+struct ingero_set ingero_stacks_put = { SET_CAP, stack_keys };
+struct ingero_set ingero_kernels_put = { SET_CAP, kernel_keys };
+
+bool ingero_set_has(const struct ingero_set *s, uint64_t key)
+{
+	if (!key)
+		return false;
+	uint32_t m = s->cap - 1;
+	uint32_t i = (uint32_t)ingero_mix64(key) & m;
+	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & m) {
+		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
+		if (k == key)
+			return true;
+		if (k == 0)
+			return false;
+	}
+	return false;
+}
+
+int ingero_set_add(struct ingero_set *s, uint64_t key)
+{
+	if (!key)
+		return 0;
+	uint32_t m = s->cap - 1;
+	uint32_t i = (uint32_t)ingero_mix64(key) & m;
+	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & m) {
+		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
+		if (k == key)
+			return 0;
+		if (k == 0) {
+			if (atomic_compare_exchange_strong_explicit(&s->keys[i], &k, key, memory_order_relaxed,
+								    memory_order_relaxed))
+				return 1;
+			if (k == key)
+				return 0;
+		}
+	}
+	return -1;
+}
+
+void ingero_set_clear(struct ingero_set *s)
+{
+	for (uint32_t i = 0; i < s->cap; i++)
+		atomic_store_explicit(&s->keys[i], 0, memory_order_relaxed);
+}
+
+void ingero_intern_reset(void)
+{
+	ingero_set_clear(&ingero_stacks_put);
+	ingero_set_clear(&ingero_kernels_put);
+}

@@ -1,0 +1,42 @@
+/*
+ * intern.h — fixed-size lock-free sets of 64-bit keys, used to send each
+ * stack and each kernel name into the ring once per process rather than
+ * with every call.  A set that is full simply answers "new" again: the
+ * sender deduplicates too, so being full costs ring space, not correctness.
+ */
+#ifndef INGERO_PRELOAD_INTERN_H
+#define INGERO_PRELOAD_INTERN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ingero_set {
+	uint32_t cap;               /* power of two */
+	_Atomic uint64_t *keys;     /* 0 = empty */
+};
+
+/* Key 0 is never stored (it means "no stack"/"no kernel"). */
+bool ingero_set_has(const struct ingero_set *s, uint64_t key);
+/* 1: added, 0: was there, -1: no room. */
+int ingero_set_add(struct ingero_set *s, uint64_t key);
+void ingero_set_clear(struct ingero_set *s);
+
+/* Per-process sets: stacks and kernels this process put into its ring. */
+extern struct ingero_set ingero_stacks_put;
+extern struct ingero_set ingero_kernels_put;
+/* A fork child that becomes an owner starts with empty sets. */
+void ingero_intern_reset(void);
+
+/* A 64-bit mix (splitmix64's finaliser) for keys that are not hashes yet. */
+static inline uint64_t ingero_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * pack.h — encoding wire.h records with msgpack-c's packer.  Pure
+ * functions of their inputs, so they are unit-tested against the decoder.
+ */
+#ifndef INGERO_PRELOAD_PACK_H
+#define INGERO_PRELOAD_PACK_H
+
+#include <msgpack.h>
+#include <stdint.h>
+
+#include "ingero/event.h"
+#include "record.h"
+
+/* A native frame as the sender resolved it (NULL strings become nil). */
+struct ingero_native_sym {
+	const char *symbol;
+	const char *module;
+	uint64_t offset;
+};
+typedef void (*ingero_symbolize_fn)(uint64_t ip, int innermost, struct ingero_native_sym *out,
+				    void *arg);
+
+void ingero_pack_header(msgpack_packer *pk, uint32_t sender_pid, uint32_t nrec);
+void ingero_pack_hello(msgpack_packer *pk, uint32_t pid, uint32_t ppid, uint64_t start_ns,
+		       const char *comm, const char *exe, const char *cmdline);
+void ingero_pack_call(msgpack_packer *pk, const struct ingero_cuda_call *ev);
+void ingero_pack_counts(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t dropped);
+void ingero_pack_kernel(msgpack_packer *pk, uint32_t pid, uint64_t addr, const char *name, size_t len);
+void ingero_pack_bye(msgpack_packer *pk, uint32_t pid, uint64_t end_ns);
+/* A STACK record from its ring form (len bytes); -1 if the ring form is
+ * inconsistent (then nothing was packed). */
+int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,
+		      ingero_symbolize_fn sym, void *arg);
+
+#endif

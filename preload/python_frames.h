@@ -1,0 +1,26 @@
+/*
+ * python_frames.h — the innermost Python frames of the calling thread, when
+ * it runs CPython (3.10–3.13), read without taking the GIL.
+ */
+#ifndef INGERO_PRELOAD_PYTHON_FRAMES_H
+#define INGERO_PRELOAD_PYTHON_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ingero_pyframe {
+	const char *file;     /* into the caller's string buffer, not NUL-terminated */
+	const char *func;
+	uint16_t file_len, func_len;
+	uint32_t line;
+};
+
+#define INGERO_PY_FILE_MAX 255
+#define INGERO_PY_FUNC_MAX 127
+#define INGERO_PY_FRAMES_MAX 16
+
+/* Up to max innermost frames into out, strings copied (UTF-8) into buf of
+ * size cap; 0 when the thread is not running Python. */
+int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t cap);
+
+#endif

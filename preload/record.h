@@ -1,0 +1,132 @@
+/*
+ * record.h — what producers put into the ring, and the per-call hot path
+ * the hooks share.
+ *
+ * Ring records are plain structs (same process image on both ends: the
+ * producer is the owner or a fork of it), each starting with rrec_hdr.
+ * Variable-length ones (STACK, KERNEL) span several slots; the ring puts
+ * them back together for the sender.
+ */
+#ifndef INGERO_PRELOAD_RECORD_H
+#define INGERO_PRELOAD_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ingero/api.h"
+#include "ingero/event.h"
+
+enum ingero_rrec_type {
+	INGERO_RREC_CALL = 1,
+	INGERO_RREC_HELLO = 2,
+	INGERO_RREC_STACK = 3,
+	INGERO_RREC_KERNEL = 4,
+	INGERO_RREC_BYE = 5,
+};
+
+struct rrec_hdr {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t pad;
+	uint32_t pid;
+};
+
+struct rrec_call {
+	struct rrec_hdr h;
+	struct ingero_cuda_call ev;
+};
+
+struct rrec_hello {
+	struct rrec_hdr h;
+	uint32_t ppid;
+	uint32_t pad;
+	uint64_t start_ns;
+	char comm[16];
+};
+
+struct rrec_bye {
+	struct rrec_hdr h;
+	uint64_t end_ns;
+};
+
+/* STACK: n_native instruction pointers (innermost first), then n_python
+ * frames, each rrec_pyframe followed by file_len + func_len bytes. */
+struct rrec_stack {
+	struct rrec_hdr h;
+	uint64_t id;
+	uint16_t n_native;
+	uint16_t n_python;
+	uint32_t pad;
+	uint64_t ips[];
+};
+
+struct rrec_pyframe {
+	uint32_t line;
+	uint16_t file_len;
+	uint16_t func_len;
+};
+
+/* KERNEL: a launched function handle; flags say what it is and the name (if
+ * the producer could get it) follows. */
+enum ingero_kernel_kind {
+	INGERO_KERNEL_NONE = 0,
+	INGERO_KERNEL_HOST_STUB = 1,  /* cudaLaunchKernel(ExC): a host stub address */
+	INGERO_KERNEL_CUKERNEL = 2,   /* __cudaLaunchKernel: a cudaKernel_t / CUkernel */
+	INGERO_KERNEL_CUFUNC = 3,     /* cuLaunchKernel(Ex): a CUfunction */
+};
+struct rrec_kernel {
+	struct rrec_hdr h;            /* flags: enum ingero_kernel_kind */
+	uint64_t addr;
+	uint16_t name_len;            /* 0: the sender names it from the address */
+	char name[];
+};
+
+#define INGERO_KERNEL_NAME_MAX 1024
+
+/* --- per-thread state of the hot path -------------------------------------- */
+struct ingero_tls {
+	int depth;          /* nesting of interposed calls: only depth 0 records */
+	unsigned gen;       /* ingero_self.gen when tid was cached */
+	uint32_t tid;
+	uint32_t launches;  /* for 1-in-N launch stack sampling */
+};
+extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
+
+/* True when the library records at all (not INGERO_DISABLE). */
+extern bool ingero_on;
+
+static inline uint64_t ingero_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Enter an interposed call: true if this call is the outermost one and is
+ * to be recorded.  Always pair with ingero_leave(). */
+static inline bool ingero_enter(void)
+{
+	return ingero_tls.depth++ == 0 && ingero_on;
+}
+
+static inline void ingero_leave(void)
+{
+	ingero_tls.depth--;
+}
+
+/* Records one finished call; ev has api, start/dur, stream, bytes, dir,
+ * flags, ret, kernel, grid/block filled in; pid, tid and stack_id are set
+ * here.  kernel_kind says how to name ev->kernel (launches). */
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind);
+
+/* The process is going away (destructor of a non-owner). */
+void ingero_emit_bye(void);
+/* A fork child's announcement (pid, ppid, comm). */
+void ingero_emit_hello(void);
+
+/* Puts one record into our ring; false if it was lost (and counted when it
+ * is a CALL). */
+bool ingero_put(const void *rec, uint32_t len, bool is_call);
+
+#endif

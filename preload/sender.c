@@ -1,0 +1,751 @@
+/*
+ * sender.c — the owner's sender thread.
+ *
+ * It drains the shared ring in order, turns ring records into wire.h
+ * records with msgpack-c, and pushes batches over nng.  It is the only code
+ * that touches nng, and it only runs in the ring's owner (fork.c says why).
+ *
+ * Never blocking the program.  The ring decouples producers from this
+ * thread; this thread never waits long itself: the push socket has no send
+ * queue (NNG_OPT_SENDBUF 0), so a send succeeds only when a connected pipe
+ * takes the message.  Without a pipe (no collector yet, or it went away)
+ * the thread stops draining: the ring buffers a collector restart, and once
+ * full, producers drop and count.  With a pipe, a send may wait up to
+ * SEND_TIMEOUT_MS for the pipe to finish the previous message; a failed
+ * send drops the batch and counts its CALL records as dropped for their
+ * processes.
+ *
+ * Accounting.  For each pid: made = CALLs drained from the ring + CALLs the
+ * ring refused (shm process table); dropped = refused + lost in failed
+ * sends.  COUNTS records carry both, every second and at exit, so that
+ * received + dropped = made at the collector.
+ *
+ * Definitions.  HELLO, STACK and KERNEL records are kept here (packed) and
+ * put into a batch the first time a CALL of that batch needs them, so a
+ * definition always travels with, or before, its first use.  A failed send
+ * leaves them unconfirmed (they go again with the next use); a new
+ * connection (a restarted collector) unconfirms everything.
+ *
+ * Exit.  ingero_sender_stop() (library destructor) asks for a final drain,
+ * waits a bounded time for it, and returns even if the thread is stuck.
+ * The final batch, COUNTS and BYE are sent blocking with a short timeout;
+ * then a small trailing message: with no send queue, its acceptance means
+ * the pipe has finished writing the real ones, so closing the socket
+ * cannot drop them.
+ */
+#include "sender.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <msgpack.h>
+#include <nng/nng.h>
+#include <nng/protocol/pipeline0/push.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fork.h"
+#include "intern.h"
+#include "pack.h"
+#include "record.h"
+#include "symbolize.h"
+#include "u64map.h"
+
+#define BATCH_RECORDS 2048
+#define BATCH_BYTES (256u << 10)
+#define BATCH_LINGER_NS 20000000ull
+#define IDLE_WAIT_NS 5000000ull
+#define COUNTS_EVERY_NS 1000000000ull
+#define HOLE_TIMEOUT_NS 1000000000ull
+#define FINAL_HOLE_TIMEOUT_NS 50000000ull
+#define SEND_TIMEOUT_MS 50
+#define FINAL_SEND_TIMEOUT_MS 300
+#define FINAL_BUDGET_NS 1200000000ull
+#define FINAL_CONNECT_WAIT_NS 250000000ull
+#define STOP_WAIT_NS 2000000000ull
+#define DEF_CACHE_MAX (64u << 20)
+
+/* A record defined once and sent with its first use (per connection). */
+struct def {
+	char *bytes;
+	size_t len;
+	uint8_t confirmed;   /* went out in a message the socket accepted */
+	uint8_t in_batch;    /* already in the batch being built */
+};
+
+struct pid_acct {
+	uint32_t pid, ppid;
+	uint64_t drained;        /* CALLs taken from the ring */
+	uint64_t send_dropped;   /* CALLs in batches that failed to send */
+	uint64_t sent_made, sent_dropped;   /* the last COUNTS that went out */
+	struct def hello;
+};
+
+static struct {
+	struct ingero_shm *shm;
+	pthread_t th;
+	int running;
+	_Atomic int stop;
+	_Atomic int done;
+	_Atomic int pipes;
+	_Atomic unsigned connects;
+	unsigned seen_connects;
+	nng_socket sock;
+	int sock_ok;
+
+	msgpack_sbuffer body;
+	msgpack_packer pk;
+	uint32_t nrec;
+	uint64_t batch_start;
+	struct def **defs;           /* definitions in the current batch */
+	size_t ndefs, capdefs;
+	uint32_t *bpid, *bcount;     /* CALLs per pid in the current batch */
+	size_t nb, capb;
+
+	struct u64map pids, stacks, kernels;
+	uint64_t cache_bytes;
+	uint64_t last_counts;
+	uint64_t holes, failed_sends, sent_msgs;
+	char comm[17], exe[1024], cmdline[4096];
+} S;
+
+/* --- small helpers ------------------------------------------------------------ */
+static void read_cmdline(uint32_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
+	buf[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	buf[n] = 0;
+}
+
+static void read_exe(uint32_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%u/exe", pid);
+	ssize_t n = readlink(path, buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static int def_set(struct def *d, const msgpack_sbuffer *sb)
+{
+	char *b = malloc(sb->size);
+	if (!b)
+		return -1;
+	memcpy(b, sb->data, sb->size);
+	free(d->bytes);
+	d->bytes = b;
+	d->len = sb->size;
+	d->confirmed = 0;
+	return 0;
+}
+
+/* Puts a definition into the batch unless the collector has it already. */
+static void def_use(struct def *d)
+{
+	if (!d || !d->bytes || d->confirmed || d->in_batch)
+		return;
+	if (S.ndefs == S.capdefs) {
+		size_t n = S.capdefs ? S.capdefs * 2 : 256;
+		struct def **p = realloc(S.defs, n * sizeof *p);
+		if (!p)
+			return;
+		S.defs = p;
+		S.capdefs = n;
+	}
+	msgpack_sbuffer_write(&S.body, d->bytes, d->len);
+	S.nrec++;
+	d->in_batch = 1;
+	S.defs[S.ndefs++] = d;
+}
+
+static struct pid_acct *pid_acct_of(uint32_t pid)
+{
+	struct pid_acct *a = ingero_map_get(&S.pids, pid);
+	if (a)
+		return a;
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->pid = pid;
+	a->sent_made = a->sent_dropped = UINT64_MAX;
+	if (ingero_map_put(&S.pids, pid, a) != 0) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void hello_define(struct pid_acct *a, uint32_t ppid, uint64_t start_ns, const char *comm)
+{
+	char exe[1024], cmd[4096];
+	if (a->pid == S.shm->owner_pid) {
+		snprintf(exe, sizeof exe, "%s", S.exe);
+		snprintf(cmd, sizeof cmd, "%s", S.cmdline);
+	} else {
+		/* a fork child: same image as the owner unless it exec'd (then
+		 * it is an owner of its own and not here) */
+		read_exe(a->pid, exe, sizeof exe);
+		read_cmdline(a->pid, cmd, sizeof cmd);
+		if (!exe[0])
+			snprintf(exe, sizeof exe, "%s", S.exe);
+		if (!cmd[0])
+			snprintf(cmd, sizeof cmd, "%s", S.cmdline);
+	}
+	a->ppid = ppid;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	ingero_pack_hello(&pk, a->pid, ppid, start_ns, comm, exe, cmd);
+	def_set(&a->hello, &sb);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* A process whose HELLO never arrived (the ring was full): announce it from
+ * what the process table and /proc say. */
+static void hello_synthesize(struct pid_acct *a)
+{
+	uint32_t ppid = 0;
+	uint32_t n = atomic_load(&S.shm->nprocs);
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
+		if (atomic_load(&S.shm->procs[i].pid) == a->pid)
+			ppid = S.shm->procs[i].ppid;
+	char comm[32] = "", path[64];
+	snprintf(path, sizeof path, "/proc/%u/comm", a->pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof comm, f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	hello_define(a, ppid, 0, comm);
+}
+
+static void batch_count(uint32_t pid)
+{
+	for (size_t i = 0; i < S.nb; i++)
+		if (S.bpid[i] == pid) {
+			S.bcount[i]++;
+			return;
+		}
+	if (S.nb == S.capb) {
+		size_t n = S.capb ? S.capb * 2 : 16;
+		uint32_t *p = realloc(S.bpid, n * sizeof *p);
+		uint32_t *c = p ? realloc(S.bcount, n * sizeof *c) : NULL;
+		if (p)
+			S.bpid = p;
+		if (!c)
+			return;   /* out of memory: the count is lost from accounting, not the call */
+		S.bcount = c;
+		S.capb = n;
+	}
+	S.bpid[S.nb] = pid;
+	S.bcount[S.nb++] = 1;
+}
+
+/* --- sending -------------------------------------------------------------------- */
+static int send_buf(const msgpack_sbuffer *hdr, const msgpack_sbuffer *body, int final)
+{
+	if (!S.sock_ok)
+		return -1;
+	nng_msg *m;
+	if (nng_msg_alloc(&m, 0) != 0)
+		return -1;
+	if (nng_msg_append(m, hdr->data, hdr->size) != 0 ||
+	    (body && nng_msg_append(m, body->data, body->size) != 0)) {
+		nng_msg_free(m);
+		return -1;
+	}
+	(void)final;
+	/* no pipe: fail now rather than wait (the collector is not there) */
+	int flags = atomic_load(&S.pipes) == 0 ? NNG_FLAG_NONBLOCK : 0;
+	int rv = nng_sendmsg(S.sock, m, flags);
+	if (rv != 0) {
+		nng_msg_free(m);
+		S.failed_sends++;
+		return -1;
+	}
+	S.sent_msgs++;
+	return 0;
+}
+
+static void batch_reset(void)
+{
+	msgpack_sbuffer_clear(&S.body);
+	S.nrec = 0;
+	S.ndefs = 0;
+	S.nb = 0;
+	S.batch_start = 0;
+}
+
+static void send_batch(int final)
+{
+	if (S.nrec == 0)
+		return;
+	msgpack_sbuffer hdr;
+	msgpack_packer hp;
+	msgpack_sbuffer_init(&hdr);
+	msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
+	ingero_pack_header(&hp, S.shm->owner_pid, S.nrec);
+	int ok = send_buf(&hdr, &S.body, final) == 0;
+	msgpack_sbuffer_destroy(&hdr);
+	for (size_t i = 0; i < S.ndefs; i++) {
+		S.defs[i]->in_batch = 0;
+		if (ok)
+			S.defs[i]->confirmed = 1;
+	}
+	if (!ok)
+		for (size_t i = 0; i < S.nb; i++) {
+			struct pid_acct *a = pid_acct_of(S.bpid[i]);
+			if (a)
+				a->send_dropped += S.bcount[i];
+		}
+	batch_reset();
+}
+
+struct counts_ctx {
+	msgpack_packer *pk;
+	uint32_t n;
+	int force;
+};
+
+static void counts_one(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	struct counts_ctx *c = arg;
+	struct pid_acct *a = val;
+	uint64_t ring_dropped = 0;
+	uint32_t n = atomic_load(&S.shm->nprocs);
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
+		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
+			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
+	uint64_t made = a->drained + ring_dropped;
+	uint64_t dropped = ring_dropped + a->send_dropped;
+	if (made == 0 && dropped == 0)
+		return;
+	if (!c->force && made == a->sent_made && dropped == a->sent_dropped)
+		return;
+	ingero_pack_counts(c->pk, a->pid, made, dropped);
+	c->n++;
+}
+
+static void counts_mark(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	struct pid_acct *a = val;
+	uint64_t ring_dropped = 0;
+	uint32_t n = atomic_load(&S.shm->nprocs);
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
+		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
+			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
+	a->sent_made = a->drained + ring_dropped;
+	a->sent_dropped = ring_dropped + a->send_dropped;
+}
+
+/* COUNTS for every process whose figures changed (all of them if force). */
+static int send_counts(int final, int force, uint32_t bye_pid, uint64_t bye_ns)
+{
+	/* processes that only ever dropped still need an entry */
+	uint32_t n = atomic_load(&S.shm->nprocs);
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
+		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
+		if (pid)
+			pid_acct_of(pid);
+	}
+	msgpack_sbuffer body;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&body);
+	msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
+	struct counts_ctx c = { &pk, 0, force };
+	ingero_map_each(&S.pids, counts_one, &c);
+	if (bye_pid) {
+		ingero_pack_bye(&pk, bye_pid, bye_ns);
+		c.n++;
+	}
+	int rc = 0;
+	if (c.n) {
+		msgpack_sbuffer hdr;
+		msgpack_packer hp;
+		msgpack_sbuffer_init(&hdr);
+		msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
+		ingero_pack_header(&hp, S.shm->owner_pid, c.n);
+		rc = send_buf(&hdr, &body, final);
+		if (rc == 0)
+			ingero_map_each(&S.pids, counts_mark, NULL);
+		msgpack_sbuffer_destroy(&hdr);
+	}
+	msgpack_sbuffer_destroy(&body);
+	return rc;
+}
+
+/* --- turning ring records into wire records ------------------------------------------- */
+static uint64_t kernel_key(uint32_t pid, uint64_t addr)
+{
+	return ingero_mix64(addr ^ ((uint64_t)pid << 32)) | 1;
+}
+
+static struct def *kernel_define(uint32_t pid, uint64_t addr, const char *name, size_t len)
+{
+	struct def *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	if (!len) {
+		name = ingero_symbol_name(addr);
+		len = name ? strlen(name) : 0;
+	}
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	ingero_pack_kernel(&pk, pid, addr, name, len);
+	def_set(d, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	if (ingero_map_put(&S.kernels, kernel_key(pid, addr), d) != 0) {
+		free(d->bytes);
+		free(d);
+		return NULL;
+	}
+	S.cache_bytes += d->len;
+	return d;
+}
+
+static void on_call(struct ingero_cuda_call *ev)
+{
+	struct pid_acct *a = pid_acct_of(ev->pid);
+	if (a) {
+		a->drained++;
+		if (!a->hello.bytes)
+			hello_synthesize(a);
+		def_use(&a->hello);
+	}
+	if (ev->stack_id) {
+		struct def *d = ingero_map_get(&S.stacks, ev->stack_id);
+		if (d)
+			def_use(d);
+		else
+			ev->stack_id = 0;   /* its definition was lost: do not dangle */
+	}
+	if (ev->kernel && ingero_api_class(ev->api) == INGERO_CLASS_LAUNCH) {
+		struct def *d = ingero_map_get(&S.kernels, kernel_key(ev->pid, ev->kernel));
+		if (!d && S.cache_bytes < DEF_CACHE_MAX)
+			d = kernel_define(ev->pid, ev->kernel, NULL, 0);
+		def_use(d);
+	}
+	ingero_pack_call(&S.pk, ev);
+	S.nrec++;
+	batch_count(ev->pid);
+}
+
+static void on_record(const unsigned char *buf, uint32_t len)
+{
+	struct rrec_hdr h;
+	if (len < sizeof h)
+		return;
+	memcpy(&h, buf, sizeof h);
+	switch (h.type) {
+	case INGERO_RREC_CALL: {
+		struct rrec_call c;
+		if (len < sizeof c)
+			return;
+		memcpy(&c, buf, sizeof c);
+		on_call(&c.ev);
+		break;
+	}
+	case INGERO_RREC_HELLO: {
+		struct rrec_hello hl;
+		if (len < sizeof hl)
+			return;
+		memcpy(&hl, buf, sizeof hl);
+		hl.comm[sizeof hl.comm - 1] = 0;
+		struct pid_acct *a = pid_acct_of(hl.h.pid);
+		if (a) {
+			hello_define(a, hl.ppid, hl.start_ns, hl.comm);
+			def_use(&a->hello);
+		}
+		break;
+	}
+	case INGERO_RREC_STACK: {
+		const struct rrec_stack *st = (const struct rrec_stack *)buf;
+		if (len < sizeof *st || ingero_map_get(&S.stacks, st->id) || S.cache_bytes >= DEF_CACHE_MAX)
+			return;
+		struct def *d = calloc(1, sizeof *d);
+		if (!d)
+			return;
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		if (ingero_pack_stack(&pk, st, len, ingero_symbolize, NULL) == 0 && def_set(d, &sb) == 0 &&
+		    ingero_map_put(&S.stacks, st->id, d) == 0) {
+			S.cache_bytes += d->len;
+		} else {
+			free(d->bytes);
+			free(d);
+		}
+		msgpack_sbuffer_destroy(&sb);
+		break;
+	}
+	case INGERO_RREC_KERNEL: {
+		const struct rrec_kernel *k = (const struct rrec_kernel *)buf;
+		if (len < sizeof *k || sizeof *k + k->name_len > len)
+			return;
+		if (!ingero_map_get(&S.kernels, kernel_key(k->h.pid, k->addr)) && S.cache_bytes < DEF_CACHE_MAX)
+			kernel_define(k->h.pid, k->addr, k->name, k->name_len);
+		break;
+	}
+	case INGERO_RREC_BYE: {
+		struct rrec_bye b;
+		if (len < sizeof b)
+			return;
+		memcpy(&b, buf, sizeof b);
+		ingero_pack_bye(&S.pk, b.h.pid, b.end_ns);
+		S.nrec++;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void unconfirm(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	((struct def *)val)->confirmed = 0;
+}
+
+static void unconfirm_acct(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	struct pid_acct *a = val;
+	a->hello.confirmed = 0;
+	a->sent_made = a->sent_dropped = UINT64_MAX;
+}
+
+/* A new pipe: possibly a restarted collector that knows nothing yet. */
+static void on_connect_change(void)
+{
+	unsigned c = atomic_load(&S.connects);
+	if (c == S.seen_connects)
+		return;
+	S.seen_connects = c;
+	ingero_map_each(&S.stacks, unconfirm, NULL);
+	ingero_map_each(&S.kernels, unconfirm, NULL);
+	ingero_map_each(&S.pids, unconfirm_acct, NULL);
+}
+
+/* Takes what the ring has (up to max records); returns how many. */
+static int drain(int max, uint64_t hole_timeout, int final)
+{
+	static unsigned char buf[INGERO_RING_MAX_REC];
+	struct ingero_ring *r = ingero_shm_ring(S.shm);
+	int n = 0;
+	while (n < max) {
+		uint32_t len;
+		int rc = ingero_ring_get(r, buf, &len, ingero_now(), hole_timeout);
+		if (rc == INGERO_RING_SKIPPED) {
+			S.holes++;
+			continue;
+		}
+		if (rc != INGERO_RING_GOT)
+			break;
+		if (S.nrec == 0)
+			S.batch_start = ingero_now();
+		on_record(buf, len);
+		n++;
+		if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES)
+			send_batch(final);
+	}
+	return n;
+}
+
+/* --- the thread ----------------------------------------------------------------------- */
+static void pipe_event(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+	(void)p;
+	(void)arg;
+	if (ev == NNG_PIPE_EV_ADD_POST) {
+		atomic_fetch_add(&S.pipes, 1);
+		atomic_fetch_add(&S.connects, 1);
+	} else if (ev == NNG_PIPE_EV_REM_POST) {
+		atomic_fetch_sub(&S.pipes, 1);
+	}
+}
+
+static void open_socket(void)
+{
+	int rv = nng_push0_open(&S.sock);
+	if (rv != 0) {
+		ingero_debug("nng_push0_open: %s", nng_strerror(rv));
+		return;
+	}
+	nng_socket_set_int(S.sock, NNG_OPT_SENDBUF, 0);
+	nng_socket_set_ms(S.sock, NNG_OPT_SENDTIMEO, SEND_TIMEOUT_MS);
+	nng_socket_set_ms(S.sock, NNG_OPT_RECONNMINT, 50);
+	nng_socket_set_ms(S.sock, NNG_OPT_RECONNMAXT, 1000);
+	nng_pipe_notify(S.sock, NNG_PIPE_EV_ADD_POST, pipe_event, NULL);
+	nng_pipe_notify(S.sock, NNG_PIPE_EV_REM_POST, pipe_event, NULL);
+	/* non-blocking dial: an absent collector is normal, nng keeps retrying */
+	rv = nng_dial(S.sock, ingero_cfg.endpoint, NULL, NNG_FLAG_NONBLOCK);
+	if (rv != 0) {
+		ingero_debug("nng_dial %s: %s", ingero_cfg.endpoint, nng_strerror(rv));
+		nng_close(S.sock);
+		return;
+	}
+	S.sock_ok = 1;
+}
+
+/* A short-lived program may exit before the dial completed: give a
+ * collector that is there (its IPC socket file exists) a moment. */
+static void await_pipe(uint64_t budget_ns)
+{
+	const char *ep = ingero_cfg.endpoint;
+	if (!S.sock_ok || atomic_load(&S.pipes) > 0)
+		return;
+	if (strncmp(ep, "ipc://", 6) == 0 && access(ep + 6, F_OK) != 0)
+		return;
+	uint64_t until = ingero_now() + budget_ns;
+	while (atomic_load(&S.pipes) == 0 && ingero_now() < until) {
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void final_flush(void)
+{
+	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
+	await_pipe(FINAL_CONNECT_WAIT_NS);
+	if (S.sock_ok)
+		nng_socket_set_ms(S.sock, NNG_OPT_SENDTIMEO, FINAL_SEND_TIMEOUT_MS);
+	struct ingero_ring *r = ingero_shm_ring(S.shm);
+	while (ingero_now() < deadline) {
+		on_connect_change();
+		drain(BATCH_RECORDS, FINAL_HOLE_TIMEOUT_NS, 1);
+		send_batch(1);
+		if (ingero_ring_used(r) == 0)
+			break;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&S.shm->sender_state, INGERO_SENDER_GONE);
+	send_counts(1, 0, S.shm->owner_pid, ingero_now());
+	/* trailing message: accepted only once the pipe is done with the real
+	 * ones (no send queue), so the close below cannot drop them */
+	send_counts(1, 1, 0, 0);
+	ingero_debug("sender done: %llu messages, %llu failed sends, %llu ring holes",
+		     (unsigned long long)S.sent_msgs, (unsigned long long)S.failed_sends,
+		     (unsigned long long)S.holes);
+	if (S.sock_ok)
+		nng_close(S.sock);
+	S.sock_ok = 0;
+}
+
+static void *sender_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
+	open_socket();
+	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
+	if (me)
+		hello_define(me, ingero_self.ppid, ingero_self.start_ns, S.comm);
+	S.last_counts = ingero_now();
+	struct ingero_ring *r = ingero_shm_ring(S.shm);
+	while (!atomic_load_explicit(&S.stop, memory_order_acquire)) {
+		on_connect_change();
+		if (atomic_load(&S.pipes) == 0) {
+			/* No collector (not yet, or gone): leave the events in the
+			 * ring.  It buffers a collector restart; when it is full,
+			 * producers drop and count.  At exit, what is left is
+			 * drained and counted as dropped. */
+			ingero_shm_wait(S.shm, IDLE_WAIT_NS);
+			continue;
+		}
+		int n = drain(4 * BATCH_RECORDS, HOLE_TIMEOUT_NS, 0);
+		uint64_t now = ingero_now();
+		if (S.nrec && (n == 0 || now - S.batch_start >= BATCH_LINGER_NS))
+			send_batch(0);
+		if (now - S.last_counts >= COUNTS_EVERY_NS) {
+			send_counts(0, 0, 0, 0);
+			S.last_counts = now;
+		}
+		if (n == 0 || ingero_ring_used(r) == 0)
+			ingero_shm_wait(S.shm, S.nrec ? BATCH_LINGER_NS / 4 : IDLE_WAIT_NS);
+	}
+	final_flush();
+	atomic_store_explicit(&S.done, 1, memory_order_release);
+	return NULL;
+}
+
+int ingero_sender_start(struct ingero_shm *shm)
+{
+	if (S.running)
+		return 0;
+	S.shm = shm;
+	atomic_store(&S.stop, 0);
+	atomic_store(&S.done, 0);
+	msgpack_sbuffer_init(&S.body);
+	msgpack_packer_init(&S.pk, &S.body, msgpack_sbuffer_write);
+	prctl(PR_GET_NAME, S.comm, 0, 0, 0);
+	read_exe(ingero_self.pid, S.exe, sizeof S.exe);
+	read_cmdline(ingero_self.pid, S.cmdline, sizeof S.cmdline);
+
+	/* From here a fork child must not use nng (fork.c). */
+	ingero_self.nng_touched = true;
+	atomic_store_explicit(&shm->sender_state, INGERO_SENDER_RUNNING, memory_order_release);
+
+	/* The program's signals are not ours to handle: block them all in
+	 * our thread (and in nng's, which inherit the mask). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rv = pthread_create(&S.th, NULL, sender_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rv != 0) {
+		atomic_store(&shm->sender_state, INGERO_SENDER_GONE);
+		return -1;
+	}
+	S.running = 1;
+	return 0;
+}
+
+void ingero_sender_stop(void)
+{
+	if (!S.running)
+		return;
+	S.running = 0;
+	atomic_store_explicit(&S.stop, 1, memory_order_release);
+	ingero_shm_wake(S.shm);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += STOP_WAIT_NS / 1000000000ull;
+	if (pthread_timedjoin_np(S.th, NULL, &ts) != 0)
+		ingero_debug("sender did not finish in time; exiting without it");
+}
+
+void ingero_sender_forget(void)
+{
+	/* Only the forking thread exists in the child: no sender thread, no
+	 * nng here.  The parent's bookkeeping is not ours to send. */
+	S.running = 0;
+	S.sock_ok = 0;
+}

@@ -1,0 +1,131 @@
+/*
+ * stack.c — taking and interning the stack of one call.
+ *
+ * Native frames come from libunwind's unw_backtrace (local-only, with its
+ * per-thread trace cache: no malloc, no locks of its own on the fast path),
+ * minus the leading frames that are this library's own code.  Python frames
+ * come from python_frames.c.  The id is FNV-1a over the instruction pointers
+ * and the Python (file, function, line) text, so the same call site gets the
+ * same id in every process that shares the image — and the sender, which
+ * keeps a copy of every stack it defined, can deduplicate across processes.
+ *
+ * Symbolising native frames costs dladdr and file reads; it is the sender
+ * thread's job, not the hot path's (sender.c).
+ */
+#define UNW_LOCAL_ONLY
+#include "stack.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <string.h>
+
+#include "config.h"
+#include "intern.h"
+#include "python_frames.h"
+#include "record.h"
+#include "ring.h"
+#include "ingero/wire.h"
+
+static uintptr_t self_lo, self_hi;   /* our executable segment */
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (me >= lo && me < lo + ph->p_memsz) {
+			self_lo = lo;
+			self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void ingero_stack_init(void)
+{
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ingero_stack_init);
+}
+
+uint64_t ingero_stack_take(uint32_t pid)
+{
+	/* The record is built in place: header, ips, then Python frames. */
+	union {
+		struct rrec_stack s;
+		unsigned char bytes[INGERO_RING_MAX_REC];
+	} u;
+	struct rrec_stack *st = &u.s;
+	uint32_t depth = ingero_cfg.stack_depth;
+	void *ips[INGERO_WIRE_MAX_NATIVE + 8];
+	int n = 0;
+
+	if (depth) {
+		int want = (int)depth + 8;
+		if (want > (int)(sizeof ips / sizeof ips[0]))
+			want = (int)(sizeof ips / sizeof ips[0]);
+		n = unw_backtrace(ips, want);
+	}
+	int skip = 0;
+	while (skip < n && (uintptr_t)ips[skip] >= self_lo && (uintptr_t)ips[skip] < self_hi)
+		skip++;
+	int nn = n - skip;
+	if (nn > (int)depth)
+		nn = (int)depth;
+	if (nn < 0)
+		nn = 0;
+
+	uint64_t h = INGERO_FNV_SEED;
+	for (int i = 0; i < nn; i++) {
+		st->ips[i] = (uint64_t)(uintptr_t)ips[skip + i];
+		h = ingero_fnv(h, &st->ips[i], sizeof st->ips[i]);
+	}
+	size_t off = sizeof *st + (size_t)nn * sizeof(uint64_t);
+
+	int np = 0;
+	if (ingero_cfg.python) {
+		struct ingero_pyframe pf[INGERO_PY_FRAMES_MAX];
+		char sbuf[INGERO_PY_FRAMES_MAX * (INGERO_PY_FILE_MAX + INGERO_PY_FUNC_MAX)];
+		int maxpy = (int)(depth ? depth : INGERO_PY_FRAMES_MAX);
+		if (maxpy > INGERO_PY_FRAMES_MAX)
+			maxpy = INGERO_PY_FRAMES_MAX;
+		int got = ingero_python_frames(pf, maxpy, sbuf, sizeof sbuf);
+		for (int i = 0; i < got; i++) {
+			size_t need = sizeof(struct rrec_pyframe) + pf[i].file_len + pf[i].func_len;
+			if (off + need > sizeof u.bytes)
+				break;
+			struct rrec_pyframe fr = { pf[i].line, pf[i].file_len, pf[i].func_len };
+			memcpy(u.bytes + off, &fr, sizeof fr);
+			memcpy(u.bytes + off + sizeof fr, pf[i].file, pf[i].file_len);
+			memcpy(u.bytes + off + sizeof fr + pf[i].file_len, pf[i].func, pf[i].func_len);
+			off += need;
+			h = ingero_fnv(h, &fr, sizeof fr);
+			h = ingero_fnv(h, pf[i].file, pf[i].file_len);
+			h = ingero_fnv(h, pf[i].func, pf[i].func_len);
+			np++;
+		}
+	}
+	if (nn == 0 && np == 0)
+		return 0;
+	if (h == 0)
+		h = 1;
+	if (ingero_set_has(&ingero_stacks_put, h))
+		return h;
+
+	st->h.type = INGERO_RREC_STACK;
+	st->h.flags = 0;
+	st->h.pad = 0;
+	st->h.pid = pid;
+	st->id = h;
+	st->n_native = (uint16_t)nn;
+	st->n_python = (uint16_t)np;
+	st->pad = 0;
+	if (!ingero_put(u.bytes, (uint32_t)off, false))
+		return 0;   /* no definition in the ring: do not refer to it */
+	ingero_set_add(&ingero_stacks_put, h);
+	return h;
+}

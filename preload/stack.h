@@ -1,0 +1,28 @@
+/*
+ * stack.h — the calling thread's stack for one event: native frames
+ * (libunwind) and the innermost Python frames, hashed into a 64-bit id;
+ * each distinct stack goes into the ring once per process (intern.h).
+ */
+#ifndef INGERO_PRELOAD_STACK_H
+#define INGERO_PRELOAD_STACK_H
+
+#include <stdint.h>
+
+/* The stack id of the current call site (0 if none could be taken). */
+uint64_t ingero_stack_take(uint32_t pid);
+/* Constructor: find our own code's address range (frames to leave out). */
+void ingero_stack_init(void);
+
+/* FNV-1a over bytes, continuing from h. */
+static inline uint64_t ingero_fnv(uint64_t h, const void *p, uint64_t n)
+{
+	const unsigned char *b = p;
+	for (uint64_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+#define INGERO_FNV_SEED 0xcbf29ce484222325ull
+
+#endif

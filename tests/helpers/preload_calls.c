@@ -1,0 +1,337 @@
+/*
+ * preload_calls.c — a program that makes known CUDA calls on the fake
+ * runtime, for the preload library's tests, and prints its own ground
+ * truth ("truth pid=P ppid=Q api=NAME count=N" lines).
+ *
+ *   preload_calls thin N           N × (cudaMemcpyAsync H→D pinned + cudaStreamSynchronize)
+ *   preload_calls all N            every wrapped runtime API N times (plus what they need)
+ *   preload_calls driver N         driver APIs N times each, through pointers from
+ *                                  cuGetProcAddress_v2 (dlsym on libcuda's handle),
+ *                                  cudaGetDriverEntryPoint and ...ByVersion
+ *   preload_calls fork N K         K children forked before the first CUDA call and K after,
+ *                                  each (and the parent) making `thin N`; grandchildren of
+ *                                  one "after" child too
+ *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
+ *   preload_calls loop N           N × cudaStreamSynchronize on a new stream (no-op: bench)
+ *   preload_calls copy-latency N   N × cudaMemcpy H→D of 1 MiB pinned and 1 MiB pageable
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fakecuda/cuda_driver_fake.h"
+#include "../fakecuda/cuda_runtime_fake.h"
+
+#define MAXAPI 128
+static struct {
+	const char *name;
+	long n;
+} truth[MAXAPI];
+static int ntruth;
+
+static void count(const char *api, long n)
+{
+	for (int i = 0; i < ntruth; i++)
+		if (strcmp(truth[i].name, api) == 0) {
+			truth[i].n += n;
+			return;
+		}
+	if (ntruth < MAXAPI) {
+		truth[ntruth].name = api;
+		truth[ntruth++].n = n;
+	}
+}
+
+static void print_truth(void)
+{
+	for (int i = 0; i < ntruth; i++)
+		printf("truth pid=%d ppid=%d api=%s count=%ld\n", getpid(), getppid(), truth[i].name,
+		       truth[i].n);
+	fflush(stdout);
+}
+
+#define CK(call, api)                                                                    \
+	do {                                                                             \
+		int rc_ = (call);                                                        \
+		if (rc_) {                                                               \
+			fprintf(stderr, "preload_calls: %s failed: %d\n", api, rc_);     \
+			exit(1);                                                         \
+		}                                                                        \
+		count(api, 1);                                                           \
+	} while (0)
+
+static void kernel_a(void) {}
+static void kernel_b(void) {}
+
+static void thin(long n)
+{
+	void *h, *d;
+	cudaStream_t s;
+	CK(cudaHostAlloc(&h, 1 << 16, 0), "cudaHostAlloc");
+	CK(cudaMalloc(&d, 1 << 16), "cudaMalloc");
+	cudaStreamCreate(&s);
+	for (long i = 0; i < n; i++) {
+		CK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+		CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+	}
+	CK(cudaFree(d), "cudaFree");
+	CK(cudaFreeHost(h), "cudaFreeHost");
+}
+
+static void all(long n)
+{
+	void *h, *h2, *d, *d2, *reg;
+	cudaStream_t s;
+	cudaEvent_t e;
+	static char regbuf[1 << 16];
+	reg = regbuf;
+	CK(cudaMallocHost(&h, 1 << 20), "cudaMallocHost");
+	CK(cudaHostAlloc(&h2, 1 << 20, 0), "cudaHostAlloc");
+	CK(cudaHostRegister(reg, sizeof regbuf, 0), "cudaHostRegister");
+	CK(cudaMalloc(&d, 1 << 20), "cudaMalloc");
+	CK(cudaMalloc(&d2, 1 << 20), "cudaMalloc");
+	cudaStreamCreate(&s);
+	cudaEventCreate(&e);
+	char *pageable = malloc(1 << 20);
+	cudaLaunchConfig_t cfg = { { 2, 1, 1 }, { 32, 1, 1 }, 0, s, NULL, 0 };
+	dim3 g = { 4, 2, 1 }, b = { 128, 1, 1 };
+	cudaKernel_t k;
+	__cudaGetKernel(&k, (const void *)kernel_b);
+	for (long i = 0; i < n; i++) {
+		CK(cudaMemcpy(d, h, 4096, cudaMemcpyHostToDevice), "cudaMemcpy");
+		CK(cudaMemcpy_ptds(pageable, d, 4096, cudaMemcpyDeviceToHost), "cudaMemcpy_ptds");
+		CK(cudaMemcpyAsync(d, pageable, 8192, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+		CK(cudaMemcpyAsync_ptsz(h2, d, 8192, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync_ptsz");
+		CK(cudaMemcpy2D(d, 64, reg, 64, 64, 4, cudaMemcpyHostToDevice), "cudaMemcpy2D");
+		CK(cudaMemcpy2D_ptds(d2, 64, d, 64, 64, 4, cudaMemcpyDeviceToDevice), "cudaMemcpy2D_ptds");
+		CK(cudaMemcpy2DAsync(d, 64, h, 64, 64, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy2DAsync");
+		CK(cudaMemcpy2DAsync_ptsz(d, 64, h, 64, 64, 4, cudaMemcpyHostToDevice, s),
+		   "cudaMemcpy2DAsync_ptsz");
+		CK(cudaMemcpyPeer(d2, 0, d, 0, 1024), "cudaMemcpyPeer");
+		CK(cudaMemcpyPeerAsync(d2, 0, d, 0, 1024, s), "cudaMemcpyPeerAsync");
+		CK(cudaMemsetAsync(d, 0, 1024, s), "cudaMemsetAsync");
+		CK(cudaMemsetAsync_ptsz(d, 0, 1024, s), "cudaMemsetAsync_ptsz");
+		CK(cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel");
+		CK(cudaLaunchKernel_ptsz((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel_ptsz");
+		CK(__cudaLaunchKernel(k, g, b, NULL, 0, s), "__cudaLaunchKernel");
+		CK(__cudaLaunchKernel_ptsz(k, g, b, NULL, 0, s), "__cudaLaunchKernel_ptsz");
+		CK(cudaLaunchKernelExC(&cfg, (const void *)kernel_a, NULL), "cudaLaunchKernelExC");
+		CK(cudaLaunchKernelExC_ptsz(&cfg, (const void *)kernel_b, NULL), "cudaLaunchKernelExC_ptsz");
+		CK(cudaGraphLaunch((cudaGraphExec_t)0x1234, s), "cudaGraphLaunch");
+		CK(cudaGraphLaunch_ptsz((cudaGraphExec_t)0x1234, s), "cudaGraphLaunch_ptsz");
+		CK(cudaEventRecord(e, s), "cudaEventRecord(untraced)");
+		CK(cudaStreamWaitEvent(s, e, 0), "cudaStreamWaitEvent");
+		CK(cudaStreamWaitEvent_ptsz(s, e, 0), "cudaStreamWaitEvent_ptsz");
+		CK(cudaEventSynchronize(e), "cudaEventSynchronize");
+		CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+		CK(cudaStreamSynchronize_ptsz(0), "cudaStreamSynchronize_ptsz");
+		CK(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+		void *a;
+		CK(cudaMallocAsync(&a, 256, s), "cudaMallocAsync");
+		CK(cudaFreeAsync(a, s), "cudaFreeAsync");
+		CK(cudaMallocAsync_ptsz(&a, 256, s), "cudaMallocAsync_ptsz");
+		CK(cudaFreeAsync_ptsz(a, s), "cudaFreeAsync_ptsz");
+	}
+	CK(cudaHostUnregister(reg), "cudaHostUnregister");
+	CK(cudaFreeHost(h), "cudaFreeHost");
+	CK(cudaFreeHost(h2), "cudaFreeHost");
+	CK(cudaFree(d), "cudaFree");
+	CK(cudaFree(d2), "cudaFree");
+	free(pageable);
+}
+
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+
+static void *entry(gpa_fn gpa, int how, const char *name, int per_thread)
+{
+	void *p = NULL;
+	int st = 0;
+	if (how == 0) {
+		CUdriverProcAddressQueryResult q;
+		if (gpa(name, &p, 13000,
+			per_thread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+			&q))
+			p = NULL;
+	} else if (how == 1) {
+		if (cudaGetDriverEntryPoint(name, &p, per_thread ? cudaEnablePerThreadDefaultStream
+								  : cudaEnableLegacyStream, (void *)&st))
+			p = NULL;
+	} else {
+		if (cudaGetDriverEntryPointByVersion(name, &p, 13000, per_thread ? cudaEnablePerThreadDefaultStream
+										 : cudaEnableLegacyStream,
+						     (void *)&st))
+			p = NULL;
+	}
+	if (!p) {
+		fprintf(stderr, "preload_calls: no entry point %s\n", name);
+		exit(1);
+	}
+	return p;
+}
+
+static void driver(long n)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "preload_calls: dlopen libcuda.so.1: %s\n", dlerror());
+		exit(1);
+	}
+	gpa_fn gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress_v2");
+	if (!gpa) {
+		fprintf(stderr, "preload_calls: no cuGetProcAddress_v2\n");
+		exit(1);
+	}
+	void *d;
+	cudaMalloc(&d, 1);   /* initialises the runtime, context */
+	count("cudaMalloc", 1);
+	for (int how = 0; how < 3; how++) {
+		CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   CUstream, void **, void **) = entry(gpa, how, "cuLaunchKernel", 0);
+		CUresult (*launch_pt)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				      unsigned, CUstream, void **, void **) = entry(gpa, how, "cuLaunchKernel", 1);
+		CUresult (*launch_ex)(const CUlaunchConfig *, CUfunction, void **, void **) =
+			entry(gpa, how, "cuLaunchKernelEx", 0);
+		CUresult (*sync)(CUstream) = entry(gpa, how, "cuStreamSynchronize", 0);
+		CUresult (*ctx_sync)(void) = entry(gpa, how, "cuCtxSynchronize", 0);
+		CUresult (*htod)(CUdeviceptr, const void *, size_t, CUstream) =
+			entry(gpa, how, "cuMemcpyHtoDAsync", 0);
+		CUresult (*dtoh)(void *, CUdeviceptr, size_t) = entry(gpa, how, "cuMemcpyDtoH", 0);
+		CUresult (*alloc)(CUdeviceptr *, size_t) = entry(gpa, how, "cuMemAlloc", 0);
+		CUresult (*mfree)(CUdeviceptr) = entry(gpa, how, "cuMemFree", 0);
+		CUresult (*hostalloc)(void **, size_t, unsigned) = entry(gpa, how, "cuMemHostAlloc", 0);
+		CUresult (*freehost)(void *) = entry(gpa, how, "cuMemFreeHost", 0);
+		CUresult (*modget)(CUmodule *, const void *) = entry(gpa, how, "cuModuleLoadData", 0);
+		CUresult (*getfn)(CUfunction *, CUmodule, const char *) = entry(gpa, how, "cuModuleGetFunction", 0);
+		CUmodule mod;
+		CUfunction fn;
+		if (modget(&mod, "fake") || getfn(&fn, mod, "driver_kernel")) {
+			fprintf(stderr, "preload_calls: module/function\n");
+			exit(1);
+		}
+		CUdeviceptr dp;
+		void *hp;
+		CUlaunchConfig cfg = { 8, 1, 1, 64, 1, 1, 0, NULL, NULL, 0 };
+		CK(alloc(&dp, 1 << 20), "cuMemAlloc_v2");
+		CK(hostalloc(&hp, 1 << 20, 0), "cuMemHostAlloc");
+		for (long i = 0; i < n; i++) {
+			CK(launch(fn, 1, 2, 3, 32, 1, 1, 0, NULL, NULL, NULL), "cuLaunchKernel");
+			CK(launch_pt(fn, 1, 2, 3, 32, 1, 1, 0, NULL, NULL, NULL), "cuLaunchKernel_ptsz");
+			CK(launch_ex(&cfg, fn, NULL, NULL), "cuLaunchKernelEx");
+			CK(htod(dp, hp, 4096, NULL), "cuMemcpyHtoDAsync_v2");
+			CK(sync(NULL), "cuStreamSynchronize");
+			CK(dtoh(hp, dp, 4096), "cuMemcpyDtoH_v2");
+			CK(ctx_sync(), "cuCtxSynchronize");
+		}
+		CK(freehost(hp), "cuMemFreeHost");
+		CK(mfree(dp), "cuMemFree_v2");
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	long n = (long)arg;
+	dim3 g = { 1, 1, 1 }, b = { 1, 1, 1 };
+	for (long i = 0; i < n; i++)
+		cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, 0);
+	return NULL;
+}
+
+static void reap(void)
+{
+	int st;
+	while (wait(&st) > 0)
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "preload_calls: a child failed\n");
+			exit(1);
+		}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: preload_calls thin|all|driver|fork|threads|loop|copy-latency N [K]\n");
+		return 2;
+	}
+	const char *mode = argv[1];
+	long n = atol(argv[2]);
+	long k = argc > 3 ? atol(argv[3]) : 0;
+	if (strcmp(mode, "thin") == 0) {
+		thin(n);
+	} else if (strcmp(mode, "all") == 0) {
+		all(n);
+	} else if (strcmp(mode, "driver") == 0) {
+		driver(n);
+	} else if (strcmp(mode, "fork") == 0) {
+		for (long i = 0; i < k; i++)
+			if (fork() == 0) {
+				usleep(100000);   /* let the parent make its first call first */
+				thin(n);
+				print_truth();
+				_exit(0);
+			}
+		thin(n);
+		for (long i = 0; i < k; i++)
+			if (fork() == 0) {
+				ntruth = 0;
+				if (i == 0 && fork() == 0) {   /* a grandchild */
+					ntruth = 0;
+					thin(n);
+					print_truth();
+					exit(0);
+				}
+				thin(n);
+				reap();
+				print_truth();
+				exit(0);   /* through exit(): the library's destructor runs */
+			}
+		reap();
+	} else if (strcmp(mode, "threads") == 0) {
+		pthread_t th[1024];
+		if (n < 1 || n > 1024) {
+			fprintf(stderr, "preload_calls: 1..1024 threads\n");
+			return 2;
+		}
+		for (long i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, thread_main, (void *)k);
+		for (long i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		count("cudaLaunchKernel", n * k);
+	} else if (strcmp(mode, "loop") == 0) {
+		cudaStream_t s;
+		cudaStreamCreate(&s);
+		cudaStreamSynchronize(s);
+		double t0 = now_s();
+		for (long i = 0; i < n; i++)
+			cudaStreamSynchronize(s);
+		double t1 = now_s();
+		count("cudaStreamSynchronize", n + 1);
+		printf("ns_per_call=%.1f\n", (t1 - t0) * 1e9 / (double)n);
+	} else if (strcmp(mode, "copy-latency") == 0) {
+		void *h, *d;
+		char *pg = malloc(1 << 20);
+		memset(pg, 1, 1 << 20);
+		CK(cudaHostAlloc(&h, 1 << 20, 0), "cudaHostAlloc");
+		CK(cudaMalloc(&d, 1 << 20), "cudaMalloc");
+		for (long i = 0; i < n; i++) {
+			CK(cudaMemcpy(d, h, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
+			CK(cudaMemcpy(d, pg, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
+		}
+	} else {
+		fprintf(stderr, "preload_calls: unknown mode %s\n", mode);
+		return 2;
+	}
+	print_truth();
+	return 0;
+}
