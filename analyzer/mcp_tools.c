@@ -457,7 +457,7 @@ const struct mcp_tool mcp_tools[] = {
 		"the main process works on-CPU between CUDA calls (num_workers=0 batch assembly) or waits "
 		"blocked on workers, and whether workers fight for CPUs (involuntary switches, run-queue delay).",
 		OBJ(WINDOW_PROPS, ""),
-		OUT("\"processes\":{\"type\":\"array\"},\"main_pid\":{\"type\":[\"integer\",\"null\"]},"
+		OUT("\"processes\":{\"type\":\"array\"},\"main_pid\":{\"description\":\"pid of the main process, null when none\"},"
 		    "\"main_blocked_ns\":{\"type\":\"number\"},\"workers\":{\"type\":\"number\"}",
 		    "\"processes\",\"main_pid\""),
 		t_per_process,
