@@ -317,9 +317,16 @@ static int serve_line(struct mcp_server *s, const char *line, size_t len, FILE *
 	if (blank(line, len))
 		return 0;
 	const char *end = NULL;
-	cJSON *msg = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
+	 * refuse the message rather than act on a silently shortened one. */
+	const char *nul = memchr(line, 0, len);
+	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(line, len, &end, 0);
 	cJSON *resp;
-	if (!msg || !blank(end, len - (size_t)(end - line))) {
+	if (nul) {
+		char why[128];
+		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
+		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
+	} else if (!msg || !blank(end, len - (size_t)(end - line))) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (at byte %zu of %zu)",
 			 msg ? (size_t)(end - line) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - line : 0),

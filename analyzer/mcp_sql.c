@@ -99,6 +99,17 @@ static int authorize(void *ud, int action, const char *a, const char *b, const c
 	case SQLITE_DETACH:
 		snprintf(q->denied, sizeof q->denied, "ATTACH/DETACH is not allowed: this is the trace database only");
 		return SQLITE_DENY;
+	case SQLITE_UPDATE:
+		/* Connecting a table-valued PRAGMA (pragma_table_info('t')) asks to
+		 * update sqlite_master; allowing that would weaken this fence for
+		 * every statement, so those functions are refused with a pointer
+		 * to the PRAGMA statement, which is allowed. */
+		if (a && !strcmp(a, "sqlite_master")) {
+			snprintf(q->denied, sizeof q->denied, "table-valued PRAGMA functions such as pragma_table_info() "
+				 "are not allowed; use the statement PRAGMA table_info(name)");
+			return SQLITE_DENY;
+		}
+		/* fall through */
 	default:
 		snprintf(q->denied, sizeof q->denied, "only reading is allowed (SELECT, WITH, read-only PRAGMAs)");
 		return SQLITE_DENY;
@@ -311,7 +322,7 @@ const char *mcp_sql_description(void)
 {
 	return
 	"Runs one read-only SQL statement (SQLite dialect: SELECT or WITH ... SELECT; read-only PRAGMAs such "
-	"as table_info) on the trace database and returns the rows. Writes, ATTACH, transactions and PRAGMAs "
+	"as PRAGMA table_info(name), but not pragma_table_info()) on the trace database and returns the rows. Writes, ATTACH, transactions and PRAGMAs "
 	"that set anything are refused; at most max_rows rows (default 200, up to 5000) and 1 MiB of values "
 	"come back (truncated=true says more existed); a statement is stopped after timeout_ms. Prefer the "
 	"other tools for analysis (they align evidence call by call); use this for questions they do not "
