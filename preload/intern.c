@@ -65,3 +65,37 @@ void ingero_intern_reset(void)
 	ingero_set_clear(&ingero_stacks_put);
 	ingero_set_clear(&ingero_kernels_put);
 }
+
+uint64_t ingero_kv_get(const struct ingero_kv *m, uint64_t key)
+{
+	if (!key)
+		return 0;
+	uint32_t mask = m->cap - 1;
+	uint32_t i = (uint32_t)ingero_mix64(key) & mask;
+	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+		uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
+		if (k == key)
+			return atomic_load_explicit(&m->vals[i], memory_order_acquire);
+		if (k == 0)
+			return 0;
+	}
+	return 0;
+}
+
+bool ingero_kv_put(struct ingero_kv *m, uint64_t key, uint64_t val)
+{
+	if (!key)
+		return false;
+	uint32_t mask = m->cap - 1;
+	uint32_t i = (uint32_t)ingero_mix64(key) & mask;
+	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+		uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
+		if (k == 0 && atomic_compare_exchange_strong(&m->keys[i], &k, key))
+			k = key;
+		if (k == key) {
+			atomic_store_explicit(&m->vals[i], val, memory_order_release);
+			return true;
+		}
+	}
+	return false;
+}

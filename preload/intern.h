@@ -39,4 +39,17 @@ static inline uint64_t ingero_mix64(uint64_t x)
 	return x;
 }
 
+
+/* A fixed-size lock-free map of 64-bit keys to 64-bit values (0 = none),
+ * insert-or-update, never shrinking: kernel handles and host stubs. */
+struct ingero_kv {
+	uint32_t cap;               /* power of two */
+	_Atomic uint64_t *keys;
+	_Atomic uint64_t *vals;
+};
+/* 0 when absent. */
+uint64_t ingero_kv_get(const struct ingero_kv *m, uint64_t key);
+/* false when full. */
+bool ingero_kv_put(struct ingero_kv *m, uint64_t key, uint64_t val);
+
 #endif

@@ -1,8 +1,10 @@
 /*
  * kernel.c — the first launch of a function by a process puts one KERNEL
- * record into the ring.  Driver handles (CUfunction, CUkernel) are named by
- * the real driver (cuFuncGetName / cuKernelGetName), which only looks the
- * name up; host stubs are named by the sender from the program's symbols.
+ * record into the ring.  Runtime launches are named from what the CUDA
+ * libraries registered (kernel_names.c); driver handles (CUfunction,
+ * CUkernel) by the real driver (cuFuncGetName / cuKernelGetName), which
+ * only looks the name up; what is left, by the sender from the program's
+ * symbols.
  * The look-ups go straight to the real functions, so they are not recorded.
  */
 #include "kernel.h"
@@ -16,9 +18,16 @@ typedef int (*get_name_fn)(const char **name, void *handle);
 
 static _Atomic(void *) real_cuFuncGetName, real_cuKernelGetName, real_cudaFuncGetName;
 
+const char *ingero_kernel_registered_name(uint64_t addr, int is_handle);
+
 static const char *name_of(uint64_t addr, enum ingero_kernel_kind kind)
 {
 	const char *name = NULL;
+	if (kind != INGERO_KERNEL_CUFUNC) {
+		name = ingero_kernel_registered_name(addr, kind == INGERO_KERNEL_CUKERNEL);
+		if (name)
+			return name;
+	}
 	get_name_fn fn = NULL;
 	if (kind == INGERO_KERNEL_CUFUNC)
 		fn = (get_name_fn)INGERO_REAL(real_cuFuncGetName, "cuFuncGetName", INGERO_LIBCUDA);

@@ -676,8 +676,11 @@ static void *sender_main(void *arg)
 			/* No collector (not yet, or gone): leave the events in the
 			 * ring.  It buffers a collector restart; when it is full,
 			 * producers drop and count.  At exit, what is left is
-			 * drained and counted as dropped. */
-			ingero_shm_wait(S.shm, IDLE_WAIT_NS);
+			 * drained and counted as dropped.  A plain sleep, not the
+			 * doorbell: producers finding the ring full must not wake
+			 * us for nothing. */
+			struct timespec ts = { 0, (long)IDLE_WAIT_NS };
+			nanosleep(&ts, NULL);
 			continue;
 		}
 		int n = drain(4 * BATCH_RECORDS, HOLE_TIMEOUT_NS, 0);
