@@ -90,8 +90,19 @@ int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 		e->exit_code = BPF_CORE_READ(p, signal, group_exit_code) ?: p->exit_code;
 		submit(e);
 	}
-	/* the pid may be reused by an unrelated process */
-	bpf_map_delete_elem(&traced, &tgid);
+	return 0;
+}
+
+/* Forget a process once its leader's task is freed, not at exit: the exit
+ * path still runs (and is scheduled) after sched_process_exit.  Its pid is
+ * free for reuse from here on. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(on_free, struct task_struct *p)
+{
+	u32 tgid = p->tgid;
+
+	if (p->pid == tgid)
+		bpf_map_delete_elem(&traced, &tgid);
 	return 0;
 }
 

@@ -38,7 +38,6 @@ enum ingero_drop_slot {
 	DROP_START_MAP,          /* per-thread switch-out map full */
 	DROP_MEM_MAP,            /* page-alloc aggregation map full */
 	DROP_COMP_MAP,           /* competitor aggregation map full */
-	DROP_STACK,              /* stack map collision or full */
 	DROP_TRACED_MAP,         /* traced map full: a child was not enrolled */
 	DROP_NSLOTS,
 };

@@ -59,7 +59,7 @@ static struct sender *sender_of(struct intake *in, nng_msg *msg)
 {
 	nng_pipe p = nng_msg_get_pipe(msg);
 	uint32_t id = nng_pipe_id(p);
-	int pid = 0, uid = -1;
+	uint64_t pid = 0, uid = UINT32_MAX;
 	struct sender_slot *free_slot = NULL, *oldest = &in->senders[0];
 
 	in->tick++;
@@ -75,9 +75,10 @@ static struct sender *sender_of(struct intake *in, nng_msg *msg)
 		if (sl->last_used < oldest->last_used)
 			oldest = sl;
 	}
-	if (nng_pipe_get_int(p, NNG_OPT_IPC_PEER_PID, &pid) || pid <= 0)
+	/* nng hands the peer credentials out as 64-bit values */
+	if (nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_PID, &pid) || pid == 0 || pid > INT32_MAX)
 		return NULL;   /* not an IPC peer: nobody vouches for it */
-	nng_pipe_get_int(p, NNG_OPT_IPC_PEER_UID, &uid);
+	nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_UID, &uid);
 	if (!free_slot)
 		free_slot = oldest;
 	free_slot->pipe_id = id;
@@ -162,12 +163,15 @@ static void handle_message(struct intake *in, nng_msg *msg)
 	struct sender *s = sender_of(in, msg);
 	uint64_t spoofed = 0, untraced = 0;
 	size_t ncalls = 0;
-	uint32_t last_ok_pid = 0;
+	uint32_t last_pid = 0;
+	int last_admitted = 0;
 	int rc;
 
 	pthread_mutex_lock(&in->lock);
 	in->st.messages++;
 	in->st.last_msg_ns = mono_now_ns();
+	if (!in->st.first_msg_ns)
+		in->st.first_msg_ns = in->st.last_msg_ns;
 	pthread_mutex_unlock(&in->lock);
 	if (!s) {
 		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, 0, 1);
@@ -215,12 +219,15 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			spoofed++;
 			continue;
 		}
-		if (pid != last_ok_pid) {
-			if (!admit(in, pid)) {
-				untraced++;
-				continue;
-			}
-			last_ok_pid = pid;
+		/* one decision per run of records of the same pid: a refused
+		 * pid must not cost a wait per record */
+		if (pid != last_pid) {
+			last_pid = pid;
+			last_admitted = admit(in, pid);
+		}
+		if (!last_admitted) {
+			untraced++;
+			continue;
 		}
 		pr.pid = pid;
 		switch (r->type) {

@@ -20,7 +20,8 @@ struct intake_opts {
 
 struct intake_stats {
 	uint64_t messages, malformed, records, calls, spoofed, untraced, unknown;
-	uint64_t last_msg_ns;     /* CLOCK_MONOTONIC of the last message, 0 = none */
+	uint64_t first_msg_ns;    /* CLOCK_MONOTONIC of the first message, 0 = none */
+	uint64_t last_msg_ns;     /* ... and of the last */
 };
 
 struct intake *intake_start(const struct intake_opts *o);   /* NULL: said on stderr */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +80,32 @@ static void turn(struct tracer *t, uint64_t *next_flush)
 		tracer_flush(t, 0);
 		*next_flush = mono_now_ns() + t->o.bucket_ns;
 	}
+}
+
+/* --stats: figures for tests and benchmarks, one key=value per line. */
+static void write_stats(const char *path, const struct intake_stats *is, struct store *st,
+			const struct tracer *t, uint64_t started, const char *mode)
+{
+	FILE *f = fopen(path, "w");
+	struct rusage ru;
+	uint64_t committed_at = store_calls_committed_at(st);
+
+	if (!f) {
+		fprintf(stderr, "ingero-collector: cannot write %s: %s\n", path, strerror(errno));
+		return;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(f, "mode=%s\nwall_s=%.3f\ncpu_s=%.3f\n", mode, (mono_now_ns() - started) / 1e9,
+		ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	fprintf(f, "messages=%llu\nmalformed=%llu\ncalls=%llu\nspoofed=%llu\nuntraced=%llu\n",
+		(unsigned long long)is->messages, (unsigned long long)is->malformed,
+		(unsigned long long)is->calls, (unsigned long long)is->spoofed,
+		(unsigned long long)is->untraced);
+	fprintf(f, "calls_committed=%llu\n", (unsigned long long)store_committed_calls(st));
+	if (is->first_msg_ns && committed_at > is->first_msg_ns)
+		fprintf(f, "ingest_s=%.6f\n", (committed_at - is->first_msg_ns) / 1e9);
+	fprintf(f, "kernel_records=%llu\n", (unsigned long long)(t ? t->events : 0));
+	fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -197,6 +224,8 @@ int main(int argc, char **argv)
 	tracer_flush(t, 1);
 	session_end(st);
 	store_sync(st);
+	if (c.stats)
+		write_stats(c.stats, &is, st, t, started, t ? "full" : "cuda-only");
 	if (!c.quiet)
 		fprintf(stderr, "ingero-collector: %s: %llu CUDA calls from %llu messages "
 			"(%llu malformed, %llu spoofed records), %llu kernel records (%s mode)\n",

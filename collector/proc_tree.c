@@ -85,8 +85,11 @@ void proc_tree_fork(uint32_t pid, uint32_t ppid, int traced)
 {
 	pthread_mutex_lock(&lock);
 	struct slot *s = find(&procs, pid, 1);
+	/* the launcher enrols its child before the kernel's fork record (which
+	 * says "untraced": the collector is not traced) is consumed: keep it */
+	if (!(s->traced && s->val == ppid))
+		s->traced = traced;
 	s->val = ppid;
-	s->traced = traced;
 	pthread_mutex_unlock(&lock);
 }
 

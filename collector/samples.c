@@ -3,10 +3,9 @@
  * per CPU, and turns each sample into a cpu_samples row whose stack is
  * interned in stacks/stack_frames (kinds 'native' and 'kernel').
  *
- * A stack is symbolized once per (process, user stack id, kernel stack id)
- * — the kernel's stack ids are stable because the map is never cleared —
- * and stored under a 64-bit id hashed from the process and the addresses,
- * in the same id space as the preload library's stack hashes.  Return
+ * A stack is symbolized and stored once per process, under a 64-bit id
+ * hashed from the process and the addresses (the same id space as the
+ * preload library's stack hashes; a collision is as unlikely).  Return
  * addresses (every frame but the innermost) are looked up at ip - 1, inside
  * the calling instruction.
  */
@@ -28,21 +27,42 @@
 #include "symbolize.h"
 #include "tracer.h"
 
-struct stack_key {
-	uint32_t pid;
-	int32_t user, kernel;
-	uint32_t pad;
-	uint64_t leaf_caller;   /* accepted leaf return address, 0 = none */
-};
+/* stacks already stored: a set of 64-bit ids (0 = empty slot) */
+static uint64_t *known;
+static size_t known_cap, known_n;
 
-struct stack_entry {
-	struct stack_key k;
-	int64_t id;
-	int used;
-};
+/* 1 when id was already in the set; adds it otherwise. */
+static int known_add(uint64_t id)
+{
+	if (!known || (known_n + 1) * 2 > known_cap) {
+		size_t cap = known_cap ? known_cap * 2 : 4096;
+		uint64_t *n = calloc(cap, sizeof(*n));
 
-static struct stack_entry *cache;
-static size_t cache_cap, cache_n;
+		if (!n)
+			return 0;
+		for (size_t i = 0; i < known_cap; i++) {
+			if (!known[i])
+				continue;
+			size_t j = (size_t)(known[i] * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+			while (n[j])
+				j = (j + 1) & (cap - 1);
+			n[j] = known[i];
+		}
+		free(known);
+		known = n;
+		known_cap = cap;
+	}
+	for (size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull >> 17) & (known_cap - 1);;
+	     i = (i + 1) & (known_cap - 1)) {
+		if (known[i] == id)
+			return 1;
+		if (!known[i]) {
+			known[i] = id;
+			known_n++;
+			return 0;
+		}
+	}
+}
 
 int samples_attach(struct tracer *t)
 {
@@ -102,42 +122,9 @@ void samples_detach(struct tracer *t)
 	t->samples = NULL;
 	sym_free(t->sym);
 	t->sym = NULL;
-	free(cache);
-	cache = NULL;
-	cache_cap = cache_n = 0;
-}
-
-static size_t key_hash(const struct stack_key *k)
-{
-	return k->pid * 31u + (uint32_t)k->user * 17u + (uint32_t)k->kernel +
-	       (size_t)(k->leaf_caller * 0x9e3779b97f4a7c15ull >> 20);
-}
-
-static struct stack_entry *cache_slot(const struct stack_key *k)
-{
-	if (!cache || (cache_n + 1) * 2 > cache_cap) {
-		size_t cap = cache_cap ? cache_cap * 2 : 4096;
-		struct stack_entry *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < cache_cap; i++) {
-			if (!cache[i].used)
-				continue;
-			size_t j = key_hash(&cache[i].k) & (cap - 1);
-			while (n[j].used)
-				j = (j + 1) & (cap - 1);
-			n[j] = cache[i];
-		}
-		free(cache);
-		cache = n;
-		cache_cap = cap;
-	}
-	for (size_t i = key_hash(k) & (cache_cap - 1);;
-	     i = (i + 1) & (cache_cap - 1)) {
-		if (!cache[i].used || memcmp(&cache[i].k, k, sizeof(*k)) == 0)
-			return &cache[i];
-	}
+	free(known);
+	known = NULL;
+	known_cap = known_n = 0;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -149,41 +136,24 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* Read one stack id's addresses; returns the depth. */
-static int read_stack(struct tracer *t, int32_t id, uint64_t *ips)
+/* The word at the user stack pointer is the caller of a frameless leaf when
+ * it is a return address (follows a call) and the unwinder did not already
+ * report it as the next frame. */
+static uint64_t leaf_caller(struct tracer *t, const struct sample_event *e)
 {
-	int n = 0;
+	uint64_t w = e->user_sp_word;
 
-	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(t->samples->maps.stacks), &id, ips))
+	if (!w || !e->n_user || w == e->user[0] || (e->n_user > 1 && w == e->user[1]))
 		return 0;
-	while (n < INGERO_STACK_DEPTH && ips[n])
-		n++;
-	return n;
+	return sym_is_return_address(t->sym, e->pid, w) ? w : 0;
 }
 
-static int64_t intern_stack(struct tracer *t, const struct sample_event *e, uint64_t leaf_caller)
+static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint64_t *uips, int nu,
+			 const uint64_t *kips, int nk)
 {
-	uint64_t uips[INGERO_STACK_DEPTH + 1], kips[INGERO_STACK_DEPTH];
 	struct frame_row f[2 * INGERO_STACK_DEPTH + 1];
-	int nu = read_stack(t, e->user_stack, uips), nk = read_stack(t, e->kernel_stack, kips), n = 0;
-	uint64_t h = 0xcbf29ce484222325ull;
+	int n = 0;
 
-	/* the leaf's caller goes right after the leaf */
-	if (leaf_caller && nu >= 1) {
-		memmove(&uips[2], &uips[1], (nu - 1) * sizeof(*uips));
-		uips[1] = leaf_caller;
-		nu++;
-	}
-
-	if (!nu && !nk)
-		return 0;
-	h = fnv(h, "bpf", 3);
-	h = fnv(h, &e->pid, sizeof e->pid);
-	h = fnv(h, uips, nu * sizeof(*uips));
-	h = fnv(h, "|", 1);
-	h = fnv(h, kips, nk * sizeof(*kips));
-	if (!h)
-		h = 1;
 	for (int i = 0; i < nk; i++, n++) {
 		struct sym_result r;
 
@@ -195,58 +165,44 @@ static int64_t intern_stack(struct tracer *t, const struct sample_event *e, uint
 	for (int i = 0; i < nu; i++, n++) {
 		struct sym_result r;
 
-		sym_user(t->sym, e->pid, uips[i] - (i > 0), &r);
+		sym_user(t->sym, pid, uips[i] - (i > 0), &r);
 		f[n] = (struct frame_row){ .kind = "native", .depth = i, .ip = uips[i],
 					   .symbol = r.symbol, .module = r.module,
 					   .offset = r.offset + (i > 0), .line = -1 };
 	}
-	store_stack(t->store, (int64_t)h, e->pid, f, n);
-	return (int64_t)h;
-}
-
-/* The word at the user stack pointer is the caller of a frameless leaf when
- * it is a return address (follows a call) and the unwinder did not already
- * report it as the next frame. */
-static uint64_t leaf_caller(struct tracer *t, const struct sample_event *e)
-{
-	uint64_t next = 0, w = e->user_sp_word;
-	uint64_t ips[INGERO_STACK_DEPTH];
-
-	if (!w || e->user_stack < 0)
-		return 0;
-	if (read_stack(t, e->user_stack, ips) > 1)
-		next = ips[1];
-	if (w == next || w == ips[0])
-		return 0;
-	return sym_is_return_address(t->sym, e->pid, w) ? w : 0;
+	store_stack(t->store, (int64_t)id, pid, f, n);
 }
 
 void samples_event(struct tracer *t, const void *data, size_t len)
 {
 	const struct sample_event *e = data;
-	struct stack_key k;
-	struct stack_entry *c;
+	uint64_t uips[INGERO_STACK_DEPTH + 1], caller, h = 0xcbf29ce484222325ull;
+	int nu, nk;
 	struct sample_row r;
 
 	if (len < sizeof(*e) || !t->samples)
 		return;
-	memset(&k, 0, sizeof k);
-	k.pid = e->pid;
-	k.user = e->user_stack < 0 ? -1 : e->user_stack;
-	k.kernel = e->kernel_stack < 0 ? -1 : e->kernel_stack;
-	k.leaf_caller = leaf_caller(t, e);
-	c = cache_slot(&k);
+	nu = e->n_user < INGERO_STACK_DEPTH ? (int)e->n_user : INGERO_STACK_DEPTH;
+	nk = e->n_kernel < INGERO_STACK_DEPTH ? (int)e->n_kernel : INGERO_STACK_DEPTH;
+	memcpy(uips, e->user, nu * sizeof(*uips));
+	/* the leaf's caller goes right after the leaf */
+	if ((caller = leaf_caller(t, e))) {
+		memmove(&uips[2], &uips[1], (nu - 1) * sizeof(*uips));
+		uips[1] = caller;
+		nu++;
+	}
 	r = (struct sample_row){ .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .ts_ns = e->ts_ns };
-	if (c && c->used) {
-		r.stack_id = c->id;
-	} else {
-		r.stack_id = intern_stack(t, e, k.leaf_caller);
-		if (c) {
-			c->k = k;
-			c->id = r.stack_id;
-			c->used = 1;
-			cache_n++;
-		}
+	if (nu || nk) {
+		h = fnv(h, "bpf", 3);
+		h = fnv(h, &e->pid, sizeof e->pid);
+		h = fnv(h, uips, nu * sizeof(*uips));
+		h = fnv(h, "|", 1);
+		h = fnv(h, e->kernel, nk * sizeof(*e->kernel));
+		if (!h)
+			h = 1;
+		if (!known_add(h))
+			store_frames(t, h, e->pid, uips, nu, (const uint64_t *)e->kernel, nk);
+		r.stack_id = (int64_t)h;
 	}
 	store_sample(t->store, &r);
 }

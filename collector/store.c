@@ -190,7 +190,7 @@ struct store {
 	size_t n_losses, cap_losses;
 	int losses_dirty;
 
-	uint64_t committed_calls, work_calls;
+	uint64_t committed_calls, work_calls, calls_committed_at;
 	uint64_t last_cap_check_ns;
 	int failed;                  /* a write failed: said once on stderr */
 };
@@ -548,6 +548,8 @@ static void *writer_main(void *arg)
 
 		pthread_mutex_lock(&s->lock);
 		s->committed_calls += s->work_calls;
+		if (s->work_calls)
+			s->calls_committed_at = mono_ns();
 		s->committed_seq = seq;
 		pthread_cond_broadcast(&s->done);
 	}
@@ -831,6 +833,16 @@ uint64_t store_committed_calls(struct store *s)
 
 	pthread_mutex_lock(&s->lock);
 	v = s->committed_calls;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+uint64_t store_calls_committed_at(struct store *s)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&s->lock);
+	v = s->calls_committed_at;
 	pthread_mutex_unlock(&s->lock);
 	return v;
 }

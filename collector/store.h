@@ -81,5 +81,7 @@ uint64_t store_loss_get(struct store *s, const char *source, uint32_t pid);
 
 /* Rows committed so far, for tests and benchmarks. */
 uint64_t store_committed_calls(struct store *s);
+/* CLOCK_MONOTONIC when the last commit holding CUDA calls ended. */
+uint64_t store_calls_committed_at(struct store *s);
 
 #endif

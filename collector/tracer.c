@@ -36,7 +36,6 @@ static const char *const drop_names[DROP_NSLOTS] = {
 	[DROP_START_MAP] = "start_map",
 	[DROP_MEM_MAP] = "mem_map",
 	[DROP_COMP_MAP] = "competitor_map",
-	[DROP_STACK] = "stack_map",
 	[DROP_TRACED_MAP] = "traced_map",
 };
 

@@ -1,0 +1,20 @@
+#!/bin/sh
+# collector_garbage.sh — malformed messages (length bombs, maps, wrong
+# versions, truncations, random bytes, over-long strings) are refused and
+# counted; the collector keeps running and keeps accepting good messages.
+. tests/lib.sh
+. tests/e2e/collector_common.sh
+
+check "collector starts" start_collector
+"$B/tests/collector_send" garbage >"$T/sent.txt"
+bad=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$T/sent.txt")
+check "collector survives the garbage" kill -0 "$CPID"
+"$B/tests/collector_send" valid --calls 50 --batch 10 >/dev/null
+check "collector still running" kill -0 "$CPID"
+stop_collector INT
+check_eq "collector exits 0 on SIGINT" 0 "$CRC"
+check_eq "every malformed message counted" "$bad" "$(q "SELECT sum(count) FROM losses WHERE source='malformed_message'")"
+check_eq "good calls before and after the garbage stored" 55 "$(q 'SELECT count(*) FROM cuda_calls')"
+check_eq "nothing from a malformed message stored" 0 "$(q "SELECT count(*) FROM kernels")"
+check_eq "file is consistent" ok "$(q 'PRAGMA integrity_check')"
+finish
