@@ -471,12 +471,12 @@ static uint64_t live_bytes(struct store *s)
 }
 
 /* --max-size: drop the oldest tenth of each event table until it fits. */
-static void enforce_cap(struct store *s)
+static void enforce_cap(struct store *s, int force)
 {
 	static const char *const tables[] = { "cuda_calls", "off_cpu", "cpu_samples" };
 	uint64_t now = mono_ns(), dropped = 0;
 
-	if (!s->o.max_bytes || now - s->last_cap_check_ns < 200000000ull)
+	if (!s->o.max_bytes || (!force && now - s->last_cap_check_ns < 200000000ull))
 		return;
 	s->last_cap_check_ns = now;
 	for (int round = 0; round < 10 && live_bytes(s) > s->o.max_bytes; round++) {
@@ -544,7 +544,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		step(s, s->st[ST_COMMIT]);
 		batch_clear(&s->work);
-		enforce_cap(s);
+		enforce_cap(s, stop);
 
 		pthread_mutex_lock(&s->lock);
 		s->committed_calls += s->work_calls;
@@ -554,6 +554,7 @@ static void *writer_main(void *arg)
 		pthread_cond_broadcast(&s->done);
 	}
 	pthread_mutex_unlock(&s->lock);
+	enforce_cap(s, 1);   /* the file as left must fit */
 	return NULL;
 }
 

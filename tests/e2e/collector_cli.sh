@@ -1,0 +1,80 @@
+#!/bin/sh
+# collector_cli.sh — the command line and lifecycle: usage errors (one
+# line, exit 2), CMD's output and exit code passed through (128+N when
+# killed), -p attaching to a running process and its future children,
+# --duration, --max-size, CUDA-only mode without root or with --no-bpf,
+# and a sender in its own pid namespace translated to root pids.
+. tests/lib.sh
+. tests/e2e/collector_common.sh
+C=$B/ingero-collector
+
+"$C" >/dev/null 2>"$T/e1"; rc=$?
+check_eq "no -o: exit 2" 2 "$rc"
+check "no -o: says so" grep -q -- "-o FILE is required" "$T/e1"
+"$C" -o "$DB" --sample-hz abc >/dev/null 2>&1
+check_eq "bad --sample-hz: exit 2" 2 $?
+"$C" -o "$DB" -- >/dev/null 2>&1
+check_eq "nothing after --: exit 2" 2 $?
+"$C" -o "$DB" python3 x.py >/dev/null 2>&1
+check_eq "command without --: exit 2" 2 $?
+"$C" -o "$DB" -p 999999999 >/dev/null 2>&1
+check_eq "-p of no process: exit 2" 2 $?
+"$C" -o /nonexistent/dir/x.db -- true >/dev/null 2>&1
+check_eq "unwritable output: exit 1" 1 $?
+check "--help exits 0" "$C" --help >/dev/null
+
+out=$("$C" -q -o "$DB" -- sh -c 'echo out; echo err >&2; exit 3' 2>"$T/err")
+check_eq "exit code passed through" 3 $?
+check_eq "stdout untouched" out "$out"
+check_eq "stderr untouched" err "$(cat "$T/err")"
+"$C" -q -o "$DB" -- sh -c 'kill -9 $$' 2>/dev/null
+check_eq "killed by SIGKILL: 137" 137 $?
+"$C" -q -o "$DB" -- /nonexistent-program 2>/dev/null
+check_eq "command not found: 127" 127 $?
+exec 3>"$T/fd3"
+"$C" -q -o "$DB" -- sh -c 'echo via3 >&3' 2>/dev/null
+exec 3>&-
+check_eq "inherited fds reach the command" via3 "$(cat "$T/fd3")"
+
+if is_root; then
+	sh -c 'while :; do sleep 0.02; done' &
+	LOOP=$!
+	"$C" -q -o "$DB" -p "$LOOP" --duration 1
+	check_eq "-p with --duration: exit 0" 0 $?
+	kill "$LOOP"
+	check_ge "-p: the process is traced" "$(q "SELECT count(*) FROM off_cpu WHERE pid=$LOOP")" 5
+	check_ge "-p: its new children are enrolled" "$(q "SELECT count(*) FROM processes WHERE ppid=$LOOP AND comm='sleep'")" 5
+	check_ge "-p: and traced" "$(q "SELECT count(DISTINCT o.pid) FROM off_cpu o JOIN processes p ON p.pid=o.pid WHERE p.ppid=$LOOP")" 5
+
+	# CUDA-only without root
+	chmod 0777 "$T"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$C" -o "$T/nobody.db" --duration 0.3 2>"$T/err"
+	check_eq "non-root: exit 0" 0 $?
+	check "non-root: CUDA-only said on stderr" grep -q "CUDA-only mode" "$T/err"
+	check_eq "non-root: session.mode" cuda-only "$(sqlite3 "$T/nobody.db" "SELECT value FROM session WHERE key='mode'")"
+
+	# a sender in its own pid namespace (it believes it is pid 1)
+	start_collector
+	unshare --pid --fork --mount-proc "$B/tests/collector_send" valid --calls 10 >/dev/null
+	stop_collector TERM
+	check_eq "namespaced sender: calls kept" 10 "$(q 'SELECT count(*) FROM cuda_calls')"
+	check_eq "namespaced sender: stored under its root pid" 0 "$(q 'SELECT count(*) FROM cuda_calls WHERE pid=1 OR tid=1')"
+	check_eq "namespaced sender: nothing refused" 0 "$(q "SELECT coalesce(sum(count),0) FROM losses WHERE source IN ('spoofed_record','untraced_sender')")"
+else
+	skip "root-only cases (-p, non-root fallback, pid namespaces)"
+fi
+
+"$C" -q -o "$DB" --no-bpf --duration 0.2 2>"$T/err"
+check_eq "--no-bpf: cuda-only" cuda-only "$(q "SELECT value FROM session WHERE key='mode'")"
+check_eq "session has every well-known key but the GPU ones" 11 "$(q "SELECT count(*) FROM session WHERE key IN ('command','start_wall_ns','start_mono_ns','end_mono_ns','host','kernel','cpus','cpu_model','mem_bytes','mode','collector_version')")"
+
+# --max-size keeps the file small and says what it dropped
+start_collector --no-bpf --max-size 2
+"$B/tests/collector_send" valid --calls 300000 --batch 2000 --interval-ms 5 >/dev/null
+stop_collector TERM
+kept=$(q 'SELECT count(*) FROM cuda_calls')
+dropped=$(q "SELECT coalesce(sum(count),0) FROM losses WHERE source='size_cap_rows'")
+check_ge "--max-size: rows dropped and counted" "$dropped" 1
+check_eq "--max-size: kept + dropped = sent" 300000 "$((kept + dropped))"
+check_ge "--max-size: live pages within the cap (+1 MB slack)" "$((3 * 1048576))" "$(q 'SELECT (page_count - freelist_count) * page_size FROM pragma_page_count, pragma_freelist_count, pragma_page_size')"
+finish
