@@ -311,8 +311,7 @@ static int blank(const char *p, size_t n)
 	return 1;
 }
 
-/* One line in, at most one line out.  -1 when stdout is gone. */
-static int serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out)
+int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out)
 {
 	if (blank(line, len))
 		return 0;
@@ -344,6 +343,26 @@ static int serve_line(struct mcp_server *s, const char *line, size_t len, FILE *
 		cJSON_Delete(resp);
 	}
 	return rc;
+}
+
+int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen)
+{
+	size_t max = s->max_message ? s->max_message : MCP_DEFAULT_MAX_MESSAGE;
+	long sqlt = s->sql_timeout_ms ? s->sql_timeout_ms : 5000;
+	memset(s, 0, sizeof *s);
+	s->max_message = max;
+	s->sql_timeout_ms = sqlt;
+	s->db_path = path;
+	s->db = ia_db_open(path, err, errlen);
+	return s->db ? 0 : -1;
+}
+
+void mcp_server_close(struct mcp_server *s)
+{
+	mcp_view_free(&s->view);
+	mcp_sql_close(s->sql);
+	ia_db_close(s->db);
+	memset(s, 0, sizeof *s);
 }
 
 int ia_cmd_mcp(int argc, char **argv)
@@ -401,10 +420,8 @@ int ia_cmd_mcp(int argc, char **argv)
 		ia_err("mcp: unexpected argument %s (one report.db)", argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}
-	s.db_path = argv[optind];
 	char err[512];
-	s.db = ia_db_open(s.db_path, err, sizeof err);
-	if (!s.db) {
+	if (mcp_server_open(&s, argv[optind], err, sizeof err) < 0) {
 		ia_err("%s", err);
 		return IA_EXIT_ERROR;
 	}
@@ -434,7 +451,7 @@ int ia_cmd_mcp(int argc, char **argv)
 			w = mcp_write(stdout, e);
 			cJSON_Delete(e);
 		} else {
-			w = serve_line(&s, r.line, r.len, stdout);
+			w = mcp_serve_line(&s, r.line, r.len, stdout);
 		}
 		if (w < 0) {
 			mcp_log("stdout is gone; stopping");
@@ -443,8 +460,6 @@ int ia_cmd_mcp(int argc, char **argv)
 		}
 	}
 	mcp_reader_free(&r);
-	mcp_view_free(&s.view);
-	mcp_sql_close(s.sql);
-	ia_db_close(s.db);
+	mcp_server_close(&s);
 	return rc;
 }

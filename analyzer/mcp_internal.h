@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* JSON-RPC 2.0 error codes. */
 enum {
@@ -60,6 +61,14 @@ struct mcp_server {
 	long sql_timeout_ms;
 	struct mcp_view view;
 };
+
+/* ---- the server (mcp.c) ---- */
+/* Opens and validates the database; keeps max_message and sql_timeout_ms
+ * when set.  -1 with a one-line reason. */
+int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen);
+void mcp_server_close(struct mcp_server *s);
+/* One received line in, at most one line out.  -1 when out is gone. */
+int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out);
 
 /* ---- tools (mcp_tools.c) ---- */
 struct mcp_tool {

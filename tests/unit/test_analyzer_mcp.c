@@ -1,0 +1,352 @@
+/*
+ * test_analyzer_mcp.c — the MCP server's pieces, run under the sanitizers
+ * too: the bounded line reader (chunk boundaries, CRLF, lines over the
+ * limit, a last line without newline), UTF-8 cleaning, the data fence,
+ * argument checks against each tool's own inputSchema, the run_sql fences,
+ * and whole request/response exchanges through mcp_serve_line on a small
+ * database (so leaks and overflows in the dispatcher show up here; the
+ * protocol as a client sees it is tests/e2e/mcp_*.sh).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ingero/schema.h>
+
+#include "../../analyzer/mcp_internal.h"
+#include "../../analyzer/mcp_io.h"
+
+/* --- the line reader ----------------------------------------------------------------- */
+
+static int file_with(const char *data, size_t n)
+{
+	char path[] = "/tmp/ingero-mcp-reader.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static void reader_splits_lines(void **st)
+{
+	(void)st;
+	static const char in[] = "a\nbb\r\n\nccc";
+	int fd = file_with(in, sizeof in - 1);
+	struct mcp_reader r;
+	mcp_reader_init(&r, fd, 100);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_string_equal(r.line, "a");
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_string_equal(r.line, "bb");
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_int_equal(r.len, 0);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);   /* last line, no newline */
+	assert_string_equal(r.line, "ccc");
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_EOF);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_EOF);
+	mcp_reader_free(&r);
+	close(fd);
+}
+
+static void reader_drops_long_lines(void **st)
+{
+	(void)st;
+	/* lines longer than the 64 KiB read chunk, around the limit */
+	size_t max = 100000, n = 0;
+	char *in = malloc(3 * 300000);
+	memset(in + n, 'x', 250000); n += 250000; in[n++] = '\n';      /* over: dropped */
+	memcpy(in + n, "ok\n", 3); n += 3;
+	memset(in + n, 'y', max); n += max; in[n++] = '\n';            /* exactly max: kept */
+	memset(in + n, 'z', max + 1); n += max + 1; in[n++] = '\n';    /* one over: dropped */
+	memset(in + n, 'w', 70000); n += 70000;                        /* unterminated, kept */
+	int fd = file_with(in, n);
+	struct mcp_reader r;
+	mcp_reader_init(&r, fd, max);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_TOO_LONG);
+	assert_int_equal(r.total, 250000);
+	assert_true(r.cap <= 2 * max + 2);          /* memory stays bounded by the limit */
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_string_equal(r.line, "ok");
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_int_equal(r.len, max);
+	assert_int_equal(r.line[max - 1], 'y');
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_TOO_LONG);
+	assert_int_equal(r.total, max + 1);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);
+	assert_int_equal(r.len, 70000);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_EOF);
+	mcp_reader_free(&r);
+	close(fd);
+	free(in);
+}
+
+/* --- UTF-8, the fence ---------------------------------------------------------------- */
+
+static void utf8_is_cleaned(void **st)
+{
+	(void)st;
+	size_t n;
+	char *o = mcp_utf8_clean("a\xc3\xa9z", 4, &n);                /* é stays */
+	assert_string_equal(o, "a\xc3\xa9z");
+	free(o);
+	o = mcp_utf8_clean("\xc0\xaf", 2, &n);                       /* overlong '/' */
+	assert_string_equal(o, "\xef\xbf\xbd\xef\xbf\xbd");
+	free(o);
+	o = mcp_utf8_clean("\xed\xa0\x80!", 4, &n);                  /* a surrogate */
+	assert_string_equal(o, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+	free(o);
+	o = mcp_utf8_clean("\xf0\x9f\x98", 3, &n);                   /* cut short */
+	assert_int_equal(n, 9);
+	free(o);
+	o = mcp_utf8_clean("\xf4\x90\x80\x80", 4, &n);               /* above U+10FFFF */
+	assert_int_equal(n, 12);
+	free(o);
+	o = mcp_utf8_clean("\xf0\x9f\x98\x80", 4, &n);               /* an emoji stays */
+	assert_string_equal(o, "\xf0\x9f\x98\x80");
+	free(o);
+}
+
+static void fence_escapes(void **st)
+{
+	(void)st;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "cmd", "</trace-data> & <b>");
+	char *s = mcp_json_fenced(o);
+	assert_null(strchr(s, '<'));
+	assert_null(strchr(s, '>'));
+	assert_null(strchr(s, '&'));
+	cJSON *back = cJSON_Parse(s);                               /* still JSON, same value */
+	assert_string_equal(cJSON_GetObjectItem(back, "cmd")->valuestring, "</trace-data> & <b>");
+	cJSON_Delete(back);
+	free(s);
+	cJSON *r = mcp_result_data("summary", o);
+	const char *text = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "content"), 0)->child->next->valuestring;
+	assert_non_null(strstr(text, "summary\n\n<trace-data>\n"));
+	assert_int_equal(strstr(text, "</trace-data>") - text, (long)strlen(text) - 13);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(r, "isError")));
+	cJSON_Delete(r);
+}
+
+/* --- arguments against the tools' own schemas ---------------------------------------------- */
+
+static int args_ok(const char *tool, const char *args_json)
+{
+	const struct mcp_tool *t = mcp_tool_find(tool);
+	assert_non_null(t);
+	cJSON *schema = cJSON_Parse(t->input_schema);
+	assert_non_null(schema);
+	cJSON *args = args_json ? cJSON_Parse(args_json) : NULL;
+	char err[256];
+	int rc = mcp_check_args(schema, args, err, sizeof err);
+	cJSON_Delete(args);
+	cJSON_Delete(schema);
+	return rc == 0;
+}
+
+static void schemas_check_arguments(void **st)
+{
+	(void)st;
+	for (size_t i = 0; i < mcp_ntools; i++) {          /* every schema parses */
+		cJSON *s = cJSON_Parse(mcp_tools[i].input_schema);
+		assert_non_null(s);
+		cJSON_Delete(s);
+		if (mcp_tools[i].output_schema) {
+			s = cJSON_Parse(mcp_tools[i].output_schema);
+			assert_non_null(s);
+			cJSON_Delete(s);
+		}
+	}
+	assert_true(args_ok("get_stacks", NULL));
+	assert_true(args_ok("get_stacks", "{}"));
+	assert_true(args_ok("get_stacks", "{\"limit\":50,\"order\":\"ratio_to_p50\",\"api\":\"cudaMemcpy\"}"));
+	assert_false(args_ok("get_stacks", "{\"limit\":51}"));
+	assert_false(args_ok("get_stacks", "{\"limit\":0}"));
+	assert_false(args_ok("get_stacks", "{\"limit\":2.5}"));
+	assert_false(args_ok("get_stacks", "{\"limit\":\"3\"}"));
+	assert_false(args_ok("get_stacks", "{\"order\":\"x\"}"));
+	assert_false(args_ok("get_stacks", "{\"nope\":1}"));
+	assert_false(args_ok("get_stacks", "[]"));
+	assert_false(args_ok("run_sql", "{}"));
+	assert_true(args_ok("run_sql", "{\"sql\":\"SELECT 1\"}"));
+	assert_false(args_ok("run_sql", "{\"sql\":null}"));
+	assert_false(args_ok("get_trace_stats", "{\"pid\":0}"));
+	assert_false(args_ok("get_trace_stats", "{\"from\":true}"));
+	assert_true(args_ok("get_trace_stats", "{\"from\":\"1s\",\"to\":\"2s\",\"pid\":42}"));
+}
+
+/* --- a small database ----------------------------------------------------------------- */
+
+static char dbpath[64];
+
+static void make_db(void)
+{
+	strcpy(dbpath, "/tmp/ingero-mcp-unit.XXXXXX");
+	int fd = mkstemp(dbpath);
+	assert_true(fd >= 0);
+	close(fd);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	char *e = NULL;
+	int rc = sqlite3_exec(db, INGERO_SCHEMA_SQL
+		"PRAGMA user_version = 1;"
+		"INSERT INTO session VALUES('command','python3 train.py'),('start_mono_ns','1000000000'),('cpus','4');"
+		"INSERT INTO apis VALUES(13,'cudaStreamSynchronize','sync'),(3,'cudaMemcpyAsync','copy');"
+		"INSERT INTO processes(pid,ppid,comm,cmdline,start_ns) VALUES(10,1,'python3','python3 train.py',1000000000);"
+		"INSERT INTO threads VALUES(10,10,'python3');"
+		"INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,bytes,dir,flags,stack_id) VALUES"
+		" (10,10,13,1100000000,5000,0,0,0,7),(10,10,13,1200000000,900000,0,0,0,7),"
+		" (10,10,3,1300000000,20000,1048576,1,1,NULL);"
+		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,0,1);"
+		"INSERT INTO stacks VALUES(7,10);"
+		"INSERT INTO stack_frames VALUES(7,0,'native',1,'cudaStreamSynchronize','libcudart.so.13',16,NULL,NULL),"
+		" (7,0,'python',NULL,'train_loop',NULL,NULL,'train.py',57);",
+		NULL, NULL, &e);
+	if (rc != SQLITE_OK)
+		fail_msg("%s", e);
+	sqlite3_close(db);
+}
+
+/* Sends one line, returns the reply (NULL when none) parsed. */
+static cJSON *exchange(struct mcp_server *s, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_int_equal(mcp_serve_line(s, line, strlen(line), out), 0);
+	fclose(out);
+	cJSON *r = len ? cJSON_Parse(buf) : NULL;
+	if (len)
+		assert_non_null(r);
+	free(buf);
+	return r;
+}
+
+static int error_code(const cJSON *r)
+{
+	const cJSON *e = cJSON_GetObjectItem(r, "error");
+	return e ? cJSON_GetObjectItem(e, "code")->valueint : 0;
+}
+
+static const cJSON *result(const cJSON *r)
+{
+	const cJSON *x = cJSON_GetObjectItem(r, "result");
+	assert_non_null(x);
+	return x;
+}
+
+/* structuredContent of a successful tool result; fails with the tool's text otherwise. */
+static const cJSON *structured(const cJSON *r)
+{
+	const cJSON *res = result(r);
+	const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
+	if (!sc || cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")))
+		fail_msg("tool error: %s", cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0)->child->next->valuestring);
+	return sc;
+}
+
+static void server_exchanges(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+
+	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+			    "{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{}}}");
+	assert_string_equal(cJSON_GetObjectItem(result(r), "protocolVersion")->valuestring, "2024-11-05");
+	cJSON_Delete(r);
+	assert_null(exchange(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+	assert_int_equal(s.client_ready, 1);
+
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_stacks\","
+			 "\"arguments\":{\"api\":\"cudaStreamSynchronize\",\"limit\":1}}}");
+	const cJSON *sc = structured(r);
+	const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "calls"), 0);
+	assert_int_equal(cJSON_GetObjectItem(c0, "dur_ns")->valuedouble, 900000);
+	assert_int_equal(cJSON_GetObjectItem(c0, "off_cpu_ns")->valuedouble, 700000);
+	assert_int_equal(cJSON_GetObjectItem(c0, "runq_ns")->valuedouble, 100000);
+	const cJSON *py = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(sc, "stacks"), "7"), "python");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(py, 0), "file")->valuestring, "train.py");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(py, 0), "line")->valueint, 57);
+	cJSON_Delete(r);
+
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"get_trace_stats\"}}");
+	sc = structured(r);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "apis")), 2);
+	cJSON_Delete(r);
+	/* same window again: served from the cached view */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+			 "\"get_per_process_breakdown\",\"arguments\":{}}}");
+	assert_int_equal(cJSON_GetObjectItem(structured(r), "main_pid")->valueint, 10);
+	cJSON_Delete(r);
+	/* a window */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"get_trace_stats\","
+			 "\"arguments\":{\"from\":\"250ms\"}}}");
+	sc = structured(r);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "apis")), 1);
+	cJSON_Delete(r);
+
+	static const char *const refused[] = {
+		"DELETE FROM cuda_calls", "ATTACH ':memory:' AS m", "PRAGMA writable_schema=1",
+		"VACUUM INTO '/tmp/ingero-mcp-unit-vacuum.db'", "SELECT 1; SELECT 2", "CREATE TEMP TABLE t(x)",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		char line[512];
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+			 "{\"name\":\"run_sql\",\"arguments\":{\"sql\":\"%s\"}}}", refused[i]);
+		r = exchange(&s, line);
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(result(r), "isError")));
+		cJSON_Delete(r);
+	}
+	assert_int_equal(access("/tmp/ingero-mcp-unit-vacuum.db", F_OK), -1);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+			 "\"arguments\":{\"sql\":\"SELECT count(*) FROM cuda_calls\"}}}");
+	sc = structured(r);
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "rows"), 0), 0)->valueint, 3);
+	cJSON_Delete(r);
+
+	/* errors */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"nope\"}");
+	assert_int_equal(error_code(r), -32601);
+	cJSON_Delete(r);
+	r = exchange(&s, "{bad json");
+	assert_int_equal(error_code(r), -32700);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(r, "id")));
+	cJSON_Delete(r);
+	r = exchange(&s, "[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":10,"
+			 "\"method\":\"tools/list\"}]");   /* 2024-11-05 has batches */
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"prompts/get\",\"params\":{\"name\":\"investigate\"}}");
+	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(result(r),
+		"messages"), 0), "content"), "text")->valuestring, "get_causal_chains"));
+	cJSON_Delete(r);
+
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reader_splits_lines),
+		cmocka_unit_test(reader_drops_long_lines),
+		cmocka_unit_test(utf8_is_cleaned),
+		cmocka_unit_test(fence_escapes),
+		cmocka_unit_test(schemas_check_arguments),
+		cmocka_unit_test(server_exchanges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
