@@ -28,10 +28,28 @@
 void *ingero_real_dlsym_ptr(void);
 void *ingero_dlsym_impl(void *handle, const char *name);
 
+/* Sanitizer builds (the unit tests link these objects into an executable)
+ * must not interpose dlsym: the sanitizer runtime calls it before its own
+ * shadow memory exists, and instrumented code would fault.  There the
+ * trampoline gets another name. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define INGERO_NO_DLSYM_HOOK 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define INGERO_NO_DLSYM_HOOK 1
+#endif
+#ifdef INGERO_NO_DLSYM_HOOK
+#define DLSYM_NAME "ingero_dlsym_trampoline"
+#else
+#define DLSYM_NAME "dlsym"
+#endif
+
 __asm__(".text\n"
-	".globl dlsym\n"
-	".type dlsym, @function\n"
-	"dlsym:\n"
+	".globl " DLSYM_NAME "\n"
+	".type " DLSYM_NAME ", @function\n"
+	DLSYM_NAME ":\n"
 	"	.cfi_startproc\n"
 	"	cmpq $-1, %rdi\n"                 /* RTLD_NEXT == (void *)-1 */
 	"	jne ingero_dlsym_impl\n"
@@ -49,7 +67,7 @@ __asm__(".text\n"
 	"	jmp *%rax\n"                      /* glibc sees our caller's return address */
 	"1:	ret\n"
 	"	.cfi_endproc\n"
-	".size dlsym, .-dlsym\n");
+	".size " DLSYM_NAME ", .-" DLSYM_NAME "\n");
 
 static int is_libcudart13(const void *p)
 {

@@ -38,6 +38,7 @@ void ingero_ring_init(struct ingero_ring *r, uint64_t cap)
 {
 	r->cap = cap;
 	r->mask = cap - 1;
+	r->hole_pos = UINT64_MAX;   /* no position waited on yet */
 }
 
 static inline uint32_t slots_for(uint32_t len)
