@@ -29,29 +29,6 @@ const char *ia_role_name(enum ia_role r)
 	}
 }
 
-void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b)
-{
-	const struct ia_thread *x = &t->threads[th];
-	const struct ia_proc *p = &t->procs[x->proc];
-	uint64_t s = x->first_ns, e = x->last_ns;
-	if (s == UINT64_MAX || e == 0) {
-		*a = *b = 0;
-		return;
-	}
-	if (x->tid == (uint32_t)p->pid && p->start_ns && p->start_ns < s)
-		s = p->start_ns;
-	if (p->exit_ns && p->exit_ns > e && x->tid == (uint32_t)p->pid)
-		e = p->exit_ns;
-	if (s < t->from)
-		s = t->from;
-	if (e > t->to)
-		e = t->to;
-	if (e < s)
-		e = s;
-	*a = s;
-	*b = e;
-}
-
 const struct ia_proc_stats *ia_pp_of_proc(const struct ia_per_process *pp, uint32_t proc)
 {
 	for (size_t i = 0; i < pp->n; i++)
@@ -167,32 +144,6 @@ static int load_page_allocs(const struct ia_trace *t, struct ia_per_process *pp,
 		return -1;
 	}
 	return 0;
-}
-
-/* CPU time of thread th inside the windows w[0..n) (sorted, disjoint pairs). */
-static uint64_t oncpu_in_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
-{
-	uint64_t a, b;
-	ia_thread_span(t, th, &a, &b);
-	if (a == b)
-		return 0;
-	const struct ia_thread *x = &t->threads[th];
-	const uint32_t *ix = t->off_by_th + x->off_first;
-	size_t j = 0;
-	uint64_t on = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
-		uint64_t live = ia_overlap(w0, w1, a, b);
-		if (!live)
-			continue;
-		while (j < x->off_n && t->offs[ix[j]].end <= w0)
-			j++;
-		uint64_t off = 0;
-		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++)
-			off += ia_overlap(t->offs[ix[k]].start, t->offs[ix[k]].end, w0 > a ? w0 : a, w1 < b ? w1 : b);
-		on += live > off ? live - off : 0;
-	}
-	return on;
 }
 
 int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen)
@@ -327,7 +278,7 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 				continue;
 			for (size_t th = 0; th < t->nthreads; th++)
 				if (t->threads[th].proc == s->proc)
-					s->oncpu_while_main_blocked_ns += oncpu_in_windows(t, (uint32_t)th, w, nw);
+					s->oncpu_while_main_blocked_ns += ia_thread_oncpu_windows(t, (uint32_t)th, w, nw);
 			total += s->oncpu_while_main_blocked_ns;
 		}
 		for (size_t i = 0; i < pp->n; i++)

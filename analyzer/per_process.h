@@ -51,9 +51,6 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 void ia_per_process_free(struct ia_per_process *pp);
 const struct ia_proc_stats *ia_pp_of_proc(const struct ia_per_process *pp, uint32_t proc);
 
-/* Lifetime of a thread inside the window (first to last evidence, from the
- * process start for its main thread and to the process exit). */
-void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b);
 
 /* [{pid, ppid, comm, role, calls{}, context_switches, off_cpu_ns, ...}] */
 cJSON *ia_per_process_json(const struct ia_trace *t, const struct ia_per_process *pp);

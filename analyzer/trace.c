@@ -604,3 +604,51 @@ void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_
 	if (nswitch)
 		*nswitch = n;
 }
+
+void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_proc *p = &t->procs[x->proc];
+	uint64_t s = x->first_ns, e = x->last_ns;
+	if (s == UINT64_MAX || e == 0) {
+		*a = *b = 0;
+		return;
+	}
+	if (x->tid == (uint32_t)p->pid && p->start_ns && p->start_ns < s)
+		s = p->start_ns;
+	if (p->exit_ns && p->exit_ns > e && x->tid == (uint32_t)p->pid)
+		e = p->exit_ns;
+	if (s < t->from)
+		s = t->from;
+	if (e > t->to)
+		e = t->to;
+	if (e < s)
+		e = s;
+	*a = s;
+	*b = e;
+}
+
+uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+{
+	uint64_t a, b;
+	ia_thread_span(t, th, &a, &b);
+	if (a == b)
+		return 0;
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + x->off_first;
+	size_t j = 0;
+	uint64_t on = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
+		uint64_t live = ia_overlap(w0, w1, a, b);
+		if (!live)
+			continue;
+		while (j < x->off_n && t->offs[ix[j]].end <= w0)
+			j++;
+		uint64_t off = 0, l0 = w0 > a ? w0 : a, l1 = w1 < b ? w1 : b;
+		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++)
+			off += ia_overlap(t->offs[ix[k]].start, t->offs[ix[k]].end, l0, l1);
+		on += live > off ? live - off : 0;
+	}
+	return on;
+}

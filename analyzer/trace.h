@@ -110,6 +110,14 @@ void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_
 /* First position in the thread's list whose interval may overlap [a, ...). */
 size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a);
 
+/* Lifetime of a thread inside the window (first to last evidence, from the
+ * process start for its main thread and to the process exit). */
+void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b);
+
+/* CPU time of thread th inside windows w[0..n) — pairs (start, end), sorted
+ * and disjoint: its lifetime there minus its off-CPU time.  Linear merge. */
+uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n);
+
 /* Session value by key (strdup'd into the trace on load for known keys); NULL if none. */
 const char *ia_session(const struct ia_trace *t, const char *key);
 

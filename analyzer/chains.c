@@ -1,0 +1,781 @@
+/*
+ * chains.c — the rules that turn evidence into causal chains (see chains.h
+ * and docs/chains.md, which lists every threshold used here).
+ *
+ * Each rule measures a share of the analysis window (the main process's
+ * CUDA activity, from its first queued work to the end of its last call),
+ * names a cause only when the measured evidence for it passes a threshold,
+ * and derives fixes from the same evidence: the CPU count from the session,
+ * the worker count from the process tree, bandwidths measured in this
+ * trace, Python lines from the stacks.
+ */
+#include "chains.h"
+
+#include "json_out.h"
+#include "util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Severity by the share of the window a chain explains. */
+#define SHARE_HIGH 0.30
+#define SHARE_MEDIUM 0.10
+#define SHARE_LOW 0.03
+/* slow calls: smaller shares matter, the tail is ~1 % of calls */
+#define SLOW_HIGH 0.05
+#define SLOW_MEDIUM 0.01
+/* pageable copies */
+#define PAGEABLE_HIGH 0.20
+#define PAGEABLE_MEDIUM 0.05
+/* evidence shares that name a cause */
+#define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
+#define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
+#define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
+#define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
+#define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
+#define SATURATED 0.90
+#define SYNC_EVERY_STEP 0.50         /* syncs from one line per gap */
+#define SYNC_MIN_COUNT 10
+
+const char *ia_severity_name(enum ia_severity s)
+{
+	switch (s) {
+	case IA_SEV_HIGH: return "HIGH";
+	case IA_SEV_MEDIUM: return "MEDIUM";
+	case IA_SEV_LOW: return "LOW";
+	default: return "NONE";
+	}
+}
+
+static enum ia_severity by_share(double s, double hi, double med, double low)
+{
+	return s >= hi ? IA_SEV_HIGH : s >= med ? IA_SEV_MEDIUM : s >= low ? IA_SEV_LOW : IA_SEV_NONE;
+}
+
+static void addf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void addf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	if (l + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+static void fix(struct ia_chain *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fix(struct ia_chain *c, const char *fmt, ...)
+{
+	if (c->nfixes == IA_CHAIN_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->fixes[c->nfixes++], sizeof c->fixes[0], fmt, ap);
+	va_end(ap);
+}
+
+static void line(struct ia_chain *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(struct ia_chain *c, const char *fmt, ...)
+{
+	if (c->ntimeline == IA_CHAIN_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->timeline[c->ntimeline++], sizeof c->timeline[0], fmt, ap);
+	va_end(ap);
+}
+
+static struct ia_chain *new_chain(struct ia_analysis *a, size_t *cap, const char *kind)
+{
+	if (ia_grow((void **)&a->chains, cap, a->nchains + 1, sizeof *a->chains) < 0)
+		return NULL;
+	struct ia_chain *c = &a->chains[a->nchains++];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->evidence = cJSON_CreateObject();
+	return c;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* The number of CPUs, from the session, else from cpu_busy. */
+static int cpus_of(const struct ia_analysis *a)
+{
+	return a->t->cpus > 0 ? a->t->cpus : a->ev.ncpus;
+}
+
+/* A num_workers value for this machine: every CPU but one for the main process. */
+static int good_workers(const struct ia_analysis *a)
+{
+	int c = cpus_of(a);
+	return c > 1 ? c - 1 : 1;
+}
+
+static int is_collation(const char *sym)
+{
+	return sym && (strstr(sym, "at::native::stack") || strstr(sym, "at::native::cat") ||
+		       strstr(sym, "collate") || strstr(sym, "gather_rows"));
+}
+
+/* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
+static void top_stacks(const struct ia_gaps *g, int role, char *buf, size_t len)
+{
+	uint64_t total = role == 0 ? g->samples_main : role == 1 ? g->samples_workers : g->samples_other;
+	buf[0] = 0;
+	if (!total)
+		return;
+	int shown = 0;
+	for (size_t i = 0; i < g->nstacks && shown < 3; i++) {
+		uint64_t n = role == 0 ? g->stacks[i].main : role == 1 ? g->stacks[i].workers : g->stacks[i].other;
+		if (!n)
+			continue;
+		addf(buf, len, "%s%s %.0f%%", shown ? ", " : "", g->stacks[i].label, pct(n, total));
+		if (g->stacks[i].python[0])
+			addf(buf, len, " (%s)", g->stacks[i].python);
+		shown++;
+	}
+}
+
+static int stacks_show_collation(const struct ia_gaps *g, int role)
+{
+	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, coll = 0;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (is_collation(g->stacks[i].label) || is_collation(g->stacks[i].python))
+			coll += role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+	return total && coll * 5 >= total;   /* at least a fifth of the samples */
+}
+
+static void stacks_json(cJSON *ev, const struct ia_gaps *g, int role, const char *key)
+{
+	uint64_t total = role == 0 ? g->samples_main : g->samples_workers;
+	cJSON *arr = cJSON_AddArrayToObject(ev, key);
+	int shown = 0;
+	for (size_t i = 0; i < g->nstacks && shown < 5; i++) {
+		uint64_t n = role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+		if (!n)
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "symbol", g->stacks[i].label);
+		ia_json_str(o, "python", g->stacks[i].python[0] ? g->stacks[i].python : NULL);
+		ia_json_u64(o, "samples", n);
+		ia_json_round(o, "share", total ? (double)n / (double)total : 0, 4);
+		cJSON_AddItemToArray(arr, o);
+		shown++;
+	}
+}
+
+static void batch_level_fix(struct ia_chain *c)
+{
+	fix(c, "For an in-memory dataset, skip per-sample __getitem__ + collate: index a pre-shuffled "
+	       "permutation directly (perm = torch.randperm(N); batch = data[perm[i:i+B]]), or give the "
+	       "DataLoader a BatchSampler and a dataset with __getitems__");
+}
+
+/* ---- gaps ---- */
+static int gap_chain(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	if (!win || !g->n || !g->total_ns)
+		return 0;
+	double share = (double)g->total_ns / (double)win;
+	enum ia_severity sev = by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+	if (sev == IA_SEV_NONE)
+		return 0;
+	double on = (double)g->main_oncpu_ns / (double)g->total_ns;
+	double blk = (double)g->main_blocked_ns / (double)g->total_ns;
+	double rq = (double)g->main_runq_ns / (double)g->total_ns;
+	int workers = (int)a->pp.nworkers, cpus = cpus_of(a);
+	const char *kind;
+	if (on >= MAIN_STATE_DOMINANT)
+		kind = "gaps_host_busy";
+	else if (blk >= MAIN_STATE_DOMINANT && workers &&
+		 (double)g->workers_oncpu_ns >= WORKERS_BUSY * (double)g->main_blocked_ns)
+		kind = "gaps_waiting_workers";
+	else if (blk >= MAIN_STATE_DOMINANT)
+		kind = "gaps_host_blocked";
+	else if (rq >= MAIN_PREEMPTED)
+		kind = "gaps_host_preempted";
+	else
+		kind = "gaps_host_busy";   /* mixed: said as the split below */
+	struct ia_chain *c = new_chain(a, cap, kind);
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->impact = share;
+	const struct ia_trace *t = a->t;
+	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
+	const struct ia_gap_line *end = g->nend_lines ? &g->end_lines[0] : NULL;
+	if (end) {
+		c->api = end->api;
+		if (strcmp(end->line, "(no Python frame)"))
+			snprintf(c->source, sizeof c->source, "%s", end->line);
+	}
+	char d1[32], d2[32], d3[32], n1[32];
+	uint64_t mean = g->total_ns / g->n;
+	const char *what = !strcmp(kind, "gaps_host_busy") ? "main thread on-CPU"
+		: !strcmp(kind, "gaps_waiting_workers") ? "main thread blocked waiting for workers"
+		: !strcmp(kind, "gaps_host_blocked") ? "main thread blocked"
+		: "main thread waiting for a CPU";
+	double share_state = !strcmp(kind, "gaps_host_busy") ? on
+		: !strcmp(kind, "gaps_host_preempted") ? rq : blk;
+	snprintf(c->summary, sizeof c->summary,
+		 "GPU idle %.0f-%.0f%% (estimate): no CUDA work queued %.0f%% of the time, %s %.0f%% of it "
+		 "(%s gaps, mean %s)",
+		 pct(g->idle_low_ns, win), pct(g->idle_high_ns, win), 100 * share, what, 100 * share_state,
+		 ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, mean));
+
+	char stk_main[600], stk_workers[600];
+	top_stacks(g, 0, stk_main, sizeof stk_main);
+	top_stacks(g, 1, stk_workers, sizeof stk_workers);
+	double sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
+	if (sat >= 0)
+		line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * sat, cpus);
+	else
+		line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", cpus);
+	line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%)",
+	     mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * on,
+	     ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns), 100 * rq);
+	if (workers)
+		line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", workers, workers > 1 ? "s" : "",
+		     ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns), (double)g->workers_oncpu_ns / (double)g->total_ns);
+	if (stk_main[0])
+		line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", stk_main);
+	if (stk_workers[0])
+		line(c, "[HOST] workers' on-CPU samples in the gaps: %s", stk_workers);
+	line(c, "[CUDA] %s gaps totalling %s of %s; the next call after a gap is %s%s%s",
+	     ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, g->total_ns), ia_fmt_dur(d2, sizeof d2, win),
+	     end ? ia_api_name(t, end->api) : "-", end ? " at " : "", end ? end->line : "");
+
+	int nw = good_workers(a);
+	if (!strcmp(kind, "gaps_host_busy")) {
+		int coll = stacks_show_collation(g, 0);
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
+			 "of gaps between CUDA calls.",
+			 ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
+		if (stk_main[0])
+			addf(c->root_cause, sizeof c->root_cause, " Where that CPU time went (sampled): %s.", stk_main);
+		else
+			addf(c->root_cause, sizeof c->root_cause, " (No on-CPU samples in the gaps: where it went is unknown.)");
+		if (coll)
+			addf(c->root_cause, sizeof c->root_cause,
+			     " That is per-sample batch assembly (indexing rows one by one, then torch.stack over a "
+			     "Python list: the DataLoader's default collation)%s.",
+			     workers ? "" : " in the main process, as with num_workers=0");
+		else if (!workers && stk_main[0])
+			addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+		const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
+		if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
+			addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
+		if (blk >= 0.2 || rq >= 0.2)
+			addf(c->root_cause, sizeof c->root_cause, " The rest of the gaps: blocked %.0f%%, waiting for a CPU %.0f%%.",
+			     100 * blk, 100 * rq);
+		if (coll && !workers)
+			fix(c, "Assemble batches in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
+			       "pin_memory=True) (%d CPUs: one left for the main process)", nw, cpus);
+		if (coll)
+			batch_level_fix(c);
+		if (!coll)
+			fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
+			       "it runs while the GPU has nothing to do; move it off the critical path or overlap it "
+			       "with GPU work");
+		if (end && strcmp(end->line, "(no Python frame)"))
+			fix(c, "The GPU waits for the work issued at %s (%s after each gap): look at what runs before it",
+			    end->line, ia_api_name(t, end->api));
+	} else if (!strcmp(kind, "gaps_waiting_workers")) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
+			 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
+			 "batches slower than the model consumes them.",
+			 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
+			 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
+		if (stk_workers[0])
+			addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", stk_workers);
+		if (workers > cpus - 1 && cpus > 0)
+			addf(c->root_cause, sizeof c->root_cause,
+			     " %d workers plus the main process are more than the %d CPUs: they also fight for them.",
+			     workers, cpus);
+		if (workers > cpus - 1 && cpus > 0)
+			fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
+		else if (workers < nw)
+			fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
+			    workers, cpus);
+		fix(c, "persistent_workers=True and prefetch_factor=4, so batches are ready before they are needed");
+		if (stacks_show_collation(g, 1) || !a->gaps.samples_workers)
+			batch_level_fix(c);
+	} else if (!strcmp(kind, "gaps_host_blocked")) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The main thread was blocked (off-CPU, not runnable) for %s of the %s with no GPU work "
+			 "queued%s: it waited on something other than a CPU (I/O, a lock, a queue, sleep).",
+			 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
+			 workers ? ", and the workers were mostly idle then too" : "");
+		fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+		       "(prefetch it, or load it in DataLoader workers), a lock or a queue",
+		    end && strcmp(end->line, "(no Python frame)") ? end->line : "the next CUDA call");
+	} else {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The main thread was runnable but not running for %s of the %s with no GPU work queued: "
+			 "other tasks held the CPUs%s.",
+			 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
+			 sat >= SATURATED ? " (CPUs saturated)" : "");
+		if (workers > cpus - 1 && cpus > 0)
+			fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
+		else
+			fix(c, "Give the main process a CPU of its own: fewer competing processes, or taskset/cgroups "
+			       "to keep others off one CPU");
+	}
+
+	cJSON *ev = c->evidence;
+	ia_json_u64(ev, "window_ns", win);
+	ia_json_u64(ev, "gaps", g->n);
+	ia_json_u64(ev, "gap_ns", g->total_ns);
+	ia_json_round(ev, "gap_share", share, 4);
+	ia_json_u64(ev, "main_oncpu_ns", g->main_oncpu_ns);
+	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
+	ia_json_u64(ev, "workers", (uint64_t)workers);
+	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
+	cJSON_AddNumberToObject(ev, "cpus", cpus);
+	if (sat >= 0)
+		ia_json_round(ev, "cpu_saturation", sat, 4);
+	stacks_json(ev, g, 0, "main_stacks");
+	if (workers)
+		stacks_json(ev, g, 1, "worker_stacks");
+	cJSON *el = cJSON_AddArrayToObject(ev, "gap_ending_lines");
+	for (size_t i = 0; i < g->nend_lines && i < 3; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "line", g->end_lines[i].line);
+		cJSON_AddStringToObject(o, "api", ia_api_name(t, g->end_lines[i].api));
+		ia_json_u64(o, "gaps", g->end_lines[i].count);
+		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
+		cJSON_AddItemToArray(el, o);
+	}
+	return 0;
+}
+
+/* ---- slow calls ---- */
+static int slow_chain(struct ia_analysis *a, size_t *cap, const struct ia_slow_api *s)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : t->last_ns - t->first_ns;
+	if (!win || !s->slow_ns)
+		return 0;
+	double impact = (double)s->excess_ns / (double)win;
+	double rq = (double)s->runq_ns / (double)s->slow_ns, blk = (double)s->blocked_ns / (double)s->slow_ns;
+	double on = (double)s->oncpu_ns / (double)s->slow_ns;
+	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
+	int cls = ingero_api_class(s->api);
+	int pageable = cls == INGERO_CLASS_COPY && s->copy_pageable * 2 > s->nslow;
+	enum ia_severity sev;
+	if (contention)
+		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
+	else
+		sev = impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
+	struct ia_chain *c = new_chain(a, cap, "slow_calls");
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->api = s->api;
+	c->impact = impact;
+	int workers = (int)a->pp.nworkers, cpus = cpus_of(a);
+	const struct ia_proc_stats *mps = a->pp.main >= 0 ? &a->pp.p[a->pp.main] : NULL;
+	const struct ia_proc *mp = mps ? &t->procs[mps->proc] : NULL;
+	char p99[32], p50[32], r[32], n1[32], d1[32], d2[32], d3[32], d4[32];
+	snprintf(c->summary, sizeof c->summary, "%s p99=%s (%s p50=%s)", ia_api_name(t, s->api),
+		 ia_fmt_dur(p99, sizeof p99, s->p99), ia_fmt_ratio(r, sizeof r, s->p50 ? (double)s->p99 / (double)s->p50 : 0),
+		 ia_fmt_dur(p50, sizeof p50, s->p50));
+	if (contention) {
+		addf(c->summary, sizeof c->summary, " -");
+		if (s->cpu_sat >= 0)
+			addf(c->summary, sizeof c->summary, " CPU %.0f%% +", 100 * s->cpu_sat);
+		addf(c->summary, sizeof c->summary, " %s context switches",
+		     ia_fmt_count(n1, sizeof n1, mps ? mps->context_switches : s->nswitch));
+	} else if (pageable) {
+		addf(c->summary, sizeof c->summary, " - pageable host memory");
+	} else {
+		addf(c->summary, sizeof c->summary, " - no host cause: the thread was %s during the slow calls",
+		     on >= blk ? "on-CPU" : "blocked");
+	}
+	/* timeline */
+	if (s->cpu_sat >= 0)
+		line(c, "[SYSTEM] CPU %.0f%% busy during the slow calls (%d CPUs); traced processes allocated %s pages/s "
+		     "then (%s/s over the whole window)", 100 * s->cpu_sat, cpus,
+		     ia_fmt_count(n1, sizeof n1, (uint64_t)s->pages_per_s), ia_fmt_count(d4, sizeof d4, (uint64_t)s->pages_per_s_all));
+	else
+		line(c, "[SYSTEM] %d CPUs; no CPU-busy evidence in this trace", cpus);
+	if (mps)
+		line(c, "[HOST] %s (pid %d): %s context switches, %s off-CPU, worst stall %s, run-queue delay p99 %s",
+		     mp->comm, mp->pid, ia_fmt_count(n1, sizeof n1, mps->context_switches), ia_fmt_dur(d1, sizeof d1, mps->off_cpu_ns),
+		     ia_fmt_dur(d2, sizeof d2, mps->worst_stall_ns), ia_fmt_dur(d3, sizeof d3, mps->runq_p99_ns));
+	line(c, "[HOST] during the %s slow calls (%s): waiting for a CPU %s (%.0f%%), blocked %s (%.0f%%), on-CPU %s (%.0f%%)",
+	     ia_fmt_count(n1, sizeof n1, s->nslow), ia_fmt_dur(d4, sizeof d4, s->slow_ns),
+	     ia_fmt_dur(d1, sizeof d1, s->runq_ns), 100 * rq, ia_fmt_dur(d2, sizeof d2, s->blocked_ns), 100 * blk,
+	     ia_fmt_dur(d3, sizeof d3, s->oncpu_ns), 100 * on);
+	if (workers || s->ntook) {
+		char took[300] = "";
+		for (int i = 0; i < s->ntook; i++) {
+			int pi = ia_proc_index(t, s->took[i].pid);
+			addf(took, sizeof took, "%s%s %d (%s)", i ? ", " : "", pi >= 0 ? t->procs[pi].comm : "pid",
+			     s->took[i].pid, ia_fmt_dur(d1, sizeof d1, s->took[i].ns));
+		}
+		line(c, "[HOST] %d worker%s on-CPU %s during the slow calls%s%s", workers, workers == 1 ? "" : "s",
+		     ia_fmt_dur(d2, sizeof d2, s->workers_oncpu_ns), took[0] ? "; the CPU went to " : "", took);
+	}
+	if (s->ncomp) {
+		char comp[300] = "";
+		for (int i = 0; i < s->ncomp; i++)
+			addf(comp, sizeof comp, "%s%s (pid %d) %s", i ? ", " : "", s->comp[i].comm, s->comp[i].pid,
+			     ia_fmt_dur(d1, sizeof d1, s->comp[i].ns));
+		line(c, "[HOST] untraced processes on-CPU then: %s", comp);
+	}
+	line(c, "[CUDA] %s p50=%s p99=%s max=%s over %s calls; %s calls >= %s (%s, %s above p50)",
+	     ia_api_name(t, s->api), p50, p99, ia_fmt_dur(d1, sizeof d1, s->max), ia_fmt_count(n1, sizeof n1, s->count),
+	     ia_fmt_count(d4, sizeof d4, s->nslow), ia_fmt_dur(d2, sizeof d2, s->threshold),
+	     ia_fmt_dur(d3, sizeof d3, s->slow_ns), ia_fmt_dur(r, sizeof r, s->excess_ns));
+	/* cause and fixes */
+	int nw = good_workers(a);
+	if (contention) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "CPU contention: during its slow %s calls the calling thread spent %.0f%% of the time runnable "
+			 "but not running",
+			 ia_api_name(t, s->api), 100 * rq);
+		if (s->cpu_sat >= 0)
+			addf(c->root_cause, sizeof c->root_cause, ", with the CPUs %.0f%% busy", 100 * s->cpu_sat);
+		addf(c->root_cause, sizeof c->root_cause, ".");
+		if (workers)
+			addf(c->root_cause, sizeof c->root_cause,
+			     " %d DataLoader-style workers%s held the CPUs (%s on-CPU during those calls)", workers,
+			     workers > cpus - 1 && cpus > 0 ? ", more than the CPUs left beside the main process," : "",
+			     ia_fmt_dur(d1, sizeof d1, s->workers_oncpu_ns));
+		if (workers && s->pages_per_s_all > 0 && s->pages_per_s >= 1000)
+			addf(c->root_cause, sizeof c->root_cause, ", allocating %s pages/s (heavy page-allocation pressure)",
+			     ia_fmt_count(n1, sizeof n1, (uint64_t)s->pages_per_s));
+		if (workers)
+			addf(c->root_cause, sizeof c->root_cause, ".");
+		if (s->ncomp && s->comp[0].ns * 10 >= s->runq_ns)
+			addf(c->root_cause, sizeof c->root_cause, " Untraced processes also took CPU: %s (pid %d) %s.",
+			     s->comp[0].comm, s->comp[0].pid, ia_fmt_dur(d1, sizeof d1, s->comp[0].ns));
+		if (workers > cpus - 1 && cpus > 0)
+			fix(c, "num_workers=%d (%d CPUs: one for the main process); %d workers now", nw, cpus, workers);
+		if (workers) {
+			fix(c, "persistent_workers=True and prefetch_factor=2: no worker start-up, a bounded queue");
+			batch_level_fix(c);
+		} else {
+			fix(c, "Keep other CPU-heavy work off the CPUs the training process needs (taskset/cgroups), "
+			       "or leave it a free CPU");
+		}
+	} else if (pageable) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
+			 "while the host waits (see the pageable-copies chain).");
+		fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
+	} else if (cls == INGERO_CLASS_SYNC) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "No host-side cause: the thread was %s, not waiting for a CPU (%.0f%%), during the slow calls. "
+			 "A sync returns when the GPU finishes the queued work, so its tail is the GPU work itself "
+			 "(long kernels or copies queued before it).",
+			 on >= blk ? "on-CPU (spinning in the driver)" : "blocked in the driver", 100 * rq);
+		fix(c, "If the GPU work is expected, nothing to fix here; otherwise look at the kernels queued before the "
+		       "sync (nsys or torch.profiler)");
+	} else {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "No host-side cause found: during the slow calls the thread was on-CPU %.0f%% and blocked %.0f%%, "
+			 "waiting for a CPU only %.0f%%. The time is spent inside the CUDA library or driver.",
+			 100 * on, 100 * blk, 100 * rq);
+		fix(c, "Look inside the driver call (nsys with OS runtime tracing): allocation, JIT, or a lock in "
+		       "the runtime");
+	}
+	if (s->ntop) {
+		const char *py = ia_stack_python(a->names, t->stack_ids[s->top[0].stack]);
+		if (py)
+			snprintf(c->source, sizeof c->source, "%s", py);
+	}
+	cJSON *ev = c->evidence;
+	ia_json_u64(ev, "count", s->count);
+	ia_json_u64(ev, "p50_ns", s->p50);
+	ia_json_u64(ev, "p99_ns", s->p99);
+	ia_json_u64(ev, "max_ns", s->max);
+	ia_json_round(ev, "p99_over_p50", s->p50 ? (double)s->p99 / (double)s->p50 : 0, 2);
+	ia_json_u64(ev, "slow_threshold_ns", s->threshold);
+	ia_json_u64(ev, "slow_calls", s->nslow);
+	ia_json_u64(ev, "slow_ns", s->slow_ns);
+	ia_json_u64(ev, "excess_ns", s->excess_ns);
+	ia_json_u64(ev, "runq_ns", s->runq_ns);
+	ia_json_u64(ev, "blocked_ns", s->blocked_ns);
+	ia_json_u64(ev, "oncpu_ns", s->oncpu_ns);
+	ia_json_u64(ev, "context_switches_in_slow_calls", s->nswitch);
+	ia_json_u64(ev, "preemptions_in_slow_calls", s->npreempt);
+	if (mps)
+		ia_json_u64(ev, "main_context_switches", mps->context_switches);
+	if (s->cpu_sat >= 0)
+		ia_json_round(ev, "cpu_saturation", s->cpu_sat, 4);
+	ia_json_round(ev, "pages_per_s_in_slow_calls", s->pages_per_s, 0);
+	ia_json_round(ev, "pages_per_s_overall", s->pages_per_s_all, 0);
+	ia_json_u64(ev, "workers", (uint64_t)workers);
+	ia_json_u64(ev, "workers_oncpu_ns", s->workers_oncpu_ns);
+	cJSON_AddNumberToObject(ev, "cpus", cpus);
+	cJSON *top = cJSON_AddArrayToObject(ev, "slowest");
+	for (int i = 0; i < s->ntop; i++) {
+		const struct ia_slow_call *x = &s->top[i];
+		cJSON *o = cJSON_CreateObject();
+		ia_json_u64(o, "start_rel_ns", x->start - t->t0);
+		ia_json_u64(o, "dur_ns", x->dur);
+		cJSON_AddNumberToObject(o, "tid", t->threads[x->th].tid);
+		ia_json_u64(o, "runq_ns", x->runq_ns);
+		ia_json_u64(o, "blocked_ns", x->blocked_ns);
+		if (x->cpu_sat >= 0)
+			ia_json_round(o, "cpu_saturation", x->cpu_sat, 4);
+		if (cls == INGERO_CLASS_COPY) {
+			ia_json_u64(o, "bytes", x->bytes);
+			ia_json_round(o, "gbps", ia_gbps(x->bytes, x->dur), 3);
+			cJSON_AddStringToObject(o, "memory", x->flags & INGERO_FLAG_HOST_PINNED ? "pinned"
+						: x->flags & INGERO_FLAG_HOST_PAGEABLE ? "pageable" : "unknown");
+		}
+		ia_json_str(o, "python", ia_stack_python(a->names, t->stack_ids[x->stack]));
+		cJSON_AddItemToArray(top, o);
+	}
+	cJSON *tk = cJSON_AddArrayToObject(ev, "cpu_taken_by");
+	for (int i = 0; i < s->ntook; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", s->took[i].pid);
+		int pi = ia_proc_index(t, s->took[i].pid);
+		ia_json_str(o, "comm", pi >= 0 ? t->procs[pi].comm : NULL);
+		ia_json_u64(o, "ns", s->took[i].ns);
+		cJSON_AddItemToArray(tk, o);
+	}
+	cJSON *cp = cJSON_AddArrayToObject(ev, "competitors");
+	for (int i = 0; i < s->ncomp; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", s->comp[i].pid);
+		cJSON_AddStringToObject(o, "comm", s->comp[i].comm);
+		ia_json_u64(o, "cpu_ns", s->comp[i].ns);
+		cJSON_AddItemToArray(cp, o);
+	}
+	(void)d4;
+	return 0;
+}
+
+/* ---- pageable copies ---- */
+static int pageable_chain(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : t->last_ns - t->first_ns;
+	struct ia_copy_part pg = { 0 }, pin_sync = { 0 };
+	uint16_t top_api = 0;
+	uint64_t top_ns = 0;
+	for (size_t i = 0; i < a->stats.napis; i++) {
+		const struct ia_api_stats *s = &a->stats.apis[i];
+		if (s->cls != INGERO_CLASS_COPY)
+			continue;
+		pg.count += s->pageable.count;
+		pg.bytes += s->pageable.bytes;
+		pg.dur_ns += s->pageable.dur_ns;
+		if (s->pageable.dur_ns > top_ns) {
+			top_ns = s->pageable.dur_ns;
+			top_api = s->api;
+		}
+	}
+	if (!win || !pg.count || !pg.bytes)
+		return 0;
+	double share = (double)pg.dur_ns / (double)win;
+	enum ia_severity sev = by_share(share, PAGEABLE_HIGH, PAGEABLE_MEDIUM, SHARE_LOW);
+	if (sev == IA_SEV_NONE)
+		return 0;
+	/* Pinned reference: copies whose host time is the transfer (synchronous
+	 * API, pinned memory, >= 1 MiB); an async pinned copy returns at once. */
+	struct ia_map lines = { 0 };
+	struct { uint64_t id, ns; } *ls = NULL;
+	size_t nls = 0, lcap = 0;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ia_call *c = &t->calls[i];
+		if (ingero_api_class(c->api) != INGERO_CLASS_COPY)
+			continue;
+		if ((c->flags & INGERO_FLAG_HOST_PINNED) && !(c->flags & INGERO_FLAG_ASYNC) &&
+		    ia_api_completes_work(c->api) && c->bytes >= (1u << 20)) {
+			pin_sync.count++;
+			pin_sync.bytes += c->bytes;
+			pin_sync.dur_ns += c->dur;
+		}
+		if (!(c->flags & INGERO_FLAG_HOST_PAGEABLE))
+			continue;
+		uint64_t sid = t->stack_ids[c->stack];
+		uint32_t k = ia_map_get(&lines, sid);
+		if (k == UINT32_MAX) {
+			if (ia_grow((void **)&ls, &lcap, nls + 1, sizeof *ls) < 0 || ia_map_put(&lines, sid, (uint32_t)nls) < 0) {
+				free(ls);
+				ia_map_free(&lines);
+				return -1;
+			}
+			ls[nls].id = sid;
+			ls[nls].ns = 0;
+			k = (uint32_t)nls++;
+		}
+		ls[k].ns += c->dur;
+	}
+	uint64_t best_id = 0, best_ns = 0;
+	for (size_t i = 0; i < nls; i++)
+		if (ls[i].ns > best_ns || (ls[i].ns == best_ns && ls[i].id < best_id)) {
+			best_ns = ls[i].ns;
+			best_id = ls[i].id;
+		}
+	free(ls);
+	ia_map_free(&lines);
+	struct ia_chain *c = new_chain(a, cap, "pageable_copies");
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->api = top_api;
+	c->impact = share;
+	const char *py = ia_stack_python(a->names, best_id);
+	if (py)
+		snprintf(c->source, sizeof c->source, "%s", py);
+	double gp = ia_gbps(pg.bytes, pg.dur_ns), gpin = ia_gbps(pin_sync.bytes, pin_sync.dur_ns);
+	char b1[32], d1[32], d2[32], n1[32];
+	snprintf(c->summary, sizeof c->summary, "pageable copies: %s in %s calls at %.1f GB/s took %s (%.0f%% of the window)",
+		 ia_fmt_bytes(b1, sizeof b1, pg.bytes), ia_fmt_count(n1, sizeof n1, pg.count), gp,
+		 ia_fmt_dur(d1, sizeof d1, pg.dur_ns), 100 * share);
+	if (pin_sync.count)
+		addf(c->summary, sizeof c->summary, "; pinned copies here reached %.1f GB/s", gpin);
+	line(c, "[HOST] the host waits for each pageable copy: %s blocked in copies", ia_fmt_dur(d1, sizeof d1, pg.dur_ns));
+	line(c, "[CUDA] pageable: %s calls, %s, %.2f GB/s achieved", ia_fmt_count(n1, sizeof n1, pg.count),
+	     ia_fmt_bytes(b1, sizeof b1, pg.bytes), gp);
+	if (pin_sync.count)
+		line(c, "[CUDA] pinned (synchronous, >= 1 MiB): %s calls, %.2f GB/s achieved",
+		     ia_fmt_count(n1, sizeof n1, pin_sync.count), gpin);
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Copies from pageable host memory are staged by the driver through a pinned bounce buffer and block "
+		 "the host for the whole transfer: %.1f GB/s achieved here", gp);
+	if (pin_sync.count && gpin > gp)
+		addf(c->root_cause, sizeof c->root_cause, ", %.1fx slower than the %.1f GB/s pinned copies reached in this trace.",
+		     gpin / gp, gpin);
+	else
+		addf(c->root_cause, sizeof c->root_cause, " (no pinned copy in this trace to compare against).");
+	if (pin_sync.count && gpin > gp)
+		fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True): "
+		       "at the %.1f GB/s measured for pinned copies, the same bytes would take ~%s instead of %s, "
+		       "and overlap with compute", gpin,
+		    ia_fmt_dur(d1, sizeof d1, (uint64_t)((double)pg.bytes / gpin)), ia_fmt_dur(d2, sizeof d2, pg.dur_ns));
+	else
+		fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
+	if (py)
+		fix(c, "The largest pageable copies are issued at %s", py);
+	cJSON *ev = c->evidence;
+	ia_json_u64(ev, "pageable_calls", pg.count);
+	ia_json_u64(ev, "pageable_bytes", pg.bytes);
+	ia_json_u64(ev, "pageable_ns", pg.dur_ns);
+	ia_json_round(ev, "pageable_gbps", gp, 3);
+	ia_json_u64(ev, "pinned_reference_calls", pin_sync.count);
+	if (pin_sync.count)
+		ia_json_round(ev, "pinned_gbps", gpin, 3);
+	ia_json_round(ev, "share_of_window", share, 4);
+	ia_json_u64(ev, "window_ns", win);
+	return 0;
+}
+
+/* ---- a sync every step ---- */
+static int sync_chains(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	if (!win || !g->n)
+		return 0;
+	for (size_t i = 0; i < g->nsync_lines; i++) {
+		const struct ia_gap_line *l = &g->sync_lines[i];
+		double per_step = (double)l->count / (double)g->n;
+		if (l->count < SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
+			continue;
+		double share = (double)l->overlap_ns / (double)win;
+		enum ia_severity sev = by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+		if (sev == IA_SEV_NONE)
+			continue;
+		int has_line = strcmp(l->line, "(no Python frame)") != 0;
+		struct ia_chain *c = new_chain(a, cap, "sync_per_step");
+		if (!c)
+			return -1;
+		c->sev = sev;
+		c->api = l->api;
+		c->impact = share;
+		if (has_line)
+			snprintf(c->source, sizeof c->source, "%s", l->line);
+		char n1[32], d1[32], d2[32], d3[32];
+		snprintf(c->summary, sizeof c->summary,
+			 "a sync every step%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+			 has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
+			 ia_api_name(t, l->api), per_step, ia_fmt_dur(d1, sizeof d1, l->gap_ns));
+		line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing is queued",
+		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
+		line(c, "[CUDA] %s %s calls from %s over %s steps (gaps)", ia_fmt_count(n1, sizeof n1, l->count),
+		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "%s makes the host wait for the GPU every step (.item(), .cpu(), printing or comparing a CUDA "
+			 "tensor, or an explicit synchronize). The next step's work is queued only after the GPU has "
+			 "drained, so the GPU idles while the host prepares it: up to %s of GPU work could have overlapped "
+			 "with that host time.",
+			 has_line ? l->line : "A call without a Python frame", ia_fmt_dur(d1, sizeof d1, l->overlap_ns));
+		fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) and read "
+		       "them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned memory and read "
+		       "them a step later", has_line ? " at " : "", has_line ? l->line : "");
+		cJSON *ev = c->evidence;
+		cJSON_AddStringToObject(ev, "line", l->line);
+		ia_json_u64(ev, "syncs", l->count);
+		ia_json_u64(ev, "steps", g->n);
+		ia_json_round(ev, "syncs_per_step", per_step, 3);
+		ia_json_u64(ev, "sync_ns", l->ns);
+		ia_json_u64(ev, "gap_after_ns", l->gap_ns);
+		ia_json_u64(ev, "overlap_possible_ns", l->overlap_ns);
+		ia_json_round(ev, "share_of_window", share, 4);
+	}
+	return 0;
+}
+
+static int cmp_chain(const void *a, const void *b)
+{
+	const struct ia_chain *x = a, *y = b;
+	if (x->sev != y->sev)
+		return x->sev > y->sev ? -1 : 1;
+	if (x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	int k = strcmp(x->kind, y->kind);
+	return k ? k : (int)x->api - (int)y->api;
+}
+
+int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
+{
+	size_t cap = 0;
+	if (a->pp.main < 0)
+		return 0;
+	if (gap_chain(a, &cap) < 0)
+		goto oom;
+	for (size_t i = 0; i < a->nslow; i++)
+		if (slow_chain(a, &cap, &a->slow[i]) < 0)
+			goto oom;
+	if (pageable_chain(a, &cap) < 0 || sync_chains(a, &cap) < 0)
+		goto oom;
+	qsort(a->chains, a->nchains, sizeof *a->chains, cmp_chain);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->nchains; i++)
+		n += a->chains[i].sev == s;
+	return n;
+}

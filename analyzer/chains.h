@@ -1,0 +1,74 @@
+/*
+ * chains.h — causal chains: from the evidence (stats, per-call alignment,
+ * gaps, per-process, bucketed kernel evidence) to "what starved the GPU,
+ * why, and what to change", each with a severity.
+ *
+ * Kinds (docs/chains.md has every threshold):
+ *   gaps_host_busy        main thread on-CPU while no GPU work was queued
+ *   gaps_waiting_workers  main thread blocked while DataLoader workers ran
+ *   gaps_host_blocked     main thread blocked, not on workers
+ *   gaps_host_preempted   main thread runnable but not running in the gaps
+ *   slow_calls            an API's slow tail, with its host cause
+ *   pageable_copies       copies at pageable-memory bandwidth
+ *   sync_per_step         a Python line that syncs every step
+ * A chain states only what its evidence shows: a cause is named when its
+ * measured share passes the documented threshold, never by default.
+ */
+#ifndef IA_CHAINS_H
+#define IA_CHAINS_H
+
+#include "align.h"
+#include "gaps.h"
+#include "per_process.h"
+#include "series.h"
+#include "stacks.h"
+#include "stats.h"
+#include "trace.h"
+
+#include <cjson/cJSON.h>
+
+enum ia_severity { IA_SEV_NONE = 0, IA_SEV_LOW, IA_SEV_MEDIUM, IA_SEV_HIGH };
+const char *ia_severity_name(enum ia_severity s);
+
+#define IA_CHAIN_MAX_LINES 8
+
+struct ia_chain {
+	enum ia_severity sev;
+	const char *kind;
+	uint16_t api;                  /* 0 when the chain is not about one API */
+	double impact;                 /* share of the window it explains (ordering) */
+	char summary[400];
+	char root_cause[1200];
+	char fixes[IA_CHAIN_MAX_LINES][400];
+	int nfixes;
+	char timeline[IA_CHAIN_MAX_LINES][400];   /* "[SYSTEM] …", "[HOST] …", "[CUDA] …" */
+	int ntimeline;
+	char source[256];              /* file:line, "" when unknown */
+	cJSON *evidence;               /* owned */
+};
+
+/* Everything explain computes, kept together so callers (CLI, HTML report,
+ * MCP server) share one analysis. */
+struct ia_analysis {
+	const struct ia_trace *t;
+	struct ia_stats stats;
+	struct ia_per_process pp;
+	struct ia_evidence ev;
+	struct ia_slow_api *slow; size_t nslow;
+	struct ia_gaps gaps;
+	struct ia_stack_names *names;
+	struct ia_chain *chains; size_t nchains;   /* most severe first */
+};
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen);
+void ia_analysis_free(struct ia_analysis *a);
+
+/* Derives a->chains from the other parts (called by ia_analyze). */
+int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen);
+
+/* The explain --json document (contract of issue 5). */
+cJSON *ia_explain_json(const struct ia_analysis *a);
+/* Count of chains at a severity (the CI gate compares HIGH counts). */
+size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s);
+
+#endif

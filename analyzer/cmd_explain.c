@@ -1,0 +1,118 @@
+/*
+ * cmd_explain.c — `ingero-analyze explain` (the default): the analysis of
+ * chains.h printed for a person, or --json (explain.c's contract).
+ */
+#include "chains.h"
+#include "cli.h"
+#include "json_out.h"
+#include "util.h"
+
+#include <string.h>
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static void print_text(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	char d1[32], d2[32], d3[32], n1[32];
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s)\n", t->command ? t->command : "(no command recorded)",
+		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
+	if (a->pp.main < 0) {
+		fprintf(f, "No CUDA calls and no traced process in this trace: nothing to explain.\n");
+		return;
+	}
+	fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %.0f-%.0f%% of the window\n",
+		pct(g->idle_low_ns, win), pct(g->idle_high_ns, win));
+	fprintf(f, "Main thread's time: ");
+	struct { const char *name; uint64_t ns; } parts[] = {
+		{ "host busy (no GPU work queued)", g->main_oncpu_ns },
+		{ a->pp.nworkers ? "waiting on workers/blocked" : "blocked", g->main_blocked_ns },
+		{ "preempted", g->main_runq_ns },
+		{ "in syncs", g->in_sync_ns },
+		{ "in copies", g->in_copy_ns },
+		{ "in launches", g->in_launch_ns },
+		{ "other CUDA", g->in_other_ns },
+		{ "host work while GPU had work", g->queued_host_ns },
+	};
+	int first = 1;
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		if (pct(parts[i].ns, win) < 0.5)
+			continue;
+		fprintf(f, "%s%s %.0f%%", first ? "" : " | ", parts[i].name, pct(parts[i].ns, win));
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? "-" : "");
+
+	if (!a->nchains)
+		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
+	for (size_t i = 0; i < a->nchains; i++) {
+		const struct ia_chain *c = &a->chains[i];
+		fprintf(f, "\n[%s] %s\n", ia_severity_name(c->sev), c->summary);
+		if (c->ntimeline) {
+			fprintf(f, "  Timeline:\n");
+			for (int k = 0; k < c->ntimeline; k++)
+				fprintf(f, "    %s\n", c->timeline[k]);
+		}
+		fprintf(f, "  Root cause: %s\n", c->root_cause);
+		if (c->nfixes) {
+			fprintf(f, "  Fixes:\n");
+			for (int k = 0; k < c->nfixes; k++)
+				fprintf(f, "    %d. %s\n", k + 1, c->fixes[k]);
+		}
+		if (c->source[0])
+			fprintf(f, "  Source: %s\n", c->source);
+	}
+
+	fprintf(f, "\nProcesses:\n");
+	for (size_t i = 0; i < a->pp.n; i++) {
+		const struct ia_proc_stats *s = &a->pp.p[i];
+		const struct ia_proc *p = &t->procs[s->proc];
+		fprintf(f, "  %*s%-7s pid %-7d %-16s CUDA calls %-9s CPU %-8s switches %-8s off-CPU %-8s",
+			s->depth * 2 > 8 ? 8 : s->depth * 2, "", ia_role_name(s->role), p->pid, p->comm,
+			ia_fmt_count(n1, sizeof n1, p->ncalls), ia_fmt_dur(d1, sizeof d1, s->cpu_ns),
+			ia_fmt_count(d2, sizeof d2, s->context_switches), ia_fmt_dur(d3, sizeof d3, s->off_cpu_ns));
+		if (s->role == IA_ROLE_WORKER && a->pp.main_blocked_ns)
+			fprintf(f, " share of main's waiting %.0f%%", 100 * s->main_wait_share);
+		fprintf(f, "\n");
+	}
+}
+
+int ia_cmd_explain(const struct ia_cli *c)
+{
+	struct ia_trace t;
+	struct ia_analysis a;
+	char err[512];
+	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+		return IA_EXIT_ERROR;
+	int rc = IA_EXIT_OK;
+	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		ia_analysis_free(&a);
+		ia_cli_unload(&t);
+		return IA_EXIT_ERROR;
+	}
+	FILE *f = ia_cli_output(c, NULL);
+	if (!f) {
+		rc = IA_EXIT_ERROR;
+	} else {
+		if (c->json) {
+			cJSON *root = ia_explain_json(&a);
+			if (!root || ia_json_print(root, f, c->pretty) < 0)
+				rc = IA_EXIT_ERROR;
+			cJSON_Delete(root);
+		} else {
+			print_text(f, &a);
+		}
+		if (ia_cli_close_output(c, f) < 0)
+			rc = IA_EXIT_ERROR;
+	}
+	ia_phase("print");
+	ia_analysis_free(&a);
+	ia_cli_unload(&t);
+	return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * explain.c — runs the whole analysis once (ia_analyze) and builds the
+ * explain --json document, the contract of issue 5:
+ *   {"chains":[{"severity","kind","api","summary","root_cause","fixes",
+ *               "timeline","evidence","source"}],
+ *    "gpu_idle_pct":{"low","high","estimate":true,"basis"},
+ *    "where_time_went":{…}, "gaps":{…}, "processes":[…], "trace":{…}}
+ */
+#include "chains.h"
+
+#include "json_out.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof *a);
+	a->t = t;
+	if (!(a->names = ia_stack_names_new(t->db)) || ia_stats_compute(t, &a->stats) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ia_phase("stats");
+	if (ia_per_process_compute(t, &a->pp, err, errlen) < 0)
+		return -1;
+	ia_phase("per-process");
+	if (ia_evidence_load(t, &a->ev, err, errlen) < 0)
+		return -1;
+	ia_phase("evidence");
+	if (ia_slow_apis(t, &a->ev, &a->stats, &a->pp, &a->slow, &a->nslow, err, errlen) < 0)
+		return -1;
+	ia_phase("slow-calls");
+	if (ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen) < 0)
+		return -1;
+	ia_phase("gaps");
+	if (ia_chains_build(a, err, errlen) < 0)
+		return -1;
+	ia_phase("chains");
+	return 0;
+}
+
+void ia_analysis_free(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++)
+		cJSON_Delete(a->chains[i].evidence);
+	free(a->chains);
+	free(a->slow);
+	ia_gaps_free(&a->gaps);
+	ia_evidence_free(&a->ev);
+	ia_per_process_free(&a->pp);
+	ia_stats_free(&a->stats);
+	ia_stack_names_free(a->names);
+	memset(a, 0, sizeof *a);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static cJSON *chain_json(const struct ia_analysis *a, const struct ia_chain *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "severity", ia_severity_name(c->sev));
+	cJSON_AddStringToObject(o, "kind", c->kind);
+	ia_json_str(o, "api", c->api ? ia_api_name(a->t, c->api) : NULL);
+	cJSON_AddStringToObject(o, "summary", c->summary);
+	cJSON_AddStringToObject(o, "root_cause", c->root_cause);
+	cJSON *f = cJSON_AddArrayToObject(o, "fixes");
+	for (int i = 0; i < c->nfixes; i++)
+		cJSON_AddItemToArray(f, cJSON_CreateString(c->fixes[i]));
+	cJSON *tl = cJSON_AddArrayToObject(o, "timeline");
+	for (int i = 0; i < c->ntimeline; i++)
+		cJSON_AddItemToArray(tl, cJSON_CreateString(c->timeline[i]));
+	cJSON_AddItemToObject(o, "evidence", cJSON_Duplicate(c->evidence, 1));
+	ia_json_str(o, "source", c->source[0] ? c->source : NULL);
+	ia_json_round(o, "impact", c->impact, 4);
+	return o;
+}
+
+cJSON *ia_explain_json(const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ch = cJSON_AddArrayToObject(root, "chains");
+	for (size_t i = 0; i < a->nchains; i++)
+		cJSON_AddItemToArray(ch, chain_json(a, &a->chains[i]));
+
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	cJSON *idle = cJSON_AddObjectToObject(root, "gpu_idle_pct");
+	ia_json_round(idle, "low", pct(g->idle_low_ns, win), 1);
+	ia_json_round(idle, "high", pct(g->idle_high_ns, win), 1);
+	cJSON_AddTrueToObject(idle, "estimate");
+	cJSON_AddStringToObject(idle, "basis",
+		"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
+		"high = window minus time the GPU was known busy (host waiting in syncs or blocking copies)");
+
+	cJSON *w = cJSON_AddObjectToObject(root, "where_time_went");
+	ia_json_u64(w, "window_ns", win);
+	ia_json_u64(w, "host_busy_ns", g->main_oncpu_ns);
+	ia_json_u64(w, a->pp.nworkers ? "host_waiting_on_workers_ns" : "host_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(w, "host_preempted_ns", g->main_runq_ns);
+	ia_json_u64(w, "sync_ns", g->in_sync_ns);
+	ia_json_u64(w, "copy_ns", g->in_copy_ns);
+	ia_json_u64(w, "launch_ns", g->in_launch_ns);
+	ia_json_u64(w, "other_cuda_ns", g->in_other_ns);
+	ia_json_u64(w, "host_with_gpu_work_queued_ns", g->queued_host_ns);
+
+	cJSON *gj = cJSON_AddObjectToObject(root, "gaps");
+	ia_json_u64(gj, "count", g->n);
+	ia_json_u64(gj, "total_ns", g->total_ns);
+	ia_json_u64(gj, "main_oncpu_ns", g->main_oncpu_ns);
+	ia_json_u64(gj, "main_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(gj, "main_runq_ns", g->main_runq_ns);
+	ia_json_u64(gj, "workers_oncpu_ns", g->workers_oncpu_ns);
+	ia_json_u64(gj, "samples_main", g->samples_main);
+	ia_json_u64(gj, "samples_workers", g->samples_workers);
+	cJSON *ts = cJSON_AddArrayToObject(gj, "top_stacks");
+	for (size_t i = 0; i < g->nstacks && i < 8; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "symbol", g->stacks[i].label);
+		ia_json_str(o, "python", g->stacks[i].python[0] ? g->stacks[i].python : NULL);
+		ia_json_u64(o, "main", g->stacks[i].main);
+		ia_json_u64(o, "workers", g->stacks[i].workers);
+		ia_json_u64(o, "other", g->stacks[i].other);
+		cJSON_AddItemToArray(ts, o);
+	}
+	cJSON *el = cJSON_AddArrayToObject(gj, "ending_lines");
+	for (size_t i = 0; i < g->nend_lines && i < 5; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "line", g->end_lines[i].line);
+		cJSON_AddStringToObject(o, "api", ia_api_name(t, g->end_lines[i].api));
+		ia_json_u64(o, "gaps", g->end_lines[i].count);
+		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
+		cJSON_AddItemToArray(el, o);
+	}
+
+	cJSON *procs = ia_per_process_json(t, &a->pp);
+	for (size_t i = 0; i < a->pp.n; i++)
+		if (a->pp.p[i].role == IA_ROLE_WORKER)
+			ia_json_u64(cJSON_GetArrayItem(procs, (int)i), "oncpu_in_gaps_ns", g->worker_oncpu_ns[i]);
+	cJSON_AddItemToObject(root, "processes", procs);
+
+	cJSON *tr = cJSON_AddObjectToObject(root, "trace");
+	ia_json_str(tr, "command", t->command);
+	ia_json_str(tr, "gpu", t->gpu);
+	cJSON_AddNumberToObject(tr, "cpus", t->cpus);
+	ia_json_u64(tr, "window_start_rel_ns", g->win_start - t->t0);
+	ia_json_u64(tr, "window_end_rel_ns", g->win_end - t->t0);
+	ia_json_u64(tr, "cuda_calls", t->ncalls);
+	ia_json_u64(tr, "off_cpu_intervals", t->noffs);
+	cJSON *sev = cJSON_AddObjectToObject(root, "severity_counts");
+	ia_json_u64(sev, "HIGH", ia_chains_count(a, IA_SEV_HIGH));
+	ia_json_u64(sev, "MEDIUM", ia_chains_count(a, IA_SEV_MEDIUM));
+	ia_json_u64(sev, "LOW", ia_chains_count(a, IA_SEV_LOW));
+	return root;
+}

@@ -1,0 +1,414 @@
+/*
+ * gaps.c — finding and attributing the stretches with no CUDA work queued
+ * (see gaps.h).
+ *
+ * Costs: the main process's calls are merged across its threads into one
+ * time-ordered list (usually one thread: a copy of its index); each gap's
+ * main-thread state is a binary search into the off-CPU index; workers'
+ * CPU time over all gaps is one linear merge per worker thread; samples are
+ * one scan of cpu_samples with a binary search into the gaps.
+ */
+#include "gaps.h"
+
+#include "db.h"
+#include "util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ia_api_completes_work(unsigned api)
+{
+	switch (api) {
+	case INGERO_API_CUDA_MEMCPY:
+	case INGERO_API_CUDA_MEMCPY_PTDS:
+	case INGERO_API_CUDA_MEMCPY_2D:
+	case INGERO_API_CUDA_MEMCPY_2D_PTDS:
+	case INGERO_API_CUDA_MEMCPY_PEER:
+	case INGERO_API_CU_MEMCPY:
+	case INGERO_API_CU_MEMCPY_HTOD_V2:
+	case INGERO_API_CU_MEMCPY_DTOH_V2:
+	case INGERO_API_CU_MEMCPY_DTOD_V2:
+		return 1;
+	default:
+		return ingero_api_class(api) == INGERO_CLASS_SYNC;
+	}
+}
+
+static int queues_work(unsigned api)
+{
+	int c = ingero_api_class(api);
+	return c == INGERO_CLASS_LAUNCH || c == INGERO_CLASS_COPY || c == INGERO_CLASS_MEMSET;
+}
+
+/* The calls of process `proc`, all threads merged by time. */
+static uint32_t *proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].proc == proc)
+			total += t->threads[i].call_n;
+	uint32_t *out = malloc((total + 1) * sizeof *out), *tmp = NULL;
+	if (!out)
+		return NULL;
+	size_t have = 0;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ia_thread *x = &t->threads[i];
+		if (x->proc != proc || !x->call_n)
+			continue;
+		const uint32_t *src = t->call_by_th + x->call_first;
+		if (!have) {
+			memcpy(out, src, x->call_n * sizeof *out);
+			have = x->call_n;
+			continue;
+		}
+		if (!tmp && !(tmp = malloc((total + 1) * sizeof *tmp))) {
+			free(out);
+			return NULL;
+		}
+		size_t a = 0, b = 0, k = 0;
+		while (a < have || b < x->call_n) {
+			int take_a = b == x->call_n ||
+				(a < have && (t->calls[out[a]].start < t->calls[src[b]].start ||
+					      (t->calls[out[a]].start == t->calls[src[b]].start &&
+					       t->calls[out[a]].th <= t->calls[src[b]].th)));
+			tmp[k++] = take_a ? out[a++] : src[b++];
+		}
+		memcpy(out, tmp, k * sizeof *out);
+		have = k;
+	}
+	free(tmp);
+	*n = have;
+	return out;
+}
+
+/* ---- small keyed accumulators (few distinct keys: linear search is fine) ---- */
+static struct ia_gap_line *line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].line, line))
+			return &(*v)[i];
+	if (ia_grow((void **)v, cap, *n + 1, sizeof **v) < 0)
+		return NULL;
+	struct ia_gap_line *l = &(*v)[(*n)++];
+	memset(l, 0, sizeof *l);
+	snprintf(l->line, sizeof l->line, "%s", line);
+	return l;
+}
+
+static int cmp_line_ns(const void *a, const void *b)
+{
+	const struct ia_gap_line *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct ia_gap_stack *x = a, *y = b;
+	uint64_t nx = x->main + x->workers + x->other, ny = y->main + y->workers + y->other;
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Index of the gap containing ts, or -1. */
+static long gap_at(const struct ia_gaps *g, uint64_t ts)
+{
+	size_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->g[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n && g->g[lo].start <= ts ? (long)lo : -1;
+}
+
+static int attribute_samples(const struct ia_trace *t, const struct ia_per_process *pp,
+			     struct ia_stack_names *names, struct ia_gaps *g, char *err, size_t errlen)
+{
+	if (!g->n)
+		return 0;
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT tid, ts_ns, stack_id FROM cpu_samples "
+					 "WHERE ts_ns >= ?1 AND ts_ns < ?2", err, errlen);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)g->g[0].start);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
+	struct ia_map by_id = { 0 };
+	struct { uint64_t id, main, workers, other; } *ids = NULL;
+	size_t nids = 0, cap = 0, scap = 0;
+	int rc;
+	uint32_t main_tid = pp->main_thread != UINT32_MAX ? t->threads[pp->main_thread].tid : 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t ts = (uint64_t)sqlite3_column_int64(st, 1);
+		if (gap_at(g, ts) < 0)
+			continue;
+		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
+		int th = ia_thread_index(t, tid);
+		if (th < 0 || !t->procs[t->threads[th].proc].selected)
+			continue;
+		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
+		int role = tid == main_tid ? 0 : ps && ps->role == IA_ROLE_WORKER ? 1 : 2;
+		uint64_t id = (uint64_t)sqlite3_column_int64(st, 2);
+		uint32_t k = ia_map_get(&by_id, id);
+		if (k == UINT32_MAX) {
+			if (ia_grow((void **)&ids, &cap, nids + 1, sizeof *ids) < 0 || ia_map_put(&by_id, id, (uint32_t)nids) < 0)
+				goto oom;
+			memset(&ids[nids], 0, sizeof ids[nids]);
+			ids[nids].id = id;
+			k = (uint32_t)nids++;
+		}
+		if (role == 0) {
+			ids[k].main++;
+			g->samples_main++;
+		} else if (role == 1) {
+			ids[k].workers++;
+			g->samples_workers++;
+		} else {
+			ids[k].other++;
+			g->samples_other++;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		goto fail;
+	}
+	/* Fold stacks by their innermost native symbol; keep the Python frame of
+	 * the most sampled stack of each. */
+	uint64_t *best = NULL;
+	size_t bcap = 0;
+	for (size_t i = 0; i < nids; i++) {
+		const char *leaf = ia_stack_leaf(names, ids[i].id);
+		const char *py = ia_stack_python(names, ids[i].id);
+		char label[160];
+		snprintf(label, sizeof label, "%s", leaf ? leaf : ids[i].id ? "(unnamed frames)" : "(no stack)");
+		size_t k;
+		for (k = 0; k < g->nstacks && strcmp(g->stacks[k].label, label); k++)
+			;
+		if (k == g->nstacks) {
+			if (ia_grow((void **)&g->stacks, &scap, g->nstacks + 1, sizeof *g->stacks) < 0 ||
+			    ia_grow((void **)&best, &bcap, g->nstacks + 1, sizeof *best) < 0) {
+				free(best);
+				goto oom;
+			}
+			memset(&g->stacks[k], 0, sizeof g->stacks[k]);
+			snprintf(g->stacks[k].label, sizeof g->stacks[k].label, "%s", label);
+			best[k] = 0;
+			g->nstacks++;
+		}
+		uint64_t n = ids[i].main + ids[i].workers + ids[i].other;
+		g->stacks[k].main += ids[i].main;
+		g->stacks[k].workers += ids[i].workers;
+		g->stacks[k].other += ids[i].other;
+		if (py && (n > best[k] || (n == best[k] && strcmp(py, g->stacks[k].python) < 0))) {
+			best[k] = n;
+			snprintf(g->stacks[k].python, sizeof g->stacks[k].python, "%s", py);
+		}
+	}
+	free(best);
+	qsort(g->stacks, g->nstacks, sizeof *g->stacks, cmp_stack);
+	free(ids);
+	ia_map_free(&by_id);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	sqlite3_finalize(st);
+	free(ids);
+	ia_map_free(&by_id);
+	return -1;
+}
+
+int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+		    struct ia_gaps *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof *g);
+	g->win_start = t->first_ns;
+	g->win_end = t->last_ns;
+	if (pp->main < 0)
+		return 0;
+	uint32_t mproc = pp->p[pp->main].proc;
+	size_t n = 0;
+	uint32_t *ix = proc_calls(t, mproc, &n);
+	if (!ix) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	size_t gcap = 0, ecap = 0, scap = 0;
+	int pending = 0, started = 0;
+	uint64_t gap_start = 0, busy_until = 0, call_until = 0;
+	uint32_t open_call = 0;
+	uint64_t win_end = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		uint64_t end = c->start + c->dur;
+		int cls = ingero_api_class(c->api);
+		if (queues_work(c->api)) {
+			if (!started) {
+				started = 1;
+				g->win_start = c->start;
+				busy_until = call_until = c->start;
+			}
+			if (pending && c->start > gap_start) {
+				if (ia_grow((void **)&g->g, &gcap, g->n + 1, sizeof *g->g) < 0)
+					goto oom;
+				struct ia_gap *x = &g->g[g->n++];
+				memset(x, 0, sizeof *x);
+				x->start = gap_start;
+				x->end = c->start;
+				x->open_call = open_call;
+				x->end_call = ix[k];
+			}
+			pending = 0;
+		}
+		if (!started)
+			continue;
+		if (end > win_end)
+			win_end = end;
+		/* time inside calls (union across threads), by class */
+		uint64_t s0 = c->start > call_until ? c->start : call_until;
+		if (end > s0) {
+			uint64_t in = end - s0;
+			if (cls == INGERO_CLASS_SYNC)
+				g->in_sync_ns += in;
+			else if (cls == INGERO_CLASS_COPY)
+				g->in_copy_ns += in;
+			else if (cls == INGERO_CLASS_LAUNCH)
+				g->in_launch_ns += in;
+			else
+				g->in_other_ns += in;
+			call_until = end;
+		}
+		/* known GPU busy: the host waited in a sync, or a copy held it */
+		uint64_t b0 = 0, b1 = 0;
+		if (cls == INGERO_CLASS_SYNC && c->dur > IA_SYNC_FLOOR_NS) {
+			b0 = c->start;
+			b1 = end - IA_SYNC_FLOOR_NS;
+		} else if (cls == INGERO_CLASS_COPY && (ia_api_completes_work(c->api) || (c->flags & INGERO_FLAG_HOST_PAGEABLE))) {
+			b0 = c->start;
+			b1 = end;
+		}
+		if (b1 > b0) {
+			if (b0 < busy_until)
+				b0 = busy_until;
+			if (b1 > b0) {
+				g->known_busy_ns += b1 - b0;
+				busy_until = b1;
+			}
+		}
+		if (ia_api_completes_work(c->api) && (!pending || end > gap_start)) {
+			pending = 1;
+			gap_start = end;
+			open_call = ix[k];
+		}
+	}
+	if (started)
+		g->win_end = win_end;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+
+	/* main thread in each gap */
+	for (size_t i = 0; i < g->n; i++) {
+		struct ia_gap *x = &g->g[i];
+		uint64_t len = x->end - x->start;
+		g->total_ns += len;
+		if (pp->main_thread != UINT32_MAX)
+			ia_thread_off_in(t, pp->main_thread, x->start, x->end, &x->main_off_ns, &x->main_runq_ns, NULL);
+		g->main_runq_ns += x->main_runq_ns;
+		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
+		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
+	}
+	g->idle_low_ns = g->total_ns;
+	g->idle_high_ns = win > g->known_busy_ns ? win - g->known_busy_ns : 0;
+	if (g->idle_high_ns < g->idle_low_ns)
+		g->idle_high_ns = g->idle_low_ns;
+	uint64_t in_calls = g->in_sync_ns + g->in_copy_ns + g->in_launch_ns + g->in_other_ns;
+	g->queued_host_ns = win > in_calls + g->total_ns ? win - in_calls - g->total_ns : 0;
+
+	/* workers' CPU time over all gaps */
+	g->worker_oncpu_ns = calloc(pp->n + 1, sizeof *g->worker_oncpu_ns);
+	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
+	if (!g->worker_oncpu_ns || !w) {
+		free(w);
+		goto oom;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		w[2 * i] = g->g[i].start;
+		w[2 * i + 1] = g->g[i].end;
+	}
+	for (size_t i = 0; i < pp->n; i++) {
+		if (pp->p[i].role != IA_ROLE_WORKER)
+			continue;
+		for (size_t th = 0; th < t->nthreads; th++)
+			if (t->threads[th].proc == pp->p[i].proc)
+				g->worker_oncpu_ns[i] += ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
+		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
+	}
+	free(w);
+
+	/* Python line of the call ending each gap, weighted by the gap */
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ia_call *c = &t->calls[g->g[i].end_call];
+		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+		struct ia_gap_line *l = line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
+		if (!l)
+			goto oom;
+		l->count++;
+		l->ns += g->g[i].end - g->g[i].start;
+		l->api = c->api;
+	}
+	qsort(g->end_lines, g->nend_lines, sizeof *g->end_lines, cmp_line_ns);
+
+	/* Syncs by Python line, and the gaps each line's syncs open */
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
+			continue;
+		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+		struct ia_gap_line *l = line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		if (!l)
+			goto oom;
+		l->count++;
+		l->ns += c->dur;
+		l->api = c->api;
+		g->nsyncs++;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ia_call *c = &t->calls[g->g[i].open_call];
+		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
+			continue;
+		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+		struct ia_gap_line *l = line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		if (!l)
+			goto oom;
+		uint64_t len = g->g[i].end - g->g[i].start;
+		uint64_t wait = c->dur > IA_SYNC_FLOOR_NS ? c->dur - IA_SYNC_FLOOR_NS : 0;
+		l->gap_ns += len;
+		l->overlap_ns += len < wait ? len : wait;
+	}
+	qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
+	free(ix);
+	return attribute_samples(t, pp, names, g, err, errlen);
+oom:
+	free(ix);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void ia_gaps_free(struct ia_gaps *g)
+{
+	free(g->g);
+	free(g->worker_oncpu_ns);
+	free(g->stacks);
+	free(g->end_lines);
+	free(g->sync_lines);
+	memset(g, 0, sizeof *g);
+}

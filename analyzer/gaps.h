@@ -1,0 +1,72 @@
+/*
+ * gaps.h — stretches with no CUDA work queued, and what the host did in them.
+ *
+ * Walking the main process's CUDA calls in time order: a launch, copy or
+ * memset queues work; a sync (or a synchronous copy: cudaMemcpy, cuMemcpy*
+ * without Async) returns only when the queued work is done.  From the end
+ * of such a call until the next launch/copy/memset, nothing of this process
+ * is queued: the GPU idles unless someone else feeds it.  That stretch is a
+ * gap.  For each gap: the main thread's on-CPU / runnable / blocked time,
+ * the workers' CPU time, the sampled on-CPU stacks, and the Python line of
+ * the call that ends it.
+ *
+ * GPU idle is estimated from host evidence only, as bounds over the window
+ * from the first queued work to the end of the last call:
+ *   low  = the gaps (no work queued: idle for sure, unless another process
+ *          used the GPU)
+ *   high = window - time the GPU was known busy (the host waited in a sync
+ *          longer than IA_SYNC_FLOOR_NS, or in a copy that blocks the host)
+ */
+#ifndef IA_GAPS_H
+#define IA_GAPS_H
+
+#include "per_process.h"
+#include "stacks.h"
+#include "trace.h"
+
+#define IA_SYNC_FLOOR_NS 20000ull   /* a sync with nothing to wait for costs about this */
+
+struct ia_gap {
+	uint64_t start, end;
+	uint64_t main_off_ns, main_runq_ns;   /* main thread during the gap */
+	uint32_t open_call, end_call;         /* indexes into trace.calls */
+};
+
+struct ia_gap_stack {
+	char label[160];        /* innermost native symbol */
+	char python[160];       /* innermost Python frame of the most frequent stack, or "" */
+	uint64_t main, workers, other;   /* samples in gaps */
+};
+
+struct ia_gap_line {
+	char line[200];         /* file:line, or "(no Python frame)" */
+	uint16_t api;           /* the API most often at that line */
+	uint64_t count, ns;     /* gaps it ends (or syncs it made), and their time */
+	uint64_t gap_ns, overlap_ns;   /* sync lines: gaps they open; sum of min(gap, sync wait) */
+};
+
+struct ia_gaps {
+	uint64_t win_start, win_end;          /* CUDA activity window of the main process */
+	struct ia_gap *g; size_t n;
+	uint64_t total_ns;
+	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
+	uint64_t workers_oncpu_ns;            /* sum over worker processes */
+	uint64_t *worker_oncpu_ns;            /* per per_process index */
+	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
+	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
+	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
+	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
+	uint64_t nsyncs;
+	/* GPU idle bounds and where the main process's time went in the window */
+	uint64_t idle_low_ns, idle_high_ns, known_busy_ns;
+	uint64_t in_sync_ns, in_copy_ns, in_launch_ns, in_other_ns, queued_host_ns;
+};
+
+int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+		    struct ia_gaps *g, char *err, size_t errlen);
+void ia_gaps_free(struct ia_gaps *g);
+
+/* Whether an API returns only after the device work before it is done. */
+int ia_api_completes_work(unsigned api);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * stacks.c — cached names of stacks (see stacks.h).
+ */
+#include "stacks.h"
+
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+	char *python, *func, *leaf, *native;
+};
+
+struct ia_stack_names {
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	struct ia_map map;   /* stack id -> entries index */
+	struct entry *e;
+	size_t n, cap;
+};
+
+struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
+{
+	struct ia_stack_names *n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	n->db = db;
+	if (sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, file, line FROM stack_frames "
+			       "WHERE stack_id = ?1 ORDER BY kind, depth", -1, &n->q, NULL) != SQLITE_OK)
+		n->q = NULL;   /* names are optional evidence: without them, NULLs */
+	return n;
+}
+
+void ia_stack_names_free(struct ia_stack_names *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++) {
+		free(n->e[i].python);
+		free(n->e[i].func);
+		free(n->e[i].leaf);
+		free(n->e[i].native);
+	}
+	free(n->e);
+	ia_map_free(&n->map);
+	sqlite3_finalize(n->q);
+	free(n);
+}
+
+static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
+{
+	static const struct entry none;
+	if (!id || !n || !n->q)
+		return &none;
+	uint32_t i = ia_map_get(&n->map, id);
+	if (i != UINT32_MAX)
+		return &n->e[i];
+	if (ia_grow((void **)&n->e, &n->cap, n->n + 1, sizeof *n->e) < 0)
+		return &none;
+	struct entry *e = &n->e[n->n];
+	memset(e, 0, sizeof *e);
+	char native[512] = "";
+	int nn = 0;
+	sqlite3_reset(n->q);
+	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
+	while (sqlite3_step(n->q) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(n->q, 0);
+		const char *sym = (const char *)sqlite3_column_text(n->q, 2);
+		const char *file = (const char *)sqlite3_column_text(n->q, 3);
+		if (!kind)
+			continue;
+		if (!strcmp(kind, "python") && !e->python && file) {
+			char buf[600];
+			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
+			e->python = strdup(buf);
+			if (sym)
+				e->func = strdup(sym);
+		} else if (!strcmp(kind, "native") && sym && *sym) {
+			if (!e->leaf)
+				e->leaf = strdup(sym);
+			if (nn < 3) {
+				size_t l = strlen(native);
+				snprintf(native + l, sizeof native - l, "%s%s", nn ? " < " : "", sym);
+				nn++;
+			}
+		}
+	}
+	if (nn)
+		e->native = strdup(native);
+	if (ia_map_put(&n->map, id, (uint32_t)n->n) < 0)
+		return &none;
+	return &n->e[n->n++];
+}
+
+const char *ia_stack_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->python; }
+const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->func; }
+const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->leaf; }
+const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }

@@ -1,0 +1,28 @@
+/*
+ * stacks.h — naming a stack: its Python line and a short native label.
+ *
+ * Frames live in stack_frames (kind 'native' or 'python', depth 0 =
+ * innermost).  Lookups go through the primary key (stack_id, kind, depth),
+ * and answers are cached per stack id, since the same few stacks come back
+ * for thousands of calls.
+ */
+#ifndef IA_STACKS_H
+#define IA_STACKS_H
+
+#include "trace.h"
+
+struct ia_stack_names;   /* opaque cache */
+
+struct ia_stack_names *ia_stack_names_new(sqlite3 *db);
+void ia_stack_names_free(struct ia_stack_names *n);
+
+/* Innermost Python frame as "file:line", or NULL when the stack has none. */
+const char *ia_stack_python(struct ia_stack_names *n, uint64_t stack_id);
+/* Innermost Python function name, or NULL. */
+const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t stack_id);
+/* Innermost native symbol, or NULL. */
+const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t stack_id);
+/* Up to three innermost native symbols joined by " < ", or NULL. */
+const char *ia_stack_native(struct ia_stack_names *n, uint64_t stack_id);
+
+#endif
