@@ -44,9 +44,12 @@
 static const char *const protocols[] = { MCP_PROTOCOL_LATEST, "2025-03-26", "2024-11-05" };
 
 static int verbose;
+int mcp_quiet;
 
 void mcp_log(const char *fmt, ...)
 {
+	if (mcp_quiet)
+		return;
 	va_list ap;
 	fputs("ingero-analyze mcp: ", stderr);
 	va_start(ap, fmt);

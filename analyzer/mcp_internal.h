@@ -123,7 +123,8 @@ cJSON *mcp_prompts_list(void);
 cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON *args,
 		      int *code, char *err, size_t errlen);
 
-/* stderr log line, prefixed "ingero-analyze mcp: " */
+/* stderr log line, prefixed "ingero-analyze mcp: "; none when mcp_quiet (the fuzzer) */
+extern int mcp_quiet;
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

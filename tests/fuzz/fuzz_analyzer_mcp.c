@@ -1,0 +1,105 @@
+/*
+ * fuzz_analyzer_mcp.c — libFuzzer target for the MCP server's message
+ * handling (analyzer/mcp*.c): every input is split into lines and each line
+ * goes through mcp_serve_line() exactly as a line from stdin would, on a
+ * small real report.db.  Whatever the bytes, the server must answer with
+ * valid JSON (or nothing, for notifications), never crash, leak or write
+ * to the database.  run_sql gets a 50 ms time limit so that random SQL
+ * cannot stall the run.  Seeds: tests/fuzz/corpus/fuzz_analyzer_mcp/.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ingero/schema.h>
+
+#include "../../analyzer/mcp_internal.h"
+
+static struct mcp_server server;
+static FILE *sink;
+static char *out_buf;
+static size_t out_len;
+
+static void make_db(const char *path)
+{
+	sqlite3 *db;
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		abort();
+	char *e = NULL;
+	if (sqlite3_exec(db, INGERO_SCHEMA_SQL
+		"PRAGMA user_version = 1;"
+		"INSERT INTO session VALUES('command','python3 </trace-data> train.py'),('start_mono_ns','1000000000');"
+		"INSERT INTO apis VALUES(13,'cudaStreamSynchronize','sync'),(3,'cudaMemcpyAsync','copy');"
+		"INSERT INTO processes(pid,ppid,comm,cmdline) VALUES(10,1,'python3','python3 train.py'),(11,10,'w\xff','w');"
+		"INSERT INTO threads VALUES(10,10,'python3'),(11,11,'w');"
+		"INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,bytes,dir,flags,stack_id) VALUES"
+		" (10,10,13,1100000000,5000,0,0,0,7),(10,10,13,1200000000,900000,0,0,0,7),"
+		" (10,10,3,1300000000,20000,1048576,1,1,NULL);"
+		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,11,1),"
+		" (11,11,1000000000,1100000000,1050000000,1,10,0);"
+		"INSERT INTO stacks VALUES(7,10);"
+		"INSERT INTO stack_frames VALUES(7,0,'native',1,'cudaStreamSynchronize','libcudart.so.13',16,NULL,NULL),"
+		" (7,0,'python',NULL,'train_loop',NULL,NULL,'train.py',57);",
+		NULL, NULL, &e) != SQLITE_OK)
+		abort();
+	sqlite3_close(db);
+}
+
+static char path[] = "/tmp/ingero-fuzz-mcp.XXXXXX";
+
+static void remove_db(void)
+{
+	unlink(path);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	int fd = mkstemp(path);
+	if (fd < 0)
+		abort();
+	close(fd);
+	atexit(remove_db);
+	make_db(path);
+	char err[256];
+	mcp_quiet = 1;
+	server.sql_timeout_ms = 50;
+	if (mcp_server_open(&server, path, err, sizeof err) < 0) {
+		fprintf(stderr, "fuzz_analyzer_mcp: %s\n", err);
+		abort();
+	}
+	sink = open_memstream(&out_buf, &out_len);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* each input is one session: the negotiated revision starts afresh */
+	server.initialized = 0;
+	server.client_ready = 0;
+	server.protocol = NULL;
+	const char *p = (const char *)data, *end = p + size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		rewind(sink);
+		if (mcp_serve_line(&server, p, n, sink) < 0)
+			abort();
+		fflush(sink);
+		/* every reply is one line of JSON */
+		if (out_len) {
+			if (out_buf[out_len - 1] != '\n' || memchr(out_buf, '\n', out_len - 1))
+				abort();
+			cJSON *r = cJSON_ParseWithLength(out_buf, out_len);
+			if (!r)
+				abort();
+			cJSON_Delete(r);
+		}
+		p += n + 1;
+	}
+	return 0;
+}
