@@ -39,7 +39,7 @@ __attribute__((constructor)) static void ingero_init(void)
 
 __attribute__((destructor)) static void ingero_fini(void)
 {
-	if (!ingero_on)
+	if (!ingero_on || (uint32_t)getpid() != ingero_self.pid)   /* not in a vfork child */
 		return;
 	if (ingero_self.owner)
 		ingero_sender_stop();

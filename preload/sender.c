@@ -631,6 +631,16 @@ static void await_pipe(uint64_t budget_ns)
 	}
 }
 
+static void report_one(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	struct pid_acct *a = val;
+	counts_mark(0, a, NULL);
+	ingero_debug("pid %u: %llu calls made, %llu dropped", a->pid, (unsigned long long)a->sent_made,
+		     (unsigned long long)a->sent_dropped);
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -652,6 +662,8 @@ static void final_flush(void)
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
 	send_counts(1, 1, 0, 0);
+	if (ingero_cfg.debug)
+		ingero_map_each(&S.pids, report_one, NULL);
 	ingero_debug("sender done: %llu messages, %llu failed sends, %llu ring holes",
 		     (unsigned long long)S.sent_msgs, (unsigned long long)S.failed_sends,
 		     (unsigned long long)S.holes);

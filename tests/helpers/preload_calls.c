@@ -11,9 +11,12 @@
  *   preload_calls fork N K         K children forked before the first CUDA call and K after,
  *                                  each (and the parent) making `thin N`; grandchildren of
  *                                  one "after" child too
+ *   preload_calls fork-first N K   K children forked and calling CUDA before the parent does
+ *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
  *   preload_calls loop N           N × cudaStreamSynchronize on a new stream (no-op: bench)
  *   preload_calls copy-latency N   N × cudaMemcpy H→D of 1 MiB pinned and 1 MiB pageable
+ *   preload_calls launch-sync N    N × (cudaLaunchKernel + cudaStreamSynchronize)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -308,6 +311,15 @@ int main(int argc, char **argv)
 				exit(0);   /* through exit(): the library's destructor runs */
 			}
 		reap();
+	} else if (strcmp(mode, "fork-first") == 0) {
+		for (long i = 0; i < k; i++)
+			if (fork() == 0) {
+				thin(n);
+				print_truth();
+				exit(0);
+			}
+		reap();
+		thin(n);
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t th[1024];
 		if (n < 1 || n > 1024) {
@@ -335,9 +347,17 @@ int main(int argc, char **argv)
 		memset(pg, 1, 1 << 20);
 		CK(cudaHostAlloc(&h, 1 << 20, 0), "cudaHostAlloc");
 		CK(cudaMalloc(&d, 1 << 20), "cudaMalloc");
-		for (long i = 0; i < n; i++) {
+		for (long i = 0; i < n; i++)
 			CK(cudaMemcpy(d, h, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
+		for (long i = 0; i < n; i++)
 			CK(cudaMemcpy(d, pg, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
+	} else if (strcmp(mode, "launch-sync") == 0) {
+		cudaStream_t s;
+		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+		cudaStreamCreate(&s);
+		for (long i = 0; i < n; i++) {
+			CK(cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel");
+			CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 		}
 	} else {
 		fprintf(stderr, "preload_calls: unknown mode %s\n", mode);

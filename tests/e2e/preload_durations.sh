@@ -1,0 +1,29 @@
+#!/bin/sh
+# preload_durations.sh — the durations the library reports are the ones the
+# (simulated) device imposed: 1 MiB copies at the pinned and pageable rates,
+# and syncs waiting for a kernel of known length.
+. tests/lib.sh
+. tests/helpers/preload_lib.sh
+export FAKECUDA_PINNED_GBPS=25 FAKECUDA_PAGEABLE_GBPS=6 FAKECUDA_KERNEL_US=2000
+
+median_us() { # SINKOUT API FLAGMATCH
+	grep "^CALL $2 " "$1" | grep "flags=$3 " | sed 's/.* dur=\([0-9]*\) .*/\1/' | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%d\n", v[int((NR + 1) / 2)] / 1000; else print 0 }'
+}
+
+start_sink "$T/copy.sink" -v -i 1000
+traced "$B/tests/preload_calls" copy-latency 20 >/dev/null
+wait_sink
+pin=$(median_us "$T/copy.sink" cudaMemcpy 0x1)
+pag=$(median_us "$T/copy.sink" cudaMemcpy 0x2)
+echo "# median 1 MiB copy: pinned ${pin} us (expect 42), pageable ${pag} us (expect 175)"
+check "pinned 1 MiB copy ~ 1 MiB / 25 GB/s" test "$pin" -ge 40 -a "$pin" -le 126
+check "pageable 1 MiB copy ~ 1 MiB / 6 GB/s" test "$pag" -ge 170 -a "$pag" -le 520
+
+start_sink "$T/sync.sink" -v -i 1000
+traced "$B/tests/preload_calls" launch-sync 10 >/dev/null
+wait_sink
+sync=$(median_us "$T/sync.sink" cudaStreamSynchronize 0x0)
+echo "# median sync after a 2 ms kernel: ${sync} us"
+check "a sync waits for the 2 ms kernel" test "$sync" -ge 1900 -a "$sync" -le 6000
+finish

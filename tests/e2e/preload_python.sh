@@ -1,0 +1,51 @@
+#!/bin/sh
+# preload_python.sh — Python callers: the innermost Python frames (file,
+# function, line) of the call, read without the GIL (ctypes releases it) and
+# with it (PyDLL keeps it), on the main thread and another one; and
+# multiprocessing workers (fork, spawn, forkserver) traced with their real
+# parent.  Runs with python3, and with every CPython 3.10-3.13 that pyenv has.
+. tests/lib.sh
+. tests/helpers/preload_lib.sh
+export FAKECUDA_KERNEL_US=1
+LIBRT="$PWD/$B/fakecuda/libcudart.so.13"
+PY=tests/helpers/preload_ctypes.py
+
+pythons=python3
+if command -v pyenv >/dev/null 2>&1; then
+	for d in "$(pyenv root)"/versions/3.1[0-3].*; do
+		[ -x "$d/bin/python3" ] && pythons="$pythons $d/bin/python3"
+	done
+fi
+
+for py in $pythons; do
+	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
+	start_sink "$T/py.sink" -v -i 1000
+	traced "$py" "$PY" "$LIBRT" >"$T/py.out"
+	check_eq "python $v: ctypes program exits 0" 0 $?
+	wait_sink
+	grep '^truth' "$T/py.out" >"$T/py.truth"
+	check "python $v: calls counted" compare_truth "$T/py.truth" "$T/py.sink" "python $v"
+	set -- $(sed -n 's/^expect sync=\([0-9]*\) step=\([0-9]*\) gil=\([0-9]*\)/\1 \2 \3/p' "$T/py.out")
+	file="file=$PWD/$PY"
+	check "python $v: sync's line, without the GIL" \
+		grep -q "depth=0 $file func=sync_here line=$1\$" "$T/py.sink"
+	check "python $v: caller's frame below it (Model.step / step)" \
+		grep -Eq "depth=1 $file func=(Model\.)?step line=$2\$" "$T/py.sink"
+	check "python $v: another thread's frames (threading bootstrap below)" \
+		grep -q "func=.*_bootstrap_inner line=" "$T/py.sink"
+	check "python $v: with the GIL held (PyDLL)" grep -q "depth=0 $file func=frames line=$3\$" "$T/py.sink"
+done
+
+for method in fork spawn forkserver; do
+	start_sink "$T/mp.sink" -i 1500
+	traced python3 "$PY" "$LIBRT" mp "$method" >"$T/mp.truth"
+	check_eq "multiprocessing $method: exits 0" 0 $?
+	wait_sink
+	check "multiprocessing $method: workers' calls counted" compare_truth "$T/mp.truth" "$T/mp.sink" "$method"
+	bad=0
+	while read -r _ pid ppid _; do
+		[ "$(sink_field "$T/mp.sink" hello "${pid#pid=}" ppid)" = "${ppid#ppid=}" ] || bad=1
+	done <"$T/mp.truth"
+	check_eq "multiprocessing $method: workers announced with their real parent" 0 $bad
+done
+finish

@@ -1,0 +1,73 @@
+"""preload_ctypes.py — Python calling the fake CUDA runtime through ctypes,
+for tests/e2e/preload_python.sh.  Prints its own truth lines and the line
+numbers the library should report ("expect ..." lines).
+
+    python3 preload_ctypes.py LIBCUDART            frames: main thread, other thread, GIL held
+    python3 preload_ctypes.py LIBCUDART mp METHOD  2 workers of multiprocessing METHOD
+"""
+import ctypes
+import inspect
+import os
+import sys
+import threading
+
+LIB = sys.argv[1]
+
+
+def line_of(marker):
+    for n, text in enumerate(open(__file__), 1):
+        if text.rstrip().endswith("# " + marker):
+            return n
+    raise SystemExit("no marker " + marker)
+
+
+def sync_here(rt, n):
+    s = ctypes.c_void_p()
+    rt.cudaStreamCreate(ctypes.byref(s))
+    for _ in range(n):
+        rt.cudaStreamSynchronize(s)  # SYNC
+
+
+class Model:
+    def step(self, rt):
+        sync_here(rt, 3)  # STEP
+
+
+def worker(lib, q):
+    rt = ctypes.CDLL(lib)
+    sync_here(rt, 5)
+    q.put((os.getpid(), os.getppid()))
+
+
+def frames():
+    rt = ctypes.CDLL(LIB)  # the GIL is released around each call
+    Model().step(rt)
+    t = threading.Thread(target=Model().step, args=(rt,))
+    t.start()
+    t.join()
+    prt = ctypes.PyDLL(LIB)  # the GIL stays held
+    prt.cudaDeviceSynchronize()  # GIL
+    print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaStreamSynchronize count=6")
+    print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaDeviceSynchronize count=1")
+    print(f"expect sync={line_of('SYNC')} step={line_of('STEP')} gil={line_of('GIL')}")
+
+
+def mp(method):
+    import multiprocessing as m
+    ctx = m.get_context(method)
+    q = ctx.Queue()
+    ps = [ctx.Process(target=worker, args=(LIB, q)) for _ in range(2)]
+    for p in ps:
+        p.start()
+    got = [q.get(timeout=60) for _ in ps]
+    for p in ps:
+        p.join()
+    for pid, ppid in got:
+        print(f"truth pid={pid} ppid={ppid} api=cudaStreamSynchronize count=5")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 3 and sys.argv[2] == "mp":
+        mp(sys.argv[3])
+    else:
+        frames()
