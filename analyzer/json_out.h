@@ -22,4 +22,10 @@ cJSON *ia_json_str(cJSON *obj, const char *key, const char *s);
 /* Prints the tree with a final newline; returns 0, or -1 on failure (OOM, EPIPE). */
 int ia_json_print(const cJSON *root, FILE *out, int pretty);
 
+
+/* Writes s as a JSON string literal (quotes included) for hand-streamed
+ * JSON: escapes quotes, backslashes and control characters, and replaces
+ * bytes that are not valid UTF-8 with U+FFFD, so the output always parses. */
+void ia_json_write_string(FILE *f, const char *s);
+
 #endif

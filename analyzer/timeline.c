@@ -1,0 +1,198 @@
+/*
+ * timeline.c — `ingero-analyze timeline [--from T] [--to T]`: the events of
+ * a window in time order, one line each (or --json, an array).
+ *
+ * Streams instead of loading: one query per table over the time index
+ * (ORDER BY start_ns follows the index, so no sort), merged by time, with
+ * at most --limit events printed.  CUDA calls show their Python line;
+ * off-CPU intervals show whether the thread was preempted or blocked, how
+ * long it then waited for a CPU, and who took the CPU.
+ */
+#include "cli.h"
+#include "db.h"
+#include "json_out.h"
+#include "stacks.h"
+#include "util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <string.h>
+
+struct ev {
+	int valid;
+	uint64_t ts;
+	sqlite3_stmt *st;
+};
+
+static const char *dir_name(int d)
+{
+	static const char *const n[] = { "", "HtoD", "DtoH", "DtoD", "HtoH", "default", "peer" };
+	return d >= 0 && d < 7 ? n[d] : "";
+}
+
+static void next(struct ev *e)
+{
+	e->valid = sqlite3_step(e->st) == SQLITE_ROW;
+	if (e->valid)
+		e->ts = (uint64_t)sqlite3_column_int64(e->st, 2);
+}
+
+static int selected(const struct ia_trace *t, int pid)
+{
+	int i = ia_proc_index(t, pid);
+	return i >= 0 ? t->procs[i].selected : !t->filter.pid;
+}
+
+static const char *comm_of(const struct ia_trace *t, uint32_t tid, int pid)
+{
+	int th = ia_thread_index(t, tid);
+	if (th >= 0 && t->threads[th].comm[0])
+		return t->threads[th].comm;
+	int p = ia_proc_index(t, pid);
+	return p >= 0 ? t->procs[p].comm : "?";
+}
+
+int ia_cmd_timeline(const struct ia_cli *c)
+{
+	struct ia_trace t;
+	char err[512];
+	if (ia_cli_load(c, &t, 0) < 0)
+		return IA_EXIT_ERROR;
+	struct ia_stack_names *names = ia_stack_names_new(t.db);
+	struct ev calls = { 0 }, offs = { 0 };
+	calls.st = ia_db_prepare(t.db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
+				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, sizeof err);
+	offs.st = calls.st ? ia_db_prepare(t.db, "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid "
+				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, sizeof err) : NULL;
+	int rc = IA_EXIT_OK;
+	FILE *f = NULL;
+	if (!calls.st || !offs.st) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	sqlite3_int64 to = t.to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t.to;
+	sqlite3_bind_int64(calls.st, 1, (sqlite3_int64)t.from);
+	sqlite3_bind_int64(calls.st, 2, to);
+	sqlite3_bind_int64(offs.st, 1, (sqlite3_int64)t.from);
+	sqlite3_bind_int64(offs.st, 2, to);
+	if (!(f = ia_cli_output(c, NULL))) {
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	next(&calls);
+	next(&offs);
+	cJSON *arr = c->json ? cJSON_CreateArray() : NULL;
+	long shown = 0, more = 0;
+	char d1[32], d2[32], b1[32];
+	while (calls.valid || offs.valid) {
+		/* ties: the call first, so a sync and the switch inside it read in order */
+		int is_call = calls.valid && (!offs.valid || calls.ts <= offs.ts);
+		struct ev *e = is_call ? &calls : &offs;
+		sqlite3_stmt *s = e->st;
+		int pid = sqlite3_column_int(s, 0);
+		uint32_t tid = (uint32_t)sqlite3_column_int64(s, 1);
+		if (!selected(&t, pid)) {
+			next(e);
+			continue;
+		}
+		if (c->limit && shown >= c->limit) {
+			more++;
+			next(e);
+			continue;
+		}
+		shown++;
+		uint64_t ts = e->ts, rel = ts >= t.t0 ? ts - t.t0 : 0;
+		const char *comm = comm_of(&t, tid, pid);
+		if (is_call) {
+			uint64_t dur = (uint64_t)sqlite3_column_int64(s, 3);
+			unsigned api = (unsigned)sqlite3_column_int(s, 4);
+			uint64_t bytes = (uint64_t)sqlite3_column_int64(s, 5);
+			int dir = sqlite3_column_int(s, 6), flags = sqlite3_column_int(s, 7);
+			const char *py = ia_stack_python(names, (uint64_t)sqlite3_column_int64(s, 8));
+			int copy = ingero_api_class(api) == INGERO_CLASS_COPY;
+			const char *mem = flags & INGERO_FLAG_HOST_PINNED ? "pinned" : flags & INGERO_FLAG_HOST_PAGEABLE ? "pageable" : "";
+			if (arr) {
+				cJSON *o = cJSON_CreateObject();
+				ia_json_u64(o, "ts_rel_ns", rel);
+				cJSON_AddStringToObject(o, "type", "cuda");
+				cJSON_AddNumberToObject(o, "pid", pid);
+				cJSON_AddNumberToObject(o, "tid", tid);
+				cJSON_AddStringToObject(o, "api", ia_api_name(&t, api));
+				ia_json_u64(o, "dur_ns", dur);
+				if (copy || bytes) {
+					ia_json_u64(o, "bytes", bytes);
+					cJSON_AddStringToObject(o, "dir", dir_name(dir));
+					if (*mem)
+						cJSON_AddStringToObject(o, "memory", mem);
+				}
+				ia_json_str(o, "python", py);
+				cJSON_AddItemToArray(arr, o);
+			} else {
+				fprintf(f, "+%.6fs %7d/%-7u %-15.15s CUDA %-24s %9s", (double)rel / 1e9, pid, tid, comm,
+					ia_api_name(&t, api), ia_fmt_dur(d1, sizeof d1, dur));
+				if (copy)
+					fprintf(f, " %s %s %s %.2f GB/s", ia_fmt_bytes(b1, sizeof b1, bytes), dir_name(dir), mem,
+						dur ? (double)bytes / (double)dur : 0);
+				if (py)
+					fprintf(f, "  [%s]", py);
+				fputc('\n', f);
+			}
+		} else {
+			uint64_t end = (uint64_t)sqlite3_column_int64(s, 3), run = (uint64_t)sqlite3_column_int64(s, 4);
+			int pre = sqlite3_column_int(s, 5), np = sqlite3_column_int(s, 6);
+			if (end < ts)
+				end = ts;
+			if (run < ts || run > end)
+				run = pre ? ts : end;
+			if (arr) {
+				cJSON *o = cJSON_CreateObject();
+				ia_json_u64(o, "ts_rel_ns", rel);
+				cJSON_AddStringToObject(o, "type", "off_cpu");
+				cJSON_AddNumberToObject(o, "pid", pid);
+				cJSON_AddNumberToObject(o, "tid", tid);
+				cJSON_AddStringToObject(o, "reason", pre ? "preempted" : "blocked");
+				ia_json_u64(o, "dur_ns", end - ts);
+				ia_json_u64(o, "runq_ns", end - run);
+				if (np)
+					cJSON_AddNumberToObject(o, "next_pid", np);
+				cJSON_AddItemToArray(arr, o);
+			} else {
+				fprintf(f, "+%.6fs %7d/%-7u %-15.15s OFF  %-24s %9s  waited for a CPU %s", (double)rel / 1e9, pid,
+					tid, comm, pre ? "preempted" : "blocked", ia_fmt_dur(d1, sizeof d1, end - ts),
+					ia_fmt_dur(d2, sizeof d2, end - run));
+				if (np)
+					fprintf(f, "; CPU to pid %d", np);
+				fputc('\n', f);
+			}
+		}
+		next(e);
+	}
+	int stepped = sqlite3_errcode(t.db);
+	if (stepped != SQLITE_OK && stepped != SQLITE_DONE && stepped != SQLITE_ROW) {
+		ia_db_step_error(t.db, stepped, err, sizeof err);
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+	}
+	if (arr) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddItemToObject(root, "events", arr);
+		ia_json_u64(root, "more", (uint64_t)more);
+		if (ia_json_print(root, f, c->pretty) < 0)
+			rc = IA_EXIT_ERROR;
+		cJSON_Delete(root);
+	} else if (more) {
+		fprintf(f, "... %ld more events (--limit 0 shows all, --from/--to narrow the window)\n", more);
+	} else if (!shown) {
+		fprintf(f, "(no events in this window)\n");
+	}
+	if (ia_cli_close_output(c, f) < 0)
+		rc = IA_EXIT_ERROR;
+out:
+	sqlite3_finalize(calls.st);
+	sqlite3_finalize(offs.st);
+	ia_stack_names_free(names);
+	ia_cli_unload(&t);
+	return rc;
+}
