@@ -3,7 +3,7 @@
  * sched.bpf.c — scheduler evidence for traced threads.
  *
  * sched_switch keeps, per traced thread, when it left the CPU and why
- * (map `start`); sched_wakeup marks when it became runnable; the switch that
+ * (task storage `start`); sched_wakeup marks when it became runnable; the switch that
  * brings it back emits the whole off-CPU interval (sched.h).  The same
  * switch hook accounts every CPU's busy time in buckets and the untraced
  * tasks that took a CPU from a preempted traced thread (competitors).
@@ -30,10 +30,12 @@ struct start {
 	u32 pad;
 };
 
+/* Per-task storage rather than a hash by tid: a pointer away from the task,
+ * no hashing on the hot path, freed with the task. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u32);             /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct start);
 } start SEC(".maps");
 
@@ -144,16 +146,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	if (prev_traced && !(prev_state & TASK_DEAD)) {
 		bool preempted = preempt || prev_state == TASK_RUNNING;
-		struct start s = {
-			.start_ns = now,
-			.runnable_ns = preempted ? now : 0,
-			.next_pid = next_tgid,
-			.cpu = cpu,
-			.preempted = preempted,
-		};
+		struct start *s = bpf_task_storage_get(&start, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-		if (bpf_map_update_elem(&start, &prev_tid, &s, BPF_ANY))
+		if (s) {
+			s->start_ns = now;
+			s->runnable_ns = preempted ? now : 0;
+			s->next_pid = next_tgid;
+			s->cpu = cpu;
+			s->preempted = preempted;
+		} else {
 			count_drop(DROP_START_MAP);
+		}
 		if (preempted && next_tid && st && !is_traced(next_tgid)) {
 			st->comp_tid = next_tid;
 			st->comp_tgid = next_tgid;
@@ -163,10 +166,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 
 	if (is_traced(next_tgid)) {
-		struct start *s = bpf_map_lookup_elem(&start, &next_tid);
+		struct start *s = bpf_task_storage_get(&start, next, 0, 0);
 		struct off_cpu_event *e;
 
-		if (!s)
+		if (!s || !s->start_ns)
 			return 0;
 		e = reserve(sizeof(*e), EV_OFF_CPU, DROP_SCHED_SWITCH);
 		if (e) {
@@ -180,20 +183,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			e->preempted = s->preempted;
 			submit(e);
 		}
-		bpf_map_delete_elem(&start, &next_tid);
+		s->start_ns = 0;   /* consumed */
 	}
 	return 0;
 }
 
 static __always_inline void mark_runnable(struct task_struct *p)
 {
-	u32 tid = p->pid;
 	struct start *s;
 
 	if (!is_traced(p->tgid))
 		return;
-	s = bpf_map_lookup_elem(&start, &tid);
-	if (s && !s->runnable_ns)
+	s = bpf_task_storage_get(&start, p, 0, 0);
+	if (s && s->start_ns && !s->runnable_ns)
 		s->runnable_ns = bpf_ktime_get_ns();
 }
 
@@ -209,17 +211,20 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
-	u32 tid = p->pid;
 	u64 now = bpf_ktime_get_ns();
-	struct start s = {
-		.start_ns = now,
-		.runnable_ns = now,
-		.cpu = bpf_get_smp_processor_id(),
-	};
+	struct start *s;
 
 	if (!is_traced(p->tgid))
 		return 0;
-	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
+	s = bpf_task_storage_get(&start, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
 		count_drop(DROP_START_MAP);
+		return 0;
+	}
+	s->start_ns = now;
+	s->runnable_ns = now;
+	s->next_pid = 0;
+	s->cpu = bpf_get_smp_processor_id();
+	s->preempted = 0;
 	return 0;
 }

@@ -135,8 +135,13 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_CALLS_MULTI, ST_N
 };
+
+/* CUDA calls go in CALLS_PER_STMT rows per INSERT: the statement overhead
+ * (open cursor, halt, reset) is paid once per group instead of per row. */
+#define CALLS_PER_STMT 64
+#define CALL_COLS 18
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_CALL] = "INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,stream,bytes,dir,flags,ret,"
@@ -169,6 +174,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_KERNEL] = "INSERT OR IGNORE INTO kernels(pid,addr,name) VALUES(?,?,?)",
 	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
+	[ST_CALLS_MULTI] = NULL,   /* built in store_open */
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -265,31 +271,42 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v, int known)
 		sqlite3_bind_null(st, i);
 }
 
+/* Bind one call at parameter base+1..base+18. */
+static void bind_call(sqlite3_stmt *st, int base, const struct ingero_cuda_call *c)
+{
+	int launch = c->grid[0] | c->grid[1] | c->grid[2] | c->block[0] | c->block[1] | c->block[2];
+
+	sqlite3_bind_int64(st, base + 1, c->pid);
+	sqlite3_bind_int64(st, base + 2, c->tid);
+	sqlite3_bind_int(st, base + 3, c->api);
+	sqlite3_bind_int64(st, base + 4, (int64_t)c->start_ns);
+	sqlite3_bind_int64(st, base + 5, (int64_t)c->dur_ns);
+	sqlite3_bind_int64(st, base + 6, (int64_t)c->stream);
+	sqlite3_bind_int64(st, base + 7, (int64_t)c->bytes);
+	sqlite3_bind_int(st, base + 8, c->dir);
+	sqlite3_bind_int(st, base + 9, c->flags);
+	sqlite3_bind_int(st, base + 10, c->ret);
+	bind_i64_or_null(st, base + 11, (int64_t)c->stack_id, c->stack_id != 0);
+	bind_i64_or_null(st, base + 12, (int64_t)c->kernel, c->kernel != 0);
+	for (int k = 0; k < 3; k++) {
+		bind_i64_or_null(st, base + 13 + k, c->grid[k], launch);
+		bind_i64_or_null(st, base + 16 + k, c->block[k], launch);
+	}
+}
+
 static void write_calls(struct store *s, const struct batch *b)
 {
-	sqlite3_stmt *st = s->st[ST_CALL];
 	const struct ingero_cuda_call *c = b->calls.p;
+	size_t i = 0;
 
-	for (size_t i = 0; i < b->calls.n; i++, c++) {
-		int launch = c->grid[0] | c->grid[1] | c->grid[2] | c->block[0] | c->block[1] | c->block[2];
-
-		sqlite3_bind_int64(st, 1, c->pid);
-		sqlite3_bind_int64(st, 2, c->tid);
-		sqlite3_bind_int(st, 3, c->api);
-		sqlite3_bind_int64(st, 4, (int64_t)c->start_ns);
-		sqlite3_bind_int64(st, 5, (int64_t)c->dur_ns);
-		sqlite3_bind_int64(st, 6, (int64_t)c->stream);
-		sqlite3_bind_int64(st, 7, (int64_t)c->bytes);
-		sqlite3_bind_int(st, 8, c->dir);
-		sqlite3_bind_int(st, 9, c->flags);
-		sqlite3_bind_int(st, 10, c->ret);
-		bind_i64_or_null(st, 11, (int64_t)c->stack_id, c->stack_id != 0);
-		bind_i64_or_null(st, 12, (int64_t)c->kernel, c->kernel != 0);
-		for (int k = 0; k < 3; k++) {
-			bind_i64_or_null(st, 13 + k, c->grid[k], launch);
-			bind_i64_or_null(st, 16 + k, c->block[k], launch);
-		}
-		step(s, st);
+	for (; i + CALLS_PER_STMT <= b->calls.n; i += CALLS_PER_STMT) {
+		for (int r = 0; r < CALLS_PER_STMT; r++)
+			bind_call(s->st[ST_CALLS_MULTI], r * CALL_COLS, &c[i + r]);
+		step(s, s->st[ST_CALLS_MULTI]);
+	}
+	for (; i < b->calls.n; i++) {
+		bind_call(s->st[ST_CALL], 0, &c[i]);
+		step(s, s->st[ST_CALL]);
 	}
 }
 
@@ -584,6 +601,8 @@ struct store *store_open(const char *path, const struct store_opts *o)
 		s->o.flush_ms = 50;
 	if (!s->o.max_pending_calls)
 		s->o.max_pending_calls = 4u << 20;
+	/* no global allocation statistics: they take a mutex on every malloc */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	remove_db(path);   /* one trace per file: a previous run's file is replaced */
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -597,8 +616,28 @@ struct store *store_open(const char *path, const struct store_opts *o)
 	    create_schema(s->db))
 		goto fail;
 	for (int i = 0; i < ST_N; i++) {
-		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &s->st[i], NULL) != SQLITE_OK) {
+		const char *sql = stmt_sql[i];
+		char *multi = NULL;
+
+		if (i == ST_CALLS_MULTI) {
+			/* the single-row INSERT with CALLS_PER_STMT value groups */
+			const char *values = strstr(stmt_sql[ST_CALL], "VALUES") + 6;
+			size_t head = (size_t)(values - stmt_sql[ST_CALL]), group = strlen(values);
+
+			multi = malloc(head + CALLS_PER_STMT * (group + 1) + 1);
+			if (!multi)
+				goto fail;
+			memcpy(multi, stmt_sql[ST_CALL], head);
+			for (int r = 0; r < CALLS_PER_STMT; r++) {
+				memcpy(multi + head + r * (group + 1), r ? "," : " ", 1);
+				memcpy(multi + head + r * (group + 1) + 1, values, group);
+			}
+			multi[head + CALLS_PER_STMT * (group + 1)] = 0;
+			sql = multi;
+		}
+		int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+		free(multi);
+		if (rc != SQLITE_OK) {
 			fprintf(stderr, "ingero-collector: sqlite: %s\n", sqlite3_errmsg(s->db));
 			goto fail;
 		}

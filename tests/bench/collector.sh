@@ -1,0 +1,83 @@
+#!/bin/sh
+# tests/bench/collector.sh — `make bench-collector`: the collector's figures
+# as key=value lines (docs/benchmarks.md records them with machine and date).
+#
+#   ingest_events_per_s   CUDA-call records, preload wire format, from nng into
+#                         SQLite (committed), zero loss: the sender blocks when
+#                         the collector is behind, and every sent call must be
+#                         in the file.  CUDA-only mode: the ingest path alone.
+#   bpf_ns_per_switch     added cost of one context switch of a traced thread
+#                         (a pinned pipe ping-pong traced by the collector,
+#                         off-CPU interval emitted on every switch) over the
+#                         same ping-pong without the collector, same run;
+#   bpf_ns_per_switch_untraced   the same with the programs attached but the
+#                         ping-pong not traced (the cost every other task pays)
+#   collector_cpu_pct     the collector's own CPU time (all threads) while it
+#                         traces `starve --mode workers`, sampling at 99 Hz,
+#                         in % of one core
+# Environment: INGEST_CALLS (4000000), PINGPONG_ROUNDS (200000), RUNS (5).
+B=${B:-build}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export INGERO_ENDPOINT="ipc://$T/ingero.sock"
+CALLS=${INGEST_CALLS:-4000000}
+ROUNDS=${PINGPONG_ROUNDS:-200000}
+RUNS=${RUNS:-5}
+
+kv() { sed -n "s/^$1=//p" "$2"; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wait_socket() { i=0; while [ ! -S "$T/ingero.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; }
+
+echo "machine=$(uname -n) cpus=$(nproc) kernel=$(uname -r) model=\"$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)\""
+echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+# --- ingest ---------------------------------------------------------------------
+"$B/ingero-collector" -q -o "$T/ingest.db" --no-bpf --stats "$T/ingest.txt" 2>/dev/null &
+CP=$!
+wait_socket
+"$B/tests/collector_send" bench --calls "$CALLS" --batch 4096 >"$T/sent.txt"
+sent=$(kv sent_calls "$T/sent.txt")
+kill -TERM $CP; wait $CP
+committed=$(kv calls_committed "$T/ingest.txt")
+ingest_s=$(kv ingest_s "$T/ingest.txt")
+echo "ingest_calls_sent=$sent"
+echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT count(*) FROM cuda_calls')"
+echo "ingest_loss=$((sent - committed))"
+echo "ingest_events_per_s=$(awk -v n="$committed" -v s="$ingest_s" 'BEGIN {printf "%.0f", n / s}')"
+echo "ingest_db_bytes_per_call=$(awk -v b="$(stat -c %s "$T/ingest.db")" -v n="$committed" 'BEGIN {printf "%.1f", b / n}')"
+rm -f "$T"/ingest.db*
+
+# --- context switches -------------------------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+	: >"$T/base"; : >"$T/traced"; : >"$T/untraced"
+	# the ping-pong pins itself to CPU 0; the collector's user-space threads go to
+	# CPU 1 so that what is measured on CPU 0 is the BPF programs' cost alone
+	# (the consumer's cost is collector_cpu_pct)
+	PIN=""
+	[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && PIN="taskset -c 1"
+	for r in $(seq "$RUNS"); do
+		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/base"
+		$PIN "$B/ingero-collector" -q -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
+			2>/dev/null | sed 's/ns_per_switch=//' >>"$T/traced"
+		$PIN "$B/ingero-collector" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
+		CP=$!
+		wait_socket
+		sleep 0.3
+		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced"
+		kill -TERM $CP; wait $CP
+		rm -f "$T"/*.db*
+	done
+	base=$(median <"$T/base"); traced=$(median <"$T/traced"); untraced=$(median <"$T/untraced")
+	echo "switch_ns_baseline=$base"
+	echo "bpf_ns_per_switch=$((traced - base))"
+	echo "bpf_ns_per_switch_untraced=$((untraced - base))"
+
+	# --- the collector's own CPU while tracing the workload -------------------------
+	"$B/ingero-collector" -q -o "$T/w.db" --stats "$T/w.txt" -- "$B/tests/starve" --mode workers \
+		--workers 4 --batches 60 >/dev/null 2>&1
+	echo "collector_cpu_pct=$(awk -v c="$(kv run_cpu_s "$T/w.txt")" -v w="$(kv run_wall_s "$T/w.txt")" 'BEGIN {printf "%.2f", 100 * c / w}')"
+	echo "collector_kernel_records=$(kv kernel_records "$T/w.txt")"
+	echo "collector_samples=$(sqlite3 "$T/w.db" 'SELECT count(*) FROM cpu_samples')"
+else
+	echo "# not root: bpf_ns_per_switch and collector_cpu_pct need eBPF"
+fi
