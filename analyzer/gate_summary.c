@@ -4,10 +4,10 @@
  *
  * From a report.db everything comes through the analyzer's own modules:
  * ia_db_open() validates the file, ia_trace_load() reads the calls (the
- * same filtered, sorted arrays `stats` and `explain` use), the per-API
- * count, p50, p99 and max are ia_stats_compute()'s, and the chains and the
- * GPU-idle estimate come from the chain analysis (gate_analysis.c is the
- * one place that calls it).  The only thing built here is the per-API
+ * same filtered, sorted arrays `stats` and `explain` use), ia_analyze()
+ * runs explain's whole analysis once: the per-API count, p50, p99 and max
+ * are its stats, and the chains and the GPU-idle estimate are read from
+ * its explain --json document (gate_analysis.c).  The only thing built here is the per-API
  * latency sample the statistical tests need: every call's duration,
  * sorted, then reduced to at most max_samples order statistics.
  *
@@ -19,6 +19,7 @@
 #include "gate_stats.h"
 #include "db.h"
 #include "json_out.h"
+#include "chains.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -70,15 +71,9 @@ static int cmp_api_name(const void *a, const void *b)
 
 /* --- from a report.db -------------------------------------------------------------- */
 
-static int summarise_calls(struct ia_gate_summary *s, const struct ia_trace *t, size_t max_samples,
-			   char *err, size_t errlen)
+static int summarise_calls(struct ia_gate_summary *s, const struct ia_trace *t, const struct ia_stats *st,
+			   size_t max_samples, char *err, size_t errlen)
 {
-	struct ia_stats st;
-	memset(&st, 0, sizeof st);
-	if (ia_stats_compute(t, &st) < 0) {
-		snprintf(err, errlen, "out of memory computing stats of %s", s->source);
-		return -1;
-	}
 	size_t *count = calloc(INGERO_API_MAX, sizeof *count);
 	uint64_t **dur = calloc(INGERO_API_MAX, sizeof *dur);
 	size_t kinds = 0;
@@ -128,7 +123,7 @@ static int summarise_calls(struct ia_gate_summary *s, const struct ia_trace *t, 
 		qsort(dur[a], n, sizeof *dur[a], cmp_u64);
 		g->name = strdup(ia_api_name(t, a));
 		/* the figures the gate prints are exactly those `stats` prints */
-		const struct ia_api_stats *as = st.by_id[a];
+		const struct ia_api_stats *as = st->by_id[a];
 		g->count = as ? as->count : n;
 		g->p50_ns = as ? as->p50_ns : ia_gate_quantile_sorted(dur[a], n, 0.50);
 		g->p99_ns = as ? as->p99_ns : ia_gate_quantile_sorted(dur[a], n, 0.99);
@@ -152,7 +147,6 @@ out:
 			free(dur[a]);
 	free(dur);
 	free(count);
-	ia_stats_free(&st);
 	return rc;
 }
 
@@ -166,14 +160,26 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 	memset(&f, 0, sizeof f);
 	struct ia_trace t;
 	memset(&t, 0, sizeof t);
+	struct ia_analysis a;
+	memset(&a, 0, sizeof a);
 	int rc = ia_trace_load(&t, db, &f, IA_LOAD_ALL, err, errlen);
-	if (rc == 0) {
-		if (t.command)
-			s->command = strdup(t.command);
-		rc = summarise_calls(s, &t, max_samples, err, errlen);
-	}
+	if (rc == 0 && t.command && !(s->command = strdup(t.command)))
+		rc = -1;
+	/* one analysis, exactly explain's: its stats, its chains, its GPU idle */
 	if (rc == 0)
-		rc = ia_gate_analyse(s, &t, err, errlen);
+		rc = ia_analyze(&t, &a, err, errlen);
+	if (rc == 0)
+		rc = summarise_calls(s, &t, &a.stats, max_samples, err, errlen);
+	if (rc == 0)
+		rc = ia_gate_from_explain(s, &a, err, errlen);
+	if (rc < 0 && !err[0])
+		snprintf(err, errlen, "%s: out of memory", path);
+	else if (rc < 0 && !strstr(err, path)) {
+		char why[512];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+	}
+	ia_analysis_free(&a);
 	ia_trace_free(&t);
 	ia_db_close(db);
 	return rc;

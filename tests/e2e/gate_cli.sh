@@ -81,6 +81,20 @@ assert r["verdict"] == "fail" and r["regressions"] >= 1
 assert any(c["check"] == "cudaStreamSynchronize p50" and c["verdict"] == "FAIL" for c in r["checks"])
 ' "$T/res.json"
 
+# --- a new HIGH causal chain: main thread waiting on DataLoader-style workers ------------------
+"$GEN" blocked "$T/blocked.db" --seed 3 --steps 200 >/dev/null 2>&1
+"$GEN" blocked "$T/blocked2.db" --seed 4 --steps 200 >/dev/null 2>&1
+"$GATE" "$T/base.db" "$T/blocked.db" >"$T/out" 2>&1
+check_eq "a new HIGH chain fails (exit 1)" 1 $?
+check "the table names the new chain" grep -Eq '^  new HIGH chain: gaps_waiting_workers .* FAIL$' "$T/out"
+check "its reason is the chain's own summary" grep -q '^regression: new HIGH causal chain: GPU idle' "$T/out"
+"$GATE" --set new_high_chains=warn --set gpu_idle_growth_pts=off --set calls_per_sec_drop_pct=off \
+	"$T/base.db" "$T/blocked.db" >"$T/out" 2>&1
+check_eq "new_high_chains = warn: reported, not failed" 0 $?
+check "the warning is printed" grep -q '^warning: new HIGH causal chain' "$T/out"
+"$GATE" "$T/blocked.db" "$T/blocked2.db" >"$T/out" 2>&1
+check "the same chain in both runs is not new" sh -c "! grep -q 'new HIGH chain:' '$T/out'"
+
 # --- a saved baseline judges like its database -------------------------------------------------
 "$GATE" --save-baseline "$T/base.db" -o "$T/base.json" 2>"$T/err"
 check_eq "--save-baseline exits 0" 0 $?
