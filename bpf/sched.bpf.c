@@ -131,6 +131,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	u32 prev_tid = prev->pid, prev_tgid = prev->tgid;
 	u32 next_tid = next->pid, next_tgid = next->tgid;
 	bool prev_traced = is_traced(prev_tgid);
+	bool next_traced = is_traced(next_tgid);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
 
 	if (st) {
@@ -157,7 +158,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		} else {
 			count_drop(DROP_START_MAP);
 		}
-		if (preempted && next_tid && st && !is_traced(next_tgid)) {
+		if (preempted && next_tid && st && !next_traced) {
 			st->comp_tid = next_tid;
 			st->comp_tgid = next_tgid;
 			st->comp_since = now;
@@ -165,7 +166,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	if (is_traced(next_tgid)) {
+	if (next_traced) {
 		struct start *s = bpf_task_storage_get(&start, next, 0, 0);
 		struct off_cpu_event *e;
 

@@ -104,6 +104,8 @@ int samples_attach(struct tracer *t)
 		attached++;
 	}
 	t->sym = sym_new();
+	if (t->sym)
+		sym_preload_kernel(t->sym);
 	return attached ? 0 : -ENODEV;
 }
 

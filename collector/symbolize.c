@@ -462,6 +462,12 @@ static void load_kallsyms(struct symbolizer *s)
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }
 
+void sym_preload_kernel(struct symbolizer *s)
+{
+	if (!s->ksyms_loaded)
+		load_kallsyms(s);
+}
+
 void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r)
 {
 	size_t lo = 0, hi;

@@ -18,6 +18,8 @@ struct sym_result {
 
 struct symbolizer *sym_new(void);
 void sym_free(struct symbolizer *s);
+/* Read /proc/kallsyms now (set-up time) rather than at the first kernel frame. */
+void sym_preload_kernel(struct symbolizer *s);
 
 /* Read pid's maps now (call while it is alive: at enrolment, exec, first sample). */
 void sym_load_pid(struct symbolizer *s, uint32_t pid);
