@@ -15,6 +15,7 @@
 #ifndef IA_MCP_INTERNAL_H
 #define IA_MCP_INTERNAL_H
 
+#include "chains.h"
 #include "per_process.h"
 #include "stats.h"
 #include "trace.h"
@@ -40,14 +41,18 @@ struct mcp_sql;
 
 /* One loaded view of the trace (a filter) and what was computed on it.
  * The server keeps the last one: an assistant asks several questions about
- * the same window in a row. */
+ * the same window in a row.  Light questions (stats, per-process) need
+ * only stats + per-process; the others need explain's whole analysis
+ * (ia_analyze), which contains those two, so once it exists the light
+ * results are freed and taken from it: nothing is computed twice. */
 struct mcp_view {
 	int loaded;
 	struct ia_filter filter;
 	struct ia_trace t;
-	int have_stats, have_pp;
-	struct ia_stats stats;
-	struct ia_per_process pp;
+	int have_light, have_analysis;
+	struct ia_stats stats;        /* light */
+	struct ia_per_process pp;     /* light */
+	struct ia_analysis an;        /* full */
 };
 
 struct mcp_server {

@@ -26,10 +26,12 @@
 
 void mcp_view_free(struct mcp_view *v)
 {
-	if (v->have_pp)
+	if (v->have_analysis)
+		ia_analysis_free(&v->an);
+	if (v->have_light) {
 		ia_per_process_free(&v->pp);
-	if (v->have_stats)
 		ia_stats_free(&v->stats);
+	}
 	if (v->loaded)
 		ia_trace_free(&v->t);
 	memset(v, 0, sizeof *v);
@@ -42,8 +44,10 @@ static int same_filter(const struct ia_filter *a, const struct ia_filter *b)
 	       (!a->has_since || a->since == b->since) && a->pid == b->pid;
 }
 
-/* The trace for filter f, with stats and per-process computed when asked
- * (need: 1 stats, 2 per-process).  NULL with a one-line reason. */
+enum { NEED_LIGHT = 1, NEED_ANALYSIS = 2 };
+
+/* The trace for filter f with what `need` asks computed.  NULL with a
+ * one-line reason. */
 static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f, int need,
 				 char *err, size_t errlen)
 {
@@ -60,19 +64,40 @@ static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f
 		v->filter = *f;
 		v->loaded = 1;
 	}
-	if ((need & 1) && !v->have_stats) {
+	if (need == NEED_ANALYSIS && !v->have_analysis) {
+		if (v->have_light) {        /* the analysis holds its own stats and per-process */
+			ia_per_process_free(&v->pp);
+			ia_stats_free(&v->stats);
+			v->have_light = 0;
+		}
+		if (ia_analyze(&v->t, &v->an, err, errlen) < 0) {
+			ia_analysis_free(&v->an);
+			return NULL;
+		}
+		v->have_analysis = 1;
+	}
+	if (need == NEED_LIGHT && !v->have_analysis && !v->have_light) {
 		if (ia_stats_compute(&v->t, &v->stats) < 0) {
 			snprintf(err, errlen, "out of memory computing statistics");
 			return NULL;
 		}
-		v->have_stats = 1;
-	}
-	if ((need & 2) && !v->have_pp) {
-		if (ia_per_process_compute(&v->t, &v->pp, err, errlen) < 0)
+		if (ia_per_process_compute(&v->t, &v->pp, err, errlen) < 0) {
+			ia_stats_free(&v->stats);
 			return NULL;
-		v->have_pp = 1;
+		}
+		v->have_light = 1;
 	}
 	return v;
+}
+
+static const struct ia_stats *stats_of(const struct mcp_view *v)
+{
+	return v->have_analysis ? &v->an.stats : &v->stats;
+}
+
+static const struct ia_per_process *pp_of(const struct mcp_view *v)
+{
+	return v->have_analysis ? &v->an.pp : &v->pp;
 }
 
 /* ---- arguments shared by the tools: a time window and a process ---- */
@@ -154,15 +179,17 @@ static cJSON *window_json(const struct ia_trace *t)
 static cJSON *t_stats(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, 3, &fail);
+	struct mcp_view *v = view_for(s, args, NEED_LIGHT, &fail);
 	if (!v)
 		return fail;
-	cJSON *data = ia_stats_report_json(&v->t, &v->stats, &v->pp);
+	const struct ia_stats *st = stats_of(v);
+	const struct ia_per_process *pp = pp_of(v);
+	cJSON *data = ia_stats_report_json(&v->t, st, pp);
 	cJSON_AddItemToObject(data, "window", window_json(&v->t));
 	char a[32], b[32], c[32], sum[256];
 	snprintf(sum, sizeof sum, "get_trace_stats: %s CUDA calls of %zu APIs in %zu processes, %s of evidence "
 		 "(%s CPUs). Per API: count, total, p50/p90/p99/max, copy bandwidth by host memory kind.",
-		 ia_fmt_count(a, sizeof a, v->t.ncalls), v->stats.napis, v->pp.n,
+		 ia_fmt_count(a, sizeof a, v->t.ncalls), st->napis, pp->n,
 		 ia_fmt_dur(b, sizeof b, v->t.last_ns > v->t.first_ns ? v->t.last_ns - v->t.first_ns : 0),
 		 v->t.cpus ? ia_fmt_count(c, sizeof c, (uint64_t)v->t.cpus) : "?");
 	return mcp_result_data(sum, data);
@@ -173,11 +200,11 @@ static cJSON *t_stats(struct mcp_server *s, const cJSON *args)
 static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, 2, &fail);
+	struct mcp_view *v = view_for(s, args, NEED_LIGHT, &fail);
 	if (!v)
 		return fail;
 	const struct ia_trace *t = &v->t;
-	const struct ia_per_process *pp = &v->pp;
+	const struct ia_per_process *pp = pp_of(v);
 	cJSON *data = cJSON_CreateObject();
 	cJSON_AddItemToObject(data, "processes", ia_per_process_json(t, pp));
 	if (pp->main >= 0)
@@ -249,10 +276,11 @@ static const char *dir_name(unsigned d)
 static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, 1, &fail);
+	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
 	if (!v)
 		return fail;
 	const struct ia_trace *t = &v->t;
+	const struct ia_stats *stats = &v->an.stats;
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
 	size_t k = cJSON_IsNumber(lim) ? (size_t)lim->valueint : 10;
 	const char *order = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "order"));
@@ -260,9 +288,9 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 	const char *api_name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "api"));
 	int api = -1;
 	if (api_name) {
-		for (size_t i = 0; i < v->stats.napis; i++)
-			if (!strcmp(ia_api_name(t, v->stats.apis[i].api), api_name))
-				api = v->stats.apis[i].api;
+		for (size_t i = 0; i < stats->napis; i++)
+			if (!strcmp(ia_api_name(t, stats->apis[i].api), api_name))
+				api = stats->apis[i].api;
 		if (api < 0)
 			return mcp_result_error("get_stacks: no calls of that API in this window (get_trace_stats "
 						"lists the APIs that have calls)");
@@ -285,7 +313,7 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 		considered++;
 		double x = (double)c->dur;
 		if (by_ratio) {
-			const struct ia_api_stats *a = v->stats.by_id[c->api];
+			const struct ia_api_stats *a = stats->by_id[c->api];
 			x = a && a->p50_ns ? x / (double)a->p50_ns : 0;
 		}
 		if (n == k && x <= key[k - 1])
@@ -309,7 +337,7 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 	for (size_t r = 0; r < n; r++) {
 		const struct ia_call *c = &t->calls[top[r]];
 		const struct ia_thread *th = &t->threads[c->th];
-		const struct ia_api_stats *a = v->stats.by_id[c->api];
+		const struct ia_api_stats *a = stats->by_id[c->api];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "api", ia_api_name(t, c->api));
 		cJSON_AddNumberToObject(o, "pid", t->procs[th->proc].pid);
@@ -321,12 +349,19 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 			ia_json_u64(o, "api_p50_ns", a->p50_ns);
 			ia_json_round(o, "ratio_to_p50", a->p50_ns ? (double)c->dur / (double)a->p50_ns : 0, 1);
 		}
-		/* what the calling thread did during exactly this call (trace.h) */
-		uint64_t off, runq, nsw;
-		ia_thread_off_in(t, c->th, c->start, c->start + c->dur, &off, &runq, &nsw);
-		ia_json_u64(o, "off_cpu_ns", off);
-		ia_json_u64(o, "runq_ns", runq);
-		ia_json_u64(o, "context_switches", nsw);
+		/* what the thread and the machine did during exactly this call:
+		 * explain's own per-call alignment (align.h) */
+		struct ia_call_align al;
+		ia_align_call(t, &v->an.ev, c, &al);
+		ia_json_u64(o, "oncpu_ns", al.oncpu_ns);
+		ia_json_u64(o, "runq_ns", al.runq_ns);
+		ia_json_u64(o, "blocked_ns", al.blocked_ns);
+		ia_json_u64(o, "context_switches", al.nswitch);
+		ia_json_u64(o, "preemptions", al.npreempt);
+		if (al.cpu_sat >= 0)
+			ia_json_round(o, "cpu_saturation", al.cpu_sat, 3);
+		else
+			cJSON_AddNullToObject(o, "cpu_saturation");
 		if (ingero_api_class(c->api) == INGERO_CLASS_COPY) {
 			ia_json_u64(o, "bytes", c->bytes);
 			cJSON_AddStringToObject(o, "dir", dir_name(c->dir));
@@ -338,6 +373,7 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 			char idk[24];
 			snprintf(idk, sizeof idk, "%llu", (unsigned long long)sid);
 			ia_json_u64(o, "stack_id", sid);
+			ia_json_str(o, "python_line", ia_stack_python(v->an.names, sid));
 			if (!cJSON_GetObjectItemCaseSensitive(stacks, idk)) {
 				cJSON_AddItemToObject(stacks, idk, frames_of(t->db, sid, &st));
 				nstacks++;
@@ -355,8 +391,8 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 	cJSON_AddItemToObject(data, "window", window_json(t));
 	char a[32], sum[384];
 	snprintf(sum, sizeof sum, "get_stacks: the %zu slowest of %s calls (%s), with %zu distinct stacks "
-		 "(native frames innermost first; python frames give file:line)%s. off_cpu_ns / runq_ns: time the "
-		 "calling thread spent off a CPU / waiting on a run queue during the call.",
+		 "(native frames innermost first; python frames give file:line)%s. During each call the calling "
+		 "thread was on-CPU (oncpu_ns), waiting for a CPU (runq_ns) or blocked (blocked_ns).",
 		 n, ia_fmt_count(a, sizeof a, considered), by_ratio ? "by duration / the API's p50" : "by duration",
 		 nstacks, nostack ? "; some calls have no recorded stack" : "");
 	return mcp_result_data(sum, data);
@@ -367,14 +403,76 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 static cJSON *not_yet(const char *tool, const char *what)
 {
 	return mcp_result_error("%s is not available in this build: the analyzer's %s is not implemented yet. "
-				"Use get_trace_stats, get_per_process_breakdown, get_stacks and run_sql meanwhile.",
-				tool, what);
+				"Use get_trace_stats, get_causal_chains, get_per_process_breakdown, get_stacks and "
+				"run_sql meanwhile.", tool, what);
 }
+
+/* ---- get_causal_chains, get_gpu_idle: explain's analysis ---- */
 
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 {
-	(void)s; (void)args;
-	return not_yet("get_causal_chains", "causal-chain analysis (explain)");
+	cJSON *fail = NULL;
+	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
+	if (!v)
+		return fail;
+	const struct ia_analysis *an = &v->an;
+	cJSON *data = ia_explain_json(an);
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
+	int limit = cJSON_IsNumber(lim) ? lim->valueint : 20;
+	cJSON *chains = cJSON_GetObjectItemCaseSensitive(data, "chains");
+	int total = cJSON_GetArraySize(chains);
+	while (cJSON_GetArraySize(chains) > limit)
+		cJSON_DeleteItemFromArray(chains, cJSON_GetArraySize(chains) - 1);
+	if (total > limit)
+		cJSON_AddNumberToObject(data, "chains_left_out", total - limit);
+	cJSON_AddItemToObject(data, "window", window_json(&v->t));
+	char sum[1024];
+	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(data, "gpu_idle_pct");
+	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
+		 "first%s; GPU idle %.1f-%.1f%% of the CUDA window (an estimate from host evidence: low = no work "
+		 "queued, high = not known busy). Each chain: severity, kind, summary, root cause, fixes, timeline, "
+		 "evidence, Python source line.", total, total == 1 ? "" : "s",
+		 ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM), ia_chains_count(an, IA_SEV_LOW),
+		 total > limit ? " (the rest left out: raise limit)" : "",
+		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "low")),
+		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "high")));
+	return mcp_result_data(sum, data);
+}
+
+static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
+{
+	cJSON *fail = NULL;
+	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
+	if (!v)
+		return fail;
+	/* the GPU-time part of explain --json, as explain computed it */
+	cJSON *doc = ia_explain_json(&v->an);
+	cJSON *data = cJSON_CreateObject();
+	static const char *const keys[] = { "gpu_idle_pct", "where_time_went", "gaps" };
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[i]);
+		cJSON_AddItemToObject(data, keys[i], x ? x : cJSON_CreateNull());
+	}
+	cJSON *tr = cJSON_GetObjectItemCaseSensitive(doc, "trace");
+	cJSON *w = window_json(&v->t);
+	static const char *const tkeys[] = { "window_start_rel_ns", "window_end_rel_ns" };
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(tr, tkeys[i]);
+		if (x)
+			cJSON_AddItemToObject(w, tkeys[i], x);
+	}
+	cJSON_AddItemToObject(data, "window", w);
+	cJSON_Delete(doc);
+	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(data, "gpu_idle_pct");
+	char sum[1024];
+	snprintf(sum, sizeof sum, "get_gpu_idle: GPU idle %.1f-%.1f%% of the main process's CUDA window. This is "
+		 "an estimate from host evidence (no GPU timestamps): low = time with no CUDA work queued, high = "
+		 "time the GPU was not known busy. where_time_went splits the window (host busy, waiting, "
+		 "preempted, in syncs, copies, launches); gaps: what the main thread and the workers did while "
+		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.",
+		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "low")),
+		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "high")));
+	return mcp_result_data(sum, data);
 }
 
 static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
@@ -383,11 +481,6 @@ static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 	return not_yet("get_timeline", "timeline");
 }
 
-static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
-{
-	(void)s; (void)args;
-	return not_yet("get_gpu_idle", "gap attribution (GPU idle estimate)");
-}
 
 /* ---- run_sql ---- */
 
@@ -445,7 +538,8 @@ const struct mcp_tool mcp_tools[] = {
 		"`ingero-analyze explain --json`.",
 		OBJ(WINDOW_PROPS ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":"
 		    "\"at most this many chains (default 20)\"}", ""),
-		NULL,
+		OUT("\"chains\":{\"type\":\"array\"},\"gpu_idle_pct\":{\"type\":\"object\"},"
+		    "\"where_time_went\":{\"type\":\"object\"}", "\"chains\",\"gpu_idle_pct\""),
 		t_chains,
 	},
 	{
@@ -494,7 +588,9 @@ const struct mcp_tool mcp_tools[] = {
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
 		"(runnable but not running), copies, syncs.",
 		OBJ(WINDOW_PROPS, ""),
-		NULL,
+		OUT("\"gpu_idle_pct\":{\"type\":\"object\",\"properties\":{\"low\":{\"type\":\"number\"},"
+		    "\"high\":{\"type\":\"number\"}},\"required\":[\"low\",\"high\"]},\"where_time_went\":"
+		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
 	},
 	{

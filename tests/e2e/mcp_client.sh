@@ -38,8 +38,12 @@ cp tests/mcp/client.mjs "$SDK/client.mjs"
 DB=$T/report.db
 "$B/tests/gen_reportdb" contention "$DB" --steps 40 >/dev/null || { nok "gen_reportdb contention"; finish; }
 
+# The command line's answers: the MCP tools must give the same ones.
+"$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" || nok "explain --json"
+"$B/ingero-analyze" stats --json "$DB" >"$T/stats.json" || nok "stats --json"
+
 # What the answers must say, from the database (not from the analyzer).
-python3 - "$DB" >"$T/expect.json" <<'EOF'
+python3 - "$DB" "$T" >"$T/expect.json" <<'EOF'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 q = lambda s, *a: db.execute(s, a).fetchone()[0]
@@ -59,6 +63,8 @@ print(json.dumps({
     "workers": q("SELECT count(*) FROM processes WHERE ppid = ?", main),
     "worker_pid": q("SELECT min(pid) FROM processes WHERE ppid = ?", main),
     "command": q("SELECT value FROM session WHERE key = 'command'"),
+    "explain_json": sys.argv[2] + "/explain.json",
+    "stats_json": sys.argv[2] + "/stats.json",
 }))
 EOF
 [ -s "$T/expect.json" ] || { nok "expectations from the database"; finish; }

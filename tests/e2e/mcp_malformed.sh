@@ -252,6 +252,7 @@ for q, what in [("PRAGMA table_info(cuda_calls)", "PRAGMA table_info"), ("PRAGMA
 
 # ---- the fence holds against planted strings ----
 for name, args in [("get_trace_stats", {}), ("get_per_process_breakdown", {}), ("get_stacks", {"limit": 20}),
+                   ("get_causal_chains", {}), ("get_gpu_idle", {}),
                    ("run_sql", {"sql": "SELECT cmdline, comm FROM processes"})]:
     r = tool(name, args)
     res = r["result"]
@@ -259,7 +260,7 @@ for name, args in [("get_trace_stats", {}), ("get_per_process_breakdown", {}), (
     ok(t.count("</trace-data>") == 1 and t.rstrip().endswith("</trace-data>") and t.count("<trace-data>") == 1,
        f"{name}: planted '</trace-data>' cannot close the fence")
     planted = json.dumps(res.get("structuredContent"))
-    ok(name not in ("get_trace_stats", "run_sql") or "</trace-data>" in planted, f"{name}: structuredContent keeps the string as data")
+    ok(name not in ("get_trace_stats", "get_causal_chains", "run_sql") or "</trace-data>" in planted, f"{name}: structuredContent keeps the string as data")
 
 rc = s.close()
 ok(rc == 0, "exit 0 when stdin ends", rc)

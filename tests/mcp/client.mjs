@@ -110,6 +110,9 @@ try {
 		'get_trace_stats: cudaStreamSynchronize count and max equal the database');
 	ok(st?.processes?.length === expect.processes, 'get_trace_stats: process count', st?.processes?.length);
 	ok(st?.trace?.command === expect.command, 'get_trace_stats: the traced command');
+	const cli = JSON.parse(readFileSync(expect.stats_json, 'utf8'));
+	ok(JSON.stringify(st?.apis) === JSON.stringify(cli.apis) && JSON.stringify(st?.processes) === JSON.stringify(cli.processes),
+		'get_trace_stats: apis and processes equal stats --json');
 	r = await client.callTool({ name: 'get_trace_stats', arguments: { from: '0.5', to: '1s' } });
 	const wtotal = (r.structuredContent?.apis || []).reduce((a, x) => a + x.count, 0);
 	ok(!r.isError && wtotal === expect.calls_0_5_to_1s, 'get_trace_stats: a window (0.5 s to 1 s)',
@@ -135,26 +138,43 @@ try {
 	const frames = sk?.stacks?.[String(sid)];
 	ok(frames && frames.python.some((f) => /\.py$/.test(f.file) && f.line > 0) && frames.native.length > 0,
 		'get_stacks: native and python frames (file:line) of the slowest call');
-	ok(typeof sk?.calls?.[0]?.off_cpu_ns === 'number', 'get_stacks: off-CPU during the call');
+	const c0 = sk?.calls?.[0] || {};
+	ok(['oncpu_ns', 'runq_ns', 'blocked_ns'].every((k) => typeof c0[k] === 'number')
+		&& c0.oncpu_ns + c0.runq_ns + c0.blocked_ns === c0.dur_ns, 'get_stacks: on-CPU + run queue + blocked = the call');
+	ok(/\.py:\d+$/.test(c0.python_line || ''), 'get_stacks: the Python line of the slowest call', c0.python_line);
 	r = await client.callTool({ name: 'get_stacks', arguments: { order: 'ratio_to_p50', limit: 5 } });
 	ok(!r.isError && r.structuredContent.calls.length === 5, 'get_stacks: by ratio to p50');
 	r = await client.callTool({ name: 'get_stacks', arguments: { api: 'cudaNoSuchApi' } });
 	ok(r.isError === true, 'get_stacks: an API without calls is a tool error');
 
 	// ---- the analyzer's chains, gaps, timeline ----
+	// The same analysis as the command line: `explain --json` of the same file.
+	const explain = JSON.parse(readFileSync(expect.explain_json, 'utf8'));
+	const brief = (chains) => JSON.stringify((chains || []).map((c) => [c.severity, c.kind, c.api, c.summary, c.source]));
 	r = await client.callTool({ name: 'get_causal_chains', arguments: {} });
 	if (notYet(r)) skip('get_causal_chains', 'the analyzer has no chains module yet (answers isError)');
 	else {
-		ok(!r.isError && Array.isArray(r.structuredContent?.chains), 'get_causal_chains: chains');
-		ok(fenced(r), 'get_causal_chains: fenced');
-		const c0 = r.structuredContent?.chains?.[0];
-		ok(c0 && ['HIGH', 'MEDIUM', 'LOW'].includes(c0.severity), 'get_causal_chains: a severity');
+		const ch = r.structuredContent;
+		ok(!r.isError && Array.isArray(ch?.chains) && ch.chains.length > 0, 'get_causal_chains: chains');
+		ok(fenced(r) && fenceMatches(r), 'get_causal_chains: fenced text equals structuredContent');
+		ok(brief(ch?.chains) === brief(explain.chains), 'get_causal_chains: the chains of explain --json');
+		ok(JSON.stringify(ch?.gpu_idle_pct) === JSON.stringify(explain.gpu_idle_pct), 'get_causal_chains: its GPU idle');
+		ok(ch?.chains?.[0]?.severity === 'HIGH' && ch.chains.every((c) => ['HIGH', 'MEDIUM', 'LOW'].includes(c.severity)),
+			'get_causal_chains: contention trace gives a HIGH chain first');
+		r = await client.callTool({ name: 'get_causal_chains', arguments: { limit: 1 } });
+		ok(r.structuredContent?.chains?.length === 1 && r.structuredContent.chains_left_out === explain.chains.length - 1,
+			'get_causal_chains: limit 1, the rest counted');
 	}
 	r = await client.callTool({ name: 'get_gpu_idle', arguments: {} });
 	if (notYet(r)) skip('get_gpu_idle', 'the analyzer has no gap module yet (answers isError)');
 	else {
 		const g = r.structuredContent;
 		ok(!r.isError && g?.gpu_idle_pct && g.gpu_idle_pct.low <= g.gpu_idle_pct.high, 'get_gpu_idle: bounds');
+		ok(g?.gpu_idle_pct?.estimate === true, 'get_gpu_idle: labelled an estimate');
+		ok(JSON.stringify([g?.gpu_idle_pct, g?.where_time_went, g?.gaps])
+			=== JSON.stringify([explain.gpu_idle_pct, explain.where_time_went, explain.gaps]),
+			'get_gpu_idle: the figures of explain --json');
+		ok(fenced(r) && fenceMatches(r), 'get_gpu_idle: fenced text equals structuredContent');
 	}
 	r = await client.callTool({ name: 'get_timeline', arguments: { from: '0.5', to: '0.6', limit: 50 } });
 	if (notYet(r)) skip('get_timeline', 'the analyzer has no timeline module yet (answers isError)');

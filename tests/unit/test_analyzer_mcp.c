@@ -207,6 +207,9 @@ static void make_db(void)
 		" (10,10,13,1100000000,5000,0,0,0,7),(10,10,13,1200000000,900000,0,0,0,7),"
 		" (10,10,3,1300000000,20000,1048576,1,1,NULL);"
 		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,0,1);"
+		"INSERT INTO cpu_busy VALUES(0,1000000000,90000000),(0,1100000000,100000000),(1,1200000000,50000000);"
+		"INSERT INTO page_allocs VALUES(10,1000000000,64,4,1);"
+		"INSERT INTO competitors VALUES(99,'make',1000000000,20000000,3);"
 		"INSERT INTO stacks VALUES(7,10);"
 		"INSERT INTO stack_frames VALUES(7,0,'native',1,'cudaStreamSynchronize','libcudart.so.13',16,NULL,NULL),"
 		" (7,0,'python',NULL,'train_loop',NULL,NULL,'train.py',57);",
@@ -275,8 +278,10 @@ static void server_exchanges(void **st)
 	const cJSON *sc = structured(r);
 	const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "calls"), 0);
 	assert_int_equal(cJSON_GetObjectItem(c0, "dur_ns")->valuedouble, 900000);
-	assert_int_equal(cJSON_GetObjectItem(c0, "off_cpu_ns")->valuedouble, 700000);
 	assert_int_equal(cJSON_GetObjectItem(c0, "runq_ns")->valuedouble, 100000);
+	assert_int_equal(cJSON_GetObjectItem(c0, "blocked_ns")->valuedouble, 600000);
+	assert_int_equal(cJSON_GetObjectItem(c0, "oncpu_ns")->valuedouble, 200000);
+	assert_string_equal(cJSON_GetObjectItem(c0, "python_line")->valuestring, "train.py:57");
 	const cJSON *py = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(sc, "stacks"), "7"), "python");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(py, 0), "file")->valuestring, "train.py");
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(py, 0), "line")->valueint, 57);
@@ -290,6 +295,14 @@ static void server_exchanges(void **st)
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
 			 "\"get_per_process_breakdown\",\"arguments\":{}}}");
 	assert_int_equal(cJSON_GetObjectItem(structured(r), "main_pid")->valueint, 10);
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/call\",\"params\":{\"name\":"
+			 "\"get_causal_chains\",\"arguments\":{\"limit\":3}}}");
+	assert_true(cJSON_IsArray(cJSON_GetObjectItem(structured(r), "chains")));
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\",\"params\":{\"name\":"
+			 "\"get_gpu_idle\"}}");
+	assert_non_null(cJSON_GetObjectItem(structured(r), "gpu_idle_pct"));
 	cJSON_Delete(r);
 	/* a window */
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"get_trace_stats\","
