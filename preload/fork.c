@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "intern.h"
 #include "pinned.h"
@@ -85,6 +86,7 @@ static bool choose_ring(void)
 				     s->pid, s->ppid);
 		}
 	}
+	ingero_clock_check();
 	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid);
 	if (s->owner) {
 		if (atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) == INGERO_SENDER_NONE &&

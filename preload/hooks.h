@@ -14,6 +14,7 @@
 #include "ingero/api.h"
 #include "ingero/event.h"
 #include "real.h"
+#include "clock.h"
 #include "record.h"
 
 #define INGERO_EXPORT __attribute__((visibility("default")))
@@ -80,7 +81,8 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 /* --- wrapper boilerplate ------------------------------------------------------------
  * HOOK_CALL(api, call, err, fill, kind): forwards `call` (an expression using
  * fn_) and records it when this is the outermost interposed call.  `fill`
- * is a statement that completes ev_ (stream, bytes, dir, ...). */
+ * is a statement that completes ev_ (stream, bytes, dir, ...).  Start and
+ * duration are in TSC ticks when tsc_ (the sender converts them, clock.h). */
 #define HOOK_CALL(API, CALL, ERR, FILL, KIND)                                             \
 	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
@@ -90,13 +92,14 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 			ingero_leave();                                                   \
 			return r_;                                                        \
 		}                                                                         \
-		uint64_t t0_ = ingero_now();                                              \
+		bool tsc_ = ingero_use_tsc;                                               \
+		uint64_t t0_ = tsc_ ? __rdtsc() : ingero_now();                           \
 		int r_ = (CALL);                                                          \
-		uint64_t t1_ = ingero_now();                                              \
+		uint64_t t1_ = tsc_ ? __rdtsc() : ingero_now();                           \
 		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
-		ingero_emit(&ev_, (KIND));                                                \
+		ingero_emit(&ev_, (KIND), tsc_);                                          \
 		ingero_leave();                                                           \
 		return r_;                                                                \
 	} while (0)

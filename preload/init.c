@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fork.h"
 #include "record.h"
@@ -27,6 +28,7 @@ __attribute__((constructor)) static void ingero_init(void)
 		return;   /* pure pass-through: wrappers forward, nothing records */
 	}
 	ingero_stack_init();
+	ingero_clock_init();
 	struct ingero_shm *shm = ingero_shm_create(ingero_cfg.ring_events, (uint32_t)getpid());
 	if (!shm)
 		ingero_debug("cannot map the event ring: tracing off");

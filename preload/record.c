@@ -68,13 +68,13 @@ static bool want_stack(unsigned api, enum ingero_kernel_kind kk, uint8_t *flags)
 	return (ingero_cfg.stack_classes >> c) & 1u;
 }
 
-void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind)
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
 {
 	if (!ingero_is_active())
 		return;
 	struct rrec_call rec;
 	rec.h.type = INGERO_RREC_CALL;
-	rec.h.flags = 0;
+	rec.h.flags = tsc ? INGERO_RREC_TSC : 0;
 	rec.h.pad = 0;
 	rec.h.pid = ingero_self.pid;
 	ev->pid = ingero_self.pid;

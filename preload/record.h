@@ -32,6 +32,9 @@ struct rrec_hdr {
 	uint32_t pid;
 };
 
+/* rrec_hdr.flags of a CALL: start/dur are TSC ticks, not ns (clock.h). */
+#define INGERO_RREC_TSC 1u
+
 struct rrec_call {
 	struct rrec_hdr h;
 	struct ingero_cuda_call ev;
@@ -117,8 +120,9 @@ static inline void ingero_leave(void)
 
 /* Records one finished call; ev has api, start/dur, stream, bytes, dir,
  * flags, ret, kernel, grid/block filled in; pid, tid and stack_id are set
- * here.  kernel_kind says how to name ev->kernel (launches). */
-void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind);
+ * here.  kernel_kind says how to name ev->kernel (launches); tsc, that
+ * start_ns/dur_ns hold TSC ticks. */
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc);
 
 /* The process is going away (destructor of a non-owner). */
 void ingero_emit_bye(void);

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fork.h"
 #include "intern.h"
@@ -70,6 +71,7 @@
 #define FINAL_CONNECT_WAIT_NS 250000000ull
 #define STOP_WAIT_NS 2000000000ull
 #define DEF_CACHE_MAX (64u << 20)
+#define CALIBRATE_EVERY_NS 5000000ull
 
 /* A record defined once and sent with its first use (per connection). */
 struct def {
@@ -467,6 +469,12 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		if (len < sizeof c)
 			return;
 		memcpy(&c, buf, sizeof c);
+		if (c.h.flags & INGERO_RREC_TSC) {
+			uint64_t start = ingero_clock_ns(c.ev.start_ns);
+			uint64_t end = ingero_clock_ns(c.ev.start_ns + c.ev.dur_ns);
+			c.ev.start_ns = start;
+			c.ev.dur_ns = end > start ? end - start : 0;
+		}
 		on_call(&c.ev);
 		break;
 	}
@@ -645,6 +653,7 @@ static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
 	await_pipe(FINAL_CONNECT_WAIT_NS);
+	ingero_clock_calibrate(0);
 	if (S.sock_ok)
 		nng_socket_set_ms(S.sock, NNG_OPT_SENDTIMEO, FINAL_SEND_TIMEOUT_MS);
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
@@ -683,6 +692,7 @@ static void *sender_main(void *arg)
 	S.last_counts = ingero_now();
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
 	while (!atomic_load_explicit(&S.stop, memory_order_acquire)) {
+		ingero_clock_calibrate(CALIBRATE_EVERY_NS);
 		on_connect_change();
 		if (atomic_load(&S.pipes) == 0) {
 			/* No collector (not yet, or gone): leave the events in the

@@ -26,4 +26,17 @@ wait_sink
 sync=$(median_us "$T/sync.sink" cudaStreamSynchronize 0x0)
 echo "# median sync after a 2 ms kernel: ${sync} us"
 check "a sync waits for the 2 ms kernel" test "$sync" -ge 1900 -a "$sync" -le 6000
+
+# Timestamps are CLOCK_MONOTONIC (the library may stamp with the TSC and
+# convert): every call lies within the caller's own clock reads around it.
+start_sink "$T/st.sink" -v -i 1000
+FAKECUDA_SYNC_EXTRA_US=100 traced "$B/tests/preload_calls" stamps 100 >"$T/st.out"
+wait_sink
+grep '^CALL cudaDeviceSynchronize' "$T/st.sink" | sed 's/.* start=\([0-9]*\) dur=\([0-9]*\) .*/\1 \2/' >"$T/ours"
+grep '^stamp' "$T/st.out" | awk '{ print $2, $3 }' >"$T/theirs"
+out=$(paste -d' ' "$T/ours" "$T/theirs" | awk '
+	{ n++; if ($1 + 1000 < $3 || $1 + $2 > $4 + 1000) bad++ }
+	END { printf "%d %d", n, bad }')
+check_eq "100 calls compared with the caller's clock" 100 "${out% *}"
+check_eq "each call's [start, start+dur] inside the caller's clock reads (±1 us)" 0 "${out#* }"
 finish

@@ -14,9 +14,14 @@
  *   preload_calls fork-first N K   K children forked and calling CUDA before the parent does
  *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
- *   preload_calls loop N           N × cudaStreamSynchronize on a new stream (no-op: bench)
+ *   preload_calls loop N [W [D]]   W warm-up calls, then N × cudaStreamSynchronize on a new
+ *                                  stream (use FAKECUDA_NOOP=1), D calls deep (for stacks of
+ *                                  D+ frames); prints ns_per_call (wall) and cpu_ns_per_call
+ *                                  (this thread's CPU time)
  *   preload_calls copy-latency N   N × cudaMemcpy H→D of 1 MiB pinned and 1 MiB pageable
  *   preload_calls launch-sync N    N × (cudaLaunchKernel + cudaStreamSynchronize)
+ *   preload_calls stamps N         N × cudaDeviceSynchronize, printing "stamp BEFORE AFTER"
+ *                                  (CLOCK_MONOTONIC ns around each call)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -255,6 +260,31 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* The benchmark loop, called d frames deep so stacks have d+ frames. */
+__attribute__((noinline)) static void loop_deep(long d, long n, long warm)
+{
+	if (d > 0) {
+		loop_deep(d - 1, n, warm);
+		__asm__ volatile("" ::: "memory");   /* not a tail call: keep the frame */
+		return;
+	}
+	cudaStream_t s;
+	cudaStreamCreate(&s);
+	for (long i = 0; i <= warm; i++)
+		cudaStreamSynchronize(s);
+	struct timespec c0, c1, w0, w1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	for (long i = 0; i < n; i++)
+		cudaStreamSynchronize(s);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	count("cudaStreamSynchronize", n + warm + 1);
+	printf("ns_per_call=%.1f cpu_ns_per_call=%.1f\n",
+	       ((w1.tv_sec - w0.tv_sec) * 1e9 + (w1.tv_nsec - w0.tv_nsec)) / (double)n,
+	       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / (double)n);
+}
+
 static void reap(void)
 {
 	int st;
@@ -265,12 +295,6 @@ static void reap(void)
 		}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -332,15 +356,7 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 		count("cudaLaunchKernel", n * k);
 	} else if (strcmp(mode, "loop") == 0) {
-		cudaStream_t s;
-		cudaStreamCreate(&s);
-		cudaStreamSynchronize(s);
-		double t0 = now_s();
-		for (long i = 0; i < n; i++)
-			cudaStreamSynchronize(s);
-		double t1 = now_s();
-		count("cudaStreamSynchronize", n + 1);
-		printf("ns_per_call=%.1f\n", (t1 - t0) * 1e9 / (double)n);
+		loop_deep(argc > 4 ? atol(argv[4]) : 0, n, k);
 	} else if (strcmp(mode, "copy-latency") == 0) {
 		void *h, *d;
 		char *pg = malloc(1 << 20);
@@ -351,6 +367,16 @@ int main(int argc, char **argv)
 			CK(cudaMemcpy(d, h, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
 		for (long i = 0; i < n; i++)
 			CK(cudaMemcpy(d, pg, 1 << 20, cudaMemcpyHostToDevice), "cudaMemcpy");
+	} else if (strcmp(mode, "stamps") == 0) {
+		for (long i = 0; i < n; i++) {
+			struct timespec a, b;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			CK(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			printf("stamp %llu %llu\n", (unsigned long long)a.tv_sec * 1000000000ull + a.tv_nsec,
+			       (unsigned long long)b.tv_sec * 1000000000ull + b.tv_nsec);
+			usleep(2000);
+		}
 	} else if (strcmp(mode, "launch-sync") == 0) {
 		cudaStream_t s;
 		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
