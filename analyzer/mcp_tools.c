@@ -6,21 +6,22 @@
  * gap and timeline modules when they exist) and hands their cJSON to
  * mcp_result_data().  Nothing is analysed here: the figures an assistant
  * sees are the ones `ingero-analyze stats|per-process|explain --json` print.
- *
- * Tools whose analyzer module has not landed yet answer a tool error
- * (isError) that says so, instead of computing a second, different answer.
  */
 #include "mcp_internal.h"
 
+#include "cli.h"
 #include "json_out.h"
 #include "util.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ---- the cached view ---- */
 
@@ -398,15 +399,6 @@ static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
 	return mcp_result_data(sum, data);
 }
 
-/* ---- tools whose analyzer module is still to come ---- */
-
-static cJSON *not_yet(const char *tool, const char *what)
-{
-	return mcp_result_error("%s is not available in this build: the analyzer's %s is not implemented yet. "
-				"Use get_trace_stats, get_causal_chains, get_per_process_breakdown, get_stacks and "
-				"run_sql meanwhile.", tool, what);
-}
-
 /* ---- get_causal_chains, get_gpu_idle: explain's analysis ---- */
 
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
@@ -475,12 +467,57 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	return mcp_result_data(sum, data);
 }
 
+/* ---- get_timeline: `timeline --json`, run as is ----
+ *
+ * The timeline streams rows straight from SQLite to its output inside
+ * ia_cmd_timeline(); there is no function that returns it as a tree.  Rather
+ * than write a second timeline, the tool runs that very command with
+ * --json into an in-memory file and parses what it printed. */
+
 static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 {
-	(void)s; (void)args;
-	return not_yet("get_timeline", "timeline");
+	struct ia_cli c;
+	memset(&c, 0, sizeof c);
+	char err[512];
+	if (window_args(args, &c.filter, err, sizeof err) < 0)
+		return mcp_result_error("%s", err);
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
+	c.cmd = "timeline";
+	c.db_path = s->db_path;
+	c.json = 1;
+	c.pretty = 0;
+	c.limit = cJSON_IsNumber(lim) ? lim->valueint : 200;
+	int fd = memfd_create("ingero-mcp-timeline", MFD_CLOEXEC);
+	if (fd < 0)
+		return mcp_result_error("get_timeline: no in-memory file: %s", strerror(errno));
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	c.out = path;
+	int rc = ia_cmd_timeline(&c);      /* its error line, if any, goes to stderr: our log */
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	ssize_t got = buf ? pread(fd, buf, (size_t)n, 0) : -1;
+	close(fd);
+	if (rc != 0 || got != n) {
+		free(buf);
+		return mcp_result_error("get_timeline: the timeline could not be read from the trace (the server log says why)");
+	}
+	buf[n] = 0;
+	cJSON *data = cJSON_Parse(buf);
+	free(buf);
+	if (!cJSON_IsObject(data)) {
+		cJSON_Delete(data);
+		return mcp_result_error("get_timeline: the timeline's output did not parse (a bug)");
+	}
+	int nev = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(data, "events"));
+	double more = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(data, "more"));
+	char sum[512];
+	snprintf(sum, sizeof sum, "get_timeline: %d event%s in time order (ts_rel_ns = time since the trace start): "
+		 "type cuda (api, dur_ns, bytes, dir, pinned/pageable memory, python line) or off_cpu (reason "
+		 "preempted/blocked, dur_ns, runq_ns = then waiting for a CPU, next_pid = who got the CPU)%s.",
+		 nev, nev == 1 ? "" : "s", more > 0 ? "; more events exist past the limit (narrow from/to)" : "");
+	return mcp_result_data(sum, data);
 }
-
 
 /* ---- run_sql ---- */
 
@@ -573,12 +610,14 @@ const struct mcp_tool mcp_tools[] = {
 	},
 	{
 		"get_timeline", "Timeline of a window",
-		"Events in a time window, in order: CUDA calls, off-CPU intervals of traced threads, process "
-		"starts and exits, one per line with its thread. Use it to look closely at a slow call or a gap "
-		"found by another tool (give from/to around it; keep windows short).",
+		"Events in a time window, in time order: CUDA calls (API, duration, bytes, direction, pinned or "
+		"pageable, the Python line) and off-CPU intervals of traced threads (preempted or blocked, how long, "
+		"how long it then waited for a CPU, who got the CPU). Use it to look closely at a slow call or a "
+		"gap found by another tool: give from/to around it and keep windows short. Same as "
+		"`ingero-analyze timeline --json`.",
 		OBJ(WINDOW_PROPS ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5000,\"description\":"
 		    "\"at most this many events (default 200)\"}", ""),
-		NULL,
+		OUT("\"events\":{\"type\":\"array\"},\"more\":{\"type\":\"number\"}", "\"events\""),
 		t_timeline,
 	},
 	{

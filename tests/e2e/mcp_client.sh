@@ -41,6 +41,7 @@ DB=$T/report.db
 # The command line's answers: the MCP tools must give the same ones.
 "$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" || nok "explain --json"
 "$B/ingero-analyze" stats --json "$DB" >"$T/stats.json" || nok "stats --json"
+"$B/ingero-analyze" timeline --json --from 0.5 --to 0.6 --limit 50 "$DB" >"$T/timeline.json" || nok "timeline --json"
 
 # What the answers must say, from the database (not from the analyzer).
 python3 - "$DB" "$T" >"$T/expect.json" <<'EOF'
@@ -65,6 +66,7 @@ print(json.dumps({
     "command": q("SELECT value FROM session WHERE key = 'command'"),
     "explain_json": sys.argv[2] + "/explain.json",
     "stats_json": sys.argv[2] + "/stats.json",
+    "timeline_json": sys.argv[2] + "/timeline.json",
 }))
 EOF
 [ -s "$T/expect.json" ] || { nok "expectations from the database"; finish; }

@@ -159,6 +159,8 @@ for name, args, what in [
     ("get_trace_stats", {"bogus": 1}, "an unknown argument"),
     ("get_trace_stats", {"pid": -1}, "a negative pid"),
     ("get_trace_stats", {"from": 1.5}, "from as a number"),
+    ("get_timeline", {"limit": 0}, "timeline limit 0"),
+    ("get_causal_chains", {"limit": "all"}, "chains limit as a string"),
     ("run_sql", {}, "run_sql without sql"),
     ("run_sql", {"sql": ["SELECT 1"]}, "sql as an array"),
     ("run_sql", {"sql": "SELECT 1", "max_rows": 0}, "max_rows 0"),
@@ -252,7 +254,7 @@ for q, what in [("PRAGMA table_info(cuda_calls)", "PRAGMA table_info"), ("PRAGMA
 
 # ---- the fence holds against planted strings ----
 for name, args in [("get_trace_stats", {}), ("get_per_process_breakdown", {}), ("get_stacks", {"limit": 20}),
-                   ("get_causal_chains", {}), ("get_gpu_idle", {}),
+                   ("get_causal_chains", {}), ("get_gpu_idle", {}), ("get_timeline", {"limit": 100}),
                    ("run_sql", {"sql": "SELECT cmdline, comm FROM processes"})]:
     r = tool(name, args)
     res = r["result"]

@@ -23,7 +23,6 @@ const ok = (cond, what, extra) => {
 		console.log(`not ok - ${what}${extra !== undefined ? ` (${extra})` : ''}`);
 	}
 };
-const skip = (what, why) => console.log(`ok - ${what} # SKIP ${why}`);
 const text = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 // The one fence around traced strings: opened once, closed once.
 const fenced = (r) => {
@@ -42,7 +41,6 @@ const fenceMatches = (r) => {
 		return false;
 	}
 };
-const notYet = (r) => r.isError && /not available in this build/.test(text(r));
 
 async function expectRpcError(what, fn, code) {
 	try {
@@ -152,8 +150,7 @@ try {
 	const explain = JSON.parse(readFileSync(expect.explain_json, 'utf8'));
 	const brief = (chains) => JSON.stringify((chains || []).map((c) => [c.severity, c.kind, c.api, c.summary, c.source]));
 	r = await client.callTool({ name: 'get_causal_chains', arguments: {} });
-	if (notYet(r)) skip('get_causal_chains', 'the analyzer has no chains module yet (answers isError)');
-	else {
+	{
 		const ch = r.structuredContent;
 		ok(!r.isError && Array.isArray(ch?.chains) && ch.chains.length > 0, 'get_causal_chains: chains');
 		ok(fenced(r) && fenceMatches(r), 'get_causal_chains: fenced text equals structuredContent');
@@ -166,8 +163,7 @@ try {
 			'get_causal_chains: limit 1, the rest counted');
 	}
 	r = await client.callTool({ name: 'get_gpu_idle', arguments: {} });
-	if (notYet(r)) skip('get_gpu_idle', 'the analyzer has no gap module yet (answers isError)');
-	else {
+	{
 		const g = r.structuredContent;
 		ok(!r.isError && g?.gpu_idle_pct && g.gpu_idle_pct.low <= g.gpu_idle_pct.high, 'get_gpu_idle: bounds');
 		ok(g?.gpu_idle_pct?.estimate === true, 'get_gpu_idle: labelled an estimate');
@@ -177,8 +173,11 @@ try {
 		ok(fenced(r) && fenceMatches(r), 'get_gpu_idle: fenced text equals structuredContent');
 	}
 	r = await client.callTool({ name: 'get_timeline', arguments: { from: '0.5', to: '0.6', limit: 50 } });
-	if (notYet(r)) skip('get_timeline', 'the analyzer has no timeline module yet (answers isError)');
-	else ok(!r.isError && r.structuredContent && fenced(r), 'get_timeline: a window');
+	const tl = JSON.parse(readFileSync(expect.timeline_json, 'utf8'));
+	ok(!r.isError && r.structuredContent?.events?.length === 50 && fenced(r) && fenceMatches(r), 'get_timeline: a window, 50 events');
+	ok(JSON.stringify(r.structuredContent) === JSON.stringify(tl), 'get_timeline: the events of timeline --json');
+	ok(r.structuredContent?.events?.every((e, i, a) => i === 0 || a[i - 1].ts_rel_ns <= e.ts_rel_ns)
+		&& r.structuredContent.events.every((e) => e.ts_rel_ns >= 5e8 && e.ts_rel_ns < 6e8), 'get_timeline: in order, inside the window');
 
 	// ---- run_sql ----
 	r = await client.callTool({ name: 'run_sql', arguments: { sql: 'SELECT count(*) AS n FROM cuda_calls' } });

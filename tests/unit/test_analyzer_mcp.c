@@ -304,6 +304,13 @@ static void server_exchanges(void **st)
 			 "\"get_gpu_idle\"}}");
 	assert_non_null(cJSON_GetObjectItem(structured(r), "gpu_idle_pct"));
 	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"tools/call\",\"params\":{\"name\":"
+			 "\"get_timeline\",\"arguments\":{\"from\":\"150ms\",\"to\":\"250ms\"}}}");
+	sc = structured(r);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "events")), 2);   /* the slow sync, its switch */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "events"), 1), "reason")->valuestring,
+			    "blocked");
+	cJSON_Delete(r);
 	/* a window */
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"get_trace_stats\","
 			 "\"arguments\":{\"from\":\"250ms\"}}}");
