@@ -64,7 +64,8 @@ static int cmp_win(const void *a, const void *b)
 /* Sorts (start, end) pairs and merges overlaps; returns the new count. */
 static size_t merge_windows(uint64_t *w, size_t n)
 {
-	qsort(w, n, 2 * sizeof *w, cmp_win);
+	if (n)
+		qsort(w, n, 2 * sizeof *w, cmp_win);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && w[2 * i] <= w[2 * k - 1]) {

@@ -497,8 +497,8 @@ static int slow_chain(struct ia_analysis *a, size_t *cap, const struct ia_slow_a
 		fix(c, "Look inside the driver call (nsys with OS runtime tracing): allocation, JIT, or a lock in "
 		       "the runtime");
 	}
-	if (s->ntop) {
-		const char *py = ia_stack_python(a->names, t->stack_ids[s->top[0].stack]);
+	for (int i = 0; i < s->ntop && !c->source[0]; i++) {   /* the slowest call with a Python frame */
+		const char *py = ia_stack_python(a->names, t->stack_ids[s->top[i].stack]);
 		if (py)
 			snprintf(c->source, sizeof c->source, "%s", py);
 	}
@@ -765,7 +765,8 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 			goto oom;
 	if (pageable_chain(a, &cap) < 0 || sync_chains(a, &cap) < 0)
 		goto oom;
-	qsort(a->chains, a->nchains, sizeof *a->chains, cmp_chain);
+	if (a->nchains)
+		qsort(a->chains, a->nchains, sizeof *a->chains, cmp_chain);
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");

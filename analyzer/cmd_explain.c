@@ -26,9 +26,14 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "No CUDA calls and no traced process in this trace: nothing to explain.\n");
 		return;
 	}
-	fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %.0f-%.0f%% of the window\n",
-		pct(g->idle_low_ns, win), pct(g->idle_high_ns, win));
-	fprintf(f, "Main thread's time: ");
+	if (!win) {
+		fprintf(f, "No CUDA work queued by the selected processes in this window: no GPU idle estimate.\n");
+	} else {
+		fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %.0f-%.0f%% of the window\n",
+			pct(g->idle_low_ns, win), pct(g->idle_high_ns, win));
+	}
+	if (win)
+		fprintf(f, "Main thread's time: ");
 	struct { const char *name; uint64_t ns; } parts[] = {
 		{ "host busy (no GPU work queued)", g->main_oncpu_ns },
 		{ a->pp.nworkers ? "waiting on workers/blocked" : "blocked", g->main_blocked_ns },
@@ -40,13 +45,14 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		{ "host work while GPU had work", g->queued_host_ns },
 	};
 	int first = 1;
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+	for (size_t i = 0; win && i < sizeof parts / sizeof parts[0]; i++) {
 		if (pct(parts[i].ns, win) < 0.5)
 			continue;
 		fprintf(f, "%s%s %.0f%%", first ? "" : " | ", parts[i].name, pct(parts[i].ns, win));
 		first = 0;
 	}
-	fprintf(f, "%s\n", first ? "-" : "");
+	if (win)
+		fprintf(f, "%s\n", first ? "-" : "");
 
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");

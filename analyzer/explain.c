@@ -92,8 +92,13 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 	cJSON *idle = cJSON_AddObjectToObject(root, "gpu_idle_pct");
-	ia_json_round(idle, "low", pct(g->idle_low_ns, win), 1);
-	ia_json_round(idle, "high", pct(g->idle_high_ns, win), 1);
+	if (win) {
+		ia_json_round(idle, "low", pct(g->idle_low_ns, win), 1);
+		ia_json_round(idle, "high", pct(g->idle_high_ns, win), 1);
+	} else {   /* no CUDA work queued in the selection: no estimate */
+		cJSON_AddNullToObject(idle, "low");
+		cJSON_AddNullToObject(idle, "high");
+	}
 	cJSON_AddTrueToObject(idle, "estimate");
 	cJSON_AddStringToObject(idle, "basis",
 		"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "

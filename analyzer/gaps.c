@@ -215,7 +215,8 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		}
 	}
 	free(best);
-	qsort(g->stacks, g->nstacks, sizeof *g->stacks, cmp_stack);
+	if (g->nstacks)
+		qsort(g->stacks, g->nstacks, sizeof *g->stacks, cmp_stack);
 	free(ids);
 	ia_map_free(&by_id);
 	return 0;
@@ -313,6 +314,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	}
 	if (started)
 		g->win_end = win_end;
+	else
+		g->win_start = g->win_end = t->first_ns;   /* no CUDA work: nothing to estimate */
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 
 	/* main thread in each gap */
@@ -365,7 +368,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		l->ns += g->g[i].end - g->g[i].start;
 		l->api = c->api;
 	}
-	qsort(g->end_lines, g->nend_lines, sizeof *g->end_lines, cmp_line_ns);
+	if (g->nend_lines)
+		qsort(g->end_lines, g->nend_lines, sizeof *g->end_lines, cmp_line_ns);
 
 	/* Syncs by Python line, and the gaps each line's syncs open */
 	for (size_t k = 0; k < n; k++) {
@@ -394,7 +398,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		l->gap_ns += len;
 		l->overlap_ns += len < wait ? len : wait;
 	}
-	qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
+	if (g->nsync_lines)
+		qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
 	free(ix);
 	return attribute_samples(t, pp, names, g, err, errlen);
 oom:

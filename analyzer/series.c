@@ -21,7 +21,8 @@ static int cmp_bucket(const void *a, const void *b)
 /* Sorts, merges equal bucket starts, infers the width. */
 static void finish_series(struct ia_series *s)
 {
-	qsort(s->b, s->n, sizeof *s->b, cmp_bucket);
+	if (s->n)
+		qsort(s->b, s->n, sizeof *s->b, cmp_bucket);
 	size_t w = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		if (w && s->b[w - 1].t == s->b[i].t)

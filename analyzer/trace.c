@@ -356,7 +356,8 @@ static int cmp_tid(const void *a, const void *b)
 static int sort_threads(struct ia_trace *t)
 {
 	struct maps *m = t->maps;
-	qsort(t->threads, t->nthreads, sizeof *t->threads, cmp_tid);
+	if (t->nthreads)
+		qsort(t->threads, t->nthreads, sizeof *t->threads, cmp_tid);
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (ia_map_put(&m->tid, t->threads[i].tid, (uint32_t)i) < 0)
 			return -1;

@@ -1,0 +1,168 @@
+/*
+ * test_analyzer_util.c — the analyzer's small helpers: percentiles by
+ * selection against a full sort, human formatting, duration parsing, the
+ * u64 map, and JSON string escaping for hand-streamed JSON.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/json_out.h"
+#include "../../analyzer/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void check_against_sort(uint64_t *v, size_t n)
+{
+	uint64_t *s = malloc(n * sizeof *s), *w = malloc(n * sizeof *w);
+	memcpy(s, v, n * sizeof *s);
+	memcpy(w, v, n * sizeof *w);
+	qsort(s, n, sizeof *s, cmp_u64);
+	static const double p[] = { 99, 50, 100, 90, 1 };
+	uint64_t out[5];
+	ia_percentiles(w, n, p, out, 5);
+	for (int k = 0; k < 5; k++) {
+		size_t rank = (size_t)((p[k] * (double)n + 99.999999) / 100);   /* ceil(p n / 100) */
+		if (rank < 1)
+			rank = 1;
+		if (rank > n)
+			rank = n;
+		assert_int_equal(out[k], s[rank - 1]);
+	}
+	free(s);
+	free(w);
+}
+
+static void percentiles_match_sorting(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n < 300; n += 7) {
+		uint64_t *v = malloc(n * sizeof *v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = next() % 1000;   /* many ties */
+		check_against_sort(v, n);
+		for (size_t i = 0; i < n; i++)
+			v[i] = i;               /* sorted input */
+		check_against_sort(v, n);
+		for (size_t i = 0; i < n; i++)
+			v[i] = n - i;           /* reverse */
+		check_against_sort(v, n);
+		free(v);
+	}
+	uint64_t one[] = { 42 };
+	assert_int_equal(ia_percentile(one, 1, 50), 42);
+	assert_int_equal(ia_percentile(NULL, 0, 99), 0);
+}
+
+static void nearest_rank_definition(void **state)
+{
+	(void)state;
+	uint64_t v[] = { 40, 10, 30, 20 };
+	assert_int_equal(ia_percentile(v, 4, 50), 20);   /* rank ceil(2) = 2 */
+	uint64_t w[100];
+	for (int i = 0; i < 100; i++)
+		w[i] = (uint64_t)(100 - i);
+	assert_int_equal(ia_percentile(w, 100, 99), 99);
+	assert_int_equal(ia_percentile(w, 100, 100), 100);
+}
+
+static void formatting(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(ia_fmt_dur(b, sizeof b, 850), "850ns");
+	assert_string_equal(ia_fmt_dur(b, sizeof b, 25000), "25us");
+	assert_string_equal(ia_fmt_dur(b, sizeof b, 42100000), "42.1ms");
+	assert_string_equal(ia_fmt_dur(b, sizeof b, 2900000000ull), "2.90s");
+	assert_string_equal(ia_fmt_count(b, sizeof b, 1638), "1,638");
+	assert_string_equal(ia_fmt_count(b, sizeof b, 191000000), "191,000,000");
+	assert_string_equal(ia_fmt_count(b, sizeof b, 7), "7");
+	assert_string_equal(ia_fmt_ratio(b, sizeof b, 1638.2), "1,638x");
+	assert_string_equal(ia_fmt_ratio(b, sizeof b, 3.44), "3.4x");
+	assert_string_equal(ia_fmt_bytes(b, sizeof b, 12), "12 B");
+	assert_string_equal(ia_fmt_bytes(b, sizeof b, 1536ull << 20), "1.5 GiB");
+}
+
+static void parse_durations(void **state)
+{
+	(void)state;
+	uint64_t ns;
+	assert_int_equal(ia_parse_dur("12.5", &ns), 0);
+	assert_int_equal(ns, 12500000000ull);
+	assert_int_equal(ia_parse_dur("1500ms", &ns), 0);
+	assert_int_equal(ns, 1500000000ull);
+	assert_int_equal(ia_parse_dur("30us", &ns), 0);
+	assert_int_equal(ns, 30000);
+	assert_int_equal(ia_parse_dur("2m", &ns), 0);
+	assert_int_equal(ns, 120000000000ull);
+	assert_int_equal(ia_parse_dur("-1s", &ns), -1);
+	assert_int_equal(ia_parse_dur("abc", &ns), -1);
+	assert_int_equal(ia_parse_dur("5 parsecs", &ns), -1);
+	assert_int_equal(ia_parse_dur("", &ns), -1);
+}
+
+static void map_grows_and_finds(void **state)
+{
+	(void)state;
+	struct ia_map m = { 0 };
+	for (uint32_t i = 0; i < 5000; i++)
+		assert_int_equal(ia_map_put(&m, (uint64_t)i * 2654435761u, i), 0);
+	for (uint32_t i = 0; i < 5000; i++)
+		assert_int_equal(ia_map_get(&m, (uint64_t)i * 2654435761u), i);
+	assert_int_equal(ia_map_get(&m, 1), UINT32_MAX);
+	assert_int_equal(ia_map_put(&m, 0, 7), 0);   /* key 0 is a key like any other */
+	assert_int_equal(ia_map_get(&m, 0), 7);
+	ia_map_free(&m);
+}
+
+static char *escaped(const char *s)
+{
+	static char buf[256];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	ia_json_write_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void json_strings_always_parse(void **state)
+{
+	(void)state;
+	assert_string_equal(escaped("plain"), "\"plain\"");
+	assert_string_equal(escaped("a\"b\\c"), "\"a\\\"b\\\\c\"");
+	assert_string_equal(escaped("tab\there\n"), "\"tab\\u0009here\\u000a\"");
+	assert_string_equal(escaped("caf\xc3\xa9"), "\"caf\xc3\xa9\"");          /* valid UTF-8 kept */
+	assert_string_equal(escaped("bad\xff\xfe"), "\"bad\\ufffd\\ufffd\"");    /* invalid bytes replaced */
+	assert_string_equal(escaped("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  /* a surrogate is invalid */
+	assert_string_equal(escaped(NULL), "\"\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(percentiles_match_sorting),
+		cmocka_unit_test(nearest_rank_definition),
+		cmocka_unit_test(formatting),
+		cmocka_unit_test(parse_durations),
+		cmocka_unit_test(map_grows_and_finds),
+		cmocka_unit_test(json_strings_always_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
