@@ -5,7 +5,7 @@
 # --duration, --max-size, CUDA-only mode without root or with --no-bpf,
 # and a sender in its own pid namespace translated to root pids.
 . tests/lib.sh
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 C=$B/ingero-collector
 
 "$C" >/dev/null 2>"$T/e1"; rc=$?

@@ -3,7 +3,7 @@
 # versions, truncations, random bytes, over-long strings) are refused and
 # counted; the collector keeps running and keeps accepting good messages.
 . tests/lib.sh
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 
 check "collector starts" start_collector
 "$B/tests/collector_send" garbage >"$T/sent.txt"

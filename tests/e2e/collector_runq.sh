@@ -3,7 +3,7 @@
 # clearly higher when 4 workers fight for the CPUs than in direct mode.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 
 mean_runq() { # mode → mean run-queue delay per off-CPU interval, µs
 	"$B/ingero-collector" -q -o "$T/$1.db" -- "$B/tests/starve" --mode "$1" --workers 4 --batches 16 \

@@ -5,7 +5,7 @@
 # frames are named from kallsyms.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 
 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$B/tests/starve" --mode inline --batches 16 \
 	>/dev/null 2>"$T/err.txt"

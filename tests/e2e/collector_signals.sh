@@ -4,7 +4,7 @@
 # before the signal); after SIGKILL the file still opens, consistent, with
 # what was committed (at most ~50 ms of work lost).
 . tests/lib.sh
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 
 check "collector starts" start_collector --stats "$T/stats.txt"
 "$B/tests/collector_send" valid --calls 20000 --batch 500 >"$T/phase1.txt"

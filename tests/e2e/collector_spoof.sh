@@ -4,7 +4,7 @@
 # foreign thread under its own pid) are refused and counted under the
 # sender's pid as spoofed_record; its own records are all kept.
 . tests/lib.sh
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 
 check "collector starts" start_collector --no-bpf
 "$B/tests/collector_send" spoof --claim 1 >"$T/sent.txt"

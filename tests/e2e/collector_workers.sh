@@ -6,7 +6,7 @@
 # overlapping its workers' CPU use.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
-. tests/e2e/collector_common.sh
+. tests/helpers/collector_e2e.sh
 TRUTH=$T/truth.txt
 
 "$B/ingero-collector" -o "$DB" --sample-hz 499 --stats "$T/stats.txt" -- "$B/tests/starve" --mode workers \

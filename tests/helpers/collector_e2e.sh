@@ -1,4 +1,4 @@
-# collector_common.sh — shared by tests/e2e/collector_*.sh (sourced after
+# collector_e2e.sh — shared by tests/e2e/collector_*.sh (sourced after
 # tests/lib.sh): a collector in the background on a private endpoint.
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
