@@ -8,7 +8,9 @@
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
- *   mcp_tools.c    the tools: each calls the analyzer's modules on a cached trace
+ *   mcp_view.c     the trace for a call's window, cached, with the analyzer's results
+ *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
+ *   mcp_stacks.c   get_stacks
  *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
  *   mcp_prompts.c  the `investigate` prompt
  */
@@ -88,7 +90,21 @@ extern const size_t mcp_ntools;
 const struct mcp_tool *mcp_tool_find(const char *name);
 /* {"name","title","description","inputSchema","outputSchema","annotations"} */
 cJSON *mcp_tool_describe(const struct mcp_tool *t);
+/* get_stacks (mcp_stacks.c) */
+cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args);
+
+/* ---- the view for a call's window (mcp_view.c) ---- */
+enum { MCP_NEED_LIGHT = 1, MCP_NEED_ANALYSIS = 2 };
+/* Loads (or reuses) the trace for args' from/to/since/pid with what `need`
+ * asks computed; NULL with *fail set to a tool error. */
+struct mcp_view *mcp_view_for(struct mcp_server *s, const cJSON *args, int need, cJSON **fail);
 void mcp_view_free(struct mcp_view *v);
+const struct ia_stats *mcp_view_stats(const struct mcp_view *v);
+const struct ia_per_process *mcp_view_pp(const struct mcp_view *v);
+/* from/to/since/pid of args into f; -1 with the reason on a bad value. */
+int mcp_window_args(const cJSON *args, struct ia_filter *f, char *err, size_t errlen);
+/* {"first_rel_ns","last_rel_ns","from_rel_ns","to_rel_ns","pid"}: what an answer covers. */
+cJSON *mcp_window_json(const struct ia_trace *t);
 
 /* ---- arguments (mcp_schema.c) ---- */
 /* Checks args (an object or NULL) against a JSON Schema of the subset the

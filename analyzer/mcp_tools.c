@@ -1,11 +1,11 @@
 /*
- * mcp_tools.c — the MCP tools.  Each is a thin adapter: it turns arguments
- * into an ia_filter, gets the trace loaded for that filter (one view is
- * cached, so a run of questions about the same window loads it once), calls
- * the analyzer's modules (stats.h, per_process.h, trace.h, and the chain,
- * gap and timeline modules when they exist) and hands their cJSON to
- * mcp_result_data().  Nothing is analysed here: the figures an assistant
- * sees are the ones `ingero-analyze stats|per-process|explain --json` print.
+ * mcp_tools.c — the MCP tools: their table (name, description, input and
+ * output schemas) and the calls.  Each call is a thin adapter: it gets the
+ * view for its arguments (mcp_view.c), calls the analyzer's modules
+ * (stats.h, per_process.h, chains.h, the timeline command) and hands their
+ * cJSON to mcp_result_data().  Nothing is analysed here: the figures an
+ * assistant sees are the ones `ingero-analyze stats|explain|timeline --json`
+ * print.  get_stacks lives in mcp_stacks.c, run_sql's sandbox in mcp_sql.c.
  */
 #include "mcp_internal.h"
 
@@ -23,86 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* ---- the cached view ---- */
-
-void mcp_view_free(struct mcp_view *v)
-{
-	if (v->have_analysis)
-		ia_analysis_free(&v->an);
-	if (v->have_light) {
-		ia_per_process_free(&v->pp);
-		ia_stats_free(&v->stats);
-	}
-	if (v->loaded)
-		ia_trace_free(&v->t);
-	memset(v, 0, sizeof *v);
-}
-
-static int same_filter(const struct ia_filter *a, const struct ia_filter *b)
-{
-	return a->has_from == b->has_from && a->has_to == b->has_to && a->has_since == b->has_since &&
-	       (!a->has_from || a->from_rel == b->from_rel) && (!a->has_to || a->to_rel == b->to_rel) &&
-	       (!a->has_since || a->since == b->since) && a->pid == b->pid;
-}
-
-enum { NEED_LIGHT = 1, NEED_ANALYSIS = 2 };
-
-/* The trace for filter f with what `need` asks computed.  NULL with a
- * one-line reason. */
-static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f, int need,
-				 char *err, size_t errlen)
-{
-	struct mcp_view *v = &s->view;
-	if (v->loaded && !same_filter(&v->filter, f))
-		mcp_view_free(v);
-	if (!v->loaded) {
-		memset(&v->t, 0, sizeof v->t);
-		if (ia_trace_load(&v->t, s->db, f, IA_LOAD_ALL, err, errlen) < 0) {
-			ia_trace_free(&v->t);
-			memset(v, 0, sizeof *v);
-			return NULL;
-		}
-		v->filter = *f;
-		v->loaded = 1;
-	}
-	if (need == NEED_ANALYSIS && !v->have_analysis) {
-		if (v->have_light) {        /* the analysis holds its own stats and per-process */
-			ia_per_process_free(&v->pp);
-			ia_stats_free(&v->stats);
-			v->have_light = 0;
-		}
-		if (ia_analyze(&v->t, &v->an, err, errlen) < 0) {
-			ia_analysis_free(&v->an);
-			return NULL;
-		}
-		v->have_analysis = 1;
-	}
-	if (need == NEED_LIGHT && !v->have_analysis && !v->have_light) {
-		if (ia_stats_compute(&v->t, &v->stats) < 0) {
-			snprintf(err, errlen, "out of memory computing statistics");
-			return NULL;
-		}
-		if (ia_per_process_compute(&v->t, &v->pp, err, errlen) < 0) {
-			ia_stats_free(&v->stats);
-			return NULL;
-		}
-		v->have_light = 1;
-	}
-	return v;
-}
-
-static const struct ia_stats *stats_of(const struct mcp_view *v)
-{
-	return v->have_analysis ? &v->an.stats : &v->stats;
-}
-
-static const struct ia_per_process *pp_of(const struct mcp_view *v)
-{
-	return v->have_analysis ? &v->an.pp : &v->pp;
-}
-
-/* ---- arguments shared by the tools: a time window and a process ---- */
-
+/* The window and process every trace tool takes (mcp_window_args reads them). */
 #define WINDOW_PROPS \
 	"\"from\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"start of the window, as a time " \
 	"since the trace start: 12.5 (seconds), 1500ms, 2s, 30us\"}," \
@@ -113,80 +34,18 @@ static const struct ia_per_process *pp_of(const struct mcp_view *v)
 	"\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"description\":\"only this " \
 	"process and its descendants\"}"
 
-/* Fills f from args; on a bad value returns -1 with the reason. */
-static int window_args(const cJSON *args, struct ia_filter *f, char *err, size_t errlen)
-{
-	memset(f, 0, sizeof *f);
-	static const char *const keys[] = { "from", "to", "since" };
-	for (int i = 0; i < 3; i++) {
-		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, keys[i]));
-		if (!v)
-			continue;
-		uint64_t ns;
-		if (ia_parse_dur(v, &ns) < 0 || (i == 2 && ns == 0)) {
-			snprintf(err, errlen, "argument '%s' is not a time (examples: 12.5, 1500ms, 2s)", keys[i]);
-			return -1;
-		}
-		if (i == 0) { f->has_from = 1; f->from_rel = ns; }
-		if (i == 1) { f->has_to = 1; f->to_rel = ns; }
-		if (i == 2) { f->has_since = 1; f->since = ns; }
-	}
-	if (f->has_since && (f->has_from || f->has_to)) {
-		snprintf(err, errlen, "'since' cannot be combined with 'from'/'to'");
-		return -1;
-	}
-	if (f->has_from && f->has_to && f->to_rel <= f->from_rel) {
-		snprintf(err, errlen, "'to' must be after 'from'");
-		return -1;
-	}
-	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(args, "pid");
-	if (cJSON_IsNumber(pid))
-		f->pid = pid->valueint;
-	return 0;
-}
-
-/* Loads the view for the call's arguments; NULL with *fail set to a tool error. */
-static struct mcp_view *view_for(struct mcp_server *s, const cJSON *args, int need, cJSON **fail)
-{
-	struct ia_filter f;
-	char err[512];
-	if (window_args(args, &f, err, sizeof err) < 0) {
-		*fail = mcp_result_error("%s", err);
-		return NULL;
-	}
-	struct mcp_view *v = view_get(s, &f, need, err, sizeof err);
-	if (!v)
-		*fail = mcp_result_error("the trace could not be analysed: %s", err);
-	return v;
-}
-
-/* {"from_rel_ns","to_rel_ns","pid"}: what the answer covers. */
-static cJSON *window_json(const struct ia_trace *t)
-{
-	cJSON *w = cJSON_CreateObject();
-	ia_json_u64(w, "first_rel_ns", t->first_ns > t->t0 ? t->first_ns - t->t0 : 0);
-	ia_json_u64(w, "last_rel_ns", t->last_ns > t->t0 ? t->last_ns - t->t0 : 0);
-	if (t->filter.has_from || t->filter.has_since)
-		ia_json_u64(w, "from_rel_ns", t->from - t->t0);
-	if (t->filter.has_to)
-		ia_json_u64(w, "to_rel_ns", t->to - t->t0);
-	if (t->filter.pid)
-		cJSON_AddNumberToObject(w, "pid", t->filter.pid);
-	return w;
-}
-
 /* ---- get_trace_stats ---- */
 
 static cJSON *t_stats(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, NEED_LIGHT, &fail);
+	struct mcp_view *v = mcp_view_for(s, args, MCP_NEED_LIGHT, &fail);
 	if (!v)
 		return fail;
-	const struct ia_stats *st = stats_of(v);
-	const struct ia_per_process *pp = pp_of(v);
+	const struct ia_stats *st = mcp_view_stats(v);
+	const struct ia_per_process *pp = mcp_view_pp(v);
 	cJSON *data = ia_stats_report_json(&v->t, st, pp);
-	cJSON_AddItemToObject(data, "window", window_json(&v->t));
+	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
 	char a[32], b[32], c[32], sum[256];
 	snprintf(sum, sizeof sum, "get_trace_stats: %s CUDA calls of %zu APIs in %zu processes, %s of evidence "
 		 "(%s CPUs). Per API: count, total, p50/p90/p99/max, copy bandwidth by host memory kind.",
@@ -201,11 +60,11 @@ static cJSON *t_stats(struct mcp_server *s, const cJSON *args)
 static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, NEED_LIGHT, &fail);
+	struct mcp_view *v = mcp_view_for(s, args, MCP_NEED_LIGHT, &fail);
 	if (!v)
 		return fail;
 	const struct ia_trace *t = &v->t;
-	const struct ia_per_process *pp = pp_of(v);
+	const struct ia_per_process *pp = mcp_view_pp(v);
 	cJSON *data = cJSON_CreateObject();
 	cJSON_AddItemToObject(data, "processes", ia_per_process_json(t, pp));
 	if (pp->main >= 0)
@@ -219,7 +78,7 @@ static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 	ia_json_u64(data, "main_blocked_ns", pp->main_blocked_ns);
 	ia_json_u64(data, "workers", pp->nworkers);
 	cJSON_AddNumberToObject(data, "cpus", t->cpus);
-	cJSON_AddItemToObject(data, "window", window_json(t));
+	cJSON_AddItemToObject(data, "window", mcp_window_json(t));
 	char a[32], sum[320];
 	snprintf(sum, sizeof sum, "get_per_process_breakdown: %zu processes (%zu workers of the main process); "
 		 "the main thread was blocked (off-CPU, not runnable) for %s. Roles: main drives the GPU, "
@@ -227,184 +86,12 @@ static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 		 "main was blocked.", pp->n, pp->nworkers, ia_fmt_dur(a, sizeof a, pp->main_blocked_ns));
 	return mcp_result_data(sum, data);
 }
-
-/* ---- get_stacks ---- */
-
-static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON *nat = cJSON_AddArrayToObject(o, "native");
-	cJSON *py = cJSON_AddArrayToObject(o, "python");
-	if (!*st && sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, module, offset, file, line FROM "
-				       "stack_frames WHERE stack_id = ? ORDER BY kind, depth", -1, st, NULL) != SQLITE_OK)
-		return o;
-	sqlite3_bind_int64(*st, 1, (sqlite3_int64)stack_id);
-	while (sqlite3_step(*st) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(*st, 0);
-		const char *sym = (const char *)sqlite3_column_text(*st, 2);
-		cJSON *f = cJSON_CreateObject();
-		cJSON_AddNumberToObject(f, "depth", sqlite3_column_int(*st, 1));
-		ia_json_str(f, "symbol", sym);
-		if (kind && !strcmp(kind, "python")) {
-			ia_json_str(f, "file", (const char *)sqlite3_column_text(*st, 5));
-			cJSON_AddNumberToObject(f, "line", sqlite3_column_int(*st, 6));
-			cJSON_AddItemToArray(py, f);
-		} else {
-			ia_json_str(f, "module", (const char *)sqlite3_column_text(*st, 3));
-			ia_json_u64(f, "offset", (uint64_t)sqlite3_column_int64(*st, 4));
-			cJSON_AddItemToArray(nat, f);
-		}
-	}
-	sqlite3_reset(*st);
-	return o;
-}
-
-static const char *host_memory(const struct ia_call *c)
-{
-	if (c->flags & INGERO_FLAG_HOST_PINNED)
-		return "pinned";
-	if (c->flags & INGERO_FLAG_HOST_PAGEABLE)
-		return "pageable";
-	return "unknown";
-}
-
-static const char *dir_name(unsigned d)
-{
-	static const char *const n[] = { "none", "HtoD", "DtoH", "DtoD", "HtoH", "default", "peer" };
-	return d < sizeof n / sizeof *n ? n[d] : "unknown";
-}
-
-static cJSON *t_stacks(struct mcp_server *s, const cJSON *args)
-{
-	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
-	if (!v)
-		return fail;
-	const struct ia_trace *t = &v->t;
-	const struct ia_stats *stats = &v->an.stats;
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
-	size_t k = cJSON_IsNumber(lim) ? (size_t)lim->valueint : 10;
-	const char *order = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "order"));
-	int by_ratio = order && !strcmp(order, "ratio_to_p50");
-	const char *api_name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "api"));
-	int api = -1;
-	if (api_name) {
-		for (size_t i = 0; i < stats->napis; i++)
-			if (!strcmp(ia_api_name(t, stats->apis[i].api), api_name))
-				api = stats->apis[i].api;
-		if (api < 0)
-			return mcp_result_error("get_stacks: no calls of that API in this window (get_trace_stats "
-						"lists the APIs that have calls)");
-	}
-
-	/* the k largest by duration (or by duration / the API's p50): a
-	 * bounded insertion list, since k is small and most calls lose at once */
-	size_t *top = calloc(k + 1, sizeof *top);
-	double *key = calloc(k + 1, sizeof *key);
-	if (!top || !key) {
-		free(top);
-		free(key);
-		return mcp_result_error("out of memory");
-	}
-	size_t n = 0, considered = 0;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ia_call *c = &t->calls[i];
-		if (api >= 0 && c->api != api)
-			continue;
-		considered++;
-		double x = (double)c->dur;
-		if (by_ratio) {
-			const struct ia_api_stats *a = stats->by_id[c->api];
-			x = a && a->p50_ns ? x / (double)a->p50_ns : 0;
-		}
-		if (n == k && x <= key[k - 1])
-			continue;
-		size_t j = n < k ? n++ : k - 1;
-		while (j > 0 && key[j - 1] < x) {
-			key[j] = key[j - 1];
-			top[j] = top[j - 1];
-			j--;
-		}
-		key[j] = x;
-		top[j] = i;
-	}
-
-	cJSON *data = cJSON_CreateObject();
-	cJSON_AddStringToObject(data, "order", by_ratio ? "ratio_to_p50" : "duration");
-	cJSON *calls = cJSON_AddArrayToObject(data, "calls");
-	cJSON *stacks = cJSON_AddObjectToObject(data, "stacks");
-	sqlite3_stmt *st = NULL;
-	size_t nstacks = 0, nostack = 0;
-	for (size_t r = 0; r < n; r++) {
-		const struct ia_call *c = &t->calls[top[r]];
-		const struct ia_thread *th = &t->threads[c->th];
-		const struct ia_api_stats *a = stats->by_id[c->api];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "api", ia_api_name(t, c->api));
-		cJSON_AddNumberToObject(o, "pid", t->procs[th->proc].pid);
-		cJSON_AddNumberToObject(o, "tid", th->tid);
-		cJSON_AddStringToObject(o, "thread", th->comm);
-		ia_json_u64(o, "start_rel_ns", c->start - t->t0);
-		ia_json_u64(o, "dur_ns", c->dur);
-		if (a) {
-			ia_json_u64(o, "api_p50_ns", a->p50_ns);
-			ia_json_round(o, "ratio_to_p50", a->p50_ns ? (double)c->dur / (double)a->p50_ns : 0, 1);
-		}
-		/* what the thread and the machine did during exactly this call:
-		 * explain's own per-call alignment (align.h) */
-		struct ia_call_align al;
-		ia_align_call(t, &v->an.ev, c, &al);
-		ia_json_u64(o, "oncpu_ns", al.oncpu_ns);
-		ia_json_u64(o, "runq_ns", al.runq_ns);
-		ia_json_u64(o, "blocked_ns", al.blocked_ns);
-		ia_json_u64(o, "context_switches", al.nswitch);
-		ia_json_u64(o, "preemptions", al.npreempt);
-		if (al.cpu_sat >= 0)
-			ia_json_round(o, "cpu_saturation", al.cpu_sat, 3);
-		else
-			cJSON_AddNullToObject(o, "cpu_saturation");
-		if (ingero_api_class(c->api) == INGERO_CLASS_COPY) {
-			ia_json_u64(o, "bytes", c->bytes);
-			cJSON_AddStringToObject(o, "dir", dir_name(c->dir));
-			cJSON_AddStringToObject(o, "host_memory", host_memory(c));
-			ia_json_round(o, "gbps", ia_gbps(c->bytes, c->dur), 3);
-		}
-		uint64_t sid = c->stack ? t->stack_ids[c->stack] : 0;
-		if (sid) {
-			char idk[24];
-			snprintf(idk, sizeof idk, "%llu", (unsigned long long)sid);
-			ia_json_u64(o, "stack_id", sid);
-			ia_json_str(o, "python_line", ia_stack_python(v->an.names, sid));
-			if (!cJSON_GetObjectItemCaseSensitive(stacks, idk)) {
-				cJSON_AddItemToObject(stacks, idk, frames_of(t->db, sid, &st));
-				nstacks++;
-			}
-		} else {
-			cJSON_AddNullToObject(o, "stack_id");
-			nostack++;
-		}
-		cJSON_AddItemToArray(calls, o);
-	}
-	sqlite3_finalize(st);
-	free(top);
-	free(key);
-	ia_json_u64(data, "calls_considered", considered);
-	cJSON_AddItemToObject(data, "window", window_json(t));
-	char a[32], sum[384];
-	snprintf(sum, sizeof sum, "get_stacks: the %zu slowest of %s calls (%s), with %zu distinct stacks "
-		 "(native frames innermost first; python frames give file:line)%s. During each call the calling "
-		 "thread was on-CPU (oncpu_ns), waiting for a CPU (runq_ns) or blocked (blocked_ns).",
-		 n, ia_fmt_count(a, sizeof a, considered), by_ratio ? "by duration / the API's p50" : "by duration",
-		 nstacks, nostack ? "; some calls have no recorded stack" : "");
-	return mcp_result_data(sum, data);
-}
-
 /* ---- get_causal_chains, get_gpu_idle: explain's analysis ---- */
 
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
+	struct mcp_view *v = mcp_view_for(s, args, MCP_NEED_ANALYSIS, &fail);
 	if (!v)
 		return fail;
 	const struct ia_analysis *an = &v->an;
@@ -417,7 +104,7 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 		cJSON_DeleteItemFromArray(chains, cJSON_GetArraySize(chains) - 1);
 	if (total > limit)
 		cJSON_AddNumberToObject(data, "chains_left_out", total - limit);
-	cJSON_AddItemToObject(data, "window", window_json(&v->t));
+	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
 	char sum[1024];
 	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(data, "gpu_idle_pct");
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
@@ -434,7 +121,7 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
-	struct mcp_view *v = view_for(s, args, NEED_ANALYSIS, &fail);
+	struct mcp_view *v = mcp_view_for(s, args, MCP_NEED_ANALYSIS, &fail);
 	if (!v)
 		return fail;
 	/* the GPU-time part of explain --json, as explain computed it */
@@ -446,7 +133,7 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 		cJSON_AddItemToObject(data, keys[i], x ? x : cJSON_CreateNull());
 	}
 	cJSON *tr = cJSON_GetObjectItemCaseSensitive(doc, "trace");
-	cJSON *w = window_json(&v->t);
+	cJSON *w = mcp_window_json(&v->t);
 	static const char *const tkeys[] = { "window_start_rel_ns", "window_end_rel_ns" };
 	for (size_t i = 0; i < 2; i++) {
 		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(tr, tkeys[i]);
@@ -479,7 +166,7 @@ static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 	struct ia_cli c;
 	memset(&c, 0, sizeof c);
 	char err[512];
-	if (window_args(args, &c.filter, err, sizeof err) < 0)
+	if (mcp_window_args(args, &c.filter, err, sizeof err) < 0)
 		return mcp_result_error("%s", err);
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
 	c.cmd = "timeline";
@@ -606,7 +293,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"enum\":[\"duration\",\"ratio_to_p50\"],\"description\":\"rank by duration (default) or by "
 		    "duration / the API's p50\"}", ""),
 		OUT("\"calls\":{\"type\":\"array\"},\"stacks\":{\"type\":\"object\"}", "\"calls\",\"stacks\""),
-		t_stacks,
+		mcp_tool_stacks,
 	},
 	{
 		"get_timeline", "Timeline of a window",
