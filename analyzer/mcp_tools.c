@@ -88,6 +88,20 @@ static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 }
 /* ---- get_causal_chains, get_gpu_idle: explain's analysis ---- */
 
+/* "GPU idle 20.0-81.0%", or a sentence saying there is no estimate (explain
+ * gives null bounds when the main process queued no GPU work). */
+static void idle_words(char *buf, size_t len, const cJSON *doc)
+{
+	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct");
+	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(idle, "low");
+	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(idle, "high");
+	if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi))
+		snprintf(buf, len, "GPU idle %.1f-%.1f%% of the main process's CUDA window", lo->valuedouble,
+			 hi->valuedouble);
+	else
+		snprintf(buf, len, "no GPU idle estimate (no CUDA work queued in this window)");
+}
+
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
@@ -105,16 +119,13 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	if (total > limit)
 		cJSON_AddNumberToObject(data, "chains_left_out", total - limit);
 	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
-	char sum[1024];
-	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(data, "gpu_idle_pct");
+	char sum[1024], idle[160];
+	idle_words(idle, sizeof idle, data);
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
-		 "first%s; GPU idle %.1f-%.1f%% of the CUDA window (an estimate from host evidence: low = no work "
-		 "queued, high = not known busy). Each chain: severity, kind, summary, root cause, fixes, timeline, "
-		 "evidence, Python source line.", total, total == 1 ? "" : "s",
-		 ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM), ia_chains_count(an, IA_SEV_LOW),
-		 total > limit ? " (the rest left out: raise limit)" : "",
-		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "low")),
-		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "high")));
+		 "first%s; %s (an estimate from host evidence: low = no work queued, high = not known busy). "
+		 "Each chain: severity, kind, summary, root cause, fixes, timeline, evidence, Python source line.",
+		 total, total == 1 ? "" : "s", ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM),
+		 ia_chains_count(an, IA_SEV_LOW), total > limit ? " (the rest left out: raise limit)" : "", idle);
 	return mcp_result_data(sum, data);
 }
 
@@ -142,15 +153,13 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	}
 	cJSON_AddItemToObject(data, "window", w);
 	cJSON_Delete(doc);
-	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(data, "gpu_idle_pct");
-	char sum[1024];
-	snprintf(sum, sizeof sum, "get_gpu_idle: GPU idle %.1f-%.1f%% of the main process's CUDA window. This is "
+	char sum[1024], idle[160];
+	idle_words(idle, sizeof idle, data);
+	snprintf(sum, sizeof sum, "get_gpu_idle: %s. This is "
 		 "an estimate from host evidence (no GPU timestamps): low = time with no CUDA work queued, high = "
 		 "time the GPU was not known busy. where_time_went splits the window (host busy, waiting, "
 		 "preempted, in syncs, copies, launches); gaps: what the main thread and the workers did while "
-		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.",
-		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "low")),
-		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(idle, "high")));
+		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.", idle);
 	return mcp_result_data(sum, data);
 }
 
@@ -314,8 +323,8 @@ const struct mcp_tool mcp_tools[] = {
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
 		"(runnable but not running), copies, syncs.",
 		OBJ(WINDOW_PROPS, ""),
-		OUT("\"gpu_idle_pct\":{\"type\":\"object\",\"properties\":{\"low\":{\"type\":\"number\"},"
-		    "\"high\":{\"type\":\"number\"}},\"required\":[\"low\",\"high\"]},\"where_time_went\":"
+		OUT("\"gpu_idle_pct\":{\"type\":\"object\",\"required\":[\"low\",\"high\"],\"description\":"
+		    "\"percent of the window, bounds; null when no CUDA work was queued\"},\"where_time_went\":"
 		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
 	},

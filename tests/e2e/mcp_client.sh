@@ -38,6 +38,12 @@ cp tests/mcp/client.mjs "$SDK/client.mjs"
 DB=$T/report.db
 "$B/tests/gen_reportdb" contention "$DB" --steps 40 >/dev/null || { nok "gen_reportdb contention"; finish; }
 
+# An empty trace (every table emptied): every tool still answers, within its outputSchema.
+EMPTY=$T/empty.db
+cp "$DB" "$EMPTY"
+sqlite3 "$EMPTY" "$(sqlite3 "$EMPTY" "SELECT 'DELETE FROM ' || name || ';' FROM sqlite_master WHERE type = 'table'")" ||
+	nok "empty the trace"
+
 # The command line's answers: the MCP tools must give the same ones.
 "$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" || nok "explain --json"
 "$B/ingero-analyze" stats --json "$DB" >"$T/stats.json" || nok "stats --json"
@@ -67,6 +73,7 @@ print(json.dumps({
     "explain_json": sys.argv[2] + "/explain.json",
     "stats_json": sys.argv[2] + "/stats.json",
     "timeline_json": sys.argv[2] + "/timeline.json",
+    "empty_db": sys.argv[2] + "/empty.db",
 }))
 EOF
 [ -s "$T/expect.json" ] || { nok "expectations from the database"; finish; }

@@ -204,6 +204,24 @@ try {
 } finally {
 	await client.close().catch(() => {});
 }
+// ---- an empty trace: every tool answers, and the SDK validates each outputSchema ----
+const empty = new Client({ name: 'ingero-test-client-empty', version: '1.0.0' });
+try {
+	await empty.connect(new StdioClientTransport({ command: server, args: ['mcp', expect.empty_db], stderr: 'pipe' }));
+	await empty.listTools();   // the SDK caches the output schemas it validates against
+	for (const name of ['get_trace_stats', 'get_per_process_breakdown', 'get_stacks', 'get_causal_chains',
+		'get_gpu_idle', 'get_timeline']) {
+		const r = await empty.callTool({ name, arguments: {} });
+		ok(r.isError === false && r.structuredContent && fenced(r), `empty trace: ${name} answers`, text(r).slice(0, 200));
+	}
+	const r = await empty.callTool({ name: 'get_gpu_idle', arguments: {} });
+	ok(/no GPU idle estimate/.test(text(r)), 'empty trace: no GPU idle figure is made up');
+} catch (e) {
+	ok(false, 'empty-trace session', e.stack || String(e));
+} finally {
+	await empty.close().catch(() => {});
+}
+
 // the server's log, for whoever reads a failure
 for (const line of stderr.join('').split('\n').filter(Boolean)) console.log(`# server: ${line}`);
 process.exit(failed);
