@@ -35,7 +35,13 @@ static const char *name_of(uint64_t addr, enum ingero_kernel_kind kind)
 		fn = (get_name_fn)INGERO_REAL(real_cuKernelGetName, "cuKernelGetName", INGERO_LIBCUDA);
 	if (fn && fn(&name, (void *)(uintptr_t)addr) == 0 && name)
 		return name;
-	if (kind != INGERO_KERNEL_CUFUNC) {
+	if (kind == INGERO_KERNEL_CUFUNC) {
+		/* cuBLAS launches library kernels (CUkernel) through cuLaunchKernel */
+		fn = (get_name_fn)INGERO_REAL(real_cuKernelGetName, "cuKernelGetName", INGERO_LIBCUDA);
+		name = NULL;
+		if (fn && fn(&name, (void *)(uintptr_t)addr) == 0 && name)
+			return name;
+	} else {
 		/* cudaFuncGetName takes host stubs and (CUDA 13) kernel handles */
 		fn = (get_name_fn)INGERO_REAL(real_cudaFuncGetName, "cudaFuncGetName", INGERO_LIBCUDART);
 		name = NULL;
