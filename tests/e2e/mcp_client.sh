@@ -23,7 +23,6 @@ mkdir -p "$SDK"
 if ! cmp -s tests/mcp/package.json "$SDK/package.json" ||
    [ ! -f "$SDK/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
 	cp tests/mcp/package.json "$SDK/package.json"
-	rm -f "$SDK/.installed"
 	if ! (cd "$SDK" && npm install --no-audit --no-fund --loglevel=error >"$T/npm.log" 2>&1); then
 		sed 's/^/# npm: /' "$T/npm.log" | tail -n 20
 		rm -f "$SDK/package.json"   # try again next run
