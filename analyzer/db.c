@@ -64,9 +64,11 @@ static int check_header(const char *path, off_t size, char *err, size_t errlen)
 
 /* Opens PATH read-only, no checks: immutable=1 only when no WAL is beside
  * the file (with a WAL present, committed data may live only there, and
- * immutable would ignore it).  NOMUTEX: each connection is used by one
- * thread at a time, and SQLite's per-call mutex costs ~15 % of a scan. */
-static sqlite3 *open_ro(const char *path, char *err, size_t errlen)
+ * immutable would ignore it).  The main connection is FULLMUTEX (analysis
+ * phases on two threads may query it at once); a scan's own connection is
+ * NOMUTEX: one thread uses it, and SQLite's per-call mutex costs ~15 % of a
+ * 10M-row scan. */
+static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errlen)
 {
 	char walp[4200];
 	struct stat wst;
@@ -89,7 +91,7 @@ static sqlite3 *open_ro(const char *path, char *err, size_t errlen)
 	}
 	sprintf(enc + o, "?mode=ro%s", wal ? "" : "&immutable=1");
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(enc, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	int rc = sqlite3_open_v2(enc, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | mutex_flag, NULL);
 	free(enc);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -102,7 +104,7 @@ static sqlite3 *open_ro(const char *path, char *err, size_t errlen)
 
 sqlite3 *ia_db_reopen(const char *path, char *err, size_t errlen)
 {
-	return open_ro(path, err, errlen);
+	return open_ro(path, SQLITE_OPEN_NOMUTEX, err, errlen);
 }
 
 sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
@@ -128,7 +130,7 @@ sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
 	if (check_header(path, st.st_size, err, errlen) < 0)
 		return NULL;
 
-	sqlite3 *db = open_ro(path, err, errlen);
+	sqlite3 *db = open_ro(path, SQLITE_OPEN_FULLMUTEX, err, errlen);
 	if (!db)
 		return NULL;
 

@@ -11,31 +11,84 @@
 #include "json_out.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The analysis runs in two parallel phases on the two threads a small
+ * machine has: (stats || per-process + evidence), then (slow calls || gaps).
+ * Each side reads the trace and writes only its own part; the database
+ * connection they share is FULLMUTEX (db.c), and each uses its own
+ * statements. */
+struct job {
+	const struct ia_trace *t;
+	struct ia_analysis *a;
+	int rc;
+	char err[256];
+};
+
+static void *do_stats(void *arg)
+{
+	struct job *j = arg;
+	if (ia_stats_compute(j->t, &j->a->stats) < 0) {
+		snprintf(j->err, sizeof j->err, "out of memory");
+		j->rc = -1;
+	}
+	return NULL;
+}
+
+static void *do_slow(void *arg)
+{
+	struct job *j = arg;
+	struct ia_analysis *a = j->a;
+	j->rc = ia_slow_apis(j->t, &a->ev, &a->stats, &a->pp, &a->slow, &a->nslow, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* Runs fn on a second thread while the caller works; joins before returning. */
+static int run_beside(void *(*fn)(void *), struct job *j, pthread_t *th)
+{
+	if (pthread_create(th, NULL, fn, j) == 0)
+		return 1;
+	fn(j);   /* no thread: run it here */
+	return 0;
+}
 
 int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
 	memset(a, 0, sizeof *a);
 	a->t = t;
-	if (!(a->names = ia_stack_names_new(t->db)) || ia_stats_compute(t, &a->stats) < 0) {
+	if (!(a->names = ia_stack_names_new(t->db))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	ia_phase("stats");
-	if (ia_per_process_compute(t, &a->pp, err, errlen) < 0)
+	struct job j = { t, a, 0, "" };
+	pthread_t th;
+	int started = run_beside(do_stats, &j, &th);
+	int rc = ia_per_process_compute(t, &a->pp, err, errlen);
+	if (!rc)
+		rc = ia_evidence_load(t, &a->ev, err, errlen);
+	if (started)
+		pthread_join(th, NULL);
+	if (rc < 0)
 		return -1;
-	ia_phase("per-process");
-	if (ia_evidence_load(t, &a->ev, err, errlen) < 0)
+	if (j.rc < 0) {
+		snprintf(err, errlen, "%s", j.err);
 		return -1;
-	ia_phase("evidence");
-	if (ia_slow_apis(t, &a->ev, &a->stats, &a->pp, &a->slow, &a->nslow, err, errlen) < 0)
+	}
+	ia_phase("stats|per-process+evidence");
+	started = run_beside(do_slow, &j, &th);
+	rc = ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
+	if (started)
+		pthread_join(th, NULL);
+	if (rc < 0)
 		return -1;
-	ia_phase("slow-calls");
-	if (ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen) < 0)
+	if (j.rc < 0) {
+		snprintf(err, errlen, "%s", j.err);
 		return -1;
-	ia_phase("gaps");
+	}
+	ia_phase("slow-calls|gaps");
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
 	ia_phase("chains");

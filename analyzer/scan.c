@@ -329,6 +329,7 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		if (!(base[calls] = malloc(span * sz)))
 			goto oom;
+		ia_hint_huge(base[calls], span * sz);
 		for (sqlite3_int64 a = lo[calls]; a <= hi[calls]; a += CHUNK_ROWS) {
 			if (ia_grow((void **)&j.chunks, &cap, j.nchunks + 1, sizeof *j.chunks) < 0)
 				goto oom;

@@ -19,6 +19,8 @@ struct ia_stack_names {
 	struct ia_map map;   /* stack id -> entries index */
 	struct entry *e;
 	size_t n, cap;
+	uint64_t last_id;   /* one-entry memo: consecutive lookups mostly repeat */
+	uint32_t last;
 };
 
 struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
@@ -54,9 +56,14 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	static const struct entry none;
 	if (!id || !n || !n->q)
 		return &none;
+	if (n->n && id == n->last_id)
+		return &n->e[n->last];
 	uint32_t i = ia_map_get(&n->map, id);
-	if (i != UINT32_MAX)
+	if (i != UINT32_MAX) {
+		n->last_id = id;
+		n->last = i;
 		return &n->e[i];
+	}
 	if (ia_grow((void **)&n->e, &n->cap, n->n + 1, sizeof *n->e) < 0)
 		return &none;
 	struct entry *e = &n->e[n->n];
@@ -91,6 +98,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		e->native = strdup(native);
 	if (ia_map_put(&n->map, id, (uint32_t)n->n) < 0)
 		return &none;
+	n->last_id = id;
+	n->last = (uint32_t)n->n;
 	return &n->e[n->n++];
 }
 

@@ -54,6 +54,8 @@ int ia_stats_compute(const struct ia_trace *t, struct ia_stats *s)
 	for (size_t a = 0; a < INGERO_API_MAX; a++)
 		off[a + 1] = off[a] + acc[a].count;
 	uint64_t *d = malloc((t->ncalls + 1) * sizeof *d);
+	if (d)
+		ia_hint_huge(d, (t->ncalls + 1) * sizeof *d);
 	if (!d) {
 		free(acc);
 		return -1;

@@ -21,6 +21,7 @@
 #include "scan.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,33 +365,37 @@ static int sort_threads(struct ia_trace *t)
 	return 0;
 }
 
-/* Raw tids -> thread indexes; rows of unselected processes (-p) dropped;
- * per-thread spans and per-process call counts. */
-static int resolve_rows(struct ia_trace *t, struct ia_scan_result *r)
+/* Thread index of a tid, through a small direct-mapped cache: rows of a few
+ * threads interleave, so the hash map is consulted only on a miss. */
+struct tid_cache {
+	uint32_t tid[64], th[64];
+};
+
+static uint32_t cached_thread(const struct ia_trace *t, struct tid_cache *c, uint32_t tid)
 {
-	struct maps *m = t->maps;
-	t->stack_ids = r->stack_ids;
-	t->nstacks = r->nstacks;
-	r->stack_ids = NULL;
-	for (size_t i = 0; i < t->nstacks; i++)
-		if (ia_map_put(&m->stack, t->stack_ids[i], (uint32_t)i) < 0)
-			return -1;
-	t->calls = r->calls;
-	t->ncalls = r->ncalls;
-	r->calls = NULL;
-	uint32_t last_tid = UINT32_MAX, last_th = 0;
+	unsigned k = tid & 63;
+	if (c->tid[k] != tid) {
+		c->tid[k] = tid;
+		c->th[k] = (uint32_t)ia_thread_index(t, tid);
+	}
+	return c->th[k];
+}
+
+/* Calls: raw tids -> thread indexes, rows of unselected processes (-p)
+ * dropped, per-thread spans and per-process call counts. */
+static int resolve_calls(struct ia_trace *t)
+{
+	struct tid_cache tc;
+	memset(tc.tid, 0xff, sizeof tc.tid);
 	size_t w = 0;
 	for (size_t i = 0; i < t->ncalls; i++) {
 		struct ia_call c = t->calls[i];
-		if (c.th != last_tid) {
-			last_tid = c.th;
-			last_th = (uint32_t)ia_thread_index(t, c.th);
-		}
-		struct ia_thread *th = &t->threads[last_th];
+		uint32_t th_i = cached_thread(t, &tc, c.th);
+		struct ia_thread *th = &t->threads[th_i];
 		struct ia_proc *p = &t->procs[th->proc];
 		if (!p->selected)
 			continue;
-		c.th = last_th;
+		c.th = th_i;
 		t->calls[w++] = c;
 		th->ncalls++;
 		if (c.start < th->first_ns)
@@ -403,30 +408,29 @@ static int resolve_rows(struct ia_trace *t, struct ia_scan_result *r)
 		p->ncalls++;
 	}
 	t->ncalls = w;
-	t->offs = r->offs;
-	t->noffs = r->noffs;
-	r->offs = NULL;
-	last_tid = UINT32_MAX;
-	w = 0;
+	return 0;
+}
+
+/* Off-CPU rows: the same, with spans into first/last (merged by the caller:
+ * this runs beside resolve_calls, which owns the threads' own fields). */
+static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
+{
+	struct tid_cache tc;
+	memset(tc.tid, 0xff, sizeof tc.tid);
+	size_t w = 0;
 	for (size_t i = 0; i < t->noffs; i++) {
 		struct ia_off o = t->offs[i];
-		uint32_t tid = o.th & ~IA_OFF_PREEMPTED;
-		if (tid != last_tid) {
-			last_tid = tid;
-			last_th = (uint32_t)ia_thread_index(t, tid);
-		}
-		struct ia_thread *th = &t->threads[last_th];
-		if (!t->procs[th->proc].selected)
+		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_PREEMPTED);
+		if (!t->procs[t->threads[th_i].proc].selected)
 			continue;
-		o.th = last_th | (o.th & IA_OFF_PREEMPTED);
+		o.th = th_i | (o.th & IA_OFF_PREEMPTED);
 		t->offs[w++] = o;
-		if (o.start < th->first_ns)
-			th->first_ns = o.start;
-		if (o.end > th->last_ns)
-			th->last_ns = o.end;
+		if (o.start < first[th_i])
+			first[th_i] = o.start;
+		if (o.end > last[th_i])
+			last[th_i] = o.end;
 	}
 	t->noffs = w;
-	return 0;
 }
 
 /* Per-thread index of rows (a stable counting sort by thread), each
@@ -437,6 +441,7 @@ static uint32_t *index_by_thread(struct ia_trace *t, int calls)
 	uint32_t *ix = malloc((n + 1) * sizeof *ix);
 	if (!ix)
 		return NULL;
+	ia_hint_huge(ix, (n + 1) * sizeof *ix);
 	uint32_t *first = malloc((t->nthreads + 1) * sizeof *first), *cnt = calloc(t->nthreads + 1, sizeof *cnt);
 	if (!first || !cnt) {
 		free(ix);
@@ -479,6 +484,19 @@ static uint32_t *index_by_thread(struct ia_trace *t, int calls)
 	return ix;
 }
 
+struct side {
+	struct ia_trace *t;
+	int rc;
+};
+
+static void *calls_side(void *arg)
+{
+	struct side *s = arg;
+	if (resolve_calls(s->t) < 0 || !(s->t->call_by_th = index_by_thread(s->t, 1)))
+		s->rc = -1;
+	return NULL;
+}
+
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		  char *err, size_t errlen)
 {
@@ -508,19 +526,58 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	ia_phase("small-tables");
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
-	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0) {
+	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
 		ia_scan_result_free(&r);
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	t->stack_ids = r.stack_ids;
+	t->nstacks = r.nstacks;
+	r.stack_ids = NULL;
+	t->calls = r.calls;
+	t->ncalls = r.ncalls;
+	r.calls = NULL;
+	t->offs = r.offs;
+	t->noffs = r.noffs;
+	r.offs = NULL;
+	ia_scan_result_free(&r);
 	int rc = 0;
-	if (sort_threads(t) < 0 || resolve_rows(t, &r) < 0 ||
-	    !(t->call_by_th = index_by_thread(t, 1)) || !(t->off_by_th = index_by_thread(t, 0))) {
-		snprintf(err, errlen, "out of memory");
+	for (size_t i = 0; i < t->nstacks; i++)
+		if (ia_map_put(&m->stack, t->stack_ids[i], (uint32_t)i) < 0)
+			rc = -1;
+	/* calls on a second thread, off-CPU rows here */
+	struct side s = { t, 0 };
+	pthread_t th;
+	int started = !rc && pthread_create(&th, NULL, calls_side, &s) == 0;
+	if (!rc && !started)
+		calls_side(&s);
+	uint64_t *first = malloc((t->nthreads + 1) * sizeof *first), *last = calloc(t->nthreads + 1, sizeof *last);
+	if (first && last) {
+		for (size_t i = 0; i < t->nthreads; i++)
+			first[i] = UINT64_MAX;
+		resolve_offs(t, first, last);
+		if (!(t->off_by_th = index_by_thread(t, 0)))
+			rc = -1;
+	} else {
 		rc = -1;
 	}
-	ia_scan_result_free(&r);
-	if (rc)
+	if (started)
+		pthread_join(th, NULL);
+	if (s.rc)
+		rc = -1;
+	for (size_t i = 0; !rc && i < t->nthreads; i++) {
+		if (first[i] < t->threads[i].first_ns)
+			t->threads[i].first_ns = first[i];
+		if (last[i] > t->threads[i].last_ns)
+			t->threads[i].last_ns = last[i];
+	}
+	free(first);
+	free(last);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	ia_phase("resolve+index");
 	t->first_ns = UINT64_MAX;
 	t->last_ns = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static char *fmt3(char *buf, size_t len, double v, const char *unit)
@@ -291,4 +292,12 @@ void ia_phase(const char *name)
 		fprintf(stderr, "phase %s %.3f\n", name,
 			(double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
 	last = now;
+}
+
+void ia_hint_huge(void *p, size_t len)
+{
+	const uintptr_t pg = 4096;
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + len) & ~(pg - 1);
+	if (len >= (8u << 20) && b > a)
+		madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
