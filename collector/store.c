@@ -610,7 +610,7 @@ struct store *store_open(const char *path, const struct store_opts *o)
 			s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;
 	}
-	if (exec_sql(s->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; "
+	if (exec_sql(s->db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; "
 			    "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
 			    "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=4096") ||
 	    create_schema(s->db))
