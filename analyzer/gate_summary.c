@@ -19,6 +19,7 @@
 #include "gate_stats.h"
 #include "db.h"
 #include "json_out.h"
+#include "progress.h"
 #include "chains.h"
 #include "stats.h"
 #include "trace.h"
@@ -162,10 +163,17 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 	memset(&t, 0, sizeof t);
 	struct ia_analysis a;
 	memset(&a, 0, sizeof a);
+	char label[64];
+	const char *base = strrchr(path, '/');
+	snprintf(label, sizeof label, "gate: reading %s", base ? base + 1 : path);
+	ia_progress_begin(label, 0);   /* only drawn on a terminal, after 0.5 s */
+	ia_progress_attach(db);
 	int rc = ia_trace_load(&t, db, &f, IA_LOAD_ALL, err, errlen);
 	if (rc == 0 && t.command && !(s->command = strdup(t.command)))
 		rc = -1;
 	/* one analysis, exactly explain's: its stats, its chains, its GPU idle */
+	snprintf(label, sizeof label, "gate: analysing %s", base ? base + 1 : path);
+	ia_progress_phase(label);
 	if (rc == 0)
 		rc = ia_analyze(&t, &a, err, errlen);
 	if (rc == 0)
@@ -179,6 +187,7 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 		snprintf(why, sizeof why, "%s", err);
 		snprintf(err, errlen, "%s: %s", path, why);
 	}
+	ia_progress_end();
 	ia_analysis_free(&a);
 	ia_trace_free(&t);
 	ia_db_close(db);
