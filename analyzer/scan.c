@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_ROWS 1000000
+#define CHUNK_ROWS 500000
 #define NWORKERS 2
 /* How far back an off-CPU interval may start and still overlap a window. */
 #define OFF_SLACK_NS (600ull * 1000000000ull)
