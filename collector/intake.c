@@ -100,17 +100,22 @@ static const char *cstr(const struct ingero_wire_str *s, char *buf, size_t size)
 	return buf;
 }
 
-/* May records for this (root) pid be stored?  Enrols it in open mode. */
+/* May records for this (root) pid be stored?  Enrols it when it belongs. */
 static int admit(struct intake *in, uint32_t pid)
 {
-	if (proc_tree_in_traced_tree(pid))
+	if (proc_tree_is_traced(pid))
 		return 1;
-	if (in->o.open_mode) {
-		procs_enroll(in->o.tracer, in->o.store, pid, 0);
+	/* its fork may still be in the kernel's ring: the fork record is exact */
+	proc_tree_barrier();
+	if (proc_tree_is_traced(pid))
+		return 1;
+	/* a process that predates its traced ancestor's enrolment (or, in open
+	 * mode, any verified sender): enrol it, with the children it already has */
+	if (in->o.open_mode || proc_tree_in_traced_tree(pid)) {
+		procs_enroll(in->o.tracer, in->o.store, pid, 1);
 		return 1;
 	}
-	proc_tree_barrier();   /* its fork may still be in the kernel's ring */
-	return proc_tree_in_traced_tree(pid);
+	return 0;
 }
 
 /* Copy a wire string into the arena at *p, NUL-terminated; NULL for nil. */
