@@ -325,9 +325,12 @@ int ia_cmd_report(const struct ia_cli *c)
 		fputs(", ", f);
 		esc(f, t.gpu);
 	}
-	fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%.0f–%.0f%%</b> <small>(estimate from host evidence: no GPU "
-		   "timestamps; low = no CUDA work queued, high = not known busy)</small></p>\n",
-		win ? 100.0 * (double)g->idle_low_ns / (double)win : 0, win ? 100.0 * (double)g->idle_high_ns / (double)win : 0);
+	if (win)
+		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%.0f–%.0f%%</b> <small>(estimate from host evidence: no GPU "
+			   "timestamps; low = no CUDA work queued, high = not known busy)</small></p>\n",
+			100.0 * (double)g->idle_low_ns / (double)win, 100.0 * (double)g->idle_high_ns / (double)win);
+	else
+		fputs("</p>\n<p class='idle'>No CUDA work queued by the selected processes: no GPU idle estimate.</p>\n", f);
 	fputs("<h2>Causal chains</h2>\n", f);
 	chains_html(f, &a);
 	fputs("<h2>Timeline: GPU waiting vs host activity</h2>\n", f);
