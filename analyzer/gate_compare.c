@@ -204,8 +204,8 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 				return -1;
 			const struct ia_gate_api *x = b ? b : c;
 			char n[32];
-			snprintf(b ? k->baseline : k->current, sizeof k->baseline, "%s calls",
-				 ia_fmt_count(n, sizeof n, x->count));
+			snprintf(b ? k->baseline : k->current, sizeof k->baseline, "%s call%s",
+				 ia_fmt_count(n, sizeof n, x->count), x->count == 1 ? "" : "s");
 			snprintf(b ? k->current : k->baseline, sizeof k->current, "-");
 			snprintf(k->change, sizeof k->change, b ? "gone" : "new");
 			snprintf(k->why, sizeof k->why, b ? "%s is not called in the current run"
@@ -218,8 +218,10 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 			struct ia_gate_check *k = add(r, "latency", "%s", name);
 			if (!k)
 				return -1;
-			snprintf(k->baseline, sizeof k->baseline, "%llu calls", (unsigned long long)b->count);
-			snprintf(k->current, sizeof k->current, "%llu calls", (unsigned long long)c->count);
+			snprintf(k->baseline, sizeof k->baseline, "%llu call%s", (unsigned long long)b->count,
+				 b->count == 1 ? "" : "s");
+			snprintf(k->current, sizeof k->current, "%llu call%s", (unsigned long long)c->count,
+				 c->count == 1 ? "" : "s");
 			snprintf(k->why, sizeof k->why, "too few calls to judge (need %zu on each side; min_samples)",
 				 lim.min_samples);
 			set_verdict(r, k, IA_GATE_SKIP);
