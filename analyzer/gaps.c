@@ -318,13 +318,24 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->win_start = g->win_end = t->first_ns;   /* no CUDA work: nothing to estimate */
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 
-	/* main thread in each gap */
+	/* main thread in each gap: gaps and the thread's intervals are both
+	 * sorted and disjoint, so one merge walks them together */
+	const struct ia_thread *mt = pp->main_thread != UINT32_MAX ? &t->threads[pp->main_thread] : NULL;
+	size_t j = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		struct ia_gap *x = &g->g[i];
 		uint64_t len = x->end - x->start;
 		g->total_ns += len;
-		if (pp->main_thread != UINT32_MAX)
-			ia_thread_off_in(t, pp->main_thread, x->start, x->end, &x->main_off_ns, &x->main_runq_ns, NULL);
+		if (mt) {
+			const uint32_t *oi = t->off_by_th + mt->off_first;
+			while (j < mt->off_n && t->offs[oi[j]].end <= x->start)
+				j++;
+			for (size_t k = j; k < mt->off_n && t->offs[oi[k]].start < x->end; k++) {
+				const struct ia_off *o = &t->offs[oi[k]];
+				x->main_off_ns += ia_overlap(o->start, o->end, x->start, x->end);
+				x->main_runq_ns += ia_overlap(o->end - o->runq, o->end, x->start, x->end);
+			}
+		}
 		g->main_runq_ns += x->main_runq_ns;
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
