@@ -222,7 +222,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		if (strcmp(end->line, "(no Python frame)"))
 			snprintf(c->source, sizeof c->source, "%s", end->line);
 	}
-	char d1[32], d2[32], d3[32], n1[32];
+	char d1[32], d2[32], d3[32], n1[32], rng[32];
 	uint64_t mean = g->total_ns / g->n;
 	const char *what = !strcmp(kind, "gaps_host_busy") ? "main thread on-CPU"
 		: !strcmp(kind, "gaps_waiting_workers") ? "main thread blocked waiting for workers"
@@ -231,9 +231,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	double share_state = !strcmp(kind, "gaps_host_busy") ? on
 		: !strcmp(kind, "gaps_host_preempted") ? rq : blk;
 	snprintf(c->summary, sizeof c->summary,
-		 "GPU idle %.0f-%.0f%% (estimate): no CUDA work queued %.0f%% of the time, %s %.0f%% of it "
+		 "GPU idle %s (estimate): no CUDA work queued %.0f%% of the time, %s %.0f%% of it "
 		 "(%s gaps, mean %s)",
-		 pct(g->idle_low_ns, win), pct(g->idle_high_ns, win), 100 * share, what, 100 * share_state,
+		 ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)), 100 * share, what,
+		 100 * share_state,
 		 ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, mean));
 
 	char stk_main[600], stk_workers[600];

@@ -29,8 +29,9 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	if (!win) {
 		fprintf(f, "No CUDA work queued by the selected processes in this window: no GPU idle estimate.\n");
 	} else {
-		fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %.0f-%.0f%% of the window\n",
-			pct(g->idle_low_ns, win), pct(g->idle_high_ns, win));
+		char rng[32];
+		fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %s of the window\n",
+			ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)));
 	}
 	if (win)
 		fprintf(f, "Main thread's time: ");

@@ -326,9 +326,10 @@ int ia_cmd_report(const struct ia_cli *c)
 		esc(f, t.gpu);
 	}
 	if (win)
-		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%.0f–%.0f%%</b> <small>(estimate from host evidence: no GPU "
+		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(estimate from host evidence: no GPU "
 			   "timestamps; low = no CUDA work queued, high = not known busy)</small></p>\n",
-			100.0 * (double)g->idle_low_ns / (double)win, 100.0 * (double)g->idle_high_ns / (double)win);
+			ia_fmt_pct_range(d1, sizeof d1, 100.0 * (double)g->idle_low_ns / (double)win,
+					 100.0 * (double)g->idle_high_ns / (double)win));
 	else
 		fputs("</p>\n<p class='idle'>No CUDA work queued by the selected processes: no GPU idle estimate.</p>\n", f);
 	fputs("<h2>Causal chains</h2>\n", f);

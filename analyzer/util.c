@@ -76,6 +76,15 @@ char *ia_fmt_ratio(char *buf, size_t len, double r)
 	return buf;
 }
 
+char *ia_fmt_pct_range(char *buf, size_t len, double low, double high)
+{
+	if (llround(low) == llround(high))
+		snprintf(buf, len, "%.0f%%", low);
+	else
+		snprintf(buf, len, "%.0f-%.0f%%", low, high);
+	return buf;
+}
+
 int ia_parse_dur(const char *s, uint64_t *ns)
 {
 	char *end;

@@ -22,6 +22,9 @@ char *ia_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* ratio like "1,638x" or "3.4x" */
 char *ia_fmt_ratio(char *buf, size_t len, double r);
 
+/* "74-89%" for bounds in percent, or "87%" when they round to the same value. */
+char *ia_fmt_pct_range(char *buf, size_t len, double low, double high);
+
 /* Parse "1.5s", "200ms", "30us", "10ns", "2m", plain number = seconds. -1 on error. */
 int ia_parse_dur(const char *s, uint64_t *ns);
 
