@@ -265,21 +265,15 @@ static char *trim(char *s)
 	return s;
 }
 
-int ia_gate_config_load(struct ia_gate_config *cfg, const char *path, char *err, size_t errlen)
+int ia_gate_config_read(struct ia_gate_config *cfg, FILE *f, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	char line[4096], why[512];
 	int lineno = 0, rc = 0;
 	while (fgets(line, sizeof line, f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
 			snprintf(err, errlen, "%s:%d: line too long", path, lineno);
-			rc = -1;
-			break;
+			return -1;
 		}
 		char *hash = strchr(line, '#');
 		if (hash)
@@ -290,26 +284,34 @@ int ia_gate_config_load(struct ia_gate_config *cfg, const char *path, char *err,
 		char *eq = strchr(s, '=');
 		if (!eq) {
 			snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
-			rc = -1;
-			break;
+			return -1;
 		}
 		*eq = 0;
 		char *k = trim(s), *v = trim(eq + 1);
 		if (!*k || !*v) {
 			snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
-			rc = -1;
-			break;
+			return -1;
 		}
 		if (ia_gate_config_set(cfg, k, v, why, sizeof why) < 0) {
 			snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
-			rc = -1;
-			break;
+			return -1;
 		}
 	}
-	if (!rc && ferror(f)) {
+	if (ferror(f)) {
 		snprintf(err, errlen, "%s: read error", path);
 		rc = -1;
 	}
+	return rc;
+}
+
+int ia_gate_config_load(struct ia_gate_config *cfg, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = ia_gate_config_read(cfg, f, path, err, errlen);
 	fclose(f);
 	return rc;
 }

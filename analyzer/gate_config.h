@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define IA_GATE_OFF (-1.0)   /* a percentage threshold that is switched off */
 
@@ -58,6 +59,9 @@ void ia_gate_config_defaults(struct ia_gate_config *cfg);
 
 /* Reads PATH over the defaults already in cfg; -1 with a one-line reason in err. */
 int ia_gate_config_load(struct ia_gate_config *cfg, const char *path, char *err, size_t errlen);
+
+/* The same from an open stream; name is used in messages. */
+int ia_gate_config_read(struct ia_gate_config *cfg, FILE *f, const char *name, char *err, size_t errlen);
 
 /* Parses one `key = value` setting (the same syntax as a line of the file). */
 int ia_gate_config_set(struct ia_gate_config *cfg, const char *key, const char *value,

@@ -205,7 +205,7 @@ static char *json_strdup(const cJSON *o, const char *key)
 static int json_u64(const cJSON *o, const char *key, uint64_t *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || !isfinite(v->valuedouble))
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 9.2e18))
 		return -1;
 	*out = (uint64_t)llround(v->valuedouble);
 	return 0;
@@ -323,7 +323,7 @@ static int load_json(struct ia_gate_summary *s, const char *path, const char *te
 			goto oom;
 		const cJSON *v;
 		cJSON_ArrayForEach(v, smp) {
-			if (!cJSON_IsNumber(v) || v->valuedouble < 0 || !isfinite(v->valuedouble)) {
+			if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 9.2e18)) {
 				what = "samples_ns";
 				goto bad;
 			}
@@ -366,6 +366,17 @@ oom:
 	snprintf(err, errlen, "%s: out of memory", path);
 	cJSON_Delete(root);
 	return -1;
+}
+
+int ia_gate_summary_parse(struct ia_gate_summary *s, const char *name, const char *text, size_t len,
+			  size_t max_samples, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	if (!(s->source = strdup(name))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return load_json(s, name, text, len, max_samples, err, errlen);
 }
 
 int ia_gate_summary_load(struct ia_gate_summary *s, const char *path, size_t max_samples,

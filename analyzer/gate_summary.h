@@ -63,6 +63,11 @@ struct ia_gate_summary {
 int ia_gate_summary_load(struct ia_gate_summary *s, const char *path, size_t max_samples,
 			 char *err, size_t errlen);
 
+/* Parses a baseline from memory (what load does with a file that is not a
+ * report.db); name is used in messages.  For tests and the fuzz target. */
+int ia_gate_summary_parse(struct ia_gate_summary *s, const char *name, const char *text, size_t len,
+			  size_t max_samples, char *err, size_t errlen);
+
 /* Writes s as a baseline file (atomically: temp file + rename). */
 int ia_gate_summary_save(const struct ia_gate_summary *s, const char *path, char *err, size_t errlen);
 
