@@ -60,9 +60,8 @@ static inline uint64_t ia_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_
  * SECONDS" (time since the previous mark) on stderr; for profiling. */
 void ia_phase(const char *name);
 
-/* Asks for transparent huge pages over a large allocation (the big row
- * arrays): fewer page faults and TLB misses.  A hint only; harmless when
- * THP is off. */
+/* With INGERO_ANALYZE_THP=1, asks for transparent huge pages over a large
+ * allocation (the big row arrays).  A hint only; off by default. */
 void ia_hint_huge(void *p, size_t len);
 
 #endif
