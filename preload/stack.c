@@ -52,14 +52,23 @@ void ingero_stack_init(void)
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ingero_stack_init);
 }
 
-uint64_t ingero_stack_take(uint32_t pid)
-{
-	/* The record is built in place: header, ips, then Python frames. */
+/* Per-thread scratch (14 KiB: too much for the stacks of some threads).
+ * Only the outermost interposed call of a thread takes a stack, so a signal
+ * handler's CUDA call never reuses it while it is in use. */
+static __thread struct scratch {
 	union {
 		struct rrec_stack s;
 		unsigned char bytes[INGERO_RING_MAX_REC];
 	} u;
-	struct rrec_stack *st = &u.s;
+	struct ingero_pyframe pf[INGERO_PY_FRAMES_MAX];
+	char sbuf[INGERO_PY_FRAMES_MAX * (INGERO_PY_FILE_MAX + INGERO_PY_FUNC_MAX)];
+} scratch __attribute__((tls_model("initial-exec")));
+
+uint64_t ingero_stack_take(uint32_t pid)
+{
+	/* The record is built in place: header, ips, then Python frames. */
+	struct scratch *sc = &scratch;
+	struct rrec_stack *st = &sc->u.s;
 	uint32_t depth = ingero_cfg.stack_depth;
 	void *ips[INGERO_WIRE_MAX_NATIVE + 8];
 	int n = 0;
@@ -88,20 +97,19 @@ uint64_t ingero_stack_take(uint32_t pid)
 
 	int np = 0;
 	if (ingero_cfg.python) {
-		struct ingero_pyframe pf[INGERO_PY_FRAMES_MAX];
-		char sbuf[INGERO_PY_FRAMES_MAX * (INGERO_PY_FILE_MAX + INGERO_PY_FUNC_MAX)];
+		struct ingero_pyframe *pf = sc->pf;
 		int maxpy = (int)(depth ? depth : INGERO_PY_FRAMES_MAX);
 		if (maxpy > INGERO_PY_FRAMES_MAX)
 			maxpy = INGERO_PY_FRAMES_MAX;
-		int got = ingero_python_frames(pf, maxpy, sbuf, sizeof sbuf);
+		int got = ingero_python_frames(pf, maxpy, sc->sbuf, sizeof sc->sbuf);
 		for (int i = 0; i < got; i++) {
 			size_t need = sizeof(struct rrec_pyframe) + pf[i].file_len + pf[i].func_len;
-			if (off + need > sizeof u.bytes)
+			if (off + need > sizeof sc->u.bytes)
 				break;
 			struct rrec_pyframe fr = { pf[i].line, pf[i].file_len, pf[i].func_len };
-			memcpy(u.bytes + off, &fr, sizeof fr);
-			memcpy(u.bytes + off + sizeof fr, pf[i].file, pf[i].file_len);
-			memcpy(u.bytes + off + sizeof fr + pf[i].file_len, pf[i].func, pf[i].func_len);
+			memcpy(sc->u.bytes + off, &fr, sizeof fr);
+			memcpy(sc->u.bytes + off + sizeof fr, pf[i].file, pf[i].file_len);
+			memcpy(sc->u.bytes + off + sizeof fr + pf[i].file_len, pf[i].func, pf[i].func_len);
 			off += need;
 			h = ingero_fnv(h, &fr, sizeof fr);
 			h = ingero_fnv(h, pf[i].file, pf[i].file_len);
@@ -124,7 +132,7 @@ uint64_t ingero_stack_take(uint32_t pid)
 	st->n_native = (uint16_t)nn;
 	st->n_python = (uint16_t)np;
 	st->pad = 0;
-	if (!ingero_put(u.bytes, (uint32_t)off, false))
+	if (!ingero_put(sc->u.bytes, (uint32_t)off, false))
 		return 0;   /* no definition in the ring: do not refer to it */
 	ingero_set_add(&ingero_stacks_put, h);
 	return h;
