@@ -31,7 +31,28 @@ cJSON *ia_stats_report_json(const struct ia_trace *t, const struct ia_stats *s,
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddItemToObject(root, "apis", ia_stats_apis_json(t, s));
-	cJSON_AddItemToObject(root, "processes", ia_per_process_json(t, pp));
+	cJSON *procs = ia_per_process_json(t, pp);
+	/* per process: latency of each API it called */
+	for (size_t i = 0; i < pp->n; i++) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t q = 0; q < s->nproc_apis; q++) {
+			const struct ia_proc_api_stats *x = &s->proc_apis[q];
+			if (x->proc != pp->p[i].proc)
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "api", ia_api_name(t, x->api));
+			ia_json_u64(o, "count", x->count);
+			ia_json_u64(o, "total_ns", x->total_ns);
+			ia_json_round(o, "mean_ns", x->mean_ns, 0);
+			ia_json_u64(o, "p50_ns", x->p50_ns);
+			ia_json_u64(o, "p90_ns", x->p90_ns);
+			ia_json_u64(o, "p99_ns", x->p99_ns);
+			ia_json_u64(o, "max_ns", x->max_ns);
+			cJSON_AddItemToArray(arr, o);
+		}
+		cJSON_AddItemToObject(cJSON_GetArrayItem(procs, (int)i), "apis", arr);
+	}
+	cJSON_AddItemToObject(root, "processes", procs);
 	cJSON_AddItemToObject(root, "trace", trace_json(t));
 	return root;
 }
@@ -74,6 +95,18 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 		}
 		fprintf(f, "%-28s %10s %18s %18s %18s\n", ia_api_name(t, x->api), ia_fmt_bytes(b, sizeof b, x->bytes),
 			col[0], col[1], col[2]);
+	}
+	if (s->nproc_apis) {
+		fprintf(f, "\n%-8s %-28s %10s %9s %9s %9s %9s %9s %9s\n", "PID", "CUDA API (per process)", "count",
+			"total", "mean", "p50", "p90", "p99", "max");
+		for (size_t q = 0; q < s->nproc_apis; q++) {
+			const struct ia_proc_api_stats *x = &s->proc_apis[q];
+			fprintf(f, "%-8d %-28s %10s %9s %9s %9s %9s %9s %9s\n", t->procs[x->proc].pid, ia_api_name(t, x->api),
+				ia_fmt_count(a, sizeof a, x->count), ia_fmt_dur(b, sizeof b, x->total_ns),
+				ia_fmt_dur(c, sizeof c, (uint64_t)x->mean_ns), ia_fmt_dur(d, sizeof d, x->p50_ns),
+				ia_fmt_dur(e, sizeof e, x->p90_ns), ia_fmt_dur(g, sizeof g, x->p99_ns),
+				ia_fmt_dur(h, sizeof h, x->max_ns));
+		}
 	}
 	fprintf(f, "\n%-8s %-8s %-16s %-6s %10s %9s %9s %9s %9s %9s %9s\n", "PID", "PPID", "COMM", "ROLE",
 		"CUDA calls", "switches", "off-CPU", "worst", "runq p99", "pg allocs", "CPU");

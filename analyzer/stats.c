@@ -29,6 +29,105 @@ static int cmp_total(const void *a, const void *b)
 	return (int)x->api - (int)y->api;
 }
 
+/* By pid (process indexes may follow row order), then total time. */
+static int cmp_proc_total(const void *a, const void *b, void *ctx)
+{
+	const struct ia_trace *t = ctx;
+	const struct ia_proc_api_stats *x = a, *y = b;
+	int px = t->procs[x->proc].pid, py = t->procs[y->proc].pid;
+	if (px != py)
+		return px < py ? -1 : 1;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return (int)x->api - (int)y->api;
+}
+
+/* Per (process, API): the same statistics, reusing the durations array d.
+ * Offsets come from the per-process counts the loader already made. */
+static int per_process(const struct ia_trace *t, struct ia_stats *s, uint64_t *d)
+{
+	size_t np = t->nprocs;
+	if (!t->ncalls || np * INGERO_API_MAX > (1u << 22))   /* absurd process counts: skip */
+		return 0;
+	uint32_t *pair = malloc(np * INGERO_API_MAX * sizeof *pair);
+	if (!pair)
+		return -1;
+	size_t n = 0;
+	for (size_t p = 0; p < np; p++)
+		for (size_t a = 0; a < INGERO_API_MAX; a++) {
+			uint64_t c = t->procs[p].calls ? t->procs[p].calls[a] : 0;
+			pair[p * INGERO_API_MAX + a] = c ? (uint32_t)n++ : UINT32_MAX;
+		}
+	s->proc_apis = calloc(n + 1, sizeof *s->proc_apis);
+	size_t *off = malloc((n + 1) * sizeof *off), *fill = malloc((n + 1) * sizeof *fill);
+	if (!s->proc_apis || !off || !fill) {
+		free(pair);
+		free(off);
+		free(fill);
+		return -1;
+	}
+	size_t k = 0, pos = 0;
+	for (size_t p = 0; p < np; p++)
+		for (size_t a = 0; a < INGERO_API_MAX; a++) {
+			if (pair[p * INGERO_API_MAX + a] == UINT32_MAX)
+				continue;
+			struct ia_proc_api_stats *x = &s->proc_apis[k];
+			x->proc = (uint32_t)p;
+			x->api = (uint16_t)a;
+			x->count = t->procs[p].calls[a];
+			off[k] = fill[k] = pos;
+			pos += x->count;
+			k++;
+		}
+	s->nproc_apis = n;
+	size_t callers = 0;
+	for (size_t p = 0; p < np; p++)
+		callers += t->procs[p].ncalls > 0;
+	if (callers == 1) {   /* one process made every call: its figures are the per-API ones */
+		for (size_t q = 0; q < n; q++) {
+			const struct ia_api_stats *g = s->by_id[s->proc_apis[q].api];
+			struct ia_proc_api_stats *x = &s->proc_apis[q];
+			x->total_ns = g->total_ns;
+			x->min_ns = g->min_ns;
+			x->max_ns = g->max_ns;
+			x->p50_ns = g->p50_ns;
+			x->p90_ns = g->p90_ns;
+			x->p99_ns = g->p99_ns;
+			x->mean_ns = g->mean_ns;
+		}
+		n = 0;   /* nothing left to compute */
+	}
+	for (size_t i = 0; n && i < t->ncalls; i++) {
+		const struct ia_call *c = &t->calls[i];
+		uint32_t q = pair[(size_t)t->threads[c->th].proc * INGERO_API_MAX + c->api];
+		d[fill[q]++] = c->dur;
+		s->proc_apis[q].total_ns += c->dur;
+	}
+	static const double pcts[] = { 50, 90, 99, 100 };
+	for (size_t q = 0; q < n; q++) {
+		struct ia_proc_api_stats *x = &s->proc_apis[q];
+		if (!x->count)
+			continue;
+		uint64_t *v = d + off[q], out[4], mn = UINT64_MAX;
+		for (size_t i = 0; i < x->count; i++)
+			if (v[i] < mn)
+				mn = v[i];
+		x->min_ns = mn;
+		x->mean_ns = (double)x->total_ns / (double)x->count;
+		ia_percentiles(v, x->count, pcts, out, 4);
+		x->p50_ns = out[0];
+		x->p90_ns = out[1];
+		x->p99_ns = out[2];
+		x->max_ns = out[3];
+	}
+	if (s->nproc_apis)
+		qsort_r(s->proc_apis, s->nproc_apis, sizeof *s->proc_apis, cmp_proc_total, (void *)t);
+	free(pair);
+	free(off);
+	free(fill);
+	return 0;
+}
+
 int ia_stats_compute(const struct ia_trace *t, struct ia_stats *s)
 {
 	memset(s, 0, sizeof *s);
@@ -96,17 +195,19 @@ int ia_stats_compute(const struct ia_trace *t, struct ia_stats *s)
 		x->p99_ns = out[2];
 		x->max_ns = out[3];
 	}
-	free(d);
 	free(acc);
 	qsort(s->apis, s->napis, sizeof *s->apis, cmp_total);
 	for (size_t i = 0; i < s->napis; i++)
 		s->by_id[s->apis[i].api] = &s->apis[i];
-	return 0;
+	int rc = per_process(t, s, d);
+	free(d);
+	return rc;
 }
 
 void ia_stats_free(struct ia_stats *s)
 {
 	free(s->apis);
+	free(s->proc_apis);
 	memset(s, 0, sizeof *s);
 }
 

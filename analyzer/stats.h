@@ -27,10 +27,20 @@ struct ia_api_stats {
 	struct ia_copy_part pinned, pageable, unknown;   /* copies only */
 };
 
+/* One API within one process (copies' memory split is per API only). */
+struct ia_proc_api_stats {
+	uint32_t proc;                   /* index into trace.procs */
+	uint16_t api;
+	uint64_t count, total_ns, min_ns, max_ns, p50_ns, p90_ns, p99_ns;
+	double mean_ns;
+};
+
 struct ia_stats {
 	struct ia_api_stats *apis;       /* by total time, longest first (ties: api id) */
 	size_t napis;
 	struct ia_api_stats *by_id[INGERO_API_MAX];
+	struct ia_proc_api_stats *proc_apis;   /* by pid, then total time */
+	size_t nproc_apis;
 };
 
 int ia_stats_compute(const struct ia_trace *t, struct ia_stats *s);
