@@ -6,9 +6,15 @@
  * chain is about when that is part of its identity: the API of a slow
  * tail ("slow_calls:cudaStreamSynchronize"), the Python line of a sync per
  * step ("sync_per_step:train.py:57").  The API that happens to end a gap,
- * or the copy API of pageable copies, is incidental and left out
- * ("gaps_waiting_workers"), so it cannot make an old chain look new.
- * Summaries carry figures that change run to run: shown, never compared.
+ * or the copy API of pageable copies, is incidental and left out, so it
+ * cannot make an old chain look new.  The gaps_* kinds share one identity,
+ * "gaps": they are one problem (no GPU work queued) split by what the main
+ * thread did meanwhile, and a program that moves from collating batches
+ * itself (gaps_host_busy) to waiting on workers (gaps_waiting_workers) has
+ * changed the cause, not gained a problem; how much the GPU idles is the
+ * GPU-idle check's to judge.  The label (kind, + API or line) names the
+ * chain in tables.  Summaries carry figures that change run to run:
+ * shown, never compared.
  */
 #include "gate_analysis.h"
 
@@ -59,15 +65,18 @@ int ia_gate_from_explain(struct ia_gate_summary *s, const struct ia_analysis *a,
 			part = source ? source : g->api;
 		if (kind && part) {
 			size_t l = strlen(kind) + strlen(part) + 2;
-			if ((g->key = malloc(l)))
-				snprintf(g->key, l, "%s:%s", kind, part);
-			free(kind);
-		} else {
-			g->key = kind;
+			if ((g->label = malloc(l)))
+				snprintf(g->label, l, "%s:%s", kind, part);
+		} else if (kind) {
+			g->label = strdup(kind);
 		}
+		/* every gaps_* kind is one problem (the GPU idle between calls) told
+		 * apart by what the main thread did meanwhile: one identity */
+		g->key = kind && !strncmp(kind, "gaps_", 5) ? strdup("gaps") : g->label ? strdup(g->label) : NULL;
+		free(kind);
 		free(source);
 		s->nchains++;
-		if (!g->severity || !g->key)
+		if (!g->severity || !g->key || !g->label)
 			goto oom;
 	}
 	cJSON_Delete(doc);

@@ -342,7 +342,7 @@ static int check_chains(const struct ia_gate_config *cfg, const struct ia_gate_s
 		const struct ia_gate_chain *ch = &cur->chains[i];
 		if (strcmp(ch->severity, "HIGH") || has_high(base, ch->key) || seen_before(cur, i))
 			continue;
-		struct ia_gate_check *k = add(r, "chains", "new HIGH chain: %s", ch->key);
+		struct ia_gate_check *k = add(r, "chains", "new HIGH chain: %s", ch->label ? ch->label : ch->key);
 		if (!k)
 			return -1;
 		nnew++;
@@ -358,7 +358,7 @@ static int check_chains(const struct ia_gate_config *cfg, const struct ia_gate_s
 		const struct ia_gate_chain *ch = &base->chains[i];
 		if (strcmp(ch->severity, "HIGH") || has_high(cur, ch->key) || seen_before(base, i))
 			continue;
-		struct ia_gate_check *k = add(r, "chains", "resolved HIGH chain: %s", ch->key);
+		struct ia_gate_check *k = add(r, "chains", "resolved HIGH chain: %s", ch->label ? ch->label : ch->key);
 		if (!k)
 			return -1;
 		snprintf(k->baseline, sizeof k->baseline, "HIGH");
@@ -366,6 +366,26 @@ static int check_chains(const struct ia_gate_config *cfg, const struct ia_gate_s
 		snprintf(k->change, sizeof k->change, "resolved");
 		snprintf(k->evidence, sizeof k->evidence, "%s", ch->summary ? ch->summary : "");
 		set_verdict(r, k, IA_GATE_IMPROVED);
+	}
+	/* same problem, other cause (gaps_host_busy -> gaps_waiting_workers): worth a line, not a failure */
+	for (size_t i = 0; i < cur->nchains; i++) {
+		const struct ia_gate_chain *ch = &cur->chains[i];
+		if (strcmp(ch->severity, "HIGH") || !ch->label || seen_before(cur, i))
+			continue;
+		for (size_t j = 0; j < base->nchains; j++) {
+			const struct ia_gate_chain *bh = &base->chains[j];
+			if (strcmp(bh->severity, "HIGH") || strcmp(bh->key, ch->key) || !bh->label ||
+			    !strcmp(bh->label, ch->label))
+				continue;
+			struct ia_gate_check *k = add(r, "chains", "HIGH chain %s: cause changed", ch->key);
+			if (!k)
+				return -1;
+			snprintf(k->baseline, sizeof k->baseline, "%s", bh->label);
+			snprintf(k->current, sizeof k->current, "%s", ch->label);
+			snprintf(k->change, sizeof k->change, "cause changed");
+			snprintf(k->evidence, sizeof k->evidence, "%s", ch->summary ? ch->summary : "");
+			break;
+		}
 	}
 	if (!nnew) {
 		struct ia_gate_check *k = add(r, "chains", "new HIGH chains");

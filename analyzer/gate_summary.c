@@ -41,6 +41,7 @@ void ia_gate_summary_free(struct ia_gate_summary *s)
 	for (size_t i = 0; i < s->nchains; i++) {
 		free(s->chains[i].severity);
 		free(s->chains[i].key);
+		free(s->chains[i].label);
 		free(s->chains[i].api);
 		free(s->chains[i].summary);
 	}
@@ -349,6 +350,7 @@ static int load_json(struct ia_gate_summary *s, const char *path, const char *te
 		struct ia_gate_chain *g = &s->chains[s->nchains++];
 		g->severity = json_strdup(c, "severity");
 		g->key = json_strdup(c, "key");
+		g->label = json_strdup(c, "label");   /* optional: the key names it otherwise */
 		g->api = json_strdup(c, "api");
 		g->summary = json_strdup(c, "summary");
 		if (!g->severity || !g->key) {
@@ -447,6 +449,7 @@ static cJSON *to_json(const struct ia_gate_summary *s)
 			break;
 		ia_json_str(c, "severity", g->severity);
 		ia_json_str(c, "key", g->key);
+		ia_json_str(c, "label", g->label);
 		ia_json_str(c, "api", g->api);
 		ia_json_str(c, "summary", g->summary);
 	}

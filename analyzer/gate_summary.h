@@ -12,7 +12,7 @@
  *    "apis": [{"api": "cudaStreamSynchronize", "count": N,
  *              "p50_ns": N, "p99_ns": N, "max_ns": N,
  *              "samples_ns": [sorted latencies, at most max_samples]}, ...],
- *    "chains": [{"severity": "HIGH", "key": "...", "api": "...", "summary": "..."}, ...]}
+ *    "chains": [{"severity": "HIGH", "key": "...", "label": "...", "api": "...", "summary": "..."}, ...]}
  *
  * samples_ns are evenly spaced order statistics of all the API's latencies
  * (gate_stats.h, ia_gate_decimate), so the file stays small (10,000 values
@@ -37,6 +37,7 @@ struct ia_gate_api {
 struct ia_gate_chain {
 	char *severity;                /* "HIGH", "MEDIUM", "LOW" */
 	char *key;                     /* identity of the chain across runs */
+	char *label;                   /* what it is called in tables (kind, + API/line) */
 	char *api;                     /* may be NULL */
 	char *summary;
 };

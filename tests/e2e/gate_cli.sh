@@ -94,6 +94,11 @@ check_eq "new_high_chains = warn: reported, not failed" 0 $?
 check "the warning is printed" grep -q '^warning: new HIGH causal chain' "$T/out"
 "$GATE" "$T/blocked.db" "$T/blocked2.db" >"$T/out" 2>&1
 check "the same chain in both runs is not new" sh -c "! grep -q 'new HIGH chain:' '$T/out'"
+# num_workers=0 -> workers: the gaps remain HIGH with another cause; not a new problem
+"$GEN" assembly "$T/assembly.db" --seed 5 --steps 200 >/dev/null 2>&1
+"$GATE" -v --set gpu_idle_growth_pts=off --set calls_per_sec_drop_pct=off "$T/assembly.db" "$T/blocked.db" >"$T/out" 2>&1
+check "gaps chain with another cause: not a new chain" sh -c "! grep -q 'new HIGH chain:' '$T/out'"
+check "the change of cause is listed" grep -Eq '^  HIGH chain gaps: cause changed +gaps_host_busy +gaps_waiting_workers' "$T/out"
 
 # --- a saved baseline judges like its database -------------------------------------------------
 "$GATE" --save-baseline "$T/base.db" -o "$T/base.json" 2>"$T/err"

@@ -373,6 +373,37 @@ static void test_new_high_chain_fails(void **state)
 	ia_gate_result_free(&r);
 }
 
+static void test_gap_chain_cause_change_is_not_new(void **state)
+{
+	(void)state;
+	/* num_workers=0 -> 4: the main thread stops collating and waits on
+	 * workers; one problem (GPU idle in gaps), another cause */
+	struct ia_gate_summary base, cur;
+	struct ia_gate_config cfg;
+	struct ia_gate_result r;
+	make_run(&base, &healthy, 1);
+	make_run(&cur, &healthy, 2);
+	base.chains[0].severity = strdup("HIGH");
+	base.chains[0].key = strdup("gaps");
+	base.chains[0].label = strdup("gaps_host_busy");
+	base.nchains = 1;
+	cur.chains[0].severity = strdup("HIGH");
+	cur.chains[0].key = strdup("gaps");
+	cur.chains[0].label = strdup("gaps_waiting_workers");
+	cur.nchains = 1;
+	ia_gate_config_defaults(&cfg);
+	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r), 0);
+	assert_int_equal(r.fails, 0);
+	const struct ia_gate_check *k = find_check(&r, "HIGH chain gaps: cause changed");
+	assert_non_null(k);
+	assert_string_equal(k->baseline, "gaps_host_busy");
+	assert_string_equal(k->current, "gaps_waiting_workers");
+	ia_gate_result_free(&r);
+	ia_gate_summary_free(&base);
+	ia_gate_summary_free(&cur);
+	ia_gate_config_free(&cfg);
+}
+
 static void test_idle_and_rate_fail(void **state)
 {
 	(void)state;
@@ -493,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_small_growth_passes),
 		cmocka_unit_test(test_tail_regression_fails),
 		cmocka_unit_test(test_new_high_chain_fails),
+		cmocka_unit_test(test_gap_chain_cause_change_is_not_new),
 		cmocka_unit_test(test_idle_and_rate_fail),
 		cmocka_unit_test(test_too_few_samples_skip),
 		cmocka_unit_test(test_baseline_roundtrip),
