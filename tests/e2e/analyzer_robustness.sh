@@ -83,6 +83,24 @@ check_eq "--help exits 0" 0 $?
 "$A" stats -p 99999 "$T/good.db" >/dev/null 2>"$T/stderr"
 check_eq "-p for a pid not in the trace: exit 1" "1" "$?"
 
+# a database still being written (WAL not checkpointed): the WAL's rows count
+cp "$T/good.db" "$T/live.db"
+python3 - "$T/live.db" "$A" <<'PY' >"$T/live.out" 2>&1
+import json, os, sqlite3, subprocess, sys
+db, a = sys.argv[1], sys.argv[2]
+base = json.loads(subprocess.run([a, "stats", "--json", db], capture_output=True, text=True).stdout)
+n0 = {x["api"]: x["count"] for x in base["apis"]}["cudaStreamSynchronize"]
+c = sqlite3.connect(db, isolation_level=None)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.execute("INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns) VALUES(4242, 4242, 13, 1000999000000, 5)")
+assert os.path.getsize(db + "-wal") > 0
+live = json.loads(subprocess.run([a, "stats", "--json", db], capture_output=True, text=True).stdout)
+n1 = {x["api"]: x["count"] for x in live["apis"]}["cudaStreamSynchronize"]
+assert n1 == n0 + 1, (n0, n1)
+PY
+check "a live database: rows still in the WAL are read" test $? -eq 0
+
 # read-only: the file is untouched, even in a read-only directory
 sum1=$(md5sum <"$T/good.db")
 mkdir "$T/ro" && cp "$T/good.db" "$T/ro/r.db" && chmod a-w "$T/ro"
