@@ -177,7 +177,8 @@ int ia_cmd_timeline(const struct ia_cli *c)
 	if (arr) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddItemToObject(root, "events", arr);
-		cJSON_AddBoolToObject(root, "more", more);
+		/* a number (the MCP server reads it so): 1 when events past --limit exist */
+		ia_json_u64(root, "more", (uint64_t)more);
 		if (ia_json_print(root, f, c->pretty) < 0)
 			rc = IA_EXIT_ERROR;
 		cJSON_Delete(root);
