@@ -107,7 +107,7 @@ void ingero_pack_bye(msgpack_packer *pk, uint32_t pid, uint64_t end_ns)
 int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,
 		      ingero_symbolize_fn sym, void *arg)
 {
-	if (len < sizeof *st || st->n_native > INGERO_WIRE_MAX_NATIVE ||
+	if (len < sizeof *st || !ingero_pack_valid_id(st->h.pid) || st->n_native > INGERO_WIRE_MAX_NATIVE ||
 	    st->n_python > INGERO_WIRE_MAX_PYTHON ||
 	    sizeof *st + (size_t)st->n_native * sizeof(uint64_t) > len)
 		return -1;

@@ -20,6 +20,13 @@ struct ingero_native_sym {
 typedef void (*ingero_symbolize_fn)(uint64_t ip, int innermost, struct ingero_native_sym *out,
 				    void *arg);
 
+/* A pid or tid the wire accepts (1..INT32_MAX): ring records come from
+ * other processes and are checked before they are packed. */
+static inline int ingero_pack_valid_id(uint32_t id)
+{
+	return id != 0 && id <= 0x7fffffffu;
+}
+
 void ingero_pack_header(msgpack_packer *pk, uint32_t sender_pid, uint32_t nrec);
 void ingero_pack_hello(msgpack_packer *pk, uint32_t pid, uint32_t ppid, uint64_t start_ns,
 		       const char *comm, const char *exe, const char *cmdline);

@@ -113,7 +113,7 @@ static struct {
 	struct u64map pids, stacks, kernels;
 	uint64_t cache_bytes;
 	uint64_t last_counts;
-	uint64_t holes, failed_sends, sent_msgs;
+	uint64_t holes, failed_sends, sent_msgs, bad_records;
 	char comm[17], exe[1024], cmdline[4096];
 } S;
 
@@ -463,12 +463,23 @@ static void on_record(const unsigned char *buf, uint32_t len)
 	if (len < sizeof h)
 		return;
 	memcpy(&h, buf, sizeof h);
+	/* A bad pid would make the collector refuse the whole batch; records
+	 * come from other processes' memory, so check rather than trust. */
+	if (!ingero_pack_valid_id(h.pid)) {
+		S.bad_records++;
+		return;
+	}
 	switch (h.type) {
 	case INGERO_RREC_CALL: {
 		struct rrec_call c;
 		if (len < sizeof c)
 			return;
 		memcpy(&c, buf, sizeof c);
+		if (c.ev.pid != h.pid || !ingero_pack_valid_id(c.ev.tid) || c.ev.api == 0 ||
+		    c.ev.api >= INGERO_API_MAX) {
+			S.bad_records++;
+			return;
+		}
 		if (c.h.flags & INGERO_RREC_TSC) {
 			uint64_t start = ingero_clock_ns(c.ev.start_ns);
 			uint64_t end = ingero_clock_ns(c.ev.start_ns + c.ev.dur_ns);
@@ -673,6 +684,8 @@ static void final_flush(void)
 	send_counts(1, 1, 0, 0);
 	if (ingero_cfg.debug)
 		ingero_map_each(&S.pids, report_one, NULL);
+	if (S.bad_records)
+		ingero_debug("%llu malformed ring records skipped", (unsigned long long)S.bad_records);
 	ingero_debug("sender done: %llu messages, %llu failed sends, %llu ring holes",
 		     (unsigned long long)S.sent_msgs, (unsigned long long)S.failed_sends,
 		     (unsigned long long)S.holes);
