@@ -85,8 +85,13 @@ expect pageable "pin_memory with measured bandwidths" '"pin_memory=True" in fixe
 expect syncstep "a sync every step at train.py:57" 'any(c["kind"] == "sync_per_step" and c["source"] == "train.py:57" for c in ch)'
 expect syncstep "no HIGH chain" 'not high'
 
-# Row order: the same rows stored backwards give byte-identical output.
-for s in contention assembly; do
+# Row order: the same rows stored backwards give byte-identical output
+# ("multichunk": > 500k rows per table, so the scans split into chunks and
+# every thread's rows need sorting).
+"$GEN" big "$T/multichunk.db" --calls 600000 --offcpu 600000 >/dev/null 2>&1 || nok "generate multichunk"
+"$A" explain --json "$T/multichunk.db" >"$T/multichunk.json" 2>/dev/null
+check_eq "multichunk: explain --json exits 0" 0 $?
+for s in contention assembly multichunk; do
 	[ -f "$T/$s.db" ] || continue
 	rm -f "$T/rev.db"
 	{
