@@ -81,12 +81,35 @@ static void first_line(const char *cmd, char *buf, size_t size)
 	pclose(f);
 }
 
+/* A PATH search without a shell: system() would ignore SIGINT/SIGQUIT in the
+ * whole collector while it runs, and a command forked in that window would
+ * inherit them ignored (Ctrl-C would then not stop it). */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n > 0 && n < sizeof dir - strlen(name) - 2) {
+			snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, name);
+			if (access(dir, X_OK) == 0)
+				return 1;
+		}
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
 static void *gpu_facts(void *arg)
 {
 	struct store *st = arg;
 	char line[512], *comma, *p;
 
-	if (system("command -v nvidia-smi >/dev/null 2>&1") != 0)
+	if (!in_path("nvidia-smi"))
 		return NULL;
 	first_line("nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null",
 		   line, sizeof line);
