@@ -38,6 +38,7 @@
 #define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
+#define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
@@ -145,6 +146,24 @@ static void top_stacks(const struct ia_gaps *g, int role, char *buf, size_t len)
 			addf(buf, len, " (%s)", g->stacks[i].python);
 		shown++;
 	}
+}
+
+/* The CPython interpreter itself (evaluating bytecode, allocating objects):
+ * per-item Python work such as a Dataset's __getitem__ run a million times. */
+static int is_interpreter(const char *sym)
+{
+	return sym && (!strncmp(sym, "_PyEval_", 8) || !strncmp(sym, "PyObject_", 9) ||
+		       !strncmp(sym, "_PyObject_", 10) || !strncmp(sym, "PyEval_", 7));
+}
+
+/* Share of a role's samples in gaps whose innermost frame is the interpreter. */
+static double stacks_interpreter_share(const struct ia_gaps *g, int role)
+{
+	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, n = 0;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (is_interpreter(g->stacks[i].label))
+			n += role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+	return total ? (double)n / (double)total : 0;
 }
 
 static int stacks_show_collation(const struct ia_gaps *g, int role)
@@ -278,6 +297,11 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			     workers ? "" : " in the main process, as with num_workers=0");
 		else if (!workers && stk_main[0])
 			addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+		double interp = coll ? 0 : stacks_interpreter_share(g, 0);
+		if (interp >= INTERPRETER_SHARE)
+			addf(c->root_cause, sizeof c->root_cause,
+			     " %.0f%% of those samples are the Python interpreter itself: per-item Python code "
+			     "(native stacks cannot say which Python code).", 100 * interp);
 		const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
 		if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
 			addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
@@ -289,6 +313,11 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			       "pin_memory=True) (%d CPUs: one left for the main process)", nw, cpus);
 		if (coll)
 			batch_level_fix(c);
+		if (!coll && !workers && interp >= INTERPRETER_SHARE)
+			fix(c, "If batches come from a DataLoader with num_workers=0, its per-sample __getitem__ and "
+			       "collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
+			       "or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
+			       "batch = x[i:i+B])", nw, cpus);
 		if (!coll)
 			fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 			       "it runs while the GPU has nothing to do; move it off the critical path or overlap it "
