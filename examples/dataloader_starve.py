@@ -47,13 +47,15 @@ def main():
     batches = 0
     t0 = time.perf_counter()
     with torch.no_grad():
+        # One DataLoader for all epochs: persistent_workers keeps its workers alive
+        # between epochs only if the loader itself is reused.
+        loader = None if a.mode == "direct" else DataLoader(
+            TensorDataset(x), batch_size=a.batch, shuffle=True, num_workers=a.workers,
+            pin_memory=a.pin, persistent_workers=a.persistent and a.workers > 0)
         for _ in range(a.epochs):
             if a.mode == "direct":
                 it = (x[i:i + a.batch] for i in range(0, a.rows, a.batch))
             else:
-                loader = DataLoader(TensorDataset(x), batch_size=a.batch, shuffle=True,
-                                    num_workers=a.workers, pin_memory=a.pin,
-                                    persistent_workers=a.persistent and a.workers > 0)
                 it = (b[0] for b in loader)
             while True:
                 s = time.perf_counter()
