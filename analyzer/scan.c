@@ -116,6 +116,7 @@ static void note_tid(struct wstate *w, uint32_t tid)
 
 static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
+	(void)argc;   /* fixed by the SELECT that calls it */
 	struct wstate *w = sqlite3_user_data(ctx);
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_call)) < 0) {
@@ -154,6 +155,7 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 
 static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
+	(void)argc;   /* fixed by the SELECT that calls it */
 	struct wstate *w = sqlite3_user_data(ctx);
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_off)) < 0) {

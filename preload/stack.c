@@ -56,12 +56,12 @@ void ingero_stack_init(void)
  * Only the outermost interposed call of a thread takes a stack, so a signal
  * handler's CUDA call never reuses it while it is in use. */
 static __thread struct scratch {
-	union {
+	struct ingero_pyframe pf[INGERO_PY_FRAMES_MAX];
+	char sbuf[INGERO_PY_FRAMES_MAX * (INGERO_PY_FILE_MAX + INGERO_PY_FUNC_MAX)];
+	union {   /* last: the record ends in a flexible array */
 		struct rrec_stack s;
 		unsigned char bytes[INGERO_RING_MAX_REC];
 	} u;
-	struct ingero_pyframe pf[INGERO_PY_FRAMES_MAX];
-	char sbuf[INGERO_PY_FRAMES_MAX * (INGERO_PY_FILE_MAX + INGERO_PY_FUNC_MAX)];
 } scratch __attribute__((tls_model("initial-exec")));
 
 uint64_t ingero_stack_take(uint32_t pid)
