@@ -384,15 +384,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	stacks_json(ev, g, 0, "main_stacks");
 	if (workers)
 		stacks_json(ev, g, 1, "worker_stacks");
-	cJSON *el = cJSON_AddArrayToObject(ev, "gap_ending_lines");
-	for (size_t i = 0; i < g->nend_lines && i < 3; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "line", g->end_lines[i].line);
-		cJSON_AddStringToObject(o, "api", ia_api_name(t, g->end_lines[i].api));
-		ia_json_u64(o, "gaps", g->end_lines[i].count);
-		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
-		cJSON_AddItemToArray(el, o);
-	}
+	ia_gap_end_lines_json(ev, "gap_ending_lines", t, g, 3);
 	return 0;
 }
 

@@ -187,15 +187,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 		ia_json_u64(o, "other", g->stacks[i].other);
 		cJSON_AddItemToArray(ts, o);
 	}
-	cJSON *el = cJSON_AddArrayToObject(gj, "ending_lines");
-	for (size_t i = 0; i < g->nend_lines && i < 5; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "line", g->end_lines[i].line);
-		cJSON_AddStringToObject(o, "api", ia_api_name(t, g->end_lines[i].api));
-		ia_json_u64(o, "gaps", g->end_lines[i].count);
-		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
-		cJSON_AddItemToArray(el, o);
-	}
+	ia_gap_end_lines_json(gj, "ending_lines", t, g, 5);
 
 	cJSON *procs = ia_per_process_json(t, &a->pp);
 	for (size_t i = 0; i < a->pp.n; i++)

@@ -11,6 +11,7 @@
 #include "gaps.h"
 
 #include "db.h"
+#include "json_out.h"
 #include "util.h"
 
 #include <ingero/api.h>
@@ -427,4 +428,18 @@ void ia_gaps_free(struct ia_gaps *g)
 	free(g->end_lines);
 	free(g->sync_lines);
 	memset(g, 0, sizeof *g);
+}
+
+void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace *t,
+			   const struct ia_gaps *g, size_t max)
+{
+	cJSON *el = cJSON_AddArrayToObject(parent, key);
+	for (size_t i = 0; i < g->nend_lines && i < max; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "line", g->end_lines[i].line);
+		cJSON_AddStringToObject(o, "api", ia_api_name(t, g->end_lines[i].api));
+		ia_json_u64(o, "gaps", g->end_lines[i].count);
+		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
+		cJSON_AddItemToArray(el, o);
+	}
 }

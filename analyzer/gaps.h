@@ -24,6 +24,8 @@
 #include "stacks.h"
 #include "trace.h"
 
+#include <cjson/cJSON.h>
+
 #define IA_SYNC_FLOOR_NS 20000ull   /* a sync with nothing to wait for costs about this */
 
 struct ia_gap {
@@ -68,5 +70,10 @@ void ia_gaps_free(struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);
+
+/* Add the lines whose CUDA call ends the most gap time (at most max) to
+ * parent as an array named key: [{line, api, gaps, gap_ns}]. */
+void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace *t,
+			   const struct ia_gaps *g, size_t max);
 
 #endif
