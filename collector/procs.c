@@ -20,6 +20,7 @@
 
 #include "bpf/proc.skel.h"
 #include "../bpf/proc.h"
+#include <ingero/procfs.h>
 #include "proc_tree.h"
 #include "procs.h"
 #include "store.h"
@@ -44,25 +45,6 @@ void procs_detach(struct tracer *t)
 {
 	proc_bpf__destroy(t->proc);
 	t->proc = NULL;
-}
-
-static void read_cmdline(uint32_t pid, char *buf, size_t size)
-{
-	char path[64];
-	int n;
-
-	snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-	n = proc_read_file(path, buf, size);
-	if (n <= 0) {
-		buf[0] = 0;
-		return;
-	}
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (int i = 0; i < n; i++)
-		if (buf[i] == 0)
-			buf[i] = ' ';
-	buf[n] = 0;
 }
 
 static int read_exe(uint32_t pid, char *buf, size_t size)
@@ -116,7 +98,7 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 		r.comm = comm;
 		if (read_exe(e->pid, exe, sizeof exe) == 0)
 			r.exe = exe;
-		read_cmdline(e->pid, cmdline, sizeof cmdline);
+		ingero_read_cmdline(e->pid, cmdline, sizeof cmdline);
 		if (cmdline[0])
 			r.cmdline = cmdline;
 		store_process(t->store, &r);
@@ -180,7 +162,7 @@ static void enroll_one(struct tracer *t, struct store *st, uint32_t pid)
 	r.comm = comm[0] ? comm : NULL;
 	if (read_exe(pid, exe, sizeof exe) == 0)
 		r.exe = exe;
-	read_cmdline(pid, cmdline, sizeof cmdline);
+	ingero_read_cmdline(pid, cmdline, sizeof cmdline);
 	r.cmdline = cmdline[0] ? cmdline : NULL;
 	r.start_ns = procs_start_ns(pid);
 	store_process(st, &r);

@@ -33,6 +33,7 @@
  * the pipe has finished writing the real ones, so closing the socket
  * cannot drop them.
  */
+#include <ingero/procfs.h>
 #include "sender.h"
 
 #include <errno.h>
@@ -118,26 +119,6 @@ static struct {
 } S;
 
 /* --- small helpers ------------------------------------------------------------ */
-static void read_cmdline(uint32_t pid, char *buf, size_t cap)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-	buf[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == 0)
-			buf[i] = ' ';
-	buf[n] = 0;
-}
-
 static void read_exe(uint32_t pid, char *buf, size_t cap)
 {
 	char path[64];
@@ -205,7 +186,7 @@ static void hello_define(struct pid_acct *a, uint32_t ppid, uint64_t start_ns, c
 		/* a fork child: same image as the owner unless it exec'd (then
 		 * it is an owner of its own and not here) */
 		read_exe(a->pid, exe, sizeof exe);
-		read_cmdline(a->pid, cmd, sizeof cmd);
+		ingero_read_cmdline(a->pid, cmd, sizeof cmd);
 		if (!exe[0])
 			snprintf(exe, sizeof exe, "%s", S.exe);
 		if (!cmd[0])
@@ -745,7 +726,7 @@ int ingero_sender_start(struct ingero_shm *shm)
 	msgpack_packer_init(&S.pk, &S.body, msgpack_sbuffer_write);
 	prctl(PR_GET_NAME, S.comm, 0, 0, 0);
 	read_exe(ingero_self.pid, S.exe, sizeof S.exe);
-	read_cmdline(ingero_self.pid, S.cmdline, sizeof S.cmdline);
+	ingero_read_cmdline(ingero_self.pid, S.cmdline, sizeof S.cmdline);
 
 	/* From here a fork child must not use nng (fork.c). */
 	ingero_self.nng_touched = true;
