@@ -277,7 +277,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 	if (spoofed)
 		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, s->pid, spoofed);
 	if (untraced)
-		store_loss_add(in->o.store, "untraced_sender", s->pid, untraced);
+		store_loss_add(in->o.store, INGERO_LOSS_UNTRACED_SENDER, s->pid, untraced);
 	if (b.n_unknown)
 		store_loss_add(in->o.store, INGERO_LOSS_UNKNOWN_RECORD, s->pid, b.n_unknown);
 	pthread_mutex_lock(&in->lock);

@@ -55,7 +55,8 @@
 #define INGERO_SESSION_KEYS \
 	"command", "start_wall_ns", "start_mono_ns", "end_mono_ns", "host", "kernel", \
 	"cpus", "cpu_model", "mem_bytes", "gpu", "driver_version", "cuda_version", \
-	"mode", "collector_version"
+	"mode", "collector_version", "cuda_only_reason", "bucket_ns", "sample_hz", "endpoint", \
+	"page_faults"
 
 /* Loss sources (losses.source). */
 #define INGERO_LOSS_PRELOAD_DROPPED  "preload_dropped"   /* counted by the library, per pid */
@@ -64,5 +65,6 @@
 #define INGERO_LOSS_UNKNOWN_RECORD   "unknown_record"
 #define INGERO_LOSS_RINGBUF_PREFIX   "bpf_ringbuf_"      /* + program name: reservation failures */
 #define INGERO_LOSS_SIZE_CAP         "size_cap_rows"     /* oldest rows dropped by --max-size */
+#define INGERO_LOSS_UNTRACED_SENDER  "untraced_sender"   /* records from outside the traced trees */
 
 #endif
