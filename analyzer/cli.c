@@ -2,6 +2,7 @@
  * cli.c — what every subcommand shares: the error line, loading the trace
  * with the user's filter, and the output file.
  */
+#include "progress.h"
 #include "cli.h"
 
 #include "db.h"
@@ -49,8 +50,10 @@ void ia_cli_unload(struct ia_trace *t)
 FILE *ia_cli_output(const struct ia_cli *c, const char *def)
 {
 	const char *path = c->out ? c->out : def;
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-")) {
+		ia_progress_end();   /* the terminal is about to get the answer */
 		return stdout;
+	}
 	FILE *f = fopen(path, "w");
 	if (!f)
 		ia_err("%s: %s", path, strerror(errno));

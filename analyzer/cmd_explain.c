@@ -2,6 +2,7 @@
  * cmd_explain.c — `ingero-analyze explain` (the default): the analysis of
  * chains.h printed for a person, or --json (explain.c's contract).
  */
+#include "progress.h"
 #include "chains.h"
 #include "cli.h"
 #include "json_out.h"
@@ -119,6 +120,7 @@ int ia_cmd_explain(const struct ia_cli *c)
 			rc = IA_EXIT_ERROR;
 	}
 	ia_phase("print");
+	ia_progress_end();
 	ia_analysis_free(&a);
 	ia_cli_unload(&t);
 	return rc;

@@ -3,6 +3,7 @@
  * bandwidth by memory kind, and the process table; or, with --json, the
  * contract of issue 2 ({"apis":[...],"processes":[...]}, more keys may follow).
  */
+#include "progress.h"
 #include "cli.h"
 #include "json_out.h"
 #include "per_process.h"
@@ -146,6 +147,7 @@ int ia_cmd_stats(const struct ia_cli *c)
 		return IA_EXIT_ERROR;
 	}
 	ia_phase("stats+per-process");
+	ia_progress_end();
 	int rc = IA_EXIT_OK;
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f) {

@@ -6,6 +6,7 @@
  *    "gpu_idle_pct":{"low","high","estimate":true,"basis"},
  *    "where_time_went":{…}, "gaps":{…}, "processes":[…], "trace":{…}}
  */
+#include "progress.h"
 #include "chains.h"
 
 #include "json_out.h"
@@ -78,6 +79,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	}
 	ia_phase("stats|per-process+evidence");
+	ia_progress_phase("aligning slow calls, finding gaps");
 	started = run_beside(do_slow, &j, &th);
 	rc = ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
 	if (started)
@@ -89,6 +91,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	}
 	ia_phase("slow-calls|gaps");
+	ia_progress_phase("causal chains");
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
 	ia_phase("chains");

@@ -17,6 +17,7 @@
  * UTF-8).  Timestamps are microseconds since the trace start, with ns
  * precision (three decimals).
  */
+#include "progress.h"
 #include "chains.h"
 #include "cli.h"
 #include "gaps.h"
@@ -238,9 +239,13 @@ int ia_cmd_export(const struct ia_cli *c)
 				(unsigned long long)g.g[i].main_runq_ns);
 		}
 	}
+	ia_progress_begin("writing the Perfetto trace", t.ncalls + t.noffs);
+	uint64_t written = 0;
 	for (size_t th = 0; th < t.nthreads; th++) {
 		if (!t.procs[t.threads[th].proc].selected)
 			continue;
+		written += t.threads[th].call_n + t.threads[th].off_n;
+		ia_progress_update(written);
 		write_calls(&o, &t, names, (uint32_t)th);
 		write_offs(&o, &t, (uint32_t)th);
 	}
@@ -256,6 +261,7 @@ int ia_cmd_export(const struct ia_cli *c)
 				(double)s->b[i].v * 1e9 / (double)s->width);
 	}
 	fputs("\n]}\n", f);
+	ia_progress_end();
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
 out:

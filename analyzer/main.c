@@ -7,6 +7,7 @@
  * after the database path.  Exit codes: 0 success, 1 the database could not
  * be read or analysed (one line on stderr says why), 2 bad usage.
  */
+#include "progress.h"
 #include "cli.h"
 #include "gate.h"
 #include "mcp.h"
@@ -31,6 +32,8 @@ static const char usage[] =
 "  timeline      events in a window (--from/--to), one line each\n"
 "  export        --format perfetto -o trace.json: Chrome trace-event JSON for ui.perfetto.dev\n"
 "  report        --html -o report.html: one self-contained HTML file with SVG charts\n"
+"  gate          BASELINE CURRENT: CI gate on GPU starvation (ingero-gate(1); gate --help)\n"
+"  mcp           report.db: Model Context Protocol server over stdio (mcp --help)\n"
 "\n"
 "Options:\n"
 "  --json            machine-readable output (stats, explain, per-process, timeline)\n"
@@ -52,6 +55,7 @@ static const char *const subcommands[] = {
 
 int main(int argc, char **argv)
 {
+	atexit(ia_progress_end);   /* never leave a half-drawn progress line behind */
 	if (argc > 1 && !strcmp(argv[1], "gate"))   /* own arguments: two inputs (gate.h) */
 		return ia_cmd_gate(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "mcp"))    /* MCP server over stdio (mcp.h) */

@@ -16,6 +16,7 @@
  * With a time window the time index bounds one query per table instead
  * (windows are usually small; the chunked path is for whole-trace scans).
  */
+#include "progress.h"
 #include "scan.h"
 
 #include "db.h"
@@ -249,7 +250,9 @@ static void *worker(void *arg)
 			c->failed = 1;
 			continue;
 		}
-		if (run_chunk(j, c, db, st[c->calls], &w) < 0 && !c->failed) {
+		int crc = run_chunk(j, c, db, st[c->calls], &w);
+		ia_progress_add(c->own ? 0 : (uint64_t)(c->hi - c->lo + 1));
+		if (crc < 0 && !c->failed) {
 			snprintf(c->err, sizeof c->err, "out of memory reading %s", c->calls ? "cuda_calls" : "off_cpu");
 			c->failed = 1;
 		}
@@ -345,6 +348,11 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 		}
 		(void)k0;
 	}
+	uint64_t total_rows = 0;
+	for (size_t i = 0; i < j.nchunks; i++)
+		if (!j.chunks[i].own)
+			total_rows += (uint64_t)(j.chunks[i].hi - j.chunks[i].lo + 1);
+	ia_progress_begin("reading report.db", total_rows);
 	pthread_t th[NWORKERS];
 	int started = 0;
 	for (int i = 0; i < NWORKERS - 1 && j.nchunks > 1; i++)
@@ -354,6 +362,7 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	ia_phase("scan");
+	ia_progress_phase("analysing");
 
 	for (size_t i = 0; i < j.nchunks; i++)
 		if (j.chunks[i].failed) {
