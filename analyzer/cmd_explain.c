@@ -84,6 +84,8 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 			s->depth * 2 > 8 ? 8 : s->depth * 2, "", ia_role_name(s->role), p->pid, p->comm,
 			ia_fmt_count(n1, sizeof n1, p->ncalls), ia_fmt_dur(d1, sizeof d1, s->cpu_ns),
 			ia_fmt_count(d2, sizeof d2, s->context_switches), ia_fmt_dur(d3, sizeof d3, s->off_cpu_ns));
+		if (s->nthreads > 1)   /* off-CPU adds up every thread: say how many */
+			fprintf(f, " (%u threads)", s->nthreads);
 		if (s->role == IA_ROLE_WORKER && a->pp.main_blocked_ns)
 			fprintf(f, " share of main's waiting %.0f%%", 100 * s->main_wait_share);
 		fprintf(f, "\n");
