@@ -47,13 +47,37 @@ static void *do_slow(void *arg)
 	return NULL;
 }
 
-/* Runs fn on a second thread while the caller works; joins before returning. */
-static int run_beside(void *(*fn)(void *), struct job *j, pthread_t *th)
+/* Runs fn on a second thread while here(t, a, err) runs on this one (fn
+ * alone first when no thread can be made); -1 when either failed. */
+static int run_beside(void *(*fn)(void *), struct job *j,
+		      int (*here)(const struct ia_trace *, struct ia_analysis *, char *, size_t),
+		      char *err, size_t errlen)
 {
-	if (pthread_create(th, NULL, fn, j) == 0)
-		return 1;
-	fn(j);   /* no thread: run it here */
+	pthread_t th;
+	int started = pthread_create(&th, NULL, fn, j) == 0;
+	if (!started)
+		fn(j);
+	int rc = here(j->t, j->a, err, errlen);
+	if (started)
+		pthread_join(th, NULL);
+	if (rc < 0)
+		return -1;
+	if (j->rc < 0) {
+		snprintf(err, errlen, "%s", j->err);
+		return -1;
+	}
 	return 0;
+}
+
+static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = ia_per_process_compute(t, &a->pp, err, errlen);
+	return rc ? rc : ia_evidence_load(t, &a->ev, err, errlen);
+}
+
+static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	return ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
 }
 
 int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
@@ -65,31 +89,13 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	}
 	struct job j = { t, a, 0, "" };
-	pthread_t th;
-	int started = run_beside(do_stats, &j, &th);
-	int rc = ia_per_process_compute(t, &a->pp, err, errlen);
-	if (!rc)
-		rc = ia_evidence_load(t, &a->ev, err, errlen);
-	if (started)
-		pthread_join(th, NULL);
-	if (rc < 0)
+	if (run_beside(do_stats, &j, per_process_and_evidence, err, errlen) < 0)
 		return -1;
-	if (j.rc < 0) {
-		snprintf(err, errlen, "%s", j.err);
-		return -1;
-	}
 	ia_phase("stats|per-process+evidence");
 	ia_progress_phase("aligning slow calls, finding gaps");
-	started = run_beside(do_slow, &j, &th);
-	rc = ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
-	if (started)
-		pthread_join(th, NULL);
-	if (rc < 0)
+	/* slow calls need the stats' p50s, gaps the per-process roles: both ready now */
+	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
 		return -1;
-	if (j.rc < 0) {
-		snprintf(err, errlen, "%s", j.err);
-		return -1;
-	}
 	ia_phase("slow-calls|gaps");
 	ia_progress_phase("causal chains");
 	if (ia_chains_build(a, err, errlen) < 0)
