@@ -11,6 +11,7 @@
  *   slow_calls            an API's slow tail, with its host cause
  *   pageable_copies       copies at pageable-memory bandwidth
  *   sync_per_step         a Python line that syncs every step
+ *   host_bound_launches   the GPU kept up with the host: the launch rate bounds throughput
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.
  */
@@ -19,6 +20,7 @@
 
 #include "align.h"
 #include "gaps.h"
+#include "hostbound.h"
 #include "per_process.h"
 #include "series.h"
 #include "stacks.h"
@@ -56,6 +58,7 @@ struct ia_analysis {
 	struct ia_evidence ev;
 	struct ia_slow_api *slow; size_t nslow;
 	struct ia_gaps gaps;
+	struct ia_hostbound hb;
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 };

@@ -75,9 +75,13 @@ static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis
 	return rc ? rc : ia_evidence_load(t, &a->ev, err, errlen);
 }
 
+/* Gaps, then the host-bound stretches between them: both walk the main
+ * process's calls and name stacks through the one (unlocked) names cache,
+ * so they run on the same thread. */
 static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
-	return ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
+	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->hb, err, errlen);
 }
 
 int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
@@ -111,6 +115,7 @@ void ia_analysis_free(struct ia_analysis *a)
 	free(a->chains);
 	free(a->slow);
 	ia_gaps_free(&a->gaps);
+	ia_hostbound_free(&a->hb);
 	ia_evidence_free(&a->ev);
 	ia_per_process_free(&a->pp);
 	ia_stats_free(&a->stats);

@@ -39,14 +39,13 @@ int ia_api_completes_work(unsigned api)
 	}
 }
 
-static int queues_work(unsigned api)
+int ia_api_queues_work(unsigned api)
 {
 	int c = ingero_api_class(api);
 	return c == INGERO_CLASS_LAUNCH || c == INGERO_CLASS_COPY || c == INGERO_CLASS_MEMSET;
 }
 
-/* The calls of process `proc`, all threads merged by time. */
-static uint32_t *proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n)
+uint32_t *ia_proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < t->nthreads; i++)
@@ -87,7 +86,7 @@ static uint32_t *proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n)
 }
 
 /* ---- small keyed accumulators (few distinct keys: linear search is fine) ---- */
-static struct ia_gap_line *line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line)
+struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].line, line))
@@ -240,7 +239,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		return 0;
 	uint32_t mproc = pp->p[pp->main].proc;
 	size_t n = 0;
-	uint32_t *ix = proc_calls(t, mproc, &n);
+	uint32_t *ix = ia_proc_calls(t, mproc, &n);
 	if (!ix) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -254,7 +253,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		const struct ia_call *c = &t->calls[ix[k]];
 		uint64_t end = c->start + c->dur;
 		int cls = ingero_api_class(c->api);
-		if (queues_work(c->api)) {
+		if (ia_api_queues_work(c->api)) {
 			if (!started) {
 				started = 1;
 				g->win_start = c->start;
@@ -373,7 +372,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ia_call *c = &t->calls[g->g[i].end_call];
 		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
-		struct ia_gap_line *l = line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
+		struct ia_gap_line *l = ia_line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
 		if (!l)
 			goto oom;
 		l->count++;
@@ -389,7 +388,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
 			continue;
 		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
-		struct ia_gap_line *l = line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
 		if (!l)
 			goto oom;
 		l->count++;
@@ -402,7 +401,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
 			continue;
 		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
-		struct ia_gap_line *l = line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
 		if (!l)
 			goto oom;
 		uint64_t len = g->g[i].end - g->g[i].start;

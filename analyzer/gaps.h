@@ -70,6 +70,17 @@ void ia_gaps_free(struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);
+/* Whether an API queues device work (launch, copy, memset). */
+int ia_api_queues_work(unsigned api);
+
+/* The calls of process `proc` (index into trace.procs), all its threads
+ * merged by start time (ties: thread index): a malloc'd array of indexes
+ * into trace.calls, *n of them; NULL when out of memory. */
+uint32_t *ia_proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n);
+
+/* The entry for `line` in a small growable list (linear search: few
+ * distinct lines), added zeroed when absent; NULL when out of memory. */
+struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line);
 
 /* Add the lines whose CUDA call ends the most gap time (at most max) to
  * parent as an array named key: [{line, api, gaps, gap_ns}]. */

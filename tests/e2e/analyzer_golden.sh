@@ -31,7 +31,7 @@ for p in d["processes"]:
 '
 }
 
-for s in contention assembly blocked pageable syncstep healthy; do
+for s in contention assembly blocked pageable syncstep healthy hostbound; do
 	if ! "$GEN" "$s" "$T/$s.db" >/dev/null 2>"$T/gen.err"; then
 		nok "generate $s ($(head -n1 "$T/gen.err"))"
 		continue
@@ -84,6 +84,21 @@ expect pageable "HIGH: pageable copies" 'any(c["kind"] == "pageable_copies" for 
 expect pageable "pin_memory with measured bandwidths" '"pin_memory=True" in fixes and "52.2 GB/s" in fixes'
 expect syncstep "a sync every step at train.py:57" 'any(c["kind"] == "sync_per_step" and c["source"] == "train.py:57" for c in ch)'
 expect syncstep "no HIGH chain" 'not high'
+expect hostbound "MEDIUM host_bound_launches, nothing HIGH (GPU idle inside is not measured)" 'not high and [(c["severity"], c["kind"]) for c in ch] == [("MEDIUM", "host_bound_launches")]'
+expect hostbound "CUDA Graphs for the 31 launches of a step" '"torch.cuda.CUDAGraph" in fixes and "~31 launches" in fixes'
+expect hostbound "the fused optimizer, from the sampled launch lines" '"fused=True" in fixes and ch[0]["source"] == "model.py:21"'
+expect hostbound "evidence: launch rate, closing sync under the floor, period" 'abs(ch[0]["evidence"]["launches_per_s"] - 22000) < 1500 and ch[0]["evidence"]["closing_sync"]["wait_ns"] <= 20000 and ch[0]["evidence"]["period_calls"] == 32'
+for s in contention assembly blocked pageable syncstep healthy; do
+	expect "$s" "no host-bound chain" '"host_bound_launches" not in kinds'
+done
+# The same loop, but the sync after it waits 2 ms: the GPU was still busy,
+# so nothing shows the host set the pace.
+if [ -f "$T/hostbound.db" ]; then
+	cp "$T/hostbound.db" "$T/gpubound.db"
+	sqlite3 "$T/gpubound.db" "UPDATE cuda_calls SET dur_ns = 2000000 WHERE start_ns = (SELECT max(start_ns) FROM cuda_calls)"
+	"$A" explain --json "$T/gpubound.db" >"$T/gpubound.json" 2>/dev/null
+	expect gpubound "sync after the loop waits 2 ms: no host-bound chain" '"host_bound_launches" not in kinds'
+fi
 
 # Row order: the same rows stored backwards give byte-identical output
 # ("multichunk": > 500k rows per table, so the scans split into chunks and

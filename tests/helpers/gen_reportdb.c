@@ -18,6 +18,10 @@
  *   syncstep    loss.item() every step from train.py:57: DtoH 4-byte copy +
  *               cudaStreamSynchronize, then a host gap before the next launch
  *   healthy     direct mode: copy → launches → sync, GPU busy, tiny gaps
+ *   hostbound   a launch-bound loop (a small model trained with Adam): 31 short
+ *               launches + a memset per step, ~40 us of Python between them,
+ *               no sync inside the loop; the sync after it waits 15 us (the
+ *               GPU kept up), like examples/train_overhead.py on the H200
  *   big         --calls N CUDA calls and --offcpu N off-CPU intervals, for
  *               the benchmark (default 10M + 10M)
  *
@@ -139,10 +143,15 @@ static void add_pages(int pid, uint64_t a, uint64_t b, double rate)
 }
 
 /* ---- rows ---- */
-static void call(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64_t bytes, int dir,
-		 int flags, uint64_t stack)
+/* A CUDA call; kernel = the launched function's address (0: none, NULL). */
+static void call_k(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64_t bytes, int dir,
+		   int flags, uint64_t stack, uint64_t kernel)
 {
 	sqlite3_stmt *s = ins_call;
+	if (kernel)
+		sqlite3_bind_int64(s, 12, (sqlite3_int64)kernel);
+	else
+		sqlite3_bind_null(s, 12);
 	sqlite3_bind_int(s, 1, pid);
 	sqlite3_bind_int(s, 2, tid);
 	sqlite3_bind_int(s, 3, api);
@@ -161,6 +170,12 @@ static void call(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64
 	else
 		sqlite3_bind_null(s, 11);
 	step_reset(s);
+}
+
+static void call(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64_t bytes, int dir,
+		 int flags, uint64_t stack)
+{
+	call_k(pid, tid, api, start, dur, bytes, dir, flags, stack, 0);
 }
 
 static void off(int pid, int tid, uint64_t start, uint64_t end, uint64_t runnable, int preempted, int next_pid)
@@ -192,7 +207,7 @@ static void sample(int pid, int tid, uint64_t ts, uint64_t stack)
 /* ---- stacks: ids and frames (depth 0 = innermost) ---- */
 enum {
 	ST_COPY_BATCH = 101, ST_LAUNCH_MODEL = 102, ST_SYNC_STEP = 103, ST_ITEM_COPY = 104,
-	ST_SYNC_ITEM = 105, ST_WEIGHTS = 106,
+	ST_SYNC_ITEM = 105, ST_WEIGHTS = 106, ST_LAUNCH_OPTIM = 107,
 	SM_STACK = 201, SM_EVAL = 202, SM_GATHER = 203, SM_QUEUE = 204, SM_MODEL = 205,
 };
 
@@ -213,7 +228,7 @@ static void stacks(int pid)
 {
 	char sql[256];
 	static const int ids[] = { ST_COPY_BATCH, ST_LAUNCH_MODEL, ST_SYNC_STEP, ST_ITEM_COPY, ST_SYNC_ITEM,
-				   ST_WEIGHTS, SM_STACK, SM_EVAL, SM_GATHER, SM_QUEUE, SM_MODEL };
+				   ST_WEIGHTS, ST_LAUNCH_OPTIM, SM_STACK, SM_EVAL, SM_GATHER, SM_QUEUE, SM_MODEL };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		snprintf(sql, sizeof sql, "INSERT INTO stacks(id, pid) VALUES(%d, %d)", ids[i], pid);
 		exec(sql);
@@ -229,6 +244,10 @@ static void stacks(int pid)
 	frame(ST_LAUNCH_MODEL, 1, "native", "at::native::addmm_out_cuda", torch, NULL, 0);
 	frame(ST_LAUNCH_MODEL, 0, "python", "forward", NULL, "model.py", 21);
 	frame(ST_LAUNCH_MODEL, 1, "python", "train_loop", NULL, "train.py", 50);
+	frame(ST_LAUNCH_OPTIM, 0, "native", "__cudaLaunchKernel", cudart, NULL, 0);
+	frame(ST_LAUNCH_OPTIM, 1, "native", "at::native::_foreach_add_cuda_", torch, NULL, 0);
+	frame(ST_LAUNCH_OPTIM, 0, "python", "_multi_tensor_adam", NULL, "torch/optim/adam.py", 705);
+	frame(ST_LAUNCH_OPTIM, 1, "python", "train_loop", NULL, "train.py", 53);
 	frame(ST_SYNC_STEP, 0, "native", "cudaStreamSynchronize", cudart, NULL, 0);
 	frame(ST_SYNC_STEP, 1, "native", "c10::cuda::stream_synchronize", torch, NULL, 0);
 	frame(ST_SYNC_STEP, 0, "python", "train_loop", NULL, "train.py", 52);
@@ -459,6 +478,32 @@ static void cuda_step(struct world *w, uint64_t copy_bytes, double gbps, int cop
 	w->t += sd;
 }
 
+/* One step of a launch-bound loop on the main thread: 31 launches of a few
+ * us (forward, backward, optimizer: runtime, cuBLAS driver and Ex launches,
+ * each its own kernel) and a memset, ~40 us of on-CPU Python before each;
+ * 1 launch in 8 carries a stack, as the preload samples them.  No sync:
+ * the GPU finishes each small kernel long before the next is queued. */
+static void launch_bound_step(struct world *w, int step)
+{
+	int pid = w->main_pid, tid = w->main_tid;
+	for (int i = 0; i < 32; i++) {
+		uint64_t py = jit(38 * US, 0.3);
+		oncpu(pid, tid, 0, w->t, w->t + py, &model_mix, 0, 0, 0, 0);
+		w->t += py;
+		uint64_t d = jit(6 * US, 0.3);
+		int api = i == 0 ? INGERO_API_CU_MEMSET_D8_ASYNC : i % 5 == 1 ? INGERO_API_CU_LAUNCH_KERNEL
+			: i % 7 == 2 ? INGERO_API_CU_LAUNCH_KERNEL_EX : INGERO_API_CUDA_LAUNCH_KERNEL_STUB;
+		uint64_t stack = (step * 32 + i) % 8 ? 0 : i >= 20 ? ST_LAUNCH_OPTIM : ST_LAUNCH_MODEL;
+		call_k(pid, tid, api, w->t, d, 0, 0, 0, stack, i ? 0x7f0000100000ull + 256 * (uint64_t)i : 0);
+		add_demand(w->t, w->t + d);
+		w->t += d;
+	}
+	if (step % 20 == 19) {   /* the allocator's occasional short wait */
+		blocked(pid, tid, w->t, w->t + 30 * US, 5 * US);
+		w->t += 30 * US;
+	}
+}
+
 /* Workers busy over [a, b) (collating), with preemptions when CPUs are short. */
 static void workers_busy(struct world *w, uint64_t a, uint64_t b, double preempt_per_s, double pages_per_s,
 			 int slot0)
@@ -488,8 +533,8 @@ static void setup(const char *path)
 #undef API_ROW
 	sqlite3_finalize(s);
 	exec("BEGIN");
-	ins_call = prep("INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns, stream, bytes, dir, flags, ret, stack_id) "
-			"VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+	ins_call = prep("INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns, stream, bytes, dir, flags, ret, stack_id, kernel) "
+			"VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
 	ins_off = prep("INSERT INTO off_cpu VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
 	ins_sample = prep("INSERT INTO cpu_samples VALUES(?1,?2,?3,?4,?5)");
 	demand = calloc(MAXB, sizeof *demand);
@@ -599,6 +644,16 @@ static void scenario(const char *name, int steps)
 			w.t += g;
 			cuda_step(&w, 4ull << 20, 20.0, INGERO_FLAG_HOST_PINNED, 6, jit(10 * MS, 0.1), 0, 0, 0);
 		}
+	} else if (!strcmp(name, "hostbound")) {
+		cpus = 16;
+		cmd = "python3 train_overhead.py";
+		warmup(&w);
+		for (int s = 0; s < steps; s++)
+			launch_bound_step(&w, s);
+		/* torch.cuda.synchronize() after the loop: the GPU is already done */
+		call(w.main_pid, w.main_tid, INGERO_API_CUDA_DEVICE_SYNCHRONIZE, w.t, jit(15 * US, 0.1), 0, 0, 0,
+		     ST_SYNC_STEP);
+		w.t += 20 * US;
 	} else {
 		fprintf(stderr, "gen_reportdb: unknown scenario %s\n", name);
 		exit(2);
@@ -681,7 +736,7 @@ static void big(uint64_t ncalls, uint64_t noff)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_reportdb contention|assembly|blocked|pageable|syncstep|healthy|big OUT.db "
+		fprintf(stderr, "usage: gen_reportdb contention|assembly|blocked|pageable|syncstep|healthy|hostbound|big OUT.db "
 				"[--seed N] [--steps N] [--calls N] [--offcpu N]\n");
 		return 2;
 	}

@@ -1,0 +1,70 @@
+/*
+ * hostbound.h — stretches where the host, not the GPU, set the pace.
+ *
+ * Walking the main process's CUDA calls in time order, a *stretch* runs
+ * from its first call that queues work (launch, copy, memset) after a
+ * completing call (sync, synchronous copy) to the end of the next
+ * completing call, which *closes* it.  When that closing call waited no
+ * more than IA_SYNC_FLOOR_NS (what a sync with nothing to wait for costs),
+ * the GPU had already finished everything queued in the stretch before the
+ * host asked: it kept up with the host.  Such a stretch whose launch rate
+ * is at least IA_HOSTBOUND_MIN_RATE is *host-bound*: the host's issue rate,
+ * not the GPU, bounded how fast the work went.
+ *
+ * Stretches never contain a gap (gaps.h): a gap ends at the first queued
+ * work, which is where a stretch begins, so the two never count the same
+ * time.  For the host-bound stretches: launches, the main thread's time
+ * inside CUDA calls and between them, its off-CPU split, the mean interval
+ * between launches, the Python lines of the (stack-sampled) launches, and
+ * the period of the call sequence in the longest stretch (one training
+ * step, when steps are recognisable).
+ *
+ * Nothing here says how busy the GPU was inside a stretch: without GPU
+ * timestamps only its end is known (idle when the host asked).
+ */
+#ifndef IA_HOSTBOUND_H
+#define IA_HOSTBOUND_H
+
+#include "gaps.h"
+#include "per_process.h"
+#include "stacks.h"
+#include "trace.h"
+
+#define IA_HOSTBOUND_MIN_RATE 2000.0    /* launches per second inside a stretch */
+#define IA_HOSTBOUND_PERIOD_MAX 512     /* longest call-sequence period looked for */
+#define IA_HOSTBOUND_PERIOD_CALLS 20000 /* calls of the longest stretch it is looked for in */
+
+struct ia_hostbound {
+	size_t n;                       /* host-bound stretches */
+	uint64_t ns;                    /* their total time */
+	uint64_t launches, calls;       /* calls of the main process in them */
+	uint64_t in_calls_ns;           /* inside CUDA calls (union across threads) */
+	uint64_t in_launch_ns;          /* ... of which inside launches */
+	uint64_t launch_gap_ns, launch_gaps;   /* start-to-start of consecutive launches */
+	uint64_t main_off_ns, main_runq_ns;    /* main thread in the stretches */
+	uint64_t main_launches;         /* launches the main thread issued in them */
+	int has_offcpu;                 /* the main thread has off-CPU evidence at all */
+	/* other threads of the main process that launched in the stretches (a
+	 * framework's own threads: PyTorch runs backward on pt_autograd_N while
+	 * the main thread blocks): their count, CPU time in the stretches, and
+	 * the one that launched most */
+	uint32_t nothers, top_other;    /* top_other: index into trace.threads */
+	uint64_t others_oncpu_ns, top_other_launches;
+	uint64_t close_max_ns;          /* longest wait of a closing call */
+	/* the longest stretch */
+	uint64_t long_start, long_end, long_launches, long_calls;
+	uint32_t long_close;            /* its closing call: index into trace.calls */
+	/* the call sequence (API, kernel) of the longest stretch repeats every
+	 * period_calls calls, period_launches of them launches; 0 = no period */
+	uint32_t period_calls, period_launches;
+	/* Python lines of the stack-sampled launches, most samples first
+	 * (count = samples); launch_samples = launches with a stack */
+	struct ia_gap_line *lines; size_t nlines;
+	uint64_t launch_samples;
+};
+
+int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+			 struct ia_hostbound *h, char *err, size_t errlen);
+void ia_hostbound_free(struct ia_hostbound *h);
+
+#endif
