@@ -7,6 +7,10 @@
  * writes the whole batch in one transaction through prepared statements.
  * WAL + synchronous=NORMAL: a commit is an append to the WAL, and a killed
  * collector leaves a file that opens with every committed transaction.
+ * Checkpoints (copying the WAL into the file, with its two fsyncs) run on a
+ * thread of their own with a second connection, so the writer never waits
+ * for them: inside the writer's commits they took about a sixth of its CPU
+ * at full ingest rate, plus their fsyncs (docs/benchmarks.md).
  *
  * Aggregates (cpu_busy, page_allocs, competitors) are additive upserts, so
  * a bucket delivered in two parts adds up.  Losses are cumulative counters
@@ -179,8 +183,34 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_COMMIT] = "COMMIT",
 };
 
+/* The checkpointer runs when this many WAL frames (pages) were added since
+ * its last pass, or CKPT_IDLE_FRAMES when the writer has nothing queued (a
+ * burst is folded back soon after it ends, while a trickle of small commits
+ * does not cost two fsyncs each). */
+#define CKPT_FRAMES 4096
+#define CKPT_IDLE_FRAMES 256
+/* Past this many frames (1 GiB at 4 KiB pages) the writer stops and folds
+ * the WAL back itself (RESTART): PASSIVE checkpoints never reset a WAL that
+ * is written to without a pause, and the disk must not fill with it.  Lower
+ * caps put the checkpoints back on the writer at full rate (256 MiB did in
+ * tests/bench/collector.sh, whose 4 M calls make 350 MB). */
+#define WAL_HARD_FRAMES (256 * 1024)
+
 struct store {
 	sqlite3 *db;
+	/* which parameters of the CUDA-call INSERTs hold NULL now (bind_opt) */
+	uint8_t multi_null[CALLS_PER_STMT * CALL_COLS], single_null[CALL_COLS];
+	sqlite3 *ckpt_db;            /* the checkpointer's own connection */
+	pthread_t ckpt;
+	pthread_cond_t ckpt_wake;
+	int wal_frames;              /* frames in the WAL after the last commit */
+	int ckpt_frames_done;        /* frames in the WAL at the checkpointer's last pass */
+	int ckpt_asked, ckpt_started, ckpt_stop;
+	uint64_t ckpt_last_end;      /* when the checkpointer's last pass ended */
+	uint64_t calls_folded_at;    /* a pass that copied the whole WAL ended... */
+	uint64_t calls_folded_of;    /* ...covering the calls commit of this time */
+	uint64_t finished_at;        /* store_finish: calls committed and in the file */
+	int finished;
 	sqlite3_stmt *st[ST_N];
 	struct store_opts o;
 
@@ -271,8 +301,23 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v, int known)
 		sqlite3_bind_null(st, i);
 }
 
+/* A bound parameter keeps its value across sqlite3_reset, and a freshly
+ * prepared one is NULL: a slot that is already NULL (no stack, no kernel, no
+ * launch geometry — most calls) is not bound again.  Binding was ~10 % of the
+ * writer's time; `nul` remembers which slots of a statement hold NULL. */
+static void bind_opt(sqlite3_stmt *st, uint8_t *nul, int i, int64_t v, int known)
+{
+	if (known) {
+		sqlite3_bind_int64(st, i, v);
+		nul[i - 1] = 0;
+	} else if (!nul[i - 1]) {
+		sqlite3_bind_null(st, i);
+		nul[i - 1] = 1;
+	}
+}
+
 /* Bind one call at parameter base+1..base+18. */
-static void bind_call(sqlite3_stmt *st, int base, const struct ingero_cuda_call *c)
+static void bind_call(sqlite3_stmt *st, uint8_t *nul, int base, const struct ingero_cuda_call *c)
 {
 	int launch = c->grid[0] | c->grid[1] | c->grid[2] | c->block[0] | c->block[1] | c->block[2];
 
@@ -286,11 +331,11 @@ static void bind_call(sqlite3_stmt *st, int base, const struct ingero_cuda_call 
 	sqlite3_bind_int(st, base + 8, c->dir);
 	sqlite3_bind_int(st, base + 9, c->flags);
 	sqlite3_bind_int(st, base + 10, c->ret);
-	bind_i64_or_null(st, base + 11, (int64_t)c->stack_id, c->stack_id != 0);
-	bind_i64_or_null(st, base + 12, (int64_t)c->kernel, c->kernel != 0);
+	bind_opt(st, nul, base + 11, (int64_t)c->stack_id, c->stack_id != 0);
+	bind_opt(st, nul, base + 12, (int64_t)c->kernel, c->kernel != 0);
 	for (int k = 0; k < 3; k++) {
-		bind_i64_or_null(st, base + 13 + k, c->grid[k], launch);
-		bind_i64_or_null(st, base + 16 + k, c->block[k], launch);
+		bind_opt(st, nul, base + 13 + k, c->grid[k], launch);
+		bind_opt(st, nul, base + 16 + k, c->block[k], launch);
 	}
 }
 
@@ -301,11 +346,11 @@ static void write_calls(struct store *s, const struct batch *b)
 
 	for (; i + CALLS_PER_STMT <= b->calls.n; i += CALLS_PER_STMT) {
 		for (int r = 0; r < CALLS_PER_STMT; r++)
-			bind_call(s->st[ST_CALLS_MULTI], r * CALL_COLS, &c[i + r]);
+			bind_call(s->st[ST_CALLS_MULTI], s->multi_null, r * CALL_COLS, &c[i + r]);
 		step(s, s->st[ST_CALLS_MULTI]);
 	}
 	for (; i < b->calls.n; i++) {
-		bind_call(s->st[ST_CALL], 0, &c[i]);
+		bind_call(s->st[ST_CALL], s->single_null, 0, &c[i]);
 		step(s, s->st[ST_CALL]);
 	}
 }
@@ -519,6 +564,8 @@ static void enforce_cap(struct store *s, int force)
 	}
 }
 
+static void ckpt_poke_locked(struct store *s);
+
 static void *writer_main(void *arg)
 {
 	struct store *s = arg;
@@ -563,15 +610,82 @@ static void *writer_main(void *arg)
 		batch_clear(&s->work);
 		enforce_cap(s, stop);
 
+		if (s->wal_frames > WAL_HARD_FRAMES)
+			sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+
 		pthread_mutex_lock(&s->lock);
 		s->committed_calls += s->work_calls;
 		if (s->work_calls)
 			s->calls_committed_at = mono_ns();
 		s->committed_seq = seq;
+		ckpt_poke_locked(s);
 		pthread_cond_broadcast(&s->done);
 	}
 	pthread_mutex_unlock(&s->lock);
 	enforce_cap(s, 1);   /* the file as left must fit */
+	return NULL;
+}
+
+/* --- the checkpointer --------------------------------------------------------------- */
+
+/* After each commit: how big the WAL is.  Only the writer thread commits
+ * (sometimes with the lock held), and only it reads wal_frames: no lock. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = arg;
+
+	(void)db;
+	(void)name;
+	s->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+/* Called with the lock held after a commit: wake the checkpointer when enough
+ * was added, or when the writer has nothing queued (fold the burst back now). */
+static void ckpt_poke_locked(struct store *s)
+{
+	int fresh;
+
+	if (s->wal_frames < s->ckpt_frames_done)
+		s->ckpt_frames_done = 0;   /* the writer restarted the WAL from its start */
+	fresh = s->wal_frames - s->ckpt_frames_done;
+	if (fresh >= CKPT_FRAMES || (fresh >= CKPT_IDLE_FRAMES && batch_rows(&s->pending) == 0)) {
+		s->ckpt_asked = 1;
+		pthread_cond_signal(&s->ckpt_wake);
+	}
+}
+
+/* PASSIVE checkpoints only: they take no lock the writer needs, so the writer
+ * keeps appending while the WAL is copied into the file.  The WAL restarts
+ * from its beginning on the first commit after a pass that copied all of it. */
+static void *ckpt_main(void *arg)
+{
+	struct store *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		int log = 0, done = 0, rc;
+		uint64_t covers;
+
+		while (!s->ckpt_asked && !s->ckpt_stop)
+			pthread_cond_wait(&s->ckpt_wake, &s->lock);
+		if (!s->ckpt_asked)
+			break;
+		s->ckpt_asked = 0;
+		covers = s->calls_committed_at;   /* committed before this pass reads the WAL */
+		pthread_mutex_unlock(&s->lock);
+		rc = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+		pthread_mutex_lock(&s->lock);
+		s->ckpt_last_end = mono_ns();
+		if (rc == SQLITE_OK) {
+			s->ckpt_frames_done = log;
+			if (log == done && covers > s->calls_folded_of) {
+				s->calls_folded_of = covers;
+				s->calls_folded_at = s->ckpt_last_end;
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
@@ -597,6 +711,8 @@ struct store *store_open(const char *path, const struct store_opts *o)
 		return NULL;
 	if (o)
 		s->o = *o;
+	memset(s->multi_null, 1, sizeof s->multi_null);   /* prepared: every parameter NULL */
+	memset(s->single_null, 1, sizeof s->single_null);
 	if (!s->o.flush_ms)
 		s->o.flush_ms = 50;
 	if (!s->o.max_pending_calls)
@@ -612,7 +728,7 @@ struct store *store_open(const char *path, const struct store_opts *o)
 	}
 	if (exec_sql(s->db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL; "
 			    "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
-			    "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=4096") ||
+			    "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0") ||
 	    create_schema(s->db))
 		goto fail;
 	for (int i = 0; i < ST_N; i++) {
@@ -645,8 +761,32 @@ struct store *store_open(const char *path, const struct store_opts *o)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->done, NULL);
+	pthread_cond_init(&s->ckpt_wake, NULL);
+	/* PASSIVE passes take no lock the writer's transactions need; only its
+	 * RESTART past WAL_HARD_FRAMES waits for the checkpointer (and readers),
+	 * and at most a second: then it gives up and retries after a later commit */
+	sqlite3_busy_timeout(s->db, 1000);
+	if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ||
+	    exec_sql(s->ckpt_db, "PRAGMA synchronous=NORMAL") ||
+	    pthread_create(&s->ckpt, NULL, ckpt_main, s)) {
+		/* no checkpointer: the writer checkpoints itself, as SQLite does by default */
+		sqlite3_close(s->ckpt_db);
+		s->ckpt_db = NULL;
+		sqlite3_wal_autocheckpoint(s->db, CKPT_FRAMES);
+	} else {
+		s->ckpt_started = 1;
+		sqlite3_wal_hook(s->db, wal_hook, s);
+	}
 	if (pthread_create(&s->writer, NULL, writer_main, s)) {
 		fprintf(stderr, "ingero-collector: cannot start the writer thread\n");
+		if (s->ckpt_started) {
+			pthread_mutex_lock(&s->lock);
+			s->ckpt_stop = 1;
+			pthread_cond_signal(&s->ckpt_wake);
+			pthread_mutex_unlock(&s->lock);
+			pthread_join(s->ckpt, NULL);
+		}
+		sqlite3_close(s->ckpt_db);
 		goto fail;
 	}
 	return s;
@@ -674,26 +814,59 @@ void store_sync(struct store *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void store_close(struct store *s)
+uint64_t store_finish(struct store *s)
 {
-	if (!s)
-		return;
+	uint64_t t0, end;
+
+	if (s->finished)
+		return s->finished_at;
 	pthread_mutex_lock(&s->lock);
 	s->stop = 1;
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->writer, NULL);
+	if (s->ckpt_started) {
+		pthread_mutex_lock(&s->lock);
+		s->ckpt_stop = 1;
+		pthread_cond_signal(&s->ckpt_wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->ckpt, NULL);
+	}
+	sqlite3_close(s->ckpt_db);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(s->st[i]);
 	/* fold the WAL back so the file stands alone */
+	t0 = mono_ns();
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	sqlite3_close(s->db);
+	/* When were the calls committed and in the file?  When the checkpointer
+	 * folded back a WAL holding the last of them; else the time this close
+	 * spent folding, after the later of the last commit and the
+	 * checkpointer's last pass (the work still owed then). */
+	if (s->calls_folded_of && s->calls_folded_of == s->calls_committed_at)
+		end = s->calls_folded_at;
+	else
+		end = (s->calls_committed_at > s->ckpt_last_end ? s->calls_committed_at : s->ckpt_last_end) +
+		      (mono_ns() - t0);
+	pthread_mutex_lock(&s->lock);
+	s->finished = 1;
+	s->finished_at = end;
+	pthread_mutex_unlock(&s->lock);
+	return end;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	store_finish(s);
 	batch_free(&s->pending);
 	batch_free(&s->work);
 	free(s->losses);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
 	pthread_cond_destroy(&s->done);
+	pthread_cond_destroy(&s->ckpt_wake);
 	free(s);
 }
 

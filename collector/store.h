@@ -58,6 +58,10 @@ struct frame_row {
 
 struct store *store_open(const char *path, const struct store_opts *o);
 void store_close(struct store *s);        /* commits everything, then closes */
+/* Commits everything and closes the file (the WAL folded back), keeping the
+ * counters readable until store_close; returns the CLOCK_MONOTONIC time at
+ * which the last CUDA calls were committed and copied into the file. */
+uint64_t store_finish(struct store *s);
 void store_sync(struct store *s);         /* returns when all queued rows are committed */
 
 void store_calls(struct store *s, const struct ingero_cuda_call *c, size_t n);

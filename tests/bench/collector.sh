@@ -3,9 +3,12 @@
 # as key=value lines (docs/benchmarks.md records them with machine and date).
 #
 #   ingest_events_per_s   CUDA-call records, preload wire format, from nng into
-#                         SQLite (committed), zero loss: the sender blocks when
-#                         the collector is behind, and every sent call must be
-#                         in the file.  CUDA-only mode: the ingest path alone.
+#                         SQLite, zero loss: the sender blocks when the
+#                         collector is behind, and every sent call must be in
+#                         the file.  Time: first message until the calls are
+#                         committed and checkpointed into the file (the
+#                         checkpoint thread's work counts).  CUDA-only mode:
+#                         the ingest path alone.
 #   bpf_ns_per_switch     added cost of one context switch of a traced thread
 #                         (a pinned pipe ping-pong traced by the collector,
 #                         off-CPU interval emitted on every switch) over the
@@ -44,6 +47,9 @@ echo "ingest_calls_sent=$sent"
 echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT count(*) FROM cuda_calls')"
 echo "ingest_loss=$((sent - committed))"
 echo "ingest_events_per_s=$(awk -v n="$committed" -v s="$ingest_s" 'BEGIN {printf "%.0f", n / s}')"
+# to the last commit only, without folding the WAL into the file (the
+# definition of the rows before 2026-11-29 08:40)
+echo "ingest_events_per_s_commit=$(awk -v n="$committed" -v s="$(kv ingest_commit_s "$T/ingest.txt")" 'BEGIN {printf "%.0f", n / s}')"
 echo "ingest_db_bytes_per_call=$(awk -v b="$(stat -c %s "$T/ingest.db")" -v n="$committed" 'BEGIN {printf "%.1f", b / n}')"
 rm -f "$T"/ingest.db*
 
