@@ -48,7 +48,7 @@ echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT count(*) FROM cuda_ca
 echo "ingest_loss=$((sent - committed))"
 echo "ingest_events_per_s=$(awk -v n="$committed" -v s="$ingest_s" 'BEGIN {printf "%.0f", n / s}')"
 # to the last commit only, without folding the WAL into the file (the
-# definition of the rows before 2026-11-29 08:40)
+# definition of the rows before 2026-11-29 08:30)
 echo "ingest_events_per_s_commit=$(awk -v n="$committed" -v s="$(kv ingest_commit_s "$T/ingest.txt")" 'BEGIN {printf "%.0f", n / s}')"
 echo "ingest_db_bytes_per_call=$(awk -v b="$(stat -c %s "$T/ingest.db")" -v n="$committed" 'BEGIN {printf "%.1f", b / n}')"
 rm -f "$T"/ingest.db*
