@@ -57,6 +57,9 @@ static void connect_or_die(void)
 		exit(1);
 	}
 	nng_socket_set_int(sock, NNG_OPT_SENDBUF, 2);
+	/* A push send waits for a peer: once the collector under test has been
+	 * stopped, give up (exit 1) instead of hanging the test that waits for us. */
+	nng_socket_set_ms(sock, NNG_OPT_SENDTIMEO, 3000);
 	for (int tries = 0; tries < 100; tries++) {
 		if ((rv = nng_dial(sock, endpoint, NULL, 0)) == 0)
 			return;
