@@ -56,16 +56,7 @@ grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($2,a,"=");split($3,b,"=")
 	tee -a "$OUT/summary.txt"
 
 # --- 3. cross-check with uprobes --------------------------------------------------------
-RT=$($PY -c 'import os, nvidia.cu13 as m; print(os.path.join(list(m.__path__)[0], "lib", "libcudart.so.13"))' 2>/dev/null)
-DRV=$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
-probes=""
-for f in cudaLaunchKernel cudaLaunchKernel_ptsz cudaLaunchKernelExC cudaLaunchKernelExC_ptsz \
-	__cudaLaunchKernel cudaMemcpyAsync cudaStreamSynchronize cudaGraphLaunch; do
-	probes="$probes $RT:$f"
-done
-for f in cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz cuGraphLaunch; do
-	probes="$probes $DRV:$f"
-done
+. tests/bench/cuda_probes.sh
 "$D/preload_uprobe_count" "$D/preload_count.bpf.o" $probes -- \
 	"$D/ingero-collector" -o "$OUT/xcheck.db" -- $PY examples/small_check.py --steps 50 --workers 4 \
 	>"$OUT/xcheck.txt" 2>&1

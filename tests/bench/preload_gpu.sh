@@ -15,22 +15,12 @@ PY=${1:-python3}; [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- examples/small_check.py --steps 50 --workers 4
 T=$(mktemp -d)
 EP="ipc://$T/s.sock"
-RT=$("$PY" -c 'import os, nvidia.cu13 as m; print(os.path.join(list(m.__path__)[0], "lib", "libcudart.so.13"))' 2>/dev/null)
-[ -f "$RT" ] || RT=$(ldconfig -p | awk '/libcudart.so.13 /{print $NF; exit}')
-DRV=$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
+. tests/bench/cuda_probes.sh
 echo "# libcudart: $RT"
 echo "# libcuda:   $DRV"
 "$D/preload_sink" -v -r "$T/ready" -i 3000 "$EP" >"$T/sink.out" 2>&1 &
 SINK=$!
 while [ ! -f "$T/ready" ]; do sleep 0.05; done
-probes=""
-for f in cudaLaunchKernel cudaLaunchKernel_ptsz cudaLaunchKernelExC cudaLaunchKernelExC_ptsz \
-	__cudaLaunchKernel cudaMemcpyAsync cudaStreamSynchronize cudaGraphLaunch; do
-	probes="$probes $RT:$f"
-done
-for f in cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz cuGraphLaunch; do
-	probes="$probes $DRV:$f"
-done
 s=$(date +%s%N)
 "$D/preload_uprobe_count" "$D/preload_count.bpf.o" $probes -- \
 	env LD_PRELOAD="$D/libingero_preload.so" INGERO_ENDPOINT="$EP" INGERO_DEBUG=1 "$PY" "$@" >"$T/run.out" 2>"$T/run.err"
