@@ -4,12 +4,14 @@
  * Checks run cheapest first: the file exists and is a regular file; it is
  * not empty; its 100-byte header says "SQLite format 3"; the file is at
  * least as long as the header's page count says (a truncated copy is caught
- * here, before SQLite reads garbage); the schema version matches
- * INGERO_SCHEMA_VERSION; every table of schema.h exists.  Corruption deeper
+ * here, before SQLite reads garbage); the schema version is
+ * INGERO_SCHEMA_VERSION or 1; every table of its schema exists.  Every
+ * connection gets the cuda_calls virtual table (calls_vtab.h).  Corruption deeper
  * in the file surfaces from sqlite3_step() and is reported by
  * ia_db_step_error() as one line.
  */
 #include "db.h"
+#include "calls_vtab.h"
 
 #include <ingero/schema.h>
 
@@ -28,10 +30,14 @@ const char *ia_db_path(void)
 	return db_path;
 }
 
+/* The last entry is where the CUDA calls are: version 2 stores blocks
+ * (call_block.h), version 1 one row per call. */
 static const char *const required_tables[] = {
-	"session", "apis", "processes", "threads", "cuda_calls", "off_cpu", "page_allocs",
+	"session", "apis", "processes", "threads", "off_cpu", "page_allocs",
 	"cpu_busy", "competitors", "stacks", "stack_frames", "kernels", "cpu_samples", "losses",
+	"call_blocks",
 };
+#define N_REQUIRED (sizeof required_tables / sizeof required_tables[0])
 
 static int check_header(const char *path, off_t size, char *err, size_t errlen)
 {
@@ -99,6 +105,11 @@ static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errl
 		return NULL;
 	}
 	sqlite3_extended_result_codes(db, 1);
+	if (ia_calls_vtab_register(db) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot register cuda_calls: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
 	return db;
 }
 
@@ -149,22 +160,22 @@ sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
 		sqlite3_close(db);
 		return NULL;
 	}
-	if (ver != INGERO_SCHEMA_VERSION) {
-		snprintf(err, errlen, "%s: schema version %d, this ingero-analyze reads version %d",
+	if (ver != INGERO_SCHEMA_VERSION && ver != 1) {
+		snprintf(err, errlen, "%s: schema version %d, this ingero-analyze reads versions 1 to %d",
 			 path, ver, INGERO_SCHEMA_VERSION);
 		sqlite3_close(db);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof required_tables / sizeof required_tables[0]; i++) {
-		int has = ia_db_has_table(db, required_tables[i]);
+	for (size_t i = 0; i < N_REQUIRED; i++) {
+		const char *table = ver == 1 && i == N_REQUIRED - 1 ? "cuda_calls" : required_tables[i];
+		int has = ia_db_has_table(db, table);
 		if (has < 0) {
 			snprintf(err, errlen, "%s: corrupted database (%s)", path, sqlite3_errmsg(db));
 			sqlite3_close(db);
 			return NULL;
 		}
 		if (!has) {
-			snprintf(err, errlen, "%s: not an Ingero report (table %s missing)", path,
-				 required_tables[i]);
+			snprintf(err, errlen, "%s: not an Ingero report (table %s missing)", path, table);
 			sqlite3_close(db);
 			return NULL;
 		}

@@ -15,12 +15,18 @@
  *
  * With a time window the time index bounds one query per table instead
  * (windows are usually small; the chunked path is for whole-trace scans).
+ *
+ * CUDA calls of a version-2 file are blocks (call_block.h): chunks are then
+ * ranges of block ids holding ~CHUNK_ROWS calls, sized exactly from the
+ * blocks' call counts, and each block is decoded straight into the slice.
  */
 #include "progress.h"
 #include "scan.h"
 
 #include "db.h"
 #include "util.h"
+
+#include <ingero/call_block.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +41,8 @@
 
 struct chunk {
 	int calls;                 /* 1: cuda_calls, 0: off_cpu */
-	sqlite3_int64 lo, hi;      /* rowid range (whole-trace mode) */
+	sqlite3_int64 lo, hi;      /* rowid range, or block ids (whole-trace mode) */
+	size_t planned;            /* rows the range holds (whole-trace mode) */
 	void *rows;                /* fixed slice, or a growable buffer (window mode) */
 	size_t n, cap;
 	int own;                   /* rows is a buffer of our own */
@@ -51,6 +58,7 @@ struct job {
 	const char *path;
 	uint64_t from, to;
 	int windowed;
+	int blocks;                /* CUDA calls stored in call_blocks (version 2) */
 	struct chunk *chunks;
 	size_t nchunks;
 	atomic_size_t next;
@@ -60,8 +68,12 @@ struct job {
  * being returned one sqlite3_step() at a time: the per-row step and
  * column-API overhead goes away (~15 % of the scan).  The pid is not read
  * per row; a tid the threads table does not know is looked up afterwards. */
-static const char *sql_for(int calls, int windowed)
+static const char *sql_for(int calls, int windowed, int blocks)
 {
+	if (calls && blocks)
+		return windowed
+			? "SELECT ia_row_block(pid, data) FROM call_blocks WHERE last_ns >= ?1 AND first_ns < ?2"
+			: "SELECT ia_row_block(pid, data) FROM call_blocks WHERE id BETWEEN ?1 AND ?2";
 	if (calls)
 		return windowed
 			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
@@ -92,6 +104,8 @@ static int stack_index(struct chunk *c, uint64_t sid, uint32_t *out)
 /* Per-worker state the row functions reach through sqlite3_user_data(). */
 struct wstate {
 	struct chunk *c;
+	const struct job *j;
+	struct ingero_cuda_call *block;   /* a decoded call block */
 	uint64_t last_sid;
 	uint32_t last_idx, last_tid;
 	int oom;
@@ -115,42 +129,80 @@ static void note_tid(struct wstate *w, uint32_t tid)
 		w->oom = 1;
 }
 
-static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
+/* One call into the chunk; -1 when out of memory. */
+static int push_call(struct wstate *w, uint32_t tid, int64_t api, uint64_t start, int64_t d,
+		     int64_t by, int dir, int flags, uint64_t sid)
 {
-	(void)argc;   /* fixed by the SELECT that calls it */
-	struct wstate *w = sqlite3_user_data(ctx);
 	struct chunk *c = w->c;
-	if (w->oom || room(c, sizeof(struct ia_call)) < 0) {
-		w->oom = 1;
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
+	if (w->oom || room(c, sizeof(struct ia_call)) < 0)
+		return -1;
 	struct ia_call *x = (struct ia_call *)c->rows + c->n++;
-	uint32_t tid = (uint32_t)sqlite3_value_int64(v[0]);
 	note_tid(w, tid);
 	x->th = tid;
-	sqlite3_int64 api = sqlite3_value_int64(v[1]);
 	x->api = api > 0 && api < INGERO_API_MAX ? (uint16_t)api : 0;
-	x->start = (uint64_t)sqlite3_value_int64(v[2]);
-	sqlite3_int64 d = sqlite3_value_int64(v[3]);
+	x->start = start;
 	x->dur = d > 0 ? (uint64_t)d : 0;
-	sqlite3_int64 by = sqlite3_value_int64(v[4]);
 	x->bytes = by > 0 ? (uint64_t)by : 0;
-	x->dir = (uint8_t)sqlite3_value_int(v[5]);
-	x->flags = (uint8_t)sqlite3_value_int(v[6]);
-	uint64_t sid = (uint64_t)sqlite3_value_int64(v[7]);
+	x->dir = (uint8_t)dir;
+	x->flags = (uint8_t)flags;
 	if (sid == 0) {
 		x->stack = 0;
 	} else if (sid == w->last_sid) {
 		x->stack = w->last_idx;
 	} else {
-		if (stack_index(c, sid, &w->last_idx) < 0) {
+		if (stack_index(c, sid, &w->last_idx) < 0)
+			return -1;
+		w->last_sid = sid;
+		x->stack = w->last_idx;
+	}
+	return 0;
+}
+
+static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	(void)argc;   /* fixed by the SELECT that calls it */
+	struct wstate *w = sqlite3_user_data(ctx);
+	if (push_call(w, (uint32_t)sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]),
+		      (uint64_t)sqlite3_value_int64(v[2]), sqlite3_value_int64(v[3]),
+		      sqlite3_value_int64(v[4]), sqlite3_value_int(v[5]), sqlite3_value_int(v[6]),
+		      (uint64_t)sqlite3_value_int64(v[7])) < 0) {
+		w->oom = 1;
+		sqlite3_result_error_nomem(ctx);
+	}
+}
+
+/* A call block (pid, data): every call in it, or only those starting in
+ * the window.  A block that does not decode fails the scan with its reason. */
+static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	(void)argc;
+	struct wstate *w = sqlite3_user_data(ctx);
+	char err[160];
+	size_t n;
+	if (!w->block && !(w->block = malloc(INGERO_BLOCK_MAX_CALLS * sizeof *w->block))) {
+		w->oom = 1;
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (ingero_block_decode(sqlite3_value_blob(v[1]), (size_t)sqlite3_value_bytes(v[1]),
+				(uint32_t)sqlite3_value_int64(v[0]), w->block, &n, err, sizeof err)) {
+		sqlite3_result_error(ctx, err, -1);
+		return;
+	}
+	if (!w->c->own && w->c->n + n > w->c->cap) {   /* the slice is sized by call_blocks.calls */
+		sqlite3_result_error(ctx, "corrupted database (a call block holds more calls than its calls column)", -1);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ingero_cuda_call *x = &w->block[i];
+		if (w->j->windowed && (x->start_ns < w->j->from || x->start_ns >= w->j->to))
+			continue;
+		if (push_call(w, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
+			      x->dir, x->flags, x->stack_id) < 0) {
 			w->oom = 1;
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
-		w->last_sid = sid;
-		x->stack = w->last_idx;
 	}
 }
 
@@ -229,8 +281,9 @@ static void *worker(void *arg)
 	char err[256] = "";
 	sqlite3 *db = ia_db_reopen(j->path, err, sizeof err);
 	sqlite3_stmt *st[2] = { NULL, NULL };
-	struct wstate w = { 0 };
+	struct wstate w = { .j = j };
 	if (db && (sqlite3_create_function(db, "ia_row_call", 8, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_block", 2, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
@@ -246,12 +299,12 @@ static void *worker(void *arg)
 			c->failed = 1;
 			continue;
 		}
-		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed), c->err, sizeof c->err))) {
+		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks), c->err, sizeof c->err))) {
 			c->failed = 1;
 			continue;
 		}
 		int crc = run_chunk(j, c, db, st[c->calls], &w);
-		ia_progress_add(c->own ? 0 : (uint64_t)(c->hi - c->lo + 1));
+		ia_progress_add(c->own ? 0 : (uint64_t)c->planned);
 		if (crc < 0 && !c->failed) {
 			snprintf(c->err, sizeof c->err, "out of memory reading %s", c->calls ? "cuda_calls" : "off_cpu");
 			c->failed = 1;
@@ -260,6 +313,7 @@ static void *worker(void *arg)
 	sqlite3_finalize(st[0]);
 	sqlite3_finalize(st[1]);
 	sqlite3_close(db);
+	free(w.block);
 	return NULL;
 }
 
@@ -293,6 +347,86 @@ static int rowid_span(const char *path, const char *table, sqlite3_int64 *lo, sq
 	return rc;
 }
 
+/* 1 when the calls are in call_blocks (version 2), 0 when in a cuda_calls
+ * table (version 1), -1 on error. */
+static int stored_in_blocks(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = ia_db_reopen(path, err, errlen);
+	if (!db)
+		return -1;
+	int has = ia_db_has_table(db, "call_blocks");
+	if (has < 0)
+		ia_db_step_error(db, SQLITE_ERROR, err, errlen);
+	sqlite3_close(db);
+	return has;
+}
+
+/* Whole-trace chunks over the call blocks: runs of block ids holding about
+ * CHUNK_ROWS calls, each with its exact slice of one array (*base). */
+static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base,
+		       char *err, size_t errlen)
+{
+	sqlite3 *db = ia_db_reopen(path, err, errlen);
+	if (!db)
+		return -1;
+	sqlite3_stmt *st = ia_db_prepare(db, "SELECT sum(calls) FROM call_blocks", err, errlen);
+	int rc = -1, s;
+	uint64_t total = 0;
+	if (!st)
+		goto out;
+	if ((s = sqlite3_step(st)) == SQLITE_ROW)
+		total = (uint64_t)sqlite3_column_int64(st, 0);
+	else
+		goto step_err;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (total == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (total > SIZE_MAX / sizeof(struct ia_call) || !(*base = malloc(total * sizeof(struct ia_call)))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ia_hint_huge(*base, total * sizeof(struct ia_call));
+	if (!(st = ia_db_prepare(db, "SELECT id, calls FROM call_blocks ORDER BY id", err, errlen)))
+		goto out;
+	struct chunk *c = NULL;
+	uint64_t used = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
+		if (n < 0 || (uint64_t)n > total - used) {
+			snprintf(err, errlen, "%s: corrupted database (call_blocks.calls)", ia_db_path());
+			goto out;
+		}
+		if (!c || c->planned >= CHUNK_ROWS) {
+			if (ia_grow((void **)&j->chunks, cap, j->nchunks + 1, sizeof *j->chunks) < 0) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			c = &j->chunks[j->nchunks++];
+			memset(c, 0, sizeof *c);
+			c->calls = 1;
+			c->lo = id;
+			c->rows = (char *)*base + used * sizeof(struct ia_call);
+		}
+		c->hi = id;
+		c->planned += (size_t)n;
+		c->cap = c->planned;
+		used += (uint64_t)n;
+	}
+	if (s != SQLITE_DONE)
+		goto step_err;
+	rc = 0;
+	goto out;
+step_err:
+	ia_db_step_error(db, s, err, errlen);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -313,6 +447,8 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 	void *base[2] = { NULL, NULL };
 	sqlite3_int64 lo[2] = { 1, 1 }, hi[2] = { 0, 0 };
 	int rc = -1;
+	if ((what & IA_LOAD_CALLS) && (j.blocks = stored_in_blocks(path, err, errlen)) < 0)
+		goto out;
 	for (int calls = 1; calls >= 0; calls--) {
 		if (!(what & (calls ? IA_LOAD_CALLS : IA_LOAD_OFFCPU)))
 			continue;
@@ -324,6 +460,11 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 			j.chunks[j.nchunks].calls = calls;
 			j.chunks[j.nchunks].own = 1;
 			j.nchunks++;
+			continue;
+		}
+		if (calls && j.blocks) {
+			if (plan_blocks(path, &j, &cap, &base[1], err, errlen) < 0)
+				goto out;
 			continue;
 		}
 		if (rowid_span(path, calls ? "cuda_calls" : "off_cpu", &lo[calls], &hi[calls], err, errlen) < 0)
@@ -344,14 +485,14 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 			c->lo = a;
 			c->hi = a + CHUNK_ROWS - 1 < hi[calls] ? a + CHUNK_ROWS - 1 : hi[calls];
 			c->rows = (char *)base[calls] + (size_t)(a - lo[calls]) * sz;
-			c->cap = (size_t)(c->hi - c->lo + 1);
+			c->cap = c->planned = (size_t)(c->hi - c->lo + 1);
 		}
 		(void)k0;
 	}
 	uint64_t total_rows = 0;
 	for (size_t i = 0; i < j.nchunks; i++)
 		if (!j.chunks[i].own)
-			total_rows += (uint64_t)(j.chunks[i].hi - j.chunks[i].lo + 1);
+			total_rows += j.chunks[i].planned;
 	ia_progress_begin("reading report.db", total_rows);
 	pthread_t th[NWORKERS];
 	int started = 0;

@@ -246,9 +246,13 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 {
 	const char *s = ia_session(t, "start_mono_ns");
 	uint64_t c0, o0, c1, o1;
-	if (query_u64(t->db, "SELECT min(start_ns) FROM cuda_calls", UINT64_MAX, &c0, err, errlen) < 0 ||
+	/* blocks carry their first and last start: no call needs decoding */
+	int blocks = ia_db_has_table(t->db, "call_blocks") == 1;
+	if (query_u64(t->db, blocks ? "SELECT min(first_ns) FROM call_blocks" : "SELECT min(start_ns) FROM cuda_calls",
+		      UINT64_MAX, &c0, err, errlen) < 0 ||
 	    query_u64(t->db, "SELECT min(start_ns) FROM off_cpu", UINT64_MAX, &o0, err, errlen) < 0 ||
-	    query_u64(t->db, "SELECT max(start_ns) FROM cuda_calls", 0, &c1, err, errlen) < 0 ||
+	    query_u64(t->db, blocks ? "SELECT max(last_ns) FROM call_blocks" : "SELECT max(start_ns) FROM cuda_calls",
+		      0, &c1, err, errlen) < 0 ||
 	    query_u64(t->db, "SELECT max(start_ns) FROM off_cpu", 0, &o1, err, errlen) < 0)
 		return -1;
 	uint64_t first = c0 < o0 ? c0 : o0;

@@ -29,6 +29,7 @@
 #include <sqlite3.h>
 
 #include "ingero/api.h"
+#include "ingero/call_block.h"
 #include "ingero/schema.h"
 #include "store.h"
 
@@ -139,18 +140,11 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_CALLS_MULTI, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_N
 };
 
-/* CUDA calls go in CALLS_PER_STMT rows per INSERT: the statement overhead
- * (open cursor, halt, reset) is paid once per group instead of per row. */
-#define CALLS_PER_STMT 64
-#define CALL_COLS 18
-
 static const char *const stmt_sql[ST_N] = {
-	[ST_CALL] = "INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,stream,bytes,dir,flags,ret,"
-		    "stack_id,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z) "
-		    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CALL] = "INSERT INTO call_blocks(pid,first_ns,last_ns,calls,data) VALUES(?,?,?,?,?)",
 	[ST_OFFCPU] = "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) "
 		      "VALUES(?,?,?,?,?,?,?,?)",
 	[ST_PROC] = "INSERT INTO processes(pid,ppid,comm,exe,cmdline,start_ns,exit_ns,exit_code,"
@@ -178,7 +172,6 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_KERNEL] = "INSERT OR IGNORE INTO kernels(pid,addr,name) VALUES(?,?,?)",
 	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
-	[ST_CALLS_MULTI] = NULL,   /* built in store_open */
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -198,8 +191,7 @@ static const char *const stmt_sql[ST_N] = {
 
 struct store {
 	sqlite3 *db;
-	/* which parameters of the CUDA-call INSERTs hold NULL now (bind_opt) */
-	uint8_t multi_null[CALLS_PER_STMT * CALL_COLS], single_null[CALL_COLS];
+	msgpack_sbuffer block;       /* the writer's call-block blob, reused */
 	sqlite3 *ckpt_db;            /* the checkpointer's own connection */
 	pthread_t ckpt;
 	pthread_cond_t ckpt_wake;
@@ -301,57 +293,43 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v, int known)
 		sqlite3_bind_null(st, i);
 }
 
-/* A bound parameter keeps its value across sqlite3_reset, and a freshly
- * prepared one is NULL: a slot that is already NULL (no stack, no kernel, no
- * launch geometry — most calls) is not bound again.  Binding was ~10 % of the
- * writer's time; `nul` remembers which slots of a statement hold NULL. */
-static void bind_opt(sqlite3_stmt *st, uint8_t *nul, int i, int64_t v, int known)
+/* One row of call_blocks for c[0..n), all of one pid. */
+static void write_block(struct store *s, const struct ingero_cuda_call *c, size_t n)
 {
-	if (known) {
-		sqlite3_bind_int64(st, i, v);
-		nul[i - 1] = 0;
-	} else if (!nul[i - 1]) {
-		sqlite3_bind_null(st, i);
-		nul[i - 1] = 1;
+	sqlite3_stmt *st = s->st[ST_CALL];
+	uint64_t lo = c[0].start_ns, hi = c[0].start_ns;
+
+	if (ingero_block_encode(&s->block, c, n)) {
+		if (!s->failed)
+			fprintf(stderr, "ingero-collector: out of memory encoding CUDA calls\n");
+		s->failed = 1;
+		return;
 	}
+	for (size_t i = 1; i < n; i++) {
+		lo = c[i].start_ns < lo ? c[i].start_ns : lo;
+		hi = c[i].start_ns > hi ? c[i].start_ns : hi;
+	}
+	sqlite3_bind_int64(st, 1, c[0].pid);
+	sqlite3_bind_int64(st, 2, (int64_t)lo);
+	sqlite3_bind_int64(st, 3, (int64_t)hi);
+	sqlite3_bind_int64(st, 4, (int64_t)n);
+	sqlite3_bind_blob(st, 5, s->block.data, (int)s->block.size, SQLITE_STATIC);
+	step(s, st);
 }
 
-/* Bind one call at parameter base+1..base+18. */
-static void bind_call(sqlite3_stmt *st, uint8_t *nul, int base, const struct ingero_cuda_call *c)
-{
-	int launch = c->grid[0] | c->grid[1] | c->grid[2] | c->block[0] | c->block[1] | c->block[2];
-
-	sqlite3_bind_int64(st, base + 1, c->pid);
-	sqlite3_bind_int64(st, base + 2, c->tid);
-	sqlite3_bind_int(st, base + 3, c->api);
-	sqlite3_bind_int64(st, base + 4, (int64_t)c->start_ns);
-	sqlite3_bind_int64(st, base + 5, (int64_t)c->dur_ns);
-	sqlite3_bind_int64(st, base + 6, (int64_t)c->stream);
-	sqlite3_bind_int64(st, base + 7, (int64_t)c->bytes);
-	sqlite3_bind_int(st, base + 8, c->dir);
-	sqlite3_bind_int(st, base + 9, c->flags);
-	sqlite3_bind_int(st, base + 10, c->ret);
-	bind_opt(st, nul, base + 11, (int64_t)c->stack_id, c->stack_id != 0);
-	bind_opt(st, nul, base + 12, (int64_t)c->kernel, c->kernel != 0);
-	for (int k = 0; k < 3; k++) {
-		bind_opt(st, nul, base + 13 + k, c->grid[k], launch);
-		bind_opt(st, nul, base + 16 + k, c->block[k], launch);
-	}
-}
-
+/* Calls arrive message by message, so runs of one pid are long: each run
+ * becomes blocks of up to INGERO_BLOCK_MAX_CALLS. */
 static void write_calls(struct store *s, const struct batch *b)
 {
 	const struct ingero_cuda_call *c = b->calls.p;
-	size_t i = 0;
 
-	for (; i + CALLS_PER_STMT <= b->calls.n; i += CALLS_PER_STMT) {
-		for (int r = 0; r < CALLS_PER_STMT; r++)
-			bind_call(s->st[ST_CALLS_MULTI], s->multi_null, r * CALL_COLS, &c[i + r]);
-		step(s, s->st[ST_CALLS_MULTI]);
-	}
-	for (; i < b->calls.n; i++) {
-		bind_call(s->st[ST_CALL], s->single_null, 0, &c[i]);
-		step(s, s->st[ST_CALL]);
+	for (size_t i = 0; i < b->calls.n;) {
+		size_t n = 1;
+
+		while (i + n < b->calls.n && n < INGERO_BLOCK_MAX_CALLS && c[i + n].pid == c[i].pid)
+			n++;
+		write_block(s, &c[i], n);
+		i += n;
 	}
 }
 
@@ -532,10 +510,12 @@ static uint64_t live_bytes(struct store *s)
 	return (uint64_t)((pages - free_pages) * page_size);
 }
 
-/* --max-size: drop the oldest tenth of each event table until it fits. */
+/* --max-size: drop the oldest tenth of each event table until it fits.
+ * What is counted is events: a call block counts its calls. */
 static void enforce_cap(struct store *s, int force)
 {
-	static const char *const tables[] = { "cuda_calls", "off_cpu", "cpu_samples" };
+	static const char *const tables[] = { "call_blocks", "off_cpu", "cpu_samples" };
+	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)" };
 	uint64_t now = mono_ns(), dropped = 0;
 
 	if (!s->o.max_bytes || (!force && now - s->last_cap_check_ns < 200000000ull))
@@ -544,13 +524,20 @@ static void enforce_cap(struct store *s, int force)
 	for (int round = 0; round < 10 && live_bytes(s) > s->o.max_bytes; round++) {
 		exec_sql(s->db, "BEGIN");
 		for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-			char sql[256];
+			char oldest[256], sql[512];
+			sqlite3_stmt *st;
 
-			snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid IN (SELECT rowid FROM %s "
-				 "ORDER BY rowid LIMIT (SELECT count(*) / 10 + 1 FROM %s))",
-				 tables[t], tables[t], tables[t]);
+			snprintf(oldest, sizeof oldest, "SELECT rowid FROM %s ORDER BY rowid "
+				 "LIMIT (SELECT count(*) / 10 + 1 FROM %s)", tables[t], tables[t]);
+			snprintf(sql, sizeof sql, "SELECT coalesce(%s, 0) FROM %s WHERE rowid IN (%s)",
+				 events[t], tables[t], oldest);
+			if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+				continue;
+			int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+			sqlite3_finalize(st);
+			snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid IN (%s)", tables[t], oldest);
 			if (exec_sql(s->db, sql) == 0)
-				dropped += (uint64_t)sqlite3_changes(s->db);
+				dropped += (uint64_t)n;
 		}
 		exec_sql(s->db, "COMMIT");
 	}
@@ -711,8 +698,7 @@ struct store *store_open(const char *path, const struct store_opts *o)
 		return NULL;
 	if (o)
 		s->o = *o;
-	memset(s->multi_null, 1, sizeof s->multi_null);   /* prepared: every parameter NULL */
-	memset(s->single_null, 1, sizeof s->single_null);
+	msgpack_sbuffer_init(&s->block);
 	if (!s->o.flush_ms)
 		s->o.flush_ms = 50;
 	if (!s->o.max_pending_calls)
@@ -732,27 +718,8 @@ struct store *store_open(const char *path, const struct store_opts *o)
 	    create_schema(s->db))
 		goto fail;
 	for (int i = 0; i < ST_N; i++) {
-		const char *sql = stmt_sql[i];
-		char *multi = NULL;
+		int rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
 
-		if (i == ST_CALLS_MULTI) {
-			/* the single-row INSERT with CALLS_PER_STMT value groups */
-			const char *values = strstr(stmt_sql[ST_CALL], "VALUES") + 6;
-			size_t head = (size_t)(values - stmt_sql[ST_CALL]), group = strlen(values);
-
-			multi = malloc(head + CALLS_PER_STMT * (group + 1) + 1);
-			if (!multi)
-				goto fail;
-			memcpy(multi, stmt_sql[ST_CALL], head);
-			for (int r = 0; r < CALLS_PER_STMT; r++) {
-				memcpy(multi + head + r * (group + 1), r ? "," : " ", 1);
-				memcpy(multi + head + r * (group + 1) + 1, values, group);
-			}
-			multi[head + CALLS_PER_STMT * (group + 1)] = 0;
-			sql = multi;
-		}
-		int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
-		free(multi);
 		if (rc != SQLITE_OK) {
 			fprintf(stderr, "ingero-collector: sqlite: %s\n", sqlite3_errmsg(s->db));
 			goto fail;
@@ -794,6 +761,7 @@ fail:
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	msgpack_sbuffer_destroy(&s->block);
 	free(s);
 	return NULL;
 }
@@ -863,6 +831,7 @@ void store_close(struct store *s)
 	batch_free(&s->pending);
 	batch_free(&s->work);
 	free(s->losses);
+	msgpack_sbuffer_destroy(&s->block);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
 	pthread_cond_destroy(&s->done);

@@ -2,14 +2,9 @@
  * wire_decode.c — the collector's side of wire.h: one nng message in,
  * a fully checked array of records out (or an error and nothing).
  *
- * Two passes.  First a bounds walk over the raw msgpack bytes (walk_msgpack):
- * msgpack-c allocates an array's element storage from the declared count
- * before it reads a single element, so a five-byte message claiming 2^32
- * elements would make it ask for ~100 GB.  The walk checks that every
- * container's elements are really present, that the message is exactly one
- * value, has no maps or extension types (the format uses neither) and is at
- * most MAX_DEPTH deep — after it, msgpack-c's allocations are bounded by a
- * small multiple of the message size.  msgpack-c then builds the object
+ * Two passes.  First a bounds walk over the raw msgpack bytes
+ * (msgpack_walk.h: it bounds what msgpack-c will allocate), at most
+ * MAX_DEPTH deep.  msgpack-c then builds the object
  * tree, and the second pass checks each record's fields against wire.h and
  * fills struct ingero_wire_record, frames going into the msgpack zone so
  * that one free releases everything.
@@ -22,87 +17,10 @@
 
 #include "ingero/api.h"
 #include "ingero/wire_decode.h"
+#include "msgpack_walk.h"
 
 /* message → records → record → frame list → frame */
 #define MAX_DEPTH 6
-
-static uint64_t be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* 0 when buf holds exactly one msgpack value within our structural limits. */
-static int walk_msgpack(const uint8_t *p, size_t len)
-{
-	uint64_t left[MAX_DEPTH + 1];   /* values still to read at each depth */
-	int d = 0;
-	size_t i = 0;
-
-	left[0] = 1;
-	while (d >= 0) {
-		uint64_t n = 0, skip = 0;
-		int hdr = 0, is_array = 0;
-		uint8_t b;
-
-		if (left[d] == 0) {
-			d--;
-			continue;
-		}
-		left[d]--;
-		if (i >= len)
-			return -1;
-		b = p[i++];
-		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-			continue;                     /* fixint, nil, bool */
-		if (b >= 0x90 && b <= 0x9f) {
-			n = b & 0x0f;
-			is_array = 1;
-		} else if (b >= 0xa0 && b <= 0xbf) {
-			skip = b & 0x1f;
-		} else {
-			switch (b) {
-			case 0xcc: case 0xd0: skip = 1; break;
-			case 0xcd: case 0xd1: skip = 2; break;
-			case 0xce: case 0xd2: case 0xca: skip = 4; break;
-			case 0xcf: case 0xd3: case 0xcb: skip = 8; break;
-			case 0xc4: case 0xd9: hdr = 1; break;   /* bin8, str8 */
-			case 0xc5: case 0xda: hdr = 2; break;
-			case 0xc6: case 0xdb: hdr = 4; break;
-			case 0xdc: hdr = 2; is_array = 1; break;
-			case 0xdd: hdr = 4; is_array = 1; break;
-			default: return -1;           /* maps, ext, 0xc1 */
-			}
-			if (hdr) {
-				if (len - i < (size_t)hdr)
-					return -1;
-				if (is_array)
-					n = be(p + i, hdr);
-				else
-					skip = be(p + i, hdr);
-				i += hdr;
-			}
-		}
-		if (skip) {
-			if (len - i < skip)
-				return -1;
-			i += skip;
-		}
-		if (is_array) {
-			if (n > len - i)              /* each element takes ≥ 1 byte */
-				return -1;
-			if (n) {
-				if (d + 1 > MAX_DEPTH)
-					return -1;
-				left[++d] = n;
-			}
-		}
-	}
-	return i == len ? 0 : -1;
-}
 
 /* --- typed field access ------------------------------------------------------ */
 
@@ -353,7 +271,7 @@ int ingero_wire_decode(const void *buf, size_t len, struct ingero_wire_batch *ou
 	memset(out, 0, sizeof(*out));
 	if (!buf || len == 0 || len > INGERO_WIRE_MAX_MSG_BYTES)
 		return INGERO_WIRE_E_SIZE;
-	if (walk_msgpack(buf, len))
+	if (ingero_msgpack_walk(buf, len, MAX_DEPTH))
 		return INGERO_WIRE_E_MSGPACK;
 	up = malloc(sizeof(*up));
 	if (!up)

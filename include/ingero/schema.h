@@ -2,7 +2,10 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer refuses any other version.  Every
+ * PRAGMA user_version; the analyzer reads this version and version 1 (whose
+ * cuda_calls was a table of one row per call) and refuses any other.  CUDA
+ * calls are stored in blocks (call_block.h); the cuda_calls virtual table
+ * shows them as rows.  Every
  * timestamp is CLOCK_MONOTONIC ns; every pid/tid is in the root pid
  * namespace.  docs/schema.md explains each table for users; a change here
  * bumps the version and updates that page.
@@ -10,7 +13,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 1
+#define INGERO_SCHEMA_VERSION 2
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -20,13 +23,10 @@
 "  announced INTEGER NOT NULL DEFAULT 0, made INTEGER NOT NULL DEFAULT 0,\n" \
 "  dropped INTEGER NOT NULL DEFAULT 0);\n" \
 "CREATE TABLE threads(tid INTEGER PRIMARY KEY, pid INTEGER NOT NULL, comm TEXT);\n" \
-"CREATE TABLE cuda_calls(pid INTEGER NOT NULL, tid INTEGER NOT NULL, api INTEGER NOT NULL,\n" \
-"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, stream INTEGER, bytes INTEGER,\n" \
-"  dir INTEGER, flags INTEGER, ret INTEGER, stack_id INTEGER, kernel INTEGER,\n" \
-"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n" \
-"  block_x INTEGER, block_y INTEGER, block_z INTEGER);\n" \
-"CREATE INDEX cuda_calls_by_time ON cuda_calls(start_ns);\n" \
-"CREATE INDEX cuda_calls_by_tid ON cuda_calls(tid, start_ns);\n" \
+"CREATE TABLE call_blocks(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL,\n" \
+"  first_ns INTEGER NOT NULL, last_ns INTEGER NOT NULL, calls INTEGER NOT NULL,\n" \
+"  data BLOB NOT NULL);\n" \
+"CREATE INDEX call_blocks_by_time ON call_blocks(first_ns);\n" \
 "CREATE TABLE off_cpu(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
 "  end_ns INTEGER NOT NULL, runnable_ns INTEGER NOT NULL, preempted INTEGER NOT NULL,\n" \
 "  next_pid INTEGER, cpu INTEGER);\n" \

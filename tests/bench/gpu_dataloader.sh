@@ -7,11 +7,14 @@
 #   3. cross-check: uprobes on libcudart/libcuda count launches, copies and
 #      syncs in the same run as the preload library + collector.
 #
-#   sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
-# BUNDLE_DIR: `make bundle` output plus preload_uprobe_count and
-# preload_count.bpf.o.  Prints key=value lines; traces and explains go to OUT_DIR.
+#   [PARTS="matrix overhead xcheck"] sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
+# BUNDLE_DIR: `make bundle` output (it carries preload_uprobe_count and
+# preload_count.bpf.o).  PARTS picks sections, so that each device call ends
+# inside its time limit.  Prints key=value lines; traces and explains go to OUT_DIR.
 set -u
 D=$(cd "$1" && pwd); OUT=$2; ROWS=${3:-3000000}; PAIRS=${4:-5}
+PARTS=${PARTS:-matrix overhead xcheck}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 PY=python3
 RUN="$D/ingero-run"
@@ -34,13 +37,15 @@ bench() { # name, args...
 	"$D/ingero-analyze" explain --json "$OUT/$name.db" >"$OUT/$name.explain.json" 2>&1
 	"$D/ingero-analyze" per-process "$OUT/$name.db" >"$OUT/$name.procs.txt" 2>&1
 }
-bench direct --mode direct
-bench nw0 --mode loader --workers 0
-bench nw4 --mode loader --workers 4
-bench nw15 --mode loader --workers 15
-bench nw4_pin --mode loader --workers 4 --pin
-bench nw4_persist --mode loader --workers 4 --persistent --epochs 2
-[ -n "${SKIP_OVERHEAD:-}" ] && PAIRS=0
+if part matrix; then
+	bench direct --mode direct
+	bench nw0 --mode loader --workers 0
+	bench nw4 --mode loader --workers 4
+	bench nw15 --mode loader --workers 15
+	bench nw4_pin --mode loader --workers 4 --pin
+	bench nw4_persist --mode loader --workers 4 --persistent --epochs 2
+fi
+part overhead || PAIRS=0
 
 # --- 2. overhead: alternate untraced / traced -------------------------------------------
 i=0
@@ -51,11 +56,12 @@ while [ $i -lt "$PAIRS" ]; do
 	log "overhead_pair=$i untraced_s=$a traced_s=$b"
 	i=$((i + 1))
 done
-grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($2,a,"=");split($3,b,"="); print b[2]/a[2]}' |
+[ "$PAIRS" -gt 0 ] && grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($2,a,"=");split($3,b,"="); print b[2]/a[2]}' |
 	sort -n | awk '{v[NR]=$1} END {m = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print "overhead_median_ratio=" m " pairs=" NR}' |
 	tee -a "$OUT/summary.txt"
 
 # --- 3. cross-check with uprobes --------------------------------------------------------
+part xcheck || exit 0
 . tests/bench/cuda_probes.sh
 "$D/preload_uprobe_count" "$D/preload_count.bpf.o" $probes -- \
 	"$D/ingero-collector" -o "$OUT/xcheck.db" -- $PY examples/small_check.py --steps 50 --workers 4 \

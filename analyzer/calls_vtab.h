@@ -1,0 +1,19 @@
+/*
+ * calls_vtab.h — the cuda_calls virtual table: the call blocks of a
+ * version-2 report.db (include/ingero/call_block.h) shown as one row per
+ * call, with the columns version 1 stored.  Every connection the analyzer
+ * opens has it, so SQL (MCP run_sql, timeline, the host-bound rule) reads
+ * cuda_calls whatever the version; a version-1 file's real cuda_calls table
+ * takes precedence over it.  Built a second time as a SQLite extension
+ * (libingero_sqlite.so) for the sqlite3 shell:
+ *   sqlite3 -cmd '.load /usr/local/lib/libingero_sqlite' report.db
+ */
+#ifndef IA_CALLS_VTAB_H
+#define IA_CALLS_VTAB_H
+
+#include <sqlite3.h>
+
+/* SQLITE_OK or an SQLite error code. */
+int ia_calls_vtab_register(sqlite3 *db);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * call_block.c — CUDA calls to and from the call_blocks blob
+ * (include/ingero/call_block.h has the format and why).
+ *
+ * Encoding and decoding go through msgpack-c; the decoder first walks the
+ * raw bytes (msgpack_walk.h) because a stored blob is untrusted input: a
+ * damaged or hand-edited database must give an error, never a crash.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ingero/call_block.h"
+#include "msgpack_walk.h"
+
+/* One column: how to read it from a call and write it back. */
+enum col {
+	C_TID, C_API, C_START, C_DUR, C_STREAM, C_BYTES, C_DIR, C_FLAGS, C_RET,
+	C_STACK, C_KERNEL, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ
+};
+
+/* The column's value for call i, as the 64 bits msgpack carries; start is
+ * the difference from the previous call (two's complement). */
+static uint64_t get(const struct ingero_cuda_call *c, size_t i, enum col k)
+{
+	const struct ingero_cuda_call *x = &c[i];
+
+	switch (k) {
+	case C_TID:    return x->tid;
+	case C_API:    return x->api;
+	case C_START:  return i ? x->start_ns - c[i - 1].start_ns : x->start_ns;
+	case C_DUR:    return x->dur_ns;
+	case C_STREAM: return x->stream;
+	case C_BYTES:  return x->bytes;
+	case C_DIR:    return x->dir;
+	case C_FLAGS:  return x->flags;
+	case C_RET:    return (uint64_t)(int64_t)x->ret;
+	case C_STACK:  return x->stack_id;
+	case C_KERNEL: return x->kernel;
+	case C_GX: case C_GY: case C_GZ: return x->grid[k - C_GX];
+	case C_BX: case C_BY: case C_BZ: return x->block[k - C_BX];
+	}
+	return 0;
+}
+
+/* Columns whose values are signed: packed as msgpack signed integers. */
+static int is_signed(enum col k)
+{
+	return k == C_RET || k == C_START;
+}
+
+static int pack_value(msgpack_packer *pk, enum col k, size_t i, uint64_t v)
+{
+	if (is_signed(k) && !(k == C_START && i == 0))
+		return msgpack_pack_int64(pk, (int64_t)v);
+	return msgpack_pack_uint64(pk, v);
+}
+
+int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, size_t n)
+{
+	msgpack_packer pk;
+
+	if (n == 0 || n > INGERO_BLOCK_MAX_CALLS)
+		return -1;
+	sb->size = 0;
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	if (msgpack_pack_array(&pk, 2 + INGERO_BLOCK_COLUMNS) ||
+	    msgpack_pack_uint32(&pk, INGERO_BLOCK_FORMAT) || msgpack_pack_uint64(&pk, n))
+		return -1;
+	for (int k = 0; k < INGERO_BLOCK_COLUMNS; k++) {
+		uint64_t first = get(c, 0, k);
+		size_t i = 1;
+
+		/* a column of one value is that value (start never is: deltas) */
+		while (k != C_START && i < n && get(c, i, k) == first)
+			i++;
+		if (k != C_START && i == n) {
+			if (pack_value(&pk, k, 1, first))
+				return -1;
+			continue;
+		}
+		if (msgpack_pack_array(&pk, n))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (pack_value(&pk, k, i, get(c, i, k)))
+				return -1;
+	}
+	return 0;
+}
+
+/* --- decoding ---------------------------------------------------------------- */
+
+/* The integer an object holds as 64 bits; signed values sign-extended. */
+static int as_u64(const msgpack_object *o, uint64_t *v)
+{
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		*v = o->via.u64;
+	else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+		*v = (uint64_t)o->via.i64;
+	else
+		return -1;
+	return 0;
+}
+
+/* Whether v fits column k's field. */
+static int fits(enum col k, uint64_t v)
+{
+	switch (k) {
+	case C_TID:   return v >= 1 && v <= INT_MAX;
+	case C_API:   return v <= UINT16_MAX;
+	case C_DIR: case C_FLAGS: return v <= UINT8_MAX;
+	case C_RET:   return (int64_t)v >= INT32_MIN && (int64_t)v <= INT32_MAX;
+	case C_GX: case C_GY: case C_GZ: case C_BX: case C_BY: case C_BZ:
+		return v <= UINT32_MAX;
+	default:      return 1;
+	}
+}
+
+static void put(struct ingero_cuda_call *out, size_t i, enum col k, uint64_t v)
+{
+	struct ingero_cuda_call *x = &out[i];
+
+	switch (k) {
+	case C_TID:    x->tid = (uint32_t)v; break;
+	case C_API:    x->api = (uint16_t)v; break;
+	case C_START:  x->start_ns = i ? out[i - 1].start_ns + v : v; break;
+	case C_DUR:    x->dur_ns = v; break;
+	case C_STREAM: x->stream = v; break;
+	case C_BYTES:  x->bytes = v; break;
+	case C_DIR:    x->dir = (uint8_t)v; break;
+	case C_FLAGS:  x->flags = (uint8_t)v; break;
+	case C_RET:    x->ret = (int32_t)(int64_t)v; break;
+	case C_STACK:  x->stack_id = v; break;
+	case C_KERNEL: x->kernel = v; break;
+	case C_GX: case C_GY: case C_GZ: x->grid[k - C_GX] = (uint32_t)v; break;
+	case C_BX: case C_BY: case C_BZ: x->block[k - C_BX] = (uint32_t)v; break;
+	}
+}
+
+static const char *const col_name[INGERO_BLOCK_COLUMNS] = {
+	"tid", "api", "start", "dur", "stream", "bytes", "dir", "flags", "ret",
+	"stack_id", "kernel", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"
+};
+
+static int fail(char *err, size_t errlen, const char *what, const char *col)
+{
+	snprintf(err, errlen, "call block: %s%s%s", what, col ? " in column " : "", col ? col : "");
+	return -1;
+}
+
+static int decode_columns(const msgpack_object *top, uint32_t pid, struct ingero_cuda_call *out,
+			  size_t *n, char *err, size_t errlen)
+{
+	const msgpack_object *f = top->via.array.ptr;
+	uint64_t fmt, cnt;
+
+	if (as_u64(&f[0], &fmt) || f[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER || fmt != INGERO_BLOCK_FORMAT)
+		return fail(err, errlen, "unknown format", NULL);
+	if (f[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER || (cnt = f[1].via.u64) == 0 ||
+	    cnt > INGERO_BLOCK_MAX_CALLS)
+		return fail(err, errlen, "bad call count", NULL);
+	for (size_t i = 0; i < cnt; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		out[i].pid = pid;
+	}
+	for (int k = 0; k < INGERO_BLOCK_COLUMNS; k++) {
+		const msgpack_object *o = &f[2 + k];
+		uint64_t v;
+
+		if (o->type == MSGPACK_OBJECT_ARRAY) {
+			if (o->via.array.size != cnt)
+				return fail(err, errlen, "wrong length", col_name[k]);
+			for (size_t i = 0; i < cnt; i++) {
+				if (as_u64(&o->via.array.ptr[i], &v) || (k != C_START && !fits(k, v)))
+					return fail(err, errlen, "value out of range", col_name[k]);
+				put(out, i, k, v);
+			}
+		} else if (k != C_START && !as_u64(o, &v) && fits(k, v)) {
+			for (size_t i = 0; i < cnt; i++)
+				put(out, i, k, v);
+		} else {
+			return fail(err, errlen, "not an integer column", col_name[k]);
+		}
+	}
+	*n = (size_t)cnt;
+	return 0;
+}
+
+int ingero_block_decode(const void *data, size_t len, uint32_t pid,
+			struct ingero_cuda_call *out, size_t *n, char *err, size_t errlen)
+{
+	msgpack_zone zone;
+	msgpack_object top;
+	size_t off = 0;
+	int rc;
+
+	*n = 0;
+	if (!data || ingero_msgpack_walk(data, len, 2))
+		return fail(err, errlen, "not a msgpack value of two levels", NULL);
+	/* columns of 1,024 small integers: one zone chunk holds a block's objects */
+	if (!msgpack_zone_init(&zone, 64 * 1024))
+		return fail(err, errlen, "out of memory", NULL);
+	if (msgpack_unpack(data, len, &off, &zone, &top) != MSGPACK_UNPACK_SUCCESS)
+		rc = fail(err, errlen, "malformed msgpack", NULL);
+	else if (top.type != MSGPACK_OBJECT_ARRAY || top.via.array.size != 2 + INGERO_BLOCK_COLUMNS)
+		rc = fail(err, errlen, "not an array of the block's columns", NULL);
+	else
+		rc = decode_columns(&top, pid, out, n, err, errlen);
+	msgpack_zone_destroy(&zone);
+	if (rc)
+		*n = 0;
+	return rc;
+}
