@@ -44,7 +44,7 @@ kill -TERM $CP; wait $CP
 committed=$(kv calls_committed "$T/ingest.txt")
 ingest_s=$(kv ingest_s "$T/ingest.txt")
 echo "ingest_calls_sent=$sent"
-echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT count(*) FROM cuda_calls')"
+echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT sum(calls) FROM call_blocks')"
 echo "ingest_loss=$((sent - committed))"
 echo "ingest_events_per_s=$(awk -v n="$committed" -v s="$ingest_s" 'BEGIN {printf "%.0f", n / s}')"
 # to the last commit only, without folding the WAL into the file (the
