@@ -190,7 +190,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		const char *leaf = ia_stack_leaf(names, ids[i].id);
 		const char *py = ia_stack_python(names, ids[i].id);
 		char label[160];
-		snprintf(label, sizeof label, "%s", leaf ? leaf : ids[i].id ? "(unnamed frames)" : "(no stack)");
+		ia_short_symbol(label, sizeof label, leaf ? leaf : ids[i].id ? "(unnamed frames)" : "(no stack)");
 		size_t k;
 		for (k = 0; k < g->nstacks && strcmp(g->stacks[k].label, label); k++)
 			;

@@ -313,3 +313,34 @@ void ia_hint_huge(void *p, size_t len)
 	if (e && !strcmp(e, "1") && len >= (8u << 20) && b > a)
 		madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
+
+char *ia_short_symbol(char *buf, size_t len, const char *sym)
+{
+	size_t o = 0;
+	int depth = 0, cut = 0;
+
+	if (!len)
+		return buf;
+	for (const char *p = sym; *p && o + 1 < len; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth > 0)
+			depth--;
+		/* the parameter list: the first '(' outside template arguments, except
+		 * "operator()" and "(anonymous namespace)" */
+		if (*p == '(' && depth == 0 && strncmp(p, "()", 2) && strncmp(p, "(anonymous", 10) &&
+		    !(p - sym >= 8 && !strncmp(p - 8, "operator", 8))) {
+			if (o + 3 <= len) {
+				buf[o++] = '(';
+				buf[o++] = ')';
+			}
+			cut = 1;
+			break;
+		}
+		buf[o++] = *p;
+	}
+	buf[o] = 0;
+	if (!cut && strlen(sym) >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}

@@ -27,6 +27,10 @@ char *ia_fmt_pct_range(char *buf, size_t len, double low, double high);
 
 /* Parse "1.5s", "200ms", "30us", "10ns", "2m", plain number = seconds. -1 on error. */
 int ia_parse_dur(const char *s, uint64_t *ns);
+/* A demangled C++ function name for display: its parameter list dropped
+ * ("at::native::stack(c10::ArrayRef<at::Tensor>, long)" -> "at::native::stack()"),
+ * with a trailing " const"; other names copied.  Cut to len with "..." at the end. */
+char *ia_short_symbol(char *buf, size_t len, const char *sym);
 
 /* Percentiles of v[0..n): fills out[k] for pcts[k] (0 < p <= 100); v is reordered. */
 void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, size_t k);
