@@ -27,11 +27,21 @@ struct start {
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
+	u32 traced;      /* is_traced(tgid) as of generation gen */
+	u32 gen;
 	u32 pad;
 };
 
+/* Bumped by the collector after each enrolment from user space (tracer.c):
+ * a task's cached traced flag from an older generation is looked up again.
+ * Enrolments made here (a traced parent's fork) concern new tasks, which
+ * have no cached flag yet. */
+__u32 traced_gen;
+
 /* Per-task storage rather than a hash by tid: a pointer away from the task,
- * no hashing on the hot path, freed with the task. */
+ * no hashing on the hot path, freed with the task.  It also caches whether
+ * the task's process is traced, so a switch costs no `traced` hash lookup
+ * (two per switch, for every task on the machine, before). */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -121,6 +131,29 @@ static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preempti
 	__sync_fetch_and_add(&v->preemptions, preemptions);
 }
 
+/* The task's storage (created), with its traced flag fresh; NULL for the
+ * idle task or when storage cannot be had (then *traced from the hash). */
+static __always_inline struct start *task_state(struct task_struct *t, u32 tgid, bool *traced)
+{
+	struct start *s;
+	u32 gen = traced_gen + 1;   /* storage starts zeroed: 0 = never looked up */
+
+	*traced = false;
+	if (!tgid)
+		return NULL;
+	s = bpf_task_storage_get(&start, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		*traced = is_traced(tgid);
+		return NULL;
+	}
+	if (s->gen != gen) {
+		s->traced = is_traced(tgid);
+		s->gen = gen;
+	}
+	*traced = s->traced;
+	return s;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -130,8 +163,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	u32 zero = 0;
 	u32 prev_tid = prev->pid, prev_tgid = prev->tgid;
 	u32 next_tid = next->pid, next_tgid = next->tgid;
-	bool prev_traced = is_traced(prev_tgid);
-	bool next_traced = is_traced(next_tgid);
+	bool prev_traced, next_traced;
+	struct start *ps = task_state(prev, prev_tgid, &prev_traced);
+	struct start *ns = task_state(next, next_tgid, &next_traced);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
 
 	if (st) {
@@ -147,7 +181,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	if (prev_traced && !(prev_state & TASK_DEAD)) {
 		bool preempted = preempt || prev_state == TASK_RUNNING;
-		struct start *s = bpf_task_storage_get(&start, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		struct start *s = ps;
 
 		if (s) {
 			s->start_ns = now;
@@ -167,7 +201,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 
 	if (next_traced) {
-		struct start *s = bpf_task_storage_get(&start, next, 0, 0);
+		struct start *s = ns;
 		struct off_cpu_event *e;
 
 		if (!s || !s->start_ns)
@@ -189,14 +223,20 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
+/* A task with no storage never left a CPU while we watched: nothing to
+ * mark, and no hash lookup for it. */
 static __always_inline void mark_runnable(struct task_struct *p)
 {
-	struct start *s;
+	struct start *s = bpf_task_storage_get(&start, p, 0, 0);
+	u32 gen = traced_gen + 1;
 
-	if (!is_traced(p->tgid))
+	if (!s || !s->start_ns || s->runnable_ns)
 		return;
-	s = bpf_task_storage_get(&start, p, 0, 0);
-	if (s && s->start_ns && !s->runnable_ns)
+	if (s->gen != gen) {
+		s->traced = is_traced(p->tgid);
+		s->gen = gen;
+	}
+	if (s->traced)
 		s->runnable_ns = bpf_ktime_get_ns();
 }
 
@@ -227,5 +267,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	s->next_pid = 0;
 	s->cpu = bpf_get_smp_processor_id();
 	s->preempted = 0;
+	s->traced = 1;
+	s->gen = traced_gen + 1;
 	return 0;
 }

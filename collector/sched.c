@@ -36,6 +36,13 @@ int sched_attach(struct tracer *t)
 	return 0;
 }
 
+/* After an enrolment from user space: every task looks its traced flag up
+ * again (the cache in sched.bpf.c's task storage). */
+void sched_new_generation(struct tracer *t)
+{
+	__atomic_fetch_add(&t->sched->bss->traced_gen, 1, __ATOMIC_RELEASE);
+}
+
 /* Give another object the shared maps before it loads. */
 int tracer_share_maps(struct tracer *t, struct bpf_map *traced, struct bpf_map *events,
 		      struct bpf_map *drops)

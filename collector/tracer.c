@@ -133,7 +133,11 @@ int tracer_enroll(struct tracer *t, uint32_t pid)
 
 	if (!t)
 		return 0;
-	return bpf_map_update_elem(t->traced_fd, &pid, &one, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(t->traced_fd, &pid, &one, BPF_ANY))
+		return -errno;
+	/* after the map: a task that looks again must find the pid there */
+	sched_new_generation(t);
+	return 0;
 }
 
 int tracer_poll(struct tracer *t, int timeout_ms)

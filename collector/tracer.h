@@ -42,6 +42,7 @@ void tracer_flush(struct tracer *t, int final);         /* aggregates + loss cou
 void tracer_close(struct tracer *t);
 
 /* per-object loaders and handlers */
+void sched_new_generation(struct tracer *t);
 int sched_attach(struct tracer *t);
 void sched_event(struct tracer *t, const void *data, size_t len);
 void sched_flush(struct tracer *t, int final);

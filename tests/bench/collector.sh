@@ -18,7 +18,11 @@
 #   collector_cpu_pct     the collector's own CPU time (all threads) while it
 #                         traces `starve --mode workers`, sampling at 99 Hz,
 #                         in % of one core
-# Environment: INGEST_CALLS (4000000), PINGPONG_ROUNDS (200000), RUNS (5).
+#   bpf_ns_per_switch_alt, _untraced_alt   with ALT_COLLECTOR=PATH: the same
+#                         two figures for another build of the collector,
+#                         interleaved run by run with this one (an A/B)
+# Environment: INGEST_CALLS (4000000), PINGPONG_ROUNDS (200000), RUNS (5),
+# ALT_COLLECTOR.
 B=${B:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -55,28 +59,38 @@ rm -f "$T"/ingest.db*
 
 # --- context switches -------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
-	: >"$T/base"; : >"$T/traced"; : >"$T/untraced"
+	: >"$T/base"; : >"$T/traced"; : >"$T/untraced"; : >"$T/traced_alt"; : >"$T/untraced_alt"
 	# the ping-pong pins itself to CPU 0; the collector's user-space threads go to
 	# CPU 1 so that what is measured on CPU 0 is the BPF programs' cost alone
 	# (the consumer's cost is collector_cpu_pct)
 	PIN=""
 	[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && PIN="taskset -c 1"
-	for r in $(seq "$RUNS"); do
-		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/base"
-		$PIN "$B/ingero-collector" -q -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
-			2>/dev/null | sed 's/ns_per_switch=//' >>"$T/traced"
-		$PIN "$B/ingero-collector" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
+	# traced: the ping-pong run by the collector; untraced: a collector
+	# running, the ping-pong not traced by it
+	switches() { # collector, suffix
+		$PIN "$1" -q -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
+			2>/dev/null | sed 's/ns_per_switch=//' >>"$T/traced$2"
+		$PIN "$1" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
 		CP=$!
 		wait_socket
 		sleep 0.3
-		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced"
+		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced$2"
 		kill -TERM $CP; wait $CP
 		rm -f "$T"/*.db*
+	}
+	for r in $(seq "$RUNS"); do
+		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/base"
+		switches "$B/ingero-collector" ""
+		[ -n "${ALT_COLLECTOR:-}" ] && switches "$ALT_COLLECTOR" _alt
 	done
 	base=$(median <"$T/base"); traced=$(median <"$T/traced"); untraced=$(median <"$T/untraced")
 	echo "switch_ns_baseline=$base"
 	echo "bpf_ns_per_switch=$((traced - base))"
 	echo "bpf_ns_per_switch_untraced=$((untraced - base))"
+	if [ -n "${ALT_COLLECTOR:-}" ]; then
+		echo "bpf_ns_per_switch_alt=$(($(median <"$T/traced_alt") - base))"
+		echo "bpf_ns_per_switch_untraced_alt=$(($(median <"$T/untraced_alt") - base))"
+	fi
 
 	# --- the collector's own CPU while tracing the workload -------------------------
 	"$B/ingero-collector" -q -o "$T/w.db" --stats "$T/w.txt" -- "$B/tests/starve" --mode workers \
