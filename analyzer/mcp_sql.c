@@ -153,6 +153,17 @@ struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen)
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, 16 << 20);
 	sqlite3_limit(q->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+	/* The first statement naming an eponymous virtual table connects it,
+	 * which SQLite authorizes as an UPDATE of sqlite_master, the action
+	 * authorize() refuses: connect cuda_calls (calls_vtab.h) now, before
+	 * the fence exists, so that run_sql can read it.  On a version-1 file
+	 * this reads the real table, harmlessly. */
+	if (sqlite3_exec(q->db, "SELECT 1 FROM cuda_calls WHERE 0", NULL, NULL, &e) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open cuda_calls: %s", e ? e : "?");
+		sqlite3_free(e);
+		mcp_sql_close(q);
+		return NULL;
+	}
 	sqlite3_set_authorizer(q->db, authorize, q);
 	sqlite3_progress_handler(q->db, 1000, progress, q);
 	return q;
