@@ -17,6 +17,7 @@
 #include <ingero/schema.h>
 
 #include "../../analyzer/mcp_internal.h"
+#include "../unit/call_blocks.h"
 
 static struct mcp_server server;
 static FILE *sink;
@@ -29,15 +30,11 @@ static void make_db(const char *path)
 	if (sqlite3_open(path, &db) != SQLITE_OK)
 		abort();
 	char *e = NULL;
-	if (sqlite3_exec(db, INGERO_SCHEMA_SQL
-		"PRAGMA user_version = 1;"
+	if (sqlite3_exec(db, TB_SCHEMA_SQL
 		"INSERT INTO session VALUES('command','python3 </trace-data> train.py'),('start_mono_ns','1000000000');"
 		"INSERT INTO apis VALUES(13,'cudaStreamSynchronize','sync'),(3,'cudaMemcpyAsync','copy');"
 		"INSERT INTO processes(pid,ppid,comm,cmdline) VALUES(10,1,'python3','python3 train.py'),(11,10,'w\xff','w');"
 		"INSERT INTO threads VALUES(10,10,'python3'),(11,11,'w');"
-		"INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,bytes,dir,flags,stack_id) VALUES"
-		" (10,10,13,1100000000,5000,0,0,0,7),(10,10,13,1200000000,900000,0,0,0,7),"
-		" (10,10,3,1300000000,20000,1048576,1,1,NULL);"
 		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,11,1),"
 		" (11,11,1000000000,1100000000,1050000000,1,10,0);"
 		"INSERT INTO cpu_busy VALUES(0,1000000000,90000000),(0,1100000000,100000000),(1,1200000000,50000000);"
@@ -48,6 +45,20 @@ static void make_db(const char *path)
 		" (7,0,'python',NULL,'train_loop',NULL,NULL,'train.py',57);",
 		NULL, NULL, &e) != SQLITE_OK)
 		abort();
+	/* pid 10: two syncs with stack 7, then a pinned host-to-device copy */
+	struct ingero_cuda_call calls[3] = {
+		tb_call(10, 10, 13, 1100000000, 5000), tb_call(10, 10, 13, 1200000000, 900000),
+		tb_call(10, 10, 3, 1300000000, 20000),
+	};
+	calls[0].stack_id = calls[1].stack_id = 7;
+	calls[2].bytes = 1048576;
+	calls[2].dir = 1;
+	calls[2].flags = 1;
+	char err[256];
+	if (tb_insert_calls(db, calls, 3, err, sizeof err) < 0) {
+		fprintf(stderr, "fuzz_analyzer_mcp: %s\n", err);
+		abort();
+	}
 	sqlite3_close(db);
 }
 

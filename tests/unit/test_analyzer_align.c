@@ -21,6 +21,8 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
+#include "call_blocks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +40,13 @@ static void exec(sqlite3 *db, const char *sql)
 /* Rows of the fixture; `reverse` inserts the big tables backwards. */
 static void build(int reverse)
 {
-	static const char *calls[] = {
+	const struct ingero_cuda_call calls[] = {
 		/* pid, tid, api, start, dur: launch, sync, launch (gap 120..620), the aligned call */
-		"(100, 100, 21, 0, 10)",
-		"(100, 100, 13, 20, 100)",
-		"(100, 100, 21, 620, 10)",
-		"(100, 100, 13, 1000, 1000)",
-		"(200, 200, 21, 5000, 10)",   /* a worker that makes one call */
+		tb_call(100, 100, 21, 0, 10),
+		tb_call(100, 100, 13, 20, 100),
+		tb_call(100, 100, 21, 620, 10),
+		tb_call(100, 100, 13, 1000, 1000),
+		tb_call(200, 200, 21, 5000, 10),   /* a worker that makes one call */
 	};
 	static const char *offs[] = {
 		/* pid, tid, start, end, runnable, preempted, next_pid, cpu */
@@ -57,17 +59,17 @@ static void build(int reverse)
 	unlink(path);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, INGERO_SCHEMA_SQL);
-	exec(db, "PRAGMA user_version=1");
+	exec(db, TB_SCHEMA_SQL);
 	exec(db, "INSERT INTO session VALUES('cpus','2'),('start_mono_ns','0'),('command','fixture')");
 	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'worker')");
 	exec(db, "INSERT INTO cpu_busy VALUES(0, 1000, 500), (1, 1000, 250), (0, 1500, 500), (1, 1500, 500)");
+	/* backwards, the blocks hold their calls latest first */
+	struct ingero_cuda_call in[5];
 	char sql[256];
-	for (int i = 0; i < 5; i++) {
-		snprintf(sql, sizeof sql, "INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns) VALUES %s",
-			 calls[reverse ? 4 - i : i]);
-		exec(db, sql);
-	}
+	for (int i = 0; i < 5; i++)
+		in[i] = calls[reverse ? 4 - i : i];
+	if (tb_insert_calls(db, in, 5, sql, sizeof sql) < 0)
+		fail_msg("%s", sql);
 	for (int i = 0; i < 4; i++) {
 		snprintf(sql, sizeof sql, "INSERT INTO off_cpu VALUES %s", offs[reverse ? 3 - i : i]);
 		exec(db, sql);

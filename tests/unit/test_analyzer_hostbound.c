@@ -18,6 +18,8 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
+#include "call_blocks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +34,14 @@ static void exec(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, e);
 }
 
-static void call(sqlite3 *db, int tid, int api, long start, long dur)
+static struct ingero_cuda_call calls[16];
+static size_t ncalls;
+
+/* One call of pid 100; build() stores them all as call blocks. */
+static void call(int tid, int api, long start, long dur)
 {
-	char sql[200];
-	snprintf(sql, sizeof sql, "INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns) VALUES(100, %d, %d, %ld, %ld)",
-		 tid, api, start, dur);
-	exec(db, sql);
+	assert_true(ncalls < sizeof calls / sizeof calls[0]);
+	calls[ncalls++] = tb_call(100, (uint32_t)tid, (uint16_t)api, (uint64_t)start, (uint64_t)dur);
 }
 
 /* Three stretches of pid 100; only the first is host-bound:
@@ -47,23 +51,26 @@ static void call(sqlite3 *db, int tid, int api, long start, long dur)
 static void build(void)
 {
 	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
+	ncalls = 0;
 	snprintf(path, sizeof path, "/tmp/ia-hb-%d.db", (int)getpid());
 	unlink(path);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, INGERO_SCHEMA_SQL);
-	exec(db, "PRAGMA user_version=1");
+	exec(db, TB_SCHEMA_SQL);
 	exec(db, "INSERT INTO session VALUES('cpus','2'),('start_mono_ns','0'),('command','fixture')");
 	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
 	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'pt_autograd_0')");
-	call(db, 100, L, 1000, 10);
-	call(db, 101, L, 1100, 10);
-	call(db, 100, L, 1200, 10);
-	call(db, 100, S, 1300, 10000);
-	call(db, 100, L, 20000, 10);
-	call(db, 100, S, 21000, 50000);
-	call(db, 100, L, 100000, 10);
-	call(db, 100, S, 2000000, 5000);
+	call(100, L, 1000, 10);
+	call(101, L, 1100, 10);
+	call(100, L, 1200, 10);
+	call(100, S, 1300, 10000);
+	call(100, L, 20000, 10);
+	call(100, S, 21000, 50000);
+	call(100, L, 100000, 10);
+	call(100, S, 2000000, 5000);
+	char err[256];
+	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
+		fail_msg("%s", err);
 	/* main thread blocked [1050, 1250) inside the first stretch, runnable its last 50 ns */
 	exec(db, "INSERT INTO off_cpu VALUES(100, 100, 1050, 1250, 1200, 0, 0, 0)");
 	sqlite3_close(db);

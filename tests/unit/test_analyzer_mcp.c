@@ -23,6 +23,7 @@
 
 #include "../../analyzer/mcp_internal.h"
 #include "../../analyzer/mcp_io.h"
+#include "call_blocks.h"
 
 /* --- the line reader ----------------------------------------------------------------- */
 
@@ -197,15 +198,11 @@ static void make_db(void)
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
 	char *e = NULL;
-	int rc = sqlite3_exec(db, INGERO_SCHEMA_SQL
-		"PRAGMA user_version = 1;"
+	int rc = sqlite3_exec(db, TB_SCHEMA_SQL
 		"INSERT INTO session VALUES('command','python3 train.py'),('start_mono_ns','1000000000'),('cpus','4');"
 		"INSERT INTO apis VALUES(13,'cudaStreamSynchronize','sync'),(3,'cudaMemcpyAsync','copy');"
 		"INSERT INTO processes(pid,ppid,comm,cmdline,start_ns) VALUES(10,1,'python3','python3 train.py',1000000000);"
 		"INSERT INTO threads VALUES(10,10,'python3');"
-		"INSERT INTO cuda_calls(pid,tid,api,start_ns,dur_ns,bytes,dir,flags,stack_id) VALUES"
-		" (10,10,13,1100000000,5000,0,0,0,7),(10,10,13,1200000000,900000,0,0,0,7),"
-		" (10,10,3,1300000000,20000,1048576,1,1,NULL);"
 		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,0,1);"
 		"INSERT INTO cpu_busy VALUES(0,1000000000,90000000),(0,1100000000,100000000),(1,1200000000,50000000);"
 		"INSERT INTO page_allocs VALUES(10,1000000000,64,4,1);"
@@ -216,6 +213,18 @@ static void make_db(void)
 		NULL, NULL, &e);
 	if (rc != SQLITE_OK)
 		fail_msg("%s", e);
+	/* pid 10: two syncs with stack 7, then a pinned host-to-device copy */
+	struct ingero_cuda_call calls[3] = {
+		tb_call(10, 10, 13, 1100000000, 5000), tb_call(10, 10, 13, 1200000000, 900000),
+		tb_call(10, 10, 3, 1300000000, 20000),
+	};
+	calls[0].stack_id = calls[1].stack_id = 7;
+	calls[2].bytes = 1048576;
+	calls[2].dir = 1;
+	calls[2].flags = 1;
+	char err[256];
+	if (tb_insert_calls(db, calls, 3, err, sizeof err) < 0)
+		fail_msg("%s", err);
 	sqlite3_close(db);
 }
 

@@ -19,6 +19,7 @@
 #include "ingero/schema.h"
 #include "../../collector/store.h"
 #include "../helpers/collector_wire.h"
+#include "call_blocks.h"
 
 static char path[256];
 
@@ -71,6 +72,30 @@ static void qs(const char *sql, char *out, size_t size)
 	sqlite3_close(db);
 }
 
+/* Every CUDA call in the file, decoded from its call blocks (whose pid,
+ * first_ns, last_ns and calls columns tb_read_calls checks against them). */
+static struct ingero_cuda_call *read_calls(size_t *n)
+{
+	sqlite3 *db;
+	struct ingero_cuda_call *c;
+	char err[256];
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (tb_read_calls(db, &c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	sqlite3_close(db);
+	return c;
+}
+
+static const struct ingero_cuda_call *call_at(const struct ingero_cuda_call *c, size_t n, uint64_t start)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].start_ns == start)
+			return &c[i];
+	fail_msg("no call starts at %llu", (unsigned long long)start);
+	return NULL;
+}
+
 static void schema_and_apis(void **state)
 {
 	struct store *s = store_open(path, NULL);
@@ -109,13 +134,26 @@ static void calls_round_trip(void **state)
 	store_sync(s);
 	assert_int_equal(store_committed_calls(s), 10001);
 	/* readable while the writer is open (WAL) */
-	assert_int_equal(q("SELECT count(*) FROM cuda_calls"), 10001);
+	size_t n;
+	struct ingero_cuda_call *got = read_calls(&n);
+	assert_int_equal(n, 10001);
+	free(got);
 	store_close(s);
-	assert_int_equal(q("SELECT ret FROM cuda_calls WHERE start_ns=1000"), -7);
-	assert_int_equal(q("SELECT stack_id FROM cuda_calls WHERE start_ns=1000"), -1);
-	assert_int_equal(q("SELECT grid_x FROM cuda_calls WHERE start_ns=1001"), -2);  /* NULL */
-	assert_int_equal(q("SELECT grid_x*1000+block_x FROM cuda_calls WHERE api=200"), 8128);
-	assert_int_equal(q("SELECT count(DISTINCT tid) FROM cuda_calls WHERE api=3"), 3);
+	got = read_calls(&n);
+	assert_int_equal(n, 10001);
+	assert_int_equal(q("SELECT sum(calls) FROM call_blocks"), 10001);
+	assert_int_equal(call_at(got, n, 1000)->ret, -7);
+	assert_true(call_at(got, n, 1000)->stack_id == 0xffffffffffffffffull);
+	assert_int_equal(call_at(got, n, 1000)->pid, 10);
+	assert_int_equal(call_at(got, n, 1001)->grid[0], 0);   /* not a launch: no grid */
+	const struct ingero_cuda_call *launch = call_at(got, n, 99);
+	assert_int_equal(launch->api, INGERO_API_CU_LAUNCH_KERNEL);
+	assert_int_equal(launch->grid[0] * 1000 + launch->block[0], 8128);
+	/* one pid, so one run: the calls come back in the order stored, every field */
+	assert_memory_equal(got, c, 10000 * sizeof *c);
+	assert_memory_equal(&got[10000], &l, sizeof l);
+	assert_int_equal(got[0].tid + got[1].tid + got[2].tid, 10 + 11 + 12);
+	free(got);
 	free(c);
 }
 
@@ -226,11 +264,20 @@ static void size_cap_drops_oldest(void **state)
 	struct store *s = store_open(path, &o);
 	struct ingero_cuda_call *c = calloc(20000, sizeof(*c));
 	int64_t kept, dropped, oldest;
+	uint64_t x = 88172645463325252ull;   /* xorshift64 state */
 
 	(void)state;
 	for (int round = 0; round < 10; round++) {
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 20000; i++) {
 			c[i] = tw_sample_call(INGERO_API_CUDA_MEMCPY_ASYNC, 1, 1, round * 20000 + i + 1);
+			/* call blocks store columns of like values in few bytes: with
+			 * streams, sizes and durations that vary as in a real trace,
+			 * 200,000 calls take ~5 MB and the cap has work to do */
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			c[i].stream = x;
+			c[i].bytes = x >> 11;
+			c[i].dur_ns = (uint32_t)x;
+		}
 		store_calls(s, c, 20000);
 		store_sync(s);
 		usleep(210000);   /* the writer checks the cap at most every 200 ms */
@@ -238,9 +285,9 @@ static void size_cap_drops_oldest(void **state)
 	store_calls(s, c, 1);
 	store_sync(s);
 	store_close(s);
-	kept = q("SELECT count(*) FROM cuda_calls");
+	kept = q("SELECT sum(calls) FROM call_blocks");
 	dropped = q("SELECT count FROM losses WHERE source='size_cap_rows'");
-	oldest = q("SELECT min(start_ns) FROM cuda_calls");
+	oldest = q("SELECT min(first_ns) FROM call_blocks");
 	assert_true(kept < 200001);
 	assert_true(dropped > 0);
 	assert_int_equal(kept + dropped, 200001);
