@@ -29,8 +29,11 @@ enum {
 	COL_FLAGS, COL_RET, COL_STACK, COL_KERNEL, COL_GX, COL_GY, COL_GZ, COL_BX, COL_BY, COL_BZ
 };
 
-/* idxNum bits, and the order their values come in argv */
-enum { B_START_LO = 1, B_START_HI = 2, B_PID = 4, B_ROWID_LO = 8, B_ROWID_HI = 16, B_N = 5 };
+/* idxNum bits, and the order their values come in argv.  An EQ bounds
+ * both sides of its column with one value, which argv carries once: the
+ * *_EQ bit says the upper side takes the lower side's value. */
+enum { B_START_LO = 1, B_START_HI = 2, B_PID = 4, B_ROWID_LO = 8, B_ROWID_HI = 16, B_N = 5,
+       B_START_EQ = 32, B_ROWID_EQ = 64 };
 
 struct table {
 	sqlite3_vtab base;
@@ -109,11 +112,13 @@ static int best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 			b = b == B_START_LO ? B_START_HI : b == B_ROWID_LO ? B_ROWID_HI : 0;
 		}
 	}
-	/* An EQ on both sides of one column would need the value twice, which
-	 * argv cannot give: keep the lower side only then. */
+	/* An EQ on both sides of one column: its value comes once, for the
+	 * lower side; the upper side reads it there. */
 	for (int k = 0; k + 1 < B_N; k++)
-		if (slot[k] >= 0 && slot[k] == slot[k + 1])
-			bits &= ~(1 << (k + 1)), slot[k + 1] = -1;
+		if (slot[k] >= 0 && slot[k] == slot[k + 1]) {
+			bits |= (1 << k) == B_START_LO ? B_START_EQ : B_ROWID_EQ;
+			slot[k + 1] = -1;
+		}
 	int arg = 1;
 	for (int k = 0; k < B_N; k++)
 		if (slot[k] >= 0)
@@ -124,6 +129,10 @@ static int best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		cost /= 4;
 	if (bits & (B_ROWID_LO | B_ROWID_HI))
 		cost /= 1000;
+	/* both sides of one column: a range (or one value), narrower than either */
+	if ((bits & (B_START_LO | B_START_HI)) == (B_START_LO | B_START_HI) ||
+	    (bits & (B_ROWID_LO | B_ROWID_HI)) == (B_ROWID_LO | B_ROWID_HI))
+		cost /= 10;
 	ix->idxNum = bits;
 	ix->estimatedCost = cost;
 	return SQLITE_OK;
@@ -203,13 +212,20 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int bits, const char *idx, int ar
 	};
 	char sql[256] = "SELECT id, pid, data FROM call_blocks WHERE 1";
 	sqlite3_int64 val[B_N];
+	sqlite3_value *arg[B_N] = { NULL };
 	int use[B_N] = { 0 }, a = 0;
 
 	for (int k = 0; k < B_N; k++) {
-		if (!(bits & (1 << k)) || a >= argc)
+		if (!(bits & (1 << k)))
+			continue;
+		if (((1 << k) == B_START_HI && (bits & B_START_EQ)) || ((1 << k) == B_ROWID_HI && (bits & B_ROWID_EQ)))
+			arg[k] = arg[k - 1];
+		else if (a < argc)
+			arg[k] = argv[a++];
+		if (!arg[k])
 			continue;
 		int upper = (1 << k) == B_START_HI || (1 << k) == B_ROWID_HI;
-		use[k] = bound(argv[a++], upper, &val[k]);
+		use[k] = bound(arg[k], upper, &val[k]);
 		if (use[k] && (1 << k) == B_ROWID_LO)
 			val[k] = val[k] < 0 ? 0 : val[k] / INGERO_BLOCK_MAX_CALLS;
 		if (use[k] && (1 << k) == B_ROWID_HI) {

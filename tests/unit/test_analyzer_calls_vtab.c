@@ -423,6 +423,12 @@ static void bounds_are_pushed_down(void **state)
 	assert_int_equal(idx_num(db, "rowid >= 5"), 8);
 	assert_int_equal(idx_num(db, "rowid < 5"), 16);
 	assert_int_equal(idx_num(db, "rowid BETWEEN 5 AND 9 AND pid = 3 AND start_ns > 1 AND start_ns < 9"), 31);
+	/* an EQ bounds both sides with its one value (+32 start, +64 rowid) */
+	assert_int_equal(idx_num(db, "start_ns = 5"), 1 + 2 + 32);
+	assert_int_equal(idx_num(db, "rowid = 5"), 8 + 16 + 64);
+	assert_int_equal(idx_num(db, "rowid = 5 AND start_ns = 7 AND pid = 1"), 127);
+	assert_int_equal(idx_num(db, "start_ns = 5 AND start_ns < 9"), 1 + 2 + 32);
+	assert_int_equal(idx_num(db, "start_ns < 9 AND start_ns = 5"), 1 + 2);
 	sqlite3_close(db);
 }
 
@@ -471,6 +477,8 @@ static void damaged_block_is_an_error(void **state)
 		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE rowid <= 4095"), 1025);
 		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE rowid >= 5120"), 502);
 		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE start_ns >= 5000000"), 502);
+		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE rowid = 3000"), 1);
+		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE start_ns = 1000500"), 3);
 	}
 	/* a call_blocks row whose blob holds values no call can have */
 	struct ingero_cuda_call c = tb_call(10, 10, 1, 1, 1);
