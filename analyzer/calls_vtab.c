@@ -158,6 +158,17 @@ static int close_cursor(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+/* rc, with the connection's message as the table's: SQLite would
+ * otherwise report only the code ("SQL logic error"). */
+static int inner_error(struct cursor *c, int rc)
+{
+	sqlite3_vtab *v = c->base.pVtab;
+
+	sqlite3_free(v->zErrMsg);
+	v->zErrMsg = sqlite3_mprintf("cuda_calls: %s", sqlite3_errmsg(((struct table *)v)->db));
+	return rc;
+}
+
 /* The next block with calls in it, or eof. */
 static int next_block(struct cursor *c)
 {
@@ -180,7 +191,7 @@ static int next_block(struct cursor *c)
 			return SQLITE_OK;
 	}
 	c->eof = 1;
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	return rc == SQLITE_DONE ? SQLITE_OK : inner_error(c, rc);
 }
 
 /* A bound as an integer, rounded outwards; 0 when it is no number (SQLite
@@ -245,7 +256,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int bits, const char *idx, int ar
 	int rc = sqlite3_prepare_v2(((struct table *)cur->pVtab)->db, sql, -1, &c->st, NULL);
 	if (rc != SQLITE_OK) {
 		c->eof = 1;
-		return rc;
+		return inner_error(c, rc);
 	}
 	a = 1;
 	for (int k = 0; k < B_N; k++)

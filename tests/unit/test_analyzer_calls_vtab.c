@@ -513,6 +513,12 @@ static void no_blocks_no_rows(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	/* no call_blocks table at all (not a report.db: the extension in any
+	 * database) is an error that says so */
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(ia_calls_vtab_register(db), SQLITE_OK);
+	fails_naming(db, "SELECT count(*) FROM cuda_calls", "cuda_calls: no such table: call_blocks");
+	sqlite3_close(db);
 }
 
 /* Version 1 stored one row per call in a real table; the file reads as it did. */
