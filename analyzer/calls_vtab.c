@@ -169,6 +169,16 @@ static int inner_error(struct cursor *c, int rc)
 	return rc;
 }
 
+/* The current call_blocks row cannot be shown: an error that names it. */
+static int corrupt(struct cursor *c, const char *why)
+{
+	sqlite3_vtab *v = c->base.pVtab;
+
+	sqlite3_free(v->zErrMsg);
+	v->zErrMsg = sqlite3_mprintf("call_blocks row %lld: %s", (long long)c->block, why);
+	return SQLITE_CORRUPT_VTAB;
+}
+
 /* The next block with calls in it, or eof. */
 static int next_block(struct cursor *c)
 {
@@ -181,12 +191,16 @@ static int next_block(struct cursor *c)
 		uint32_t pid = (uint32_t)sqlite3_column_int64(c->st, 1);
 		const void *data = sqlite3_column_blob(c->st, 2);
 		size_t len = (size_t)sqlite3_column_bytes(c->st, 2);
-		if (ingero_block_decode(data, len, pid, c->calls, &c->n, err, sizeof err)) {
-			sqlite3_vtab *v = c->base.pVtab;
-			sqlite3_free(v->zErrMsg);
-			v->zErrMsg = sqlite3_mprintf("call_blocks row %lld: %s", (long long)c->block, err);
-			return SQLITE_CORRUPT_VTAB;
+		/* rowids are id * INGERO_BLOCK_MAX_CALLS + index: an id that has
+		 * none (only a hand-edited file has one) would overflow, and the
+		 * rowid bounds in vt_filter count from id 0 */
+		if (c->block < 0 || c->block > INT64_MAX / INGERO_BLOCK_MAX_CALLS) {
+			snprintf(err, sizeof err, "id out of range (0 to %lld)",
+				 (long long)(INT64_MAX / INGERO_BLOCK_MAX_CALLS));
+			return corrupt(c, err);
 		}
+		if (ingero_block_decode(data, len, pid, c->calls, &c->n, err, sizeof err))
+			return corrupt(c, err);
 		if (c->n)
 			return SQLITE_OK;
 	}

@@ -494,6 +494,14 @@ static void damaged_block_is_an_error(void **state)
 	sqlite3_finalize(st);
 	msgpack_sbuffer_destroy(&sb);
 	fails_naming(db, "SELECT max(dur_ns) FROM cuda_calls", "call_blocks row 4: call block: not an integer column in column tid");
+	/* ids whose rowids (id * 1,024 + index) do not exist: negative, or past 2^63 */
+	exec(db, "DELETE FROM call_blocks WHERE id = 4");
+	exec(db, "UPDATE call_blocks SET id = -2 WHERE id = 2");
+	fails_naming(db, "SELECT rowid FROM cuda_calls", "call_blocks row -2: id out of range");
+	exec(db, "UPDATE call_blocks SET id = 9007199254740992 WHERE id = -2");   /* 2^53 */
+	fails_naming(db, "SELECT max(rowid) FROM cuda_calls", "call_blocks row 9007199254740992: id out of range");
+	exec(db, "UPDATE call_blocks SET id = 9007199254740991 WHERE id = 9007199254740992");
+	assert_int_equal(q(db, "SELECT max(rowid) FROM cuda_calls"), INT64_MAX);   /* 1,024 calls: the last rowid there is */
 	sqlite3_close(db);
 }
 
