@@ -28,10 +28,12 @@
  * The database is built from INGERO_SCHEMA_SQL, so it is exactly what the
  * collector writes.  Everything is derived from a seeded PRNG: the same
  * arguments give the same file content.  Rows are inserted in time order,
- * (the analyzer's tests shuffle copies themselves to check that output does
- * not depend on row order).
+ * CUDA calls in call blocks as the collector writes them (the analyzer's
+ * tests shuffle copies themselves to check that output does not depend on
+ * row order).
  */
 #include <ingero/api.h>
+#include <ingero/call_block.h>
 #include <ingero/event.h>
 #include <ingero/schema.h>
 
@@ -143,33 +145,48 @@ static void add_pages(int pid, uint64_t a, uint64_t b, double rate)
 }
 
 /* ---- rows ---- */
-/* A CUDA call; kernel = the launched function's address (0: none, NULL). */
+/* CUDA calls are stored as the collector stores them: blocks of up to
+ * INGERO_BLOCK_MAX_CALLS calls of one pid (call_block.h), written when full,
+ * when the pid changes, and at the end. */
+static struct ingero_cuda_call pending[INGERO_BLOCK_MAX_CALLS];
+static size_t npending;
+static msgpack_sbuffer blob;
+
+static void flush_calls(void)
+{
+	sqlite3_stmt *s = ins_call;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if (!npending)
+		return;
+	for (size_t i = 0; i < npending; i++) {
+		lo = pending[i].start_ns < lo ? pending[i].start_ns : lo;
+		hi = pending[i].start_ns > hi ? pending[i].start_ns : hi;
+	}
+	if (ingero_block_encode(&blob, pending, npending)) {
+		fprintf(stderr, "gen_reportdb: out of memory encoding a call block\n");
+		exit(1);
+	}
+	sqlite3_bind_int(s, 1, (int)pending[0].pid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)lo);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)hi);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)npending);
+	sqlite3_bind_blob(s, 5, blob.data, (int)blob.size, SQLITE_STATIC);
+	step_reset(s);
+	npending = 0;
+}
+
+/* A CUDA call; kernel = the launched function's address (0: none). */
 static void call_k(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64_t bytes, int dir,
 		   int flags, uint64_t stack, uint64_t kernel)
 {
-	sqlite3_stmt *s = ins_call;
-	if (kernel)
-		sqlite3_bind_int64(s, 12, (sqlite3_int64)kernel);
-	else
-		sqlite3_bind_null(s, 12);
-	sqlite3_bind_int(s, 1, pid);
-	sqlite3_bind_int(s, 2, tid);
-	sqlite3_bind_int(s, 3, api);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)start);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)dur);
-	sqlite3_bind_int64(s, 6, 7);
-	if (bytes)
-		sqlite3_bind_int64(s, 7, (sqlite3_int64)bytes);
-	else
-		sqlite3_bind_null(s, 7);
-	sqlite3_bind_int(s, 8, dir);
-	sqlite3_bind_int(s, 9, flags);
-	sqlite3_bind_int(s, 10, 0);
-	if (stack)
-		sqlite3_bind_int64(s, 11, (sqlite3_int64)stack);
-	else
-		sqlite3_bind_null(s, 11);
-	step_reset(s);
+	if (npending == INGERO_BLOCK_MAX_CALLS || (npending && pending[0].pid != (uint32_t)pid))
+		flush_calls();
+	pending[npending++] = (struct ingero_cuda_call){
+		.pid = (uint32_t)pid, .tid = (uint32_t)tid, .api = (uint16_t)api, .start_ns = start,
+		.dur_ns = dur, .stream = 7, .bytes = bytes, .dir = (uint8_t)dir, .flags = (uint8_t)flags,
+		.stack_id = stack, .kernel = kernel,
+	};
 }
 
 static void call(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64_t bytes, int dir,
@@ -533,8 +550,8 @@ static void setup(const char *path)
 #undef API_ROW
 	sqlite3_finalize(s);
 	exec("BEGIN");
-	ins_call = prep("INSERT INTO cuda_calls(pid, tid, api, start_ns, dur_ns, stream, bytes, dir, flags, ret, stack_id, kernel) "
-			"VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+	ins_call = prep("INSERT INTO call_blocks(pid, first_ns, last_ns, calls, data) VALUES(?1,?2,?3,?4,?5)");
+	msgpack_sbuffer_init(&blob);
 	ins_off = prep("INSERT INTO off_cpu VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
 	ins_sample = prep("INSERT INTO cpu_samples VALUES(?1,?2,?3,?4,?5)");
 	demand = calloc(MAXB, sizeof *demand);
@@ -544,6 +561,7 @@ static void finish(uint64_t end)
 {
 	flush_buckets(end);
 	exec("INSERT INTO losses VALUES('preload_dropped', 0, 0)");
+	flush_calls();
 	sqlite3_finalize(ins_call);
 	sqlite3_finalize(ins_off);
 	sqlite3_finalize(ins_sample);
@@ -726,6 +744,7 @@ static void big(uint64_t ncalls, uint64_t noff)
 	session("python3 train.py (generated, big)", "full", end);
 	processes(&w, "python3", end);
 	stacks(w.main_pid);
+	flush_calls();
 	sqlite3_finalize(ins_call);
 	sqlite3_finalize(ins_off);
 	sqlite3_finalize(ins_sample);
