@@ -11,7 +11,23 @@ check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got 
 # check_ge DESCRIPTION ACTUAL MIN
 check_ge() { if [ "$2" -ge "$3" ] 2>/dev/null; then ok "$1"; else nok "$1 ($2 < $3)"; fi; }
 skip() { echo "ok - # SKIP $*"; }
-q() { sqlite3 -batch -noheader "$DB" "$1"; }
+# The sqlite3 shell and Python read cuda_calls through the SQLite extension
+# (version-2 files store calls in call_blocks; analyzer/calls_vtab.h).
+SQLITE_EXT=$(cd "$B" 2>/dev/null && pwd)/libingero_sqlite
+export INGERO_SQLITE_EXT="$SQLITE_EXT"
+# sql ARGS...: the sqlite3 shell with the extension loaded
+sql() { sqlite3 -batch -cmd ".load $SQLITE_EXT" "$@"; }
+q() { sql -noheader "$DB" "$1"; }
+# A python3 whose sqlite3 module can load extensions (pyenv's builds cannot);
+# its scripts call db.enable_load_extension(True) and
+# db.load_extension(os.environ["INGERO_SQLITE_EXT"]).  Empty when there is none.
+PY_SQLITE=
+for _p in python3 /usr/bin/python3; do
+	if "$_p" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
+		PY_SQLITE=$_p
+		break
+	fi
+done
 is_root() { [ "$(id -u)" -eq 0 ]; }
 finish() { exit $_failed; }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }

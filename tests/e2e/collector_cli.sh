@@ -68,13 +68,14 @@ fi
 check_eq "--no-bpf: cuda-only" cuda-only "$(q "SELECT value FROM session WHERE key='mode'")"
 check_eq "session has every well-known key but the GPU ones" 11 "$(q "SELECT count(*) FROM session WHERE key IN ('command','start_wall_ns','start_mono_ns','end_mono_ns','host','kernel','cpus','cpu_model','mem_bytes','mode','collector_version')")"
 
-# --max-size keeps the file small and says what it dropped
+# --max-size keeps the file small and says what it dropped (a call block
+# stores this sender's calls in ~4 bytes each: 1M calls are ~4 MB)
 start_collector --no-bpf --max-size 2
-"$B/tests/collector_send" valid --calls 300000 --batch 2000 --interval-ms 5 >/dev/null
+"$B/tests/collector_send" valid --calls 1000000 --batch 2000 --interval-ms 5 >/dev/null
 stop_collector TERM
 kept=$(q 'SELECT count(*) FROM cuda_calls')
 dropped=$(q "SELECT coalesce(sum(count),0) FROM losses WHERE source='size_cap_rows'")
 check_ge "--max-size: rows dropped and counted" "$dropped" 1
-check_eq "--max-size: kept + dropped = sent" 300000 "$((kept + dropped))"
+check_eq "--max-size: kept + dropped = sent" 1000000 "$((kept + dropped))"
 check_ge "--max-size: live pages within the cap (+1 MB slack)" "$((3 * 1048576))" "$(q 'SELECT (page_count - freelist_count) * page_size FROM pragma_page_count, pragma_freelist_count, pragma_page_size')"
 finish
