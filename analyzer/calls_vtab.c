@@ -338,6 +338,18 @@ static int vt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
 	return SQLITE_OK;
 }
 
+/* Writes fail here, with the reason, instead of at prepare time with
+ * SQLite's "may not be modified": a connection with an authorizer (MCP
+ * run_sql) then refuses a write to cuda_calls as it refuses one to any
+ * table, and the sqlite3 shell says where the calls really are. */
+static int vt_update(sqlite3_vtab *v, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+{
+	(void)argc; (void)argv; (void)rowid;
+	sqlite3_free(v->zErrMsg);
+	v->zErrMsg = sqlite3_mprintf("cuda_calls is read-only (the calls are stored in call_blocks)");
+	return SQLITE_READONLY;
+}
+
 static sqlite3_module calls_module = {
 	.iVersion = 0,
 	.xCreate = NULL,   /* eponymous-only: it exists in every database, as cuda_calls */
@@ -351,6 +363,7 @@ static sqlite3_module calls_module = {
 	.xEof = vt_eof,
 	.xColumn = vt_column,
 	.xRowid = vt_rowid,
+	.xUpdate = vt_update,
 };
 
 int ia_calls_vtab_register(sqlite3 *db)
