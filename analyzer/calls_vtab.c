@@ -53,11 +53,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		   sqlite3_vtab **out, char **err)
 {
 	(void)aux; (void)argc; (void)argv; (void)err;
-	int rc = sqlite3_declare_vtab(db,
-		"CREATE TABLE x(pid INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER, "
-		"dur_ns INTEGER, stream INTEGER, bytes INTEGER, dir INTEGER, flags INTEGER, "
-		"ret INTEGER, stack_id INTEGER, kernel INTEGER, grid_x INTEGER, grid_y INTEGER, "
-		"grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER)");
+	int rc = sqlite3_declare_vtab(db, IA_CUDA_CALLS_SQL);
 	if (rc != SQLITE_OK)
 		return rc;
 	struct table *t = sqlite3_malloc(sizeof *t);

@@ -13,6 +13,14 @@
 
 #include <sqlite3.h>
 
+/* The table it shows (the columns version 1 stored, without NOT NULL):
+ * declared to SQLite from here, and quoted by run_sql's description. */
+#define IA_CUDA_CALLS_SQL \
+"CREATE TABLE cuda_calls(pid INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER,\n" \
+"  dur_ns INTEGER, stream INTEGER, bytes INTEGER, dir INTEGER, flags INTEGER, ret INTEGER,\n" \
+"  stack_id INTEGER, kernel INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n" \
+"  block_x INTEGER, block_y INTEGER, block_z INTEGER);\n"
+
 /* SQLITE_OK or an SQLite error code. */
 int ia_calls_vtab_register(sqlite3 *db);
 
