@@ -18,8 +18,8 @@ trap 'rm -rf "$T"' EXIT
 
 # ---- Perfetto / Chrome trace-event JSON ----
 validate() { # json db
-	python3 - "$1" "$2" <<'PY'
-import json, sqlite3, sys
+	"${PY_SQLITE:-python3}" - "$1" "$2" <<'PY'
+import json, os, sqlite3, sys
 from collections import defaultdict
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"] if isinstance(d, dict) else d
@@ -75,6 +75,8 @@ for i, f in flows.items():
     for ph in "sf":
         assert inside(*f[ph]), ("flow end outside any slice", i, ph)
 db = sqlite3.connect(sys.argv[2])
+db.enable_load_extension(True)   # cuda_calls: the call blocks as rows
+db.load_extension(os.environ["INGERO_SQLITE_EXT"])
 n_calls = db.execute("select count(*) from cuda_calls").fetchone()[0]
 n_off = db.execute("select count(*) from off_cpu").fetchone()[0]
 cuda = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda")

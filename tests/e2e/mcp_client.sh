@@ -49,9 +49,11 @@ sqlite3 "$EMPTY" "$(sqlite3 "$EMPTY" "SELECT 'DELETE FROM ' || name || ';' FROM 
 "$B/ingero-analyze" timeline --json --from 0.5 --to 0.6 --limit 50 "$DB" >"$T/timeline.json" || nok "timeline --json"
 
 # What the answers must say, from the database (not from the analyzer).
-python3 - "$DB" "$T" >"$T/expect.json" <<'EOF'
-import json, sqlite3, sys
+"${PY_SQLITE:-python3}" - "$DB" "$T" >"$T/expect.json" <<'EOF'
+import json, os, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+db.enable_load_extension(True)   # cuda_calls: the call blocks as rows
+db.load_extension(os.environ["INGERO_SQLITE_EXT"])
 q = lambda s, *a: db.execute(s, a).fetchone()[0]
 start = int(q("SELECT value FROM session WHERE key = 'start_mono_ns'") or 0)
 first = min(x for x in (q("SELECT min(start_ns) FROM cuda_calls"), q("SELECT min(start_ns) FROM off_cpu")) if x is not None)
