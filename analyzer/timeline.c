@@ -21,6 +21,7 @@
 
 struct ev {
 	int valid;
+	int rc;              /* the last sqlite3_step(): an error ends the stream, and is reported */
 	uint64_t ts;
 	sqlite3_stmt *st;
 };
@@ -33,7 +34,8 @@ static const char *dir_name(int d)
 
 static void next(struct ev *e)
 {
-	e->valid = sqlite3_step(e->st) == SQLITE_ROW;
+	e->rc = sqlite3_step(e->st);
+	e->valid = e->rc == SQLITE_ROW;
 	if (e->valid)
 		e->ts = (uint64_t)sqlite3_column_int64(e->st, 2);
 }
@@ -168,13 +170,17 @@ int ia_cmd_timeline(const struct ia_cli *c)
 		}
 		next(e);
 	}
-	int stepped = sqlite3_errcode(t.db);
-	if (stepped != SQLITE_OK && stepped != SQLITE_DONE && stepped != SQLITE_ROW) {
-		ia_db_step_error(t.db, stepped, err, sizeof err);
+	/* each stream's own result: sqlite3_errcode() only keeps the latest
+	 * call's, and the other stream's steps after a failure would hide it */
+	struct ev *failed = calls.rc != SQLITE_ROW && calls.rc != SQLITE_DONE ? &calls
+			  : offs.rc != SQLITE_ROW && offs.rc != SQLITE_DONE ? &offs : NULL;
+	if (failed) {
+		sqlite3_reset(failed->st);   /* the statement's error becomes the connection's */
+		ia_db_step_error(t.db, failed->rc, err, sizeof err);
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
-	}
-	if (arr) {
+		cJSON_Delete(arr);   /* no half answer */
+	} else if (arr) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddItemToObject(root, "events", arr);
 		/* a number (the MCP server reads it so): 1 when events past --limit exist */
