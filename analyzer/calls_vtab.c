@@ -185,8 +185,9 @@ static int next_block(struct cursor *c)
 	while ((rc = sqlite3_step(c->st)) == SQLITE_ROW) {
 		c->block = sqlite3_column_int64(c->st, 0);
 		uint32_t pid = (uint32_t)sqlite3_column_int64(c->st, 1);
-		const void *data = sqlite3_column_blob(c->st, 2);
-		size_t len = (size_t)sqlite3_column_bytes(c->st, 2);
+		sqlite3_int64 calls = sqlite3_column_int64(c->st, 2);
+		const void *data = sqlite3_column_blob(c->st, 3);
+		size_t len = (size_t)sqlite3_column_bytes(c->st, 3);
 		/* rowids are id * INGERO_BLOCK_MAX_CALLS + index: an id that has
 		 * none (only a hand-edited file has one) would overflow, and the
 		 * rowid bounds in vt_filter count from id 0 */
@@ -197,6 +198,8 @@ static int next_block(struct cursor *c)
 		}
 		if (ingero_block_decode(data, len, pid, c->calls, &c->n, err, sizeof err))
 			return corrupt(c, err);
+		if (calls != (sqlite3_int64)c->n)   /* the analyzer's scan sizes by it */
+			return corrupt(c, "call block: its calls column says another number of calls");
 		if (c->n)
 			return SQLITE_OK;
 	}
@@ -231,7 +234,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int bits, const char *idx, int ar
 	static const char *const where[B_N] = {
 		" AND last_ns >= ?", " AND first_ns <= ?", " AND pid = ?", " AND id >= ?", " AND id <= ?",
 	};
-	char sql[256] = "SELECT id, pid, data FROM call_blocks WHERE 1";
+	char sql[256] = "SELECT id, pid, calls, data FROM call_blocks WHERE 1";
 	sqlite3_int64 val[B_N];
 	sqlite3_value *arg[B_N] = { NULL };
 	int use[B_N] = { 0 }, a = 0;

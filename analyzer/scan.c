@@ -72,8 +72,8 @@ static const char *sql_for(int calls, int windowed, int blocks)
 {
 	if (calls && blocks)
 		return windowed
-			? "SELECT ia_row_block(pid, data) FROM call_blocks WHERE last_ns >= ?1 AND first_ns < ?2"
-			: "SELECT ia_row_block(pid, data) FROM call_blocks WHERE id BETWEEN ?1 AND ?2";
+			? "SELECT ia_row_block(id, pid, calls, data) FROM call_blocks WHERE last_ns >= ?1 AND first_ns < ?2"
+			: "SELECT ia_row_block(id, pid, calls, data) FROM call_blocks WHERE id BETWEEN ?1 AND ?2";
 	if (calls)
 		return windowed
 			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
@@ -171,8 +171,19 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	}
 }
 
-/* A call block (pid, data): every call in it, or only those starting in
- * the window.  A block that does not decode fails the scan with its reason. */
+/* A call block (id, pid, calls, data): every call in it, or only those
+ * starting in the window.  A block that does not decode, or holds another
+ * number of calls than its calls column says (slices are sized by it), fails
+ * the scan as a corrupted database, naming the row and the reason (as the
+ * cuda_calls table does). */
+static void bad_block(sqlite3_context *ctx, sqlite3_value *id, const char *why)
+{
+	char *msg = sqlite3_mprintf("call_blocks row %lld: %s", (long long)sqlite3_value_int64(id), why);
+	sqlite3_result_error(ctx, msg ? msg : why, -1);
+	sqlite3_result_error_code(ctx, SQLITE_CORRUPT);
+	sqlite3_free(msg);
+}
+
 static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
 	(void)argc;
@@ -184,13 +195,17 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	if (ingero_block_decode(sqlite3_value_blob(v[1]), (size_t)sqlite3_value_bytes(v[1]),
-				(uint32_t)sqlite3_value_int64(v[0]), w->block, &n, err, sizeof err)) {
-		sqlite3_result_error(ctx, err, -1);
+	if (ingero_block_decode(sqlite3_value_blob(v[3]), (size_t)sqlite3_value_bytes(v[3]),
+				(uint32_t)sqlite3_value_int64(v[1]), w->block, &n, err, sizeof err)) {
+		bad_block(ctx, v[0], err);
 		return;
 	}
-	if (!w->c->own && w->c->n + n > w->c->cap) {   /* the slice is sized by call_blocks.calls */
-		sqlite3_result_error(ctx, "corrupted database (a call block holds more calls than its calls column)", -1);
+	if (sqlite3_value_int64(v[2]) != (sqlite3_int64)n) {
+		bad_block(ctx, v[0], "call block: its calls column says another number of calls");
+		return;
+	}
+	if (!w->c->own && w->c->n + n > w->c->cap) {   /* cannot happen when every block agrees */
+		bad_block(ctx, v[0], "call block: more calls than planned");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -283,7 +298,7 @@ static void *worker(void *arg)
 	sqlite3_stmt *st[2] = { NULL, NULL };
 	struct wstate w = { .j = j };
 	if (db && (sqlite3_create_function(db, "ia_row_call", 8, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_block", 2, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_block", 4, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
