@@ -95,14 +95,15 @@ done
 # so nothing shows the host set the pace.
 if [ -f "$T/hostbound.db" ]; then
 	cp "$T/hostbound.db" "$T/gpubound.db"
-	sqlite3 "$T/gpubound.db" "UPDATE cuda_calls SET dur_ns = 2000000 WHERE start_ns = (SELECT max(start_ns) FROM cuda_calls)"
+	check_eq "gpubound: the last call made 2 ms long" 1 "$("$B/tests/calls_edit" "$T/gpubound.db" --last --dur 2000000)"
 	"$A" explain --json "$T/gpubound.db" >"$T/gpubound.json" 2>/dev/null
 	expect gpubound "sync after the loop waits 2 ms: no host-bound chain" '"host_bound_launches" not in kinds'
 fi
 
 # Row order: the same rows stored backwards give byte-identical output
 # ("multichunk": > 500k rows per table, so the scans split into chunks and
-# every thread's rows need sorting).
+# every thread's rows need sorting).  CUDA calls are backwards twice over:
+# call blocks copied last first (new ids), then each block's calls reversed.
 "$GEN" big "$T/multichunk.db" --calls 600000 --offcpu 600000 >/dev/null 2>&1 || nok "generate multichunk"
 "$A" explain --json "$T/multichunk.db" >"$T/multichunk.json" 2>/dev/null
 check_eq "multichunk: explain --json exits 0" 0 $?
@@ -110,18 +111,27 @@ for s in contention assembly multichunk; do
 	[ -f "$T/$s.db" ] || continue
 	rm -f "$T/rev.db"
 	{
-		echo "PRAGMA user_version=1;"
+		echo "PRAGMA user_version=$(sqlite3 "$T/$s.db" 'PRAGMA user_version');"
 		sqlite3 "$T/$s.db" .schema
 		echo "ATTACH '$T/$s.db' AS o;"
-		for tb in session apis processes threads cuda_calls off_cpu page_allocs cpu_busy competitors stacks \
+		for tb in session apis processes threads off_cpu page_allocs cpu_busy competitors stacks \
 			stack_frames kernels cpu_samples losses; do
 			echo "INSERT INTO main.$tb SELECT * FROM o.$tb ORDER BY rowid DESC;"
 		done
+		echo "INSERT INTO main.call_blocks(pid, first_ns, last_ns, calls, data)"
+		echo "  SELECT pid, first_ns, last_ns, calls, data FROM o.call_blocks ORDER BY id DESC;"
 	} | sed 's/^CREATE TABLE \([a-z_]*\)(.*) WITHOUT ROWID;/&/' >"$T/rev.sql"
 	# WITHOUT ROWID tables have no rowid: order those by their first column, backwards.
 	sed -i 's/\(INSERT INTO main\.\(session\|page_allocs\|cpu_busy\|competitors\|stack_frames\|kernels\|losses\) SELECT \* FROM o\.[a-z_]*\) ORDER BY rowid DESC;/\1 ORDER BY 1 DESC;/' "$T/rev.sql"
-	sqlite3 "$T/rev.db" <"$T/rev.sql" 2>"$T/rev.err"
+	sqlite3 "$T/rev.db" <"$T/rev.sql" 2>"$T/rev.err" &&
+		"$B/tests/calls_edit" "$T/rev.db" --reverse >"$T/rev.n" 2>>"$T/rev.err"
 	check_eq "$s: reversed copy built" "" "$(cat "$T/rev.err")"
+	DB=$T/$s.db
+	first=$(q 'SELECT pid, tid, api, start_ns FROM cuda_calls ORDER BY rowid LIMIT 1')
+	DB=$T/rev.db
+	check_eq "$s: the reversed copy's last call is the first one" "$first" \
+		"$(q 'SELECT pid, tid, api, start_ns FROM cuda_calls ORDER BY rowid DESC LIMIT 1')"
+	check_eq "$s: every call reversed" "$(q 'SELECT count(*) FROM cuda_calls')" "$(cat "$T/rev.n")"
 	"$A" explain --json "$T/rev.db" >"$T/rev.json" 2>/dev/null
 	check "$s: explain --json identical with rows stored backwards" cmp -s "$T/$s.json" "$T/rev.json"
 	"$A" stats --json "$T/$s.db" >"$T/a.json" 2>/dev/null

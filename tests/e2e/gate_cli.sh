@@ -41,8 +41,9 @@ check_eq "20 seeded pairs of equal runs all pass" 0 "$fails"
 
 # --- injected regression: every sync twice as slow ---------------------------------------
 cp "$T/same.db" "$T/slow.db"
-sqlite3 "$T/slow.db" "UPDATE cuda_calls SET dur_ns = dur_ns * 2
-	WHERE api = (SELECT id FROM apis WHERE name = 'cudaStreamSynchronize')"
+DB=$T/slow.db
+check_eq "every sync made twice as slow" "$(q "SELECT count(*) FROM cuda_calls c JOIN apis a ON a.id = c.api
+	WHERE a.name = 'cudaStreamSynchronize'")" "$("$B/tests/calls_edit" "$DB" --api cudaStreamSynchronize --dur-mul 2)"
 "$GATE" "$T/base.db" "$T/slow.db" --markdown "$T/gate.md" --junit "$T/gate.xml" >"$T/out" 2>"$T/err"
 check_eq "slower syncs fail (exit 1)" 1 $?
 check "FAIL headline" grep -q '^ingero-gate: FAIL' "$T/out"
