@@ -189,9 +189,21 @@ static const char *const stmt_sql[ST_N] = {
  * tests/bench/collector.sh, whose 4 M calls make 350 MB). */
 #define WAL_HARD_FRAMES (256 * 1024)
 
+/* One pid's calls in a batch (write_calls). */
+struct pid_chain {
+	uint32_t pid, first, last;
+};
+
 struct store {
 	sqlite3 *db;
 	msgpack_sbuffer block;       /* the writer's call-block blob, reused */
+	/* write_calls: each call's next of its pid, the pids of the batch, and
+	 * one block's calls gathered (kept between batches) */
+	uint32_t *chain;
+	size_t chain_cap;
+	struct pid_chain *heads;
+	size_t nheads, heads_cap;
+	struct ingero_cuda_call gather[INGERO_BLOCK_MAX_CALLS];
 	sqlite3 *ckpt_db;            /* the checkpointer's own connection */
 	pthread_t ckpt;
 	pthread_cond_t ckpt_wake;
@@ -317,19 +329,88 @@ static void write_block(struct store *s, const struct ingero_cuda_call *c, size_
 	step(s, st);
 }
 
-/* Calls arrive message by message, so runs of one pid are long: each run
- * becomes blocks of up to INGERO_BLOCK_MAX_CALLS. */
-static void write_calls(struct store *s, const struct batch *b)
+/* Each run of one pid as blocks of up to INGERO_BLOCK_MAX_CALLS: the way
+ * out when the chains below cannot be allocated. */
+static void write_runs(struct store *s, const struct ingero_cuda_call *c, size_t count)
 {
-	const struct ingero_cuda_call *c = b->calls.p;
-
-	for (size_t i = 0; i < b->calls.n;) {
+	for (size_t i = 0; i < count;) {
 		size_t n = 1;
 
-		while (i + n < b->calls.n && n < INGERO_BLOCK_MAX_CALLS && c[i + n].pid == c[i].pid)
+		while (i + n < count && n < INGERO_BLOCK_MAX_CALLS && c[i + n].pid == c[i].pid)
 			n++;
 		write_block(s, &c[i], n);
 		i += n;
+	}
+}
+
+/* Calls of several processes arrive interleaved, message by message, so a
+ * run of one pid is one message (~30 calls with four DataLoader workers):
+ * blocks cut at every change of pid carried tens of calls, not a thousand.
+ * So each pid's calls of the batch are gathered, in arrival order, into
+ * blocks of up to INGERO_BLOCK_MAX_CALLS: chain[i] links call i to the next
+ * call of its pid, and `heads` holds each pid's first and last call.  One
+ * pass; a pid is looked up once per run (the last one found is tried first). */
+static void write_calls(struct store *s, const struct batch *b)
+{
+	const struct ingero_cuda_call *c = b->calls.p;
+	size_t count = b->calls.n, k = 0;
+
+	if (!count)
+		return;
+	if (count > UINT32_MAX) {   /* the chains hold 32-bit indexes */
+		write_runs(s, c, count);
+		return;
+	}
+	if (count > s->chain_cap) {
+		uint32_t *p = realloc(s->chain, count * sizeof *p);
+
+		if (!p) {
+			write_runs(s, c, count);
+			return;
+		}
+		s->chain = p;
+		s->chain_cap = count;
+	}
+	s->nheads = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (s->nheads && s->heads[k].pid == c[i].pid) {
+			s->chain[s->heads[k].last] = (uint32_t)i;
+			s->heads[k].last = (uint32_t)i;
+			continue;
+		}
+		for (k = 0; k < s->nheads && s->heads[k].pid != c[i].pid; k++)
+			;
+		if (k < s->nheads) {
+			s->chain[s->heads[k].last] = (uint32_t)i;
+			s->heads[k].last = (uint32_t)i;
+			continue;
+		}
+		if (k == s->heads_cap) {
+			size_t cap = s->heads_cap ? 2 * s->heads_cap : 16;
+			struct pid_chain *p = realloc(s->heads, cap * sizeof *p);
+
+			if (!p) {
+				write_runs(s, c, count);
+				return;
+			}
+			s->heads = p;
+			s->heads_cap = cap;
+		}
+		s->heads[k] = (struct pid_chain){ .pid = c[i].pid, .first = (uint32_t)i, .last = (uint32_t)i };
+		s->nheads++;
+	}
+	for (k = 0; k < s->nheads; k++) {
+		size_t n = 0;
+
+		for (uint32_t i = s->heads[k].first;; i = s->chain[i]) {
+			s->gather[n++] = c[i];
+			if (n == INGERO_BLOCK_MAX_CALLS || i == s->heads[k].last) {
+				write_block(s, s->gather, n);
+				n = 0;
+			}
+			if (i == s->heads[k].last)
+				break;
+		}
 	}
 }
 
@@ -831,6 +912,8 @@ void store_close(struct store *s)
 	batch_free(&s->pending);
 	batch_free(&s->work);
 	free(s->losses);
+	free(s->chain);
+	free(s->heads);
 	msgpack_sbuffer_destroy(&s->block);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
