@@ -7,6 +7,9 @@
  * takes precedence over it.  Built a second time as a SQLite extension
  * (libingero_sqlite.so) for the sqlite3 shell:
  *   sqlite3 -cmd '.load /usr/local/lib/libingero_sqlite' report.db
+ * Beware ATTACH: an eponymous table does not learn the schema it was named
+ * with, so cuda_calls and other.cuda_calls both read the call_blocks that
+ * an unqualified name finds (temp, main, then attached ones in order).
  */
 #ifndef IA_CALLS_VTAB_H
 #define IA_CALLS_VTAB_H
