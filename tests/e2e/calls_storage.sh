@@ -8,7 +8,8 @@
 #     hold 1..1024 calls of one process, their first_ns/last_ns/calls agree
 #     with the calls in them, and one process's calls are not cut into a
 #     block per message; the filters the virtual table pushes down (start_ns
-#     ranges, pid =, rowid) give the rows a full scan gives
+#     ranges, pid =, rowid) give the rows a full scan gives; timeline lists
+#     every call in time order
 #   * a version-1 file (examples/dataloader_workers4.db) still reads
 #   * a call block corrupted by hand: ingero-analyze says so in one line and
 #     exits 1, the sqlite3 shell gives an error too; nothing crashes
@@ -94,6 +95,12 @@ check_eq "stats --json: every call" "$total" \
 	"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trace"]["cuda_calls"])' "$T/stats.json")"
 "$B/ingero-analyze" explain "$DB" >/dev/null 2>"$T/explain.err"
 check_eq "explain exits 0" 0 $?
+# timeline reads the calls in time slices (timeline.c): all of them, in order
+"$B/ingero-analyze" timeline --limit 0 "$DB" >"$T/all.txt"
+check_eq "timeline --limit 0: every call" "$total" "$(grep -c ' CUDA ' "$T/all.txt")"
+check "timeline: in time order" sh -c "sed 's/^+\([0-9.]*\)s .*/\1/' '$T/all.txt' | sort -c -n"
+"$B/ingero-analyze" timeline --limit 40 "$DB" >"$T/40.txt"
+check_eq "timeline --limit 40: the first 40 events" "$(head -n 40 "$T/all.txt")" "$(head -n 40 "$T/40.txt")"
 
 # ---- version 1 ----
 V1=$T/v1.db
