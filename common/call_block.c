@@ -19,28 +19,29 @@ enum col {
 	C_STACK, C_KERNEL, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ
 };
 
-/* The column's value for call i, as the 64 bits msgpack carries; start is
- * the difference from the previous call (two's complement). */
-static uint64_t get(const struct ingero_cuda_call *c, size_t i, enum col k)
+/* Column k of c[0..n) into v, as the 64 bits msgpack carries; start is
+ * each call's difference from the previous one (two's complement).  The
+ * switch runs once per column, not per value: this is the writer's hot
+ * path at full ingest rate. */
+static void column(const struct ingero_cuda_call *c, size_t n, enum col k, uint64_t *v)
 {
-	const struct ingero_cuda_call *x = &c[i];
-
+#define FILL(expr) for (size_t i = 0; i < n; i++) v[i] = (expr); break
 	switch (k) {
-	case C_TID:    return x->tid;
-	case C_API:    return x->api;
-	case C_START:  return i ? x->start_ns - c[i - 1].start_ns : x->start_ns;
-	case C_DUR:    return x->dur_ns;
-	case C_STREAM: return x->stream;
-	case C_BYTES:  return x->bytes;
-	case C_DIR:    return x->dir;
-	case C_FLAGS:  return x->flags;
-	case C_RET:    return (uint64_t)(int64_t)x->ret;
-	case C_STACK:  return x->stack_id;
-	case C_KERNEL: return x->kernel;
-	case C_GX: case C_GY: case C_GZ: return x->grid[k - C_GX];
-	case C_BX: case C_BY: case C_BZ: return x->block[k - C_BX];
+	case C_TID:    FILL(c[i].tid);
+	case C_API:    FILL(c[i].api);
+	case C_START:  FILL(i ? c[i].start_ns - c[i - 1].start_ns : c[i].start_ns);
+	case C_DUR:    FILL(c[i].dur_ns);
+	case C_STREAM: FILL(c[i].stream);
+	case C_BYTES:  FILL(c[i].bytes);
+	case C_DIR:    FILL(c[i].dir);
+	case C_FLAGS:  FILL(c[i].flags);
+	case C_RET:    FILL((uint64_t)(int64_t)c[i].ret);
+	case C_STACK:  FILL(c[i].stack_id);
+	case C_KERNEL: FILL(c[i].kernel);
+	case C_GX: case C_GY: case C_GZ: FILL(c[i].grid[k - C_GX]);
+	case C_BX: case C_BY: case C_BZ: FILL(c[i].block[k - C_BX]);
 	}
-	return 0;
+#undef FILL
 }
 
 /* Columns whose values are signed: packed as msgpack signed integers. */
@@ -105,10 +106,9 @@ int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, s
 	for (int k = 0; k < INGERO_BLOCK_COLUMNS; k++) {
 		int same = k != C_START;   /* start is never one value: deltas */
 
-		for (size_t i = 0; i < n; i++) {
-			v[i] = get(c, i, k);
-			same &= v[i] == v[0];
-		}
+		column(c, n, k, v);
+		for (size_t i = 1; i < n && same; i++)
+			same = v[i] == v[0];
 		if (reserve(sb, same ? 1 : n))
 			return -1;
 		/* a column of one value is that value */
