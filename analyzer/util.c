@@ -327,8 +327,9 @@ char *ia_short_symbol(char *buf, size_t len, const char *sym)
 		else if (*p == '>' && depth > 0)
 			depth--;
 		/* the parameter list: the first '(' outside template arguments, except
-		 * "operator()" and "(anonymous namespace)" */
-		if (*p == '(' && depth == 0 && strncmp(p, "()", 2) && strncmp(p, "(anonymous", 10) &&
+		 * "operator()", "(anonymous namespace)" and a name that is all in
+		 * parentheses, such as "(unnamed frames)" */
+		if (*p == '(' && depth == 0 && p > sym && strncmp(p, "()", 2) && strncmp(p, "(anonymous", 10) &&
 		    !(p - sym >= 8 && !strncmp(p - 8, "operator", 8))) {
 			if (o + 3 <= len) {
 				buf[o++] = '(';

@@ -154,6 +154,25 @@ static void json_strings_always_parse(void **state)
 	assert_string_equal(escaped(NULL), "\"\"");
 }
 
+static void short_symbols(void **state)
+{
+	(void)state;
+	char b[160], tiny[12];
+	assert_string_equal(ia_short_symbol(b, sizeof b,
+		"at::native::structured_cat_out_cpu::impl(c10::IListRef<at::Tensor> const&, long)"),
+		"at::native::structured_cat_out_cpu::impl()");
+	/* template arguments keep their parentheses; the parameter list goes */
+	assert_string_equal(ia_short_symbol(b, sizeof b,
+		"void c10::function_ref<void (char**, long)>::callback_fn<X>(long, char**)"),
+		"void c10::function_ref<void (char**, long)>::callback_fn<X>()");
+	assert_string_equal(ia_short_symbol(b, sizeof b, "Foo::operator()(int) const"), "Foo::operator()()");
+	assert_string_equal(ia_short_symbol(b, sizeof b, "(anonymous namespace)::run(int)"),
+			    "(anonymous namespace)::run()");
+	assert_string_equal(ia_short_symbol(b, sizeof b, "(unnamed frames)"), "(unnamed frames)");
+	assert_string_equal(ia_short_symbol(b, sizeof b, "_PyEval_EvalFrameDefault"), "_PyEval_EvalFrameDefault");
+	assert_string_equal(ia_short_symbol(tiny, sizeof tiny, "a_very_long_c_symbol"), "a_very_l...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +182,7 @@ int main(void)
 		cmocka_unit_test(parse_durations),
 		cmocka_unit_test(map_grows_and_finds),
 		cmocka_unit_test(json_strings_always_parse),
+		cmocka_unit_test(short_symbols),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
