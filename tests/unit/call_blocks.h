@@ -172,4 +172,19 @@ fail:
 	return -1;
 }
 
+/* The MCP fixture's calls (test_analyzer_mcp.c, fuzz_analyzer_mcp.c): pid 10,
+ * two syncs with stack 7, then a pinned host-to-device copy of 1 MiB. */
+static inline int tb_insert_mcp_calls(sqlite3 *db, char *err, size_t errlen)
+{
+	struct ingero_cuda_call calls[3] = {
+		tb_call(10, 10, 13, 1100000000, 5000), tb_call(10, 10, 13, 1200000000, 900000),
+		tb_call(10, 10, 3, 1300000000, 20000),
+	};
+	calls[0].stack_id = calls[1].stack_id = 7;
+	calls[2].bytes = 1048576;
+	calls[2].dir = 1;
+	calls[2].flags = 1;
+	return tb_insert_calls(db, calls, 3, err, errlen);
+}
+
 #endif

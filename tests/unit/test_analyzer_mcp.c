@@ -213,17 +213,8 @@ static void make_db(void)
 		NULL, NULL, &e);
 	if (rc != SQLITE_OK)
 		fail_msg("%s", e);
-	/* pid 10: two syncs with stack 7, then a pinned host-to-device copy */
-	struct ingero_cuda_call calls[3] = {
-		tb_call(10, 10, 13, 1100000000, 5000), tb_call(10, 10, 13, 1200000000, 900000),
-		tb_call(10, 10, 3, 1300000000, 20000),
-	};
-	calls[0].stack_id = calls[1].stack_id = 7;
-	calls[2].bytes = 1048576;
-	calls[2].dir = 1;
-	calls[2].flags = 1;
 	char err[256];
-	if (tb_insert_calls(db, calls, 3, err, sizeof err) < 0)
+	if (tb_insert_mcp_calls(db, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	sqlite3_close(db);
 }
