@@ -49,16 +49,25 @@ part overhead || PAIRS=0
 
 # --- 2. overhead: alternate untraced / traced -------------------------------------------
 i=0
+ovh() { sed -n 's/.*wall_s=\([0-9.]*\) thread_cpu_s=\([0-9.]*\).*/\1 \2/p'; }
 while [ $i -lt "$PAIRS" ]; do
-	a=$($PY examples/train_overhead.py --steps 3000 | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p')
-	b=$("$RUN" -q -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null |
-		sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p')
-	log "overhead_pair=$i untraced_s=$a traced_s=$b"
+	# ABBA: the order flips every pair, so a drift over the run cancels
+	if [ $((i % 2)) -eq 0 ]; then
+		a=$($PY examples/train_overhead.py --steps 3000 | ovh)
+		b=$("$RUN" -q -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
+	else
+		b=$("$RUN" -q -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
+		a=$($PY examples/train_overhead.py --steps 3000 | ovh)
+	fi
+	log "overhead_pair=$i untraced_s=${a% *} traced_s=${b% *} untraced_cpu_s=${a#* } traced_cpu_s=${b#* }"
 	i=$((i + 1))
 done
-[ "$PAIRS" -gt 0 ] && grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($2,a,"=");split($3,b,"="); print b[2]/a[2]}' |
-	sort -n | awk '{v[NR]=$1} END {m = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print "overhead_median_ratio=" m " pairs=" NR}' |
-	tee -a "$OUT/summary.txt"
+median() { sort -n | awk '{v[NR]=$1} END {m = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print m}'; }
+if [ "$PAIRS" -gt 0 ]; then
+	r=$(grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($2,a,"=");split($3,b,"="); print b[2]/a[2]}' | median)
+	c=$(grep '^overhead_pair' "$OUT/summary.txt" | awk '{split($4,a,"=");split($5,b,"="); if (a[2] > 0) print b[2]/a[2]}' | median)
+	log "overhead_median_ratio=$r overhead_median_cpu_ratio=$c pairs=$PAIRS"
+fi
 
 # --- 3. cross-check with uprobes --------------------------------------------------------
 part xcheck || exit 0
