@@ -120,24 +120,25 @@ static int room(struct chunk *c, size_t sz)
 	return ia_grow(&c->rows, &c->cap, c->n + 1, sz);
 }
 
-static void note_tid(struct wstate *w, uint32_t tid)
+/* tid met; its pid when the row says it (call blocks do), else 0. */
+static void note_tid(struct wstate *w, uint32_t tid, uint32_t pid)
 {
 	if (tid == w->last_tid)
 		return;
 	w->last_tid = tid;
-	if (ia_map_get(&w->c->tidpid, tid) == UINT32_MAX && ia_map_put(&w->c->tidpid, tid, 0) < 0)
+	if (ia_map_get(&w->c->tidpid, tid) == UINT32_MAX && ia_map_put(&w->c->tidpid, tid, pid) < 0)
 		w->oom = 1;
 }
 
 /* One call into the chunk; -1 when out of memory. */
-static int push_call(struct wstate *w, uint32_t tid, int64_t api, uint64_t start, int64_t d,
+static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, uint64_t start, int64_t d,
 		     int64_t by, int dir, int flags, uint64_t sid)
 {
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_call)) < 0)
 		return -1;
 	struct ia_call *x = (struct ia_call *)c->rows + c->n++;
-	note_tid(w, tid);
+	note_tid(w, tid, pid);
 	x->th = tid;
 	x->api = api > 0 && api < INGERO_API_MAX ? (uint16_t)api : 0;
 	x->start = start;
@@ -162,7 +163,7 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
 	(void)argc;   /* fixed by the SELECT that calls it */
 	struct wstate *w = sqlite3_user_data(ctx);
-	if (push_call(w, (uint32_t)sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]),
+	if (push_call(w, 0, (uint32_t)sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]),
 		      (uint64_t)sqlite3_value_int64(v[2]), sqlite3_value_int64(v[3]),
 		      sqlite3_value_int64(v[4]), sqlite3_value_int(v[5]), sqlite3_value_int(v[6]),
 		      (uint64_t)sqlite3_value_int64(v[7])) < 0) {
@@ -212,7 +213,7 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		const struct ingero_cuda_call *x = &w->block[i];
 		if (w->j->windowed && (x->start_ns < w->j->from || x->start_ns >= w->j->to))
 			continue;
-		if (push_call(w, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
+		if (push_call(w, x->pid, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
 			      x->dir, x->flags, x->stack_id) < 0) {
 			w->oom = 1;
 			sqlite3_result_error_nomem(ctx);
@@ -233,7 +234,7 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	}
 	struct ia_off *o = (struct ia_off *)c->rows + c->n++;
 	uint32_t tid = (uint32_t)sqlite3_value_int64(v[0]);
-	note_tid(w, tid);
+	note_tid(w, tid, 0);
 	uint64_t s = (uint64_t)sqlite3_value_int64(v[1]);
 	uint64_t e = (uint64_t)sqlite3_value_int64(v[2]);
 	uint64_t r = (uint64_t)sqlite3_value_int64(v[3]);
@@ -586,23 +587,31 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 		}
 		base[calls] = NULL;
 	}
-	/* tid -> pid, first chunk (lowest rowids) first. */
+	/* tid -> pid, first chunk (lowest rowids) first; a pid a call block
+	 * gave is kept, the others (-1) are resolved by the loader when needed. */
 	size_t tcap = 0;
 	struct ia_map seen = { 0 };
 	for (size_t i = 0; i < j.nchunks; i++) {
 		struct ia_map *m = &j.chunks[i].tidpid;
 		for (size_t k = 0; k < m->cap; k++) {
-			if (!m->vals[k] || ia_map_get(&seen, m->keys[k]) != UINT32_MAX)
+			if (!m->vals[k])
 				continue;
+			int pid = m->vals[k] > 1 ? (int)(m->vals[k] - 1) : -1;
+			uint32_t at = ia_map_get(&seen, m->keys[k]);
+			if (at != UINT32_MAX) {
+				if (r->pids[at] < 0)
+					r->pids[at] = pid;
+				continue;
+			}
 			size_t pcap = tcap;
 			if (ia_grow((void **)&r->tids, &tcap, r->ntids + 1, sizeof *r->tids) < 0 ||
 			    ia_grow((void **)&r->pids, &pcap, r->ntids + 1, sizeof *r->pids) < 0 ||
-			    ia_map_put(&seen, m->keys[k], 1) < 0) {
+			    ia_map_put(&seen, m->keys[k], (uint32_t)r->ntids) < 0) {
 				ia_map_free(&seen);
 				goto oom;
 			}
 			r->tids[r->ntids] = (uint32_t)m->keys[k];
-			r->pids[r->ntids++] = -1;   /* resolved by the loader when needed */
+			r->pids[r->ntids++] = pid;
 		}
 	}
 	ia_map_free(&seen);

@@ -325,9 +325,9 @@ static int cmp_off_ix(const void *a, const void *b, void *ctx)
 	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-/* Creates the threads the scans met that the threads table lacks, their
- * pid looked up through the by-tid indexes (rare: the collector writes a
- * threads row for every tid it stores). */
+/* Creates the threads the scans met that the threads table lacks (rare:
+ * the collector writes a threads row for every tid it stores): their pid
+ * is the call block's, or else looked up in the calls and intervals. */
 static int adopt_threads(struct ia_trace *t, const struct ia_scan_result *r, size_t *tcap, size_t *pcap,
 			 char *err, size_t errlen)
 {
@@ -335,6 +335,14 @@ static int adopt_threads(struct ia_trace *t, const struct ia_scan_result *r, siz
 	for (size_t i = 0; i < r->ntids; i++) {
 		if (ia_thread_index(t, r->tids[i]) >= 0)
 			continue;
+		if (r->pids[i] > 0) {   /* a call block named it */
+			if (add_thread(t, r->tids[i], r->pids[i], tcap, pcap) < 0) {
+				sqlite3_finalize(q);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			continue;
+		}
 		if (!q && !(q = ia_db_prepare(t->db,
 				"SELECT coalesce((SELECT pid FROM cuda_calls WHERE tid = ?1 LIMIT 1),"
 				" (SELECT pid FROM off_cpu WHERE tid = ?1 LIMIT 1), ?1)", err, errlen)))

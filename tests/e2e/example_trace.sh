@@ -62,4 +62,12 @@ sys.exit(1 if bad else 0)
 PY
 check_eq "version-2 trace: the uprobe-confirmed counts, 857 calls, 4 workers with switches and page allocations" 0 $?
 check_eq "version-2 trace: the same 857 calls through the SQLite extension" 857 "$(sql "$DB" 'SELECT count(*) FROM cuda_calls')"
+# without its threads table, each call still lands in its process (the
+# block's pid), not in a process per tid
+cp "$DB" "$T/nothreads.db" && sqlite3 "$T/nothreads.db" 'DELETE FROM threads'
+per_proc() { "$B/ingero-analyze" stats --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sorted((p["pid"], sum(p["calls"].values())) for p in d["processes"]))'; }
+check_eq "version-2 trace without threads rows: the same calls per process" "$(per_proc "$DB")" "$(per_proc "$T/nothreads.db")"
 finish
