@@ -38,6 +38,7 @@ enum { B_START_LO = 1, B_START_HI = 2, B_PID = 4, B_ROWID_LO = 8, B_ROWID_HI = 1
 struct table {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	char schema[64];   /* whose call_blocks: "main", or the argument of CREATE VIRTUAL TABLE */
 };
 
 struct cursor {
@@ -52,7 +53,20 @@ struct cursor {
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		   sqlite3_vtab **out, char **err)
 {
-	(void)aux; (void)argc; (void)argv; (void)err;
+	(void)aux; (void)err;
+	/* "CREATE VIRTUAL TABLE temp.x USING cuda_calls(other)" reads the
+	 * call_blocks of the database attached as "other"; the eponymous
+	 * cuda_calls reads main's */
+	const char *schema = argc > 3 ? argv[3] : "main";
+	size_t len = strlen(schema);
+	if (len >= 2 && (schema[0] == '\'' || schema[0] == '"') && schema[len - 1] == schema[0]) {
+		schema++;
+		len -= 2;
+	}
+	if (len == 0 || len >= sizeof ((struct table *)0)->schema) {
+		*err = sqlite3_mprintf("cuda_calls: give the schema name of an attached report, e.g. cuda_calls(other)");
+		return SQLITE_ERROR;
+	}
 	int rc = sqlite3_declare_vtab(db, IA_CUDA_CALLS_SQL);
 	if (rc != SQLITE_OK)
 		return rc;
@@ -61,6 +75,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(t, 0, sizeof *t);
 	t->db = db;
+	memcpy(t->schema, schema, len);
+	t->schema[len] = 0;
 	*out = &t->base;
 	return SQLITE_OK;
 }
@@ -234,11 +250,13 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int bits, const char *idx, int ar
 	static const char *const where[B_N] = {
 		" AND last_ns >= ?", " AND first_ns <= ?", " AND pid = ?", " AND id >= ?", " AND id <= ?",
 	};
-	char sql[256] = "SELECT id, pid, calls, data FROM call_blocks WHERE 1";
+	char sql[384];
 	sqlite3_int64 val[B_N];
 	sqlite3_value *arg[B_N] = { NULL };
 	int use[B_N] = { 0 }, a = 0;
 
+	sqlite3_snprintf(sizeof sql, sql, "SELECT id, pid, calls, data FROM \"%w\".call_blocks WHERE 1",
+			 ((struct table *)cur->pVtab)->schema);
 	for (int k = 0; k < B_N; k++) {
 		if (!(bits & (1 << k)))
 			continue;
@@ -351,7 +369,12 @@ static int vt_update(sqlite3_vtab *v, int argc, sqlite3_value **argv, sqlite3_in
 
 static sqlite3_module calls_module = {
 	.iVersion = 0,
-	.xCreate = NULL,   /* eponymous-only: it exists in every database, as cuda_calls */
+	/* xCreate == xConnect: cuda_calls exists in every connection (eponymous,
+	 * main's calls), and CREATE VIRTUAL TABLE temp.x USING cuda_calls(other)
+	 * gives an attached report's (nothing is stored: temp lives with the
+	 * connection) */
+	.xCreate = vt_connect,
+	.xDestroy = disconnect,
 	.xConnect = vt_connect,
 	.xBestIndex = best_index,
 	.xDisconnect = disconnect,

@@ -8,8 +8,9 @@
  * (libingero_sqlite.so) for the sqlite3 shell:
  *   sqlite3 -cmd '.load /usr/local/lib/libingero_sqlite' report.db
  * Beware ATTACH: an eponymous table does not learn the schema it was named
- * with, so cuda_calls and other.cuda_calls both read the call_blocks that
- * an unqualified name finds (temp, main, then attached ones in order).
+ * with, so cuda_calls and other.cuda_calls both read main's call_blocks.
+ * For an attached report, name it:
+ *   CREATE VIRTUAL TABLE temp.other_calls USING cuda_calls(other);
  */
 #ifndef IA_CALLS_VTAB_H
 #define IA_CALLS_VTAB_H

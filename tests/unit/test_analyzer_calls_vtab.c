@@ -525,7 +525,7 @@ static void no_blocks_no_rows(void **state)
 	 * database) is an error that says so */
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	assert_int_equal(ia_calls_vtab_register(db), SQLITE_OK);
-	fails_naming(db, "SELECT count(*) FROM cuda_calls", "cuda_calls: no such table: call_blocks");
+	fails_naming(db, "SELECT count(*) FROM cuda_calls", "cuda_calls: no such table: main.call_blocks");
 	sqlite3_close(db);
 }
 
@@ -622,6 +622,39 @@ static void extension_is_the_same_table(void **state)
 	sqlite3_close(db);
 }
 
+/* With a second report ATTACHed, its calls are a table of their own:
+ * CREATE VIRTUAL TABLE temp.x USING cuda_calls(other). */
+static void attached_report_by_name(void **state)
+{
+	struct ingero_cuda_call c[3] = { tb_call(7, 7, 13, 10, 1), tb_call(7, 7, 13, 20, 1), tb_call(7, 8, 3, 30, 1) };
+	char path[] = "/tmp/ingero-vtab-other.XXXXXX", err[256], sql[128];
+	sqlite3 *db = fixture(), *other;
+	sqlite3_int64 mine = q(db, "SELECT count(*) FROM cuda_calls");
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	exec(other, TB_SCHEMA_SQL);
+	if (tb_insert_calls(other, c, 3, err, sizeof err))
+		fail_msg("%s", err);
+	sqlite3_close(other);
+	snprintf(sql, sizeof sql, "ATTACH '%s' AS other", path);
+	exec(db, sql);
+	exec(db, "CREATE VIRTUAL TABLE temp.other_calls USING cuda_calls(other)");
+	assert_int_equal(q(db, "SELECT count(*) FROM other_calls"), 3);
+	assert_int_equal(q(db, "SELECT count(*) FROM other_calls WHERE pid = 7 AND start_ns >= 20"), 2);
+	assert_int_equal(q(db, "SELECT sum(tid) FROM other_calls"), 22);
+	assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls"), mine);   /* main's, unchanged */
+	exec(db, "CREATE VIRTUAL TABLE temp.quoted USING cuda_calls('other')");
+	assert_int_equal(q(db, "SELECT count(*) FROM quoted"), 3);
+	exec(db, "CREATE VIRTUAL TABLE temp.nowhere USING cuda_calls(nosuch)");
+	fails_naming(db, "SELECT count(*) FROM nowhere", "no such table: nosuch.call_blocks");
+	sqlite3_close(db);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +665,7 @@ int main(void)
 		cmocka_unit_test(no_blocks_no_rows),
 		cmocka_unit_test(version_1_real_table_answers),
 		cmocka_unit_test(extension_is_the_same_table),
+		cmocka_unit_test(attached_report_by_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
