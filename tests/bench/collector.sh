@@ -9,6 +9,7 @@
 #                         committed and checkpointed into the file (the
 #                         checkpoint thread's work counts).  CUDA-only mode:
 #                         the ingest path alone.
+#                         Median of INGEST_RUNS runs; _min and _max beside it.
 #   bpf_ns_per_switch     added cost of one context switch of a traced thread
 #                         (a pinned pipe ping-pong traced by the collector,
 #                         off-CPU interval emitted on every switch) over the
@@ -21,13 +22,14 @@
 #   bpf_ns_per_switch_alt, _untraced_alt   with ALT_COLLECTOR=PATH: the same
 #                         two figures for another build of the collector,
 #                         interleaved run by run with this one (an A/B)
-# Environment: INGEST_CALLS (4000000), PINGPONG_ROUNDS (200000), RUNS (5),
-# ALT_COLLECTOR.
+# Environment: INGEST_CALLS (4000000), INGEST_RUNS (5), PINGPONG_ROUNDS (200000),
+# RUNS (5), ALT_COLLECTOR.
 B=${B:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export INGERO_ENDPOINT="ipc://$T/ingero.sock"
 CALLS=${INGEST_CALLS:-4000000}
+INGEST_RUNS=${INGEST_RUNS:-5}
 ROUNDS=${PINGPONG_ROUNDS:-200000}
 RUNS=${RUNS:-5}
 
@@ -39,23 +41,31 @@ echo "machine=$(uname -n) cpus=$(nproc) kernel=$(uname -r) model=\"$(sed -n 's/^
 echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
 # --- ingest ---------------------------------------------------------------------
-"$B/ingero-collector" -q -o "$T/ingest.db" --no-bpf --stats "$T/ingest.txt" 2>/dev/null &
-CP=$!
-wait_socket
-"$B/tests/collector_send" bench --calls "$CALLS" --batch 4096 >"$T/sent.txt"
-sent=$(kv sent_calls "$T/sent.txt")
-kill -TERM $CP; wait $CP
-committed=$(kv calls_committed "$T/ingest.txt")
-ingest_s=$(kv ingest_s "$T/ingest.txt")
-echo "ingest_calls_sent=$sent"
-echo "ingest_calls_stored=$(sqlite3 "$T/ingest.db" 'SELECT sum(calls) FROM call_blocks')"
-echo "ingest_loss=$((sent - committed))"
-echo "ingest_events_per_s=$(awk -v n="$committed" -v s="$ingest_s" 'BEGIN {printf "%.0f", n / s}')"
-# to the last commit only, without folding the WAL into the file (the
-# definition of the rows before 2026-11-29 08:30)
-echo "ingest_events_per_s_commit=$(awk -v n="$committed" -v s="$(kv ingest_commit_s "$T/ingest.txt")" 'BEGIN {printf "%.0f", n / s}')"
-echo "ingest_db_bytes_per_call=$(awk -v b="$(stat -c %s "$T/ingest.db")" -v n="$committed" 'BEGIN {printf "%.1f", b / n}')"
-rm -f "$T"/ingest.db*
+# INGEST_RUNS runs (their spread on a shared 2-vCPU VM is ±10 %): the median,
+# and the slowest and fastest; every run must store every call it was sent.
+: >"$T/rates"; loss=0; stored_all=0; sent_all=0
+for r in $(seq "$INGEST_RUNS"); do
+	"$B/ingero-collector" -q -o "$T/ingest.db" --no-bpf --stats "$T/ingest.txt" 2>/dev/null &
+	CP=$!
+	wait_socket
+	"$B/tests/collector_send" bench --calls "$CALLS" --batch 4096 >"$T/sent.txt"
+	sent=$(kv sent_calls "$T/sent.txt")
+	kill -TERM $CP; wait $CP
+	committed=$(kv calls_committed "$T/ingest.txt")
+	stored=$(sqlite3 "$T/ingest.db" 'SELECT sum(calls) FROM call_blocks' 2>/dev/null)
+	sent_all=$((sent_all + sent)); stored_all=$((stored_all + ${stored:-0})); loss=$((loss + sent - committed))
+	awk -v n="$committed" -v s="$(kv ingest_s "$T/ingest.txt")" 'BEGIN {printf "%.0f\n", n / s}' >>"$T/rates"
+	bytes=$(awk -v b="$(stat -c %s "$T/ingest.db")" -v n="$committed" 'BEGIN {printf "%.1f", b / n}')
+	rm -f "$T"/ingest.db*
+done
+echo "ingest_runs=$INGEST_RUNS"
+echo "ingest_calls_sent=$sent_all"
+echo "ingest_calls_stored=$stored_all"
+echo "ingest_loss=$loss"
+echo "ingest_events_per_s=$(median <"$T/rates")"
+echo "ingest_events_per_s_min=$(sort -n "$T/rates" | head -n 1)"
+echo "ingest_events_per_s_max=$(sort -n "$T/rates" | tail -n 1)"
+echo "ingest_db_bytes_per_call=$bytes"
 
 # --- context switches -------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
