@@ -385,10 +385,16 @@ static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base
 	sqlite3 *db = ia_db_reopen(path, err, errlen);
 	if (!db)
 		return -1;
-	sqlite3_stmt *st = ia_db_prepare(db, "SELECT sum(calls) FROM call_blocks", err, errlen);
+	/* one read transaction for both queries: a collector still writing
+	 * commits every ~50 ms, and the sum must cover the rows listed */
+	sqlite3_stmt *st = NULL;
 	int rc = -1, s;
 	uint64_t total = 0;
-	if (!st)
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		ia_db_step_error(db, sqlite3_errcode(db), err, errlen);
+		goto out;
+	}
+	if (!(st = ia_db_prepare(db, "SELECT sum(calls) FROM call_blocks", err, errlen)))
 		goto out;
 	if ((s = sqlite3_step(st)) == SQLITE_ROW)
 		total = (uint64_t)sqlite3_column_int64(st, 0);

@@ -309,7 +309,7 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int64_t v, int known)
 static void write_block(struct store *s, const struct ingero_cuda_call *c, size_t n)
 {
 	sqlite3_stmt *st = s->st[ST_CALL];
-	uint64_t lo = c[0].start_ns, hi = c[0].start_ns;
+	int64_t lo, hi;
 
 	if (ingero_block_encode(&s->block, c, n)) {
 		if (!s->failed)
@@ -317,13 +317,12 @@ static void write_block(struct store *s, const struct ingero_cuda_call *c, size_
 		s->failed = 1;
 		return;
 	}
-	for (size_t i = 1; i < n; i++) {
-		lo = c[i].start_ns < lo ? c[i].start_ns : lo;
-		hi = c[i].start_ns > hi ? c[i].start_ns : hi;
-	}
+	/* signed, as SQLite compares: a start_ns >= 2^63 from a broken sender
+	 * must not make a bound that hides the block's other calls */
+	ingero_block_span(c, n, &lo, &hi);
 	sqlite3_bind_int64(st, 1, c[0].pid);
-	sqlite3_bind_int64(st, 2, (int64_t)lo);
-	sqlite3_bind_int64(st, 3, (int64_t)hi);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int64(st, 4, (int64_t)n);
 	sqlite3_bind_blob(st, 5, s->block.data, (int)s->block.size, SQLITE_STATIC);
 	step(s, st);

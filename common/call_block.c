@@ -126,6 +126,19 @@ int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, s
 	return 0;
 }
 
+void ingero_block_span(const struct ingero_cuda_call *c, size_t n, int64_t *first, int64_t *last)
+{
+	int64_t lo = (int64_t)c[0].start_ns, hi = lo;
+
+	for (size_t i = 1; i < n; i++) {
+		int64_t v = (int64_t)c[i].start_ns;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	*first = lo;
+	*last = hi;
+}
+
 /* --- decoding ---------------------------------------------------------------- */
 
 /* The integer an object holds as 64 bits; signed values sign-extended. */
@@ -233,7 +246,7 @@ int ingero_block_decode(const void *data, size_t len, uint32_t pid,
 	int rc;
 
 	*n = 0;
-	if (!data || ingero_msgpack_walk(data, len, 2))
+	if (!data || ingero_msgpack_walk(data, len, 2, INGERO_BLOCK_MAX_CALLS))
 		return fail(err, errlen, "not a msgpack value of two levels", NULL);
 	/* columns of 1,024 small integers: one zone chunk holds a block's objects */
 	if (!msgpack_zone_init(&zone, 64 * 1024))

@@ -13,7 +13,7 @@ static uint64_t be(const uint8_t *p, int n)
 	return v;
 }
 
-int ingero_msgpack_walk(const uint8_t *p, size_t len, int max_depth)
+int ingero_msgpack_walk(const uint8_t *p, size_t len, int max_depth, uint64_t max_elems)
 {
 	uint64_t left[INGERO_WALK_MAX_DEPTH + 1];   /* values still to read at each depth */
 	int d = 0;
@@ -70,6 +70,8 @@ int ingero_msgpack_walk(const uint8_t *p, size_t len, int max_depth)
 		}
 		if (is_array) {
 			if (n > len - i)              /* each element takes ≥ 1 byte */
+				return -1;
+			if (max_elems && n > max_elems)
 				return -1;
 			if (n) {
 				if (d + 1 > max_depth || d + 1 > INGERO_WALK_MAX_DEPTH)

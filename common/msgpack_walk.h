@@ -18,7 +18,10 @@
 
 #define INGERO_WALK_MAX_DEPTH 8
 
-/* 0 when p[0..len) is exactly one msgpack value within those limits. */
-int ingero_msgpack_walk(const uint8_t *p, size_t len, int max_depth);
+/* 0 when p[0..len) is exactly one msgpack value within those limits, and
+ * no array declares more than max_elems elements (0: no such limit; the
+ * bytes left still bound it: msgpack-c builds ~24 bytes per element, so a
+ * large blob of one-byte integers would still cost 24 times its size). */
+int ingero_msgpack_walk(const uint8_t *p, size_t len, int max_depth, uint64_t max_elems);
 
 #endif

@@ -271,7 +271,7 @@ int ingero_wire_decode(const void *buf, size_t len, struct ingero_wire_batch *ou
 	memset(out, 0, sizeof(*out));
 	if (!buf || len == 0 || len > INGERO_WIRE_MAX_MSG_BYTES)
 		return INGERO_WIRE_E_SIZE;
-	if (ingero_msgpack_walk(buf, len, MAX_DEPTH))
+	if (ingero_msgpack_walk(buf, len, MAX_DEPTH, 0))
 		return INGERO_WIRE_E_MSGPACK;
 	up = malloc(sizeof(*up));
 	if (!up)

@@ -39,6 +39,11 @@
  * 0, or -1 when out of memory. */
 int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, size_t n);
 
+/* call_blocks.first_ns and last_ns for c[0..n), n > 0: the smallest and
+ * largest start_ns as SQLite compares them (signed 64-bit), so that
+ * "last_ns >= T" never skips a block holding a call at T or later. */
+void ingero_block_span(const struct ingero_cuda_call *c, size_t n, int64_t *first, int64_t *last);
+
 /* The calls of one blob into out[0..*n), every call given `pid`.
  * out must hold INGERO_BLOCK_MAX_CALLS.  0, or -1 with a reason in err
  * (malformed, wrong format, values out of range) and *n = 0. */

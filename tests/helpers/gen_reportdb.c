@@ -155,21 +155,18 @@ static msgpack_sbuffer blob;
 static void flush_calls(void)
 {
 	sqlite3_stmt *s = ins_call;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	int64_t lo, hi;
 
 	if (!npending)
 		return;
-	for (size_t i = 0; i < npending; i++) {
-		lo = pending[i].start_ns < lo ? pending[i].start_ns : lo;
-		hi = pending[i].start_ns > hi ? pending[i].start_ns : hi;
-	}
+	ingero_block_span(pending, npending, &lo, &hi);
 	if (ingero_block_encode(&blob, pending, npending)) {
 		fprintf(stderr, "gen_reportdb: out of memory encoding a call block\n");
 		exit(1);
 	}
 	sqlite3_bind_int(s, 1, (int)pending[0].pid);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)lo);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)hi);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)npending);
 	sqlite3_bind_blob(s, 5, blob.data, (int)blob.size, SQLITE_STATIC);
 	step_reset(s);

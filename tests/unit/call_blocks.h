@@ -53,7 +53,7 @@ static inline int tb_insert_block(sqlite3 *db, const struct ingero_cuda_call *c,
 {
 	msgpack_sbuffer sb;
 	sqlite3_stmt *st = NULL;
-	uint64_t lo, hi;
+	int64_t lo, hi;
 	int rc = -1;
 
 	msgpack_sbuffer_init(&sb);
@@ -61,17 +61,13 @@ static inline int tb_insert_block(sqlite3 *db, const struct ingero_cuda_call *c,
 		snprintf(err, errlen, "cannot encode a block of %zu calls", n);
 		goto out;
 	}
-	lo = hi = c[0].start_ns;
-	for (size_t i = 1; i < n; i++) {
-		lo = c[i].start_ns < lo ? c[i].start_ns : lo;
-		hi = c[i].start_ns > hi ? c[i].start_ns : hi;
-	}
+	ingero_block_span(c, n, &lo, &hi);
 	if (sqlite3_prepare_v2(db, "INSERT INTO call_blocks(pid, first_ns, last_ns, calls, data) "
 			       "VALUES(?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		goto sql_err;
 	sqlite3_bind_int64(st, 1, c[0].pid);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)lo);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)hi);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)n);
 	sqlite3_bind_blob(st, 5, sb.data, (int)sb.size, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
@@ -127,7 +123,7 @@ static inline int tb_read_calls(sqlite3 *db, struct ingero_cuda_call **out, size
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		const void *data = sqlite3_column_blob(st, 5);
 		size_t bytes = (size_t)sqlite3_column_bytes(st, 5), k;
-		uint64_t lo, hi;
+		int64_t lo, hi;
 
 		if (len + INGERO_BLOCK_MAX_CALLS > cap) {
 			struct ingero_cuda_call *p;
@@ -142,18 +138,13 @@ static inline int tb_read_calls(sqlite3 *db, struct ingero_cuda_call **out, size
 		if (ingero_block_decode(data, bytes, (uint32_t)sqlite3_column_int64(st, 1), all + len, &k,
 					err, errlen))
 			goto fail;
-		lo = hi = all[len].start_ns;
-		for (size_t i = 1; i < k; i++) {
-			lo = all[len + i].start_ns < lo ? all[len + i].start_ns : lo;
-			hi = all[len + i].start_ns > hi ? all[len + i].start_ns : hi;
-		}
-		if ((uint64_t)sqlite3_column_int64(st, 2) != lo || (uint64_t)sqlite3_column_int64(st, 3) != hi ||
+		ingero_block_span(all + len, k, &lo, &hi);
+		if (sqlite3_column_int64(st, 2) != lo || sqlite3_column_int64(st, 3) != hi ||
 		    sqlite3_column_int64(st, 4) != (sqlite3_int64)k) {
 			snprintf(err, errlen, "call_blocks row %lld: first_ns/last_ns/calls %lld/%lld/%lld, "
-				 "its calls say %llu/%llu/%zu", (long long)id,
+				 "its calls say %lld/%lld/%zu", (long long)id,
 				 (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3),
-				 (long long)sqlite3_column_int64(st, 4), (unsigned long long)lo,
-				 (unsigned long long)hi, k);
+				 (long long)sqlite3_column_int64(st, 4), (long long)lo, (long long)hi, k);
 			goto fail;
 		}
 		len += k;

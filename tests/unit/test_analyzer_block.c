@@ -559,6 +559,19 @@ static void huge_declared_lengths(void **state)
 	refused(col_huge, sizeof col_huge, "msgpack");
 	refused(str_huge, sizeof str_huge, "msgpack");
 	refused(arr16, sizeof arr16, "msgpack");
+	/* an array with more elements than a block may hold, every element
+	 * present: refused before msgpack-c builds ~24 bytes per element */
+	{
+		size_t n = INGERO_BLOCK_MAX_CALLS + 1, len = 3 + n;
+		uint8_t *big = malloc(len);
+		assert_non_null(big);
+		big[0] = 0xdc;
+		big[1] = (uint8_t)(n >> 8);
+		big[2] = (uint8_t)n;
+		memset(big + 3, 0x01, n);
+		refused(big, len, "msgpack");
+		free(big);
+	}
 	/* a 19-element top array with only some elements present */
 	refused("\xdc\x00\x13\x01\x04", 5, "msgpack");
 	four(c);

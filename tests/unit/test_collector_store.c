@@ -157,6 +157,26 @@ static void calls_round_trip(void **state)
 	free(c);
 }
 
+/* A start_ns >= 2^63 (a broken sender; the wire allows any u64) reads back
+ * negative in SQLite: the block's bounds follow SQLite's signed order, so
+ * "last_ns >= T" still finds the block's ordinary calls. */
+static void block_bounds_are_signed(void **state)
+{
+	struct store *s = store_open(path, NULL);
+	struct ingero_cuda_call c[2] = {
+		tw_sample_call(INGERO_API_CUDA_MEMCPY_ASYNC, 100, 100, 1000),
+		tw_sample_call(INGERO_API_CUDA_MEMCPY_ASYNC, 100, 100, (1ull << 63) + 5),
+	};
+
+	(void)state;
+	store_calls(s, c, 2);
+	store_close(s);
+	assert_int_equal(q("SELECT count(*) FROM call_blocks"), 1);
+	assert_true(q("SELECT first_ns FROM call_blocks") < 0);
+	assert_int_equal(q("SELECT last_ns FROM call_blocks"), 1000);
+	assert_int_equal(q("SELECT count(*) FROM call_blocks WHERE last_ns >= 0"), 1);
+}
+
 static void processes_upsert(void **state)
 {
 	struct store *s = store_open(path, NULL);
@@ -308,6 +328,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(schema_and_apis, setup, teardown),
 		cmocka_unit_test_setup_teardown(calls_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(block_bounds_are_signed, setup, teardown),
 		cmocka_unit_test_setup_teardown(processes_upsert, setup, teardown),
 		cmocka_unit_test_setup_teardown(kernel_rows_and_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(losses, setup, teardown),
