@@ -346,8 +346,9 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
 		 * sliced), so that fix comes first. */
 		double winterp = stacks_interpreter_share(g, 1);
-		int per_item = stacks_show_collation(g, 1) || winterp >= INTERPRETER_SHARE;
-		if (per_item && !stacks_show_collation(g, 1))
+		int wcoll = stacks_show_collation(g, 1);
+		int per_item = wcoll || winterp >= INTERPRETER_SHARE;
+		if (per_item && !wcoll)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
 			     "such as a Dataset's __getitem__ and the default collation.", 100 * winterp);

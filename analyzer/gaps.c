@@ -116,6 +116,14 @@ static int cmp_stack(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
+/* The sync_lines slot of a sync call: its Python line. */
+static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g,
+				     size_t *cap, const struct ia_call *c)
+{
+	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+	return ia_line_slot(&g->sync_lines, &g->nsync_lines, cap, py ? py : "(no Python frame)");
+}
+
 /* Index of the gap containing ts, or -1. */
 static long gap_at(const struct ia_gaps *g, uint64_t ts)
 {
@@ -387,8 +395,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
 			continue;
-		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
-		struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
 			goto oom;
 		l->count++;
@@ -400,8 +407,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		const struct ia_call *c = &t->calls[g->g[i].open_call];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
 			continue;
-		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
-		struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, &scap, py ? py : "(no Python frame)");
+		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
 			goto oom;
 		uint64_t len = g->g[i].end - g->g[i].start;

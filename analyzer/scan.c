@@ -363,20 +363,6 @@ static int rowid_span(const char *path, const char *table, sqlite3_int64 *lo, sq
 	return rc;
 }
 
-/* 1 when the calls are in call_blocks (version 2), 0 when in a cuda_calls
- * table (version 1), -1 on error. */
-static int stored_in_blocks(const char *path, char *err, size_t errlen)
-{
-	sqlite3 *db = ia_db_reopen(path, err, errlen);
-	if (!db)
-		return -1;
-	int has = ia_db_has_table(db, "call_blocks");
-	if (has < 0)
-		ia_db_step_error(db, SQLITE_ERROR, err, errlen);
-	sqlite3_close(db);
-	return has;
-}
-
 /* Whole-trace chunks over the call blocks: runs of block ids holding about
  * CHUNK_ROWS calls, each with its exact slice of one array (*base). */
 static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base,
@@ -455,7 +441,7 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
+int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
 		   struct ia_scan_result *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
@@ -469,8 +455,7 @@ int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
 	void *base[2] = { NULL, NULL };
 	sqlite3_int64 lo[2] = { 1, 1 }, hi[2] = { 0, 0 };
 	int rc = -1;
-	if ((what & IA_LOAD_CALLS) && (j.blocks = stored_in_blocks(path, err, errlen)) < 0)
-		goto out;
+	j.blocks = blocks;
 	for (int calls = 1; calls >= 0; calls--) {
 		if (!(what & (calls ? IA_LOAD_CALLS : IA_LOAD_OFFCPU)))
 			continue;

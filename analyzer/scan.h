@@ -17,9 +17,10 @@ struct ia_scan_result {
 	uint32_t *tids; int *pids; size_t ntids;   /* tids met; pids -1 (not read per row) */
 };
 
-/* what: IA_LOAD_CALLS | IA_LOAD_OFFCPU.  [from, to) absolute; from = 0 and
+/* what: IA_LOAD_CALLS | IA_LOAD_OFFCPU.  blocks: the calls are in
+ * call_blocks (ia_trace.blocks).  [from, to) absolute; from = 0 and
  * to = UINT64_MAX read everything.  0, or -1 with one line in err. */
-int ia_scan_tables(const char *path, uint64_t from, uint64_t to, int what,
+int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
 		   struct ia_scan_result *r, char *err, size_t errlen);
 void ia_scan_result_free(struct ia_scan_result *r);
 

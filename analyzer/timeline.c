@@ -114,7 +114,7 @@ int ia_cmd_timeline(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	if (ia_db_has_table(t.db, "call_blocks") == 1) {
+	if (t.blocks) {
 		/* slices from the first call to the last, not over the window's open ends */
 		sqlite3_stmt *q = ia_db_prepare(t.db, "SELECT min(first_ns), max(last_ns) FROM call_blocks", err, sizeof err);
 		if (!q) {

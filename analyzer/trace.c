@@ -247,7 +247,7 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 	const char *s = ia_session(t, "start_mono_ns");
 	uint64_t c0, o0, c1, o1;
 	/* blocks carry their first and last start: no call needs decoding */
-	int blocks = ia_db_has_table(t->db, "call_blocks") == 1;
+	int blocks = t->blocks;
 	if (query_u64(t->db, blocks ? "SELECT min(first_ns) FROM call_blocks" : "SELECT min(start_ns) FROM cuda_calls",
 		      UINT64_MAX, &c0, err, errlen) < 0 ||
 	    query_u64(t->db, "SELECT min(start_ns) FROM off_cpu", UINT64_MAX, &o0, err, errlen) < 0 ||
@@ -523,6 +523,10 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	}
 	t->maps = m;
 	size_t pcap = 0, tcap = 0;
+	if ((t->blocks = ia_db_has_table(db, "call_blocks")) < 0) {
+		snprintf(err, errlen, "%s: corrupted database (%s)", ia_db_path(), sqlite3_errmsg(db));
+		return -1;
+	}
 	if (load_small(t, err, errlen, &pcap, &tcap) < 0 || resolve_window(t, err, errlen) < 0)
 		return -1;
 	if (t->filter.pid && ia_proc_index(t, t->filter.pid) < 0) {
@@ -536,7 +540,7 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 
 	struct ia_scan_result r;
 	ia_phase("small-tables");
-	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->from, t->to, what, &r, err, errlen) < 0)
+	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
 		ia_scan_result_free(&r);

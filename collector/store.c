@@ -759,6 +759,20 @@ static void *ckpt_main(void *arg)
 /* --- public API ------------------------------------------------------------------- */
 
 /* A stale -wal next to a new file would be replayed into it: remove all three. */
+/* Stop the checkpointer (if it started) and close its connection. */
+static void ckpt_shutdown(struct store *s)
+{
+	if (s->ckpt_started) {
+		pthread_mutex_lock(&s->lock);
+		s->ckpt_stop = 1;
+		pthread_cond_signal(&s->ckpt_wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->ckpt, NULL);
+	}
+	sqlite3_close(s->ckpt_db);
+	s->ckpt_db = NULL;
+}
+
 static void remove_db(const char *path)
 {
 	char side[4096];
@@ -826,14 +840,7 @@ struct store *store_open(const char *path, const struct store_opts *o)
 	}
 	if (pthread_create(&s->writer, NULL, writer_main, s)) {
 		fprintf(stderr, "ingero-collector: cannot start the writer thread\n");
-		if (s->ckpt_started) {
-			pthread_mutex_lock(&s->lock);
-			s->ckpt_stop = 1;
-			pthread_cond_signal(&s->ckpt_wake);
-			pthread_mutex_unlock(&s->lock);
-			pthread_join(s->ckpt, NULL);
-		}
-		sqlite3_close(s->ckpt_db);
+		ckpt_shutdown(s);
 		goto fail;
 	}
 	return s;
@@ -873,14 +880,7 @@ uint64_t store_finish(struct store *s)
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->writer, NULL);
-	if (s->ckpt_started) {
-		pthread_mutex_lock(&s->lock);
-		s->ckpt_stop = 1;
-		pthread_cond_signal(&s->ckpt_wake);
-		pthread_mutex_unlock(&s->lock);
-		pthread_join(s->ckpt, NULL);
-	}
-	sqlite3_close(s->ckpt_db);
+	ckpt_shutdown(s);
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(s->st[i]);
 	/* fold the WAL back so the file stands alone */
