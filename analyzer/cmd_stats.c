@@ -77,6 +77,20 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 	}
 	if (!s->napis)
 		fprintf(f, "(no CUDA calls)\n");
+	uint64_t calls = 0, stacks = 0, withheld = 0;
+	for (size_t i = 0; i < s->napis; i++) {
+		calls += s->apis[i].count;
+		stacks += s->apis[i].stacks;
+		withheld += s->apis[i].stacks_withheld;
+	}
+	if (calls) {
+		fprintf(f, "Call stacks: %s of %s calls", ia_fmt_count(a, sizeof a, stacks),
+			ia_fmt_count(b, sizeof b, calls));
+		if (withheld)
+			fprintf(f, "; %s more were due and withheld by the stack-time budget "
+				"(INGERO_STACK_BUDGET_PPM)", ia_fmt_count(c, sizeof c, withheld));
+		fputc('\n', f);
+	}
 	int hdr = 0;
 	for (size_t i = 0; i < s->napis; i++) {
 		const struct ia_api_stats *x = &s->apis[i];

@@ -342,7 +342,7 @@ const char *mcp_sql_description(void)
 	"trace start; subtract it for relative times); pid/tid are kernel ids of the root namespace; "
 	"cuda_calls.api joins apis.id (apis.name is the CUDA function, apis.class sync/copy/launch/...); "
 	"cuda_calls.dir 1=HtoD 2=DtoH 3=DtoD 4=HtoH 5=default 6=peer; cuda_calls.flags bit 1=host pinned, "
-	"2=host pageable, 4=async API, 8=stack sampled; cuda_calls.stack_id and cpu_samples.stack_id join "
+	"2=host pageable, 4=async API, 8=stack sampled, 16=stack withheld by the stack budget; cuda_calls.stack_id and cpu_samples.stack_id join "
 	"stack_frames.stack_id (kind 'native' or 'python', depth 0 = innermost; python frames have file and "
 	"line); cuda_calls.kernel joins kernels(pid, addr); off_cpu rows are intervals a traced thread spent "
 	"off a CPU: runnable_ns is when it became runnable again, preempted=1 when it was switched out while "

@@ -140,6 +140,8 @@ int ia_stats_compute(const struct ia_trace *t, struct ia_stats *s)
 		a->count++;
 		a->total_ns += c->dur;
 		a->bytes += c->bytes;
+		a->stacks += c->stack != 0;
+		a->stacks_withheld += (c->flags & INGERO_FLAG_STACK_WITHHELD) != 0;
 		if (ingero_api_class(c->api) == INGERO_CLASS_COPY) {
 			struct ia_copy_part *p = (c->flags & INGERO_FLAG_HOST_PINNED) ? &a->pinned
 				: (c->flags & INGERO_FLAG_HOST_PAGEABLE) ? &a->pageable : &a->unknown;
@@ -236,6 +238,8 @@ cJSON *ia_stats_apis_json(const struct ia_trace *t, const struct ia_stats *s)
 		ia_json_u64(o, "p90_ns", a->p90_ns);
 		ia_json_round(o, "mean_ns", a->mean_ns, 0);
 		ia_json_u64(o, "total_ns", a->total_ns);
+		ia_json_u64(o, "stacks", a->stacks);
+		ia_json_u64(o, "stacks_withheld", a->stacks_withheld);
 		if (a->cls == INGERO_CLASS_COPY || a->cls == INGERO_CLASS_MEMSET)
 			ia_json_u64(o, "bytes", a->bytes);
 		if (a->cls == INGERO_CLASS_COPY) {

@@ -24,6 +24,8 @@ struct ia_api_stats {
 	uint64_t count, total_ns, min_ns, max_ns, p50_ns, p90_ns, p99_ns;
 	double mean_ns;
 	uint64_t bytes;                  /* copies and memsets */
+	uint64_t stacks;                 /* calls with a call stack */
+	uint64_t stacks_withheld;        /* calls whose stack the preload's budget withheld */
 	struct ia_copy_part pinned, pageable, unknown;   /* copies only */
 };
 

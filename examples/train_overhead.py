@@ -3,10 +3,19 @@ MLP trained with Adam for many steps (thousands of small kernels per second).
 
   python3 examples/train_overhead.py [--steps 3000]
 Prints steps_per_s, wall_s and thread_cpu_s: the main thread's CPU time over
-the loop, where a tracer's per-call and per-switch costs land, and which
-varies less than wall time on a shared machine.
+the loop, where a tracer's per-call and per-switch costs land.
+
+  python3 examples/train_overhead.py --turns MINE THEIRS READY --chunks 60 --steps 300
+Takes turns with a second copy of itself (one traced, one not): after its
+warm-up it writes a byte to the FIFO READY, then --chunks times waits for a
+byte on the FIFO MINE, runs --steps steps and passes the byte on to THEIRS.
+Only one process runs at a time and each chunk lasts well under a second, so
+the two are compared on the same machine state: whole runs minutes apart
+differ by ~10 % on a shared machine (docs/gpu-runs.md), neighbouring chunks
+do not.  Prints one line per chunk.
 """
 import argparse
+import os
 import time
 
 import torch
@@ -15,6 +24,8 @@ import torch
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
+    ap.add_argument("--chunks", type=int, default=60)
     a = ap.parse_args()
     dev = torch.device("cuda")
     torch.manual_seed(0)
@@ -26,18 +37,32 @@ def main():
     for _ in range(50):  # warm-up: cuBLAS handles, allocator
         opt.zero_grad(); torch.nn.functional.mse_loss(m(x), y).backward(); opt.step()
     torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    c0 = time.thread_time()
-    for _ in range(a.steps):
-        opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(m(x), y)
-        loss.backward()
-        opt.step()
-    torch.cuda.synchronize()
-    wall = time.perf_counter() - t0
-    cpu = time.thread_time() - c0
-    print(f"steps={a.steps} wall_s={wall:.4f} thread_cpu_s={cpu:.4f} steps_per_s={a.steps / wall:.1f} "
-          f"loss={loss.item():.5f}")
+
+    def run(steps):
+        t0 = time.perf_counter()
+        c0 = time.thread_time()
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            opt.step()
+        torch.cuda.synchronize()
+        return time.perf_counter() - t0, time.thread_time() - c0, loss
+
+    if not a.turns:
+        wall, cpu, loss = run(a.steps)
+        print(f"steps={a.steps} wall_s={wall:.4f} thread_cpu_s={cpu:.4f} "
+              f"steps_per_s={a.steps / wall:.1f} loss={loss.item():.5f}")
+        return
+    # O_RDWR: opening a FIFO this way never waits for the other end (Linux)
+    mine, theirs, ready = (os.open(f, os.O_RDWR) for f in a.turns)
+    os.write(ready, b"r")
+    for i in range(a.chunks):
+        if os.read(mine, 1) != b"t":
+            raise SystemExit("train_overhead: bad turn token")
+        wall, cpu, _ = run(a.steps)
+        print(f"chunk={i} wall_s={wall:.5f} thread_cpu_s={cpu:.5f}", flush=True)
+        os.write(theirs, b"t")
 
 
 if __name__ == "__main__":

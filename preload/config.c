@@ -22,6 +22,7 @@ struct ingero_preload_config ingero_cfg = {
 	.stack_classes = INGERO_DEFAULT_STACK_CLASSES,
 	.stack_depth = INGERO_DEFAULT_STACK_DEPTH,
 	.launch_sample = INGERO_DEFAULT_LAUNCH_SAMPLE,
+	.stack_budget_ppm = INGERO_DEFAULT_STACK_BUDGET,
 	.ring_events = INGERO_DEFAULT_RING_EVENTS,
 	.endpoint = INGERO_DEFAULT_ENDPOINT,
 };
@@ -134,6 +135,8 @@ void ingero_config_load(void)
 		ingero_cfg.stack_depth = (uint32_t)v;
 	if (env_u64(INGERO_ENV_LAUNCH_SAMPLE, &v, 0, 1u << 30))
 		ingero_cfg.launch_sample = (uint32_t)v;
+	if (env_u64(INGERO_ENV_STACK_BUDGET, &v, 0, 1000000))
+		ingero_cfg.stack_budget_ppm = (uint32_t)v;
 	if (env_u64(INGERO_ENV_RING_EVENTS, &v, 1024, 1u << 24)) {
 		if (v & (v - 1))
 			ingero_debug("%s=%llu is not a power of two, ignored", INGERO_ENV_RING_EVENTS,

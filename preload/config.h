@@ -15,6 +15,7 @@ struct ingero_preload_config {
 	uint32_t stack_classes;    /* bit (1 << enum ingero_api_class): stacks for that class */
 	uint32_t stack_depth;      /* native frames, 1..INGERO_WIRE_MAX_NATIVE; 0 = no native */
 	uint32_t launch_sample;    /* 1 launch stack in N; 0 = none */
+	uint32_t stack_budget_ppm; /* share of a thread's time for stacks (stack_budget.h); 1000000 = no limit */
 	uint64_t ring_events;      /* slots, power of two */
 	char endpoint[512];
 };
@@ -34,6 +35,7 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define INGERO_DEFAULT_STACK_CLASSES ((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY))
 #define INGERO_DEFAULT_STACK_DEPTH   16
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
+#define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
 #define INGERO_DEFAULT_RING_EVENTS   65536
 
 #endif

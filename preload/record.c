@@ -80,8 +80,17 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kin
 	ev->pid = ingero_self.pid;
 	ev->tid = my_tid();
 	ev->stack_id = 0;
-	if (want_stack(ev->api, kernel_kind, &ev->flags))
-		ev->stack_id = ingero_stack_take(ev->pid);
+	if (want_stack(ev->api, kernel_kind, &ev->flags)) {
+		struct ingero_stack_budget *b = &ingero_tls.stack_budget;
+		uint64_t t0 = ingero_now();
+		if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm,
+					       ev->flags & INGERO_FLAG_STACK_SAMPLED, t0)) {
+			ev->stack_id = ingero_stack_take(ev->pid);
+			ingero_stack_budget_spend(b, ingero_now() - t0);
+		} else {
+			ev->flags |= INGERO_FLAG_STACK_WITHHELD;
+		}
+	}
 	if (!ev->stack_id)
 		ev->flags &= (uint8_t)~INGERO_FLAG_STACK_SAMPLED;
 	if (kernel_kind != INGERO_KERNEL_NONE && ev->kernel)

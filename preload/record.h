@@ -16,6 +16,7 @@
 
 #include "ingero/api.h"
 #include "ingero/event.h"
+#include "stack_budget.h"
 
 enum ingero_rrec_type {
 	INGERO_RREC_CALL = 1,
@@ -93,6 +94,7 @@ struct ingero_tls {
 	unsigned gen;       /* ingero_self.gen when tid was cached */
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
+	struct ingero_stack_budget stack_budget;
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 

@@ -17,6 +17,7 @@
 #define INGERO_ENV_STACK_DEPTH   "INGERO_STACK_DEPTH"    /* native frames, default 16 */
 #define INGERO_ENV_LAUNCH_SAMPLE "INGERO_LAUNCH_SAMPLE"  /* 1 launch stack in N, default 64; 0 = none */
 #define INGERO_ENV_PYTHON        "INGERO_PYTHON"         /* "0": no Python frames */
+#define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks, default 5000 */
 #define INGERO_ENV_RING_EVENTS   "INGERO_RING_EVENTS"    /* shared ring capacity in events, power of two */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
 

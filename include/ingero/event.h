@@ -33,6 +33,7 @@ enum ingero_call_flags {
 	INGERO_FLAG_HOST_PAGEABLE = 1u << 1, /* host side known to be pageable */
 	INGERO_FLAG_ASYNC = 1u << 2,         /* the API is asynchronous by contract */
 	INGERO_FLAG_STACK_SAMPLED = 1u << 3, /* stack_id set by sampling (launches) */
+	INGERO_FLAG_STACK_WITHHELD = 1u << 4, /* a stack was due; the stack budget said no */
 };
 
 /* Default stream handles as CUDA defines them (cudaStreamLegacy, PerThread). */

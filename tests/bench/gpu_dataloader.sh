@@ -5,18 +5,24 @@
 #      traced with ingero-run, explain of each trace;
 #   2. overhead: a launch-heavy training loop, traced vs untraced, alternated;
 #   3. cross-check: uprobes on libcudart/libcuda count launches, copies and
-#      syncs in the same run as the preload library + collector.
+#      syncs in the same run as the preload library + collector;
+#   4. turns: the same loop, an untraced reference and traced variants taking
+#      turns chunk by chunk (ROUNDS rounds of CHUNKS chunks), so that the
+#      machine's drift between whole runs cancels out;
+#   5. stackcost: what one call stack costs in PyTorch: the loop with a stack
+#      on every launch (no budget, then the default budget) against none.
 #
-#   [PARTS="matrix overhead xcheck"] sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
+#   [PARTS="matrix overhead xcheck stackcost turns"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
+#     sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
 # BUNDLE_DIR: `make bundle` output (it carries preload_uprobe_count and
 # preload_count.bpf.o).  PARTS picks sections, so that each device call ends
 # inside its time limit.  Prints key=value lines; traces and explains go to OUT_DIR.
 set -u
 D=$(cd "$1" && pwd); OUT=$2; ROWS=${3:-3000000}; PAIRS=${4:-5}
-PARTS=${PARTS:-matrix overhead xcheck}
+PARTS=${PARTS:-matrix overhead xcheck stackcost turns}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
-PY=python3
+PY=${PY:-python3}
 RUN="$D/ingero-run"
 log() { echo "$*" | tee -a "$OUT/summary.txt" ${SUMMARY:+"$SUMMARY"}; }
 
@@ -70,10 +76,107 @@ if [ "$PAIRS" -gt 0 ]; then
 fi
 
 # --- 3. cross-check with uprobes --------------------------------------------------------
-part xcheck || exit 0
-. tests/bench/cuda_probes.sh
-"$D/preload_uprobe_count" "$D/preload_count.bpf.o" $probes -- \
-	"$D/ingero-collector" -o "$OUT/xcheck.db" -- $PY examples/small_check.py --steps 50 --workers 4 \
-	>"$OUT/xcheck.txt" 2>&1
-grep '^uprobe' "$OUT/xcheck.txt" | tee -a "$OUT/summary.txt"
-"$D/ingero-analyze" stats "$OUT/xcheck.db" | tee -a "$OUT/summary.txt"
+if part xcheck; then
+	. tests/bench/cuda_probes.sh
+	"$D/preload_uprobe_count" "$D/preload_count.bpf.o" $probes -- \
+		"$D/ingero-collector" -o "$OUT/xcheck.db" -- $PY examples/small_check.py --steps 50 --workers 4 \
+		>"$OUT/xcheck.txt" 2>&1
+	grep '^uprobe' "$OUT/xcheck.txt" | tee -a "$OUT/summary.txt"
+	"$D/ingero-analyze" stats "$OUT/xcheck.db" | tee -a "$OUT/summary.txt"
+fi
+
+# --- 5. stackcost: one call stack in PyTorch --------------------------------------------
+# CUDA-only (the stacks are the preload's); a stack on every launch makes
+# their cost seconds, far above the run-to-run noise
+if part stackcost; then
+	sum_json() { tr -d ' \t' <"$1" | grep -o "\"$2\":[0-9]*" | sed 's/.*://' | awk '{ s += $1 } END { print s + 0 }'; }
+	for v in none every_unlimited every_budget default; do
+		case $v in
+		none) set -- INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none ;;
+		every_unlimited) set -- INGERO_LAUNCH_SAMPLE=1 INGERO_STACK_BUDGET_PPM=1000000 ;;
+		every_budget) set -- INGERO_LAUNCH_SAMPLE=1 ;;
+		default) set -- INGERO_STACK_BUDGET_PPM=5000 ;;
+		esac
+		w=$(env "$@" "$RUN" -q --cuda-only -o "$OUT/sc_$v.db" -- $PY examples/train_overhead.py --steps 1000 \
+			2>/dev/null | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p')
+		"$D/ingero-analyze" stats --json "$OUT/sc_$v.db" >"$OUT/sc_$v.json" 2>&1
+		log "stackcost=$v wall_s=$w stacks=$(sum_json "$OUT/sc_$v.json" stacks) withheld=$(sum_json "$OUT/sc_$v.json" stacks_withheld) calls=$(sum_json "$OUT/sc_$v.json" cuda_calls)"
+		eval "w_$v=\$w; s_$v=$(sum_json "$OUT/sc_$v.json" stacks)"
+		rm -f "$OUT/sc_$v.db"*
+	done
+	# shellcheck disable=SC2154
+	log "stack_us=$(echo "$w_every_unlimited $w_none $s_every_unlimited" | awk '{ if ($3 > 0) printf "%.1f", ($1 - $2) / $3 * 1e6; else print "-" }') every_budget_over_none=$(echo "$w_every_budget $w_none" | awk '{ printf "%.4f", $1 / $2 }')"
+fi
+
+# --- 4. turns: variants and an untraced reference take turns, chunk by chunk -----------
+# TURNS names the variants (default: full); each round starts the reference
+# and one process per variant, chained by FIFOs (examples/train_overhead.py
+# --turns): ref, v1, v2, ..., ref, v1, ...  A variant's chunk is compared with
+# the mean of the reference chunks just before and just after it, so the
+# machine's drift cancels, and a comparison costs ~1 s, not a process start.
+# Figures come from one variant per run: with several, the ring's order
+# biased the comparison (a second untraced process, "untraced", read 1.04
+# in a ring of 7 on the H200; docs/gpu-runs.md section 4).
+part turns || exit 0
+ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-60}; TURNS=${TURNS:-full}
+variant() { # name db cmd... : run cmd as the variant says
+	v=$1; db=$2; shift 2
+	case $v in
+	untraced) exec "$@" ;;
+	full) exec "$RUN" -q -o "$db" -- "$@" ;;
+	cudaonly) exec "$RUN" -q --cuda-only -o "$db" -- "$@" ;;            # preload + collector, no eBPF
+	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q -o "$db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
+	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$db" -- "$@" ;;
+	nosampler) exec "$RUN" -q --sample-hz 0 -o "$db" -- "$@" ;;
+	*) echo "gpu_dataloader.sh: unknown variant $v" >&2; exit 2 ;;
+	esac
+}
+# per chunk of the variant: its wall and thread-CPU time over the mean of
+# the reference's neighbouring chunks; chunk 0 is skipped
+neighbours() { # ref_file variant_file
+	paste "$1" "$2" | sed 's/[a-z_]*=//g' | awk '
+		{ uw[NR] = $2; uc[NR] = $3; vw[NR] = $5; vc[NR] = $6 }
+		END { for (i = 2; i < NR; i++)
+			print vw[i] / ((uw[i] + uw[i + 1]) / 2), vc[i] / ((uc[i] + uc[i + 1]) / 2) }'
+}
+stats() { # one column -> "median mean ci_lo ci_hi n" (CI: mean +- 1.96 standard errors)
+	sort -n | awk '{ v[NR] = $1; s += $1; ss += $1 * $1 }
+		END { if (NR < 2) { print "- - - - " NR; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			mean = s / NR; sd = sqrt((ss - NR * mean * mean) / (NR - 1)); h = 1.96 * sd / sqrt(NR)
+			printf "%.4f %.4f %.4f %.4f %d\n", m, mean, mean - h, mean + h, NR }'
+}
+T=$(mktemp -d); r=0
+for v in $TURNS; do : >"$OUT/turns.$v.ratios"; done
+while [ $r -lt "$ROUNDS" ]; do
+	set -- ref $TURNS; n=$#; k=0
+	rm -f "$T"/f* "$T/ready"; mkfifo "$T/ready"
+	while [ $k -lt $n ]; do mkfifo "$T/f$k"; k=$((k + 1)); done
+	k=0
+	for v in "$@"; do
+		[ $v = ref ] && v=untraced
+		( variant $v "$OUT/turns.$k.db" timeout 900 $PY examples/train_overhead.py --steps 300 \
+			--chunks "$CHUNKS" --turns "$T/f$k" "$T/f$(((k + 1) % n))" "$T/ready" ) \
+			>"$OUT/turns.$r.$k.out" 2>"$OUT/turns.$r.$k.err" &
+		k=$((k + 1))
+	done
+	# every process warmed up before the reference takes the first turn
+	timeout 300 dd if="$T/ready" bs=1 count=$n of=/dev/null 2>/dev/null
+	printf t >"$T/f0"
+	wait
+	k=1
+	for v in $TURNS; do
+		neighbours "$OUT/turns.$r.0.out" "$OUT/turns.$r.$k.out" >>"$OUT/turns.$v.ratios"
+		rm -f "$OUT/turns.$k.db" "$OUT/turns.$k.db-wal" "$OUT/turns.$k.db-shm"
+		k=$((k + 1))
+	done
+	log "turns_round=$r processes=$n chunks=$(wc -l <"$OUT/turns.$r.0.out")"
+	r=$((r + 1))
+done
+rm -rf "$T"
+for v in $TURNS; do
+	set -- $(cut -d' ' -f1 "$OUT/turns.$v.ratios" | stats)
+	log "turns_variant=$v median_ratio=$1 mean_ratio=$2 ci95=$3-$4 n=$5"
+	set -- $(cut -d' ' -f2 "$OUT/turns.$v.ratios" | stats)
+	log "turns_variant=$v median_cpu_ratio=$1 mean_cpu_ratio=$2 ci95=$3-$4"
+done

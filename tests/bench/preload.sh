@@ -6,6 +6,9 @@
 #   base_ns              the no-op fake cudaStreamSynchronize alone
 #   preload_ns_nostack   added by the library, no stack (INGERO_STACKS=none)
 #   preload_ns_stack     added with a 16-frame native stack on every call
+#                        (INGERO_STACK_BUDGET_PPM=1000000: no stack-time budget)
+#   preload_ns_stack_budget  the same under the default stack-time budget
+#                        (0.5 % of the thread's time): what the budget leaves
 #   uprobe_ns            added by a uprobe+uretprobe pair (root; else "skipped")
 #   uprobe_over_preload  uprobe_ns / preload_ns_nostack
 #
@@ -43,8 +46,10 @@ run_loop() { "$B/tests/preload_calls" loop "$N" "$W" 20 | cpu; }
 for r in $(seq "$RUNS"); do
 	run_loop >>"$T/base"
 	INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/nostack"
+	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 INGERO_STACK_BUDGET_PPM=1000000 \
+		LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/stack"
 	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 LD_PRELOAD="$PWD/$B/libingero_preload.so" \
-		run_loop >>"$T/stack"
+		run_loop >>"$T/budget"
 	[ $uprobe -eq 1 ] && "$B/tests/preload_uprobe" "$T/uprobe.bpf.o" "$N" "$W" | cpu >>"$T/uprobe"
 done
 
@@ -52,11 +57,13 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1
 base=$(median "$T/base")
 nostack=$(echo "$(median "$T/nostack") $base" | awk '{ printf "%.1f", $1 - $2 }')
 stack=$(echo "$(median "$T/stack") $base" | awk '{ printf "%.1f", $1 - $2 }')
+budget=$(echo "$(median "$T/budget") $base" | awk '{ printf "%.1f", $1 - $2 }')
 echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# median of $RUNS runs, $N calls each after $W warm-up calls, calling thread CPU time per call"
 echo "base_ns=$base"
 echo "preload_ns_nostack=$nostack"
 echo "preload_ns_stack=$stack"
+echo "preload_ns_stack_budget=$budget"
 if [ $uprobe -eq 1 ]; then
 	up=$(echo "$(median "$T/uprobe") $base" | awk '{ printf "%.1f", $1 - $2 }')
 	echo "uprobe_ns=$up"

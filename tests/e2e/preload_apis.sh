@@ -48,4 +48,29 @@ check_eq "INGERO_STACKS=launch: launches get stacks" 2 \
 	"$(grep "api=cudaLaunchKernel count" "$T/cfg.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')"
 check_eq "INGERO_STACKS=launch: syncs do not" 0 \
 	"$(grep "api=cudaStreamSynchronize count" "$T/cfg.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')"
+
+# the stack budget (INGERO_STACK_BUDGET_PPM): 20,000 syncs that all want a
+# 20-frame stack; 1 ppm allows ~10 us of stack time, so a handful of stacks,
+# and every other sync says its stack was withheld
+field() { grep "api=cudaStreamSynchronize count" "$1" | sed "s/.* $2=\([0-9]*\).*/\1/"; }
+start_sink "$T/bud.sink" -i 1000
+INGERO_STACK_BUDGET_PPM=1 traced "$B/tests/preload_calls" loop 20000 0 20 >/dev/null
+wait_sink
+n=$(field "$T/bud.sink" count)
+check_ge "budget: every sync recorded ($n)" "$n" 20000
+check_ge "budget: the first syncs get stacks" "$(field "$T/bud.sink" stacks)" 1
+check "budget: few stacks at 1 ppm ($(field "$T/bud.sink" stacks))" \
+	test "$(field "$T/bud.sink" stacks)" -lt 200
+check_eq "budget: a sync without its stack is flagged withheld" "$n" \
+	"$(($(field "$T/bud.sink" stacks) + $(field "$T/bud.sink" withheld)))"
+start_sink "$T/nobud.sink" -i 1000
+INGERO_STACK_BUDGET_PPM=1000000 traced "$B/tests/preload_calls" loop 20000 0 20 >/dev/null
+wait_sink
+check_eq "budget 1000000 (no limit): every sync has a stack" "$(field "$T/nobud.sink" count)" \
+	"$(field "$T/nobud.sink" stacks)"
+check_eq "budget 1000000: none withheld" 0 "$(field "$T/nobud.sink" withheld)"
+start_sink "$T/zero.sink" -i 1000
+INGERO_STACK_BUDGET_PPM=0 traced "$B/tests/preload_calls" all 3 >/dev/null
+wait_sink
+check_eq "budget 0: no stacks at all" 0 "$(grep '^totals' "$T/zero.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')"
 finish

@@ -14,7 +14,7 @@
  *
  * Output (one line each, sorted by pid then api):
  *   hello pid=P ppid=Q comm=C exe=E
- *   calls pid=P api=NAME count=N dur_sum=NS dur_max=NS bytes=B pinned=N pageable=N stacks=N
+ *   calls pid=P api=NAME count=N dur_sum=NS dur_max=NS bytes=B pinned=N pageable=N stacks=N withheld=N
  *   counts pid=P made=M dropped=D          (the latest COUNTS of that pid)
  *   kernel pid=P addr=0x.. name=NAME
  *   pyframe stack=ID file=F func=G line=L  (innermost Python frame of each stack; -v: all)
@@ -38,7 +38,7 @@
 #define MAXP 4096
 
 struct api_stat {
-	uint64_t count, dur_sum, dur_max, bytes, pinned, pageable, stacks;
+	uint64_t count, dur_sum, dur_max, bytes, pinned, pageable, stacks, withheld;
 };
 
 struct proc {
@@ -173,6 +173,8 @@ static int record(const msgpack_object *r)
 				a->pageable++;
 			if (v[11])
 				a->stacks++;
+			if (v[9] & INGERO_FLAG_STACK_WITHHELD)
+				a->withheld++;
 		}
 		if (verbose) {
 			const char *name = ingero_api_name((unsigned)v[1]);
@@ -309,10 +311,11 @@ static void totals(void)
 			if (!s->count)
 				continue;
 			printf("calls pid=%u api=%s count=%lu dur_sum=%lu dur_max=%lu bytes=%lu pinned=%lu "
-			       "pageable=%lu stacks=%lu\n",
+			       "pageable=%lu stacks=%lu withheld=%lu\n",
 			       p->pid, ingero_api_name(a) ? ingero_api_name(a) : "?", (unsigned long)s->count,
 			       (unsigned long)s->dur_sum, (unsigned long)s->dur_max, (unsigned long)s->bytes,
-			       (unsigned long)s->pinned, (unsigned long)s->pageable, (unsigned long)s->stacks);
+			       (unsigned long)s->pinned, (unsigned long)s->pageable, (unsigned long)s->stacks,
+			       (unsigned long)s->withheld);
 		}
 		if (p->counts)
 			printf("counts pid=%u made=%lu dropped=%lu\n", p->pid, (unsigned long)p->made,

@@ -1,0 +1,38 @@
+/*
+ * stack_budget.h — how much of a thread's time may go to taking stacks.
+ *
+ * A stack costs under a microsecond in a small program and far more in
+ * PyTorch (libunwind's walk through libtorch and the interpreter): at one
+ * launch in 64 of a launch-bound loop, stacks alone slowed it by ~3 % on
+ * the H200 (docs/gpu-runs.md, section 4).  So each thread earns stack time
+ * at `ppm` millionths of its wall time, holds at most 10 s worth (which is
+ * also its starting credit, for the first calls of a program), and pays
+ * what each stack really took.  Sampled launch stacks need more than half
+ * the most credit, so they never spend what sync and copy stacks (the
+ * evidence for stalls) need.
+ */
+#ifndef INGERO_PRELOAD_STACK_BUDGET_H
+#define INGERO_PRELOAD_STACK_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INGERO_STACK_BUDGET_UNLIMITED 1000000u
+
+struct ingero_stack_budget {
+	uint64_t last_ns;   /* when credit was last earned; 0 = never */
+	int64_t credit_ns;  /* stack time the thread may still spend */
+};
+
+/* May a stack be taken at `now` (CLOCK_MONOTONIC ns)?  `sampled`: a launch
+ * sample rather than a class that always wants stacks. */
+bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, bool sampled,
+				uint64_t now);
+
+/* A stack took `ns`. */
+static inline void ingero_stack_budget_spend(struct ingero_stack_budget *b, uint64_t ns)
+{
+	b->credit_ns -= (int64_t)ns;
+}
+
+#endif

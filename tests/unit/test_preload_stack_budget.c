@@ -1,0 +1,109 @@
+/*
+ * test_preload_stack_budget.c — the stack-time budget (preload/stack_budget.c):
+ * starting credit, earning at ppm of wall time up to the cap, sampled launch
+ * stacks held back below half the cap, no limit at 1000000, no overflow
+ * after a long idle time, and a clock that does not move.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../preload/stack_budget.h"
+
+#define MS 1000000ull
+#define S  1000000000ull
+
+/* 5000 ppm of 10 s: 50 ms of credit at most, and to start with */
+static void starts_full_and_spends(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
+	assert_int_equal(b.credit_ns, 50 * MS);
+	ingero_stack_budget_spend(&b, 50 * MS);   /* one very slow stack */
+	assert_false(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
+	/* 1 s earns 5 ms */
+	assert_true(ingero_stack_budget_allows(&b, 5000, false, 2 * S));
+	assert_int_equal(b.credit_ns, 5 * MS);
+}
+
+static void earning_is_capped(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	ingero_stack_budget_allows(&b, 5000, false, 1 * S);
+	ingero_stack_budget_spend(&b, 10 * MS);
+	ingero_stack_budget_allows(&b, 5000, false, 100 * S);
+	assert_int_equal(b.credit_ns, 50 * MS);
+	/* an idle day and the largest ppm below "no limit": no overflow */
+	ingero_stack_budget_allows(&b, 999999, false, 100 * S + 86400 * S);
+	assert_int_equal(b.credit_ns, (int64_t)(10 * S / 1000000 * 999999));
+}
+
+static void samples_need_half(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	assert_true(ingero_stack_budget_allows(&b, 5000, true, 1 * S));
+	ingero_stack_budget_spend(&b, 25 * MS);   /* exactly half left */
+	assert_false(ingero_stack_budget_allows(&b, 5000, true, 1 * S));
+	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
+	/* 200 ms earns 1 ms: above half again */
+	assert_true(ingero_stack_budget_allows(&b, 5000, true, 1 * S + 200 * MS));
+}
+
+/* Over a long run of stacks that cost 80 us each, offered 340 times a
+ * second (the H200 loop), the time spent stays near ppm of the wall time. */
+static void long_run_spends_about_ppm(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	uint64_t spent = 0, t = 1 * S, end = t + 600 * S;
+	unsigned taken = 0, offered = 0;
+	for (; t < end; t += S / 340) {
+		offered++;
+		if (ingero_stack_budget_allows(&b, 5000, true, t)) {
+			ingero_stack_budget_spend(&b, 80000);
+			spent += 80000;
+			taken++;
+		}
+	}
+	/* 0.5 % of 600 s = 3 s, plus at most the starting half-cap of 25 ms */
+	assert_true(spent <= 3 * S + 25 * MS + 80000);
+	assert_true(spent >= 3 * S - 80000 * 2);
+	assert_true(taken < offered / 2);
+}
+
+static void unlimited_and_frozen_clock(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	for (int i = 0; i < 1000; i++) {
+		assert_true(ingero_stack_budget_allows(&b, INGERO_STACK_BUDGET_UNLIMITED, true, 5));
+		ingero_stack_budget_spend(&b, 1 * S);
+	}
+	struct ingero_stack_budget c = { 0, 0 };
+	ingero_stack_budget_allows(&c, 100, false, 7 * S);
+	ingero_stack_budget_spend(&c, 2 * MS);
+	/* the clock does not move (or steps back): no credit earned, no wrap */
+	assert_false(ingero_stack_budget_allows(&c, 100, false, 7 * S));
+	assert_false(ingero_stack_budget_allows(&c, 100, false, 6 * S));
+	assert_true(c.credit_ns < 0);
+	/* ppm 0: never a stack */
+	struct ingero_stack_budget z = { 0, 0 };
+	assert_false(ingero_stack_budget_allows(&z, 0, false, 1 * S));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(starts_full_and_spends),
+		cmocka_unit_test(earning_is_capped),
+		cmocka_unit_test(samples_need_half),
+		cmocka_unit_test(long_run_spends_about_ppm),
+		cmocka_unit_test(unlimited_and_frozen_clock),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
