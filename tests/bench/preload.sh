@@ -8,7 +8,8 @@
 #   preload_ns_stack     added with a 16-frame native stack on every call
 #                        (INGERO_STACK_BUDGET_PPM=1000000: no stack-time budget)
 #   preload_ns_stack_budget  the same under the default stack-time budget
-#                        (0.5 % of the thread's time): what the budget leaves
+#                        (0.5 % of the thread's time, after a starting credit
+#                        of 50 ms of stacks, which short runs never exhaust)
 #   uprobe_ns            added by a uprobe+uretprobe pair (root; else "skipped")
 #   uprobe_over_preload  uprobe_ns / preload_ns_nostack
 #
