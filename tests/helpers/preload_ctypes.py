@@ -4,6 +4,9 @@ numbers the library should report ("expect ..." lines).
 
     python3 preload_ctypes.py LIBCUDART            frames: main thread, other thread, GIL held
     python3 preload_ctypes.py LIBCUDART mp METHOD  2 workers of multiprocessing METHOD
+    python3 preload_ctypes.py LIBCUDART regen      code compiled again and again (exec):
+        two sources of one function `gen` in one file name, freed after each call, so
+        new code objects and line tables reuse the old ones' addresses
 """
 import ctypes
 import inspect
@@ -66,8 +69,28 @@ def mp(method):
         print(f"truth pid={pid} ppid={ppid} api=cudaStreamSynchronize count=5")
 
 
+# the same bytecode on other lines: the syncs sit on lines 2 and 3 in A, 5 and 6 in B
+REGEN_A = "def gen(rt, s):\n    rt.cudaStreamSynchronize(s)\n    rt.cudaStreamSynchronize(s)\n"
+REGEN_B = "def gen(rt, s):\n\n\n\n    rt.cudaStreamSynchronize(s)\n    rt.cudaStreamSynchronize(s)\n"
+
+
+def regen(rounds=200):
+    rt = ctypes.CDLL(LIB)
+    s = ctypes.c_void_p()
+    rt.cudaStreamCreate(ctypes.byref(s))
+    for i in range(rounds):
+        ns = {}
+        exec(compile(REGEN_A if i % 2 == 0 else REGEN_B, "<regen>", "exec"), ns)
+        ns["gen"](rt, s)
+        ns.clear()  # no cycle left: the code is freed now, its address reused next round
+    n = rounds * 2
+    print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaStreamSynchronize count={n}")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 3 and sys.argv[2] == "mp":
+    if len(sys.argv) > 2 and sys.argv[2] == "regen":
+        regen()
+    elif len(sys.argv) > 3 and sys.argv[2] == "mp":
         mp(sys.argv[3])
     else:
         frames()
