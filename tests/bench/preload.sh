@@ -10,6 +10,9 @@
 #   preload_ns_stack_budget  the same under the default stack-time budget
 #                        (0.5 % of the thread's time, after a starting credit
 #                        of 50 ms of stacks, which short runs never exhaust)
+#   python_stack_ns      a stack in a Python program (tests/bench/preload_pystack.py:
+#                        ctypes calls 8 frames deep in 300-line functions), no
+#                        budget, minus the same program without stacks
 #   uprobe_ns            added by a uprobe+uretprobe pair (root; else "skipped")
 #   uprobe_over_preload  uprobe_ns / preload_ns_nostack
 #
@@ -52,6 +55,12 @@ for r in $(seq "$RUNS"); do
 	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 LD_PRELOAD="$PWD/$B/libingero_preload.so" \
 		run_loop >>"$T/budget"
 	[ $uprobe -eq 1 ] && "$B/tests/preload_uprobe" "$T/uprobe.bpf.o" "$N" "$W" | cpu >>"$T/uprobe"
+	if command -v python3 >/dev/null 2>&1; then
+		INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+			python3 tests/bench/preload_pystack.py "$B/fakecuda/libcudart.so.13" 20000 | cpu >>"$T/py_none"
+		INGERO_STACKS=sync INGERO_STACK_BUDGET_PPM=1000000 LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+			python3 tests/bench/preload_pystack.py "$B/fakecuda/libcudart.so.13" 20000 | cpu >>"$T/py_stack"
+	fi
 done
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }'; }
@@ -65,6 +74,11 @@ echo "base_ns=$base"
 echo "preload_ns_nostack=$nostack"
 echo "preload_ns_stack=$stack"
 echo "preload_ns_stack_budget=$budget"
+if [ -s "$T/py_stack" ]; then
+	echo "python_stack_ns=$(echo "$(median "$T/py_stack") $(median "$T/py_none")" | awk '{ printf "%.1f", $1 - $2 }')"
+else
+	echo "python_stack_ns=skipped"
+fi
 if [ $uprobe -eq 1 ]; then
 	up=$(echo "$(median "$T/uprobe") $base" | awk '{ printf "%.1f", $1 - $2 }')
 	echo "uprobe_ns=$up"
