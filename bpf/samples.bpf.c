@@ -16,6 +16,81 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);                  /* tgid */
+	__type(value, struct py_proc);
+} py_procs SEC(".maps");
+
+static __always_inline u64 rd_u64(u64 addr, bool *ok)
+{
+	u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		*ok = false;
+	return v;
+}
+
+/* The sampled thread's Python frames: find its thread state by
+ * pthread_self() (the thread pointer, fsbase on x86-64) in the runtime's
+ * list, then follow the frame chain. */
+static __always_inline void python_frames(struct sample_event *e, const struct py_proc *p,
+					  struct task_struct *task)
+{
+	u64 self = BPF_CORE_READ(task, thread.fsbase);
+	bool ok = true;
+	u64 interp = rd_u64(p->runtime + p->rt_interp_head, &ok);
+	u64 ts = interp ? rd_u64(interp + p->interp_threads_head, &ok) : 0;
+	u64 fr;
+	int i;
+
+	e->py_status = PY_NO_THREAD;
+	for (i = 0; i < INGERO_PY_THREADS && ts && ok; i++) {
+		if (rd_u64(ts + p->ts_thread_id, &ok) == self)
+			break;
+		ts = rd_u64(ts + p->ts_next, &ok);
+	}
+	if (!ok) {
+		e->py_status = PY_READ_FAILED;
+		return;
+	}
+	if (!ts || i == INGERO_PY_THREADS)
+		return;
+	fr = rd_u64(ts + p->ts_frame, &ok);
+	if (p->cf_current >= 0 && fr)
+		fr = rd_u64(fr + (u32)p->cf_current, &ok);
+	for (i = 0; i < INGERO_PY_DEPTH * 2 && fr && ok && e->n_py < INGERO_PY_DEPTH; i++) {
+		u64 code = rd_u64(fr + p->fr_code, &ok);
+		u64 instr = 0;
+		u8 owner = 0;
+
+		if (p->instr_is_int) {
+			s32 lasti = 0;
+
+			if (bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(fr + p->fr_instr)))
+				ok = false;
+			instr = (u64)(s64)lasti;
+		} else {
+			instr = rd_u64(fr + p->fr_instr, &ok);
+		}
+		if (p->fr_owner >= 0 &&
+		    bpf_probe_read_user(&owner, sizeof(owner), (void *)(fr + (u32)p->fr_owner)))
+			ok = false;
+		if (ok && code && owner != p->skip_owner) {
+			u32 n = e->n_py;
+
+			if (n < INGERO_PY_DEPTH) {
+				e->py[n].code = code;
+				e->py[n].instr = instr;
+				e->n_py = n + 1;
+			}
+		}
+		fr = rd_u64(fr + p->fr_prev, &ok);
+	}
+	e->py_status = ok || e->n_py ? PY_OK : PY_READ_FAILED;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -23,6 +98,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	u32 tgid = id >> 32;
 	struct sample_event *e;
 	struct pt_regs *regs;
+	struct py_proc *py;
 	long n;
 
 	if (!is_traced(tgid))
@@ -47,6 +123,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (regs)
 		bpf_probe_read_user(&e->user_sp_word, sizeof(e->user_sp_word),
 				    (void *)BPF_CORE_READ(regs, sp));
+	e->n_py = 0;
+	e->py_status = PY_NONE;
+	py = bpf_map_lookup_elem(&py_procs, &tgid);
+	if (py)
+		python_frames(e, py, bpf_get_current_task_btf());
 	submit(e);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * samples.c — loads bpf/samples.bpf.c on one software CPU-clock perf event
  * per CPU, and turns each sample into a cpu_samples row whose stack is
- * interned in stacks/stack_frames (kinds 'native' and 'kernel').
+ * interned in stacks/stack_frames (kinds 'native', 'kernel', and 'python'
+ * for the frames of a CPython thread, named by python.c).
  *
  * A stack is symbolized and stored once per process, under a 64-bit id
  * hashed from the process and the addresses (the same id space as the
@@ -23,6 +24,7 @@
 
 #include "bpf/samples.skel.h"
 #include "../bpf/samples.h"
+#include "python.h"
 #include "store.h"
 #include "symbolize.h"
 #include "tracer.h"
@@ -106,6 +108,7 @@ int samples_attach(struct tracer *t)
 	t->sym = sym_new();
 	if (t->sym)
 		sym_preload_kernel(t->sym);
+	t->py = pythons_new();
 	return attached ? 0 : -ENODEV;
 }
 
@@ -124,6 +127,8 @@ void samples_detach(struct tracer *t)
 	t->samples = NULL;
 	sym_free(t->sym);
 	t->sym = NULL;
+	pythons_free(t->py);
+	t->py = NULL;
 	free(known);
 	known = NULL;
 	known_cap = known_n = 0;
@@ -151,9 +156,9 @@ static uint64_t leaf_caller(struct tracer *t, const struct sample_event *e)
 }
 
 static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint64_t *uips, int nu,
-			 const uint64_t *kips, int nk)
+			 const uint64_t *kips, int nk, const struct frame_row *py, int npy)
 {
-	struct frame_row f[2 * INGERO_STACK_DEPTH + 1];
+	struct frame_row f[2 * INGERO_STACK_DEPTH + 1 + INGERO_PY_DEPTH];
 	int n = 0;
 
 	for (int i = 0; i < nk; i++, n++) {
@@ -172,6 +177,8 @@ static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint
 					   .symbol = r.symbol, .module = r.module,
 					   .offset = r.offset + (i > 0), .line = -1 };
 	}
+	for (int i = 0; i < npy; i++)
+		f[n++] = py[i];
 	store_stack(t->store, (int64_t)id, pid, f, n);
 }
 
@@ -179,11 +186,17 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 {
 	const struct sample_event *e = data;
 	uint64_t uips[INGERO_STACK_DEPTH + 1], caller, h = 0xcbf29ce484222325ull;
-	int nu, nk;
+	struct frame_row py[INGERO_PY_DEPTH];
+	int nu, nk, npy = 0;
 	struct sample_row r;
 
 	if (len < sizeof(*e) || !t->samples)
 		return;
+	python_seen(t, e->pid);
+	if (e->py_status == PY_READ_FAILED)
+		store_loss_add(t->store, "sample_python_frames", e->pid, 1);
+	if (e->n_py)
+		npy = python_rows(t, e->pid, e->py, e->n_py < INGERO_PY_DEPTH ? (int)e->n_py : INGERO_PY_DEPTH, py);
 	nu = e->n_user < INGERO_STACK_DEPTH ? (int)e->n_user : INGERO_STACK_DEPTH;
 	nk = e->n_kernel < INGERO_STACK_DEPTH ? (int)e->n_kernel : INGERO_STACK_DEPTH;
 	memcpy(uips, e->user, nu * sizeof(*uips));
@@ -194,16 +207,22 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 		nu++;
 	}
 	r = (struct sample_row){ .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .ts_ns = e->ts_ns };
-	if (nu || nk) {
+	if (nu || nk || npy) {
 		h = fnv(h, "bpf", 3);
 		h = fnv(h, &e->pid, sizeof e->pid);
 		h = fnv(h, uips, nu * sizeof(*uips));
 		h = fnv(h, "|", 1);
 		h = fnv(h, e->kernel, nk * sizeof(*e->kernel));
+		for (int i = 0; i < npy; i++) {   /* named frames: one id per source line */
+			h = fnv(h, "|", 1);
+			h = fnv(h, py[i].file, strlen(py[i].file) + 1);
+			h = fnv(h, py[i].symbol, strlen(py[i].symbol) + 1);
+			h = fnv(h, &py[i].line, sizeof py[i].line);
+		}
 		if (!h)
 			h = 1;
 		if (!known_add(h))
-			store_frames(t, h, e->pid, uips, nu, (const uint64_t *)e->kernel, nk);
+			store_frames(t, h, e->pid, uips, nu, (const uint64_t *)e->kernel, nk, py, npy);
 		r.stack_id = (int64_t)h;
 	}
 	store_sample(t->store, &r);
@@ -214,12 +233,14 @@ void samples_fork(struct tracer *t, uint32_t child, uint32_t parent)
 {
 	if (t->sym)
 		sym_fork(t->sym, child, parent);
+	python_fork(t, child, parent);
 }
 
 void samples_exec(struct tracer *t, uint32_t pid)
 {
 	if (t->sym)
 		sym_exec(t->sym, pid);
+	python_exec(t, pid);
 }
 
 void samples_enroll(struct tracer *t, uint32_t pid)

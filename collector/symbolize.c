@@ -422,6 +422,71 @@ int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr)
 	       (b[6] == 0xff && (b[7] & 0xf8) == 0xd0) || (b[5] == 0xff && (b[6] & 0xf8) == 0x50);
 }
 
+/* A symbol's ELF value, any type, from .symtab or .dynsym; 0 when absent. */
+static uint64_t module_symbol(struct module *m, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0, n = sh.sh_size / sh.sh_entsize; i < n; i++) {
+			GElf_Sym es;
+			const char *nm;
+
+			if (!gelf_getsym(data, (int)i, &es) || es.st_shndx == SHN_UNDEF || !es.st_value)
+				continue;
+			nm = elf_strptr(m->elf, sh.sh_link, es.st_name);
+			if (nm && strcmp(nm, name) == 0)
+				return es.st_value;
+		}
+	}
+	return 0;
+}
+
+uint64_t sym_find(struct symbolizer *s, uint32_t pid, const char *prefix, const char *name,
+		  const char **module)
+{
+	struct pidmaps *p = pid_slot(s, pid, 0);
+
+	if (!p || !p->n) {
+		sym_load_pid(s, pid);
+		p = pid_slot(s, pid, 0);
+	}
+	for (size_t i = 0; p && i < p->n; i++) {
+		const struct map *m = &p->maps[i];
+		const char *base;
+		uint64_t v;
+
+		if (!m->mod)
+			continue;
+		base = strrchr(m->mod->path, '/');
+		base = base ? base + 1 : m->mod->path;
+		if (strncmp(base, prefix, strlen(prefix)) != 0)
+			continue;
+		if (!m->mod->loaded)
+			load_module(m->mod, pid);
+		if (!(v = module_symbol(m->mod, name)))
+			continue;
+		/* this executable mapping's bias: where the segment holding its
+		 * file offset was loaded, against its ELF address */
+		for (int k = 0; k < m->mod->nsegs; k++) {
+			const struct seg *g = &m->mod->segs[k];
+
+			if (m->off >= g->off && m->off < g->off + g->filesz) {
+				if (module)
+					*module = m->mod->path;
+				return v + m->start - (g->vaddr + (m->off - g->off));
+			}
+		}
+	}
+	return 0;
+}
+
 /* --- kernel ------------------------------------------------------------------------ */
 
 static int cmp_ksym(const void *a, const void *b)

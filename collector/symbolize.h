@@ -32,5 +32,10 @@ void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result
 /* 1 when addr, in pid's code, follows a call instruction. */
 int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr);
 void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r);
+/* The address in pid of the symbol `name` (data or code) defined by a file
+ * mapped there whose base name starts with `prefix`; 0 when none.
+ * *module (may be NULL) gets that file's path. */
+uint64_t sym_find(struct symbolizer *s, uint32_t pid, const char *prefix, const char *name,
+		  const char **module);
 
 #endif

@@ -31,6 +31,7 @@ struct tracer {
 	int *perf_fds;
 	struct bpf_link **perf_links;
 	struct symbolizer *sym;
+	struct pythons *py;     /* CPython in traced processes (python.c) */
 	uint64_t events;        /* records consumed */
 };
 
