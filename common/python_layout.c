@@ -3,6 +3,7 @@
  */
 #include "ingero/python_layout.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* scripts/python-layout on 3.10.13, 3.11.7, 3.12.1, 3.13.0 */
@@ -81,18 +82,24 @@ int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, siz
 
 /* --- line tables ----------------------------------------------------------------- */
 
-/* 3.10 (PEP 626): pairs (bytecode delta, signed line delta); -128 = no line. */
-static int line_310(const uint8_t *t, size_t len, int line, int off)
+/* A line as found: -1 for none, or one no source has (below 1, beyond int). */
+static int line_or_none(int64_t line)
 {
-	int end = 0;
+	return line >= 1 && line <= INT32_MAX ? (int)line : -1;
+}
+
+/* 3.10 (PEP 626): pairs (bytecode delta, signed line delta); -128 = no line. */
+static int line_310(const uint8_t *t, size_t len, int64_t line, int off)
+{
+	int64_t end = 0;
 	for (size_t i = 0; i + 1 < len; i += 2) {
-		int start = end;
+		int64_t start = end;
 		end += t[i];
 		int8_t d = (int8_t)t[i + 1];
 		int cur = -1;
 		if (d != -128) {
 			line += d;
-			cur = line;
+			cur = line_or_none(line);
 		}
 		if (off >= start && off < end)
 			return cur;
@@ -129,14 +136,14 @@ static uint32_t varint(struct cursor *c)
 static int32_t svarint(struct cursor *c)
 {
 	uint32_t v = varint(c);
-	return (v & 1) ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
+	return (v & 1) ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);   /* v >> 1 < 2^31: no overflow */
 }
 
 /* 3.11+: the location table (InternalDocs/locations.md), in 2-byte code units. */
-static int line_311(const uint8_t *t, size_t len, int line, int off)
+static int line_311(const uint8_t *t, size_t len, int64_t line, int off)
 {
 	struct cursor c = { t, t + len, 0 };
-	int unit = off / 2, start = 0;
+	int64_t unit = off / 2, start = 0;
 	while (c.p < c.end && !c.bad) {
 		unsigned first = next_byte(&c);
 		if (!(first & 0x80))
@@ -149,20 +156,20 @@ static int line_311(const uint8_t *t, size_t len, int line, int off)
 			break;
 		case 14:   /* long form: line delta, end line delta, columns */
 			line += svarint(&c);
-			cur = line;
+			cur = line_or_none(line);
 			varint(&c), varint(&c), varint(&c);
 			break;
 		case 13:   /* no column */
 			line += svarint(&c);
-			cur = line;
+			cur = line_or_none(line);
 			break;
 		case 12: case 11: case 10:   /* one line, two column bytes */
 			line += (int)code - 10;
-			cur = line;
+			cur = line_or_none(line);
 			next_byte(&c), next_byte(&c);
 			break;
 		default:   /* short forms: same line, one column byte */
-			cur = line;
+			cur = line_or_none(line);
 			next_byte(&c);
 		}
 		if (c.bad)

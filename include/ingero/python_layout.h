@@ -49,7 +49,8 @@ int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, siz
 
 /* The line of the instruction at byte offset `off` of the bytecode, from a
  * code object's line table (co_linetable) and first line; -1 when the
- * table gives it none or is malformed. */
+ * table gives it none, or none a source file has (below 1), or is
+ * malformed. */
 int ingero_py_line(int minor, const uint8_t *table, size_t len, int firstlineno, int off);
 
 /* Reads n bytes at addr of the process being read; 0 on success. */

@@ -1,0 +1,54 @@
+#!/bin/sh
+# collector_python.sh — on-CPU samples of a CPython process carry its Python
+# frames (bpf/samples.bpf.c walks them, collector/python.c names them): for
+# python3 and every CPython 3.10-3.13 that pyenv has, a hot loop's samples
+# name the loop's function, file and line, with its caller below it; a
+# forked worker's samples name the worker's function; frames are stored
+# once per distinct stack.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=tests/helpers/python_hot.py
+FILE=$PWD/$PY
+line_of() { grep -n "# $1\$" "$PY" | cut -d: -f1; }
+HOT=$(line_of HOT); OUTER=$(line_of OUTER); WORKER=$(line_of WORKER)
+
+pythons=python3
+if command -v pyenv >/dev/null 2>&1; then
+	for d in "$(pyenv root)"/versions/3.1[0-3].*; do
+		[ -x "$d/bin/python3" ] && pythons="$pythons $d/bin/python3"
+	done
+fi
+
+for py in $pythons; do
+	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	"$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.8 >/dev/null 2>"$T/err.txt"
+	check_eq "python $v: collector and workload exit 0" 0 $?
+	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
+	total=$(q "SELECT count(*) FROM cpu_samples WHERE pid = $main")
+	withpy=$(q "SELECT count(*) FROM cpu_samples s WHERE pid = $main AND EXISTS
+		(SELECT 1 FROM stack_frames f WHERE f.stack_id = s.stack_id AND f.kind = 'python')")
+	check_ge "python $v: main process sampled ($total)" "$total" 40
+	check_ge "python $v: most of its samples carry Python frames ($withpy of $total)" "$((withpy * 4))" "$((total * 3))"
+	hot=$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id
+		WHERE s.pid = $main AND f.kind = 'python' AND f.depth = 0 AND f.symbol = 'inner_hot'
+		AND f.file = '$FILE' AND f.line BETWEEN $((HOT - 2)) AND $HOT")
+	check_ge "python $v: innermost frame inner_hot at $PY:$((HOT - 2))-$HOT in half the samples ($hot)" \
+		"$((hot * 2))" "$total"
+	check_ge "python $v: its caller below it, outer at line $OUTER" \
+		"$(q "SELECT count(*) FROM stack_frames a JOIN stack_frames b ON b.stack_id = a.stack_id AND b.kind = 'python'
+			AND b.depth = a.depth + 1 WHERE a.kind = 'python' AND a.symbol = 'inner_hot'
+			AND b.symbol = 'outer' AND b.line = $OUTER")" 1
+	# the worker: the most sampled other process (a pyenv shim adds a few shells)
+	wpid=$(q "SELECT pid FROM cpu_samples WHERE pid != $main GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
+	wtotal=$(q "SELECT count(*) FROM cpu_samples WHERE pid = ${wpid:-0}")
+	wnamed=$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id
+		WHERE s.pid = ${wpid:-0} AND f.kind = 'python' AND f.symbol LIKE 'worker_hot%' AND f.line = $WORKER")
+	check_ge "python $v: the forked worker's samples name worker_hot at line $WORKER ($wnamed of $wtotal)" \
+		"$((wnamed * 2))" "$((wtotal > 0 ? wtotal : 1))"
+	check_eq "python $v: one row per frame of each stored stack" 0 \
+		"$(q "SELECT count(*) FROM (SELECT stack_id, depth FROM stack_frames WHERE kind = 'python'
+			GROUP BY 1, 2 HAVING count(*) > 1)")"
+done
+finish
