@@ -163,14 +163,26 @@ static int is_interpreter(const char *sym)
 		       !strncmp(sym, "_PyObject_", 10) || !strncmp(sym, "PyEval_", 7));
 }
 
-/* Share of a role's samples in gaps whose innermost frame is the interpreter. */
+/* Share of a role's samples in gaps that ran Python code: named by their
+ * Python frames, or (native stacks only) the interpreter's own symbols. */
 static double stacks_interpreter_share(const struct ia_gaps *g, int role)
 {
 	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, n = 0;
 	for (size_t i = 0; i < g->nstacks; i++)
-		if (is_interpreter(g->stacks[i].label))
+		if (g->stacks[i].python_code || is_interpreter(g->stacks[i].label))
 			n += role == 0 ? g->stacks[i].main : g->stacks[i].workers;
 	return total ? (double)n / (double)total : 0;
+}
+
+/* The most sampled stack of a role that ran Python code, or NULL (stacks
+ * are most sampled first). */
+static const struct ia_gap_stack *stacks_python_top(const struct ia_gaps *g, int role)
+{
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].python_code && g->stacks[i].python[0] &&
+		    (role == 0 ? g->stacks[i].main : g->stacks[i].workers))
+			return &g->stacks[i];
+	return NULL;
 }
 
 static int stacks_show_collation(const struct ia_gaps *g, int role)
@@ -305,10 +317,17 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		else if (!workers && stk_main[0])
 			addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
 		double interp = coll ? 0 : stacks_interpreter_share(g, 0);
-		if (interp >= INTERPRETER_SHARE)
+		const struct ia_gap_stack *hot = stacks_python_top(g, 0);
+		if (interp >= INTERPRETER_SHARE && hot)
+			addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s at %s%s%s.",
+			     100 * interp, hot->label, hot->python, hot->user_python[0] && strcmp(hot->user_python, hot->python)
+			     ? ", called from " : "", hot->user_python[0] && strcmp(hot->user_python, hot->python) ? hot->user_python : "");
+		else if (interp >= INTERPRETER_SHARE)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %.0f%% of those samples are the Python interpreter itself: per-item Python code "
 			     "(native stacks cannot say which Python code).", 100 * interp);
+		if (hot && hot->user_python[0] && interp >= INTERPRETER_SHARE)   /* where the CPU went, in the user's code */
+			snprintf(c->source, sizeof c->source, "%s", hot->user_python);
 		const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
 		if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
 			addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
@@ -320,12 +339,18 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			       "pin_memory=True) (%d CPUs: one left for the main process)", nw, cpus);
 		if (coll)
 			batch_level_fix(c);
-		if (!coll && !workers && interp >= INTERPRETER_SHARE)
+		/* Python frames that are not the DataLoader's: the code to fix is named, not guessed */
+		int hot_elsewhere = hot && !strstr(hot->python, "torch/utils/data");
+		if (!coll && !workers && interp >= INTERPRETER_SHARE && !hot_elsewhere)
 			fix(c, "If batches come from a DataLoader with num_workers=0, its per-sample __getitem__ and "
 			       "collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
 			       "or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
 			       "batch = x[i:i+B])", nw, cpus);
-		if (!coll)
+		if (!coll && hot && interp >= INTERPRETER_SHARE)
+			fix(c, "Make the Python code the samples name cheaper (%s at %s first), or take it off the "
+			       "critical path: prepare the next batch in a DataLoader worker, or queue the next step's GPU "
+			       "work before it runs", hot->label, hot->user_python[0] ? hot->user_python : hot->python);
+		else if (!coll)
 			fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 			       "it runs while the GPU has nothing to do; move it off the critical path or overlap it "
 			       "with GPU work");
@@ -348,10 +373,19 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		double winterp = stacks_interpreter_share(g, 1);
 		int wcoll = stacks_show_collation(g, 1);
 		int per_item = wcoll || winterp >= INTERPRETER_SHARE;
-		if (per_item && !wcoll)
+		const struct ia_gap_stack *whot = stacks_python_top(g, 1);
+		if (per_item && !wcoll && whot)
+			addf(c->root_cause, sizeof c->root_cause,
+			     " %.0f%% of the workers' samples run Python code, the most in %s at %s%s%s: per-item work "
+			     "such as a Dataset's __getitem__ and the default collation.", 100 * winterp, whot->label,
+			     whot->python, whot->user_python[0] && strcmp(whot->user_python, whot->python) ? ", called from " : "",
+			     whot->user_python[0] && strcmp(whot->user_python, whot->python) ? whot->user_python : "");
+		else if (per_item && !wcoll)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
 			     "such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
+		if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
+			snprintf(c->source, sizeof c->source, "%s", whot->user_python);
 		if (workers > cpus - 1 && cpus > 0)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %d workers plus the main process are more than the %d CPUs: they also fight for them.",

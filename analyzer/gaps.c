@@ -190,17 +190,24 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		ia_db_step_error(t->db, rc, err, errlen);
 		goto fail;
 	}
-	/* Fold stacks by their innermost native symbol; keep the Python frame of
-	 * the most sampled stack of each. */
+	/* Fold stacks by their innermost native symbol, or by the Python
+	 * function when the sample was running Python code (the interpreter's
+	 * own symbols say nothing); keep the Python frame of the most sampled
+	 * stack of each. */
 	uint64_t *best = NULL;
 	size_t bcap = 0;
 	for (size_t i = 0; i < nids; i++) {
 		const char *leaf = ia_stack_leaf(names, ids[i].id);
 		const char *py = ia_stack_python(names, ids[i].id);
+		const char *func = ia_stack_python_func(names, ids[i].id);
+		int in_py = ia_stack_runs_python(names, ids[i].id) && func;
 		char label[160];
-		ia_short_symbol(label, sizeof label, leaf ? leaf : ids[i].id ? "(unnamed frames)" : "(no stack)");
+		if (in_py)
+			snprintf(label, sizeof label, "%s", func);
+		else
+			ia_short_symbol(label, sizeof label, leaf ? leaf : ids[i].id ? "(unnamed frames)" : "(no stack)");
 		size_t k;
-		for (k = 0; k < g->nstacks && strcmp(g->stacks[k].label, label); k++)
+		for (k = 0; k < g->nstacks && (strcmp(g->stacks[k].label, label) || g->stacks[k].python_code != in_py); k++)
 			;
 		if (k == g->nstacks) {
 			if (ia_grow((void **)&g->stacks, &scap, g->nstacks + 1, sizeof *g->stacks) < 0 ||
@@ -210,6 +217,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			}
 			memset(&g->stacks[k], 0, sizeof g->stacks[k]);
 			snprintf(g->stacks[k].label, sizeof g->stacks[k].label, "%s", label);
+			g->stacks[k].python_code = in_py;
 			best[k] = 0;
 			g->nstacks++;
 		}
@@ -218,8 +226,10 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		g->stacks[k].workers += ids[i].workers;
 		g->stacks[k].other += ids[i].other;
 		if (py && (n > best[k] || (n == best[k] && strcmp(py, g->stacks[k].python) < 0))) {
+			const char *user = ia_stack_user_python(names, ids[i].id);
 			best[k] = n;
 			snprintf(g->stacks[k].python, sizeof g->stacks[k].python, "%s", py);
+			snprintf(g->stacks[k].user_python, sizeof g->stacks[k].user_python, "%s", user ? user : "");
 		}
 	}
 	free(best);

@@ -35,8 +35,10 @@ struct ia_gap {
 };
 
 struct ia_gap_stack {
-	char label[160];        /* innermost native symbol */
+	char label[160];        /* innermost native symbol, or the Python function running */
 	char python[160];       /* innermost Python frame of the most frequent stack, or "" */
+	char user_python[160];  /* that stack's innermost frame in the user's own code, or "" */
+	int python_code;        /* label is a Python function: the samples ran Python code */
 	uint64_t main, workers, other;   /* samples in gaps */
 };
 

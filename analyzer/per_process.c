@@ -175,12 +175,21 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 	free(seen);
 
 	int mainp = pick_main(t);
+	/* A descendant that ended before the main process's first CUDA call
+	 * cannot be feeding it (the shells of a pyenv shim, a tool run at
+	 * import): not a worker. */
+	uint64_t first_call = UINT64_MAX;
+	for (size_t i = 0; mainp >= 0 && i < t->ncalls; i++)
+		if ((int)t->threads[t->calls[i].th].proc == mainp && t->calls[i].start < first_call)
+			first_call = t->calls[i].start;
 	for (size_t i = 0; i < pp->n; i++) {
 		struct ia_proc_stats *s = &pp->p[i];
+		const struct ia_proc *pr = &t->procs[s->proc];
 		if ((int)s->proc == mainp) {
 			s->role = IA_ROLE_MAIN;
 			pp->main = (int)i;
-		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp)) {
+		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp) &&
+			   !(pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call)) {
 			s->role = IA_ROLE_WORKER;
 			pp->nworkers++;
 		} else {

@@ -10,7 +10,8 @@
 #include <string.h>
 
 struct entry {
-	char *python, *func, *leaf, *native;
+	char *python, *func, *leaf, *native, *user;
+	int runs_python;
 };
 
 struct ia_stack_names {
@@ -29,7 +30,7 @@ struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
 	if (!n)
 		return NULL;
 	n->db = db;
-	if (sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, file, line FROM stack_frames "
+	if (sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, file, line, module FROM stack_frames "
 			       "WHERE stack_id = ?1 ORDER BY kind, depth", -1, &n->q, NULL) != SQLITE_OK)
 		n->q = NULL;   /* names are optional evidence: without them, NULLs */
 	return n;
@@ -44,6 +45,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->e[i].func);
 		free(n->e[i].leaf);
 		free(n->e[i].native);
+		free(n->e[i].user);
 	}
 	free(n->e);
 	ia_map_free(&n->map);
@@ -69,7 +71,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	struct entry *e = &n->e[n->n];
 	memset(e, 0, sizeof *e);
 	char native[512] = "";
-	int nn = 0;
+	int nn = 0, leaf_in_cpython = 0;
 	sqlite3_reset(n->q);
 	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
 	while (sqlite3_step(n->q) == SQLITE_ROW) {
@@ -78,15 +80,24 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		const char *file = (const char *)sqlite3_column_text(n->q, 3);
 		if (!kind)
 			continue;
-		if (!strcmp(kind, "python") && !e->python && file) {
+		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
 			char buf[600];
 			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
-			e->python = strdup(buf);
-			if (sym)
-				e->func = strdup(sym);
+			if (!e->python) {
+				e->python = strdup(buf);
+				if (sym)
+					e->func = strdup(sym);
+			}
+			if (!e->user && !ia_is_library_file(file))
+				e->user = strdup(buf);
 		} else if (!strcmp(kind, "native") && sym && *sym) {
-			if (!e->leaf)
+			if (!e->leaf) {
+				const char *mod = (const char *)sqlite3_column_text(n->q, 5);
+				const char *base = mod ? strrchr(mod, '/') : NULL;
+				base = base ? base + 1 : mod;
+				leaf_in_cpython = base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
 				e->leaf = strdup(sym);
+			}
 			if (nn < 3) {
 				size_t l = strlen(native);
 				snprintf(native + l, sizeof native - l, "%s%s", nn ? " < " : "", sym);
@@ -96,6 +107,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	}
 	if (nn)
 		e->native = strdup(native);
+	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);
 	if (ia_map_put(&n->map, id, (uint32_t)n->n) < 0)
 		return &none;
 	n->last_id = id;
@@ -107,3 +119,5 @@ const char *ia_stack_python(struct ia_stack_names *n, uint64_t id) { return look
 const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->func; }
 const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->leaf; }
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
+int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
+const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }

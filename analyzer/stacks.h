@@ -24,5 +24,12 @@ const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t stack_id);
 const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t stack_id);
 /* Up to three innermost native symbols joined by " < ", or NULL. */
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when the stack was running Python code: it has Python frames (an
+ * on-CPU sample of a CPython thread) and its innermost native frame is
+ * CPython's own (libpython, or a python executable), or it has none. */
+int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
+/* The innermost Python frame in the user's own code (ia_is_library_file)
+ * as "file:line", or NULL. */
+const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);
 
 #endif

@@ -314,6 +314,13 @@ void ia_hint_huge(void *p, size_t len)
 		madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
+int ia_is_library_file(const char *file)
+{
+	return !file || file[0] == '<' || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+	       strstr(file, "/lib/python3") || strstr(file, "/lib64/python3") || !strncmp(file, "torch/", 6) ||
+	       strstr(file, "/torch/");
+}
+
 char *ia_short_symbol(char *buf, size_t len, const char *sym)
 {
 	size_t o = 0;

@@ -31,6 +31,10 @@ int ia_parse_dur(const char *s, uint64_t *ns);
  * ("at::native::stack(c10::ArrayRef<at::Tensor>, long)" -> "at::native::stack()"),
  * with a trailing " const"; other names copied.  Cut to len with "..." at the end. */
 char *ia_short_symbol(char *buf, size_t len, const char *sym);
+/* 1 for a Python file that is not the user's own: the standard library,
+ * installed packages (site-packages, dist-packages), PyTorch's own files,
+ * frozen modules ("<frozen ...>"). */
+int ia_is_library_file(const char *file);
 
 /* Percentiles of v[0..n): fills out[k] for pcts[k] (0 < p <= 100); v is reordered. */
 void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, size_t k);

@@ -4,7 +4,10 @@
 # python3 and every CPython 3.10-3.13 that pyenv has, a hot loop's samples
 # name the loop's function, file and line, with its caller below it; a
 # forked worker's samples name the worker's function; frames are stored
-# once per distinct stack.
+# once per distinct stack.  And through explain: a host-bound loop (Python
+# work between CUDA calls on the fake runtime, through ctypes) gets a gaps
+# chain whose samples, root cause, fix and Source name the Python function
+# and line that kept the CPU busy.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
@@ -51,4 +54,23 @@ for py in $pythons; do
 		"$(q "SELECT count(*) FROM (SELECT stack_id, depth FROM stack_frames WHERE kind = 'python'
 			GROUP BY 1, 2 HAVING count(*) > 1)")"
 done
+
+GP=tests/helpers/python_gaps.py
+BUILD=$(grep -n "# BUILD\$" "$GP" | cut -d: -f1)
+rm -f "$DB" "$DB-wal" "$DB-shm"
+FAKECUDA_KERNEL_US=200 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PWD/$GP" \
+	"$PWD/$B/fakecuda/libcudart.so.13" 40 >/dev/null 2>"$T/err.txt"
+check_eq "host-bound Python loop: exits 0" 0 $?
+"$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>&1
+sed 's/^/# /' "$T/explain.txt" | head -n 16
+check "explain: a HIGH gaps chain with the main thread on-CPU" \
+	grep -q "^\[HIGH\] GPU idle .*main thread on-CPU" "$T/explain.txt"
+check "explain: the gaps' samples are named by the Python function (build_batch)" \
+	grep -q "main thread's on-CPU samples in the gaps: build_batch" "$T/explain.txt"
+check "explain: root cause says how much ran Python code and where" \
+	grep -q "of those samples run Python code, the most in build_batch.* at $PWD/$GP:$BUILD" "$T/explain.txt"
+check "explain: the first fix names that code" \
+	grep -q "1\. Make the Python code the samples name cheaper (build_batch.* at $PWD/$GP:$BUILD first)" "$T/explain.txt"
+check "explain: Source is that line" grep -q "^  Source: $PWD/$GP:$BUILD\$" "$T/explain.txt"
+check "explain: the pyenv shim's shells (if any) are not workers" sh -c "! grep -q 'workers on-CPU 0ns' '$T/explain.txt'"
 finish
