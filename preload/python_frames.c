@@ -20,16 +20,16 @@
  *     look-up; no GIL needed);
  *   - its current frame is at a per-version offset (3.10 tstate->frame,
  *     3.11/3.12 tstate->cframe->current_frame, 3.13 tstate->current_frame),
- *     and frames link through a per-version offset (checked against each
- *     version's headers; see docs/preload.md);
+ *     and frames link through a per-version offset: the table the collector
+ *     uses too (include/ingero/python_layout.h, from each version's headers);
  *   - code object fields (co_filename, co_qualname/co_name) are found at
  *     run time from PyCode_Type's member table, the start of the bytecode
  *     from PyCode_Type.tp_basicsize;
  *   - the line is PyCode_Addr2Line(code, byte offset), which only reads the
  *     code object's line table;
  *   - strings are read from the str object's own storage (compact ASCII,
- *     its cached UTF-8, or latin-1/UCS-2/UCS-4 transcoded here), never
- *     through PyUnicode_AsUTF8, which may allocate.
+ *     its cached UTF-8, or latin-1/UCS-2/UCS-4 transcoded: ingero_py_str),
+ *     never through PyUnicode_AsUTF8, which may allocate.
  * Every object is type-checked (ob_type == &PyCode_Type / &PyUnicode_Type)
  * before its fields are used; a frame that fails a check ends the walk.
  * The first walk of a process goes through process_vm_readv, which fails
@@ -46,21 +46,17 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ingero/python_layout.h"
 #include "real.h"
 
 #define RTLD_DEFAULT_ ((void *)0)
 
 struct layout {
 	int minor;                 /* 10..13 */
-	size_t ts_frame;           /* tstate → frame (3.10, 3.13) or cframe (3.11, 3.12) */
-	long cf_current;           /* cframe → current frame, -1 when no cframe */
-	size_t fr_code, fr_prev;   /* frame → code object, → previous frame */
-	size_t fr_instr;           /* 3.11+: frame → instruction pointer; 3.10: f_lasti (int) */
-	long fr_owner;             /* 3.11+: frame → owner (char), -1 on 3.10 */
-	long co_firsttraceable;    /* 3.11+: code → _co_firsttraceable (int) */
+	struct ingero_py_layout T; /* thread state, frame and str offsets */
+	/* code object fields, found in this interpreter's PyCode_Type */
 	size_t co_filename, co_name, co_bytecode;
 	long co_linetable;         /* code → its line table (bytes), -1 if not found */
-	size_t str_ascii, str_compact, str_utf8, str_utf8_len;
 	const void *code_type, *str_type, *bytes_type;
 	int (*addr2line)(void *code, int byte_offset);
 	void *(*this_tstate)(void);
@@ -128,31 +124,18 @@ static int setup(void)
 	if (strncmp(v, "3.", 2) != 0 || strstr(v, "free-threading"))
 		return -1;
 	L.minor = atoi(v + 2);
-	switch (L.minor) {
-	case 10:
-		L.ts_frame = 24, L.cf_current = -1, L.fr_code = 32, L.fr_prev = 24, L.fr_instr = 96;
-		L.fr_owner = -1, L.co_firsttraceable = -1;
-		break;
-	case 11:
-		L.ts_frame = 56, L.cf_current = 8, L.fr_code = 32, L.fr_prev = 48, L.fr_instr = 56;
-		L.fr_owner = 69, L.co_firsttraceable = 168;
-		break;
-	case 12:
-		L.ts_frame = 56, L.cf_current = 0, L.fr_code = 0, L.fr_prev = 8, L.fr_instr = 56;
-		L.fr_owner = 70, L.co_firsttraceable = 176;
-		break;
-	case 13:
-		L.ts_frame = 72, L.cf_current = -1, L.fr_code = 0, L.fr_prev = 8, L.fr_instr = 56;
-		L.fr_owner = 70, L.co_firsttraceable = 184;
-		break;
-	default:
+	const struct ingero_py_layout *T = ingero_py_layout(L.minor);
+	if (!T) {
 		ingero_debug("Python %d.%d: no Python frames (versions 3.10-3.13 are known)", 3, L.minor);
 		return -1;
 	}
-	if (L.minor <= 11) {
-		L.str_ascii = 48, L.str_compact = 72, L.str_utf8 = 56, L.str_utf8_len = 48;
-	} else {
-		L.str_ascii = 40, L.str_compact = 56, L.str_utf8 = 48, L.str_utf8_len = 40;
+	L.T = *T;
+	if (L.minor >= 13) {
+		/* the runtime's own offsets follow a patch release that moved a field */
+		const uint8_t *rt = ingero_real_dlsym(RTLD_DEFAULT_, "_PyRuntime");
+		struct ingero_py_layout d;
+		if (rt && ingero_py_layout_debug(&d, rt, INGERO_PY_DEBUG_BYTES) == 0)
+			L.T = d;
 	}
 	long fn = member_offset(L.code_type, "co_filename");
 	long nm = member_offset(L.code_type, L.minor >= 11 ? "co_qualname" : "co_name");
@@ -166,84 +149,16 @@ static int setup(void)
 }
 
 /* --- strings ------------------------------------------------------------------------ */
-static size_t put_utf8(char *out, size_t cap, uint32_t c)
+static int rd_cb(void *ctx, uint64_t addr, void *out, size_t n)
 {
-	char b[4];
-	size_t n;
-	if (c < 0x80) {
-		b[0] = (char)c, n = 1;
-	} else if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), n = 2;
-	} else if (c < 0x10000) {
-		b[0] = (char)(0xe0 | c >> 12), b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f)), n = 3;
-	} else {
-		b[0] = (char)(0xf0 | c >> 18), b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((c >> 6) & 0x3f)), b[3] = (char)(0x80 | (c & 0x3f)), n = 4;
-	}
-	if (n > cap)
-		return 0;
-	memcpy(out, b, n);
-	return n;
+	(void)ctx;
+	return rd((const void *)(uintptr_t)addr, out, n) ? 0 : -1;
 }
 
-/* Copies str object s as UTF-8 into out (at most cap bytes; when longer and
- * keep_tail, the end is kept).  Returns the length, or -1 if s is not a
- * string we can read. */
 static long read_str(const void *s, char *out, size_t cap, bool keep_tail)
 {
-	const void *type;
-	int64_t len;
-	uint32_t st;
-	if (!rd_ptr(s, 8, &type) || type != L.str_type || !rd((const char *)s + 16, &len, sizeof len) ||
-	    !rd((const char *)s + 32, &st, sizeof st) || len < 0)
-		return -1;
-	unsigned kind = (st >> 2) & 7, compact = (st >> 5) & 1, ascii = (st >> 6) & 1;
-	if (!compact)
-		return -1;
-	if (ascii) {
-		size_t n = (size_t)len, skip = 0;
-		if (n > cap) {
-			skip = keep_tail ? n - cap : 0;
-			n = cap;
-		}
-		return rd((const char *)s + L.str_ascii + skip, out, n) ? (long)n : -1;
-	}
-	const char *utf8;
-	int64_t ulen;
-	if (rd_ptr(s, L.str_utf8, (const void **)&utf8) && utf8 &&
-	    rd((const char *)s + L.str_utf8_len, &ulen, sizeof ulen) && ulen >= 0) {
-		size_t n = (size_t)ulen, skip = 0;
-		if (n > cap) {
-			skip = keep_tail ? n - cap : 0;
-			n = cap;
-		}
-		if (!rd(utf8 + skip, out, n))
-			return -1;
-		size_t k = 0;   /* a cut at the front may split a sequence */
-		while (skip && k < n && ((unsigned char)out[k] & 0xc0) == 0x80)
-			k++;
-		memmove(out, out + k, n - k);
-		return (long)(n - k);
-	}
-	if (kind != 1 && kind != 2 && kind != 4)
-		return -1;
-	/* transcode, keeping the end of long strings by starting late */
-	int64_t first = 0;
-	if (keep_tail && (uint64_t)len > cap / 2)
-		first = len - (int64_t)(cap / 2);
-	size_t n = 0;
-	const char *data = (const char *)s + L.str_compact;
-	for (int64_t i = first; i < len; i++) {
-		uint32_t c = 0;
-		if (!rd(data + (size_t)i * kind, &c, kind))
-			return -1;
-		size_t w = put_utf8(out + n, cap - n, c);
-		if (!w)
-			break;
-		n += w;
-	}
-	return (long)n;
+	return ingero_py_str(&L.T, rd_cb, NULL, (uint64_t)(uintptr_t)s, (uint64_t)(uintptr_t)L.str_type, out,
+			     cap, keep_tail);
 }
 
 /* --- line numbers ------------------------------------------------------------------------ */
@@ -306,28 +221,28 @@ static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
 	if (!ts)
 		return 0;
 	const void *fr;
-	if (!rd_ptr(ts, L.ts_frame, &fr))
+	if (!rd_ptr(ts, L.T.ts_frame, &fr))
 		return 0;
-	if (L.cf_current >= 0 && fr && !rd_ptr(fr, (size_t)L.cf_current, &fr))
+	if (L.T.cf_current >= 0 && fr && !rd_ptr(fr, (size_t)L.T.cf_current, &fr))
 		return 0;
 	int n = 0;
 	size_t used = 0;
 	for (int guard = 0; fr && n < max && guard < 4096; guard++) {
 		const void *code, *prev;
-		if (((uintptr_t)fr & 7) || !rd_ptr(fr, L.fr_code, &code) || !rd_ptr(fr, L.fr_prev, &prev))
+		if (((uintptr_t)fr & 7) || !rd_ptr(fr, L.T.fr_code, &code) || !rd_ptr(fr, L.T.fr_prev, &prev))
 			return n;
 		const void *ctype;
 		if (!code || !rd_ptr(code, 8, &ctype))
 			return n;
 		bool skip = ctype != L.code_type;   /* 3.13 shim frames run no code object */
 		int offset = -1;
-		if (!skip && L.fr_owner >= 0) {
+		if (!skip && L.T.fr_owner >= 0) {
 			char owner;
 			const char *instr;
 			int first = 0;
-			if (!rd((const char *)fr + L.fr_owner, &owner, 1) ||
-			    !rd_ptr(fr, L.fr_instr, (const void **)&instr) ||
-			    !rd((const char *)code + L.co_firsttraceable, &first, sizeof first))
+			if (!rd((const char *)fr + L.T.fr_owner, &owner, 1) ||
+			    !rd_ptr(fr, L.T.fr_instr, (const void **)&instr) ||
+			    !rd((const char *)code + L.T.co_firsttraceable, &first, sizeof first))
 				return n;
 			const char *bytecode = (const char *)code + L.co_bytecode;
 			if (owner == 3 /* FRAME_OWNED_BY_CSTACK, 3.12+ */ ||
@@ -336,7 +251,7 @@ static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
 			offset = (int)(instr - bytecode);
 		} else if (!skip) {
 			int lasti;
-			if (!rd((const char *)fr + L.fr_instr, &lasti, sizeof lasti))
+			if (!rd((const char *)fr + L.T.fr_instr, &lasti, sizeof lasti))
 				return n;
 			offset = lasti < 0 ? -1 : lasti * 2;
 		}
