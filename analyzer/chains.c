@@ -577,7 +577,7 @@ static int slow_chain(struct ia_analysis *a, size_t *cap, const struct ia_slow_a
 		       "the runtime");
 	}
 	for (int i = 0; i < s->ntop && !c->source[0]; i++) {   /* the slowest call with a Python frame */
-		const char *py = ia_stack_python(a->names, t->stack_ids[s->top[i].stack]);
+		const char *py = ia_stack_source(a->names, t->stack_ids[s->top[i].stack]);
 		if (py)
 			snprintf(c->source, sizeof c->source, "%s", py);
 	}
@@ -723,7 +723,7 @@ static int pageable_chain(struct ia_analysis *a, size_t *cap)
 	c->sev = sev;
 	c->api = top_api;
 	c->impact = share;
-	const char *py = ia_stack_python(a->names, best_id);
+	const char *py = ia_stack_source(a->names, best_id);
 	if (py)
 		snprintf(c->source, sizeof c->source, "%s", py);
 	double gp = ia_gbps(pg.bytes, pg.dur_ns), gpin = ia_gbps(pin_sync.bytes, pin_sync.dur_ns);

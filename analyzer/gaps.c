@@ -120,7 +120,7 @@ static int cmp_stack(const void *a, const void *b)
 static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g,
 				     size_t *cap, const struct ia_call *c)
 {
-	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+	const char *py = ia_stack_source(names, t->stack_ids[c->stack]);
 	return ia_line_slot(&g->sync_lines, &g->nsync_lines, cap, py ? py : "(no Python frame)");
 }
 
@@ -389,7 +389,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	/* Python line of the call ending each gap, weighted by the gap */
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ia_call *c = &t->calls[g->g[i].end_call];
-		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+		const char *py = ia_stack_source(names, t->stack_ids[c->stack]);
 		struct ia_gap_line *l = ia_line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
 		if (!l)
 			goto oom;

@@ -31,7 +31,7 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 	if (!is_launch(c->api) || !c->stack)
 		return 0;
 	h->launch_samples++;
-	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);   /* innermost: torch/optim lines name the optimizer */
 	if (!py)
 		return 0;
 	struct ia_gap_line *l = ia_line_slot(&h->lines, &h->nlines, cap, py);

@@ -121,3 +121,8 @@ const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
+const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	return e->user ? e->user : e->python;
+}

@@ -31,5 +31,9 @@ int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
 /* The innermost Python frame in the user's own code (ia_is_library_file)
  * as "file:line", or NULL. */
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);
+/* The line a finding points at: the innermost frame in the user's own code
+ * when there is one (a launch inside torch.nn is the user's forward call),
+ * else the innermost Python frame; NULL without Python frames. */
+const char *ia_stack_source(struct ia_stack_names *n, uint64_t stack_id);
 
 #endif

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "../../analyzer/json_out.h"
+#include "../../analyzer/stacks.h"
 #include "../../analyzer/util.h"
 
 #include <stdio.h>
@@ -173,6 +174,61 @@ static void short_symbols(void **state)
 	assert_string_equal(ia_short_symbol(tiny, sizeof tiny, "a_very_long_c_symbol"), "a_very_l...");
 }
 
+static void library_files(void **state)
+{
+	(void)state;
+	assert_true(ia_is_library_file("/usr/lib/python3.12/threading.py"));
+	assert_true(ia_is_library_file("/opt/venv/lib/python3.11/site-packages/numpy/core/x.py"));
+	assert_true(ia_is_library_file("/usr/local/lib/python3.12/dist-packages/torch/nn/modules/linear.py"));
+	assert_true(ia_is_library_file("/home/u/src/pytorch/torch/nn/functional.py"));   /* a source checkout */
+	assert_true(ia_is_library_file("<frozen importlib._bootstrap>"));
+	assert_true(ia_is_library_file(NULL));
+	assert_false(ia_is_library_file("/home/u/proj/train.py"));
+	assert_false(ia_is_library_file("train.py"));
+	assert_false(ia_is_library_file("/work/lib/dataset.py"));
+}
+
+/* stack names from stack_frames: innermost frame, the user's own frame,
+ * and whether a sample ran Python code */
+static void stack_names(void **state)
+{
+	(void)state;
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"CREATE TABLE stack_frames(stack_id, depth, kind, ip, symbol, module, offset, file, line);"
+		/* 1: a launch inside torch, called from the user's forward */
+		"INSERT INTO stack_frames VALUES (1, 0, 'python', 0, 'forward', NULL, 0,"
+		" '/usr/lib/python3/dist-packages/torch/nn/modules/linear.py', 125);"
+		"INSERT INTO stack_frames VALUES (1, 1, 'python', 0, 'Net.forward', NULL, 0, '/home/u/train.py', 40);"
+		"INSERT INTO stack_frames VALUES (1, 0, 'native', 1, 'cudaLaunchKernel', '/usr/lib/libcudart.so.13', 0, NULL, NULL);"
+		/* 2: a sample in the interpreter, Python frames all in libraries */
+		"INSERT INTO stack_frames VALUES (2, 0, 'native', 1, '_PyEval_EvalFrameDefault', '/usr/lib/libpython3.12.so.1.0', 0, NULL, NULL);"
+		"INSERT INTO stack_frames VALUES (2, 0, 'python', 0, 'collate', NULL, 0, '/x/site-packages/torch/utils/data/_utils/collate.py', 141);"
+		/* 3: a sample in libtorch code with a Python frame: not Python code */
+		"INSERT INTO stack_frames VALUES (3, 0, 'native', 1, 'at::native::cat', '/x/libtorch_cpu.so', 0, NULL, NULL);"
+		"INSERT INTO stack_frames VALUES (3, 0, 'python', 0, 'get', NULL, 0, '/home/u/data.py', 9);"
+		/* 4: native only */
+		"INSERT INTO stack_frames VALUES (4, 0, 'native', 1, 'memcpy', '/lib/libc.so.6', 0, NULL, NULL);",
+		NULL, NULL, NULL), SQLITE_OK);
+	struct ia_stack_names *n = ia_stack_names_new(db);
+	assert_string_equal(ia_stack_python(n, 1), "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py:125");
+	assert_string_equal(ia_stack_user_python(n, 1), "/home/u/train.py:40");
+	assert_string_equal(ia_stack_source(n, 1), "/home/u/train.py:40");
+	assert_false(ia_stack_runs_python(n, 1));
+	assert_null(ia_stack_user_python(n, 2));
+	assert_string_equal(ia_stack_source(n, 2), "/x/site-packages/torch/utils/data/_utils/collate.py:141");
+	assert_true(ia_stack_runs_python(n, 2));
+	assert_string_equal(ia_stack_python_func(n, 2), "collate");
+	assert_false(ia_stack_runs_python(n, 3));
+	assert_string_equal(ia_stack_source(n, 3), "/home/u/data.py:9");
+	assert_null(ia_stack_source(n, 4));
+	assert_false(ia_stack_runs_python(n, 4));
+	assert_null(ia_stack_source(n, 99));
+	ia_stack_names_free(n);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +239,8 @@ int main(void)
 		cmocka_unit_test(map_grows_and_finds),
 		cmocka_unit_test(json_strings_always_parse),
 		cmocka_unit_test(short_symbols),
+		cmocka_unit_test(library_files),
+		cmocka_unit_test(stack_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
