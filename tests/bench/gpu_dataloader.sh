@@ -10,16 +10,19 @@
 #      turns chunk by chunk (ROUNDS rounds of CHUNKS chunks), so that the
 #      machine's drift between whole runs cancels out;
 #   5. stackcost: what one call stack costs in PyTorch: the loop with a stack
-#      on every launch (no budget, then the default budget) against none.
+#      on every launch (no budget, then the default budget) against none;
+#   6. pyframes: the DataLoader case (4 workers) traced: how many of each
+#      process's on-CPU samples carry Python frames, the functions they name,
+#      and what explain makes of them.
 #
-#   [PARTS="matrix overhead xcheck stackcost turns"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
+#   [PARTS="matrix overhead xcheck stackcost turns pyframes"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
 #     sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
 # BUNDLE_DIR: `make bundle` output (it carries preload_uprobe_count and
 # preload_count.bpf.o).  PARTS picks sections, so that each device call ends
 # inside its time limit.  Prints key=value lines; traces and explains go to OUT_DIR.
 set -u
 D=$(cd "$1" && pwd); OUT=$2; ROWS=${3:-3000000}; PAIRS=${4:-5}
-PARTS=${PARTS:-matrix overhead xcheck stackcost turns}
+PARTS=${PARTS:-matrix overhead xcheck stackcost turns pyframes}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 PY=${PY:-python3}
@@ -106,6 +109,27 @@ if part stackcost; then
 	done
 	# shellcheck disable=SC2154
 	log "stack_us=$(echo "$w_every_unlimited $w_none $s_every_unlimited" | awk '{ if ($3 > 0) printf "%.1f", ($1 - $2) / $3 * 1e6; else print "-" }') every_budget_over_none=$(echo "$w_every_budget $w_none" | awk '{ printf "%.4f", $1 / $2 }')"
+fi
+
+# --- 6. pyframes: Python frames in the workers' samples --------------------------------
+# (plain tables: python3's own sqlite3 reads them, no sqlite3 shell needed)
+if part pyframes; then
+	"$RUN" -q -o "$OUT/pyframes.db" -- $PY examples/dataloader_starve.py --rows "$ROWS" --mode loader --workers 4 \
+		>"$OUT/pyframes.run.txt" 2>&1
+	"$D/ingero-analyze" explain "$OUT/pyframes.db" >"$OUT/pyframes.explain.txt" 2>&1
+	$PY - "$OUT/pyframes.db" <<'PYEOF' | tee -a "$OUT/summary.txt" ${SUMMARY:+"$SUMMARY"}
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+q = lambda s: db.execute(s).fetchall()
+for pid, n, py in q("""SELECT s.pid, count(*), sum(EXISTS (SELECT 1 FROM stack_frames f WHERE f.stack_id = s.stack_id
+                     AND f.kind = 'python')) FROM cpu_samples s GROUP BY 1 ORDER BY 2 DESC LIMIT 8"""):
+    print(f"pyframes_pid={pid} samples={n} with_python={py}")
+for sym, file, line, n in q("""SELECT f.symbol, f.file, f.line, count(*) FROM cpu_samples s JOIN stack_frames f
+                     ON f.stack_id = s.stack_id AND f.kind = 'python' AND f.depth = 0 GROUP BY 1, 2, 3 ORDER BY 4 DESC LIMIT 12"""):
+    print(f"pyframes_top n={n} func={sym} at={file}:{line}")
+print("pyframes_losses=" + str(q("SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'sample_python_frames'")[0][0]))
+PYEOF
+	grep -E '^\[|samples in the gaps|Source' "$OUT/pyframes.explain.txt" | head -n 12 | tee -a "$OUT/summary.txt"
 fi
 
 # --- 4. turns: variants and an untraced reference take turns, chunk by chunk -----------
