@@ -346,10 +346,12 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			       "collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
 			       "or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
 			       "batch = x[i:i+B])", nw, cpus);
+		int called = hot && hot->user_python[0] && strcmp(hot->user_python, hot->python);
 		if (!coll && hot && interp >= INTERPRETER_SHARE)
-			fix(c, "Make the Python code the samples name cheaper (%s at %s first), or take it off the "
+			fix(c, "Make the Python code the samples name cheaper (%s at %s%s%s first), or take it off the "
 			       "critical path: prepare the next batch in a DataLoader worker, or queue the next step's GPU "
-			       "work before it runs", hot->label, hot->user_python[0] ? hot->user_python : hot->python);
+			       "work before it runs", hot->label, hot->python, called ? ", called from " : "",
+			    called ? hot->user_python : "");
 		else if (!coll)
 			fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 			       "it runs while the GPU has nothing to do; move it off the critical path or overlap it "
