@@ -32,31 +32,59 @@ static __always_inline u64 rd_u64(u64 addr, bool *ok)
 	return v;
 }
 
+struct thread_scan {
+	const struct py_proc *p;
+	u64 self, ts, mine;
+	u32 found, n;
+	bool ok;
+};
+
+/* one thread state of the list (bpf_loop callback: the verifier checks the
+ * body once, not once per iteration) */
+static long scan_one(u64 i, void *arg)
+{
+	struct thread_scan *s = arg;
+
+	if (!s->ts || !s->ok)
+		return 1;
+	if (rd_u64(s->ts + s->p->ts_thread_id, &s->ok) == s->self) {
+		s->mine = s->ts;
+		s->found++;
+	}
+	s->ts = rd_u64(s->ts + s->p->ts_next, &s->ok);
+	s->n++;
+	return 0;
+}
+
 /* The sampled thread's Python frames: find its thread state by
- * pthread_self() (the thread pointer, fsbase on x86-64) in the runtime's
- * list, then follow the frame chain. */
+ * pthread_self() (the thread pointer, fsbase on x86-64) in the main
+ * interpreter's list, then follow the frame chain.  A state made by one
+ * thread for another carries its maker's id until the other binds it; two
+ * states with this thread's id are ambiguous: no frames rather than
+ * another thread's. */
 static __always_inline void python_frames(struct sample_event *e, const struct py_proc *p,
 					  struct task_struct *task)
 {
 	u64 self = BPF_CORE_READ(task, thread.fsbase);
 	bool ok = true;
-	u64 interp = rd_u64(p->runtime + p->rt_interp_head, &ok);
-	u64 ts = interp ? rd_u64(interp + p->interp_threads_head, &ok) : 0;
-	u64 fr;
+	u64 interp = rd_u64(p->runtime + p->rt_interp_main, &ok);
+	struct thread_scan s = { .p = p, .self = self, .ok = ok };
+	u64 ts, fr;
 	int i;
 
+	s.ts = interp ? rd_u64(interp + p->interp_threads_head, &s.ok) : 0;
 	e->py_status = PY_NO_THREAD;
-	for (i = 0; i < INGERO_PY_THREADS && ts && ok; i++) {
-		if (rd_u64(ts + p->ts_thread_id, &ok) == self)
-			break;
-		ts = rd_u64(ts + p->ts_next, &ok);
-	}
-	if (!ok) {
-		e->py_status = PY_READ_FAILED;
+	bpf_loop(INGERO_PY_THREADS, scan_one, &s, 0);
+	ok = s.ok;
+	if (!ok || s.ts) {
+		e->py_status = PY_READ_FAILED;   /* a list longer than we search counts as unread */
 		return;
 	}
-	if (!ts || i == INGERO_PY_THREADS)
+	if (s.found > 1)
+		e->py_status = PY_AMBIGUOUS;
+	if (s.found != 1)
 		return;
+	ts = s.mine;
 	fr = rd_u64(ts + p->ts_frame, &ok);
 	if (p->cf_current >= 0 && fr)
 		fr = rd_u64(fr + (u32)p->cf_current, &ok);

@@ -23,7 +23,7 @@
  * (include/ingero/python_layout.h, with the runtime's address). */
 struct py_proc {
 	__u64 runtime;             /* &_PyRuntime in the process */
-	__u32 rt_interp_head, interp_threads_head, ts_next, ts_thread_id, ts_frame;
+	__u32 rt_interp_main, interp_threads_head, ts_next, ts_thread_id, ts_frame;
 	__s32 cf_current;          /* -1: no cframe */
 	__u32 fr_code, fr_prev, fr_instr;
 	__s32 fr_owner;            /* -1: no owner byte (3.10) */
@@ -58,6 +58,7 @@ enum py_status {
 	PY_OK = 1,           /* frames found (maybe none: the thread runs no Python) */
 	PY_NO_THREAD = 2,    /* no thread state for this thread (not a Python thread) */
 	PY_READ_FAILED = 3,  /* a read failed on the way (paged out, or a layout mismatch) */
+	PY_AMBIGUOUS = 4,    /* two thread states carry this thread's id */
 };
 
 #endif

@@ -108,6 +108,7 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 		int code = e->exit_code;
 
 		proc_tree_exit(e->pid);
+		samples_exit(t, e->pid);
 		r.exit_ns = (int64_t)e->ts_ns;
 		/* shell convention: 128 + signal when killed */
 		r.exit_code = (code & 0x7f) ? 128 + (code & 0x7f) : (code >> 8) & 0xff;

@@ -33,8 +33,8 @@
 #include "symbolize.h"
 #include "tracer.h"
 
-#define RECHECK_NS 2000000000ull   /* a process not (yet) running CPython: look again after */
-#define RECHECKS 5
+#define RECHECK_NS 250000000ull    /* a process not (yet) running CPython: look again after */
+#define RECHECKS 20                /* (libpython is mapped by the dynamic loader, after exec) */
 #define LINES_MAX 65536            /* cached frames per process */
 #define TABLE_MAX (1u << 20)       /* a line table larger than this is not read */
 
@@ -76,8 +76,16 @@ static void lines_free(struct pyproc *p)
 	p->cap = p->n = 0;
 }
 
+/* Frames named while a process's cache was full: they live until the next sample. */
+static struct line uncached[INGERO_PY_DEPTH];
+static int nuncached;
+
 void pythons_free(struct pythons *ps)
 {
+	for (; nuncached > 0; nuncached--) {
+		free((char *)uncached[nuncached - 1].file);
+		free((char *)uncached[nuncached - 1].func);
+	}
 	if (!ps)
 		return;
 	for (size_t i = 0; i < ps->cap; i++)
@@ -155,7 +163,7 @@ static void push_map(struct tracer *t, uint32_t pid, const struct pyproc *p, uin
 {
 	struct py_proc v = {
 		.runtime = runtime,
-		.rt_interp_head = p->L.rt_interp_head,
+		.rt_interp_main = p->L.rt_interp_main,
 		.interp_threads_head = p->L.interp_threads_head,
 		.ts_next = p->L.ts_next,
 		.ts_thread_id = p->L.ts_thread_id,
@@ -221,12 +229,33 @@ void python_seen(struct tracer *t, uint32_t pid)
 	now = mono_now_ns();
 	if (p->state < 0 && (p->checks >= RECHECKS || now - p->checked_ns < RECHECK_NS))
 		return;
+	if (p->checks)
+		sym_load_pid(t->sym, pid);   /* libpython may have been mapped since */
 	p->checks++;
 	p->checked_ns = now;
 	runtime = find_cpython(t, pid, p);
 	p->state = runtime ? 1 : -1;
 	if (runtime)
 		push_map(t, pid, p, runtime);
+}
+
+/* Forget what pid was: a reused pid starts unknown. */
+static void forget(struct tracer *t, uint32_t pid)
+{
+	struct pyproc *p = proc_get(t->py, pid, 0);
+
+	bpf_map__delete_elem(t->samples->maps.py_procs, &pid, sizeof pid, 0);
+	if (p) {
+		lines_free(p);
+		p->state = 0;
+		p->checks = 0;
+	}
+}
+
+void python_exit(struct tracer *t, uint32_t pid)
+{
+	if (t->py && t->samples)
+		forget(t, pid);
 }
 
 void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
@@ -236,6 +265,7 @@ void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
 
 	if (!t->py || !t->samples)
 		return;
+	forget(t, child);
 	pp = proc_get(t->py, parent, 0);
 	if (!pp || pp->state <= 0)
 		return;
@@ -243,7 +273,6 @@ void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
 	c = proc_get(t->py, child, 1);   /* may move the table: pp is stale */
 	if (!c)
 		return;
-	lines_free(c);
 	*c = copy;
 	c->pid = child;
 	c->lines = NULL;
@@ -255,26 +284,23 @@ void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
 
 void python_exec(struct tracer *t, uint32_t pid)
 {
-	struct pyproc *p;
-
-	if (!t->py || !t->samples)
-		return;
-	bpf_map__delete_elem(t->samples->maps.py_procs, &pid, sizeof pid, 0);
-	p = proc_get(t->py, pid, 0);
-	if (p) {
-		lines_free(p);
-		p->state = 0;
-		p->checks = 0;
-	}
+	if (t->py && t->samples)
+		forget(t, pid);
 }
 
 /* --- naming frames --------------------------------------------------------------- */
 
+/* The cache slot of (code, instr): its entry, or an empty slot to fill;
+ * NULL when it is not there and the cache is full. */
 static struct line *line_slot(struct pyproc *p, uint64_t code, uint64_t instr)
 {
 	if (!p->cap || (p->n + 1) * 2 > p->cap) {
-		if (p->n >= LINES_MAX)
-			return NULL;
+		if (p->n >= LINES_MAX) {
+			for (size_t i = (size_t)((code ^ instr * 0x9e3779b97f4a7c15ull) >> 4) & (p->cap - 1);;
+			     i = (i + 1) & (p->cap - 1))
+				if (!p->lines[i].code || (p->lines[i].code == code && p->lines[i].instr == instr))
+					return p->lines[i].code ? &p->lines[i] : NULL;
+		}
 		size_t cap = p->cap ? p->cap * 2 : 1024;
 		struct line *n = calloc(cap, sizeof(*n));
 
@@ -358,23 +384,30 @@ int python_rows(struct tracer *t, uint32_t pid, const struct py_frame *f, int n,
 	struct pyproc *p;
 	int k = 0;
 
+	for (; nuncached > 0; nuncached--) {
+		free((char *)uncached[nuncached - 1].file);
+		free((char *)uncached[nuncached - 1].func);
+	}
 	if (!t->py || !(p = proc_get(t->py, pid, 0)) || p->state <= 0)
 		return 0;
-	for (int i = 0; i < n; i++) {
-		struct line *e;
+	for (int i = 0; i < n && i < INGERO_PY_DEPTH; i++) {
+		struct line *e, named;
 
-		/* a full cache (LINES_MAX frames in one process) names no more */
-		if (!f[i].code || !(e = line_slot(p, f[i].code, f[i].instr)))
+		if (!f[i].code)
 			continue;
-		if (!e->code) {
-			struct line named;
-
+		e = line_slot(p, f[i].code, f[i].instr);
+		if (!e || !e->code) {
 			if (name_frame(p, f[i].code, f[i].instr, &named) < 0)
 				continue;   /* unreadable now: not cached, tried again next time */
 			named.code = f[i].code;
 			named.instr = f[i].instr;
-			*e = named;
-			p->n++;
+			if (e) {
+				*e = named;
+				p->n++;
+			} else {
+				uncached[nuncached++] = named;   /* the cache is full */
+				e = &uncached[nuncached - 1];
+			}
 		}
 		if (!e->func)
 			continue;

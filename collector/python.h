@@ -22,6 +22,8 @@ void pythons_free(struct pythons *p);
 void python_seen(struct tracer *t, uint32_t pid);
 void python_fork(struct tracer *t, uint32_t child, uint32_t parent);
 void python_exec(struct tracer *t, uint32_t pid);
+/* pid exited: its map entry and names go (its slot stays, reset). */
+void python_exit(struct tracer *t, uint32_t pid);
 
 /* Names the n frames of a sample (innermost first) into rows of kind
  * "python" (depth from 0); returns the rows written (frames whose code

@@ -193,7 +193,7 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 	if (len < sizeof(*e) || !t->samples)
 		return;
 	python_seen(t, e->pid);
-	if (e->py_status == PY_READ_FAILED)
+	if (e->py_status == PY_READ_FAILED || e->py_status == PY_AMBIGUOUS)
 		store_loss_add(t->store, "sample_python_frames", e->pid, 1);
 	if (e->n_py)
 		npy = python_rows(t, e->pid, e->py, e->n_py < INGERO_PY_DEPTH ? (int)e->n_py : INGERO_PY_DEPTH, py);
@@ -241,6 +241,11 @@ void samples_exec(struct tracer *t, uint32_t pid)
 	if (t->sym)
 		sym_exec(t->sym, pid);
 	python_exec(t, pid);
+}
+
+void samples_exit(struct tracer *t, uint32_t pid)
+{
+	python_exit(t, pid);
 }
 
 void samples_enroll(struct tracer *t, uint32_t pid)

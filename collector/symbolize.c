@@ -37,6 +37,7 @@ struct sym {
 
 struct seg {
 	uint64_t off, vaddr, filesz;
+	uint32_t flags;      /* PF_X, PF_W, PF_R */
 };
 
 struct module {
@@ -149,7 +150,7 @@ static void load_module(struct module *m, uint32_t pid)
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(m->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			m->segs[m->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+			m->segs[m->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_flags };
 	}
 	while ((scn = elf_nextscn(m->elf, scn))) {
 		GElf_Shdr sh;
@@ -472,15 +473,18 @@ uint64_t sym_find(struct symbolizer *s, uint32_t pid, const char *prefix, const 
 			load_module(m->mod, pid);
 		if (!(v = module_symbol(m->mod, name)))
 			continue;
-		/* this executable mapping's bias: where the segment holding its
-		 * file offset was loaded, against its ELF address */
+		/* this executable mapping's bias: it maps the executable segment
+		 * from the page holding the segment's start (whose file offset
+		 * need not be page aligned: lld), and file offsets and addresses
+		 * agree modulo the page size */
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 		for (int k = 0; k < m->mod->nsegs; k++) {
 			const struct seg *g = &m->mod->segs[k];
 
-			if (m->off >= g->off && m->off < g->off + g->filesz) {
+			if ((g->flags & PF_X) && (g->off & ~(page - 1)) == m->off) {
 				if (module)
 					*module = m->mod->path;
-				return v + m->start - (g->vaddr + (m->off - g->off));
+				return v + m->start - (g->vaddr & ~(page - 1));
 			}
 		}
 	}

@@ -63,6 +63,7 @@ void samples_detach(struct tracer *t);
 void samples_fork(struct tracer *t, uint32_t child, uint32_t parent);
 void samples_exec(struct tracer *t, uint32_t pid);
 void samples_enroll(struct tracer *t, uint32_t pid);
+void samples_exit(struct tracer *t, uint32_t pid);
 
 uint64_t mono_now_ns(void);
 

@@ -8,22 +8,22 @@
 
 /* scripts/python-layout on 3.10.13, 3.11.7, 3.12.1, 3.13.0 */
 static const struct ingero_py_layout layouts[] = {
-	{ .minor = 10, .rt_interp_head = 32, .interp_threads_head = 8, .ts_next = 8, .ts_thread_id = 176,
+	{ .minor = 10, .rt_interp_main = 40, .interp_threads_head = 8, .ts_next = 8, .ts_thread_id = 176,
 	  .ts_frame = 24, .cf_current = -1, .fr_code = 32, .fr_prev = 24, .fr_instr = 96, .fr_owner = -1,
 	  .co_firsttraceable = -1, .co_bytecode = -1, .co_filename = 104, .co_name = 112,
 	  .co_firstlineno = 40, .co_linetable = 120, .str_ascii = 48, .str_compact = 72, .str_utf8 = 56,
 	  .str_utf8_len = 48 },
-	{ .minor = 11, .rt_interp_head = 40, .interp_threads_head = 16, .ts_next = 8, .ts_thread_id = 152,
+	{ .minor = 11, .rt_interp_main = 48, .interp_threads_head = 16, .ts_next = 8, .ts_thread_id = 152,
 	  .ts_frame = 56, .cf_current = 8, .fr_code = 32, .fr_prev = 48, .fr_instr = 56, .fr_owner = 69,
 	  .co_firsttraceable = 168, .co_bytecode = 184, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 72, .co_linetable = 136, .str_ascii = 48, .str_compact = 72, .str_utf8 = 56,
 	  .str_utf8_len = 48 },
-	{ .minor = 12, .rt_interp_head = 40, .interp_threads_head = 72, .ts_next = 8, .ts_thread_id = 136,
+	{ .minor = 12, .rt_interp_main = 48, .interp_threads_head = 72, .ts_next = 8, .ts_thread_id = 136,
 	  .ts_frame = 56, .cf_current = 0, .fr_code = 0, .fr_prev = 8, .fr_instr = 56, .fr_owner = 70,
 	  .co_firsttraceable = 176, .co_bytecode = 192, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 68, .co_linetable = 136, .str_ascii = 40, .str_compact = 56, .str_utf8 = 48,
 	  .str_utf8_len = 40 },
-	{ .minor = 13, .rt_interp_head = 632, .interp_threads_head = 7344, .ts_next = 8, .ts_thread_id = 152,
+	{ .minor = 13, .rt_interp_main = 640, .interp_threads_head = 7344, .ts_next = 8, .ts_thread_id = 152,
 	  .ts_frame = 72, .cf_current = -1, .fr_code = 0, .fr_prev = 8, .fr_instr = 56, .fr_owner = 70,
 	  .co_firsttraceable = 184, .co_bytecode = 200, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 68, .co_linetable = 136, .str_ascii = 40, .str_compact = 56, .str_utf8 = 48,
@@ -55,7 +55,7 @@ int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, siz
 		return -1;   /* 3.14 moved _Py_DebugOffsets' own fields */
 	*out = *ingero_py_layout(13);
 	static const struct { size_t at; size_t field; } map[] = {
-		{ 40, offsetof(struct ingero_py_layout, rt_interp_head) },
+		{ 40, offsetof(struct ingero_py_layout, rt_interp_main) },   /* .head; .main follows it */
 		{ 72, offsetof(struct ingero_py_layout, interp_threads_head) },
 		{ 168, offsetof(struct ingero_py_layout, ts_next) },
 		{ 184, offsetof(struct ingero_py_layout, ts_frame) },
@@ -77,6 +77,7 @@ int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, siz
 		uint32_t v32 = (uint32_t)v;
 		memcpy((char *)out + map[i].field, &v32, sizeof v32);
 	}
+	out->rt_interp_main += 8;   /* struct pyinterpreters { mutex; head; main; ... } in 3.10-3.13 */
 	return 0;
 }
 

@@ -57,6 +57,7 @@ struct layout {
 	/* code object fields, found in this interpreter's PyCode_Type */
 	size_t co_filename, co_name, co_bytecode;
 	long co_linetable;         /* code → its line table (bytes), -1 if not found */
+	long co_firstlineno;       /* code → first line (int), -1 if not found */
 	const void *code_type, *str_type, *bytes_type;
 	int (*addr2line)(void *code, int byte_offset);
 	void *(*this_tstate)(void);
@@ -144,6 +145,7 @@ static int setup(void)
 	L.co_filename = (size_t)fn;
 	L.co_name = (size_t)nm;
 	L.co_linetable = member_offset(L.code_type, "co_linetable");
+	L.co_firstlineno = member_offset(L.code_type, "co_firstlineno");
 	memcpy(&L.co_bytecode, (const char *)L.code_type + 32, sizeof L.co_bytecode); /* tp_basicsize */
 	return 1;
 }
@@ -167,12 +169,13 @@ static long read_str(const void *s, char *out, size_t cap, bool keep_tail)
  * 16 frames took ~60-80 µs, 99 % of a stack's cost (perf: 78 % of a
  * Python loop's time in _PyCode_CheckLineNumber), paid again at every stack
  * of the same call site.  So each thread keeps the lines it found, keyed by
- * code object, bytecode offset, line table, and the table's length and
- * first and last 8 bytes.  Code generated again and again (exec, torch.fx)
- * can get a freed code object's and table's addresses back; with the same
- * table content the lines are the same, and another content almost always
- * shows in length or ends.  What is left costs a wrong line in one sampled
- * stack, never a bad read. */
+ * code object, bytecode offset, line table, the first line, and the
+ * table's length and first and last 8 bytes.  Code generated again and
+ * again (exec, torch.fx) can get a freed code object's and table's
+ * addresses back; with the same first line and table content the lines
+ * are the same, and another content almost always shows in length or
+ * ends.  What is left costs a wrong line in one sampled stack, never a bad
+ * read. */
 #define LINE_SLOTS 256   /* 8 KiB per thread */
 #define BYTES_DATA 32    /* PyBytesObject.ob_sval, 3.10-3.13 */
 struct line_slot {
@@ -187,7 +190,10 @@ static bool table_print(const void *code, const void **table, uint64_t *print)
 	const void *type;
 	int64_t len;
 	uint64_t head = 0, tail = 0;
-	if (L.co_linetable < 0 || !L.bytes_type || !rd_ptr(code, (size_t)L.co_linetable, table) ||
+	int first = 0;
+	if (L.co_linetable < 0 || L.co_firstlineno < 0 || !L.bytes_type ||
+	    !rd((const char *)code + L.co_firstlineno, &first, sizeof first) ||
+	    !rd_ptr(code, (size_t)L.co_linetable, table) ||
 	    !*table || !rd_ptr(*table, 8, &type) || type != L.bytes_type ||
 	    !rd((const char *)*table + 16, &len, sizeof len) || len < 0)
 		return false;
@@ -195,7 +201,10 @@ static bool table_print(const void *code, const void **table, uint64_t *print)
 	if (n && (!rd((const char *)*table + BYTES_DATA, &head, n) ||
 		  !rd((const char *)*table + BYTES_DATA + (size_t)len - n, &tail, n)))
 		return false;
-	*print = (uint64_t)len ^ head * 0x9e3779b97f4a7c15ull ^ (tail << 1 | tail >> 63);
+	/* lines are deltas from the first line: the same body at another line
+	 * has the same table */
+	*print = (uint64_t)len ^ head * 0x9e3779b97f4a7c15ull ^ (tail << 1 | tail >> 63) ^
+		 (uint64_t)(uint32_t)first << 40;
 	return true;
 }
 

@@ -16,12 +16,20 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 		b->last_ns = now ? now : 1;
 	} else if (now > b->last_ns) {
 		uint64_t dt = now - b->last_ns;
-		if (dt > WINDOW_NS)
-			dt = WINDOW_NS;   /* keeps dt * ppm far from overflow; the cap is reached anyway */
-		b->credit_ns += (int64_t)(dt * ppm / 1000000u);
-		if (b->credit_ns > most)
+		if (dt >= WINDOW_NS) {   /* the cap is reached anyway; keeps dt * ppm from overflow */
 			b->credit_ns = most;
-		b->last_ns = now;
+			b->last_ns = now;
+		} else {
+			/* only the time turned into whole nanoseconds of credit is used
+			 * up: calls closer than 1e6/ppm ns apart still earn */
+			uint64_t gained = dt * ppm / 1000000u;
+			b->credit_ns += (int64_t)gained;
+			b->last_ns += ppm ? gained * 1000000u / ppm : dt;
+			if (b->credit_ns >= most) {
+				b->credit_ns = most;
+				b->last_ns = now;
+			}
+		}
 	}
 	return b->credit_ns > (sampled ? most / 2 : 0);
 }

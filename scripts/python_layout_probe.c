@@ -19,7 +19,7 @@
 #define P(name, expr) printf("%s=%zu\n", name, (size_t)(expr))
 int main(void) {
 	printf("minor=%d\n", PY_MINOR_VERSION);
-	P("rt_interp_head", offsetof(_PyRuntimeState, interpreters.head));
+	P("rt_interp_main", offsetof(_PyRuntimeState, interpreters.main));
 #if PY_MINOR_VERSION == 10
 	P("interp_threads_head", offsetof(PyInterpreterState, tstate_head));
 	P("ts_frame", offsetof(PyThreadState, frame));

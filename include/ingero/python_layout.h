@@ -19,7 +19,8 @@
 
 struct ingero_py_layout {
 	int minor;                        /* 10..13 */
-	uint32_t rt_interp_head;          /* _PyRuntime → first interpreter */
+	uint32_t rt_interp_main;          /* _PyRuntime → the main interpreter (interpreters.main:
+					   * .head is the newest, a subinterpreter once one exists) */
 	uint32_t interp_threads_head;     /* interpreter → first thread state */
 	uint32_t ts_next, ts_thread_id;   /* thread state → next; → pthread_self() */
 	uint32_t ts_frame;                /* → frame (3.10, 3.13) or cframe (3.11, 3.12) */

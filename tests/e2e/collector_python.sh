@@ -53,6 +53,15 @@ for py in $pythons; do
 	check_eq "python $v: one row per frame of each stored stack" 0 \
 		"$(q "SELECT count(*) FROM (SELECT stack_id, depth FROM stack_frames WHERE kind = 'python'
 			GROUP BY 1, 2 HAVING count(*) > 1)")"
+	# with a subinterpreter, the runtime's newest interpreter is not the main one
+	case $v in 3.1[0-1]) continue ;; esac
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	"$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.5 subinterpreter >/dev/null 2>"$T/err.txt"
+	check_eq "python $v, a subinterpreter made: exits 0" 0 $?
+	main=$(q "SELECT pid FROM cpu_samples GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
+	hot=$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id
+		WHERE s.pid = $main AND f.kind = 'python' AND f.depth = 0 AND f.symbol = 'inner_hot'")
+	check_ge "python $v, a subinterpreter made: the main thread's frames still found ($hot)" "$hot" 20
 done
 
 GP=tests/helpers/python_gaps.py

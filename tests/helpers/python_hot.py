@@ -3,7 +3,10 @@ the main process spends SECONDS in inner_hot (called from outer), then a
 forked worker spends SECONDS in worker_hot.  The lines the samples should
 name carry markers (# HOT, # OUTER, # WORKER).
 
-    python3 python_hot.py [SECONDS]
+    python3 python_hot.py [SECONDS] [subinterpreter]
+
+With "subinterpreter" (3.12+), a subinterpreter is created first: the
+runtime's newest interpreter is then not the main one.
 """
 import multiprocessing
 import sys
@@ -31,7 +34,20 @@ def worker_hot(deadline):
     return s
 
 
+def interpreters():
+    try:
+        import _interpreters as m  # 3.13
+    except ImportError:
+        import _xxsubinterpreters as m  # 3.12
+    return m
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[2] == "subinterpreter":
+        sub = interpreters().create()
+        outer(time.monotonic() + SECONDS)
+        interpreters().destroy(sub)  # before fork and exit: a live one hangs them
+        sys.exit(0)
     outer(time.monotonic() + SECONDS)
     p = multiprocessing.get_context("fork").Process(target=worker_hot, args=(time.monotonic() + SECONDS,))
     p.start()

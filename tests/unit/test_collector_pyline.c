@@ -71,6 +71,7 @@ static void debug_offsets(void **state)
 		put64(d, at[i], v[i]);
 	assert_int_equal(ingero_py_layout_debug(&L, d, sizeof d), 0);
 	assert_int_equal(L.minor, 13);
+	assert_int_equal(L.rt_interp_main, 640);                /* .main, right after .head */
 	assert_int_equal(L.interp_threads_head, 7352);
 	assert_int_equal(L.ts_frame, 72);
 	assert_int_equal(L.co_bytecode, 200);

@@ -76,6 +76,20 @@ static void long_run_spends_about_ppm(void **state)
 	assert_true(taken < offered / 2);
 }
 
+/* Calls far closer than 1e6/ppm ns apart still earn their share (the
+ * rounding is not thrown away at every call). */
+static void frequent_calls_earn(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0 };
+	ingero_stack_budget_allows(&b, 100, false, 1 * S);
+	ingero_stack_budget_spend(&b, (uint64_t)b.credit_ns);   /* 0 left */
+	for (uint64_t t = 1 * S; t <= 6 * S; t += 5000)           /* a call every 5 us for 5 s */
+		ingero_stack_budget_allows(&b, 100, false, t);
+	/* 100 ppm of 5 s = 500 us (the most is 1 ms) */
+	assert_true(b.credit_ns >= (int64_t)(MS / 2) - 1000 && b.credit_ns <= (int64_t)(MS / 2));
+}
+
 static void unlimited_and_frozen_clock(void **state)
 {
 	(void)state;
@@ -103,6 +117,7 @@ int main(void)
 		cmocka_unit_test(earning_is_capped),
 		cmocka_unit_test(samples_need_half),
 		cmocka_unit_test(long_run_spends_about_ppm),
+		cmocka_unit_test(frequent_calls_earn),
 		cmocka_unit_test(unlimited_and_frozen_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
