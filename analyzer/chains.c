@@ -205,7 +205,9 @@ static void stacks_json(cJSON *ev, const struct ia_gaps *g, int role, const char
 			continue;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "symbol", g->stacks[i].label);
+		cJSON_AddBoolToObject(o, "python_code", g->stacks[i].python_code);   /* symbol is a Python function */
 		ia_json_str(o, "python", g->stacks[i].python[0] ? g->stacks[i].python : NULL);
+		ia_json_str(o, "user_line", g->stacks[i].user_python[0] ? g->stacks[i].user_python : NULL);
 		ia_json_u64(o, "samples", n);
 		ia_json_round(o, "share", total ? (double)n / (double)total : 0, 4);
 		cJSON_AddItemToArray(arr, o);
@@ -439,8 +441,11 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	if (sat >= 0)
 		ia_json_round(ev, "cpu_saturation", sat, 4);
 	stacks_json(ev, g, 0, "main_stacks");
-	if (workers)
+	ia_json_round(ev, "main_python_share", stacks_interpreter_share(g, 0), 4);
+	if (workers) {
 		stacks_json(ev, g, 1, "worker_stacks");
+		ia_json_round(ev, "worker_python_share", stacks_interpreter_share(g, 1), 4);
+	}
 	ia_gap_end_lines_json(ev, "gap_ending_lines", t, g, 3);
 	return 0;
 }

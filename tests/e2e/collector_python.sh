@@ -82,4 +82,15 @@ check "explain: the first fix names that code" \
 	grep -q "1\. Make the Python code the samples name cheaper (build_batch.* at $PWD/$GP:$BUILD first)" "$T/explain.txt"
 check "explain: Source is that line" grep -q "^  Source: $PWD/$GP:$BUILD\$" "$T/explain.txt"
 check "explain: the pyenv shim's shells (if any) are not workers" sh -c "! grep -q 'workers on-CPU 0ns' '$T/explain.txt'"
+"$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" 2>&1
+check "explain --json: the chain's top main stack is Python code with its user line, the share given" \
+	python3 - "$T/explain.json" "$PWD/$GP:$BUILD" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["chains"] if c["kind"].startswith("gaps_")][0]["evidence"]
+top = c["main_stacks"][0]
+assert top["python_code"] is True and top["symbol"].startswith("build_batch"), top
+assert top["user_line"] == sys.argv[2], top
+assert c["main_python_share"] >= 0.9, c["main_python_share"]
+PYEOF
 finish
