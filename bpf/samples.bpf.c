@@ -56,6 +56,47 @@ static long scan_one(u64 i, void *arg)
 	return 0;
 }
 
+struct frame_walk {
+	const struct py_proc *p;
+	struct sample_event *e;
+	u64 fr;
+	bool ok;
+};
+
+/* one frame of the chain (bpf_loop callback, like scan_one) */
+static long walk_one(u64 i, void *arg)
+{
+	struct frame_walk *w = arg;
+	const struct py_proc *p = w->p;
+	struct sample_event *e = w->e;
+	u64 fr = w->fr, code, instr = 0;
+	u8 owner = 0;
+	u32 n;
+
+	if (!fr || !w->ok || e->n_py >= INGERO_PY_DEPTH)
+		return 1;
+	code = rd_u64(fr + p->fr_code, &w->ok);
+	if (p->instr_is_int) {
+		s32 lasti = 0;
+
+		if (bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(fr + p->fr_instr)))
+			w->ok = false;
+		instr = (u64)(s64)lasti;
+	} else {
+		instr = rd_u64(fr + p->fr_instr, &w->ok);
+	}
+	if (p->fr_owner >= 0 && bpf_probe_read_user(&owner, sizeof(owner), (void *)(fr + (u32)p->fr_owner)))
+		w->ok = false;
+	n = e->n_py;
+	if (w->ok && code && owner != p->skip_owner && n < INGERO_PY_DEPTH) {
+		e->py[n].code = code;
+		e->py[n].instr = instr;
+		e->n_py = n + 1;
+	}
+	w->fr = rd_u64(fr + p->fr_prev, &w->ok);
+	return 0;
+}
+
 /* The sampled thread's Python frames: find its thread state by
  * pthread_self() (the thread pointer, fsbase on x86-64) in the main
  * interpreter's list, then follow the frame chain.  A state made by one
@@ -70,7 +111,6 @@ static __always_inline void python_frames(struct sample_event *e, const struct p
 	u64 interp = rd_u64(p->runtime + p->rt_interp_main, &ok);
 	struct thread_scan s = { .p = p, .self = self, .ok = ok };
 	u64 ts, fr;
-	int i;
 
 	s.ts = interp ? rd_u64(interp + p->interp_threads_head, &s.ok) : 0;
 	e->py_status = PY_NO_THREAD;
@@ -88,35 +128,10 @@ static __always_inline void python_frames(struct sample_event *e, const struct p
 	fr = rd_u64(ts + p->ts_frame, &ok);
 	if (p->cf_current >= 0 && fr)
 		fr = rd_u64(fr + (u32)p->cf_current, &ok);
-	for (i = 0; i < INGERO_PY_DEPTH * 2 && fr && ok && e->n_py < INGERO_PY_DEPTH; i++) {
-		u64 code = rd_u64(fr + p->fr_code, &ok);
-		u64 instr = 0;
-		u8 owner = 0;
-
-		if (p->instr_is_int) {
-			s32 lasti = 0;
-
-			if (bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(fr + p->fr_instr)))
-				ok = false;
-			instr = (u64)(s64)lasti;
-		} else {
-			instr = rd_u64(fr + p->fr_instr, &ok);
-		}
-		if (p->fr_owner >= 0 &&
-		    bpf_probe_read_user(&owner, sizeof(owner), (void *)(fr + (u32)p->fr_owner)))
-			ok = false;
-		if (ok && code && owner != p->skip_owner) {
-			u32 n = e->n_py;
-
-			if (n < INGERO_PY_DEPTH) {
-				e->py[n].code = code;
-				e->py[n].instr = instr;
-				e->n_py = n + 1;
-			}
-		}
-		fr = rd_u64(fr + p->fr_prev, &ok);
-	}
-	e->py_status = ok || e->n_py ? PY_OK : PY_READ_FAILED;
+	/* shim frames are skipped, so up to twice as many frames are looked at */
+	struct frame_walk w = { .p = p, .e = e, .fr = fr, .ok = ok };
+	bpf_loop(INGERO_PY_DEPTH * 2, walk_one, &w, 0);
+	e->py_status = w.ok || e->n_py ? PY_OK : PY_READ_FAILED;
 }
 
 SEC("perf_event")
