@@ -134,8 +134,7 @@ static __always_inline void python_frames(struct sample_event *e, const struct p
 	e->py_status = w.ok || e->n_py ? PY_OK : PY_READ_FAILED;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+static __always_inline int sample(struct bpf_perf_event_data *ctx, bool python)
 {
 	u64 id = bpf_get_current_pid_tgid();
 	u32 tgid = id >> 32;
@@ -168,9 +167,23 @@ int on_sample(struct bpf_perf_event_data *ctx)
 				    (void *)BPF_CORE_READ(regs, sp));
 	e->n_py = 0;
 	e->py_status = PY_NONE;
-	py = bpf_map_lookup_elem(&py_procs, &tgid);
+	py = python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
 	if (py)
 		python_frames(e, py, bpf_get_current_task_btf());
 	submit(e);
 	return 0;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	return sample(ctx, true);
+}
+
+/* Without Python frames, for a kernel that refuses the walk (no bpf_loop
+ * before 5.17): native stacks must not depend on it. */
+SEC("perf_event")
+int on_sample_native(struct bpf_perf_event_data *ctx)
+{
+	return sample(ctx, false);
 }

@@ -33,7 +33,8 @@ static const char doc[] =
 "in session.mode).  Exit status: CMD's; else 0, 1 on a runtime failure,\n"
 "2 on a usage error.\n";
 
-enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS };
+enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS,
+       OPT_NO_PYTHON_FRAMES };
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "report database to write (replaced if present)", 0 },
@@ -48,6 +49,8 @@ static const struct argp_option opts[] = {
 	{ "endpoint", OPT_ENDPOINT, "URL", 0, "nng endpoint (default $" INGERO_ENV_ENDPOINT
 	  " or " INGERO_DEFAULT_ENDPOINT ")", 0 },
 	{ "no-bpf", OPT_NO_BPF, NULL, 0, "CUDA calls only: load no BPF programs", 0 },
+	{ "no-python-frames", OPT_NO_PYTHON_FRAMES, NULL, 0, "on-CPU samples without Python frames "
+	  "(no reads of traced processes' interpreter memory)", 0 },
 	{ "stats", OPT_STATS, "FILE", 0, "write key=value figures (calls, messages, losses, CPU "
 	  "time) to FILE at exit", 0 },
 	{ "quiet", 'q', NULL, 0, "no summary on stderr at the end", 0 },
@@ -104,6 +107,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ENDPOINT:
 		c->endpoint = arg;
+		break;
+	case OPT_NO_PYTHON_FRAMES:
+		c->no_python_frames = 1;
 		break;
 	case OPT_NO_BPF:
 		c->no_bpf = 1;

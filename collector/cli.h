@@ -19,6 +19,7 @@ struct cli {
 	uint64_t bucket_ns;        /* --bucket-ms */
 	const char *endpoint;      /* --endpoint, else $INGERO_ENDPOINT, else default */
 	int no_bpf;                /* --no-bpf: CUDA-only on purpose */
+	int no_python_frames;      /* --no-python-frames */
 	const char *stats;         /* --stats FILE: key=value figures at exit */
 	int quiet;
 };

@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 
 	to.bucket_ns = c.bucket_ns;
 	to.sample_hz = c.sample_hz;
+	to.python_frames = !c.no_python_frames;
 	if (c.no_bpf)
 		snprintf(why, sizeof why, "--no-bpf");
 	else

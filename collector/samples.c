@@ -76,14 +76,32 @@ int samples_attach(struct tracer *t)
 		.freq = 1,
 	};
 	int err, attached = 0;
+	struct bpf_program *prog;
 
-	t->samples = samples_bpf__open();
-	if (!t->samples)
-		return -errno;
-	if ((err = tracer_share_maps(t, t->samples->maps.traced, t->samples->maps.events,
-				     t->samples->maps.drops)) ||
-	    (err = samples_bpf__load(t->samples)))
-		return err;
+	/* with Python frames; if this kernel refuses the walk, without */
+	for (int python = t->o.python_frames; python >= 0; python--) {
+		t->samples = samples_bpf__open();
+		if (!t->samples)
+			return -errno;
+		bpf_program__set_autoload(python ? t->samples->progs.on_sample_native : t->samples->progs.on_sample,
+					  false);
+		if ((err = tracer_share_maps(t, t->samples->maps.traced, t->samples->maps.events,
+					     t->samples->maps.drops)))
+			return err;
+		if (!(err = samples_bpf__load(t->samples)))
+			break;
+		samples_bpf__destroy(t->samples);
+		t->samples = NULL;
+		if (!python)
+			return err;
+		fprintf(stderr, "ingero-collector: on-CPU samples without Python frames: this kernel refuses "
+				"the frame walk (%s)\n", strerror(-err));
+	}
+	prog = bpf_program__autoload(t->samples->progs.on_sample) ? t->samples->progs.on_sample
+								   : t->samples->progs.on_sample_native;
+	store_session(t->store, "python_frames", prog == t->samples->progs.on_sample ? "on"
+		      : t->o.python_frames ? "off: the kernel refused the frame walk" : "off: --no-python-frames");
+	t->o.python_frames = prog == t->samples->progs.on_sample;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		return -EINVAL;
@@ -96,8 +114,7 @@ int samples_attach(struct tracer *t)
 						PERF_FLAG_FD_CLOEXEC);
 		if (t->perf_fds[cpu] < 0)
 			continue;   /* an offline CPU */
-		t->perf_links[cpu] = bpf_program__attach_perf_event(t->samples->progs.on_sample,
-								    t->perf_fds[cpu]);
+		t->perf_links[cpu] = bpf_program__attach_perf_event(prog, t->perf_fds[cpu]);
 		if (!t->perf_links[cpu]) {
 			close(t->perf_fds[cpu]);
 			t->perf_fds[cpu] = -1;
@@ -192,7 +209,8 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 
 	if (len < sizeof(*e) || !t->samples)
 		return;
-	python_seen(t, e->pid);
+	if (t->o.python_frames)
+		python_seen(t, e->pid);
 	if (e->py_status == PY_READ_FAILED || e->py_status == PY_AMBIGUOUS)
 		store_loss_add(t->store, "sample_python_frames", e->pid, 1);
 	if (e->n_py)

@@ -16,6 +16,7 @@ struct symbolizer;
 struct tracer_opts {
 	uint64_t bucket_ns;     /* aggregation bucket width */
 	unsigned sample_hz;     /* on-CPU sampling rate; 0 = off */
+	int python_frames;      /* Python frames in samples (bpf/samples.bpf.c's walk) */
 };
 
 struct tracer {

@@ -33,6 +33,7 @@ for py in $pythons; do
 	withpy=$(q "SELECT count(*) FROM cpu_samples s WHERE pid = $main AND EXISTS
 		(SELECT 1 FROM stack_frames f WHERE f.stack_id = s.stack_id AND f.kind = 'python')")
 	check_ge "python $v: main process sampled ($total)" "$total" 40
+	check_eq "python $v: session.python_frames" on "$(q "SELECT value FROM session WHERE key = 'python_frames'")"
 	check_ge "python $v: most of its samples carry Python frames ($withpy of $total)" "$((withpy * 4))" "$((total * 3))"
 	hot=$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id
 		WHERE s.pid = $main AND f.kind = 'python' AND f.depth = 0 AND f.symbol = 'inner_hot'
@@ -63,6 +64,15 @@ for py in $pythons; do
 		WHERE s.pid = $main AND f.kind = 'python' AND f.depth = 0 AND f.symbol = 'inner_hot'")
 	check_ge "python $v, a subinterpreter made: the main thread's frames still found ($hot)" "$hot" 20
 done
+
+rm -f "$DB" "$DB-wal" "$DB-shm"
+"$B/ingero-collector" -o "$DB" --sample-hz 199 --no-python-frames -- python3 "$FILE" 0.3 >/dev/null 2>"$T/err.txt"
+check_eq "--no-python-frames: exits 0" 0 $?
+check_ge "--no-python-frames: still sampled (the native program)" "$(q "SELECT count(*) FROM cpu_samples")" 20
+check_eq "--no-python-frames: no Python frame in any sample" 0 \
+	"$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id AND f.kind = 'python'")"
+check_eq "--no-python-frames: the session says so" "off: --no-python-frames" \
+	"$(q "SELECT value FROM session WHERE key = 'python_frames'")"
 
 GP=tests/helpers/python_gaps.py
 BUILD=$(grep -n "# BUILD\$" "$GP" | cut -d: -f1)
