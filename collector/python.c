@@ -33,8 +33,11 @@
 #include "symbolize.h"
 #include "tracer.h"
 
-#define RECHECK_NS 250000000ull    /* a process not (yet) running CPython: look again after */
-#define RECHECKS 20                /* (libpython is mapped by the dynamic loader, after exec) */
+/* A process not (yet) running CPython is looked at again after 10 ms, 20,
+ * 40 ... up to 1.28 s, 20 times in all: libpython is mapped by the dynamic
+ * loader after exec, and a sample can come first. */
+#define RECHECK_NS 10000000ull
+#define RECHECKS 20
 #define LINES_MAX 65536            /* cached frames per process */
 #define TABLE_MAX (1u << 20)       /* a line table larger than this is not read */
 
@@ -227,7 +230,8 @@ void python_seen(struct tracer *t, uint32_t pid)
 	if (!p || p->state > 0)
 		return;
 	now = mono_now_ns();
-	if (p->state < 0 && (p->checks >= RECHECKS || now - p->checked_ns < RECHECK_NS))
+	if (p->state < 0 && (p->checks >= RECHECKS ||
+			     now - p->checked_ns < RECHECK_NS << (p->checks < 8 ? p->checks - 1 : 7)))
 		return;
 	if (p->checks)
 		sym_load_pid(t->sym, pid);   /* libpython may have been mapped since */
