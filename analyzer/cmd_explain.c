@@ -23,6 +23,9 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s)\n", t->command ? t->command : "(no command recorded)",
 		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
+	const char *pyf = ia_session(t, "python_frames");
+	if (pyf && !strncmp(pyf, "off", 3))   /* which Python code ran is then not known */
+		fprintf(f, "On-CPU samples have native frames only (Python frames %s).\n", pyf);
 	if (a->pp.main < 0) {
 		fprintf(f, "No CUDA calls and no traced process in this trace: nothing to explain.\n");
 		return;

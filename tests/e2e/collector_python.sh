@@ -73,6 +73,8 @@ check_eq "--no-python-frames: no Python frame in any sample" 0 \
 	"$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id AND f.kind = 'python'")"
 check_eq "--no-python-frames: the session says so" "off: --no-python-frames" \
 	"$(q "SELECT value FROM session WHERE key = 'python_frames'")"
+check "--no-python-frames: explain says so under its Trace line" sh -c \
+	"'$B/ingero-analyze' explain '$DB' | sed -n 2p | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
 
 GP=tests/helpers/python_gaps.py
 BUILD=$(grep -n "# BUILD\$" "$GP" | cut -d: -f1)
