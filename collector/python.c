@@ -30,6 +30,7 @@
 #include "bpf/samples.skel.h"
 #include "../bpf/samples.h"
 #include "ingero/python_layout.h"
+#include "ingero/u64map.h"
 #include "symbolize.h"
 #include "tracer.h"
 
@@ -42,25 +43,23 @@
 #define TABLE_MAX (1u << 20)       /* a line table larger than this is not read */
 
 struct line {
-	uint64_t code, instr;      /* key; code 0 = empty slot */
+	uint64_t code, instr;      /* what the entry names (its map key is a hash of them) */
 	const char *file, *func;   /* NULL func: not a code frame */
 	int line;
 };
 
 struct pyproc {
-	uint32_t pid;              /* 0 = free slot */
+	uint32_t pid;
 	int state;                 /* 0 unknown, 1 CPython found, -1 not found */
 	int checks;
 	uint64_t checked_ns;
 	struct ingero_py_layout L;
 	uint64_t code_type, str_type;
-	struct line *lines;
-	size_t cap, n;
+	struct u64map lines;       /* (code, instr) key → struct line */
 };
 
 struct pythons {
-	struct pyproc *procs;
-	size_t cap, n;
+	struct u64map procs;       /* pid → struct pyproc */
 };
 
 struct pythons *pythons_new(void)
@@ -68,74 +67,68 @@ struct pythons *pythons_new(void)
 	return calloc(1, sizeof(struct pythons));
 }
 
+static void line_free(struct line *e)
+{
+	free((char *)e->file);
+	free((char *)e->func);
+	free(e);
+}
+
+static void line_free_each(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	line_free(val);
+}
+
 static void lines_free(struct pyproc *p)
 {
-	for (size_t i = 0; i < p->cap; i++) {
-		free((char *)p->lines[i].file);
-		free((char *)p->lines[i].func);
-	}
-	free(p->lines);
-	p->lines = NULL;
-	p->cap = p->n = 0;
+	ingero_map_each(&p->lines, line_free_each, NULL);
+	ingero_map_free(&p->lines);
+}
+
+static void proc_free_each(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	(void)arg;
+	lines_free(val);
+	free(val);
 }
 
 /* Frames named while a process's cache was full: they live until the next sample. */
-static struct line uncached[INGERO_PY_DEPTH];
+static struct line *uncached[INGERO_PY_DEPTH];
 static int nuncached;
+
+static void uncached_free(void)
+{
+	while (nuncached > 0)
+		line_free(uncached[--nuncached]);
+}
 
 void pythons_free(struct pythons *ps)
 {
-	for (; nuncached > 0; nuncached--) {
-		free((char *)uncached[nuncached - 1].file);
-		free((char *)uncached[nuncached - 1].func);
-	}
+	uncached_free();
 	if (!ps)
 		return;
-	for (size_t i = 0; i < ps->cap; i++)
-		lines_free(&ps->procs[i]);
-	free(ps->procs);
+	ingero_map_each(&ps->procs, proc_free_each, NULL);
+	ingero_map_free(&ps->procs);
 	free(ps);
-}
-
-static size_t pid_hash(uint32_t pid, size_t cap)
-{
-	return (pid * 2654435761u) & (cap - 1);
 }
 
 static struct pyproc *proc_get(struct pythons *ps, uint32_t pid, int create)
 {
-	if (create && (ps->n + 1) * 2 > ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 256;
-		struct pyproc *n = calloc(cap, sizeof(*n));
+	struct pyproc *p = ingero_map_get(&ps->procs, pid);
 
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < ps->cap; i++) {
-			if (!ps->procs[i].pid)
-				continue;
-			size_t j = pid_hash(ps->procs[i].pid, cap);
-			while (n[j].pid)
-				j = (j + 1) & (cap - 1);
-			n[j] = ps->procs[i];
-		}
-		free(ps->procs);
-		ps->procs = n;
-		ps->cap = cap;
-	}
-	if (!ps->cap)
+	if (p || !create)
+		return p;
+	if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
-	for (size_t i = pid_hash(pid, ps->cap);; i = (i + 1) & (ps->cap - 1)) {
-		if (ps->procs[i].pid == pid)
-			return &ps->procs[i];
-		if (!ps->procs[i].pid) {
-			if (!create)
-				return NULL;
-			memset(&ps->procs[i], 0, sizeof ps->procs[i]);
-			ps->procs[i].pid = pid;
-			ps->n++;
-			return &ps->procs[i];
-		}
+	p->pid = pid;
+	if (ingero_map_put(&ps->procs, pid, p) != 0) {
+		free(p);
+		return NULL;
 	}
+	return p;
 }
 
 static int rd(void *ctx, uint64_t addr, void *out, size_t n)
@@ -271,16 +264,14 @@ void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
 		return;
 	forget(t, child);
 	pp = proc_get(t->py, parent, 0);
-	if (!pp || pp->state <= 0)
+	if (!pp || pp->state <= 0 || !(c = proc_get(t->py, child, 1)))
 		return;
-	struct pyproc copy = *pp;
-	c = proc_get(t->py, child, 1);   /* may move the table: pp is stale */
-	if (!c)
-		return;
-	*c = copy;
-	c->pid = child;
-	c->lines = NULL;
-	c->cap = c->n = 0;
+	c->state = pp->state;
+	c->checks = pp->checks;
+	c->checked_ns = pp->checked_ns;
+	c->L = pp->L;
+	c->code_type = pp->code_type;
+	c->str_type = pp->str_type;
 	/* same image, same addresses: the parent's map entry serves the child */
 	if (bpf_map__lookup_elem(t->samples->maps.py_procs, &parent, sizeof parent, &v, sizeof v, 0) == 0)
 		bpf_map__update_elem(t->samples->maps.py_procs, &child, sizeof child, &v, sizeof v, BPF_ANY);
@@ -294,38 +285,9 @@ void python_exec(struct tracer *t, uint32_t pid)
 
 /* --- naming frames --------------------------------------------------------------- */
 
-/* The cache slot of (code, instr): its entry, or an empty slot to fill;
- * NULL when it is not there and the cache is full. */
-static struct line *line_slot(struct pyproc *p, uint64_t code, uint64_t instr)
+static uint64_t line_key(uint64_t code, uint64_t instr)
 {
-	if (!p->cap || (p->n + 1) * 2 > p->cap) {
-		if (p->n >= LINES_MAX) {
-			for (size_t i = (size_t)((code ^ instr * 0x9e3779b97f4a7c15ull) >> 4) & (p->cap - 1);;
-			     i = (i + 1) & (p->cap - 1))
-				if (!p->lines[i].code || (p->lines[i].code == code && p->lines[i].instr == instr))
-					return p->lines[i].code ? &p->lines[i] : NULL;
-		}
-		size_t cap = p->cap ? p->cap * 2 : 1024;
-		struct line *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < p->cap; i++) {
-			if (!p->lines[i].code)
-				continue;
-			size_t j = (size_t)((p->lines[i].code ^ p->lines[i].instr * 0x9e3779b97f4a7c15ull) >> 4) & (cap - 1);
-			while (n[j].code)
-				j = (j + 1) & (cap - 1);
-			n[j] = p->lines[i];
-		}
-		free(p->lines);
-		p->lines = n;
-		p->cap = cap;
-	}
-	for (size_t i = (size_t)((code ^ instr * 0x9e3779b97f4a7c15ull) >> 4) & (p->cap - 1);;
-	     i = (i + 1) & (p->cap - 1))
-		if (!p->lines[i].code || (p->lines[i].code == code && p->lines[i].instr == instr))
-			return &p->lines[i];
+	return ingero_mix64(code ^ ingero_mix64(instr));
 }
 
 /* Reads one frame's code object; 0 on success with file/func set (func
@@ -388,30 +350,39 @@ int python_rows(struct tracer *t, uint32_t pid, const struct py_frame *f, int n,
 	struct pyproc *p;
 	int k = 0;
 
-	for (; nuncached > 0; nuncached--) {
-		free((char *)uncached[nuncached - 1].file);
-		free((char *)uncached[nuncached - 1].func);
-	}
+	uncached_free();
 	if (!t->py || !(p = proc_get(t->py, pid, 0)) || p->state <= 0)
 		return 0;
 	for (int i = 0; i < n && i < INGERO_PY_DEPTH; i++) {
+		uint64_t key = line_key(f[i].code, f[i].instr);
 		struct line *e, named;
 
 		if (!f[i].code)
 			continue;
-		e = line_slot(p, f[i].code, f[i].instr);
-		if (!e || !e->code) {
+		e = ingero_map_get(&p->lines, key);
+		if (!e || e->code != f[i].code || e->instr != f[i].instr) {   /* a miss, or a key collision */
 			if (name_frame(p, f[i].code, f[i].instr, &named) < 0)
 				continue;   /* unreadable now: not cached, tried again next time */
 			named.code = f[i].code;
 			named.instr = f[i].instr;
-			if (e) {
-				*e = named;
-				p->n++;
-			} else {
-				uncached[nuncached++] = named;   /* the cache is full */
-				e = &uncached[nuncached - 1];
+			struct line *fresh = malloc(sizeof(*fresh));
+			if (!fresh) {
+				free((char *)named.file);
+				free((char *)named.func);
+				continue;
 			}
+			*fresh = named;
+			/* a collision hands the slot to the newer frame (the older one
+			 * lives until the next sample: a row may point at it); a full
+			 * cache (or no memory) names this one for this sample only.  One
+			 * entry at most per frame: uncached[] holds them all. */
+			if ((e || p->lines.len < LINES_MAX) && ingero_map_put(&p->lines, key, fresh) == 0) {
+				if (e)
+					uncached[nuncached++] = e;
+			} else {
+				uncached[nuncached++] = fresh;
+			}
+			e = fresh;
 		}
 		if (!e->func)
 			continue;

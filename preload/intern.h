@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ingero/u64map.h"   /* ingero_mix64 */
+
 struct ingero_set {
 	uint32_t cap;               /* power of two */
 	_Atomic uint64_t *keys;     /* 0 = empty */
@@ -28,16 +30,6 @@ extern struct ingero_set ingero_kernels_put;
 /* A fork child that becomes an owner starts with empty sets. */
 void ingero_intern_reset(void);
 
-/* A 64-bit mix (splitmix64's finaliser) for keys that are not hashes yet. */
-static inline uint64_t ingero_mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 
 /* A fixed-size lock-free map of 64-bit keys to 64-bit values (0 = none),

@@ -57,7 +57,7 @@
 #include "pack.h"
 #include "record.h"
 #include "symbolize.h"
-#include "u64map.h"
+#include "ingero/u64map.h"
 
 #define BATCH_RECORDS 2048
 #define BATCH_BYTES (256u << 10)

@@ -17,7 +17,7 @@
 #include "../../preload/config.h"
 #include "../../preload/intern.h"
 #include "../../preload/pinned.h"
-#include "../../preload/u64map.h"
+#include "ingero/u64map.h"
 
 static char area[1 << 16];
 

@@ -1,13 +1,25 @@
 /*
  * u64map.h — a small growable hash map from 64-bit keys to pointers, for
- * the sender thread's private bookkeeping (never used on the hot path, and
+ * one thread's private bookkeeping (the preload's sender thread, the
+ * collector's per-process Python state; never the preload's hot path, and
  * never shared between threads).
  */
-#ifndef INGERO_PRELOAD_U64MAP_H
-#define INGERO_PRELOAD_U64MAP_H
+#ifndef INGERO_U64MAP_H
+#define INGERO_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* A 64-bit mix (splitmix64's finaliser) for keys that are not hashes yet. */
+static inline uint64_t ingero_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
 
 struct u64map {
 	uint64_t *keys;

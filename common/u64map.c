@@ -1,11 +1,9 @@
 /*
  * u64map.c — open addressing, linear probing, load factor ≤ 1/2, doubling.
  */
-#include "u64map.h"
+#include "ingero/u64map.h"
 
 #include <stdlib.h>
-
-#include "intern.h"
 
 static size_t slot_of(const struct u64map *m, uint64_t key)
 {
