@@ -55,6 +55,7 @@ struct pyproc {
 	uint64_t checked_ns;
 	struct ingero_py_layout L;
 	uint64_t code_type, str_type;
+	size_t hdr_len;            /* bytes of a code object that hold the fields read */
 	struct u64map lines;       /* (code, instr) key → struct line */
 };
 
@@ -207,6 +208,12 @@ static uint64_t find_cpython(struct tracer *t, uint32_t pid, struct pyproc *p)
 		    ingero_py_layout_debug(&d, dbg, sizeof dbg) == 0)
 			p->L = d;
 	}
+	uint32_t ends[] = { INGERO_PY_OB_TYPE, p->L.co_filename, p->L.co_name, p->L.co_firstlineno,
+			    p->L.co_linetable, p->L.co_firsttraceable >= 0 ? (uint32_t)p->L.co_firsttraceable : 0 };
+	p->hdr_len = 0;
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+		if (ends[i] + 8 > p->hdr_len)
+			p->hdr_len = ends[i] + 8;
 	p->code_type = sym_find(t->sym, pid, prefix, "PyCode_Type", NULL);
 	p->str_type = sym_find(t->sym, pid, prefix, "PyUnicode_Type", NULL);
 	return p->code_type ? runtime : 0;
@@ -266,11 +273,9 @@ void python_fork(struct tracer *t, uint32_t child, uint32_t parent)
 	pp = proc_get(t->py, parent, 0);
 	if (!pp || pp->state <= 0 || !(c = proc_get(t->py, child, 1)))
 		return;
-	c->state = pp->state;
-	c->checks = pp->checks;
-	c->checked_ns = pp->checked_ns;
-	c->L = pp->L;
-	c->code_type = pp->code_type;
+	*c = *pp;   /* the same image: layout and addresses; names are found again */
+	c->pid = child;
+	c->lines = (struct u64map){ 0 };
 	c->str_type = pp->str_type;
 	/* same image, same addresses: the parent's map entry serves the child */
 	if (bpf_map__lookup_elem(t->samples->maps.py_procs, &parent, sizeof parent, &v, sizeof v, 0) == 0)
@@ -300,17 +305,21 @@ static int name_frame(const struct pyproc *p, uint64_t code, uint64_t instr, str
 	int32_t first = 0, traceable = 0;
 	int64_t tlen;
 	char fbuf[256], nbuf[128];
+	uint8_t hdr[256];   /* the code object's fields we read, in one read */
 
 	out->file = out->func = NULL;
 	out->line = -1;
-	if (rd(ctx, code + 8, &type, sizeof type))
+	if (p->hdr_len > sizeof hdr || rd(ctx, code, hdr, p->hdr_len))
 		return -1;
+	memcpy(&type, hdr + INGERO_PY_OB_TYPE, sizeof type);
 	if (type != p->code_type)
 		return 0;   /* 3.13 shim frames: no code object */
-	if (rd(ctx, code + L->co_filename, &file, sizeof file) || rd(ctx, code + L->co_name, &func, sizeof func) ||
-	    rd(ctx, code + L->co_firstlineno, &first, sizeof first) ||
-	    rd(ctx, code + L->co_linetable, &table, sizeof table))
-		return -1;
+	memcpy(&file, hdr + L->co_filename, sizeof file);
+	memcpy(&func, hdr + L->co_name, sizeof func);
+	memcpy(&first, hdr + L->co_firstlineno, sizeof first);
+	memcpy(&table, hdr + L->co_linetable, sizeof table);
+	if (L->co_firsttraceable >= 0)
+		memcpy(&traceable, hdr + L->co_firsttraceable, sizeof traceable);
 	long fl = ingero_py_str(L, rd, ctx, file, p->str_type, fbuf, sizeof fbuf, 1);
 	long nl = ingero_py_str(L, rd, ctx, func, p->str_type, nbuf, sizeof nbuf, 0);
 	if (fl < 0 || nl < 0)
@@ -323,14 +332,13 @@ static int name_frame(const struct pyproc *p, uint64_t code, uint64_t instr, str
 		if (instr < base || instr - base > (1u << 30))
 			return 0;   /* not started, or not this code's instruction */
 		off = (int)(instr - base);
-		if (L->co_firsttraceable >= 0 &&
-		    !rd(ctx, code + (uint64_t)L->co_firsttraceable, &traceable, sizeof traceable) &&
-		    off < 2 * traceable)
+		if (off < 2 * traceable)
 			return 0;   /* an entry frame that has not started yet */
 	}
-	if (table && !rd(ctx, table + 16, &tlen, sizeof tlen) && tlen > 0 && tlen <= (int64_t)TABLE_MAX) {
+	if (table && !rd(ctx, table + INGERO_PY_OB_SIZE, &tlen, sizeof tlen) && tlen > 0 &&
+	    tlen <= (int64_t)TABLE_MAX) {
 		uint8_t *buf = malloc((size_t)tlen);
-		if (buf && !rd(ctx, table + 32, buf, (size_t)tlen))
+		if (buf && !rd(ctx, table + INGERO_PY_BYTES_DATA, buf, (size_t)tlen))
 			out->line = ingero_py_line(L->minor, buf, (size_t)tlen, first, off);
 		free(buf);
 	}

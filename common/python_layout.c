@@ -218,8 +218,8 @@ long ingero_py_str(const struct ingero_py_layout *L, ingero_py_read_fn rd, void 
 	uint64_t type;
 	int64_t len;
 	uint32_t st;
-	if (s < 4096 || rd(ctx, s + 8, &type, sizeof type) || (str_type && type != str_type) ||
-	    rd(ctx, s + 16, &len, sizeof len) || rd(ctx, s + 32, &st, sizeof st) || len < 0)
+	if (s < 4096 || rd(ctx, s + INGERO_PY_OB_TYPE, &type, sizeof type) || (str_type && type != str_type) ||
+	    rd(ctx, s + INGERO_PY_OB_SIZE, &len, sizeof len) || rd(ctx, s + 32, &st, sizeof st) || len < 0)
 		return -1;
 	unsigned kind = (st >> 2) & 7, compact = (st >> 5) & 1, ascii = (st >> 6) & 1;
 	if (!compact)

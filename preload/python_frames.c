@@ -177,7 +177,6 @@ static long read_str(const void *s, char *out, size_t cap, bool keep_tail)
  * ends.  What is left costs a wrong line in one sampled stack, never a bad
  * read. */
 #define LINE_SLOTS 256   /* 8 KiB per thread */
-#define BYTES_DATA 32    /* PyBytesObject.ob_sval, 3.10-3.13 */
 struct line_slot {
 	const void *code, *table;
 	uint64_t print;
@@ -195,11 +194,11 @@ static bool table_print(const void *code, const void **table, uint64_t *print)
 	    !rd((const char *)code + L.co_firstlineno, &first, sizeof first) ||
 	    !rd_ptr(code, (size_t)L.co_linetable, table) ||
 	    !*table || !rd_ptr(*table, 8, &type) || type != L.bytes_type ||
-	    !rd((const char *)*table + 16, &len, sizeof len) || len < 0)
+	    !rd((const char *)*table + INGERO_PY_OB_SIZE, &len, sizeof len) || len < 0)
 		return false;
 	size_t n = len < 8 ? (size_t)len : 8;
-	if (n && (!rd((const char *)*table + BYTES_DATA, &head, n) ||
-		  !rd((const char *)*table + BYTES_DATA + (size_t)len - n, &tail, n)))
+	if (n && (!rd((const char *)*table + INGERO_PY_BYTES_DATA, &head, n) ||
+		  !rd((const char *)*table + INGERO_PY_BYTES_DATA + (size_t)len - n, &tail, n)))
 		return false;
 	/* lines are deltas from the first line: the same body at another line
 	 * has the same table */

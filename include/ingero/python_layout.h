@@ -36,6 +36,12 @@ struct ingero_py_layout {
 	uint32_t str_utf8, str_utf8_len;  /* a non-ASCII string's cached UTF-8, if any */
 };
 
+/* Fixed in 3.10-3.13: ob_type, a variable-size object's length
+ * (ob_size), and a bytes object's data (PyBytesObject.ob_sval). */
+#define INGERO_PY_OB_TYPE    8
+#define INGERO_PY_OB_SIZE    16
+#define INGERO_PY_BYTES_DATA 32
+
 /* The frame owner that marks an entry shim, not Python code (3.12+). */
 #define INGERO_PY_OWNED_BY_CSTACK 3
 
