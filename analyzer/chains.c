@@ -174,6 +174,16 @@ static double stacks_interpreter_share(const struct ia_gaps *g, int role)
 	return total ? (double)n / (double)total : 0;
 }
 
+/* "build_batch at data.py:24", with ", called from train.py:50" when the
+ * user's own line is another one. */
+static const char *python_where(const struct ia_gap_stack *s, char *buf, size_t len)
+{
+	int called = s->user_python[0] && strcmp(s->user_python, s->python);
+	snprintf(buf, len, "%s at %s%s%s", s->label, s->python, called ? ", called from " : "",
+		 called ? s->user_python : "");
+	return buf;
+}
+
 /* The most sampled stack of a role that ran Python code, or NULL (stacks
  * are most sampled first). */
 static const struct ia_gap_stack *stacks_python_top(const struct ia_gaps *g, int role)
@@ -320,10 +330,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
 		double interp = coll ? 0 : stacks_interpreter_share(g, 0);
 		const struct ia_gap_stack *hot = stacks_python_top(g, 0);
+		char where[520];   /* label, python, user line: 3 × 160 + words */
 		if (interp >= INTERPRETER_SHARE && hot)
-			addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s at %s%s%s.",
-			     100 * interp, hot->label, hot->python, hot->user_python[0] && strcmp(hot->user_python, hot->python)
-			     ? ", called from " : "", hot->user_python[0] && strcmp(hot->user_python, hot->python) ? hot->user_python : "");
+			addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s.",
+			     100 * interp, python_where(hot, where, sizeof where));
 		else if (interp >= INTERPRETER_SHARE)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %.0f%% of those samples are the Python interpreter itself: per-item Python code "
@@ -348,12 +358,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			       "collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
 			       "or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
 			       "batch = x[i:i+B])", nw, cpus);
-		int called = hot && hot->user_python[0] && strcmp(hot->user_python, hot->python);
 		if (!coll && hot && interp >= INTERPRETER_SHARE)
-			fix(c, "Make the Python code the samples name cheaper (%s at %s%s%s first), or take it off the "
+			fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
 			       "critical path: prepare the next batch in a DataLoader worker, or queue the next step's GPU "
-			       "work before it runs", hot->label, hot->python, called ? ", called from " : "",
-			    called ? hot->user_python : "");
+			       "work before it runs", python_where(hot, where, sizeof where));
 		else if (!coll)
 			fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 			       "it runs while the GPU has nothing to do; move it off the critical path or overlap it "
@@ -378,12 +386,12 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		int wcoll = stacks_show_collation(g, 1);
 		int per_item = wcoll || winterp >= INTERPRETER_SHARE;
 		const struct ia_gap_stack *whot = stacks_python_top(g, 1);
+		char where[520];   /* label, python, user line: 3 × 160 + words */
 		if (per_item && !wcoll && whot)
 			addf(c->root_cause, sizeof c->root_cause,
-			     " %.0f%% of the workers' samples run Python code, the most in %s at %s%s%s: per-item work "
-			     "such as a Dataset's __getitem__ and the default collation.", 100 * winterp, whot->label,
-			     whot->python, whot->user_python[0] && strcmp(whot->user_python, whot->python) ? ", called from " : "",
-			     whot->user_python[0] && strcmp(whot->user_python, whot->python) ? whot->user_python : "");
+			     " %.0f%% of the workers' samples run Python code, the most in %s: per-item work such as a "
+			     "Dataset's __getitem__ and the default collation.", 100 * winterp,
+			     python_where(whot, where, sizeof where));
 		else if (per_item && !wcoll)
 			addf(c->root_cause, sizeof c->root_cause,
 			     " %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
