@@ -31,3 +31,13 @@ done
 is_root() { [ "$(id -u)" -eq 0 ]; }
 finish() { exit $_failed; }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
+# python3, then every CPython 3.10-3.13 that pyenv has (the versions whose
+# frames the tool reads)
+pythons() {
+	echo python3
+	command -v pyenv >/dev/null 2>&1 || return 0
+	for d in "$(pyenv root)"/versions/3.1[0-3].*; do
+		[ -x "$d/bin/python3" ] && echo "$d/bin/python3"
+	done
+	return 0
+}

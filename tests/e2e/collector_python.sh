@@ -16,14 +16,7 @@ FILE=$PWD/$PY
 line_of() { grep -n "# $1\$" "$PY" | cut -d: -f1; }
 HOT=$(line_of HOT); OUTER=$(line_of OUTER); WORKER=$(line_of WORKER)
 
-pythons=python3
-if command -v pyenv >/dev/null 2>&1; then
-	for d in "$(pyenv root)"/versions/3.1[0-3].*; do
-		[ -x "$d/bin/python3" ] && pythons="$pythons $d/bin/python3"
-	done
-fi
-
-for py in $pythons; do
+for py in $(pythons); do
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
 	rm -f "$DB" "$DB-wal" "$DB-shm"
 	"$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.8 >/dev/null 2>"$T/err.txt"

@@ -10,14 +10,7 @@ export FAKECUDA_KERNEL_US=1
 LIBRT="$PWD/$B/fakecuda/libcudart.so.13"
 PY=tests/helpers/preload_ctypes.py
 
-pythons=python3
-if command -v pyenv >/dev/null 2>&1; then
-	for d in "$(pyenv root)"/versions/3.1[0-3].*; do
-		[ -x "$d/bin/python3" ] && pythons="$pythons $d/bin/python3"
-	done
-fi
-
-for py in $pythons; do
+for py in $(pythons); do
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
 	start_sink "$T/py.sink" -v -i 1000
 	traced "$py" "$PY" "$LIBRT" >"$T/py.out"
