@@ -379,12 +379,14 @@ void intake_stats(struct intake *in, struct intake_stats *out)
 	pthread_mutex_unlock(&in->lock);
 }
 
-void intake_stop(struct intake *in)
+void intake_stop(struct intake *in, struct intake_stats *final)
 {
 	if (!in)
 		return;
 	in->stop = 1;
 	pthread_join(in->thread, NULL);
+	if (final)   /* after the join: what the thread took on its way out counts too */
+		*final = in->st;
 	nng_close(in->sock);
 	free(in->senders);
 	free(in->calls);

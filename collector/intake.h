@@ -26,6 +26,8 @@ struct intake_stats {
 
 struct intake *intake_start(const struct intake_opts *o);   /* NULL: said on stderr */
 void intake_stats(struct intake *in, struct intake_stats *out);
-void intake_stop(struct intake *in);   /* takes what is still queued, then closes */
+/* takes what is still queued, then closes; FINAL (may be NULL) gets the
+ * figures including that last intake */
+void intake_stop(struct intake *in, struct intake_stats *final);
 
 #endif

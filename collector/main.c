@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c.npids; i++) {
 		if (procs_enroll(t, st, c.pids[i], 1)) {
 			fprintf(stderr, "ingero-collector: -p %u: no such process\n", c.pids[i]);
-			intake_stop(in);
+			intake_stop(in, NULL);
 			tracer_close(t);
 			store_close(st);
 			return 2;
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	}
 	if (c.cmd) {
 		if (launch_prepare(c.cmd, c.endpoint, &l)) {
-			intake_stop(in);
+			intake_stop(in, NULL);
 			tracer_close(t);
 			store_close(st);
 			return 1;
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 			break;
 		turn(t, &next_flush);
 	}
-	intake_stop(in);
+	intake_stop(in, &is);
 	tracer_flush(t, 1);
 	session_end(st);
 	store_sync(st);
