@@ -133,74 +133,9 @@ PYEOF
 fi
 
 # --- 4. turns: variants and an untraced reference take turns, chunk by chunk -----------
-# TURNS names the variants (default: full); each round starts the reference
-# and one process per variant, chained by FIFOs (examples/train_overhead.py
-# --turns): ref, v1, v2, ..., ref, v1, ...  A variant's chunk is compared with
-# the mean of the reference chunks just before and just after it, so the
-# machine's drift cancels, and a comparison costs ~1 s, not a process start.
-# Figures come from one variant per run: with several, the ring's order
-# biased the comparison (a second untraced process, "untraced", read 1.04
-# in a ring of 7 on the H200; docs/gpu-runs.md section 4).
+# (tests/bench/turns_lib.sh says how and why); TURNS names the variants (default: full)
 part turns || exit 0
 ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-60}; TURNS=${TURNS:-full}
-variant() { # name db cmd... : run cmd as the variant says
-	v=$1; db=$2; shift 2
-	case $v in
-	untraced) exec "$@" ;;
-	full) exec "$RUN" -q -o "$db" -- "$@" ;;
-	cudaonly) exec "$RUN" -q --cuda-only -o "$db" -- "$@" ;;            # preload + collector, no eBPF
-	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q -o "$db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
-	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$db" -- "$@" ;;
-	nosampler) exec "$RUN" -q --sample-hz 0 -o "$db" -- "$@" ;;
-	*) echo "gpu_dataloader.sh: unknown variant $v" >&2; exit 2 ;;
-	esac
-}
-# per chunk of the variant: its wall and thread-CPU time over the mean of
-# the reference's neighbouring chunks; chunk 0 is skipped
-neighbours() { # ref_file variant_file
-	paste "$1" "$2" | sed 's/[a-z_]*=//g' | awk '
-		{ uw[NR] = $2; uc[NR] = $3; vw[NR] = $5; vc[NR] = $6 }
-		END { for (i = 2; i < NR; i++)
-			print vw[i] / ((uw[i] + uw[i + 1]) / 2), vc[i] / ((uc[i] + uc[i + 1]) / 2) }'
-}
-stats() { # one column -> "median mean ci_lo ci_hi n" (CI: mean +- 1.96 standard errors)
-	sort -n | awk '{ v[NR] = $1; s += $1; ss += $1 * $1 }
-		END { if (NR < 2) { print "- - - - " NR; exit }
-			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			mean = s / NR; sd = sqrt((ss - NR * mean * mean) / (NR - 1)); h = 1.96 * sd / sqrt(NR)
-			printf "%.4f %.4f %.4f %.4f %d\n", m, mean, mean - h, mean + h, NR }'
-}
-T=$(mktemp -d); r=0
-for v in $TURNS; do : >"$OUT/turns.$v.ratios"; done
-while [ $r -lt "$ROUNDS" ]; do
-	set -- ref $TURNS; n=$#; k=0
-	rm -f "$T"/f* "$T/ready"; mkfifo "$T/ready"
-	while [ $k -lt $n ]; do mkfifo "$T/f$k"; k=$((k + 1)); done
-	k=0
-	for v in "$@"; do
-		[ $v = ref ] && v=untraced
-		( variant $v "$OUT/turns.$k.db" timeout 900 $PY examples/train_overhead.py --steps 300 \
-			--chunks "$CHUNKS" --turns "$T/f$k" "$T/f$(((k + 1) % n))" "$T/ready" ) \
-			>"$OUT/turns.$r.$k.out" 2>"$OUT/turns.$r.$k.err" &
-		k=$((k + 1))
-	done
-	# every process warmed up before the reference takes the first turn
-	timeout 300 dd if="$T/ready" bs=1 count=$n of=/dev/null 2>/dev/null
-	printf t >"$T/f0"
-	wait
-	k=1
-	for v in $TURNS; do
-		neighbours "$OUT/turns.$r.0.out" "$OUT/turns.$r.$k.out" >>"$OUT/turns.$v.ratios"
-		rm -f "$OUT/turns.$k.db" "$OUT/turns.$k.db-wal" "$OUT/turns.$k.db-shm"
-		k=$((k + 1))
-	done
-	log "turns_round=$r processes=$n chunks=$(wc -l <"$OUT/turns.$r.0.out")"
-	r=$((r + 1))
-done
-rm -rf "$T"
-for v in $TURNS; do
-	set -- $(cut -d' ' -f1 "$OUT/turns.$v.ratios" | stats)
-	log "turns_variant=$v median_ratio=$1 mean_ratio=$2 ci95=$3-$4 n=$5"
-	set -- $(cut -d' ' -f2 "$OUT/turns.$v.ratios" | stats)
-	log "turns_variant=$v median_cpu_ratio=$1 mean_cpu_ratio=$2 ci95=$3-$4"
-done
+workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --turns "$@"; }
+. tests/bench/turns_lib.sh
+turns "$OUT" "$ROUNDS" "$TURNS"

@@ -1,0 +1,91 @@
+# turns_lib.sh — overhead by taking turns, shared by tests/bench/overhead.sh
+# (the fake runtime, here) and tests/bench/gpu_dataloader.sh (PyTorch, H200).
+#
+# Whole runs of a loop, traced and untraced, differ by 8-10 % on their own on
+# a shared machine (docs/gpu-runs.md section 4), far more than the 1 % asked
+# of the tracer.  So an untraced reference and traced variants run at the
+# same time and take turns through FIFOs, one chunk of the loop each: ref,
+# v1, v2, ..., ref, v1, ...  A variant's chunk is compared with the mean of
+# the reference chunks just before and after it, so the machine's drift
+# cancels, and a comparison costs one chunk (~0.5 s), not a process start.
+#
+# The caller sets RUN (ingero-run) and defines, before calling turns:
+#   workload MINE THEIRS READY   the loop's command: waits for a byte on MINE,
+#                                runs a chunk, prints "chunk=I wall_s=W
+#                                thread_cpu_s=C", writes a byte to THEIRS;
+#                                after its warm-up, one byte to READY
+#   log LINE...                  prints a key=value line
+# turns OUT ROUNDS "VARIANTS" then logs, per variant, the median, mean and
+# 95 % CI of the per-chunk wall and thread-CPU ratios.  Figures come from one
+# variant per run: with several, the ring's order biased the comparison (a
+# second untraced process read 1.04 in a ring of 7 on the H200).
+
+# the variants: how CMD runs (DB: where a traced one writes)
+variant() { # NAME DB CMD...
+	_v=$1; _db=$2; shift 2
+	case $_v in
+	untraced) exec "$@" ;;
+	full) exec "$RUN" -q -o "$_db" -- "$@" ;;
+	cudaonly) exec "$RUN" -q --cuda-only -o "$_db" -- "$@" ;;            # preload + collector, no eBPF
+	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q -o "$_db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
+	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$_db" -- "$@" ;;
+	nosampler) exec "$RUN" -q --sample-hz 0 -o "$_db" -- "$@" ;;
+	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
+	esac
+}
+
+# per chunk of the variant: its wall and thread-CPU time over the mean of the
+# reference's neighbouring chunks; chunk 0 (still warming) is skipped
+turns_neighbours() { # ref_file variant_file
+	paste "$1" "$2" | sed 's/[a-z_]*=//g' | awk '
+		{ uw[NR] = $2; uc[NR] = $3; vw[NR] = $5; vc[NR] = $6 }
+		END { for (i = 2; i < NR; i++)
+			print vw[i] / ((uw[i] + uw[i + 1]) / 2), vc[i] / ((uc[i] + uc[i + 1]) / 2) }'
+}
+
+# one column -> "median mean ci_lo ci_hi n" (CI: mean +- 1.96 standard errors)
+turns_stats() {
+	sort -n | awk '{ v[NR] = $1; s += $1; ss += $1 * $1 }
+		END { if (NR < 2) { print "- - - - " NR; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			mean = s / NR; sd = sqrt((ss - NR * mean * mean) / (NR - 1)); h = 1.96 * sd / sqrt(NR)
+			printf "%.4f %.4f %.4f %.4f %d\n", m, mean, mean - h, mean + h, NR }'
+}
+
+turns() { # OUT ROUNDS VARIANTS
+	_out=$1; _rounds=$2; _variants=$3
+	_t=$(mktemp -d "${TMPDIR:-/tmp}/ingero-turns.XXXXXX"); _r=0
+	for _v in $_variants; do : >"$_out/turns.$_v.ratios"; done
+	while [ $_r -lt "$_rounds" ]; do
+		set -- ref $_variants; _n=$#; _k=0
+		rm -f "$_t"/f* "$_t/ready"; mkfifo "$_t/ready"
+		while [ $_k -lt $_n ]; do mkfifo "$_t/f$_k"; _k=$((_k + 1)); done
+		_k=0
+		for _v in "$@"; do
+			[ $_v = ref ] && _v=untraced
+			( variant $_v "$_out/turns.$_k.db" \
+				$(workload "$_t/f$_k" "$_t/f$(((_k + 1) % _n))" "$_t/ready") ) \
+				>"$_out/turns.$_r.$_k.out" 2>"$_out/turns.$_r.$_k.err" &
+			_k=$((_k + 1))
+		done
+		# every process warmed up before the reference takes the first turn
+		timeout 300 dd if="$_t/ready" bs=1 count=$_n of=/dev/null 2>/dev/null
+		printf t >"$_t/f0"
+		wait
+		_k=1
+		for _v in $_variants; do
+			turns_neighbours "$_out/turns.$_r.0.out" "$_out/turns.$_r.$_k.out" >>"$_out/turns.$_v.ratios"
+			rm -f "$_out/turns.$_k.db" "$_out/turns.$_k.db-wal" "$_out/turns.$_k.db-shm"
+			_k=$((_k + 1))
+		done
+		log "turns_round=$_r processes=$_n chunks=$(wc -l <"$_out/turns.$_r.0.out")"
+		_r=$((_r + 1))
+	done
+	rm -rf "$_t"
+	for _v in $_variants; do
+		set -- $(cut -d' ' -f1 "$_out/turns.$_v.ratios" | turns_stats)
+		log "turns_variant=$_v median_ratio=$1 mean_ratio=$2 ci95=$3-$4 n=$5"
+		set -- $(cut -d' ' -f2 "$_out/turns.$_v.ratios" | turns_stats)
+		log "turns_variant=$_v median_cpu_ratio=$1 mean_cpu_ratio=$2 ci95=$3-$4"
+	done
+}
