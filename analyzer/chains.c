@@ -39,6 +39,7 @@
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define COMPILE_DOMINANT 0.50        /* main + worker gap samples in torch.compile's compile-time code */
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
@@ -195,6 +196,16 @@ static const struct ia_gap_stack *stacks_python_top(const struct ia_gaps *g, int
 	return NULL;
 }
 
+/* The folded stack with the most compiling samples, or NULL. */
+static const struct ia_gap_stack *stacks_compile_top(const struct ia_gaps *g)
+{
+	const struct ia_gap_stack *top = NULL;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].compiling && (!top || g->stacks[i].compiling > top->compiling))
+			top = &g->stacks[i];
+	return top;
+}
+
 static int stacks_show_collation(const struct ia_gaps *g, int role)
 {
 	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, coll = 0;
@@ -233,6 +244,56 @@ static void batch_level_fix(struct ia_chain *c)
 }
 
 /* ---- gaps ---- */
+
+/* torch.compile compiled while no GPU work was queued: once at the start,
+ * or again in the second half of the run (recompilation), which needs
+ * other fixes. */
+static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, double comp_share)
+{
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t mid = g->win_start + (g->win_end - g->win_start) / 2;
+	int recurring = g->ncompile_gaps > 1 && g->compile_first_end <= mid && g->compile_last_start > mid;
+	int workers = (int)a->pp.nworkers;
+	const struct ia_gap_stack *top = stacks_compile_top(g);
+	char d1[32], d2[32], d3[32], n1[32], where[520];
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "torch.compile was compiling while no GPU work was queued: %.0f%% of the on-CPU samples in the "
+		 "gaps (main thread%s) are in its compile-time code (TorchDynamo, AOTAutograd, Inductor, Triton), "
+		 "in %s gap%s totalling %s of the %s of gaps.",
+		 100 * comp_share, workers ? " and workers" : "", ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
+		 g->ncompile_gaps == 1 ? "" : "s", ia_fmt_dur(d1, sizeof d1, g->compile_gap_ns),
+		 ia_fmt_dur(d2, sizeof d2, g->total_ns));
+	if (top && top->python[0])
+		addf(c->root_cause, sizeof c->root_cause, " The most sampled: %s.", python_where(top, where, sizeof where));
+	uint64_t win = g->win_end - g->win_start;
+	if (win > g->compile_gap_ns)   /* the steady state, which is what the run is for */
+		addf(c->root_cause, sizeof c->root_cause, " Outside those gaps no GPU work was queued %.1f%% of the time.",
+		     100.0 * (double)(g->total_ns - g->compile_gap_ns) / (double)(win - g->compile_gap_ns));
+	if (top && top->user_python[0])   /* the user's line that called into the compiled code */
+		snprintf(c->source, sizeof c->source, "%s", top->user_python);
+	if (recurring)
+		addf(c->root_cause, sizeof c->root_cause,
+		     " It compiled again in the second half of the run (last from %s after the first GPU work): "
+		     "something made it recompile.", ia_fmt_dur(d3, sizeof d3, g->compile_last_start - g->win_start));
+	else
+		addf(c->root_cause, sizeof c->root_cause,
+		     " Compiling ended %s after the first GPU work: a start-up cost, paid once per process.",
+		     ia_fmt_dur(d3, sizeof d3, g->compile_last_end - g->win_start));
+	if (recurring)
+		fix(c, "Find what makes it recompile: TORCH_LOGS=recompiles prints the guard that failed each time; "
+		       "for shapes that change (a smaller last batch, variable sequence lengths) "
+		       "torch._dynamo.mark_dynamic(x, dim), torch.compile(..., dynamic=True), drop_last=True or "
+		       "padding to a few fixed sizes; for a Python number that changes (a step counter, a learning "
+		       "rate), pass it as a tensor");
+	else
+		fix(c, "Judge the steady state after warm-up steps: this window's idle share includes compiling; "
+		       "mode=\"max-autotune\" compiles and benchmarks far longer than the default mode, worth it "
+		       "only for runs long enough to repay it");
+	fix(c, "Keep compiled artifacts between runs: Inductor's on-disk caches (TORCHINDUCTOR_FX_GRAPH_CACHE=1, "
+	       "TORCHINDUCTOR_AUTOGRAD_CACHE=1) or torch.compiler.save_cache_artifacts() and "
+	       "load_cache_artifacts() on the next start");
+}
+
 static int gap_chain(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_gaps *g = &a->gaps;
@@ -247,8 +308,16 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	double blk = (double)g->main_blocked_ns / (double)g->total_ns;
 	double rq = (double)g->main_runq_ns / (double)g->total_ns;
 	int workers = (int)a->pp.nworkers, cpus = cpus_of(a);
+	/* torch.compile compiling (in the main thread, or in its compile
+	 * workers while the main thread waits) is told apart first: the other
+	 * kinds' fixes (DataLoader, host code) would be wrong for it */
+	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling;
+	uint64_t smw = g->samples_main + g->samples_workers;
+	double comp_share = smw ? (double)comp / (double)smw : 0;
 	const char *kind;
-	if (on >= MAIN_STATE_DOMINANT)
+	if (smw && comp_share >= COMPILE_DOMINANT)
+		kind = "gaps_compiling";
+	else if (on >= MAIN_STATE_DOMINANT)
 		kind = "gaps_host_busy";
 	else if (blk >= MAIN_STATE_DOMINANT && workers &&
 		 (double)g->workers_oncpu_ns >= WORKERS_BUSY * (double)g->main_blocked_ns)
@@ -277,8 +346,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	const char *what = !strcmp(kind, "gaps_host_busy") ? "main thread on-CPU"
 		: !strcmp(kind, "gaps_waiting_workers") ? "main thread blocked waiting for workers"
 		: !strcmp(kind, "gaps_host_blocked") ? "main thread blocked"
+		: !strcmp(kind, "gaps_compiling") ? "torch.compile compiling in the on-CPU samples"
 		: "main thread waiting for a CPU";
 	double share_state = !strcmp(kind, "gaps_host_busy") ? on
+		: !strcmp(kind, "gaps_compiling") ? comp_share
 		: !strcmp(kind, "gaps_host_preempted") ? rq : blk;
 	snprintf(c->summary, sizeof c->summary,
 		 "GPU idle %s (estimate): no CUDA work queued %.0f%% of the time, %s %.0f%% of it "
@@ -311,7 +382,11 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	     end ? ia_api_name(t, end->api) : "-", end_py ? " at " : "", end_py ? end->line : "");
 
 	int nw = good_workers(a);
-	if (!strcmp(kind, "gaps_host_busy")) {
+	if (comp && strcmp(kind, "gaps_compiling"))
+		line(c, "[HOST] %.0f%% of the on-CPU samples in the gaps were torch.compile compiling", 100 * comp_share);
+	if (!strcmp(kind, "gaps_compiling")) {
+		compiling_cause(c, a, comp_share);
+	} else if (!strcmp(kind, "gaps_host_busy")) {
 		int coll = stacks_show_collation(g, 0);
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
@@ -448,6 +523,9 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	cJSON_AddNumberToObject(ev, "cpus", cpus);
 	if (sat >= 0)
 		ia_json_round(ev, "cpu_saturation", sat, 4);
+	ia_json_round(ev, "compile_share", comp_share, 4);
+	ia_json_u64(ev, "compile_gaps", g->ncompile_gaps);
+	ia_json_u64(ev, "compile_gap_ns", g->compile_gap_ns);
 	stacks_json(ev, g, 0, "main_stacks");
 	ia_json_round(ev, "main_python_share", stacks_interpreter_share(g, 0), 4);
 	if (workers) {

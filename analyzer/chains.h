@@ -8,6 +8,7 @@
  *   gaps_waiting_workers  main thread blocked while DataLoader workers ran
  *   gaps_host_blocked     main thread blocked, not on workers
  *   gaps_host_preempted   main thread runnable but not running in the gaps
+ *   gaps_compiling        torch.compile compiling (main thread or its compile workers) in the gaps
  *   slow_calls            an API's slow tail, with its host cause
  *   pageable_copies       copies at pageable-memory bandwidth
  *   sync_per_step         a Python line that syncs every step

@@ -150,13 +150,17 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)g->g[0].start);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	struct ia_map by_id = { 0 };
-	struct { uint64_t id, main, workers, other; } *ids = NULL;
+	struct { uint64_t id, main, workers, other, compiling; } *ids = NULL;
+	unsigned char *compiles = calloc(g->n, 1);   /* per gap: a compiling sample seen */
+	if (!compiles)
+		goto oom;
 	size_t nids = 0, cap = 0, scap = 0;
 	int rc;
 	uint32_t main_tid = pp->main_thread != UINT32_MAX ? t->threads[pp->main_thread].tid : 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t ts = (uint64_t)sqlite3_column_int64(st, 1);
-		if (gap_at(g, ts) < 0)
+		long gi = gap_at(g, ts);
+		if (gi < 0)
 			continue;
 		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
 		int th = ia_thread_index(t, tid);
@@ -173,12 +177,19 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			ids[nids].id = id;
 			k = (uint32_t)nids++;
 		}
+		int compiling = role < 2 && ia_stack_compiling(names, id);
+		if (compiling) {
+			ids[k].compiling++;
+			compiles[gi] = 1;
+		}
 		if (role == 0) {
 			ids[k].main++;
 			g->samples_main++;
+			g->samples_main_compiling += compiling;
 		} else if (role == 1) {
 			ids[k].workers++;
 			g->samples_workers++;
+			g->samples_workers_compiling += compiling;
 		} else {
 			ids[k].other++;
 			g->samples_other++;
@@ -189,6 +200,15 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	if (rc != SQLITE_DONE) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		goto fail;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		if (!compiles[i])
+			continue;
+		if (!g->ncompile_gaps++)
+			g->compile_first_end = g->g[i].end;
+		g->compile_last_start = g->g[i].start;
+		g->compile_last_end = g->g[i].end;
+		g->compile_gap_ns += g->g[i].end - g->g[i].start;
 	}
 	/* Fold stacks by their innermost native symbol, or by the Python
 	 * function when the sample was running Python code (the interpreter's
@@ -225,6 +245,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		g->stacks[k].main += ids[i].main;
 		g->stacks[k].workers += ids[i].workers;
 		g->stacks[k].other += ids[i].other;
+		g->stacks[k].compiling += ids[i].compiling;
 		if (py && (n > best[k] || (n == best[k] && strcmp(py, g->stacks[k].python) < 0))) {
 			const char *user = ia_stack_user_python(names, ids[i].id);
 			best[k] = n;
@@ -236,6 +257,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	if (g->nstacks)
 		qsort(g->stacks, g->nstacks, sizeof *g->stacks, cmp_stack);
 	free(ids);
+	free(compiles);
 	ia_map_free(&by_id);
 	return 0;
 oom:
@@ -243,6 +265,7 @@ oom:
 fail:
 	sqlite3_finalize(st);
 	free(ids);
+	free(compiles);
 	ia_map_free(&by_id);
 	return -1;
 }

@@ -40,6 +40,7 @@ struct ia_gap_stack {
 	char user_python[160];  /* that stack's innermost frame in the user's own code, or "" */
 	int python_code;        /* label is a Python function: the samples ran Python code */
 	uint64_t main, workers, other;   /* samples in gaps */
+	uint64_t compiling;     /* of main + workers: stacks in torch.compile's compile-time code */
 };
 
 struct ia_gap_line {
@@ -57,6 +58,12 @@ struct ia_gaps {
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
+	/* torch.compile compiling (ia_stack_compiling): main / worker samples in
+	 * gaps, the gaps that hold any, their time, the first one's end and the
+	 * last one's bounds */
+	uint64_t samples_main_compiling, samples_workers_compiling;
+	size_t ncompile_gaps;
+	uint64_t compile_gap_ns, compile_first_end, compile_last_start, compile_last_end;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */

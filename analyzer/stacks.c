@@ -11,7 +11,7 @@
 
 struct entry {
 	char *python, *func, *leaf, *native, *user;
-	int runs_python;
+	int runs_python, compiling;
 };
 
 struct ia_stack_names {
@@ -80,6 +80,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		const char *file = (const char *)sqlite3_column_text(n->q, 3);
 		if (!kind)
 			continue;
+		if (!strcmp(kind, "python") && file && !e->compiling && ia_is_compile_file(file))
+			e->compiling = 1;
 		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
 			char buf[600];
 			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
@@ -120,6 +122,7 @@ const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t id) { return
 const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->leaf; }
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
+int ia_stack_compiling(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->compiling; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
 const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
 {

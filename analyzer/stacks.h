@@ -28,6 +28,9 @@ const char *ia_stack_native(struct ia_stack_names *n, uint64_t stack_id);
  * on-CPU sample of a CPython thread) and its innermost native frame is
  * CPython's own (libpython, or a python executable), or it has none. */
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when one of its Python frames is torch.compile's compile-time code
+ * (ia_is_compile_file): the sample was compiling, not running the model. */
+int ia_stack_compiling(struct ia_stack_names *n, uint64_t stack_id);
 /* The innermost Python frame in the user's own code (ia_is_library_file)
  * as "file:line", or NULL. */
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);

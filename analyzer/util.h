@@ -35,6 +35,11 @@ char *ia_short_symbol(char *buf, size_t len, const char *sym);
  * installed packages (site-packages, dist-packages), PyTorch's own files,
  * frozen modules ("<frozen ...>"). */
 int ia_is_library_file(const char *file);
+/* 1 when a Python file is torch.compile's compile-time code: TorchDynamo's
+ * tracer, AOTAutograd's and Inductor's compilers, Triton's compiler —
+ * files that run while a graph is being compiled, not when a compiled one
+ * runs (Inductor's runtime/, Dynamo's eval_frame.py are left out). */
+int ia_is_compile_file(const char *file);
 
 /* Percentiles of v[0..n): fills out[k] for pcts[k] (0 < p <= 100); v is reordered. */
 void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, size_t k);

@@ -560,9 +560,12 @@ static int drain(int max, uint64_t hole_timeout, int final)
 	static unsigned char buf[INGERO_RING_MAX_REC];
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
 	int n = 0;
+	/* one clock read per drain, not per record: it only times holes, and
+	 * the next drain reads it again */
+	uint64_t now = ingero_now();
 	while (n < max) {
 		uint32_t len;
-		int rc = ingero_ring_get(r, buf, &len, ingero_now(), hole_timeout);
+		int rc = ingero_ring_get(r, buf, &len, now, hole_timeout);
 		if (rc == INGERO_RING_SKIPPED) {
 			S.holes++;
 			continue;
@@ -570,7 +573,7 @@ static int drain(int max, uint64_t hole_timeout, int final)
 		if (rc != INGERO_RING_GOT)
 			break;
 		if (S.nrec == 0)
-			S.batch_start = ingero_now();
+			S.batch_start = now;
 		on_record(buf, len);
 		n++;
 		if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES)

@@ -188,6 +188,35 @@ static void library_files(void **state)
 	assert_false(ia_is_library_file("/work/lib/dataset.py"));
 }
 
+/* torch.compile's compile-time files, not the files a compiled model runs */
+static void compile_files(void **state)
+{
+	(void)state;
+	const char *sp = "/opt/venv/lib/python3.12/site-packages/";
+	char f[300];
+	static const char *const yes[] = {
+		"torch/_dynamo/convert_frame.py", "torch/_dynamo/symbolic_convert.py",
+		"torch/_dynamo/variables/functions.py", "torch/_inductor/compile_fx.py",
+		"torch/_inductor/codegen/triton.py", "torch/_inductor/compile_worker/subproc_pool.py",
+		"triton/compiler/compiler.py", "torch/_functorch/aot_autograd.py",
+	};
+	static const char *const no[] = {
+		"torch/_dynamo/eval_frame.py", "torch/_inductor/runtime/triton_heuristics.py",
+		"torch/_functorch/_aot_autograd/runtime_wrappers.py", "triton/runtime/jit.py",
+		"torch/nn/modules/linear.py", "torch/fx/graph_module.py",
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		snprintf(f, sizeof f, "%s%s", sp, yes[i]);
+		assert_true(ia_is_compile_file(f));
+	}
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		snprintf(f, sizeof f, "%s%s", sp, no[i]);
+		assert_false(ia_is_compile_file(f));
+	}
+	assert_false(ia_is_compile_file(NULL));
+	assert_false(ia_is_compile_file("/home/u/train.py"));
+}
+
 /* stack names from stack_frames: innermost frame, the user's own frame,
  * and whether a sample ran Python code */
 static void stack_names(void **state)
@@ -208,6 +237,9 @@ static void stack_names(void **state)
 		/* 3: a sample in libtorch code with a Python frame: not Python code */
 		"INSERT INTO stack_frames VALUES (3, 0, 'native', 1, 'at::native::cat', '/x/libtorch_cpu.so', 0, NULL, NULL);"
 		"INSERT INTO stack_frames VALUES (3, 0, 'python', 0, 'get', NULL, 0, '/home/u/data.py', 9);"
+		/* 5: Dynamo tracing, below the user's call */
+		"INSERT INTO stack_frames VALUES (5, 0, 'python', 0, 'step', NULL, 0, '/x/site-packages/torch/_dynamo/symbolic_convert.py', 900);"
+		"INSERT INTO stack_frames VALUES (5, 1, 'python', 0, 'train', NULL, 0, '/home/u/train.py', 60);"
 		/* 4: native only */
 		"INSERT INTO stack_frames VALUES (4, 0, 'native', 1, 'memcpy', '/lib/libc.so.6', 0, NULL, NULL);",
 		NULL, NULL, NULL), SQLITE_OK);
@@ -225,6 +257,10 @@ static void stack_names(void **state)
 	assert_null(ia_stack_source(n, 4));
 	assert_false(ia_stack_runs_python(n, 4));
 	assert_null(ia_stack_source(n, 99));
+	assert_true(ia_stack_compiling(n, 5));
+	assert_string_equal(ia_stack_source(n, 5), "/home/u/train.py:60");
+	assert_false(ia_stack_compiling(n, 1));
+	assert_false(ia_stack_compiling(n, 4));
 	ia_stack_names_free(n);
 	sqlite3_close(db);
 }
@@ -240,6 +276,7 @@ int main(void)
 		cmocka_unit_test(json_strings_always_parse),
 		cmocka_unit_test(short_symbols),
 		cmocka_unit_test(library_files),
+		cmocka_unit_test(compile_files),
 		cmocka_unit_test(stack_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
