@@ -653,12 +653,13 @@ static int slow_chain(struct ia_analysis *a, size_t *cap, const struct ia_slow_a
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
 			 "while the host waits (see the pageable-copies chain).");
 		fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
-	} else if (cls == INGERO_CLASS_SYNC) {
+	} else if (cls == INGERO_CLASS_SYNC || ia_api_is_sync_free(s->api)) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "No host-side cause: the thread was %s, not waiting for a CPU (%.0f%%), during the slow calls. "
 			 "A sync returns when the GPU finishes the queued work, so its tail is the GPU work itself "
-			 "(long kernels or copies queued before it).",
-			 on >= blk ? "on-CPU (spinning in the driver)" : "blocked in the driver", 100 * rq);
+			 "(long kernels or copies queued before it).%s",
+			 on >= blk ? "on-CPU (spinning in the driver)" : "blocked in the driver", 100 * rq,
+			 ia_api_is_sync_free(s->api) ? " A free waits the same way (see the sync_frees chain, if any)." : "");
 		fix(c, "If the GPU work is expected, nothing to fix here; otherwise look at the kernels queued before the "
 		       "sync (nsys or torch.profiler)");
 	} else {
@@ -920,6 +921,147 @@ static int sync_chains(struct ia_analysis *a, size_t *cap)
 	return 0;
 }
 
+/* ---- frees that wait for the GPU, between launches ---- */
+
+/* What the main process's synchronous frees between its first and last
+ * queued work did: how many, from where, the gaps they opened. */
+struct free_evidence {
+	uint64_t n, ns, gap_ns, mallocs_after;
+	int empty_cache;                /* a free's innermost Python function is empty_cache */
+	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
+};
+
+static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	size_t n = 0;
+	uint32_t *ix = ia_proc_calls(t, a->pp.p[a->pp.main].proc, &n);
+	if (!ix)
+		return -1;
+	uint64_t last_queue = 0;
+	for (size_t k = 0; k < n; k++)
+		if (ia_api_queues_work(t->calls[ix[k]].api))
+			last_queue = t->calls[ix[k]].start;
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
+			continue;
+		if (ia_api_is_sync_free(c->api)) {
+			uint64_t sid = t->stack_ids[c->stack];
+			const char *py = ia_stack_source(a->names, sid);
+			const char *func = ia_stack_python_func(a->names, sid);
+			struct ia_gap_line *l = ia_line_slot(&fe->lines, &fe->nlines, &fe->cap, py ? py : "(no Python frame)");
+			if (!l) {
+				free(ix);
+				return -1;
+			}
+			l->count++;
+			l->ns += c->dur;
+			l->api = c->api;
+			fe->n++;
+			fe->ns += c->dur;
+			fe->empty_cache |= func && !strcmp(func, "empty_cache");
+		} else if (fe->n && (c->api == INGERO_API_CUDA_MALLOC || c->api == INGERO_API_CU_MEM_ALLOC_V2)) {
+			fe->mallocs_after++;
+		}
+	}
+	free(ix);
+	for (size_t i = 0; i < g->n; i++)
+		if (ia_api_is_sync_free(t->calls[g->g[i].open_call].api))
+			fe->gap_ns += g->g[i].end - g->g[i].start;
+	/* most frees first */
+	for (size_t i = 1; i < fe->nlines; i++)
+		for (size_t j = i; j > 0 && fe->lines[j].count > fe->lines[j - 1].count; j--) {
+			struct ia_gap_line x = fe->lines[j];
+			fe->lines[j] = fe->lines[j - 1];
+			fe->lines[j - 1] = x;
+		}
+	return 0;
+}
+
+static int free_chain(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	if (!win || !g->n)
+		return 0;
+	struct free_evidence fe = { 0 };
+	if (free_evidence(a, &fe) < 0) {
+		free(fe.lines);
+		return -1;
+	}
+	double share = (double)fe.gap_ns / (double)win;
+	enum ia_severity sev = by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
+		free(fe.lines);
+		return 0;
+	}
+	struct ia_chain *c = new_chain(a, cap, "sync_frees");
+	if (!c) {
+		free(fe.lines);
+		return -1;
+	}
+	const struct ia_gap_line *top = &fe.lines[0];
+	int has_line = strcmp(top->line, "(no Python frame)") != 0;
+	double per_step = (double)fe.n / (double)g->n;
+	char n1[32], n2[32], d1[32], d2[32];
+	c->sev = sev;
+	c->api = top->api;
+	c->impact = share;
+	if (has_line)
+		snprintf(c->source, sizeof c->source, "%s", top->line);
+	snprintf(c->summary, sizeof c->summary,
+		 "frees that wait for the GPU%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+		 has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
+		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+	line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
+		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),
+	     ia_fmt_dur(d2, sizeof d2, fe.gap_ns));
+	for (size_t i = 0; i < fe.nlines && i < 3; i++)
+		line(c, "[HOST] %s %s at %s", ia_fmt_count(n1, sizeof n1, fe.lines[i].count),
+		     ia_api_name(t, fe.lines[i].api), fe.lines[i].line);
+	if (fe.mallocs_after)
+		line(c, "[CUDA] %s cudaMalloc after the first of them: the memory is allocated again",
+		     ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Freeing device memory with %s waits until the GPU has finished everything queued, so the queue "
+		 "drains and the GPU idles until the host queues more: %s of gaps start at these frees. PyTorch's "
+		 "caching allocator frees device memory only in torch.cuda.empty_cache() or when an allocation "
+		 "fails and it returns its cache to retry (memory nearly full).",
+		 ia_api_name(t, top->api), ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+	if (fe.empty_cache)
+		addf(c->root_cause, sizeof c->root_cause, " Here they come from torch.cuda.empty_cache()%s%s.",
+		     has_line ? ", called at " : "", has_line ? top->line : "");
+	if (fe.mallocs_after)
+		addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
+		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+	if (fe.empty_cache)
+		fix(c, "Take torch.cuda.empty_cache() out of the loop%s%s: it hands cached blocks back to the driver, "
+		       "and the next steps allocate them again, draining the GPU at each free",
+		    has_line ? " at " : "", has_line ? top->line : "");
+	else
+		fix(c, "If the GPU's memory is nearly full the allocator frees its cache and retries: "
+		       "torch.cuda.memory_stats()['num_alloc_retries'] > 0 confirms it; lower the peak (a smaller "
+		       "batch, torch.autocast, activation checkpointing) or set "
+		       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation");
+	fix(c, "Outside PyTorch's allocator: allocate once and reuse the buffers, or use cudaMallocAsync/"
+	       "cudaFreeAsync (stream-ordered: no device-wide wait)");
+	cJSON *ev = c->evidence;
+	cJSON_AddStringToObject(ev, "line", top->line);
+	ia_json_u64(ev, "frees", fe.n);
+	ia_json_u64(ev, "free_ns", fe.ns);
+	ia_json_u64(ev, "gap_after_ns", fe.gap_ns);
+	ia_json_u64(ev, "mallocs_after", fe.mallocs_after);
+	ia_json_u64(ev, "steps", g->n);
+	ia_json_round(ev, "frees_per_step", per_step, 3);
+	cJSON_AddBoolToObject(ev, "empty_cache", fe.empty_cache);
+	ia_json_round(ev, "share_of_window", share, 4);
+	free(fe.lines);
+	return 0;
+}
+
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
 {
@@ -1104,7 +1246,8 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 	for (size_t i = 0; i < a->nslow; i++)
 		if (slow_chain(a, &cap, &a->slow[i]) < 0)
 			goto oom;
-	if (pageable_chain(a, &cap) < 0 || sync_chains(a, &cap) < 0 || hostbound_chain(a, &cap) < 0)
+	if (pageable_chain(a, &cap) < 0 || sync_chains(a, &cap) < 0 || free_chain(a, &cap) < 0 ||
+	    hostbound_chain(a, &cap) < 0)
 		goto oom;
 	if (a->nchains)
 		qsort(a->chains, a->nchains, sizeof *a->chains, cmp_chain);

@@ -12,6 +12,7 @@
  *   slow_calls            an API's slow tail, with its host cause
  *   pageable_copies       copies at pageable-memory bandwidth
  *   sync_per_step         a Python line that syncs every step
+ *   sync_frees            cudaFree between launches: the GPU drains at each
  *   host_bound_launches   the GPU kept up with the host: the launch rate bounds throughput
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.

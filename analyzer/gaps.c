@@ -35,7 +35,22 @@ int ia_api_completes_work(unsigned api)
 	case INGERO_API_CU_MEMCPY_DTOD_V2:
 		return 1;
 	default:
-		return ingero_api_class(api) == INGERO_CLASS_SYNC;
+		return ingero_api_class(api) == INGERO_CLASS_SYNC || ia_api_is_sync_free(api);
+	}
+}
+
+int ia_api_is_sync_free(unsigned api)
+{
+	/* cudaFree and cudaFreeHost wait until the device is idle (the reason
+	 * for the stream-ordered cudaFreeAsync) */
+	switch (api) {
+	case INGERO_API_CUDA_FREE:
+	case INGERO_API_CUDA_FREE_HOST:
+	case INGERO_API_CU_MEM_FREE_V2:
+	case INGERO_API_CU_MEM_FREE_HOST:
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -332,7 +347,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		}
 		/* known GPU busy: the host waited in a sync, or a copy held it */
 		uint64_t b0 = 0, b1 = 0;
-		if (cls == INGERO_CLASS_SYNC && c->dur > IA_SYNC_FLOOR_NS) {
+		if ((cls == INGERO_CLASS_SYNC || ia_api_is_sync_free(c->api)) && c->dur > IA_SYNC_FLOOR_NS) {
 			b0 = c->start;
 			b1 = end - IA_SYNC_FLOOR_NS;
 		} else if (cls == INGERO_CLASS_COPY && (ia_api_completes_work(c->api) || (c->flags & INGERO_FLAG_HOST_PAGEABLE))) {

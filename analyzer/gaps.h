@@ -79,6 +79,8 @@ void ia_gaps_free(struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);
+/* Whether an API is a free that waits for the device (cudaFree, cudaFreeHost, cuMemFree, cuMemFreeHost). */
+int ia_api_is_sync_free(unsigned api);
 /* Whether an API queues device work (launch, copy, memset). */
 int ia_api_queues_work(unsigned api);
 

@@ -32,7 +32,8 @@ int ingero_config_parse_classes(const char *s, uint32_t *mask);
 /* One line on stderr, only with INGERO_DEBUG=1. */
 void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define INGERO_DEFAULT_STACK_CLASSES ((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY))
+#define INGERO_DEFAULT_STACK_CLASSES                                                        \
+	((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY) | (1u << INGERO_CLASS_FREE)) /* frees: rare, and they sync */
 #define INGERO_DEFAULT_STACK_DEPTH   16
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */

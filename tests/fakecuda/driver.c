@@ -500,6 +500,9 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	if (dptr && !sim_is_device(dptr)) return CUDA_ERROR_INVALID_VALUE;
+	/* as the real one: the device drains first (cudaFree synchronizes) */
+	if (!cfg()->noop)
+		sim_wait_until(sim_device_done_at());
 	return CUDA_SUCCESS;   /* fake addresses are never reused; nothing to release */
 }
 

@@ -1,0 +1,57 @@
+#!/bin/sh
+# analyzer_frees.sh — cudaFree waits for the device to drain (the fake
+# runtime does as the real one), so frees inside a training loop open gaps:
+# explain counts them (gaps, and the sync_frees chain: how many, from which
+# line, the mallocs that follow), names torch.cuda.empty_cache() when the
+# frees come from it (the stand-in at fake_torch/torch/cuda/memory.py),
+# gives the memory-pressure fix otherwise, and says nothing for the same
+# loop without frees.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=$PWD/tests/helpers/python_frees.py
+CALL=$(grep -n "# CALL\$" "$PY" | cut -d: -f1)
+DIRECT=$(grep -n "# DIRECT\$" "$PY" | cut -d: -f1)
+STEPS=40
+
+trace() { # mode
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	FAKECUDA_KERNEL_US=1500 "$B/ingero-collector" -o "$DB" --sample-hz 99 -- python3 "$PY" \
+		"$PWD/$B/fakecuda/libcudart.so.13" "$1" "$STEPS" >/dev/null 2>"$T/err.txt"
+	check_eq "$1: collector and workload exit 0" 0 $?
+	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
+	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	grep -A8 "frees that wait" "$T/$1.txt" | sed 's/^/# /'
+}
+json() { # mode, python assertion over f (the sync_frees chain or None) and gaps (the gaps chain or None)
+	python3 - "$T/$1.json" "$2" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = lambda k: next((c for c in d["chains"] if c["kind"].startswith(k)), None)
+f, gaps = by("sync_frees"), by("gaps_")
+assert eval(sys.argv[2]), (sys.argv[2], f and f["evidence"], gaps and gaps["evidence"]["gaps"])
+PYEOF
+}
+# the last step's frees come after its launches: teardown, not counted
+N=$((2 * (STEPS - 1)))
+
+trace empty_cache
+check "empty_cache: sync_frees with every free and the mallocs after them" json empty_cache \
+	"f and f['evidence']['frees'] == $N and f['evidence']['mallocs_after'] == $N and f['evidence']['empty_cache']"
+check "empty_cache: the frees open the loop's gaps" json empty_cache "gaps and gaps['evidence']['gaps'] >= $STEPS - 1"
+check "empty_cache: root cause names empty_cache and the line calling it" \
+	grep -q "Here they come from torch.cuda.empty_cache(), called at $PY:$CALL\." "$T/empty_cache.txt"
+check "empty_cache: first fix, out of the loop" \
+	grep -q "1\. Take torch.cuda.empty_cache() out of the loop at $PY:$CALL" "$T/empty_cache.txt"
+check "empty_cache: Source is that line" grep -q "^  Source: $PY:$CALL\$" "$T/empty_cache.txt"
+
+trace direct
+check "direct: sync_frees, not empty_cache" json direct \
+	"f and f['evidence']['frees'] == $N and not f['evidence']['empty_cache'] and f['evidence']['line'] == '$PY:$DIRECT'"
+check "direct: first fix, memory pressure" grep -q "1\. If the GPU's memory is nearly full .*num_alloc_retries" "$T/direct.txt"
+check "direct: the slow cudaFree tail is the GPU draining, not a host cause" \
+	sh -c "! grep -A6 '^\[[A-Z]*\] cudaFree p99' '$T/direct.txt' | grep -q 'Look inside the driver call'"
+
+trace none
+check "none: no sync_frees chain, no gaps chain" json none "f is None and gaps is None"
+finish
