@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ingero/call_block.h"
+#include "ingero/msgpack_sink.h"
 #include "msgpack_walk.h"
 
 /* One column: how to read it from a call and write it back. */
@@ -57,38 +58,10 @@ static int pack_value(msgpack_packer *pk, enum col k, size_t i, uint64_t v)
 	return msgpack_pack_uint64(pk, v);
 }
 
-/* The packer's sink: msgpack-c hands it 1 to 9 bytes per integer, so the
- * generic msgpack_sbuffer_write (a memcpy call per value) is replaced by a
- * short copy into room reserved per column. */
-static int sink(void *data, const char *buf, size_t len)
-{
-	msgpack_sbuffer *sb = data;
-
-	if (sb->alloc - sb->size < len)
-		return msgpack_sbuffer_write(sb, buf, len);
-	char *d = sb->data + sb->size;
-	for (size_t i = 0; i < len; i++)
-		d[i] = buf[i];
-	sb->size += len;
-	return 0;
-}
-
 /* Room for a column of n integers of up to 9 bytes and its header. */
 static int reserve(msgpack_sbuffer *sb, size_t n)
 {
-	size_t need = sb->size + 9 * n + 16;
-
-	if (need <= sb->alloc)
-		return 0;
-	size_t cap = sb->alloc ? sb->alloc : 4096;
-	while (cap < need)
-		cap *= 2;
-	char *p = realloc(sb->data, cap);
-	if (!p)
-		return -1;
-	sb->data = p;
-	sb->alloc = cap;
-	return 0;
+	return ingero_sbuffer_reserve(sb, 9 * n + 16);
 }
 
 int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, size_t n)
@@ -99,7 +72,7 @@ int ingero_block_encode(msgpack_sbuffer *sb, const struct ingero_cuda_call *c, s
 	if (n == 0 || n > INGERO_BLOCK_MAX_CALLS)
 		return -1;
 	sb->size = 0;
-	msgpack_packer_init(&pk, sb, sink);
+	msgpack_packer_init(&pk, sb, ingero_sbuffer_sink);
 	if (reserve(sb, 2) || msgpack_pack_array(&pk, 2 + INGERO_BLOCK_COLUMNS) ||
 	    msgpack_pack_uint32(&pk, INGERO_BLOCK_FORMAT) || msgpack_pack_uint64(&pk, n))
 		return -1;

@@ -30,6 +30,8 @@ static inline int ingero_pack_valid_id(uint32_t id)
 void ingero_pack_header(msgpack_packer *pk, uint32_t sender_pid, uint32_t nrec);
 void ingero_pack_hello(msgpack_packer *pk, uint32_t pid, uint32_t ppid, uint64_t start_ns,
 		       const char *comm, const char *exe, const char *cmdline);
+/* The most bytes one call record packs into: an array header and 19 integers of up to 9 bytes. */
+#define INGERO_PACK_CALL_MAX (1 + 19 * 9)
 void ingero_pack_call(msgpack_packer *pk, const struct ingero_cuda_call *ev);
 void ingero_pack_counts(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t dropped);
 void ingero_pack_kernel(msgpack_packer *pk, uint32_t pid, uint64_t addr, const char *name, size_t len);

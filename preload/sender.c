@@ -54,6 +54,7 @@
 #include "config.h"
 #include "fork.h"
 #include "intern.h"
+#include "ingero/msgpack_sink.h"
 #include "pack.h"
 #include "record.h"
 #include "symbolize.h"
@@ -433,6 +434,8 @@ static void on_call(struct ingero_cuda_call *ev)
 			d = kernel_define(ev->pid, ev->kernel, NULL, 0);
 		def_use(d);
 	}
+	/* room first, so that the sink copies each field without a call */
+	ingero_sbuffer_reserve(&S.body, INGERO_PACK_CALL_MAX);
 	ingero_pack_call(&S.pk, ev);
 	S.nrec++;
 	batch_count(ev->pid);
@@ -726,7 +729,7 @@ int ingero_sender_start(struct ingero_shm *shm)
 	atomic_store(&S.stop, 0);
 	atomic_store(&S.done, 0);
 	msgpack_sbuffer_init(&S.body);
-	msgpack_packer_init(&S.pk, &S.body, msgpack_sbuffer_write);
+	msgpack_packer_init(&S.pk, &S.body, ingero_sbuffer_sink);
 	prctl(PR_GET_NAME, S.comm, 0, 0, 0);
 	read_exe(ingero_self.pid, S.exe, sizeof S.exe);
 	ingero_read_cmdline(ingero_self.pid, S.cmdline, sizeof S.cmdline);

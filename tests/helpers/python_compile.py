@@ -11,36 +11,22 @@ MODE once:      compiles 0.8 s after the first step, then STEPS GPU-bound steps
      workers:   the compiling runs in a forked worker while the main thread
                 waits for it (Inductor's compile workers)
 """
-import ctypes
-import importlib.util
 import multiprocessing
 import os
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "fake_convert_frame", os.path.join(here, "fake_torch", "torch", "_dynamo", "convert_frame.py"))
-convert_frame = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(convert_frame)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_gpu import FakeGPU, stand_in  # noqa: E402
 
-rt = ctypes.CDLL(sys.argv[1])
+convert_frame = stand_in("torch", "_dynamo", "convert_frame.py")
+gpu = FakeGPU(sys.argv[1])
 MODE = sys.argv[2]
 STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
 
 
-class Dim3(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
-
-
-s = ctypes.c_void_p()
-rt.cudaStreamCreate(ctypes.byref(s))
-
-
 def step():
-    for _ in range(4):
-        rt.cudaLaunchKernel(ctypes.c_void_p(0x1000), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
-                            ctypes.c_size_t(0), s)
-    rt.cudaStreamSynchronize(s)
+    gpu.launch(4)
+    gpu.sync()
 
 
 def compile_model(seconds):

@@ -11,28 +11,18 @@ MODE empty_cache: torch.cuda.empty_cache() every step (the stand-in in
      none:        the same loop without frees
 """
 import ctypes
-import importlib.util
 import os
 import sys
 import time
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "fake_cuda_memory", os.path.join(here, "fake_torch", "torch", "cuda", "memory.py"))
-memory = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(memory)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_gpu import FakeGPU, stand_in  # noqa: E402
 
-rt = ctypes.CDLL(sys.argv[1])
+memory = stand_in("torch", "cuda", "memory.py")
+gpu = FakeGPU(sys.argv[1])
+rt = gpu.rt
 MODE = sys.argv[2]
 STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-
-
-class Dim3(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
-
-
-s = ctypes.c_void_p()
-rt.cudaStreamCreate(ctypes.byref(s))
 
 
 def alloc(n):
@@ -52,9 +42,7 @@ def host_work(seconds):
 
 blocks = alloc(2)
 for i in range(STEPS):
-    for _ in range(4):
-        rt.cudaLaunchKernel(ctypes.c_void_p(0x1000), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
-                            ctypes.c_size_t(0), s)
+    gpu.launch(4)
     if MODE == "empty_cache":
         memory.empty_cache(rt, blocks)  # CALL
         blocks = alloc(2)
@@ -63,4 +51,4 @@ for i in range(STEPS):
             rt.cudaFree(b)  # DIRECT
         blocks = alloc(2)
     host_work(0.004)
-rt.cudaStreamSynchronize(s)
+gpu.sync()

@@ -2,7 +2,7 @@
 tests/e2e/analyzer_compile.sh: only its path matters — the analyzer counts
 on-CPU samples with a frame in torch.compile's compile-time files as
 compiling (analyzer/util.c, ia_is_compile_file).  Not a package: loaded by
-path from tests/helpers/python_compile.py."""
+path (tests/helpers/fake_gpu.py)."""
 import time
 
 
