@@ -39,6 +39,7 @@
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define COMPILE_DOMINANT 0.50        /* main + worker gap samples in torch.compile's compile-time code */
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
@@ -138,21 +139,32 @@ static int is_collation(const char *sym)
 }
 
 /* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
-static void top_stacks(const struct ia_gaps *g, int role, char *buf, size_t len)
+static void top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len)
 {
-	uint64_t total = role == 0 ? g->samples_main : role == 1 ? g->samples_workers : g->samples_other;
+	uint64_t total = ia_gap_samples(g, role);
 	buf[0] = 0;
 	if (!total)
 		return;
+	/* the three most sampled by this role (stacks are sorted by all roles' samples) */
+	size_t pick[3];
 	int shown = 0;
-	for (size_t i = 0; i < g->nstacks && shown < 3; i++) {
-		uint64_t n = role == 0 ? g->stacks[i].main : role == 1 ? g->stacks[i].workers : g->stacks[i].other;
-		if (!n)
-			continue;
-		addf(buf, len, "%s%s %.0f%%", shown ? ", " : "", g->stacks[i].label, pct(n, total));
-		if (g->stacks[i].python[0])
-			addf(buf, len, " (%s)", g->stacks[i].python);
-		shown++;
+	for (; shown < 3; shown++) {
+		size_t best = g->nstacks;
+		for (size_t i = 0; i < g->nstacks; i++) {
+			uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
+			int taken = 0;
+			for (int k = 0; k < shown; k++)
+				taken |= pick[k] == i;
+			if (n && !taken && (best == g->nstacks || n > ia_gap_stack_n(&g->stacks[best], role)))
+				best = i;
+		}
+		if (best == g->nstacks)
+			break;
+		pick[shown] = best;
+		const struct ia_gap_stack *st = &g->stacks[best];
+		addf(buf, len, "%s%s %.0f%%", shown ? ", " : "", st->label, pct(ia_gap_stack_n(st, role), total));
+		if (st->python[0])
+			addf(buf, len, " (%s)", st->python);
 	}
 }
 
@@ -166,12 +178,12 @@ static int is_interpreter(const char *sym)
 
 /* Share of a role's samples in gaps that ran Python code: named by their
  * Python frames, or (native stacks only) the interpreter's own symbols. */
-static double stacks_interpreter_share(const struct ia_gaps *g, int role)
+static double stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role)
 {
-	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, n = 0;
+	uint64_t total = ia_gap_samples(g, role), n = 0;
 	for (size_t i = 0; i < g->nstacks; i++)
 		if (g->stacks[i].python_code || is_interpreter(g->stacks[i].label))
-			n += role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+			n += ia_gap_stack_n(&g->stacks[i], role);
 	return total ? (double)n / (double)total : 0;
 }
 
@@ -185,15 +197,16 @@ static const char *python_where(const struct ia_gap_stack *s, char *buf, size_t 
 	return buf;
 }
 
-/* The most sampled stack of a role that ran Python code, or NULL (stacks
- * are most sampled first). */
-static const struct ia_gap_stack *stacks_python_top(const struct ia_gaps *g, int role)
+/* The most sampled stack of a role that ran Python code, or NULL. */
+static const struct ia_gap_stack *stacks_python_top(const struct ia_gaps *g, enum ia_gap_role role)
 {
-	for (size_t i = 0; i < g->nstacks; i++)
-		if (g->stacks[i].python_code && g->stacks[i].python[0] &&
-		    (role == 0 ? g->stacks[i].main : g->stacks[i].workers))
-			return &g->stacks[i];
-	return NULL;
+	const struct ia_gap_stack *top = NULL;
+	for (size_t i = 0; i < g->nstacks; i++) {
+		uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
+		if (g->stacks[i].python_code && g->stacks[i].python[0] && n && (!top || n > ia_gap_stack_n(top, role)))
+			top = &g->stacks[i];
+	}
+	return top;
 }
 
 /* The folded stack with the most compiling samples, or NULL. */
@@ -206,22 +219,22 @@ static const struct ia_gap_stack *stacks_compile_top(const struct ia_gaps *g)
 	return top;
 }
 
-static int stacks_show_collation(const struct ia_gaps *g, int role)
+static int stacks_show_collation(const struct ia_gaps *g, enum ia_gap_role role)
 {
-	uint64_t total = role == 0 ? g->samples_main : g->samples_workers, coll = 0;
+	uint64_t total = ia_gap_samples(g, role), coll = 0;
 	for (size_t i = 0; i < g->nstacks; i++)
 		if (is_collation(g->stacks[i].label) || is_collation(g->stacks[i].python))
-			coll += role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+			coll += ia_gap_stack_n(&g->stacks[i], role);
 	return total && coll * 5 >= total;   /* at least a fifth of the samples */
 }
 
-static void stacks_json(cJSON *ev, const struct ia_gaps *g, int role, const char *key)
+static void stacks_json(cJSON *ev, const struct ia_gaps *g, enum ia_gap_role role, const char *key)
 {
-	uint64_t total = role == 0 ? g->samples_main : g->samples_workers;
+	uint64_t total = ia_gap_samples(g, role);
 	cJSON *arr = cJSON_AddArrayToObject(ev, key);
 	int shown = 0;
 	for (size_t i = 0; i < g->nstacks && shown < 5; i++) {
-		uint64_t n = role == 0 ? g->stacks[i].main : g->stacks[i].workers;
+		uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
 		if (!n)
 			continue;
 		cJSON *o = cJSON_CreateObject();
@@ -359,8 +372,8 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		 ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, mean));
 
 	char stk_main[600], stk_workers[600];
-	top_stacks(g, 0, stk_main, sizeof stk_main);
-	top_stacks(g, 1, stk_workers, sizeof stk_workers);
+	top_stacks(g, IA_GAP_MAIN, stk_main, sizeof stk_main);
+	top_stacks(g, IA_GAP_WORKERS, stk_workers, sizeof stk_workers);
 	double sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
 	if (sat >= 0)
 		line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * sat, cpus);
@@ -376,6 +389,17 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", stk_main);
 	if (stk_workers[0])
 		line(c, "[HOST] workers' on-CPU samples in the gaps: %s", stk_workers);
+	char stk_sib[600], sib_name[96] = "";
+	top_stacks(g, IA_GAP_SIBLINGS, stk_sib, sizeof stk_sib);
+	if (g->sibling_top != UINT32_MAX)
+		snprintf(sib_name, sizeof sib_name, "tid %u \"%s\"", t->threads[g->sibling_top].tid,
+			 t->threads[g->sibling_top].comm);
+	if (g->siblings_oncpu_ns * 10 >= g->total_ns && sib_name[0]) {
+		line(c, "[HOST] the main process's other threads on-CPU %s during the gaps (the most: %s, %s)",
+		     ia_fmt_dur(d1, sizeof d1, g->siblings_oncpu_ns), sib_name, ia_fmt_dur(d2, sizeof d2, g->sibling_top_ns));
+		if (stk_sib[0])
+			line(c, "[HOST] their on-CPU samples in the gaps: %s", stk_sib);
+	}
 	int end_py = end && strcmp(end->line, "(no Python frame)");
 	line(c, "[CUDA] %s gaps totalling %s of %s; the next call after a gap is %s%s%s",
 	     ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, g->total_ns), ia_fmt_dur(d2, sizeof d2, win),
@@ -387,7 +411,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	if (!strcmp(kind, "gaps_compiling")) {
 		compiling_cause(c, a, comp_share);
 	} else if (!strcmp(kind, "gaps_host_busy")) {
-		int coll = stacks_show_collation(g, 0);
+		int coll = stacks_show_collation(g, IA_GAP_MAIN);
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
 			 "of gaps between CUDA calls.",
@@ -403,8 +427,8 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			     workers ? "" : " in the main process, as with num_workers=0");
 		else if (!workers && stk_main[0])
 			addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
-		double interp = coll ? 0 : stacks_interpreter_share(g, 0);
-		const struct ia_gap_stack *hot = stacks_python_top(g, 0);
+		double interp = coll ? 0 : stacks_interpreter_share(g, IA_GAP_MAIN);
+		const struct ia_gap_stack *hot = stacks_python_top(g, IA_GAP_MAIN);
 		char where[520];   /* label, python, user line: 3 × 160 + words */
 		if (interp >= INTERPRETER_SHARE && hot)
 			addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s.",
@@ -457,10 +481,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		 * running __getitem__ row by row.  More workers divide it; doing it per
 		 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
 		 * sliced), so that fix comes first. */
-		double winterp = stacks_interpreter_share(g, 1);
-		int wcoll = stacks_show_collation(g, 1);
+		double winterp = stacks_interpreter_share(g, IA_GAP_WORKERS);
+		int wcoll = stacks_show_collation(g, IA_GAP_WORKERS);
 		int per_item = wcoll || winterp >= INTERPRETER_SHARE;
-		const struct ia_gap_stack *whot = stacks_python_top(g, 1);
+		const struct ia_gap_stack *whot = stacks_python_top(g, IA_GAP_WORKERS);
 		char where[520];   /* label, python, user line: 3 × 160 + words */
 		if (per_item && !wcoll && whot)
 			addf(c->root_cause, sizeof c->root_cause,
@@ -489,11 +513,40 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		if (!per_item && !a->gaps.samples_workers)
 			batch_level_fix(c);
 	} else if (!strcmp(kind, "gaps_host_blocked")) {
+		/* the process's other threads busy while the main thread waits: in
+		 * CPython, running Python code, they hold the GIL it waits for */
+		int sib_busy = sib_name[0] && (double)g->siblings_oncpu_ns >= SIBLINGS_BUSY * (double)g->main_blocked_ns;
+		double sinterp = stacks_interpreter_share(g, IA_GAP_SIBLINGS);
+		const struct ia_gap_stack *shot = stacks_python_top(g, IA_GAP_SIBLINGS);
+		int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
+		char where[520];   /* label, python, user line: 3 × 160 + words */
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The main thread was blocked (off-CPU, not runnable) for %s of the %s with no GPU work "
-			 "queued%s: it waited on something other than a CPU (I/O, a lock, a queue, sleep).",
+			 "queued%s",
 			 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
 			 workers ? ", and the workers were mostly idle then too" : "");
+		if (gil) {
+			addf(c->root_cause, sizeof c->root_cause,
+			     ", while other threads of its process were on-CPU for %s (the most: %s). %.0f%% of their "
+			     "samples run Python code%s%s. CPython runs one thread's Python code at a time (the GIL): "
+			     "the main thread waits for it before it can queue the next GPU work.",
+			     ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), sib_name, 100 * sinterp,
+			     shot ? ", the most in " : "", shot ? python_where(shot, where, sizeof where) : "");
+			if (shot && shot->user_python[0])
+				snprintf(c->source, sizeof c->source, "%s", shot->user_python);
+			fix(c, "Take that Python work out of the training process (a separate process, or a DataLoader "
+			       "worker), run it less often, or make it cheaper%s%s%s: while it runs, the training loop "
+			       "cannot queue GPU work", shot ? " (" : "", shot ? python_where(shot, where, sizeof where) : "",
+			    shot ? ")" : "");
+		} else {
+			addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
+			     "queue, sleep).");
+			if (sib_busy)
+				addf(c->root_cause, sizeof c->root_cause,
+				     " Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
+				     "main thread waits for may be one of them (a lock, a queue).",
+				     ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), sib_name);
+		}
 		fix(c, "Find what the main thread waits on before %s: data read from disk or network "
 		       "(prefetch it, or load it in DataLoader workers), a lock or a queue",
 		    end && strcmp(end->line, "(no Python frame)") ? end->line : "the next CUDA call");
@@ -526,11 +579,16 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	ia_json_round(ev, "compile_share", comp_share, 4);
 	ia_json_u64(ev, "compile_gaps", g->ncompile_gaps);
 	ia_json_u64(ev, "compile_gap_ns", g->compile_gap_ns);
-	stacks_json(ev, g, 0, "main_stacks");
-	ia_json_round(ev, "main_python_share", stacks_interpreter_share(g, 0), 4);
+	stacks_json(ev, g, IA_GAP_MAIN, "main_stacks");
+	ia_json_round(ev, "main_python_share", stacks_interpreter_share(g, IA_GAP_MAIN), 4);
 	if (workers) {
-		stacks_json(ev, g, 1, "worker_stacks");
-		ia_json_round(ev, "worker_python_share", stacks_interpreter_share(g, 1), 4);
+		stacks_json(ev, g, IA_GAP_WORKERS, "worker_stacks");
+		ia_json_round(ev, "worker_python_share", stacks_interpreter_share(g, IA_GAP_WORKERS), 4);
+	}
+	ia_json_u64(ev, "sibling_threads_oncpu_ns", g->siblings_oncpu_ns);
+	if (g->samples_siblings) {
+		stacks_json(ev, g, IA_GAP_SIBLINGS, "sibling_stacks");
+		ia_json_round(ev, "sibling_python_share", stacks_interpreter_share(g, IA_GAP_SIBLINGS), 4);
 	}
 	ia_gap_end_lines_json(ev, "gap_ending_lines", t, g, 3);
 	return 0;

@@ -165,13 +165,14 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)g->g[0].start);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	struct ia_map by_id = { 0 };
-	struct { uint64_t id, main, workers, other, compiling; } *ids = NULL;
+	struct { uint64_t id, main, workers, other, siblings, compiling; } *ids = NULL;
 	unsigned char *compiles = calloc(g->n, 1);   /* per gap: a compiling sample seen */
 	if (!compiles)
 		goto oom;
 	size_t nids = 0, cap = 0, scap = 0;
 	int rc;
 	uint32_t main_tid = pp->main_thread != UINT32_MAX ? t->threads[pp->main_thread].tid : 0;
+	uint32_t main_proc = pp->p[pp->main].proc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t ts = (uint64_t)sqlite3_column_int64(st, 1);
 		long gi = gap_at(g, ts);
@@ -182,7 +183,9 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		if (th < 0 || !t->procs[t->threads[th].proc].selected)
 			continue;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
-		int role = tid == main_tid ? 0 : ps && ps->role == IA_ROLE_WORKER ? 1 : 2;
+		enum ia_gap_role role = tid == main_tid ? IA_GAP_MAIN
+			: t->threads[th].proc == main_proc ? IA_GAP_SIBLINGS
+			: ps && ps->role == IA_ROLE_WORKER ? IA_GAP_WORKERS : IA_GAP_OTHER;
 		uint64_t id = (uint64_t)sqlite3_column_int64(st, 2);
 		uint32_t k = ia_map_get(&by_id, id);
 		if (k == UINT32_MAX) {
@@ -192,19 +195,22 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			ids[nids].id = id;
 			k = (uint32_t)nids++;
 		}
-		int compiling = role < 2 && ia_stack_compiling(names, id);
+		int compiling = (role == IA_GAP_MAIN || role == IA_GAP_WORKERS) && ia_stack_compiling(names, id);
 		if (compiling) {
 			ids[k].compiling++;
 			compiles[gi] = 1;
 		}
-		if (role == 0) {
+		if (role == IA_GAP_MAIN) {
 			ids[k].main++;
 			g->samples_main++;
 			g->samples_main_compiling += compiling;
-		} else if (role == 1) {
+		} else if (role == IA_GAP_WORKERS) {
 			ids[k].workers++;
 			g->samples_workers++;
 			g->samples_workers_compiling += compiling;
+		} else if (role == IA_GAP_SIBLINGS) {
+			ids[k].siblings++;
+			g->samples_siblings++;
 		} else {
 			ids[k].other++;
 			g->samples_other++;
@@ -256,7 +262,8 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			best[k] = 0;
 			g->nstacks++;
 		}
-		uint64_t n = ids[i].main + ids[i].workers + ids[i].other;
+		uint64_t n = ids[i].main + ids[i].workers + ids[i].other + ids[i].siblings;
+		g->stacks[k].siblings += ids[i].siblings;
 		g->stacks[k].main += ids[i].main;
 		g->stacks[k].workers += ids[i].workers;
 		g->stacks[k].other += ids[i].other;
@@ -289,6 +296,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		    struct ia_gaps *g, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof *g);
+	g->sibling_top = UINT32_MAX;
 	g->win_start = t->first_ns;
 	g->win_end = t->last_ns;
 	if (pp->main < 0)
@@ -421,6 +429,16 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 			if (t->threads[th].proc == pp->p[i].proc)
 				g->worker_oncpu_ns[i] += ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
+	}
+	for (size_t th = 0; th < t->nthreads; th++) {
+		if (t->threads[th].proc != mproc || th == pp->main_thread)
+			continue;
+		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
+		g->siblings_oncpu_ns += on;
+		if (on > g->sibling_top_ns) {
+			g->sibling_top_ns = on;
+			g->sibling_top = (uint32_t)th;
+		}
 	}
 	free(w);
 

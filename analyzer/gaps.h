@@ -40,6 +40,7 @@ struct ia_gap_stack {
 	char user_python[160];  /* that stack's innermost frame in the user's own code, or "" */
 	int python_code;        /* label is a Python function: the samples ran Python code */
 	uint64_t main, workers, other;   /* samples in gaps */
+	uint64_t siblings;      /* samples of the main process's other threads (not in `other`) */
 	uint64_t compiling;     /* of main + workers: stacks in torch.compile's compile-time code */
 };
 
@@ -58,6 +59,11 @@ struct ia_gaps {
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
+	uint64_t samples_siblings;   /* the main process's other threads */
+	/* the main process's other threads on-CPU in the gaps (in CPython they
+	 * hold the GIL the main thread may wait for), and the busiest of them */
+	uint64_t siblings_oncpu_ns, sibling_top_ns;
+	uint32_t sibling_top;   /* index into trace.threads; UINT32_MAX: none */
 	/* torch.compile compiling (ia_stack_compiling): main / worker samples in
 	 * gaps, the gaps that hold any, their time, the first one's end and the
 	 * last one's bounds */
@@ -72,6 +78,21 @@ struct ia_gaps {
 	uint64_t idle_low_ns, idle_high_ns, known_busy_ns;
 	uint64_t in_sync_ns, in_copy_ns, in_launch_ns, in_other_ns, queued_host_ns;
 };
+
+/* Whose samples: the main thread, workers, other processes, the main
+ * process's other threads. */
+enum ia_gap_role { IA_GAP_MAIN, IA_GAP_WORKERS, IA_GAP_OTHER, IA_GAP_SIBLINGS };
+
+static inline uint64_t ia_gap_stack_n(const struct ia_gap_stack *s, enum ia_gap_role r)
+{
+	return r == IA_GAP_MAIN ? s->main : r == IA_GAP_WORKERS ? s->workers : r == IA_GAP_OTHER ? s->other : s->siblings;
+}
+
+static inline uint64_t ia_gap_samples(const struct ia_gaps *g, enum ia_gap_role r)
+{
+	return r == IA_GAP_MAIN ? g->samples_main : r == IA_GAP_WORKERS ? g->samples_workers
+		: r == IA_GAP_OTHER ? g->samples_other : g->samples_siblings;
+}
 
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    struct ia_gaps *g, char *err, size_t errlen);

@@ -1,0 +1,41 @@
+#!/bin/sh
+# analyzer_threads.sh — the main thread blocked in the gaps while another
+# thread of its process runs Python code (it holds the GIL the loop waits
+# for): explain says so, names that thread's Python function and line (the
+# Source), and puts the fix for it first; the same loop with that thread
+# asleep gets no such claim.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=$PWD/tests/helpers/python_threads.py
+BUSY=$(grep -n "# BUSY\$" "$PY" | cut -d: -f1)
+
+trace() { # mode
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	FAKECUDA_KERNEL_US=2000 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PY" \
+		"$PWD/$B/fakecuda/libcudart.so.13" "$1" >/dev/null 2>"$T/err.txt"
+	check_eq "$1: collector and workload exit 0" 0 $?
+	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
+	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	sed -n 5,16p "$T/$1.txt" | sed 's/^/# /'
+}
+
+trace busy
+check "busy: HIGH gaps, main thread blocked" grep -q "^\[HIGH\] GPU idle .*main thread blocked" "$T/busy.txt"
+check "busy: the other thread's time and samples are shown" \
+	grep -q "^    \[HOST\] their on-CPU samples in the gaps: summarise" "$T/busy.txt"
+check "busy: root cause says the GIL and names the thread's Python code" \
+	grep -q "samples run Python code, the most in summarise.* at $PY:$BUSY\. CPython runs one thread's Python code at a time (the GIL)" "$T/busy.txt"
+check "busy: the first fix is that work" grep -q "1\. Take that Python work out of the training process" "$T/busy.txt"
+check "busy: Source is the thread's line" grep -q "^  Source: $PY:$BUSY\$" "$T/busy.txt"
+check "busy: --json has the threads' time, stacks and Python share" python3 - "$T/busy.json" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_host_blocked"][0]["evidence"]
+assert c["sibling_threads_oncpu_ns"] >= 0.5 * c["main_blocked_ns"], c
+assert c["sibling_python_share"] >= 0.5 and c["sibling_stacks"][0]["symbol"].startswith("summarise"), c
+PYEOF
+
+trace idle
+check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
+check "idle: no blocked chain" sh -c "! grep -q 'main thread blocked' '$T/idle.txt'"
+finish

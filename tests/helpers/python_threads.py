@@ -1,0 +1,41 @@
+"""python_threads.py — a training loop on the fake CUDA runtime whose
+process also runs a busy Python thread, for tests/e2e/analyzer_threads.sh:
+CPython runs one thread's Python code at a time (the GIL), so the loop
+waits for the thread before it can queue the next step.
+
+    python3 python_threads.py LIBCUDART MODE [STEPS]
+
+MODE busy:   a thread named "metrics" runs pure-Python work all along
+     idle:   the same thread sleeps instead
+"""
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_gpu import FakeGPU  # noqa: E402
+
+gpu = FakeGPU(sys.argv[1])
+MODE = sys.argv[2]
+STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+done = threading.Event()
+
+
+def summarise():
+    while not done.is_set():
+        if MODE == "busy":
+            rows = [sum(i * j for j in range(50)) for i in range(200)]  # BUSY
+            del rows
+        else:
+            time.sleep(0.01)
+
+
+t = threading.Thread(target=summarise, name="metrics")
+t.start()
+for _ in range(STEPS):
+    x = [i * i for i in range(2000)]  # a little host work per step
+    gpu.launch(4)
+    gpu.sync()
+done.set()
+t.join()
