@@ -39,6 +39,7 @@
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
 #define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define COMPILE_DOMINANT 0.50        /* main + worker gap samples in torch.compile's compile-time code */
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
@@ -382,6 +383,9 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%)",
 	     mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * on,
 	     ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns), 100 * rq);
+	if (g->main_iowait_ns)
+		line(c, "[HOST] of its blocked time, %s in uninterruptible sleep (D state: disk or page-fault I/O)",
+		     ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (workers)
 		line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", workers, workers > 1 ? "s" : "",
 		     ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns), (double)g->workers_oncpu_ns / (double)g->total_ns);
@@ -519,6 +523,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		double sinterp = stacks_interpreter_share(g, IA_GAP_SIBLINGS);
 		const struct ia_gap_stack *shot = stacks_python_top(g, IA_GAP_SIBLINGS);
 		int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
+		int io = !gil && g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns;
 		char where[520];   /* label, python, user line: 3 × 160 + words */
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The main thread was blocked (off-CPU, not runnable) for %s of the %s with no GPU work "
@@ -538,6 +543,17 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			       "worker), run it less often, or make it cheaper%s%s%s: while it runs, the training loop "
 			       "cannot queue GPU work", shot ? " (" : "", shot ? python_where(shot, where, sizeof where) : "",
 			    shot ? ")" : "");
+		} else if (io) {
+			addf(c->root_cause, sizeof c->root_cause,
+			     ", %s of it in uninterruptible sleep (D state): the main thread waited on storage — reading "
+			     "or writing files (data, checkpoints, logs), or faulting in pages of a memory-mapped dataset "
+			     "— while no GPU work was queued.%s%s",
+			     ia_fmt_dur(d3, sizeof d3, g->main_iowait_ns), stk_main[0] ? " Its samples in the gaps: " : "",
+			     stk_main[0] ? stk_main : "");
+			fix(c, "Take storage off the critical path: read data in DataLoader workers (num_workers=%d, "
+			       "persistent_workers=True, prefetch_factor=4) so reads overlap GPU work, or keep the dataset "
+			       "in RAM (or on local NVMe); write checkpoints and logs less often, or from another thread or "
+			       "process", nw);
 		} else {
 			addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
 			     "queue, sleep).");
@@ -547,9 +563,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 				     "main thread waits for may be one of them (a lock, a queue).",
 				     ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), sib_name);
 		}
-		fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-		       "(prefetch it, or load it in DataLoader workers), a lock or a queue",
-		    end && strcmp(end->line, "(no Python frame)") ? end->line : "the next CUDA call");
+		if (!io)
+			fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+			       "(prefetch it, or load it in DataLoader workers), a lock or a queue",
+			    end && strcmp(end->line, "(no Python frame)") ? end->line : "the next CUDA call");
 	} else {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The main thread was runnable but not running for %s of the %s with no GPU work queued: "
@@ -571,6 +588,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "main_oncpu_ns", g->main_oncpu_ns);
 	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
+	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
 	ia_json_u64(ev, "workers", (uint64_t)workers);
 	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
 	cJSON_AddNumberToObject(ev, "cpus", cpus);

@@ -136,14 +136,15 @@ static void write_offs(struct out *o, const struct ia_trace *t, uint32_t th)
 	int pid = t->procs[x->proc].pid;
 	for (uint32_t k = 0; k < x->off_n; k++) {
 		const struct ia_off *f = &t->offs[t->off_by_th[x->off_first + k]];
-		int pre = (f->th & IA_OFF_PREEMPTED) != 0;
+		const char *how = (f->th & IA_OFF_PREEMPTED) ? "off-CPU: preempted"
+			: (f->th & IA_OFF_IOWAIT) ? "off-CPU: I/O wait (D)" : "off-CPU: blocked";
 		sep(o);
 		fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"sched\",\"name\":\"%s\",\"pid\":%d,\"tid\":%u,",
-			pre ? "off-CPU: preempted" : "off-CPU: blocked", pid, OFF_TRACK_BASE + x->tid);
+			how, pid, OFF_TRACK_BASE + x->tid);
 		ts(o, "ts", f->start);
 		dur(o, f->end - f->start);
 		fprintf(o->f, ",\"args\":{\"runq_ns\":%u}}", f->runq);
-		if (f->runq && !pre) {   /* the runnable tail of a blocked interval, nested */
+		if (f->runq && !(f->th & IA_OFF_PREEMPTED)) {   /* the runnable tail of a blocked interval, nested */
 			sep(o);
 			fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"sched\",\"name\":\"waiting for a CPU\",\"pid\":%d,\"tid\":%u,",
 				pid, OFF_TRACK_BASE + x->tid);

@@ -398,9 +398,12 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 				const struct ia_off *o = &t->offs[oi[k]];
 				x->main_off_ns += ia_overlap(o->start, o->end, x->start, x->end);
 				x->main_runq_ns += ia_overlap(o->end - o->runq, o->end, x->start, x->end);
+				if (o->th & IA_OFF_IOWAIT)
+					x->main_iowait_ns += ia_overlap(o->start, o->end - o->runq, x->start, x->end);
 			}
 		}
 		g->main_runq_ns += x->main_runq_ns;
+		g->main_iowait_ns += x->main_iowait_ns;
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
 	}

@@ -31,6 +31,7 @@
 struct ia_gap {
 	uint64_t start, end;
 	uint64_t main_off_ns, main_runq_ns;   /* main thread during the gap */
+	uint64_t main_iowait_ns;              /* of its blocked time: in D state (disk, page-fault I/O) */
 	uint32_t open_call, end_call;         /* indexes into trace.calls */
 };
 
@@ -56,6 +57,7 @@ struct ia_gaps {
 	struct ia_gap *g; size_t n;
 	uint64_t total_ns;
 	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
+	uint64_t main_iowait_ns;              /* of main_blocked_ns: uninterruptible sleep (I/O) */
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */

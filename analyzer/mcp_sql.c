@@ -346,7 +346,7 @@ const char *mcp_sql_description(void)
 	"stack_frames.stack_id (kind 'native' or 'python', depth 0 = innermost; python frames have file and "
 	"line); cuda_calls.kernel joins kernels(pid, addr); off_cpu rows are intervals a traced thread spent "
 	"off a CPU: runnable_ns is when it became runnable again, preempted=1 when it was switched out while "
-	"runnable (involuntary); page_allocs, cpu_busy and competitors are per-bucket aggregates; losses "
+	"runnable (involuntary), 2 when it blocked in uninterruptible sleep (disk or page-fault I/O); page_allocs, cpu_busy and competitors are per-bucket aggregates; losses "
 	"counts every dropped record by source. CUDA calls are stored in call_blocks, up to 1,024 calls of one "
 	"pid per row in a binary blob; read them from cuda_calls, a read-only virtual table that shows the "
 	"blocks as one row per call (in block order, not time order: ORDER BY start_ns when order matters). "

@@ -248,7 +248,8 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	o->end = e;
 	o->runq = e - r > UINT32_MAX ? UINT32_MAX : (uint32_t)(e - r);
 	/* tids are < 2^22 (pid_max): the top bit carries "preempted" */
-	o->th = tid | (sqlite3_value_int(v[4]) ? IA_OFF_PREEMPTED : 0);
+	int how = sqlite3_value_int(v[4]);   /* off_cpu.preempted: 0 slept, 1 preempted, 2 D state */
+	o->th = tid | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
 }
 
 static void row_final(sqlite3_context *ctx)

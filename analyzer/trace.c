@@ -432,10 +432,10 @@ static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
 	size_t w = 0;
 	for (size_t i = 0; i < t->noffs; i++) {
 		struct ia_off o = t->offs[i];
-		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_PREEMPTED);
+		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_FLAGS);
 		if (!t->procs[t->threads[th_i].proc].selected)
 			continue;
-		o.th = th_i | (o.th & IA_OFF_PREEMPTED);
+		o.th = th_i | (o.th & IA_OFF_FLAGS);
 		t->offs[w++] = o;
 		if (o.start < first[th_i])
 			first[th_i] = o.start;
@@ -462,7 +462,7 @@ static uint32_t *index_by_thread(struct ia_trace *t, int calls)
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		cnt[calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_PREEMPTED]++;
+		cnt[calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_FLAGS]++;
 	uint32_t pos = 0;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		first[i] = pos;
@@ -477,7 +477,7 @@ static uint32_t *index_by_thread(struct ia_trace *t, int calls)
 		cnt[i] = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint32_t th = calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_PREEMPTED;
+		uint32_t th = calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_FLAGS;
 		ix[first[th] + cnt[th]++] = (uint32_t)i;
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {

@@ -38,7 +38,9 @@ struct ia_call {
 	uint8_t flags, dir;
 };
 
-#define IA_OFF_PREEMPTED 0x80000000u
+#define IA_OFF_PREEMPTED 0x80000000u   /* left the CPU still runnable */
+#define IA_OFF_IOWAIT    0x40000000u   /* blocked in uninterruptible sleep (D: disk, page-fault I/O) */
+#define IA_OFF_FLAGS     (IA_OFF_PREEMPTED | IA_OFF_IOWAIT)
 struct ia_off {
 	uint64_t start, end;  /* switched out, switched back in */
 	uint32_t runq;        /* end - max(runnable, start): waiting on a run queue (saturated) */

@@ -17,7 +17,9 @@
 #include "sched.h"
 
 #define TASK_RUNNING 0
+#define TASK_UNINTERRUPTIBLE 0x2
 #define TASK_DEAD    0x80
+#define TASK_NOLOAD  0x400   /* with UNINTERRUPTIBLE: TASK_IDLE, a kernel thread's idle wait */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -188,7 +190,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			s->runnable_ns = preempted ? now : 0;
 			s->next_pid = next_tgid;
 			s->cpu = cpu;
-			s->preempted = preempted;
+			s->preempted = preempted ? OFF_PREEMPTED
+				: (prev_state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == TASK_UNINTERRUPTIBLE
+				? OFF_UNINTERRUPTIBLE : OFF_SLEPT;
 		} else {
 			count_drop(DROP_START_MAP);
 		}

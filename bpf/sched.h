@@ -25,7 +25,14 @@ struct off_cpu_event {
 	__u64 runnable_ns;
 	__u64 end_ns;
 	__u32 cpu;           /* the CPU it left */
-	__u32 preempted;     /* 1 = still runnable when switched out */
+	__u32 preempted;     /* how it left the CPU: enum off_cpu_how */
+};
+
+/* How a thread left the CPU (off_cpu.preempted, docs/schema.md). */
+enum off_cpu_how {
+	OFF_SLEPT = 0,           /* blocked, interruptible: a lock, a queue, a socket, sleep */
+	OFF_PREEMPTED = 1,       /* still runnable: it lost the CPU */
+	OFF_UNINTERRUPTIBLE = 2, /* blocked in D state: disk or page-fault I/O, some kernel locks */
 };
 
 struct cpu_busy_event {

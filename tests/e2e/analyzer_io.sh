@@ -1,0 +1,44 @@
+#!/bin/sh
+# analyzer_io.sh — how a traced thread left the CPU is stored (off_cpu.
+# preempted: 0 slept, 1 preempted, 2 uninterruptible sleep), and a main
+# thread that waits on storage in the gaps (a write + fsync every step, on
+# the repository's disk) gets the storage cause and fix; the same loop
+# without the write gets no chain.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=$PWD/tests/helpers/python_io.py
+SCRATCH=$PWD/$B/tests/io_scratch.bin   # a real disk: fsync on tmpfs does not wait
+
+trace() { # mode
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	FAKECUDA_KERNEL_US=1000 "$B/ingero-collector" -o "$DB" --sample-hz 99 -- python3 "$PY" \
+		"$PWD/$B/fakecuda/libcudart.so.13" "$SCRATCH" "$1" >/dev/null 2>"$T/err.txt"
+	check_eq "$1: collector and workload exit 0" 0 $?
+	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
+	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	sed -n 4,14p "$T/$1.txt" | sed 's/^/# /'
+}
+
+case $(stat -f -c %T "$PWD/$B" 2>/dev/null) in
+tmpfs|ramfs) skip "$B is on $(stat -f -c %T "$PWD/$B"): fsync does not wait there"; finish ;;
+esac
+
+trace io
+main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
+check_ge "io: the main thread's D-state intervals are stored (preempted = 2)" \
+	"$(q "SELECT count(*) FROM off_cpu WHERE pid = $main AND preempted = 2")" 20
+check_eq "io: only 0, 1, 2 in off_cpu.preempted" 0 "$(q "SELECT count(*) FROM off_cpu WHERE preempted NOT IN (0, 1, 2)")"
+check "io: HIGH gaps, main thread blocked" grep -q "^\[HIGH\] GPU idle .*main thread blocked" "$T/io.txt"
+check "io: the D-state time is shown" grep -q "^    \[HOST\] of its blocked time, .* in uninterruptible sleep (D state" "$T/io.txt"
+check "io: root cause says storage" grep -q "the main thread waited on storage" "$T/io.txt"
+check "io: the first fix takes storage off the critical path" grep -q "1\. Take storage off the critical path" "$T/io.txt"
+check "io: --json main_iowait_ns is most of the blocked time" python3 - "$T/io.json" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_host_blocked"][0]["evidence"]
+assert c["main_iowait_ns"] >= 0.5 * c["main_blocked_ns"] > 0, c
+PYEOF
+
+trace none
+check "none: no chain" grep -q "^No causal chain" "$T/none.txt"
+finish
