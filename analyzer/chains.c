@@ -140,30 +140,39 @@ static int is_collation(const char *sym)
 }
 
 /* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
-static void top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len)
+/* Indexes of up to max stacks most sampled by a role, most first (stacks
+ * are sorted by all roles' samples together); returns how many. */
+static int role_top(const struct ia_gaps *g, enum ia_gap_role role, size_t *pick, int max)
 {
-	uint64_t total = ia_gap_samples(g, role);
-	buf[0] = 0;
-	if (!total)
-		return;
-	/* the three most sampled by this role (stacks are sorted by all roles' samples) */
-	size_t pick[3];
-	int shown = 0;
-	for (; shown < 3; shown++) {
+	int n = 0;
+	for (; n < max; n++) {
 		size_t best = g->nstacks;
 		for (size_t i = 0; i < g->nstacks; i++) {
-			uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
+			uint64_t c = ia_gap_stack_n(&g->stacks[i], role);
 			int taken = 0;
-			for (int k = 0; k < shown; k++)
+			for (int k = 0; k < n; k++)
 				taken |= pick[k] == i;
-			if (n && !taken && (best == g->nstacks || n > ia_gap_stack_n(&g->stacks[best], role)))
+			if (c && !taken && (best == g->nstacks || c > ia_gap_stack_n(&g->stacks[best], role)))
 				best = i;
 		}
 		if (best == g->nstacks)
 			break;
-		pick[shown] = best;
-		const struct ia_gap_stack *st = &g->stacks[best];
-		addf(buf, len, "%s%s %.0f%%", shown ? ", " : "", st->label, pct(ia_gap_stack_n(st, role), total));
+		pick[n] = best;
+	}
+	return n;
+}
+
+static void top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len)
+{
+	uint64_t total = ia_gap_samples(g, role);
+	size_t pick[3];
+	buf[0] = 0;
+	if (!total)
+		return;
+	int n = role_top(g, role, pick, 3);
+	for (int k = 0; k < n; k++) {
+		const struct ia_gap_stack *st = &g->stacks[pick[k]];
+		addf(buf, len, "%s%s %.0f%%", k ? ", " : "", st->label, pct(ia_gap_stack_n(st, role), total));
 		if (st->python[0])
 			addf(buf, len, " (%s)", st->python);
 	}
@@ -233,20 +242,19 @@ static void stacks_json(cJSON *ev, const struct ia_gaps *g, enum ia_gap_role rol
 {
 	uint64_t total = ia_gap_samples(g, role);
 	cJSON *arr = cJSON_AddArrayToObject(ev, key);
-	int shown = 0;
-	for (size_t i = 0; i < g->nstacks && shown < 5; i++) {
-		uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
-		if (!n)
-			continue;
+	size_t pick[5];
+	int n = role_top(g, role, pick, 5);
+	for (int k = 0; k < n; k++) {
+		const struct ia_gap_stack *st = &g->stacks[pick[k]];
+		uint64_t c = ia_gap_stack_n(st, role);
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "symbol", g->stacks[i].label);
-		cJSON_AddBoolToObject(o, "python_code", g->stacks[i].python_code);   /* symbol is a Python function */
-		ia_json_str(o, "python", g->stacks[i].python[0] ? g->stacks[i].python : NULL);
-		ia_json_str(o, "user_line", g->stacks[i].user_python[0] ? g->stacks[i].user_python : NULL);
-		ia_json_u64(o, "samples", n);
-		ia_json_round(o, "share", total ? (double)n / (double)total : 0, 4);
+		cJSON_AddStringToObject(o, "symbol", st->label);
+		cJSON_AddBoolToObject(o, "python_code", st->python_code);   /* symbol is a Python function */
+		ia_json_str(o, "python", st->python[0] ? st->python : NULL);
+		ia_json_str(o, "user_line", st->user_python[0] ? st->user_python : NULL);
+		ia_json_u64(o, "samples", c);
+		ia_json_round(o, "share", total ? (double)c / (double)total : 0, 4);
 		cJSON_AddItemToArray(arr, o);
-		shown++;
 	}
 }
 
@@ -267,14 +275,13 @@ static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, dou
 	const struct ia_gaps *g = &a->gaps;
 	uint64_t mid = g->win_start + (g->win_end - g->win_start) / 2;
 	int recurring = g->ncompile_gaps > 1 && g->compile_first_end <= mid && g->compile_last_start > mid;
-	int workers = (int)a->pp.nworkers;
 	const struct ia_gap_stack *top = stacks_compile_top(g);
 	char d1[32], d2[32], d3[32], n1[32], where[520];
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "torch.compile was compiling while no GPU work was queued: %.0f%% of the on-CPU samples in the "
 		 "gaps (main thread%s) are in its compile-time code (TorchDynamo, AOTAutograd, Inductor, Triton), "
 		 "in %s gap%s totalling %s of the %s of gaps.",
-		 100 * comp_share, workers ? " and workers" : "", ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
+		 100 * comp_share, g->samples_workers_compiling ? " and workers" : "", ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
 		 g->ncompile_gaps == 1 ? "" : "s", ia_fmt_dur(d1, sizeof d1, g->compile_gap_ns),
 		 ia_fmt_dur(d2, sizeof d2, g->total_ns));
 	if (top && top->python[0])
@@ -327,7 +334,10 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	 * kinds' fixes (DataLoader, host code) would be wrong for it */
 	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling;
 	uint64_t smw = g->samples_main + g->samples_workers;
+	/* DataLoader workers' samples must not dilute a compiling main thread */
 	double comp_share = smw ? (double)comp / (double)smw : 0;
+	if (g->samples_main && (double)g->samples_main_compiling / (double)g->samples_main > comp_share)
+		comp_share = (double)g->samples_main_compiling / (double)g->samples_main;
 	const char *kind;
 	if (smw && comp_share >= COMPILE_DOMINANT)
 		kind = "gaps_compiling";
@@ -729,13 +739,13 @@ static int slow_chain(struct ia_analysis *a, size_t *cap, const struct ia_slow_a
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
 			 "while the host waits (see the pageable-copies chain).");
 		fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
-	} else if (cls == INGERO_CLASS_SYNC || ia_api_is_sync_free(s->api)) {
+	} else if (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "No host-side cause: the thread was %s, not waiting for a CPU (%.0f%%), during the slow calls. "
 			 "A sync returns when the GPU finishes the queued work, so its tail is the GPU work itself "
 			 "(long kernels or copies queued before it).%s",
 			 on >= blk ? "on-CPU (spinning in the driver)" : "blocked in the driver", 100 * rq,
-			 ia_api_is_sync_free(s->api) ? " A free waits the same way (see the sync_frees chain, if any)." : "");
+			 ingero_api_free_waits(s->api) ? " A free waits the same way (see the sync_frees chain, if any)." : "");
 		fix(c, "If the GPU work is expected, nothing to fix here; otherwise look at the kernels queued before the "
 		       "sync (nsys or torch.profiler)");
 	} else {
@@ -1004,6 +1014,8 @@ static int sync_chains(struct ia_analysis *a, size_t *cap)
 struct free_evidence {
 	uint64_t n, ns, gap_ns, mallocs_after;
 	int empty_cache;                /* a free's innermost Python function is empty_cache */
+	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
+	uint64_t empty_cache_n;
 	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
 };
 
@@ -1023,7 +1035,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
 			continue;
-		if (ia_api_is_sync_free(c->api)) {
+		if (ia_call_is_waiting_free(c)) {
 			uint64_t sid = t->stack_ids[c->stack];
 			const char *py = ia_stack_source(a->names, sid);
 			const char *func = ia_stack_python_func(a->names, sid);
@@ -1037,14 +1049,20 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			l->api = c->api;
 			fe->n++;
 			fe->ns += c->dur;
-			fe->empty_cache |= func && !strcmp(func, "empty_cache");
+			if (func && !strcmp(func, "empty_cache")) {
+				fe->empty_cache = 1;
+				if (py && l->count > fe->empty_cache_n) {
+					fe->empty_cache_n = l->count;
+					snprintf(fe->empty_cache_line, sizeof fe->empty_cache_line, "%s", py);
+				}
+			}
 		} else if (fe->n && (c->api == INGERO_API_CUDA_MALLOC || c->api == INGERO_API_CU_MEM_ALLOC_V2)) {
 			fe->mallocs_after++;
 		}
 	}
 	free(ix);
 	for (size_t i = 0; i < g->n; i++)
-		if (ia_api_is_sync_free(t->calls[g->g[i].open_call].api))
+		if (ia_call_is_waiting_free(&t->calls[g->g[i].open_call]))
 			fe->gap_ns += g->g[i].end - g->g[i].start;
 	/* most frees first */
 	for (size_t i = 1; i < fe->nlines; i++)
@@ -1107,16 +1125,17 @@ static int free_chain(struct ia_analysis *a, size_t *cap)
 		 "caching allocator frees device memory only in torch.cuda.empty_cache() or when an allocation "
 		 "fails and it returns its cache to retry (memory nearly full).",
 		 ia_api_name(t, top->api), ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+	const char *ec = fe.empty_cache_line[0] ? fe.empty_cache_line : NULL;
 	if (fe.empty_cache)
 		addf(c->root_cause, sizeof c->root_cause, " Here they come from torch.cuda.empty_cache()%s%s.",
-		     has_line ? ", called at " : "", has_line ? top->line : "");
+		     ec ? ", called at " : "", ec ? ec : "");
 	if (fe.mallocs_after)
 		addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
 		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
 	if (fe.empty_cache)
 		fix(c, "Take torch.cuda.empty_cache() out of the loop%s%s: it hands cached blocks back to the driver, "
 		       "and the next steps allocate them again, draining the GPU at each free",
-		    has_line ? " at " : "", has_line ? top->line : "");
+		    ec ? " at " : "", ec ? ec : "");
 	else
 		fix(c, "If the GPU's memory is nearly full the allocator frees its cache and retries: "
 		       "torch.cuda.memory_stats()['num_alloc_retries'] > 0 confirms it; lower the peak (a smaller "

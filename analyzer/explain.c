@@ -191,6 +191,8 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(gj, "workers_oncpu_ns", g->workers_oncpu_ns);
 	ia_json_u64(gj, "samples_main", g->samples_main);
 	ia_json_u64(gj, "samples_workers", g->samples_workers);
+	ia_json_u64(gj, "samples_siblings", g->samples_siblings);
+	ia_json_u64(gj, "main_iowait_ns", g->main_iowait_ns);
 	cJSON *ts = cJSON_AddArrayToObject(gj, "top_stacks");
 	for (size_t i = 0; i < g->nstacks && i < 8; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -199,6 +201,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 		ia_json_u64(o, "main", g->stacks[i].main);
 		ia_json_u64(o, "workers", g->stacks[i].workers);
 		ia_json_u64(o, "other", g->stacks[i].other);
+		ia_json_u64(o, "siblings", g->stacks[i].siblings);
 		cJSON_AddItemToArray(ts, o);
 	}
 	ia_gap_end_lines_json(gj, "ending_lines", t, g, 5);

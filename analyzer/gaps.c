@@ -17,6 +17,7 @@
 #include <ingero/api.h>
 #include <ingero/event.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,23 +36,18 @@ int ia_api_completes_work(unsigned api)
 	case INGERO_API_CU_MEMCPY_DTOD_V2:
 		return 1;
 	default:
-		return ingero_api_class(api) == INGERO_CLASS_SYNC || ia_api_is_sync_free(api);
+		return ingero_api_class(api) == INGERO_CLASS_SYNC || ingero_api_free_waits(api);
 	}
 }
 
-int ia_api_is_sync_free(unsigned api)
+int ia_call_completes_work(const struct ia_call *c)
 {
-	/* cudaFree and cudaFreeHost wait until the device is idle (the reason
-	 * for the stream-ordered cudaFreeAsync) */
-	switch (api) {
-	case INGERO_API_CUDA_FREE:
-	case INGERO_API_CUDA_FREE_HOST:
-	case INGERO_API_CU_MEM_FREE_V2:
-	case INGERO_API_CU_MEM_FREE_HOST:
-		return 1;
-	default:
-		return 0;
-	}
+	return ia_api_completes_work(c->api) && !(c->flags & INGERO_FLAG_NULL_FREE);
+}
+
+int ia_call_is_waiting_free(const struct ia_call *c)
+{
+	return ingero_api_free_waits(c->api) && !(c->flags & INGERO_FLAG_NULL_FREE);
 }
 
 int ia_api_queues_work(unsigned api)
@@ -125,7 +121,7 @@ static int cmp_line_ns(const void *a, const void *b)
 static int cmp_stack(const void *a, const void *b)
 {
 	const struct ia_gap_stack *x = a, *y = b;
-	uint64_t nx = x->main + x->workers + x->other, ny = y->main + y->workers + y->other;
+	uint64_t nx = x->main + x->workers + x->other + x->siblings, ny = y->main + y->workers + y->other + y->siblings;
 	if (nx != ny)
 		return nx > ny ? -1 : 1;
 	return strcmp(x->label, y->label);
@@ -140,6 +136,8 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 }
 
 /* Index of the gap containing ts, or -1. */
+#define COMPILE_GAP_SAMPLES 2   /* compiling samples that make a gap a compile gap */
+
 static long gap_at(const struct ia_gaps *g, uint64_t ts)
 {
 	size_t lo = 0, hi = g->n;
@@ -166,7 +164,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	struct ia_map by_id = { 0 };
 	struct { uint64_t id, main, workers, other, siblings, compiling; } *ids = NULL;
-	unsigned char *compiles = calloc(g->n, 1);   /* per gap: a compiling sample seen */
+	unsigned char *compiles = calloc(g->n, 1);   /* per gap: compiling samples seen, up to 255 */
 	if (!compiles)
 		goto oom;
 	size_t nids = 0, cap = 0, scap = 0;
@@ -198,7 +196,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		int compiling = (role == IA_GAP_MAIN || role == IA_GAP_WORKERS) && ia_stack_compiling(names, id);
 		if (compiling) {
 			ids[k].compiling++;
-			compiles[gi] = 1;
+			compiles[gi] += compiles[gi] < UCHAR_MAX;
 		}
 		if (role == IA_GAP_MAIN) {
 			ids[k].main++;
@@ -223,7 +221,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		goto fail;
 	}
 	for (size_t i = 0; i < g->n; i++) {
-		if (!compiles[i])
+		if (compiles[i] < COMPILE_GAP_SAMPLES)   /* one sample in a gap is not a compile */
 			continue;
 		if (!g->ncompile_gaps++)
 			g->compile_first_end = g->g[i].end;
@@ -355,7 +353,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		}
 		/* known GPU busy: the host waited in a sync, or a copy held it */
 		uint64_t b0 = 0, b1 = 0;
-		if ((cls == INGERO_CLASS_SYNC || ia_api_is_sync_free(c->api)) && c->dur > IA_SYNC_FLOOR_NS) {
+		if ((cls == INGERO_CLASS_SYNC || ia_call_is_waiting_free(c)) && c->dur > IA_SYNC_FLOOR_NS) {
 			b0 = c->start;
 			b1 = end - IA_SYNC_FLOOR_NS;
 		} else if (cls == INGERO_CLASS_COPY && (ia_api_completes_work(c->api) || (c->flags & INGERO_FLAG_HOST_PAGEABLE))) {
@@ -370,7 +368,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 				busy_until = b1;
 			}
 		}
-		if (ia_api_completes_work(c->api) && (!pending || end > gap_start)) {
+		if (ia_call_completes_work(c) && (!pending || end > gap_start)) {
 			pending = 1;
 			gap_start = end;
 			open_call = ix[k];
@@ -434,7 +432,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
 	}
 	for (size_t th = 0; th < t->nthreads; th++) {
-		if (t->threads[th].proc != mproc || th == pp->main_thread)
+		if (t->threads[th].proc != mproc || th == pp->main_thread ||
+		    !strcmp(t->threads[th].comm, "ingero-sender"))   /* the tracer's own thread */
 			continue;
 		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		g->siblings_oncpu_ns += on;

@@ -102,8 +102,10 @@ void ia_gaps_free(struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);
-/* Whether an API is a free that waits for the device (cudaFree, cudaFreeHost, cuMemFree, cuMemFreeHost). */
-int ia_api_is_sync_free(unsigned api);
+/* The same for one call: a free of NULL (INGERO_FLAG_NULL_FREE) waits for nothing. */
+int ia_call_completes_work(const struct ia_call *c);
+/* A free that waited for the device (ingero_api_free_waits, not of NULL). */
+int ia_call_is_waiting_free(const struct ia_call *c);
 /* Whether an API queues device work (launch, copy, memset). */
 int ia_api_queues_work(unsigned api);
 

@@ -217,7 +217,7 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (first == SIZE_MAX && ia_api_queues_work(c->api))
 			first = k;
-		if (!ia_api_completes_work(c->api))
+		if (!ia_call_completes_work(c))
 			continue;
 		if (first != SIZE_MAX && c->dur <= IA_SYNC_FLOOR_NS &&
 		    add_stretch(t, pp, names, h, &wk, ix, first, k) < 0)

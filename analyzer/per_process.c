@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the thread whose tid is the pid stays the main thread with at least
+ * 1/MAIN_THREAD_SHARE_DIV of the busiest thread's CUDA calls */
+#define MAIN_THREAD_SHARE_DIV 10
+
 const char *ia_role_name(enum ia_role r)
 {
 	switch (r) {
@@ -196,19 +200,27 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 			s->role = IA_ROLE_OTHER;
 		}
 	}
-	/* Main thread: most CUDA calls; else the thread whose tid is the pid. */
+	/* Main thread: the thread whose tid is the pid, when it makes a fair
+	 * share of the CUDA calls — a Python training loop runs there, while
+	 * PyTorch launches the backward pass from its autograd device thread,
+	 * often with more calls; else the thread with the most calls. */
 	if (mainp >= 0) {
 		uint64_t best = 0;
+		uint32_t leader = UINT32_MAX;
 		for (size_t i = 0; i < t->nthreads; i++) {
 			const struct ia_thread *x = &t->threads[i];
 			if ((int)x->proc != mainp)
 				continue;
+			if (x->tid == (uint32_t)t->procs[mainp].pid)
+				leader = (uint32_t)i;
 			if (pp->main_thread == UINT32_MAX || x->ncalls > best ||
 			    (x->ncalls == best && x->tid == (uint32_t)t->procs[mainp].pid)) {
 				pp->main_thread = (uint32_t)i;
 				best = x->ncalls;
 			}
 		}
+		if (leader != UINT32_MAX && t->threads[leader].ncalls * MAIN_THREAD_SHARE_DIV >= best)
+			pp->main_thread = leader;
 	}
 
 	/* Per-thread sums folded into processes. */

@@ -324,14 +324,16 @@ int ia_is_library_file(const char *file)
 int ia_is_compile_file(const char *file)
 {
 	static const char *const parts[] = {
+		/* not aot_autograd.py, _aot_autograd runtime wrappers, codecache.py
+		 * (CompiledFxGraph.__call__), guards.py: their code also runs at
+		 * every call of a compiled function */
 		"torch/_dynamo/convert_frame.py", "torch/_dynamo/symbolic_convert.py",
-		"torch/_dynamo/output_graph.py", "torch/_dynamo/variables/", "torch/_dynamo/guards.py",
-		"torch/_dynamo/bytecode_transformation.py", "torch/_functorch/aot_autograd.py",
+		"torch/_dynamo/output_graph.py", "torch/_dynamo/variables/",
+		"torch/_dynamo/bytecode_transformation.py",
 		"torch/_functorch/_aot_autograd/collect_metadata_analysis.py",
-		"torch/_functorch/_aot_autograd/jit_compile_runtime_wrappers.py",
 		"torch/_functorch/partitioners.py", "torch/_inductor/compile_fx.py", "torch/_inductor/graph.py",
 		"torch/_inductor/lowering.py", "torch/_inductor/scheduler.py", "torch/_inductor/ir.py",
-		"torch/_inductor/codegen/", "torch/_inductor/codecache.py", "torch/_inductor/select_algorithm.py",
+		"torch/_inductor/codegen/", "torch/_inductor/select_algorithm.py",
 		"torch/_inductor/async_compile.py", "torch/_inductor/compile_worker/", "torch/_inductor/fx_passes/",
 		"torch/_inductor/autotune_process.py", "triton/compiler/",
 	};

@@ -32,8 +32,14 @@ int ingero_config_parse_classes(const char *s, uint32_t *mask);
 /* One line on stderr, only with INGERO_DEBUG=1. */
 void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define INGERO_DEFAULT_STACK_CLASSES                                                        \
-	((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY) | (1u << INGERO_CLASS_FREE)) /* frees: rare, and they sync */
+/* In stack_classes beside the class bits: of the FREE class, only frees
+ * that wait for the device (ingero_api_free_waits, not of NULL) — rare in a
+ * training loop, and each one drains the GPU.  Only the default has it:
+ * INGERO_STACKS=free means every free. */
+#define INGERO_STACK_WAITING_FREES_ONLY (1u << 31)
+#define INGERO_DEFAULT_STACK_CLASSES                                                         \
+	((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY) | (1u << INGERO_CLASS_FREE) | \
+	 INGERO_STACK_WAITING_FREES_ONLY)
 #define INGERO_DEFAULT_STACK_DEPTH   16
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */

@@ -168,7 +168,7 @@ DRV(cuMemsetD32Async_ptsz, INGERO_API_CU_MEMSET_D32_ASYNC_PTSZ,
 /* --- allocations ------------------------------------------------------------------- */
 DRV(cuMemAlloc_v2, INGERO_API_CU_MEM_ALLOC_V2, (CUdeviceptr *p, size_t n), (p, n), (ev_.bytes = n),
     INGERO_KERNEL_NONE)
-DRV(cuMemFree_v2, INGERO_API_CU_MEM_FREE_V2, (CUdeviceptr p), (p), NOFILL, INGERO_KERNEL_NONE)
+DRV(cuMemFree_v2, INGERO_API_CU_MEM_FREE_V2, (CUdeviceptr p), (p), NULL_FREE_FILL(p), INGERO_KERNEL_NONE)
 DRV(cuMemAllocAsync, INGERO_API_CU_MEM_ALLOC_ASYNC, (CUdeviceptr *p, size_t n, CUstream s), (p, n, s),
     (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
 DRV(cuMemAllocAsync_ptsz, INGERO_API_CU_MEM_ALLOC_ASYNC_PTSZ, (CUdeviceptr *p, size_t n, CUstream s),
@@ -189,7 +189,7 @@ DRVX(cuMemHostAlloc, INGERO_API_CU_MEM_HOST_ALLOC, (void **pp, size_t n, unsigne
      drv_pinned_alloc(fn_(pp, n, fl), pp, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
 DRVX(cuMemHostRegister_v2, INGERO_API_CU_MEM_HOST_REGISTER_V2, (void *p, size_t n, unsigned int fl),
      drv_pinned_alloc(fn_(p, n, fl), &p, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
-DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), drv_pinned_free(fn_(p), p), NOFILL,
+DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), drv_pinned_free(fn_(p), p), NULL_FREE_FILL(p),
      INGERO_KERNEL_NONE)
 DRVX(cuMemHostUnregister, INGERO_API_CU_MEM_HOST_UNREGISTER, (void *p), drv_pinned_free(fn_(p), p),
      NOFILL, INGERO_KERNEL_NONE)

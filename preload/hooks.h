@@ -104,6 +104,10 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		return r_;                                                                \
 	} while (0)
 
+/* A free's fill: a NULL pointer (cudaFree(0), the context set-up idiom)
+ * frees nothing and waits for nothing; the analyzer must not see a sync. */
+#define NULL_FREE_FILL(p_) (ev_.flags |= (p_) ? 0 : INGERO_FLAG_NULL_FREE)
+
 /* Copy direction and pinned/pageable flags of a runtime copy. */
 void ingero_fill_copy(struct ingero_cuda_call *ev, int kind, const void *dst, const void *src);
 /* Same for a driver copy: host pointers known by the API. */

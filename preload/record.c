@@ -65,6 +65,9 @@ static bool want_stack(unsigned api, enum ingero_kernel_kind kk, uint8_t *flags)
 		return false;
 	}
 	(void)kk;
+	if (c == INGERO_CLASS_FREE && (ingero_cfg.stack_classes & INGERO_STACK_WAITING_FREES_ONLY) &&
+	    (!ingero_api_free_waits(api) || (*flags & INGERO_FLAG_NULL_FREE)))
+		return false;
 	return (ingero_cfg.stack_classes >> c) & 1u;
 }
 

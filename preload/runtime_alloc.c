@@ -27,7 +27,7 @@ INGERO_EXPORT cudaError_t cudaMalloc(void **p, size_t size)
 INGERO_EXPORT cudaError_t cudaFree(void *p)
 {
 	free_fn fn_ = (free_fn)RT_REAL(cudaFree);
-	HOOK_CALL(INGERO_API_CUDA_FREE, fn_(p), CUDART_ERROR_NO_SYMBOL, (void)0, INGERO_KERNEL_NONE);
+	HOOK_CALL(INGERO_API_CUDA_FREE, fn_(p), CUDART_ERROR_NO_SYMBOL, NULL_FREE_FILL(p), INGERO_KERNEL_NONE);
 }
 
 static cudaError_t pinned_alloc(cudaError_t r, void **p, size_t size)
@@ -68,7 +68,7 @@ INGERO_EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned int fl
 INGERO_EXPORT cudaError_t cudaFreeHost(void *p)
 {
 	free_fn fn_ = (free_fn)RT_REAL(cudaFreeHost);
-	HOOK_CALL(INGERO_API_CUDA_FREE_HOST, pinned_free(fn_(p), p), CUDART_ERROR_NO_SYMBOL, (void)0,
+	HOOK_CALL(INGERO_API_CUDA_FREE_HOST, pinned_free(fn_(p), p), CUDART_ERROR_NO_SYMBOL, NULL_FREE_FILL(p),
 		  INGERO_KERNEL_NONE);
 }
 

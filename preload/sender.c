@@ -579,8 +579,10 @@ static int drain(int max, uint64_t hole_timeout, int final)
 			S.batch_start = now;
 		on_record(buf, len);
 		n++;
-		if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES)
+		if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES) {
 			send_batch(final);
+			now = ingero_now();   /* a send can wait: holes are timed from now on */
+		}
 	}
 	return n;
 }

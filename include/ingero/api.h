@@ -150,4 +150,14 @@ static inline const char *ingero_api_class_name(enum ingero_api_class c)
 	return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "other";
 }
 
+/* The frees that wait until the device is idle before they return —
+ * cudaFree, cudaFreeHost and their driver forms (the reason the
+ * stream-ordered cudaFreeAsync exists); a free of NULL waits for nothing
+ * (INGERO_FLAG_NULL_FREE). */
+static inline int ingero_api_free_waits(unsigned id)
+{
+	return id == INGERO_API_CUDA_FREE || id == INGERO_API_CUDA_FREE_HOST || id == INGERO_API_CU_MEM_FREE_V2 ||
+	       id == INGERO_API_CU_MEM_FREE_HOST;
+}
+
 #endif

@@ -34,6 +34,7 @@ enum ingero_call_flags {
 	INGERO_FLAG_ASYNC = 1u << 2,         /* the API is asynchronous by contract */
 	INGERO_FLAG_STACK_SAMPLED = 1u << 3, /* stack_id set by sampling (launches) */
 	INGERO_FLAG_STACK_WITHHELD = 1u << 4, /* a stack was due; the stack budget said no */
+	INGERO_FLAG_NULL_FREE = 1u << 5,     /* a free of NULL (cudaFree(0): context set-up), which waits for nothing */
 };
 
 /* Default stream handles as CUDA defines them (cudaStreamLegacy, PerThread). */

@@ -5,7 +5,8 @@
 # line, the mallocs that follow), names torch.cuda.empty_cache() when the
 # frees come from it (the stand-in at fake_torch/torch/cuda/memory.py),
 # gives the memory-pressure fix otherwise, and says nothing for the same
-# loop without frees.
+# loop without frees, or with cudaFree(NULL) (context set-up: it waits for
+# nothing, and the preload flags it).
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
@@ -51,6 +52,11 @@ check "direct: sync_frees, not empty_cache" json direct \
 check "direct: first fix, memory pressure" grep -q "1\. If the GPU's memory is nearly full .*num_alloc_retries" "$T/direct.txt"
 check "direct: the slow cudaFree tail is the GPU draining, not a host cause" \
 	sh -c "! grep -A6 '^\[[A-Z]*\] cudaFree p99' '$T/direct.txt' | grep -q 'Look inside the driver call'"
+
+trace null
+check_eq "null: every cudaFree(NULL) flagged (32)" "$STEPS" \
+	"$(q "SELECT count(*) FROM cuda_calls WHERE api = 28 AND flags & 32")"
+check "null: it opens no gaps and makes no chain" json null "f is None and gaps is None"
 
 trace none
 check "none: no sync_frees chain, no gaps chain" json none "f is None and gaps is None"

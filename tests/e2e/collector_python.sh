@@ -71,19 +71,26 @@ check "--no-python-frames: explain says so under its Trace line" sh -c \
 
 GP=tests/helpers/python_gaps.py
 BUILD=$(grep -n "# BUILD\$" "$GP" | cut -d: -f1)
-# The checks below need a CPU free for the loop.  When something else on the
-# machine held the CPUs (a CI neighbour), explain rightly says "waiting for a
-# CPU" instead; that trace is not this test's case, so it runs again (3 tries).
+# The checks below need a CPU free for the loop.  When the scheduler saw the
+# main thread wait on a run queue for a fifth of the gaps or more (something
+# else held the CPUs: a CI neighbour), that trace is not this test's case, so
+# it runs again (3 tries).  The measurement decides, not explain's verdict.
+worst=0
 for try in 1 2 3; do
 	rm -f "$DB" "$DB-wal" "$DB-shm"
 	FAKECUDA_KERNEL_US=200 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PWD/$GP" \
 		"$PWD/$B/fakecuda/libcudart.so.13" 40 >/dev/null 2>"$T/err.txt"
 	rc=$?
+	[ $rc -ne 0 ] && worst=$rc
 	"$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>&1
-	grep -q "^\[HIGH\] GPU idle .*main thread waiting for a CPU" "$T/explain.txt" || break
-	echo "# try $try: the CPUs were contended ($(grep -m1 '^\[HIGH\]' "$T/explain.txt")); again"
+	runq=$("$B/ingero-analyze" explain --json "$DB" 2>/dev/null | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["gaps"]
+print(int(100 * g["main_runq_ns"] / g["total_ns"]) if g["total_ns"] else 0)' 2>/dev/null || echo 0)
+	[ "$runq" -lt 20 ] && break
+	echo "# try $try: the main thread waited for a CPU $runq % of the gaps (contended); again"
 done
-check_eq "host-bound Python loop: exits 0" 0 $rc
+check_eq "host-bound Python loop: exits 0 (every try)" 0 $worst
 sed 's/^/# /' "$T/explain.txt" | head -n 16
 check "explain: a HIGH gaps chain with the main thread on-CPU" \
 	grep -q "^\[HIGH\] GPU idle .*main thread on-CPU" "$T/explain.txt"

@@ -8,6 +8,7 @@ step.
 MODE empty_cache: torch.cuda.empty_cache() every step (the stand-in in
                   fake_torch/torch/cuda/memory.py), then cudaMalloc again
      direct:      cudaFree from the loop itself (no empty_cache)
+     null:        cudaFree(NULL) every step (frees nothing, waits for nothing)
      none:        the same loop without frees
 """
 import ctypes
@@ -50,5 +51,7 @@ for i in range(STEPS):
         for b in blocks:
             rt.cudaFree(b)  # DIRECT
         blocks = alloc(2)
+    elif MODE == "null":
+        rt.cudaFree(None)
     host_work(0.004)
 gpu.sync()

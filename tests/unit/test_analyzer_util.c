@@ -198,12 +198,14 @@ static void compile_files(void **state)
 		"torch/_dynamo/convert_frame.py", "torch/_dynamo/symbolic_convert.py",
 		"torch/_dynamo/variables/functions.py", "torch/_inductor/compile_fx.py",
 		"torch/_inductor/codegen/triton.py", "torch/_inductor/compile_worker/subproc_pool.py",
-		"triton/compiler/compiler.py", "torch/_functorch/aot_autograd.py",
+		"triton/compiler/compiler.py", "torch/_functorch/partitioners.py",
 	};
 	static const char *const no[] = {
 		"torch/_dynamo/eval_frame.py", "torch/_inductor/runtime/triton_heuristics.py",
 		"torch/_functorch/_aot_autograd/runtime_wrappers.py", "triton/runtime/jit.py",
-		"torch/nn/modules/linear.py", "torch/fx/graph_module.py",
+		"torch/nn/modules/linear.py", "torch/fx/graph_module.py", "torch/_functorch/aot_autograd.py",
+		"torch/_functorch/_aot_autograd/jit_compile_runtime_wrappers.py", "torch/_inductor/codecache.py",
+		"torch/_dynamo/guards.py",
 	};
 	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
 		snprintf(f, sizeof f, "%s%s", sp, yes[i]);
