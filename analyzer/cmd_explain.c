@@ -23,6 +23,13 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s)\n", t->command ? t->command : "(no command recorded)",
 		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
+	if (t->nlosses) {   /* what is below counts only what arrived */
+		fprintf(f, "Lost while tracing (docs/schema.md, losses):");
+		for (size_t i = 0; i < t->nlosses; i++)
+			fprintf(f, "%s %s %s", i ? "," : "", t->losses[i].source,
+				ia_fmt_count(n1, sizeof n1, t->losses[i].count));
+		fprintf(f, "\n");
+	}
 	const char *pyf = ia_session(t, "python_frames");
 	if (pyf && !strncmp(pyf, "off", 3))   /* which Python code ran is then not known */
 		fprintf(f, "On-CPU samples have native frames only (Python frames %s).\n", pyf);

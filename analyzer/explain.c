@@ -220,6 +220,9 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(tr, "window_end_rel_ns", g->win_end - t->t0);
 	ia_json_u64(tr, "cuda_calls", t->ncalls);
 	ia_json_u64(tr, "off_cpu_intervals", t->noffs);
+	cJSON *lost = cJSON_AddObjectToObject(tr, "losses");   /* by source, non-zero only */
+	for (size_t i = 0; i < t->nlosses; i++)
+		ia_json_u64(lost, t->losses[i].source, t->losses[i].count);
 	cJSON *sev = cJSON_AddObjectToObject(root, "severity_counts");
 	ia_json_u64(sev, "HIGH", ia_chains_count(a, IA_SEV_HIGH));
 	ia_json_u64(sev, "MEDIUM", ia_chains_count(a, IA_SEV_MEDIUM));

@@ -509,6 +509,34 @@ static void *calls_side(void *arg)
 	return NULL;
 }
 
+/* What the file says was lost, summed by source (docs/schema.md, losses):
+ * the reader of any figure needs it next to the figure. */
+static int load_losses(struct ia_trace *t, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT source, sum(count) FROM losses GROUP BY source "
+				      "HAVING sum(count) > 0 ORDER BY source", err, errlen);
+	if (!st)
+		return -1;
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *src = (const char *)sqlite3_column_text(st, 0);
+		if (ia_grow((void **)&t->losses, &cap, t->nlosses + 1, sizeof *t->losses) < 0 ||
+		    !(t->losses[t->nlosses].source = strdup(src ? src : "?"))) {
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		t->losses[t->nlosses++].count = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		  char *err, size_t errlen)
 {
@@ -533,6 +561,8 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 		snprintf(err, errlen, "%s: no process %d in this trace", ia_db_path(), t->filter.pid);
 		return -1;
 	}
+	if (load_losses(t, err, errlen) < 0)
+		return -1;
 	t->command = (char *)ia_session(t, "command");
 	t->host = (char *)ia_session(t, "host");
 	t->gpu = (char *)ia_session(t, "gpu");
@@ -628,6 +658,9 @@ void ia_trace_free(struct ia_trace *t)
 		free(t->procs[i].cmdline);
 		free(t->procs[i].calls);
 	}
+	for (size_t i = 0; i < t->nlosses; i++)
+		free(t->losses[i].source);
+	free(t->losses);
 	for (size_t i = 0; i < INGERO_API_MAX; i++)
 		free(t->api_names[i]);
 	free(t->procs);

@@ -87,6 +87,7 @@ struct ia_trace {
 	struct ia_proc *procs; size_t nprocs;
 	uint64_t *stack_ids; size_t nstacks;       /* stack_ids[0] = 0 (none) */
 	char *api_names[INGERO_API_MAX];           /* from the apis table, for ids api.h lacks */
+	struct ia_loss { char *source; uint64_t count; } *losses; size_t nlosses;   /* non-zero, by source */
 
 	/* internal */
 	void *maps;

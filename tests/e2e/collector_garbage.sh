@@ -17,4 +17,9 @@ check_eq "every malformed message counted" "$bad" "$(q "SELECT sum(count) FROM l
 check_eq "good calls before and after the garbage stored" 55 "$(q 'SELECT count(*) FROM cuda_calls')"
 check_eq "nothing from a malformed message stored" 0 "$(q "SELECT count(*) FROM kernels")"
 check_eq "file is consistent" ok "$(q 'PRAGMA integrity_check')"
+"$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>&1
+check "explain says what was lost, with the count" \
+	grep -q "^Lost while tracing (docs/schema.md, losses):.* malformed_message $bad\(,\|\$\)" "$T/explain.txt"
+check_eq "explain --json has it under trace.losses" "$bad" \
+	"$("$B/ingero-analyze" explain --json "$DB" | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["losses"]["malformed_message"])')"
 finish
