@@ -218,6 +218,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		case INGERO_REC_STACK:  pid = r->u.stack.pid; break;
 		case INGERO_REC_KERNEL: pid = r->u.kernel.pid; break;
 		case INGERO_REC_BYE:    pid = r->u.bye.pid; break;
+		case INGERO_REC_ORPHAN: pid = r->u.orphan.pid; break;
 		default: continue;
 		}
 		if (identity_resolve(s, &pid, &tid)) {
@@ -263,6 +264,10 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		case INGERO_REC_KERNEL:
 			store_kernel(in->o.store, pid, r->u.kernel.addr, r->u.kernel.name.ptr,
 				     r->u.kernel.name.len);
+			break;
+		case INGERO_REC_ORPHAN:
+			/* a process, not calls: how many of its calls follow is unknowable */
+			store_loss_max(in->o.store, INGERO_LOSS_AFTER_OWNER, pid, 1);
 			break;
 		case INGERO_REC_BYE:
 			/* the kernel's exit record is exact; without BPF this is all we have */

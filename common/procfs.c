@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 void ingero_read_cmdline(uint32_t pid, char *buf, size_t size)
@@ -32,4 +33,27 @@ void ingero_read_cmdline(uint32_t pid, char *buf, size_t size)
 		if (buf[i] == 0)
 			buf[i] = ' ';
 	buf[n] = 0;
+}
+
+int ingero_read_ppid(uint32_t pid)
+{
+	char path[64], buf[512], state;
+	int ppid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+	const char *p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' || state == 'X')
+		return -1;
+	return ppid;
 }

@@ -238,6 +238,14 @@ static int dec_bye(const msgpack_object *f, uint32_t n, struct ingero_wire_bye *
 	return 0;
 }
 
+static int dec_orphan(const msgpack_object *f, uint32_t n, struct ingero_wire_orphan *o)
+{
+	if (n < 2)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &o->pid);
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -256,6 +264,7 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_STACK:  return dec_stack(f, n, &r->u.stack, z);
 	case INGERO_REC_KERNEL: return dec_kernel(f, n, &r->u.kernel);
 	case INGERO_REC_BYE:    return dec_bye(f, n, &r->u.bye);
+	case INGERO_REC_ORPHAN: return dec_orphan(f, n, &r->u.orphan);
 	default:                return 1;
 	}
 }

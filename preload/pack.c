@@ -104,6 +104,13 @@ void ingero_pack_bye(msgpack_packer *pk, uint32_t pid, uint64_t end_ns)
 	msgpack_pack_uint64(pk, end_ns);
 }
 
+void ingero_pack_orphan(msgpack_packer *pk, uint32_t pid)
+{
+	msgpack_pack_array(pk, 2);
+	msgpack_pack_uint32(pk, INGERO_REC_ORPHAN);
+	msgpack_pack_uint32(pk, pid);
+}
+
 int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,
 		      ingero_symbolize_fn sym, void *arg)
 {

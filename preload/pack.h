@@ -36,6 +36,7 @@ void ingero_pack_call(msgpack_packer *pk, const struct ingero_cuda_call *ev);
 void ingero_pack_counts(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t dropped);
 void ingero_pack_kernel(msgpack_packer *pk, uint32_t pid, uint64_t addr, const char *name, size_t len);
 void ingero_pack_bye(msgpack_packer *pk, uint32_t pid, uint64_t end_ns);
+void ingero_pack_orphan(msgpack_packer *pk, uint32_t pid);
 /* A STACK record from its ring form (len bytes); -1 if the ring form is
  * inconsistent (then nothing was packed). */
 int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,

@@ -649,9 +649,47 @@ static void report_one(uint64_t key, void *val, void *arg)
 		     (unsigned long long)a->sent_dropped);
 }
 
+/* The fork children writing into this ring that still run as it stops:
+ * one ORPHAN record each (wire.h) — their later calls cannot be counted.
+ * A slot's pid counts when /proc still shows it with the slot's parent (a
+ * reused pid would not). */
+static void send_orphans(void)
+{
+	msgpack_sbuffer body;
+	msgpack_packer pk;
+	uint32_t n = atomic_load(&S.shm->nprocs), norph = 0;
+	msgpack_sbuffer_init(&body);
+	msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
+		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
+		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid)
+			continue;
+		int ppid = ingero_read_ppid(pid);
+		if (ppid < 0 || (uint32_t)ppid != S.shm->procs[i].ppid)
+			continue;
+		ingero_pack_orphan(&pk, pid);
+		norph++;
+	}
+	if (norph) {
+		msgpack_sbuffer hdr;
+		msgpack_packer hp;
+		msgpack_sbuffer_init(&hdr);
+		msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
+		ingero_pack_header(&hp, S.shm->owner_pid, norph);
+		send_buf(&hdr, &body, 1);
+		msgpack_sbuffer_destroy(&hdr);
+		ingero_debug("%u fork children still running as the sender stops: their later calls are lost",
+			     norph);
+	}
+	msgpack_sbuffer_destroy(&body);
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
+	/* Children stop writing into the ring first (ingero_put counts their
+	 * calls as dropped from here on), so the drops below include theirs. */
+	atomic_store(&S.shm->sender_state, INGERO_SENDER_GONE);
 	await_pipe(FINAL_CONNECT_WAIT_NS);
 	ingero_clock_calibrate(0);
 	if (S.sock_ok)
@@ -666,8 +704,8 @@ static void final_flush(void)
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	atomic_store(&S.shm->sender_state, INGERO_SENDER_GONE);
 	send_counts(1, 0, S.shm->owner_pid, ingero_now());
+	send_orphans();
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
 	send_counts(1, 1, 0, 0);

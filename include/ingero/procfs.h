@@ -14,4 +14,8 @@
  * "" when the process is gone or has none (a kernel thread). */
 void ingero_read_cmdline(uint32_t pid, char *buf, size_t size);
 
+/* The parent pid of a running process (/proc/PID/stat), or -1 when it is
+ * gone.  A zombie counts as gone. */
+int ingero_read_ppid(uint32_t pid);
+
 #endif

@@ -39,6 +39,11 @@
  *          Names a launched function address in that process's image.
  *   BYE    [6, pid, end_ns]
  *          The process is exiting (sent when the library sees it).
+ *   ORPHAN [7, pid]
+ *          Sent by a ring's owner as it stops: pid (a fork child writing
+ *          into that ring) was still running.  Nothing will drain the ring
+ *          after this, and the child cannot send (nng is not fork-safe), so
+ *          its CUDA calls from here on are lost, and cannot be counted.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -62,6 +67,7 @@ enum ingero_record_type {
 	INGERO_REC_STACK = 4,
 	INGERO_REC_KERNEL = 5,
 	INGERO_REC_BYE = 6,
+	INGERO_REC_ORPHAN = 7,
 };
 
 /* Limits the decoder enforces; the encoder never exceeds them. */

@@ -67,6 +67,10 @@ struct ingero_wire_bye {
 	uint64_t end_ns;
 };
 
+struct ingero_wire_orphan {
+	uint32_t pid;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -76,6 +80,7 @@ struct ingero_wire_record {
 		struct ingero_wire_stack stack;
 		struct ingero_wire_kernel kernel;
 		struct ingero_wire_bye bye;
+		struct ingero_wire_orphan orphan;
 	} u;
 };
 

@@ -46,4 +46,17 @@ if [ -f "$B/libingero_preload.so" ] && [ "$(q 'SELECT count(*) FROM cuda_calls')
 else
 	skip "preload library not built: sync/worker overlap"
 fi
+
+# a worker that outlives the process whose ring it writes into: stored as a
+# loss (per pid, a process: its later calls cannot be counted), shown by explain
+rm -f "$DB" "$DB-wal" "$DB-shm"
+"$B/ingero-collector" -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+	"$B/tests/preload_calls" outlive 20 >"$T/outlive.truth" 2>"$T/err.txt"
+check_eq "outliving worker: collector exits 0" 0 $?
+parent=$(sed -n 1p "$T/outlive.truth" | sed 's/^truth pid=\([0-9]*\) .*/\1/')
+child=$(q "SELECT pid FROM processes WHERE ppid = $parent LIMIT 1")
+check_eq "outliving worker: losses has preload_after_owner_exit = 1 for it" 1 \
+	"$(q "SELECT count FROM losses WHERE source = 'preload_after_owner_exit' AND pid = ${child:-0}")"
+check "outliving worker: explain lists it" sh -c \
+	"'$B/ingero-analyze' explain '$DB' | grep -q '^Lost while tracing.* preload_after_owner_exit 1'"
 finish

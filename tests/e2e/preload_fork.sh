@@ -35,4 +35,25 @@ check_eq "children calling CUDA before their parent: exits 0" 0 $?
 wait_sink
 check "children first: every call counted" compare_truth "$T/first.truth" "$T/first.sink" fork-first
 check "children first: right parents" check_parents "$T/first.truth" "$T/first.sink"
+
+# A child still running when its parent, the ring's owner, exits: nothing
+# drains the ring after that and the child cannot send (nng after fork), so
+# the owner names it in an ORPHAN record as it stops; the child's calls from
+# then on are not written into the dead ring.
+start_sink "$T/outlive.sink" -i 1500
+traced "$B/tests/preload_calls" outlive 20 >"$T/outlive.truth"
+check_eq "outliving child: the parent exits 0" 0 $?
+parent=$(sed -n 1p "$T/outlive.truth" | sed 's/^truth pid=\([0-9]*\) .*/\1/')
+i=0   # the child prints its truth once it has made its calls after the parent's exit
+while [ "$(sed 's/^truth pid=\([0-9]*\) .*/\1/' "$T/outlive.truth" | sort -u | wc -l)" -lt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+wait_sink
+child=$(sed 's/^truth pid=\([0-9]*\) .*/\1/' "$T/outlive.truth" | sort -u | grep -vx "$parent")
+check_eq "outliving child: its truth says 40 syncs (20 before, 20 after the parent)" 40 \
+	"$(grep "^truth pid=$child .* api=cudaStreamSynchronize " "$T/outlive.truth" | sed 's/.* count=//')"
+check_eq "outliving child: one ORPHAN record names it" 1 "$(grep -c "^orphan pid=$child\$" "$T/outlive.sink")"
+check_eq "outliving child: its 20 syncs before the parent's exit arrived" 20 \
+	"$(sink_calls "$T/outlive.sink" "$child" cudaStreamSynchronize)"
+check_eq "outliving child: no ORPHAN for the parent itself" 0 "$(grep -c "^orphan pid=$parent\$" "$T/outlive.sink")"
 finish

@@ -148,6 +148,13 @@ static inline void tw_bye(struct tw *w, unsigned pid, uint64_t end_ns)
 	msgpack_pack_uint64(&w->pk, end_ns);
 }
 
+static inline void tw_orphan(struct tw *w, unsigned pid)
+{
+	msgpack_pack_array(&w->pk, 2);
+	msgpack_pack_unsigned_int(&w->pk, INGERO_REC_ORPHAN);
+	msgpack_pack_unsigned_int(&w->pk, pid);
+}
+
 /* A record of a type this version does not know. */
 static inline void tw_unknown(struct tw *w)
 {

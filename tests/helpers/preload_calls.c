@@ -12,6 +12,7 @@
  *                                  each (and the parent) making `thin N`; grandchildren of
  *                                  one "after" child too
  *   preload_calls fork-first N K   K children forked and calling CUDA before the parent does
+ *   preload_calls outlive N        N calls; a child makes N, the parent exits, the child N more
  *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
  *   preload_calls loop N [W [D]]   W warm-up calls, then N × cudaStreamSynchronize on a new
@@ -335,6 +336,29 @@ int main(int argc, char **argv)
 				exit(0);   /* through exit(): the library's destructor runs */
 			}
 		reap();
+	} else if (strcmp(mode, "outlive") == 0) {
+		/* a child calling CUDA before and after its parent, the ring's owner, exited */
+		thin(n);
+		pid_t parent = getpid();
+		int fds[2];
+		char b = 0;
+		if (pipe(fds))
+			return 1;
+		if (fork() == 0) {
+			ntruth = 0;
+			thin(n);
+			if (write(fds[1], "c", 1) != 1)
+				_exit(1);
+			for (int i = 0; i < 5000 && getppid() == parent; i++)
+				usleep(1000);
+			thin(n);
+			print_truth();
+			_exit(0);
+		}
+		if (read(fds[0], &b, 1) != 1)
+			return 1;
+		print_truth();
+		return 0;   /* exit() without reaping: the library's final flush sees the child running */
 	} else if (strcmp(mode, "fork-first") == 0) {
 		for (long i = 0; i < k; i++)
 			if (fork() == 0) {

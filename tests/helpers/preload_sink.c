@@ -261,6 +261,13 @@ static int record(const msgpack_object *r)
 			printf("BYE pid=%lu end=%lu\n", (unsigned long)pid, (unsigned long)end);
 		break;
 	}
+	case INGERO_REC_ORPHAN: {
+		uint64_t pid;
+		if (n != 2 || u64(&f[1], &pid))
+			return -1;
+		printf("orphan pid=%lu\n", (unsigned long)pid);
+		break;
+	}
 	default:
 		break;   /* unknown: skipped, as the contract says */
 	}

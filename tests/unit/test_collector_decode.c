@@ -32,7 +32,7 @@ static void every_record_type(void **state)
 	l.grid[0] = 64; l.grid[1] = 2; l.grid[2] = 1;
 	l.block[0] = 256; l.block[1] = 1; l.block[2] = 1;
 	l.kernel = 0x7000;
-	tw_begin(&w, 100, 7);
+	tw_begin(&w, 100, 8);
 	tw_hello(&w, 100, 1, 42, "python3", "/usr/bin/python3", "python3 train.py");
 	tw_call(&w, &c);
 	tw_call(&w, &l);
@@ -40,9 +40,10 @@ static void every_record_type(void **state)
 	tw_stack(&w, 100, 77, 3, "libtorch.so", 2);
 	tw_kernel(&w, 100, 0x7000, "gemm_kernel");
 	tw_bye(&w, 100, 9999);
+	tw_orphan(&w, 101);
 	assert_int_equal(decode(&w, &b), 0);
 	assert_int_equal(b.sender_pid, 100);
-	assert_int_equal(b.n_records, 7);
+	assert_int_equal(b.n_records, 8);
 	assert_int_equal(b.n_calls, 2);
 	assert_int_equal(b.n_unknown, 0);
 
@@ -70,6 +71,8 @@ static void every_record_type(void **state)
 
 	assert_memory_equal(b.records[5].u.kernel.name.ptr, "gemm_kernel", 11);
 	assert_int_equal(b.records[6].u.bye.end_ns, 9999);
+	assert_int_equal(b.records[7].type, INGERO_REC_ORPHAN);
+	assert_int_equal(b.records[7].u.orphan.pid, 101);
 	ingero_wire_batch_free(&b);
 	tw_free(&w);
 }
