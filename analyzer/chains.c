@@ -279,9 +279,13 @@ static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, dou
 	char d1[32], d2[32], d3[32], n1[32], where[520];
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "torch.compile was compiling while no GPU work was queued: %.0f%% of the on-CPU samples in the "
-		 "gaps (main thread%s) are in its compile-time code (TorchDynamo, AOTAutograd, Inductor, Triton), "
+		 "gaps (%s%s%s) are in its compile-time code (TorchDynamo, AOTAutograd, Inductor, Triton), "
 		 "in %s gap%s totalling %s of the %s of gaps.",
-		 100 * comp_share, g->samples_workers_compiling ? " and workers" : "", ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
+		 100 * comp_share, g->samples_main_compiling ? "main thread" : "",
+		 g->samples_workers_compiling ? (g->samples_main_compiling ? ", workers" : "workers") : "",
+		 g->samples_else_compiling ? (g->samples_main_compiling || g->samples_workers_compiling
+					      ? ", compile workers or other threads" : "compile workers or other threads") : "",
+		 ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
 		 g->ncompile_gaps == 1 ? "" : "s", ia_fmt_dur(d1, sizeof d1, g->compile_gap_ns),
 		 ia_fmt_dur(d2, sizeof d2, g->total_ns));
 	if (top && top->python[0])
@@ -332,8 +336,8 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	/* torch.compile compiling (in the main thread, or in its compile
 	 * workers while the main thread waits) is told apart first: the other
 	 * kinds' fixes (DataLoader, host code) would be wrong for it */
-	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling;
-	uint64_t smw = g->samples_main + g->samples_workers;
+	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling + g->samples_else_compiling;
+	uint64_t smw = g->samples_main + g->samples_workers + g->samples_else_compiling;
 	/* DataLoader workers' samples must not dilute a compiling main thread */
 	double comp_share = smw ? (double)comp / (double)smw : 0;
 	if (g->samples_main && (double)g->samples_main_compiling / (double)g->samples_main > comp_share)

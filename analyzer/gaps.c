@@ -193,7 +193,9 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			ids[nids].id = id;
 			k = (uint32_t)nids++;
 		}
-		int compiling = (role == IA_GAP_MAIN || role == IA_GAP_WORKERS) && ia_stack_compiling(names, id);
+		/* every role: Inductor's compile pool is not a worker (role other), and
+		 * a lazily compiled backward runs on the autograd thread (a sibling) */
+		int compiling = ia_stack_compiling(names, id);
 		if (compiling) {
 			ids[k].compiling++;
 			compiles[gi] += compiles[gi] < UCHAR_MAX;
@@ -209,7 +211,9 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		} else if (role == IA_GAP_SIBLINGS) {
 			ids[k].siblings++;
 			g->samples_siblings++;
+			g->samples_else_compiling += compiling;
 		} else {
+			g->samples_else_compiling += compiling;
 			ids[k].other++;
 			g->samples_other++;
 		}

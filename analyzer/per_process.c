@@ -94,6 +94,21 @@ static int descends_from(const struct ia_trace *t, int i, int anc)
 	return 0;
 }
 
+/* A process of torch.compile's compile-worker pool (Inductor starts it as
+ * `python …/torch/_inductor/compile_worker/__main__.py`), or one of its
+ * descendants (the pool's forks, ptxas): it compiles kernels, it does not
+ * feed the training loop batches, so it is no DataLoader-style worker. */
+static int in_compile_pool(const struct ia_trace *t, int i, int mainp)
+{
+	int hops = 0;
+	for (int j = i; j >= 0 && j != mainp && hops < 1000; j = t->procs[j].parent, hops++) {
+		const char *cl = t->procs[j].cmdline;
+		if (cl && (strstr(cl, "_inductor/compile_worker") || strstr(cl, "_inductor.compile_worker")))
+			return 1;
+	}
+	return 0;
+}
+
 /* Tree order: roots by pid, each followed by its children by pid. */
 static void tree_order(const struct ia_trace *t, int i, int depth, struct ia_per_process *pp,
 		       const int *sorted, char *seen)
@@ -193,7 +208,8 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 			s->role = IA_ROLE_MAIN;
 			pp->main = (int)i;
 		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp) &&
-			   !(pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call)) {
+			   !(pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call) &&
+			   !in_compile_pool(t, (int)s->proc, mainp)) {
 			s->role = IA_ROLE_WORKER;
 			pp->nworkers++;
 		} else {

@@ -56,6 +56,11 @@ check "again: first fix, find what recompiles" grep -q "1\. Find what makes it r
 trace workers
 check "workers: gaps_compiling, not waiting on (DataLoader) workers" \
 	json workers 'ch["kind"] == "gaps_compiling" and c["workers"] == 1'
-check "workers: the workers' samples are the compiling" grep -q "(main thread and workers) are in its compile-time code" "$T/workers.txt"
+check "workers: the workers' samples are the compiling" grep -q "(workers) are in its compile-time code" "$T/workers.txt"
 check "workers: no DataLoader fix" sh -c "! grep -Eq 'num_workers|DataLoader' '$T/workers.txt'"
+
+trace pool
+check "pool: gaps_compiling, and the pool is not a (DataLoader) worker" \
+	json pool 'ch["kind"] == "gaps_compiling" and c["workers"] == 0 and c["compile_share"] >= 0.8'
+check "pool: said to be compile workers" grep -q "(compile workers or other threads) are in its compile-time code" "$T/pool.txt"
 finish

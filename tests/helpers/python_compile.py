@@ -9,10 +9,13 @@ GPU work is queued.
 MODE once:      compiles 0.8 s after the first step, then STEPS GPU-bound steps
      again:     0.4 s after the first step and 0.4 s again three quarters in
      workers:   the compiling runs in a forked worker while the main thread
-                waits for it (Inductor's compile workers)
+                waits for it
+     pool:      it runs in a process started as Inductor starts its compile-worker
+                pool (fake_torch/torch/_inductor/compile_worker/__main__.py)
 """
 import multiprocessing
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,7 +33,11 @@ def step():
 
 
 def compile_model(seconds):
-    if MODE == "workers":
+    if MODE == "pool":
+        here = os.path.dirname(os.path.abspath(__file__))
+        subprocess.run([sys.executable, os.path.join(here, "fake_torch", "torch", "_inductor", "compile_worker",
+                                                     "__main__.py"), str(seconds)], check=True)
+    elif MODE == "workers":
         p = multiprocessing.get_context("fork").Process(target=convert_frame._compile, args=(seconds,))
         p.start()
         p.join()
