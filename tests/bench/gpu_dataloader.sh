@@ -13,16 +13,18 @@
 #      on every launch (no budget, then the default budget) against none;
 #   6. pyframes: the DataLoader case (4 workers) traced: how many of each
 #      process's on-CPU samples carry Python frames, the functions they name,
-#      and what explain makes of them.
+#      and what explain makes of them;
+#   7. patterns: examples/starve_patterns.py's four faults (torch.compile,
+#      empty_cache, a GIL-holding thread, fsync every step), traced and explained.
 #
-#   [PARTS="matrix overhead xcheck stackcost turns pyframes"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
+#   [PARTS="matrix overhead xcheck stackcost turns pyframes patterns"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
 #     sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
 # BUNDLE_DIR: `make bundle` output (it carries preload_uprobe_count and
 # preload_count.bpf.o).  PARTS picks sections, so that each device call ends
 # inside its time limit.  Prints key=value lines; traces and explains go to OUT_DIR.
 set -u
 D=$(cd "$1" && pwd); OUT=$2; ROWS=${3:-3000000}; PAIRS=${4:-5}
-PARTS=${PARTS:-matrix overhead xcheck stackcost turns pyframes}
+PARTS=${PARTS:-matrix overhead xcheck stackcost turns pyframes patterns}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 PY=${PY:-python3}
@@ -130,6 +132,19 @@ for sym, file, line, n in q("""SELECT f.symbol, f.file, f.line, count(*) FROM cp
 print("pyframes_losses=" + str(q("SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'sample_python_frames'")[0][0]))
 PYEOF
 	grep -E '^\[|samples in the gaps|Source' "$OUT/pyframes.explain.txt" | head -n 12 | tee -a "$OUT/summary.txt"
+fi
+
+# --- 7. patterns: four other ways to starve, each traced; what explain names ----------
+# (examples/starve_patterns.py: torch.compile, empty_cache every step, a Python thread
+# holding the GIL, a checkpoint fsync'ed every step; docs/chains.md says what to expect)
+if part patterns; then
+	for mode in compile empty_cache gil io; do
+		"$RUN" -q -o "$OUT/pat_$mode.db" -- $PY examples/starve_patterns.py "$mode" >"$OUT/pat_$mode.run.txt" 2>&1
+		log "pattern=$mode rc=$? $(grep '^mode=' "$OUT/pat_$mode.run.txt" | tail -n 1)"
+		"$D/ingero-analyze" explain "$OUT/pat_$mode.db" >"$OUT/pat_$mode.explain.txt" 2>&1
+		grep -E '^\[|^Lost|Root cause|Source' "$OUT/pat_$mode.explain.txt" | head -n 9 | cut -c1-400 |
+			sed "s/^/  $mode: /" | tee -a "$OUT/summary.txt" ${SUMMARY:+"$SUMMARY"}
+	done
 fi
 
 # --- 4. turns: variants and an untraced reference take turns, chunk by chunk -----------
