@@ -109,7 +109,7 @@ static void who_took(const struct ia_trace *t, const struct ia_per_process *pp, 
 {
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 "
-			       "AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted != 0",
+			       "AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 1",
 			       -1, &q, NULL) != SQLITE_OK)
 		return;
 	struct { int pid; uint64_t ns; } acc[16];

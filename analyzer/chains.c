@@ -270,7 +270,7 @@ static void batch_level_fix(struct ia_chain *c)
 /* torch.compile compiled while no GPU work was queued: once at the start,
  * or again in the second half of the run (recompilation), which needs
  * other fixes. */
-static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, double comp_share)
+static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, double comp_share, int main_only)
 {
 	const struct ia_gaps *g = &a->gaps;
 	uint64_t mid = g->win_start + (g->win_end - g->win_start) / 2;
@@ -278,13 +278,14 @@ static void compiling_cause(struct ia_chain *c, const struct ia_analysis *a, dou
 	const struct ia_gap_stack *top = stacks_compile_top(g);
 	char d1[32], d2[32], d3[32], n1[32], where[520];
 	snprintf(c->root_cause, sizeof c->root_cause,
-		 "torch.compile was compiling while no GPU work was queued: %.0f%% of the on-CPU samples in the "
+		 "torch.compile was compiling while no GPU work was queued: %.0f%% of the %son-CPU samples in the "
 		 "gaps (%s%s%s) are in its compile-time code (TorchDynamo, AOTAutograd, Inductor, Triton), "
 		 "in %s gap%s totalling %s of the %s of gaps.",
-		 100 * comp_share, g->samples_main_compiling ? "main thread" : "",
+		 100 * comp_share, main_only ? "main thread's " : "", g->samples_main_compiling ? "main thread" : "",
 		 g->samples_workers_compiling ? (g->samples_main_compiling ? ", workers" : "workers") : "",
-		 g->samples_else_compiling ? (g->samples_main_compiling || g->samples_workers_compiling
-					      ? ", compile workers or other threads" : "compile workers or other threads") : "",
+		 g->samples_siblings_compiling + g->samples_pool_compiling
+			 ? (g->samples_main_compiling || g->samples_workers_compiling ? ", compile workers or other threads"
+										       : "compile workers or other threads") : "",
 		 ia_fmt_count(n1, sizeof n1, g->ncompile_gaps),
 		 g->ncompile_gaps == 1 ? "" : "s", ia_fmt_dur(d1, sizeof d1, g->compile_gap_ns),
 		 ia_fmt_dur(d2, sizeof d2, g->total_ns));
@@ -336,11 +337,13 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	/* torch.compile compiling (in the main thread, or in its compile
 	 * workers while the main thread waits) is told apart first: the other
 	 * kinds' fixes (DataLoader, host code) would be wrong for it */
-	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling + g->samples_else_compiling;
-	uint64_t smw = g->samples_main + g->samples_workers + g->samples_else_compiling;
-	/* DataLoader workers' samples must not dilute a compiling main thread */
+	uint64_t comp = g->samples_main_compiling + g->samples_workers_compiling + g->samples_siblings_compiling +
+			g->samples_pool_compiling;
+	uint64_t smw = g->samples_main + g->samples_workers + g->samples_siblings + g->samples_pool;
 	double comp_share = smw ? (double)comp / (double)smw : 0;
-	if (g->samples_main && (double)g->samples_main_compiling / (double)g->samples_main > comp_share)
+	/* DataLoader workers' samples must not dilute a compiling main thread */
+	int main_only = g->samples_main && (double)g->samples_main_compiling / (double)g->samples_main > comp_share;
+	if (main_only)
 		comp_share = (double)g->samples_main_compiling / (double)g->samples_main;
 	const char *kind;
 	if (smw && comp_share >= COMPILE_DOMINANT)
@@ -427,7 +430,7 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 	if (comp && strcmp(kind, "gaps_compiling"))
 		line(c, "[HOST] %.0f%% of the on-CPU samples in the gaps were torch.compile compiling", 100 * comp_share);
 	if (!strcmp(kind, "gaps_compiling")) {
-		compiling_cause(c, a, comp_share);
+		compiling_cause(c, a, comp_share, main_only);
 	} else if (!strcmp(kind, "gaps_host_busy")) {
 		int coll = stacks_show_collation(g, IA_GAP_MAIN);
 		snprintf(c->root_cause, sizeof c->root_cause,
@@ -559,9 +562,9 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 			    shot ? ")" : "");
 		} else if (io) {
 			addf(c->root_cause, sizeof c->root_cause,
-			     ", %s of it in uninterruptible sleep (D state): the main thread waited on storage — reading "
-			     "or writing files (data, checkpoints, logs), or faulting in pages of a memory-mapped dataset "
-			     "— while no GPU work was queued.%s%s",
+			     ", %s of it in uninterruptible sleep (D state): most likely the main thread waited on storage "
+			     "— reading or writing files (data, checkpoints, logs), or faulting in pages of a memory-mapped "
+			     "dataset — while no GPU work was queued (D state also covers some kernel locks).%s%s",
 			     ia_fmt_dur(d3, sizeof d3, g->main_iowait_ns), stk_main[0] ? " Its samples in the gaps: " : "",
 			     stk_main[0] ? stk_main : "");
 			fix(c, "Take storage off the critical path: read data in DataLoader workers (num_workers=%d, "

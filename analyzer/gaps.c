@@ -138,6 +138,13 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 /* Index of the gap containing ts, or -1. */
 #define COMPILE_GAP_SAMPLES 2   /* compiling samples that make a gap a compile gap */
 
+/* The tracer's own threads in a traced process (the preload's sender and
+ * nng's): their CPU time is the tracer's, not the program's. */
+static int is_tracer_thread(const char *comm)
+{
+	return !strcmp(comm, "ingero-sender") || !strncmp(comm, "nng:", 4);
+}
+
 static long gap_at(const struct ia_gaps *g, uint64_t ts)
 {
 	size_t lo = 0, hi = g->n;
@@ -178,7 +185,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			continue;
 		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
 		int th = ia_thread_index(t, tid);
-		if (th < 0 || !t->procs[t->threads[th].proc].selected)
+		if (th < 0 || !t->procs[t->threads[th].proc].selected || is_tracer_thread(t->threads[th].comm))
 			continue;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
 		enum ia_gap_role role = tid == main_tid ? IA_GAP_MAIN
@@ -193,9 +200,11 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			ids[nids].id = id;
 			k = (uint32_t)nids++;
 		}
-		/* every role: Inductor's compile pool is not a worker (role other), and
-		 * a lazily compiled backward runs on the autograd thread (a sibling) */
-		int compiling = ia_stack_compiling(names, id);
+		/* also the main process's other threads (a lazily compiled backward
+		 * runs on the autograd thread) and Inductor's compile pool (role
+		 * other, not a worker); not unrelated processes */
+		int pool = role == IA_GAP_OTHER && ps && ps->compile_pool;
+		int compiling = (role != IA_GAP_OTHER || pool) && ia_stack_compiling(names, id);
 		if (compiling) {
 			ids[k].compiling++;
 			compiles[gi] += compiles[gi] < UCHAR_MAX;
@@ -211,9 +220,10 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		} else if (role == IA_GAP_SIBLINGS) {
 			ids[k].siblings++;
 			g->samples_siblings++;
-			g->samples_else_compiling += compiling;
+			g->samples_siblings_compiling += compiling;
 		} else {
-			g->samples_else_compiling += compiling;
+			g->samples_pool += pool;
+			g->samples_pool_compiling += compiling;
 			ids[k].other++;
 			g->samples_other++;
 		}
@@ -436,8 +446,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
 	}
 	for (size_t th = 0; th < t->nthreads; th++) {
-		if (t->threads[th].proc != mproc || th == pp->main_thread ||
-		    !strcmp(t->threads[th].comm, "ingero-sender"))   /* the tracer's own thread */
+		if (t->threads[th].proc != mproc || th == pp->main_thread || is_tracer_thread(t->threads[th].comm))
 			continue;
 		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		g->siblings_oncpu_ns += on;

@@ -69,8 +69,8 @@ struct ia_gaps {
 	/* torch.compile compiling (ia_stack_compiling): main / worker samples in
 	 * gaps, the gaps that hold any, their time, the first one's end and the
 	 * last one's bounds */
-	uint64_t samples_main_compiling, samples_workers_compiling;
-	uint64_t samples_else_compiling;   /* other threads of main, the compile-worker pool (role other) */
+	uint64_t samples_main_compiling, samples_workers_compiling, samples_siblings_compiling;
+	uint64_t samples_pool, samples_pool_compiling;   /* the compile-worker pool (role other) */
 	size_t ncompile_gaps;
 	uint64_t compile_gap_ns, compile_first_end, compile_last_start, compile_last_end;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */

@@ -21,7 +21,7 @@
 #include <string.h>
 
 /* the thread whose tid is the pid stays the main thread with at least
- * 1/MAIN_THREAD_SHARE_DIV of the busiest thread's CUDA calls */
+ * 1/MAIN_THREAD_SHARE_DIV of the busiest thread's launches and syncs */
 #define MAIN_THREAD_SHARE_DIV 10
 
 const char *ia_role_name(enum ia_role r)
@@ -209,7 +209,7 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 			pp->main = (int)i;
 		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp) &&
 			   !(pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call) &&
-			   !in_compile_pool(t, (int)s->proc, mainp)) {
+			   !(s->compile_pool = in_compile_pool(t, (int)s->proc, mainp))) {
 			s->role = IA_ROLE_WORKER;
 			pp->nworkers++;
 		} else {
@@ -217,26 +217,39 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 		}
 	}
 	/* Main thread: the thread whose tid is the pid, when it makes a fair
-	 * share of the CUDA calls — a Python training loop runs there, while
+	 * share of the loop's calls (launches and syncs: set-up copies and
+	 * allocations do not count) — a Python training loop runs there, while
 	 * PyTorch launches the backward pass from its autograd device thread,
 	 * often with more calls; else the thread with the most calls. */
 	if (mainp >= 0) {
-		uint64_t best = 0;
+		uint64_t best = 0, best_loop = 0, leader_loop = 0;
 		uint32_t leader = UINT32_MAX;
+		uint64_t *loop = calloc(t->nthreads ? t->nthreads : 1, sizeof *loop);
+		for (size_t i = 0; loop && i < t->ncalls; i++) {
+			int cls = ingero_api_class(t->calls[i].api);
+			if (cls == INGERO_CLASS_LAUNCH || cls == INGERO_CLASS_SYNC)
+				loop[t->calls[i].th]++;
+		}
 		for (size_t i = 0; i < t->nthreads; i++) {
 			const struct ia_thread *x = &t->threads[i];
 			if ((int)x->proc != mainp)
 				continue;
-			if (x->tid == (uint32_t)t->procs[mainp].pid)
+			uint64_t l = loop ? loop[i] : 0;
+			if (x->tid == (uint32_t)t->procs[mainp].pid) {
 				leader = (uint32_t)i;
+				leader_loop = l;
+			}
+			if (l > best_loop)
+				best_loop = l;
 			if (pp->main_thread == UINT32_MAX || x->ncalls > best ||
 			    (x->ncalls == best && x->tid == (uint32_t)t->procs[mainp].pid)) {
 				pp->main_thread = (uint32_t)i;
 				best = x->ncalls;
 			}
 		}
-		if (leader != UINT32_MAX && t->threads[leader].ncalls * MAIN_THREAD_SHARE_DIV >= best)
+		if (leader != UINT32_MAX && leader_loop && leader_loop * MAIN_THREAD_SHARE_DIV >= best_loop)
 			pp->main_thread = leader;
+		free(loop);
 	}
 
 	/* Per-thread sums folded into processes. */

@@ -27,6 +27,7 @@ const char *ia_role_name(enum ia_role r);
 struct ia_proc_stats {
 	uint32_t proc;               /* index into trace.procs */
 	enum ia_role role;
+	int compile_pool;            /* torch.compile's compile-worker pool (role other) */
 	int depth;                   /* in the tree, for indentation */
 	uint32_t nthreads;
 	uint64_t context_switches, voluntary, involuntary;

@@ -2,7 +2,7 @@
  * scan.h — reading the two big tables (cuda_calls, off_cpu) fast.
  *
  * Internal to the trace loader.  Rows come back in storage order with the
- * raw tid in the th field (off_cpu: | IA_OFF_PREEMPTED), stack ids reduced
+ * raw tid in the th field (off_cpu: | IA_OFF_FLAGS bits), stack ids reduced
  * to indexes into a sorted table, and the tid -> pid pairs met.
  */
 #ifndef IA_SCAN_H

@@ -196,7 +196,9 @@ int ia_cmd_timeline(const struct ia_cli *c)
 			}
 		} else {
 			uint64_t end = (uint64_t)sqlite3_column_int64(s, 3), run = (uint64_t)sqlite3_column_int64(s, 4);
-			int pre = sqlite3_column_int(s, 5), np = sqlite3_column_int(s, 6);
+			int how = sqlite3_column_int(s, 5), np = sqlite3_column_int(s, 6);   /* off_cpu.preempted */
+			int pre = how == 1;
+			const char *reason = pre ? "preempted" : how == 2 ? "I/O wait (D)" : "blocked";
 			if (end < ts)
 				end = ts;
 			if (run < ts || run > end)
@@ -207,7 +209,7 @@ int ia_cmd_timeline(const struct ia_cli *c)
 				cJSON_AddStringToObject(o, "type", "off_cpu");
 				cJSON_AddNumberToObject(o, "pid", pid);
 				cJSON_AddNumberToObject(o, "tid", tid);
-				cJSON_AddStringToObject(o, "reason", pre ? "preempted" : "blocked");
+				cJSON_AddStringToObject(o, "reason", reason);
 				ia_json_u64(o, "dur_ns", end - ts);
 				ia_json_u64(o, "runq_ns", end - run);
 				if (np)
@@ -215,7 +217,7 @@ int ia_cmd_timeline(const struct ia_cli *c)
 				cJSON_AddItemToArray(arr, o);
 			} else {
 				fprintf(f, "+%.6fs %7d/%-7u %-15.15s OFF  %-24s %9s  waited for a CPU %s", (double)rel / 1e9, pid,
-					tid, comm, pre ? "preempted" : "blocked", ia_fmt_dur(d1, sizeof d1, end - ts),
+					tid, comm, reason, ia_fmt_dur(d1, sizeof d1, end - ts),
 					ia_fmt_dur(d2, sizeof d2, end - run));
 				if (np)
 					fprintf(f, "; CPU to pid %d", np);

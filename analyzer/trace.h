@@ -44,7 +44,7 @@ struct ia_call {
 struct ia_off {
 	uint64_t start, end;  /* switched out, switched back in */
 	uint32_t runq;        /* end - max(runnable, start): waiting on a run queue (saturated) */
-	uint32_t th;          /* thread index | IA_OFF_PREEMPTED */
+	uint32_t th;          /* thread index | IA_OFF_FLAGS bits */
 };
 
 struct ia_thread {

@@ -35,25 +35,29 @@ void ingero_read_cmdline(uint32_t pid, char *buf, size_t size)
 	buf[n] = 0;
 }
 
-int ingero_read_ppid(uint32_t pid)
+uint64_t ingero_read_start_ticks(uint32_t pid)
 {
-	char path[64], buf[512], state;
-	int ppid;
+	char path[64], buf[1024], state;
+	unsigned long long ticks;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof path, "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return 0;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return 0;
 	buf[n] = 0;
 	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
 	const char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' || state == 'X')
-		return -1;
-	return ppid;
+	if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z' || state == 'X')
+		return 0;
+	for (int field = 2; field < 22 && p; field++)   /* p ends field 2; starttime is field 22 */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+		return 0;
+	return ticks ? ticks : 1;   /* a process started at tick 0 still exists */
 }

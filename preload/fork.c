@@ -24,6 +24,8 @@
  */
 #include "fork.h"
 
+#include <ingero/procfs.h>
+
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -87,7 +89,7 @@ static bool choose_ring(void)
 		}
 	}
 	ingero_clock_check();
-	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid);
+	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid, ingero_read_start_ticks(s->pid));
 	if (s->owner) {
 		if (atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) == INGERO_SENDER_NONE &&
 		    ingero_sender_start(s->shm) != 0)

@@ -33,12 +33,12 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 {
 	struct ingero_shm *shm = ingero_self.shm;
 	struct ingero_ring *r = ingero_shm_ring(shm);
-	/* A fork child whose ring's sender has stopped: nothing will drain the
-	 * ring again; count the call as dropped instead of writing it. */
-	if (__builtin_expect(!ingero_self.owner, 0) &&
+	/* A fork child's call once its ring's sender has stopped: the ring may
+	 * not be drained again; count it as dropped instead of writing it (other
+	 * records — a BYE — still go in: the final drain may yet take them). */
+	if (is_call && __builtin_expect(!ingero_self.owner, 0) &&
 	    atomic_load_explicit(&shm->sender_state, memory_order_relaxed) == INGERO_SENDER_GONE) {
-		if (is_call)
-			ingero_shm_count_drop(shm, ingero_self.procslot);
+		ingero_shm_count_drop(shm, ingero_self.procslot);
 		return false;
 	}
 	int rc = ingero_ring_put(r, rec, len);

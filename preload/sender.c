@@ -346,6 +346,28 @@ static void counts_mark(uint64_t key, void *val, void *arg)
 }
 
 /* COUNTS for every process whose figures changed (all of them if force). */
+/* The fork children writing into this ring that still run as it stops:
+ * one ORPHAN record each (wire.h) — their later calls cannot be counted.
+ * A slot names the same process while its start time is the one it
+ * claimed with (a reused pid has another; a reparented grandchild the same). */
+static uint32_t pack_orphans(msgpack_packer *pk)
+{
+	uint32_t n = atomic_load(&S.shm->nprocs), norph = 0;
+	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
+		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
+		uint64_t st = S.shm->procs[i].start_ticks;
+		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid || !st ||
+		    ingero_read_start_ticks(pid) != st)
+			continue;
+		ingero_pack_orphan(pk, pid);
+		norph++;
+	}
+	if (norph)
+		ingero_debug("%u fork children still running as the sender stops: their later calls are lost",
+			     norph);
+	return norph;
+}
+
 static int send_counts(int final, int force, uint32_t bye_pid, uint64_t bye_ns)
 {
 	/* processes that only ever dropped still need an entry */
@@ -361,9 +383,10 @@ static int send_counts(int final, int force, uint32_t bye_pid, uint64_t bye_ns)
 	msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
 	struct counts_ctx c = { &pk, 0, force };
 	ingero_map_each(&S.pids, counts_one, &c);
-	if (bye_pid) {
+	if (bye_pid) {   /* the owner's last counts: its bye, and the children it leaves running */
 		ingero_pack_bye(&pk, bye_pid, bye_ns);
 		c.n++;
+		c.n += pack_orphans(&pk);
 	}
 	int rc = 0;
 	if (c.n) {
@@ -649,41 +672,6 @@ static void report_one(uint64_t key, void *val, void *arg)
 		     (unsigned long long)a->sent_dropped);
 }
 
-/* The fork children writing into this ring that still run as it stops:
- * one ORPHAN record each (wire.h) — their later calls cannot be counted.
- * A slot's pid counts when /proc still shows it with the slot's parent (a
- * reused pid would not). */
-static void send_orphans(void)
-{
-	msgpack_sbuffer body;
-	msgpack_packer pk;
-	uint32_t n = atomic_load(&S.shm->nprocs), norph = 0;
-	msgpack_sbuffer_init(&body);
-	msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
-		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
-		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid)
-			continue;
-		int ppid = ingero_read_ppid(pid);
-		if (ppid < 0 || (uint32_t)ppid != S.shm->procs[i].ppid)
-			continue;
-		ingero_pack_orphan(&pk, pid);
-		norph++;
-	}
-	if (norph) {
-		msgpack_sbuffer hdr;
-		msgpack_packer hp;
-		msgpack_sbuffer_init(&hdr);
-		msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
-		ingero_pack_header(&hp, S.shm->owner_pid, norph);
-		send_buf(&hdr, &body, 1);
-		msgpack_sbuffer_destroy(&hdr);
-		ingero_debug("%u fork children still running as the sender stops: their later calls are lost",
-			     norph);
-	}
-	msgpack_sbuffer_destroy(&body);
-}
-
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -705,7 +693,6 @@ static void final_flush(void)
 		nanosleep(&ts, NULL);
 	}
 	send_counts(1, 0, S.shm->owner_pid, ingero_now());
-	send_orphans();
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
 	send_counts(1, 1, 0, 0);

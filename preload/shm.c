@@ -34,7 +34,7 @@ void ingero_shm_destroy(struct ingero_shm *s)
 		munmap(s, s->bytes);
 }
 
-int ingero_shm_proc_claim(struct ingero_shm *s, uint32_t pid, uint32_t ppid)
+int ingero_shm_proc_claim(struct ingero_shm *s, uint32_t pid, uint32_t ppid, uint64_t start_ticks)
 {
 	uint32_t i = atomic_fetch_add_explicit(&s->nprocs, 1, memory_order_relaxed);
 	if (i >= INGERO_PROCTAB_SLOTS) {
@@ -42,6 +42,7 @@ int ingero_shm_proc_claim(struct ingero_shm *s, uint32_t pid, uint32_t ppid)
 		return -1;
 	}
 	s->procs[i].ppid = ppid;
+	s->procs[i].start_ticks = start_ticks;
 	atomic_store_explicit(&s->procs[i].pid, pid, memory_order_release);
 	return (int)i;
 }

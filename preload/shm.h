@@ -24,6 +24,7 @@ struct ingero_proc_slot {
 	_Atomic uint32_t pid;          /* 0 while being filled in */
 	uint32_t ppid;
 	_Atomic uint64_t ring_dropped; /* CALL records that found the ring full */
+	uint64_t start_ticks;          /* its start (procfs.h), to know it again at the owner's exit */
 };
 
 enum ingero_sender_state {
@@ -58,7 +59,7 @@ struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t owner_pid);
 void ingero_shm_destroy(struct ingero_shm *s);
 
 /* A slot in the process table for pid, or -1 when the table is full. */
-int ingero_shm_proc_claim(struct ingero_shm *s, uint32_t pid, uint32_t ppid);
+int ingero_shm_proc_claim(struct ingero_shm *s, uint32_t pid, uint32_t ppid, uint64_t start_ticks);
 
 /* Counts a CALL lost before the sender saw it (ring full or late). */
 void ingero_shm_count_drop(struct ingero_shm *s, int procslot);

@@ -14,8 +14,9 @@
  * "" when the process is gone or has none (a kernel thread). */
 void ingero_read_cmdline(uint32_t pid, char *buf, size_t size);
 
-/* The parent pid of a running process (/proc/PID/stat), or -1 when it is
- * gone.  A zombie counts as gone. */
-int ingero_read_ppid(uint32_t pid);
+/* When a running process started (/proc/PID/stat field 22, clock ticks
+ * since boot), or 0 when it is gone (a zombie counts as gone): with the pid,
+ * names one process even across pid reuse. */
+uint64_t ingero_read_start_ticks(uint32_t pid);
 
 #endif
