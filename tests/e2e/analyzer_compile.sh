@@ -16,12 +16,7 @@ FAKE=$PWD/tests/helpers/fake_torch/torch/_dynamo/convert_frame.py
 COMPILE=$(grep -n "# COMPILE\$" "$FAKE" | cut -d: -f1)
 
 trace() { # mode
-	rm -f "$DB" "$DB-wal" "$DB-shm"
-	FAKECUDA_KERNEL_US=5000 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PY" \
-		"$PWD/$B/fakecuda/libcudart.so.13" "$1" >/dev/null 2>"$T/err.txt"
-	check_eq "$1: collector and workload exit 0" 0 $?
-	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
-	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	explain_run "$1" 5000 199 "$PY" "$1"
 	sed 's/^/# /' "$T/$1.txt" | sed -n 4,14p
 }
 json() { # mode, python assertion over c (the gaps chain's evidence) and ch (the chain)

@@ -16,12 +16,7 @@ DIRECT=$(grep -n "# DIRECT\$" "$PY" | cut -d: -f1)
 STEPS=40
 
 trace() { # mode
-	rm -f "$DB" "$DB-wal" "$DB-shm"
-	FAKECUDA_KERNEL_US=1500 "$B/ingero-collector" -o "$DB" --sample-hz 99 -- python3 "$PY" \
-		"$PWD/$B/fakecuda/libcudart.so.13" "$1" "$STEPS" >/dev/null 2>"$T/err.txt"
-	check_eq "$1: collector and workload exit 0" 0 $?
-	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
-	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	explain_run "$1" 1500 99 "$PY" "$1" "$STEPS"
 	grep -A8 "frees that wait" "$T/$1.txt" | sed 's/^/# /'
 }
 json() { # mode, python assertion over f (the sync_frees chain or None) and gaps (the gaps chain or None)

@@ -11,12 +11,7 @@ PY=$PWD/tests/helpers/python_io.py
 SCRATCH=$PWD/$B/tests/io_scratch.bin   # a real disk: fsync on tmpfs does not wait
 
 trace() { # mode
-	rm -f "$DB" "$DB-wal" "$DB-shm"
-	FAKECUDA_KERNEL_US=1000 "$B/ingero-collector" -o "$DB" --sample-hz 99 -- python3 "$PY" \
-		"$PWD/$B/fakecuda/libcudart.so.13" "$SCRATCH" "$1" >/dev/null 2>"$T/err.txt"
-	check_eq "$1: collector and workload exit 0" 0 $?
-	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
-	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	explain_run "$1" 1000 99 "$PY" "$SCRATCH" "$1"
 	sed -n 4,14p "$T/$1.txt" | sed 's/^/# /'
 }
 

@@ -11,12 +11,7 @@ PY=$PWD/tests/helpers/python_threads.py
 BUSY=$(grep -n "# BUSY\$" "$PY" | cut -d: -f1)
 
 trace() { # mode
-	rm -f "$DB" "$DB-wal" "$DB-shm"
-	FAKECUDA_KERNEL_US=2000 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PY" \
-		"$PWD/$B/fakecuda/libcudart.so.13" "$1" >/dev/null 2>"$T/err.txt"
-	check_eq "$1: collector and workload exit 0" 0 $?
-	"$B/ingero-analyze" explain "$DB" >"$T/$1.txt" 2>&1
-	"$B/ingero-analyze" explain --json "$DB" >"$T/$1.json" 2>&1
+	explain_run "$1" 2000 199 "$PY" "$1"
 	sed -n 5,16p "$T/$1.txt" | sed 's/^/# /'
 }
 

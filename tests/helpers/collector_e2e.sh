@@ -21,3 +21,18 @@ stop_collector() {
 	wait "$CPID"
 	CRC=$?
 }
+
+# explain_run NAME KERNEL_US SAMPLE_HZ SCRIPT ARGS...: traces `python3 SCRIPT
+# LIBCUDART ARGS...` on the fake runtime (kernels of KERNEL_US µs) into $DB,
+# checks its exit status, and writes explain and explain --json to
+# $T/NAME.txt and $T/NAME.json (the analyzer's Python-workload tests)
+explain_run() {
+	_name=$1 _kus=$2 _hz=$3 _script=$4
+	shift 4
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+	FAKECUDA_KERNEL_US=$_kus "$B/ingero-collector" -o "$DB" --sample-hz "$_hz" -- python3 "$_script" \
+		"$PWD/$B/fakecuda/libcudart.so.13" "$@" >/dev/null 2>"$T/err.txt"
+	check_eq "$_name: collector and workload exit 0" 0 $?
+	"$B/ingero-analyze" explain "$DB" >"$T/$_name.txt" 2>&1
+	"$B/ingero-analyze" explain --json "$DB" >"$T/$_name.json" 2>&1
+}
