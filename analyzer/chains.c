@@ -994,15 +994,22 @@ static int sync_chains(struct ia_analysis *a, size_t *cap)
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "%s makes the host wait for the GPU every step (.item(), .cpu(), printing or comparing a CUDA "
-			 "tensor, or an explicit synchronize). The next step's work is queued only after the GPU has "
+			 "tensor, or an explicit synchronize)%s%s. The next step's work is queued only after the GPU has "
 			 "drained, so the GPU idles while the host prepares it: up to %s of GPU work could have overlapped "
 			 "with that host time.",
-			 has_line ? l->line : "A call without a Python frame", ia_fmt_dur(d1, sizeof d1, l->overlap_ns));
+			 has_line ? l->line : "A call without a Python frame", l->inner[0] ? "; here inside " : "",
+			 l->inner, ia_fmt_dur(d1, sizeof d1, l->overlap_ns));
+		int scaler = strstr(l->inner, "grad_scaler.py") != NULL;
+		if (scaler)
+			fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
+			       "an optimizer with fused=True (torch.optim.Adam/AdamW/SGD) does the check on the GPU, "
+			       "without the per-step sync");
 		fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) and read "
 		       "them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned memory and read "
 		       "them a step later", has_line ? " at " : "", has_line ? l->line : "");
 		cJSON *ev = c->evidence;
 		cJSON_AddStringToObject(ev, "line", l->line);
+		ia_json_str(ev, "inside", l->inner[0] ? l->inner : NULL);
 		ia_json_u64(ev, "syncs", l->count);
 		ia_json_u64(ev, "steps", g->n);
 		ia_json_round(ev, "syncs_per_step", per_step, 3);

@@ -131,11 +131,17 @@ static int cmp_stack(const void *a, const void *b)
 static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g,
 				     size_t *cap, const struct ia_call *c)
 {
-	const char *py = ia_stack_source(names, t->stack_ids[c->stack]);
-	return ia_line_slot(&g->sync_lines, &g->nsync_lines, cap, py ? py : "(no Python frame)");
+	uint64_t sid = t->stack_ids[c->stack];
+	const char *py = ia_stack_source(names, sid);
+	struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, cap, py ? py : "(no Python frame)");
+	/* a user line that syncs inside a library (GradScaler.step, a mask
+	 * index): the library function says why it syncs */
+	const char *inner = ia_stack_python(names, sid), *func = ia_stack_python_func(names, sid);
+	if (l && !l->inner[0] && py && inner && func && strcmp(py, inner))
+		snprintf(l->inner, sizeof l->inner, "%s (%s)", func, inner);
+	return l;
 }
 
-/* Index of the gap containing ts, or -1. */
 #define COMPILE_GAP_SAMPLES 2   /* compiling samples that make a gap a compile gap */
 
 /* The tracer's own threads in a traced process (the preload's sender and
@@ -145,6 +151,7 @@ static int is_tracer_thread(const char *comm)
 	return !strcmp(comm, "ingero-sender") || !strncmp(comm, "nng:", 4);
 }
 
+/* Index of the gap containing ts, or -1. */
 static long gap_at(const struct ia_gaps *g, uint64_t ts)
 {
 	size_t lo = 0, hi = g->n;

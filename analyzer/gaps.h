@@ -50,6 +50,7 @@ struct ia_gap_line {
 	uint16_t api;           /* the API most often at that line */
 	uint64_t count, ns;     /* gaps it ends (or syncs it made), and their time */
 	uint64_t gap_ns, overlap_ns;   /* sync lines: gaps they open; sum of min(gap, sync wait) */
+	char inner[240];        /* sync lines: "function (file:line)" of the library code that syncs, or "" */
 };
 
 struct ia_gaps {

@@ -1,0 +1,26 @@
+#!/bin/sh
+# analyzer_syncs.sh — a sync every step that happens inside a library call
+# (a stand-in of torch.amp.GradScaler.step, which reads its inf check on the
+# host): the sync_per_step chain names the user's line and, inside it, the
+# library function that syncs, and puts the GradScaler fix (a fused
+# optimizer) first.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=$PWD/tests/helpers/python_scaler.py
+STEP=$(grep -n "# STEP\$" "$PY" | cut -d: -f1)
+GS=$PWD/tests/helpers/fake_torch/torch/amp/grad_scaler.py
+ITEM=$(grep -n "# ITEM " "$GS" | cut -d: -f1)
+
+explain_run scaler 2000 99 "$PY" 40
+grep -A8 "a sync every step" "$T/scaler.txt" | sed 's/^/# /'
+check "a sync-every-step chain at the user's line" grep -q "\] a sync every step at $PY:$STEP:" "$T/scaler.txt"
+check "root cause: inside GradScaler's _maybe_opt_step" \
+	grep -q "here inside [A-Za-z_.]*_maybe_opt_step ($GS:$ITEM)" "$T/scaler.txt"
+check "first fix: a fused optimizer" grep -q "1\. torch.amp.GradScaler reads its inf check on the host" "$T/scaler.txt"
+check "--json: the chain says where inside" python3 - "$T/scaler.json" "_maybe_opt_step ($GS:$ITEM)" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "sync_per_step"][0]["evidence"]
+assert c["inside"].endswith(sys.argv[2]), c
+PYEOF
+finish
