@@ -6,11 +6,12 @@ Each mode runs a small MLP training loop on CUDA with one fault:
   python3 examples/starve_patterns.py empty_cache  torch.cuda.empty_cache() every step
   python3 examples/starve_patterns.py gil          a Python thread summarising metrics all along
   python3 examples/starve_patterns.py io           a checkpoint written and fsync'ed every step
+  python3 examples/starve_patterns.py amp          mixed precision with GradScaler and an unfused AdamW
 
 What explain should say (chains.md): gaps_compiling (start-up); sync_frees
 naming empty_cache; gaps_host_blocked with the GIL and the thread's line;
-gaps_host_blocked with the main thread in D state (storage).  Prints one
-line: mode=… steps=… wall_s=….
+gaps_host_blocked with the main thread in D state (storage); sync_per_step
+inside GradScaler (fix: fused=True).  Prints one line: mode=… steps=… wall_s=….
 """
 import argparse
 import os
@@ -22,7 +23,7 @@ import torch
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["compile", "empty_cache", "gil", "io"])
+    ap.add_argument("mode", choices=["compile", "empty_cache", "gil", "io", "amp"])
     ap.add_argument("--steps", type=int, default=200)
     a = ap.parse_args()
     dev = torch.device("cuda")
@@ -48,12 +49,21 @@ def main():
     ckpt = os.path.abspath("starve_patterns.ckpt") if a.mode == "io" else None
     blob = os.urandom(16 << 20) if ckpt else b""
 
+    scaler = torch.amp.GradScaler("cuda") if a.mode == "amp" else None
+
     t0 = time.perf_counter()
     for _ in range(a.steps):
         opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+        if scaler:   # AdamW without fused=True: GradScaler.step reads found_inf on the host
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
         if a.mode == "empty_cache":
             torch.cuda.empty_cache()
         if ckpt:
@@ -61,7 +71,6 @@ def main():
                 f.write(blob)
                 f.flush()
                 os.fsync(f.fileno())
-        loss.item()
     torch.cuda.synchronize()
     wall = time.perf_counter() - t0
     done.set()

@@ -14,8 +14,9 @@
 #   6. pyframes: the DataLoader case (4 workers) traced: how many of each
 #      process's on-CPU samples carry Python frames, the functions they name,
 #      and what explain makes of them;
-#   7. patterns: examples/starve_patterns.py's four faults (torch.compile,
-#      empty_cache, a GIL-holding thread, fsync every step), traced and explained.
+#   7. patterns: examples/starve_patterns.py's five faults (torch.compile,
+#      empty_cache, a GIL-holding thread, fsync every step, GradScaler with an
+#      unfused optimizer), traced and explained.
 #
 #   [PARTS="matrix overhead xcheck stackcost turns pyframes patterns"] [ROUNDS=4 CHUNKS=60 TURNS="full ..."] \
 #     sh tests/bench/gpu_dataloader.sh BUNDLE_DIR OUT_DIR [ROWS] [PAIRS]
@@ -134,11 +135,12 @@ PYEOF
 	grep -E '^\[|samples in the gaps|Source' "$OUT/pyframes.explain.txt" | head -n 12 | tee -a "$OUT/summary.txt"
 fi
 
-# --- 7. patterns: four other ways to starve, each traced; what explain names ----------
+# --- 7. patterns: five other ways to starve, each traced; what explain names ----------
 # (examples/starve_patterns.py: torch.compile, empty_cache every step, a Python thread
-# holding the GIL, a checkpoint fsync'ed every step; docs/chains.md says what to expect)
+# holding the GIL, a checkpoint fsync'ed every step, GradScaler with an unfused AdamW;
+# docs/chains.md says what to expect)
 if part patterns; then
-	for mode in compile empty_cache gil io; do
+	for mode in compile empty_cache gil io amp; do
 		"$RUN" -q -o "$OUT/pat_$mode.db" -- $PY examples/starve_patterns.py "$mode" >"$OUT/pat_$mode.run.txt" 2>&1
 		log "pattern=$mode rc=$? $(grep '^mode=' "$OUT/pat_$mode.run.txt" | tail -n 1)"
 		"$D/ingero-analyze" explain "$OUT/pat_$mode.db" >"$OUT/pat_$mode.explain.txt" 2>&1
