@@ -1037,10 +1037,8 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 {
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
-	size_t n = 0;
-	uint32_t *ix = ia_proc_calls(t, a->pp.p[a->pp.main].proc, &n);
-	if (!ix)
-		return -1;
+	const uint32_t *ix = g->main_calls;
+	size_t n = g->nmain_calls;
 	uint64_t last_queue = 0;
 	for (size_t k = 0; k < n; k++)
 		if (ia_api_queues_work(t->calls[ix[k]].api))
@@ -1054,10 +1052,8 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			const char *py = ia_stack_source(a->names, sid);
 			const char *func = ia_stack_python_func(a->names, sid);
 			struct ia_gap_line *l = ia_line_slot(&fe->lines, &fe->nlines, &fe->cap, py ? py : "(no Python frame)");
-			if (!l) {
-				free(ix);
+			if (!l)
 				return -1;
-			}
 			l->count++;
 			l->ns += c->dur;
 			l->api = c->api;
@@ -1074,17 +1070,11 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			fe->mallocs_after++;
 		}
 	}
-	free(ix);
 	for (size_t i = 0; i < g->n; i++)
 		if (ia_call_is_waiting_free(&t->calls[g->g[i].open_call]))
 			fe->gap_ns += g->g[i].end - g->g[i].start;
-	/* most frees first */
-	for (size_t i = 1; i < fe->nlines; i++)
-		for (size_t j = i; j > 0 && fe->lines[j].count > fe->lines[j - 1].count; j--) {
-			struct ia_gap_line x = fe->lines[j];
-			fe->lines[j] = fe->lines[j - 1];
-			fe->lines[j - 1] = x;
-		}
+	if (fe->nlines)   /* most frees first */
+		qsort(fe->lines, fe->nlines, sizeof *fe->lines, ia_gap_line_by_count);
 	return 0;
 }
 

@@ -110,6 +110,14 @@ struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap,
 	return l;
 }
 
+int ia_gap_line_by_count(const void *a, const void *b)
+{
+	const struct ia_gap_line *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
 static int cmp_line_ns(const void *a, const void *b)
 {
 	const struct ia_gap_line *x = a, *y = b;
@@ -323,6 +331,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	uint32_t mproc = pp->p[pp->main].proc;
 	size_t n = 0;
 	uint32_t *ix = ia_proc_calls(t, mproc, &n);
+	g->main_calls = ix;   /* kept (ia_gaps_free frees it) */
+	g->nmain_calls = n;
 	if (!ix) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -505,10 +515,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	}
 	if (g->nsync_lines)
 		qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
-	free(ix);
 	return attribute_samples(t, pp, names, g, err, errlen);
 oom:
-	free(ix);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
@@ -516,6 +524,7 @@ oom:
 void ia_gaps_free(struct ia_gaps *g)
 {
 	free(g->g);
+	free(g->main_calls);
 	free(g->worker_oncpu_ns);
 	free(g->stacks);
 	free(g->end_lines);

@@ -55,6 +55,8 @@ struct ia_gap_line {
 
 struct ia_gaps {
 	uint64_t win_start, win_end;          /* CUDA activity window of the main process */
+	uint32_t *main_calls; size_t nmain_calls;   /* its calls in time order (ia_proc_calls), for the
+						       chains and hostbound.c to walk again */
 	struct ia_gap *g; size_t n;
 	uint64_t total_ns;
 	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
@@ -118,6 +120,8 @@ uint32_t *ia_proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n);
 
 /* The entry for `line` in a small growable list (linear search: few
  * distinct lines), added zeroed when absent; NULL when out of memory. */
+/* qsort order of ia_gap_lines: most counted first, then by line. */
+int ia_gap_line_by_count(const void *a, const void *b);
 struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line);
 
 /* Add the lines whose CUDA call ends the most gap time (at most max) to

@@ -192,26 +192,17 @@ static void issuing_threads(const struct ia_trace *t, const struct ia_per_proces
 	}
 }
 
-static int cmp_line_count(const void *a, const void *b)
-{
-	const struct ia_gap_line *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->line, y->line);
-}
-
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 struct ia_hostbound *h, char *err, size_t errlen)
+			 const uint32_t *ix, size_t n, struct ia_hostbound *h, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
 	if (pp->main < 0)
 		return 0;
 	h->has_offcpu = pp->main_thread != UINT32_MAX && t->threads[pp->main_thread].off_n > 0;
-	size_t n = 0, first = SIZE_MAX;
+	size_t first = SIZE_MAX;
 	struct walk wk = { 0 };
-	uint32_t *ix = ia_proc_calls(t, pp->p[pp->main].proc, &n);
 	wk.th_launches = calloc(t->nthreads + 1, sizeof *wk.th_launches);
-	if (!ix || !wk.th_launches)
+	if (!wk.th_launches)
 		goto oom;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
@@ -225,14 +216,12 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 		first = SIZE_MAX;   /* whatever it waited, the queue is drained now */
 	}
 	issuing_threads(t, pp, h, &wk);
-	free(ix);
 	free(wk.w);
 	free(wk.th_launches);
 	if (h->nlines)
-		qsort(h->lines, h->nlines, sizeof *h->lines, cmp_line_count);
+		qsort(h->lines, h->nlines, sizeof *h->lines, ia_gap_line_by_count);
 	return h->n ? stretch_period(t, pp, h, err, errlen) : 0;
 oom:
-	free(ix);
 	free(wk.w);
 	free(wk.th_launches);
 	snprintf(err, errlen, "out of memory");

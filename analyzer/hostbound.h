@@ -63,8 +63,9 @@ struct ia_hostbound {
 	uint64_t launch_samples;
 };
 
+/* ix[0..n): the main process's calls in time order (ia_gaps.main_calls). */
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 struct ia_hostbound *h, char *err, size_t errlen);
+			 const uint32_t *ix, size_t n, struct ia_hostbound *h, char *err, size_t errlen);
 void ia_hostbound_free(struct ia_hostbound *h);
 
 #endif

@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include <ingero/u64map.h>   /* ingero_mix64 */
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -196,16 +198,6 @@ uint64_t ia_percentile(uint64_t *v, size_t n, double p)
 	return out;
 }
 
-static inline size_t hash64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ull;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
 void ia_map_free(struct ia_map *m)
 {
 	free(m->keys);
@@ -217,7 +209,7 @@ uint32_t ia_map_get(const struct ia_map *m, uint64_t key)
 {
 	if (!m->cap)
 		return UINT32_MAX;
-	size_t i = hash64(key) & (m->cap - 1);
+	size_t i = (size_t)ingero_mix64(key) & (m->cap - 1);
 	while (m->vals[i]) {
 		if (m->keys[i] == key)
 			return m->vals[i] - 1;
@@ -238,7 +230,7 @@ static int map_rehash(struct ia_map *m, size_t cap)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->vals[i])
 			continue;
-		size_t j = hash64(m->keys[i]) & (cap - 1);
+		size_t j = (size_t)ingero_mix64(m->keys[i]) & (cap - 1);
 		while (vals[j])
 			j = (j + 1) & (cap - 1);
 		keys[j] = m->keys[i];
@@ -256,7 +248,7 @@ int ia_map_put(struct ia_map *m, uint64_t key, uint32_t val)
 {
 	if ((m->len + 1) * 2 > m->cap && map_rehash(m, m->cap ? m->cap * 2 : 64) < 0)
 		return -1;
-	size_t i = hash64(key) & (m->cap - 1);
+	size_t i = (size_t)ingero_mix64(key) & (m->cap - 1);
 	while (m->vals[i]) {
 		if (m->keys[i] == key) {
 			m->vals[i] = val + 1;

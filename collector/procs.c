@@ -124,18 +124,12 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 
 int64_t procs_start_ns(uint32_t pid)
 {
-	char path[64], buf[4096], *p;
-	unsigned long long ticks;
+	char state;
+	uint64_t ticks;
 	struct timespec boot, mono;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	snprintf(path, sizeof path, "/proc/%u/stat", pid);
-	if (proc_read_file(path, buf, sizeof buf) <= 0 || !(p = strrchr(buf, ')')))
-		return -1;
-	/* field 22 (starttime); p is at the end of field 2 */
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 || hz <= 0)
+	if (ingero_read_stat(pid, &state, &ticks) < 0 || hz <= 0)
 		return -1;
 	clock_gettime(CLOCK_BOOTTIME, &boot);
 	clock_gettime(CLOCK_MONOTONIC, &mono);

@@ -35,9 +35,9 @@ void ingero_read_cmdline(uint32_t pid, char *buf, size_t size)
 	buf[n] = 0;
 }
 
-uint64_t ingero_read_start_ticks(uint32_t pid)
+int ingero_read_stat(uint32_t pid, char *state, uint64_t *start_ticks)
 {
-	char path[64], buf[1024], state;
+	char path[64], buf[1024];
 	unsigned long long ticks;
 	ssize_t n;
 	int fd;
@@ -45,19 +45,20 @@ uint64_t ingero_read_start_ticks(uint32_t pid)
 	snprintf(path, sizeof path, "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = 0;
 	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
 	const char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z' || state == 'X')
-		return 0;
+	if (!p || sscanf(p + 1, " %c", state) != 1)
+		return -1;
 	for (int field = 2; field < 22 && p; field++)   /* p ends field 2; starttime is field 22 */
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
-		return 0;
-	return ticks ? ticks : 1;   /* a process started at tick 0 still exists */
+		return -1;
+	*start_ticks = ticks;
+	return 0;
 }

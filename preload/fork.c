@@ -89,7 +89,11 @@ static bool choose_ring(void)
 		}
 	}
 	ingero_clock_check();
-	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid, ingero_read_start_ticks(s->pid));
+	char st;
+	uint64_t start = 0;
+	if (ingero_read_stat(s->pid, &st, &start) < 0)
+		start = 0;   /* unknown: never named an orphan */
+	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid, start);
 	if (s->owner) {
 		if (atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) == INGERO_SENDER_NONE &&
 		    ingero_sender_start(s->shm) != 0)

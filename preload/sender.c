@@ -355,9 +355,10 @@ static uint32_t pack_orphans(msgpack_packer *pk)
 	uint32_t n = atomic_load(&S.shm->nprocs), norph = 0;
 	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
 		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
-		uint64_t st = S.shm->procs[i].start_ticks;
-		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid || !st ||
-		    ingero_read_start_ticks(pid) != st)
+		uint64_t start = S.shm->procs[i].start_ticks, now_start;
+		char state;
+		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid || !start ||
+		    ingero_read_stat(pid, &state, &now_start) < 0 || state == 'Z' || state == 'X' || now_start != start)
 			continue;
 		ingero_pack_orphan(pk, pid);
 		norph++;

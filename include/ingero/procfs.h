@@ -14,9 +14,9 @@
  * "" when the process is gone or has none (a kernel thread). */
 void ingero_read_cmdline(uint32_t pid, char *buf, size_t size);
 
-/* When a running process started (/proc/PID/stat field 22, clock ticks
- * since boot), or 0 when it is gone (a zombie counts as gone): with the pid,
- * names one process even across pid reuse. */
-uint64_t ingero_read_start_ticks(uint32_t pid);
+/* From /proc/PID/stat: its state letter (R, S, D, Z, ...) and when it
+ * started (field 22, clock ticks since boot; with the pid it names one
+ * process even across pid reuse).  0, or -1 when the process is gone. */
+int ingero_read_stat(uint32_t pid, char *state, uint64_t *start_ticks);
 
 #endif
