@@ -29,6 +29,9 @@ for _p in python3 /usr/bin/python3; do
 	fi
 done
 is_root() { [ "$(id -u)" -eq 0 ]; }
+# marker_line FILE MARK: the line number of the line ending in "# MARK" (or
+# with "# MARK " before a comment's rest) — where a test expects a finding
+marker_line() { grep -n "# $2\( \|\$\)" "$1" | cut -d: -f1; }
 finish() { exit $_failed; }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
 # python3, then every CPython 3.10-3.13 that pyenv has (the versions whose

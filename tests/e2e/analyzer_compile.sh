@@ -11,9 +11,9 @@
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_compile.py
-CALL=$(grep -n "# CALL\$" "$PY" | cut -d: -f1)
+CALL=$(marker_line "$PY" CALL)
 FAKE=$PWD/tests/helpers/fake_torch/torch/_dynamo/convert_frame.py
-COMPILE=$(grep -n "# COMPILE\$" "$FAKE" | cut -d: -f1)
+COMPILE=$(marker_line "$FAKE" COMPILE)
 
 trace() { # mode
 	explain_run "$1" 5000 199 "$PY" "$1"

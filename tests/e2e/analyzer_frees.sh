@@ -11,8 +11,8 @@
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_frees.py
-CALL=$(grep -n "# CALL\$" "$PY" | cut -d: -f1)
-DIRECT=$(grep -n "# DIRECT\$" "$PY" | cut -d: -f1)
+CALL=$(marker_line "$PY" CALL)
+DIRECT=$(marker_line "$PY" DIRECT)
 STEPS=40
 
 trace() { # mode

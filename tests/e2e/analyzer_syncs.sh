@@ -8,9 +8,9 @@
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_scaler.py
-STEP=$(grep -n "# STEP\$" "$PY" | cut -d: -f1)
+STEP=$(marker_line "$PY" STEP)
 GS=$PWD/tests/helpers/fake_torch/torch/amp/grad_scaler.py
-ITEM=$(grep -n "# ITEM " "$GS" | cut -d: -f1)
+ITEM=$(marker_line "$GS" ITEM)
 
 explain_run scaler 2000 99 "$PY" 40
 grep -A8 "a sync every step" "$T/scaler.txt" | sed 's/^/# /'

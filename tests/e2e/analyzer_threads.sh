@@ -8,7 +8,7 @@
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_threads.py
-BUSY=$(grep -n "# BUSY\$" "$PY" | cut -d: -f1)
+BUSY=$(marker_line "$PY" BUSY)
 
 trace() { # mode
 	explain_run "$1" 2000 199 "$PY" "$1"

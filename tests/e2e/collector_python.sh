@@ -13,8 +13,7 @@ if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=tests/helpers/python_hot.py
 FILE=$PWD/$PY
-line_of() { grep -n "# $1\$" "$PY" | cut -d: -f1; }
-HOT=$(line_of HOT); OUTER=$(line_of OUTER); WORKER=$(line_of WORKER)
+HOT=$(marker_line "$PY" HOT); OUTER=$(marker_line "$PY" OUTER); WORKER=$(marker_line "$PY" WORKER)
 
 for py in $(pythons); do
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
@@ -70,7 +69,7 @@ check "--no-python-frames: explain says so under its Trace line" sh -c \
 	"'$B/ingero-analyze' explain '$DB' | sed -n 2p | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
 
 GP=tests/helpers/python_gaps.py
-BUILD=$(grep -n "# BUILD\$" "$GP" | cut -d: -f1)
+BUILD=$(marker_line "$GP" BUILD)
 # The checks below need a CPU free for the loop.  When the scheduler saw the
 # main thread wait on a run queue for a fifth of the gaps or more (something
 # else held the CPUs: a CI neighbour), that trace is not this test's case, so

@@ -21,7 +21,7 @@ STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 40
 def build_batch(n):
     rows = []
     for i in range(n):
-        rows.append([(i * j) % 7 for j in range(8)])  # BUILD
+        rows.append([(i * j) % 7 for j in range(32)])  # BUILD
     return rows
 
 
@@ -29,7 +29,7 @@ def train():
     s = ctypes.c_void_p()
     rt.cudaStreamCreate(ctypes.byref(s))
     for _ in range(STEPS):
-        build_batch(6000)  # STEP
+        build_batch(1500)  # STEP
         rt.cudaLaunchKernel(ctypes.c_void_p(0x1000), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
                             ctypes.c_size_t(0), s)
         rt.cudaStreamSynchronize(s)
