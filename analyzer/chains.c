@@ -383,9 +383,11 @@ static int gap_chain(struct ia_analysis *a, size_t *cap)
 		: !strcmp(kind, "gaps_compiling") ? comp_share
 		: !strcmp(kind, "gaps_host_preempted") ? rq : blk;
 	snprintf(c->summary, sizeof c->summary,
-		 "GPU idle %s (estimate): no CUDA work queued %.0f%% of the time, %s %.0f%% of it "
+		 "GPU idle %s (%s): %s %.0f%% of the time, %s %.0f%% of it "
 		 "(%s gaps, mean %s)",
-		 ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)), 100 * share, what,
+		 ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)),
+		 g->gpu.measured ? "measured" : "estimate",
+		 g->gpu.measured ? "the GPU had no work" : "no CUDA work queued", 100 * share, what,
 		 100 * share_state,
 		 ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, mean));
 

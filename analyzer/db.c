@@ -5,7 +5,8 @@
  * not empty; its 100-byte header says "SQLite format 3"; the file is at
  * least as long as the header's page count says (a truncated copy is caught
  * here, before SQLite reads garbage); the schema version is
- * INGERO_SCHEMA_VERSION or 1; every table of its schema exists.  Every
+ * 1 to INGERO_SCHEMA_VERSION; every table of its schema exists (gpu_marks
+ * only from version 3: older files have no measured GPU time).  Every
  * connection gets the cuda_calls virtual table (calls_vtab.h).  Corruption deeper
  * in the file surfaces from sqlite3_step() and is reported by
  * ia_db_step_error() as one line.
@@ -160,7 +161,7 @@ sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
 		sqlite3_close(db);
 		return NULL;
 	}
-	if (ver != INGERO_SCHEMA_VERSION && ver != 1) {
+	if (ver < 1 || ver > INGERO_SCHEMA_VERSION) {
 		snprintf(err, errlen, "%s: schema version %d, this ingero-analyze reads versions 1 to %d",
 			 path, ver, INGERO_SCHEMA_VERSION);
 		sqlite3_close(db);

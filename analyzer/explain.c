@@ -167,10 +167,20 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 		cJSON_AddNullToObject(idle, "low");
 		cJSON_AddNullToObject(idle, "high");
 	}
-	cJSON_AddTrueToObject(idle, "estimate");
-	cJSON_AddStringToObject(idle, "basis",
-		"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
-		"high = window minus time the GPU was known busy (host waiting in syncs or blocking copies)");
+	cJSON_AddBoolToObject(idle, "estimate", !g->gpu.measured);
+	cJSON_AddBoolToObject(idle, "measured", g->gpu.measured);
+	if (g->gpu.measured) {
+		cJSON_AddStringToObject(idle, "basis",
+			"measured: CUDA events the preload library put behind the program's work, timed on the GPU; "
+			"low = time every stream was certainly idle; high = window minus time some stream certainly "
+			"had unfinished work");
+		ia_json_u64(idle, "marks", g->gpu.nmarks);
+		ia_json_u64(idle, "streams", g->gpu.nstreams);
+	} else {
+		cJSON_AddStringToObject(idle, "basis",
+			"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
+			"high = window minus time the GPU was known busy (host waiting in syncs or blocking copies)");
+	}
 
 	cJSON *w = cJSON_AddObjectToObject(root, "where_time_went");
 	ia_json_u64(w, "window_ns", win);

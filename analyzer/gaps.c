@@ -319,6 +319,40 @@ fail:
 	return -1;
 }
 
+/* With measured GPU time the gaps are the stretches the GPU was certainly
+ * idle (gpu_time.h), not the host's guess: a loop that never syncs still
+ * shows when its GPU ran dry.  Each ends at the main process's next call
+ * that queued work, and opens after the call that started last before it
+ * (a sync returning, when the gap follows one). */
+static int measured_gaps(const struct ia_trace *t, struct ia_gaps *g, const uint32_t *ix, size_t n)
+{
+	free(g->g);
+	g->g = NULL;
+	g->n = 0;
+	size_t cap = 0, k = 0;
+	for (size_t i = 0; i < g->gpu.nidle; i++) {
+		const struct ia_span *s = &g->gpu.idle[i];
+		if (s->b - s->a < IA_MEASURED_GAP_MIN_NS)
+			continue;
+		while (k < n && t->calls[ix[k]].start < s->a)
+			k++;
+		size_t e = k;
+		while (e < n && !(ia_api_queues_work(t->calls[ix[e]].api) && t->calls[ix[e]].start >= s->b))
+			e++;
+		if (e == n)
+			break;   /* idle to the end of the window: nothing ended it */
+		if (ia_grow((void **)&g->g, &cap, g->n + 1, sizeof *g->g) < 0)
+			return -1;
+		struct ia_gap *x = &g->g[g->n++];
+		memset(x, 0, sizeof *x);
+		x->start = s->a;
+		x->end = s->b;
+		x->open_call = k ? ix[k - 1] : ix[0];
+		x->end_call = ix[e];
+	}
+	return 0;
+}
+
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    struct ia_gaps *g, char *err, size_t errlen)
 {
@@ -410,6 +444,10 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	else
 		g->win_start = g->win_end = t->first_ns;   /* no CUDA work: nothing to estimate */
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	if (started && ia_gpu_time_compute(t, g->win_start, g->win_end, &g->gpu, err, errlen) < 0)
+		return -1;
+	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
+		goto oom;
 
 	/* main thread in each gap: gaps and the thread's intervals are both
 	 * sorted and disjoint, so one merge walks them together */
@@ -436,8 +474,10 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
 	}
-	g->idle_low_ns = g->total_ns;
+	g->idle_low_ns = g->gpu.measured ? g->gpu.idle_low_ns : g->total_ns;
 	g->idle_high_ns = win > g->known_busy_ns ? win - g->known_busy_ns : 0;
+	if (g->gpu.measured)
+		g->idle_high_ns = g->gpu.idle_high_ns;
 	if (g->idle_high_ns < g->idle_low_ns)
 		g->idle_high_ns = g->idle_low_ns;
 	uint64_t in_calls = g->in_sync_ns + g->in_copy_ns + g->in_launch_ns + g->in_other_ns;
@@ -529,6 +569,7 @@ void ia_gaps_free(struct ia_gaps *g)
 	free(g->stacks);
 	free(g->end_lines);
 	free(g->sync_lines);
+	ia_gpu_time_free(&g->gpu);
 	memset(g, 0, sizeof *g);
 }
 

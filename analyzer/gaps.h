@@ -10,7 +10,9 @@
  * the workers' CPU time, the sampled on-CPU stacks, and the Python line of
  * the call that ends it.
  *
- * GPU idle is estimated from host evidence only, as bounds over the window
+ * With GPU marks (schema 3) the gaps are the measured idle stretches and
+ * the bounds are measured (gpu_time.h).  Without them, GPU idle is
+ * estimated from host evidence only, as bounds over the window
  * from the first queued work to the end of the last call:
  *   low  = the gaps (no work queued: idle for sure, unless another process
  *          used the GPU)
@@ -20,6 +22,7 @@
 #ifndef IA_GAPS_H
 #define IA_GAPS_H
 
+#include "gpu_time.h"
 #include "per_process.h"
 #include "stacks.h"
 #include "trace.h"
@@ -27,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #define IA_SYNC_FLOOR_NS 20000ull   /* a sync with nothing to wait for costs about this */
+#define IA_MEASURED_GAP_MIN_NS 50000ull   /* shorter measured idle is launch latency, not a gap */
 
 struct ia_gap {
 	uint64_t start, end;
@@ -80,10 +84,19 @@ struct ia_gaps {
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
 	uint64_t nsyncs;
-	/* GPU idle bounds and where the main process's time went in the window */
+	/* GPU idle bounds and where the main process's time went in the window;
+	 * with gpu.measured, the bounds and the gaps come from GPU marks */
+	struct ia_gpu_time gpu;
 	uint64_t idle_low_ns, idle_high_ns, known_busy_ns;
 	uint64_t in_sync_ns, in_copy_ns, in_launch_ns, in_other_ns, queued_host_ns;
 };
+
+/* How the GPU idle figures were obtained, for every report to say. */
+static inline const char *ia_idle_basis(const struct ia_gaps *g)
+{
+	return g->gpu.measured ? "measured: CUDA event marks timed on the GPU"
+			       : "estimate from host evidence, no GPU timestamps";
+}
 
 /* Whose samples: the main thread, workers, other processes, the main
  * process's other threads. */

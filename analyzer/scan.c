@@ -76,9 +76,9 @@ static const char *sql_for(int calls, int windowed, int blocks)
 			: "SELECT ia_row_block(id, pid, calls, data) FROM call_blocks WHERE id BETWEEN ?1 AND ?2";
 	if (calls)
 		return windowed
-			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
+			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
 			  "WHERE start_ns >= ?1 AND start_ns < ?2"
-			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id) FROM cuda_calls "
+			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
 			  "WHERE rowid BETWEEN ?1 AND ?2";
 	return windowed
 		? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
@@ -132,7 +132,7 @@ static void note_tid(struct wstate *w, uint32_t tid, uint32_t pid)
 
 /* One call into the chunk; -1 when out of memory. */
 static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, uint64_t start, int64_t d,
-		     int64_t by, int dir, int flags, uint64_t sid)
+		     int64_t by, int dir, int flags, uint64_t sid, uint64_t stream)
 {
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_call)) < 0)
@@ -146,6 +146,7 @@ static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, 
 	x->bytes = by > 0 ? (uint64_t)by : 0;
 	x->dir = (uint8_t)dir;
 	x->flags = (uint8_t)flags;
+	x->stream = ia_stream_key(stream);
 	if (sid == 0) {
 		x->stack = 0;
 	} else if (sid == w->last_sid) {
@@ -166,7 +167,7 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if (push_call(w, 0, (uint32_t)sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]),
 		      (uint64_t)sqlite3_value_int64(v[2]), sqlite3_value_int64(v[3]),
 		      sqlite3_value_int64(v[4]), sqlite3_value_int(v[5]), sqlite3_value_int(v[6]),
-		      (uint64_t)sqlite3_value_int64(v[7])) < 0) {
+		      (uint64_t)sqlite3_value_int64(v[7]), (uint64_t)sqlite3_value_int64(v[8])) < 0) {
 		w->oom = 1;
 		sqlite3_result_error_nomem(ctx);
 	}
@@ -214,7 +215,7 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		if (w->j->windowed && (x->start_ns < w->j->from || x->start_ns >= w->j->to))
 			continue;
 		if (push_call(w, x->pid, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
-			      x->dir, x->flags, x->stack_id) < 0) {
+			      x->dir, x->flags, x->stack_id, x->stream) < 0) {
 			w->oom = 1;
 			sqlite3_result_error_nomem(ctx);
 			return;
@@ -299,7 +300,7 @@ static void *worker(void *arg)
 	sqlite3 *db = ia_db_reopen(j->path, err, sizeof err);
 	sqlite3_stmt *st[2] = { NULL, NULL };
 	struct wstate w = { .j = j };
-	if (db && (sqlite3_create_function(db, "ia_row_call", 8, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
+	if (db && (sqlite3_create_function(db, "ia_row_call", 9, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_block", 4, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));

@@ -4,7 +4,7 @@
  *
  * The two big tables are read once each, by a sequential scan in storage
  * order (index-ordered scans cost a b-tree lookup per row), into fixed-size
- * records.  A CUDA call is 32 bytes and an off-CPU interval 24, so 10M of
+ * records.  A CUDA call is 40 bytes and an off-CPU interval 24, so 10M of
  * each stay well under 1 GB.  Both are indexed per thread in time order (a
  * permutation, 4 bytes a row), so "what was thread T doing in [a, b)" is a
  * binary search, and nothing depends on the order rows were stored in.
@@ -36,7 +36,15 @@ struct ia_call {
 	uint32_t stack;       /* index into trace.stack_ids; 0 = no stack */
 	uint16_t api;
 	uint8_t flags, dir;
+	uint32_t stream;      /* the stream handle, folded (ia_stream_key) */
 };
+
+/* A stream handle folded to 32 bits (the padding of ia_call holds it): the
+ * same fold for calls and GPU marks, so they meet on it. */
+static inline uint32_t ia_stream_key(uint64_t stream)
+{
+	return (uint32_t)(stream ^ (stream >> 32));
+}
 
 #define IA_OFF_PREEMPTED 0x80000000u   /* left the CPU still runnable */
 #define IA_OFF_IOWAIT    0x40000000u   /* blocked in uninterruptible sleep (D: disk, page-fault I/O) */

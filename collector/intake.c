@@ -219,6 +219,8 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		case INGERO_REC_KERNEL: pid = r->u.kernel.pid; break;
 		case INGERO_REC_BYE:    pid = r->u.bye.pid; break;
 		case INGERO_REC_ORPHAN: pid = r->u.orphan.pid; break;
+		case INGERO_REC_GPU:    pid = r->u.gpu.pid; break;
+		case INGERO_REC_GPU_STATS: pid = r->u.gpu_stats.pid; break;
 		default: continue;
 		}
 		if (identity_resolve(s, &pid, &tid)) {
@@ -268,6 +270,12 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		case INGERO_REC_ORPHAN:
 			/* a process, not calls: how many of its calls follow is unknowable */
 			store_loss_max(in->o.store, INGERO_LOSS_AFTER_OWNER, pid, 1);
+			break;
+		case INGERO_REC_GPU:
+			store_gpu_mark(in->o.store, pid, &r->u.gpu);
+			break;
+		case INGERO_REC_GPU_STATS:
+			store_loss_max(in->o.store, INGERO_LOSS_GPU_MARKS, pid, r->u.gpu_stats.lost);
 			break;
 		case INGERO_REC_BYE:
 			/* the kernel's exit record is exact; without BPF this is all we have */

@@ -32,6 +32,7 @@
 #include "ingero/call_block.h"
 #include "ingero/schema.h"
 #include "store.h"
+#include <ingero/wire_decode.h>
 
 /* --- growable arrays ------------------------------------------------------------ */
 
@@ -73,17 +74,18 @@ struct q_bucket { uint32_t id; uint64_t bucket, a, b, c; char *comm; };
 struct q_stack { int64_t id; uint32_t pid; size_t first, n; };
 struct q_kernel { uint32_t pid; uint64_t addr; char *name; };
 struct q_kv { char *key, *value; };
+struct q_gpu { uint32_t pid, flags; uint64_t stream, recorded_ns, done_ns; };
 
 struct batch {
 	struct vec calls, offcpu, procs, threads, busy, pages, comps, samples, stacks, frames,
-		kernels, session;
+		kernels, session, gpu;
 	uint64_t seq;       /* producer sequence number of the last row in it */
 };
 
 static size_t batch_rows(const struct batch *b)
 {
 	return b->calls.n + b->offcpu.n + b->procs.n + b->threads.n + b->busy.n + b->pages.n +
-	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n;
+	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n + b->gpu.n;
 }
 
 static void batch_clear(struct batch *b)
@@ -117,6 +119,7 @@ static void batch_clear(struct batch *b)
 	}
 	b->calls.n = b->offcpu.n = b->procs.n = b->threads.n = b->busy.n = b->pages.n = 0;
 	b->comps.n = b->samples.n = b->stacks.n = b->frames.n = b->kernels.n = b->session.n = 0;
+	b->gpu.n = 0;
 }
 
 static void batch_free(struct batch *b)
@@ -125,6 +128,7 @@ static void batch_free(struct batch *b)
 	free(b->calls.p); free(b->offcpu.p); free(b->procs.p); free(b->threads.p);
 	free(b->busy.p); free(b->pages.p); free(b->comps.p); free(b->samples.p);
 	free(b->stacks.p); free(b->frames.p); free(b->kernels.p); free(b->session.p);
+	free(b->gpu.p);
 }
 
 /* --- losses --------------------------------------------------------------------- */
@@ -140,7 +144,7 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_BEGIN, ST_COMMIT, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_BEGIN, ST_COMMIT, ST_N
 };
 
 static const char *const stmt_sql[ST_N] = {
@@ -172,6 +176,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_KERNEL] = "INSERT OR IGNORE INTO kernels(pid,addr,name) VALUES(?,?,?)",
 	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
+	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -542,6 +547,18 @@ static void write_rows(struct store *s, const struct batch *b)
 		step(s, st);
 	}
 
+	st = s->st[ST_GPU];
+	for (size_t i = 0; i < b->gpu.n; i++) {
+		const struct q_gpu *g = (const struct q_gpu *)b->gpu.p + i;
+
+		sqlite3_bind_int64(st, 1, g->pid);
+		sqlite3_bind_int64(st, 2, (int64_t)g->stream);
+		sqlite3_bind_int64(st, 3, (int64_t)g->recorded_ns);
+		sqlite3_bind_int64(st, 4, (int64_t)g->done_ns);
+		sqlite3_bind_int64(st, 5, g->flags);
+		step(s, st);
+	}
+
 	st = s->st[ST_SESSION];
 	for (size_t i = 0; i < b->session.n; i++) {
 		const struct q_kv *kv = (const struct q_kv *)b->session.p + i;
@@ -594,8 +611,8 @@ static uint64_t live_bytes(struct store *s)
  * What is counted is events: a call block counts its calls. */
 static void enforce_cap(struct store *s, int force)
 {
-	static const char *const tables[] = { "call_blocks", "off_cpu", "cpu_samples" };
-	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)" };
+	static const char *const tables[] = { "call_blocks", "off_cpu", "cpu_samples", "gpu_marks" };
+	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)", "count(*)" };
 	uint64_t now = mono_ns(), dropped = 0;
 
 	if (!s->o.max_bytes || (!force && now - s->last_cap_check_ns < 200000000ull))
@@ -1026,6 +1043,13 @@ void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name
 	struct q_kernel k = { pid, addr, strndup(name, len) };
 
 	PRODUCE(s, *(struct q_kernel *)vec_push(&s->pending.kernels, sizeof(k), 1) = k);
+}
+
+void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu *g)
+{
+	struct q_gpu q = { pid, g->flags, g->stream, g->recorded_ns, g->done_ns };
+
+	PRODUCE(s, *(struct q_gpu *)vec_push(&s->pending.gpu, sizeof(q), 1) = q);
 }
 
 void store_session(struct store *s, const char *key, const char *value)

@@ -76,6 +76,9 @@ void store_competitor(struct store *s, uint32_t pid, const char *comm, uint64_t 
 void store_sample(struct store *s, const struct sample_row *r);
 void store_stack(struct store *s, int64_t id, uint32_t pid, const struct frame_row *f, size_t n);
 void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name, size_t len);
+/* One GPU mark (gpu_marks table; pid already in the root namespace). */
+struct ingero_wire_gpu;
+void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu *g);
 void store_session(struct store *s, const char *key, const char *value);
 
 /* Losses (losses table): add to a counter, or raise it to at least `value`. */

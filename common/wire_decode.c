@@ -246,6 +246,31 @@ static int dec_orphan(const msgpack_object *f, uint32_t n, struct ingero_wire_or
 	return 0;
 }
 
+static int dec_gpu(const msgpack_object *f, uint32_t n, struct ingero_wire_gpu *g)
+{
+	if (n < 6)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &g->pid);
+	FIELD_U64(2, &g->stream);
+	FIELD_U64(3, &g->recorded_ns);
+	FIELD_U64(4, &g->done_ns);
+	FIELD_U32(5, &g->flags);
+	/* a completion before its recording cannot be: the sender clamps */
+	if (g->done_ns < g->recorded_ns)
+		return INGERO_WIRE_E_RECORD;
+	return 0;
+}
+
+static int dec_gpu_stats(const msgpack_object *f, uint32_t n, struct ingero_wire_gpu_stats *g)
+{
+	if (n < 4)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &g->pid);
+	FIELD_U64(2, &g->made);
+	FIELD_U64(3, &g->lost);
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -265,6 +290,8 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_KERNEL: return dec_kernel(f, n, &r->u.kernel);
 	case INGERO_REC_BYE:    return dec_bye(f, n, &r->u.bye);
 	case INGERO_REC_ORPHAN: return dec_orphan(f, n, &r->u.orphan);
+	case INGERO_REC_GPU:    return dec_gpu(f, n, &r->u.gpu);
+	case INGERO_REC_GPU_STATS: return dec_gpu_stats(f, n, &r->u.gpu_stats);
 	default:                return 1;
 	}
 }

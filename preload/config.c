@@ -24,6 +24,9 @@ struct ingero_preload_config ingero_cfg = {
 	.launch_sample = INGERO_DEFAULT_LAUNCH_SAMPLE,
 	.stack_budget_ppm = INGERO_DEFAULT_STACK_BUDGET,
 	.ring_events = INGERO_DEFAULT_RING_EVENTS,
+	.gpu_marks = true,
+	.gpu_mark_us = INGERO_DEFAULT_GPU_MARK_US,
+	.gpu_poll_us = INGERO_DEFAULT_GPU_POLL_US,
 	.endpoint = INGERO_DEFAULT_ENDPOINT,
 };
 
@@ -111,6 +114,7 @@ void ingero_config_load(void)
 	ingero_cfg.debug = env_flag(INGERO_ENV_DEBUG, false);
 	ingero_cfg.disabled = env_flag(INGERO_ENV_DISABLE, false);
 	ingero_cfg.python = env_flag(INGERO_ENV_PYTHON, true);
+	ingero_cfg.gpu_marks = env_flag(INGERO_ENV_GPU_MARKS, true);
 
 	const char *ep = getenv(INGERO_ENV_ENDPOINT);
 	if (ep && *ep) {
@@ -137,6 +141,10 @@ void ingero_config_load(void)
 		ingero_cfg.launch_sample = (uint32_t)v;
 	if (env_u64(INGERO_ENV_STACK_BUDGET, &v, 0, 1000000))
 		ingero_cfg.stack_budget_ppm = (uint32_t)v;
+	if (env_u64(INGERO_ENV_GPU_MARK_US, &v, 10, 1000000))
+		ingero_cfg.gpu_mark_us = (uint32_t)v;
+	if (env_u64(INGERO_ENV_GPU_POLL_US, &v, 20, 100000))
+		ingero_cfg.gpu_poll_us = (uint32_t)v;
 	if (env_u64(INGERO_ENV_RING_EVENTS, &v, 1024, 1u << 24)) {
 		if (v & (v - 1))
 			ingero_debug("%s=%llu is not a power of two, ignored", INGERO_ENV_RING_EVENTS,

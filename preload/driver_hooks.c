@@ -10,6 +10,7 @@
  */
 #include "driver_hooks.h"
 
+#include "gpu_marks.h"
 #include "pinned.h"
 
 /* DRVX: a wrapper whose forwarding expression is CALL (using fn_);
@@ -193,6 +194,21 @@ DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), drv_pinned_free(fn_(
      INGERO_KERNEL_NONE)
 DRVX(cuMemHostUnregister, INGERO_API_CU_MEM_HOST_UNREGISTER, (void *p), drv_pinned_free(fn_(p), p),
      NOFILL, INGERO_KERNEL_NONE)
+
+/* --- stream lifetime -------------------------------------------------------------------
+ * Not a recorded call: a destroyed stream must leave the GPU marks' table
+ * first, so the watcher never records into a handle that is gone. */
+_Atomic(void *) ingero_drv_real_cuStreamDestroy_v2;
+INGERO_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+	CUresult (*fn)(CUstream) =
+		(CUresult(*)(CUstream))INGERO_REAL(ingero_drv_real_cuStreamDestroy_v2, "cuStreamDestroy_v2",
+						   INGERO_LIBCUDA);
+	if (!fn)
+		return CU_ERROR_NO_SYMBOL;
+	ingero_gpu_forget((uint64_t)(uintptr_t)s);
+	return fn(s);
+}
 
 /* --- the table ------------------------------------------------------------------------ */
 #define ROW_X(b, s, p, v) { #b, #s, #p, v, (void *)s, (void *)p, &ingero_drv_real_##s, &ingero_drv_real_##p },

@@ -39,7 +39,8 @@
 	N(cuMemHostRegister, cuMemHostRegister_v2, 6050)                                     \
 	N(cuMemFreeHost, cuMemFreeHost, 2000)                                                \
 	N(cuMemHostUnregister, cuMemHostUnregister, 4000)                                    \
-	X(cuGraphLaunch, cuGraphLaunch, cuGraphLaunch_ptsz, 10000)
+	X(cuGraphLaunch, cuGraphLaunch, cuGraphLaunch_ptsz, 10000)                           \
+	N(cuStreamDestroy, cuStreamDestroy_v2, 4000)
 
 /* One row of the list, with our wrappers and the slots of the real functions. */
 struct ingero_drv_entry {
@@ -50,6 +51,10 @@ struct ingero_drv_entry {
 };
 
 extern const struct ingero_drv_entry ingero_drv_table[];
+
+/* The real driver's own pointer for a base name at a CUDA version (never
+ * one of our wrappers): for the library's own driver calls (gpu_driver.c). */
+void *ingero_real_drv_proc(const char *name, int version);
 extern const unsigned ingero_drv_count;
 
 #endif

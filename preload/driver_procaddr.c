@@ -81,6 +81,16 @@ void *ingero_drv_wrap(const char *name, void *real, int version, int per_thread)
 	return real;
 }
 
+void *ingero_real_drv_proc(const char *name, int version)
+{
+	procaddr_v2_fn fn = (procaddr_v2_fn)INGERO_REAL(real_v2, "cuGetProcAddress_v2", INGERO_LIBCUDA);
+	void *p = NULL;
+	int status = 0;
+	if (!fn || fn(name, &p, version, 0, &status) != 0)
+		return NULL;
+	return p;
+}
+
 INGERO_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 					   cuuint64_t flags, int *status)
 {

@@ -104,6 +104,27 @@ void ingero_pack_bye(msgpack_packer *pk, uint32_t pid, uint64_t end_ns)
 	msgpack_pack_uint64(pk, end_ns);
 }
 
+void ingero_pack_gpu(msgpack_packer *pk, uint32_t pid, uint64_t stream, uint64_t recorded_ns,
+		     uint64_t done_ns, uint32_t flags)
+{
+	msgpack_pack_array(pk, 6);
+	msgpack_pack_uint32(pk, INGERO_REC_GPU);
+	msgpack_pack_uint32(pk, pid);
+	msgpack_pack_uint64(pk, stream);
+	msgpack_pack_uint64(pk, recorded_ns);
+	msgpack_pack_uint64(pk, done_ns);
+	msgpack_pack_uint32(pk, flags);
+}
+
+void ingero_pack_gpu_stats(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t lost)
+{
+	msgpack_pack_array(pk, 4);
+	msgpack_pack_uint32(pk, INGERO_REC_GPU_STATS);
+	msgpack_pack_uint32(pk, pid);
+	msgpack_pack_uint64(pk, made);
+	msgpack_pack_uint64(pk, lost);
+}
+
 void ingero_pack_orphan(msgpack_packer *pk, uint32_t pid)
 {
 	msgpack_pack_array(pk, 2);

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "fork.h"
+#include "gpu_marks.h"
 #include "kernel.h"
 #include "stack.h"
 
@@ -90,6 +91,11 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kin
 	rec.h.pid = ingero_self.pid;
 	ev->pid = ingero_self.pid;
 	ev->tid = my_tid();
+	enum ingero_api_class cls = ingero_api_class(ev->api);
+	if (ev->ret == 0 && (cls == INGERO_CLASS_LAUNCH ||
+			     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) &&
+			      (ev->flags & INGERO_FLAG_ASYNC))))
+		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api);
 	ev->stack_id = 0;
 	if (want_stack(ev->api, kernel_kind, &ev->flags)) {
 		struct ingero_stack_budget *b = &ingero_tls.stack_budget;

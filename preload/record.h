@@ -24,6 +24,8 @@ enum ingero_rrec_type {
 	INGERO_RREC_STACK = 3,
 	INGERO_RREC_KERNEL = 4,
 	INGERO_RREC_BYE = 5,
+	INGERO_RREC_GPU = 6,
+	INGERO_RREC_GPU_STATS = 7,
 };
 
 struct rrec_hdr {
@@ -52,6 +54,24 @@ struct rrec_hello {
 struct rrec_bye {
 	struct rrec_hdr h;
 	uint64_t end_ns;
+};
+
+/* GPU: a mark's completion (gpu_marks.h).  h.flags INGERO_RREC_TSC: rec is
+ * in ticks; done_ns and seen_ns are CLOCK_MONOTONIC ns. */
+struct rrec_gpu {
+	struct rrec_hdr h;
+	uint32_t mflags;              /* enum ingero_gpu_mark_flags */
+	uint32_t pad;
+	uint64_t stream;
+	uint64_t rec;                 /* recorded (host) */
+	uint64_t done_ns;             /* completed (GPU clock, in host time) */
+	uint64_t seen_ns;             /* when the watcher found it complete */
+};
+
+/* GPU_STATS: the watcher's cumulative counts. */
+struct rrec_gpu_stats {
+	struct rrec_hdr h;
+	uint64_t made, lost;
 };
 
 /* STACK: n_native instruction pointers (innermost first), then n_python

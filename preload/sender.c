@@ -53,6 +53,7 @@
 #include "clock.h"
 #include "config.h"
 #include "fork.h"
+#include "gpu_marks.h"
 #include "intern.h"
 #include "ingero/msgpack_sink.h"
 #include "pack.h"
@@ -465,6 +466,21 @@ static void on_call(struct ingero_cuda_call *ev)
 	batch_count(ev->pid);
 }
 
+/* A mark's completion lies between its recording and the moment the
+ * watcher saw it complete, whatever the GPU clock said. */
+static void on_gpu(struct rrec_gpu *g)
+{
+	uint64_t rec = (g->h.flags & INGERO_RREC_TSC) ? ingero_clock_ns(g->rec) : g->rec;
+	uint64_t done = g->done_ns;
+	uint32_t flags = g->mflags;
+	if (done < rec || done > g->seen_ns) {
+		done = done < rec ? rec : g->seen_ns;
+		flags |= INGERO_GPU_MARK_CLAMPED;
+	}
+	ingero_pack_gpu(&S.pk, g->h.pid, g->stream, rec, done, flags);
+	S.nrec++;
+}
+
 static void on_record(const unsigned char *buf, uint32_t len)
 {
 	struct rrec_hdr h;
@@ -545,6 +561,23 @@ static void on_record(const unsigned char *buf, uint32_t len)
 			return;
 		memcpy(&b, buf, sizeof b);
 		ingero_pack_bye(&S.pk, b.h.pid, b.end_ns);
+		S.nrec++;
+		break;
+	}
+	case INGERO_RREC_GPU: {
+		struct rrec_gpu g;
+		if (len < sizeof g)
+			return;
+		memcpy(&g, buf, sizeof g);
+		on_gpu(&g);
+		break;
+	}
+	case INGERO_RREC_GPU_STATS: {
+		struct rrec_gpu_stats st;
+		if (len < sizeof st)
+			return;
+		memcpy(&st, buf, sizeof st);
+		ingero_pack_gpu_stats(&S.pk, st.h.pid, st.made, st.lost);
 		S.nrec++;
 		break;
 	}
@@ -783,6 +816,8 @@ int ingero_sender_start(struct ingero_shm *shm)
 
 void ingero_sender_stop(void)
 {
+	/* the watcher's last marks and counts go into the final drain */
+	ingero_gpu_watch_stop();
 	if (!S.running)
 		return;
 	S.running = 0;

@@ -2,8 +2,9 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version and version 1 (whose
- * cuda_calls was a table of one row per call) and refuses any other.  CUDA
+ * PRAGMA user_version; the analyzer reads this version, version 2 (no
+ * gpu_marks: GPU time only as estimated from host calls) and version 1
+ * (whose cuda_calls was a table of one row per call) and refuses any other.  CUDA
  * calls are stored in blocks (call_block.h); the cuda_calls virtual table
  * shows them as rows.  Every
  * timestamp is CLOCK_MONOTONIC ns; every pid/tid is in the root pid
@@ -13,7 +14,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 2
+#define INGERO_SCHEMA_VERSION 3
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -48,6 +49,9 @@
 "CREATE TABLE cpu_samples(pid INTEGER NOT NULL, tid INTEGER NOT NULL, ts_ns INTEGER NOT NULL,\n" \
 "  cpu INTEGER, stack_id INTEGER);\n" \
 "CREATE INDEX cpu_samples_by_time ON cpu_samples(ts_ns);\n" \
+"CREATE TABLE gpu_marks(pid INTEGER NOT NULL, stream INTEGER NOT NULL,\n" \
+"  recorded_ns INTEGER NOT NULL, done_ns INTEGER NOT NULL, flags INTEGER NOT NULL);\n" \
+"CREATE INDEX gpu_marks_by_time ON gpu_marks(done_ns);\n" \
 "CREATE TABLE losses(source TEXT NOT NULL, pid INTEGER NOT NULL DEFAULT 0,\n" \
 "  count INTEGER NOT NULL, PRIMARY KEY(source, pid)) WITHOUT ROWID;\n"
 
@@ -66,6 +70,7 @@
 #define INGERO_LOSS_RINGBUF_PREFIX   "bpf_ringbuf_"      /* + program name: reservation failures */
 #define INGERO_LOSS_SIZE_CAP         "size_cap_rows"     /* oldest rows dropped by --max-size */
 #define INGERO_LOSS_UNTRACED_SENDER  "untraced_sender"   /* records from outside the traced trees */
+#define INGERO_LOSS_GPU_MARKS       "gpu_marks_lost"    /* per pid: GPU marks recorded but not read back */
 #define INGERO_LOSS_AFTER_OWNER      "preload_after_owner_exit" /* per pid: 1 = still running when its ring's owner stopped */
 
 #endif

@@ -44,6 +44,16 @@
  *          into that ring) was still running.  Nothing will drain the ring
  *          after this, and the child cannot send (nng is not fork-safe), so
  *          its CUDA calls from here on are lost, and cannot be counted.
+ *   GPU    [8, pid, stream, recorded_ns, done_ns, flags]
+ *          A GPU mark (measured GPU time): every piece of work the process
+ *          had queued on `stream` before recorded_ns had finished on the
+ *          GPU at done_ns (GPU clock, in CLOCK_MONOTONIC).  flags: 1 the
+ *          mark was recorded by the library after the stream went quiet
+ *          (trailing), 2 the GPU time was clamped into [recorded, seen],
+ *          4 no GPU timestamp (done = when the library saw it complete).
+ *   GPU_STATS [9, pid, made, lost]
+ *          Cumulative marks recorded and lost (queue full, a driver error,
+ *          outstanding at exit).  The latest value wins.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -68,6 +78,8 @@ enum ingero_record_type {
 	INGERO_REC_KERNEL = 5,
 	INGERO_REC_BYE = 6,
 	INGERO_REC_ORPHAN = 7,
+	INGERO_REC_GPU = 8,
+	INGERO_REC_GPU_STATS = 9,
 };
 
 /* Limits the decoder enforces; the encoder never exceeds them. */

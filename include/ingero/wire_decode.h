@@ -71,6 +71,18 @@ struct ingero_wire_orphan {
 	uint32_t pid;
 };
 
+struct ingero_wire_gpu {
+	uint32_t pid;
+	uint32_t flags;
+	uint64_t stream;
+	uint64_t recorded_ns, done_ns;
+};
+
+struct ingero_wire_gpu_stats {
+	uint32_t pid;
+	uint64_t made, lost;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -81,6 +93,8 @@ struct ingero_wire_record {
 		struct ingero_wire_kernel kernel;
 		struct ingero_wire_bye bye;
 		struct ingero_wire_orphan orphan;
+		struct ingero_wire_gpu gpu;
+		struct ingero_wire_gpu_stats gpu_stats;
 	} u;
 };
 

@@ -101,6 +101,25 @@ EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 	return CUDA_SUCCESS;
 }
 
+/* A one-deep stack is all the fake needs: push makes ctx current, pop
+ * restores what was current before. */
+static __thread CUcontext pushed_over;
+EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	if (ctx != &primary_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+	pushed_over = current_ctx;
+	current_ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	if (pctx) *pctx = current_ctx;
+	current_ctx = pushed_over;
+	pushed_over = NULL;
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuCtxSynchronize(void)
 {
 	if (cfg()->noop) return CUDA_SUCCESS;
@@ -288,6 +307,35 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream h)
 	struct sim_stream *s = sim_stream_of(h, 0);
 	if (!s) return CUDA_ERROR_INVALID_HANDLE;
 	sim_stream_free(s);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamGetCtx(CUstream h, CUcontext *pctx)
+{
+	if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_stream_of(h, 0)) return CUDA_ERROR_INVALID_HANDLE;
+	*pctx = &primary_ctx;   /* one device, one context */
+	return CUDA_SUCCESS;
+}
+
+/* Graph capture is not simulated: FAKECUDA_CAPTURING=1 makes every stream
+ * report an active capture, so tests can check that tools stay out of it. */
+EXPORT CUresult cuStreamIsCapturing(CUstream h, int *status)
+{
+	if (!status) return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_stream_of(h, 0)) return CUDA_ERROR_INVALID_HANDLE;
+	const char *c = getenv("FAKECUDA_CAPTURING");
+	*status = c && *c == '1' ? 1 : 0;
+	return CUDA_SUCCESS;
+}
+
+static __thread int capture_mode;
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(int *mode)
+{
+	if (!mode) return CUDA_ERROR_INVALID_VALUE;
+	int old = capture_mode;
+	capture_mode = *mode;
+	*mode = old;
 	return CUDA_SUCCESS;
 }
 
@@ -578,6 +626,11 @@ static const struct entry entries[] = {
 	E("cuCtxSetCurrent", cuCtxSetCurrent),
 	E("cuCtxGetDevice", cuCtxGetDevice),
 	E("cuCtxSynchronize", cuCtxSynchronize),
+	E("cuCtxPushCurrent", cuCtxPushCurrent_v2),
+	E("cuCtxPopCurrent", cuCtxPopCurrent_v2),
+	E("cuStreamGetCtx", cuStreamGetCtx),
+	E("cuStreamIsCapturing", cuStreamIsCapturing),
+	E("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode),
 	E("cuGetErrorString", cuGetErrorString),
 	E("cuGetErrorName", cuGetErrorName),
 	E("cuGetProcAddress", cuGetProcAddress_v2),

@@ -1,0 +1,363 @@
+/*
+ * gpu_time.c — certainly-busy and certainly-idle GPU time (gpu_time.h).
+ */
+#include "gpu_time.h"
+#include "db.h"
+#include "gaps.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A mark done this soon after it was recorded found its stream empty. */
+#define EMPTY_NS 20000ull
+
+/* A completion point of one stream: work queued before r was done by g.
+ * exact: g is when it was done (a mark, or a host wait that lasted), not
+ * only an upper bound. */
+struct cpt {
+	uint64_t r, g;
+	int exact;
+};
+
+struct stream_acc {
+	int pid;
+	uint32_t key;
+	struct ia_span *sub; size_t nsub, csub;   /* calls that queued work: start, end */
+	struct cpt *cp; size_t ncp, ccp;
+};
+
+struct acc {
+	struct stream_acc *s; size_t n, cap;
+	struct ia_span *busy; size_t nbusy, cbusy;
+	int oom;
+};
+
+static struct stream_acc *stream_of(struct acc *a, int pid, uint32_t key)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->s[i].pid == pid && a->s[i].key == key)
+			return &a->s[i];
+	if (ia_grow((void **)&a->s, &a->cap, a->n + 1, sizeof *a->s) < 0) {
+		a->oom = 1;
+		return NULL;
+	}
+	struct stream_acc *s = &a->s[a->n++];
+	memset(s, 0, sizeof *s);
+	s->pid = pid;
+	s->key = key;
+	return s;
+}
+
+static void add_sub(struct acc *a, struct stream_acc *s, uint64_t start, uint64_t end)
+{
+	if (ia_grow((void **)&s->sub, &s->csub, s->nsub + 1, sizeof *s->sub) < 0) {
+		a->oom = 1;
+		return;
+	}
+	s->sub[s->nsub++] = (struct ia_span){ start, end };
+}
+
+static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact)
+{
+	if (ia_grow((void **)&s->cp, &s->ccp, s->ncp + 1, sizeof *s->cp) < 0) {
+		a->oom = 1;
+		return;
+	}
+	s->cp[s->ncp++] = (struct cpt){ r, g, exact };
+}
+
+static void add_busy(struct acc *a, uint64_t x, uint64_t y)
+{
+	if (y <= x)
+		return;
+	if (ia_grow((void **)&a->busy, &a->cbusy, a->nbusy + 1, sizeof *a->busy) < 0) {
+		a->oom = 1;
+		return;
+	}
+	a->busy[a->nbusy++] = (struct ia_span){ x, y };
+}
+
+/* Waits that cover one stream (the call's own), not the whole process. */
+static int stream_wait(unsigned api)
+{
+	return api == INGERO_API_CUDA_STREAM_SYNCHRONIZE || api == INGERO_API_CUDA_STREAM_SYNCHRONIZE_PTSZ ||
+	       api == INGERO_API_CU_STREAM_SYNCHRONIZE || api == INGERO_API_CU_STREAM_SYNCHRONIZE_PTSZ;
+}
+
+/* An event's stream is not known from the call: it says only that some work
+ * was pending while it waited. */
+static int event_wait(unsigned api)
+{
+	return api == INGERO_API_CUDA_EVENT_SYNCHRONIZE || api == INGERO_API_CU_EVENT_SYNCHRONIZE;
+}
+
+/* One process's calls: its streams' submissions and host waits. */
+static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a)
+{
+	size_t n;
+	uint32_t *idx = ia_proc_calls(t, proc, &n);
+	if (!idx) {
+		a->oom = 1;
+		return;
+	}
+	int pid = t->procs[proc].pid;
+	size_t first_stream = a->n;
+	for (size_t i = 0; i < n; i++) {
+		const struct ia_call *c = &t->calls[idx[i]];
+		uint64_t end = c->start + c->dur;
+		if (ia_api_queues_work(c->api) && !ia_api_completes_work(c->api)) {
+			struct stream_acc *s = stream_of(a, pid, c->stream);
+			if (s)
+				add_sub(a, s, c->start, end);
+			continue;
+		}
+		if (!ia_call_completes_work(c))
+			continue;
+		int waited = c->dur > IA_SYNC_FLOOR_NS;
+		if (waited)
+			add_busy(a, c->start, end - IA_SYNC_FLOOR_NS);
+		if (event_wait(c->api))
+			continue;
+		if (stream_wait(c->api)) {
+			struct stream_acc *s = stream_of(a, pid, c->stream);
+			if (s)
+				add_cpt(a, s, c->start, end, waited);
+		} else {
+			/* device-wide: every stream of this process seen so far; a
+			 * stream first used later starts empty anyway */
+			for (size_t k = first_stream; k < a->n; k++)
+				add_cpt(a, &a->s[k], c->start, end, waited);
+		}
+	}
+	free(idx);
+}
+
+static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, struct acc *a, size_t *nmarks,
+			 char *err, size_t errlen)
+{
+	int has = ia_db_has_table(t->db, "gpu_marks");
+	if (has <= 0)
+		return has < 0 ? (snprintf(err, errlen, "%s: cannot read gpu_marks", ia_db_path()), -1) : 0;
+	sqlite3_stmt *q = ia_db_prepare(t->db,
+		"SELECT pid, stream, recorded_ns, done_ns FROM gpu_marks WHERE done_ns >= ?1 AND recorded_ns < ?2",
+		err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, (sqlite3_int64)from);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)to);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int pid = sqlite3_column_int(q, 0);
+		int pi = ia_proc_index(t, pid);
+		if (pi < 0 || !t->procs[pi].selected)
+			continue;
+		struct stream_acc *s = stream_of(a, pid, ia_stream_key((uint64_t)sqlite3_column_int64(q, 1)));
+		if (!s)
+			break;
+		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1);
+		(*nmarks)++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		sqlite3_finalize(q);
+		return -1;
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct ia_span *a = x, *b = y;
+	return (a->a > b->a) - (a->a < b->a);
+}
+
+static int cmp_cpt(const void *x, const void *y)
+{
+	const struct cpt *a = x, *b = y;
+	return (a->r > b->r) - (a->r < b->r);
+}
+
+/* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */
+static size_t merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi)
+{
+	if (n)
+		qsort(s, n, sizeof *s, cmp_span);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = s[i].a < lo ? lo : s[i].a, y = s[i].b > hi ? hi : s[i].b;
+		if (y <= x)
+			continue;
+		if (w && x <= s[w - 1].b) {
+			if (y > s[w - 1].b)
+				s[w - 1].b = y;
+		} else {
+			s[w++] = (struct ia_span){ x, y };
+		}
+	}
+	return w;
+}
+
+/* First submission (by start) that ended after r: the earliest work that
+ * may have been queued behind the completion point. */
+static size_t first_after(const struct stream_acc *s, uint64_t r)
+{
+	size_t lo = 0, hi = s->nsub;
+	while (lo < hi) {   /* starts are sorted, ends nearly: search starts, then look back */
+		size_t mid = (lo + hi) / 2;
+		if (s->sub[mid].a < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && s->sub[lo - 1].b > r)
+		lo--;
+	return lo;
+}
+
+/* One stream: its certainly-idle spans (returned, merged) and its
+ * certainly-busy spans (added to a). */
+static struct ia_span *stream_spans(struct acc *a, struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *nidle)
+{
+	*nidle = 0;
+	if (s->ncp)
+		qsort(s->cp, s->ncp, sizeof *s->cp, cmp_cpt);
+	struct ia_span *idle = malloc((s->ncp + 2) * sizeof *idle);
+	if (!idle) {
+		a->oom = 1;
+		return NULL;
+	}
+	size_t n = 0;
+	idle[n++] = (struct ia_span){ lo, s->nsub ? s->sub[0].a : hi };
+	for (size_t i = 0; i < s->ncp; i++) {
+		const struct cpt *c = &s->cp[i];
+		size_t k = first_after(s, c->r);
+		uint64_t q = k < s->nsub ? s->sub[k].a : hi;
+		if (q > c->g)
+			idle[n++] = (struct ia_span){ c->g, q };
+		if (!c->exact || c->g <= c->r + EMPTY_NS)
+			continue;
+		/* the work before the mark was still running at r: it ran from
+		 * the last time some was queued until g */
+		uint64_t from = c->r;
+		if (k > 0 && s->sub[k - 1].b < from)
+			from = s->sub[k - 1].b;
+		add_busy(a, from, c->g);
+	}
+	*nidle = merge(idle, n, lo, hi);
+	return idle;
+}
+
+/* a ∩ b, both sorted and disjoint, into out (room for na + nb). */
+static size_t intersect(const struct ia_span *x, size_t nx, const struct ia_span *y, size_t ny, struct ia_span *out)
+{
+	size_t i = 0, j = 0, n = 0;
+	while (i < nx && j < ny) {
+		uint64_t lo = x[i].a > y[j].a ? x[i].a : y[j].a, hi = x[i].b < y[j].b ? x[i].b : y[j].b;
+		if (hi > lo)
+			out[n++] = (struct ia_span){ lo, hi };
+		if (x[i].b < y[j].b)
+			i++;
+		else
+			j++;
+	}
+	return n;
+}
+
+uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += ia_overlap(s[i].a, s[i].b, a, b);
+	return t;
+}
+
+static void acc_free(struct acc *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->s[i].sub);
+		free(a->s[i].cp);
+	}
+	free(a->s);
+	free(a->busy);
+}
+
+int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
+			struct ia_gpu_time *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof *g);
+	g->win_start = win_start;
+	g->win_end = win_end;
+	if (win_end <= win_start)
+		return 0;
+	struct acc a = { 0 };
+	if (collect_marks(t, win_start, win_end, &a, &g->nmarks, err, errlen) < 0) {
+		acc_free(&a);
+		return -1;
+	}
+	if (!g->nmarks) {   /* nothing measured: the host estimate stands */
+		acc_free(&a);
+		return 0;
+	}
+	for (size_t p = 0; p < t->nprocs && !a.oom; p++)
+		if (t->procs[p].selected && t->procs[p].ncalls)
+			collect_calls(t, (uint32_t)p, &a);
+	struct ia_span *idle = NULL, *tmp = NULL;
+	size_t nidle = 0;
+	for (size_t i = 0; i < a.n && !a.oom; i++) {
+		struct stream_acc *s = &a.s[i];
+		if (!s->nsub)
+			continue;   /* marks without work in the window: nothing to say */
+		g->nstreams++;
+		if (!s->ncp)
+			g->nunmarked++;
+		size_t ns;
+		struct ia_span *si = stream_spans(&a, s, win_start, win_end, &ns);
+		if (!si)
+			break;
+		if (!idle) {
+			idle = si;
+			nidle = ns;
+			continue;
+		}
+		tmp = malloc((nidle + ns + 1) * sizeof *tmp);
+		if (!tmp) {
+			free(si);
+			a.oom = 1;
+			break;
+		}
+		nidle = intersect(idle, nidle, si, ns, tmp);
+		free(idle);
+		free(si);
+		idle = tmp;
+	}
+	if (a.oom) {
+		free(idle);
+		acc_free(&a);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	g->nbusy = merge(a.busy, a.nbusy, win_start, win_end);
+	g->busy = a.busy;
+	a.busy = NULL;
+	g->idle = idle;
+	g->nidle = nidle;
+	g->busy_ns = ia_spans_within(g->busy, g->nbusy, win_start, win_end);
+	g->idle_low_ns = ia_spans_within(g->idle, g->nidle, win_start, win_end);
+	uint64_t win = win_end - win_start;
+	g->idle_high_ns = win > g->busy_ns ? win - g->busy_ns : 0;
+	if (g->idle_high_ns < g->idle_low_ns)
+		g->idle_high_ns = g->idle_low_ns;
+	g->measured = g->nstreams > 0;
+	acc_free(&a);
+	return 0;
+}
+
+void ia_gpu_time_free(struct ia_gpu_time *g)
+{
+	free(g->busy);
+	free(g->idle);
+	memset(g, 0, sizeof *g);
+}

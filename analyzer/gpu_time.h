@@ -1,0 +1,53 @@
+/*
+ * gpu_time.h — when the GPU had work, from measured completions.
+ *
+ * The preload library puts CUDA events ("marks") behind the program's work
+ * and reads when each completed on the GPU (schema 3, gpu_marks).  A mark
+ * recorded at r and done at g says: all work queued on its stream before r
+ * was finished at g.  Host waits say the same (a stream sync covers its
+ * stream; a device sync, a synchronous copy or a waiting free covers every
+ * stream of the process).  Per stream, with the times work was queued:
+ *
+ *   certainly idle  from a completion g to the next time work was queued
+ *                   on that stream (when that is after g), and before the
+ *                   stream's first work;
+ *   certainly busy  from r to g when the mark was still waiting at r (the
+ *                   work before it was not done), back to when that work was
+ *                   queued; and a host wait that lasted (the GPU was busy).
+ *
+ * The GPU is idle where every stream is certainly idle (low bound of idle)
+ * and may be idle wherever no stream is certainly busy (high bound).  The
+ * bounds are as narrow as the marks are dense; the library marks a stream
+ * at least once per INGERO_GPU_MARK_US while work is queued and again when it
+ * goes quiet, so the width is the time of dense small kernels it could not
+ * resolve.  Without marks (schema 1-2, INGERO_GPU_MARKS=0) nothing is
+ * measured and the analysis falls back to host evidence (gaps.h).
+ */
+#ifndef IA_GPU_TIME_H
+#define IA_GPU_TIME_H
+
+#include "trace.h"
+
+struct ia_span {
+	uint64_t a, b;
+};
+
+struct ia_gpu_time {
+	int measured;                     /* the traced processes' streams carry marks */
+	uint64_t win_start, win_end;
+	uint64_t idle_low_ns, idle_high_ns, busy_ns;   /* busy_ns: certainly busy */
+	size_t nmarks, nstreams, nunmarked;   /* streams with work but no completion known */
+	struct ia_span *busy; size_t nbusy;   /* certainly busy, sorted, disjoint */
+	struct ia_span *idle; size_t nidle;   /* certainly idle, sorted, disjoint */
+};
+
+/* Over [win_start, win_end), for the selected processes.  0, or -1 with one
+ * line in err (a read error of the trace). */
+int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
+			struct ia_gpu_time *g, char *err, size_t errlen);
+void ia_gpu_time_free(struct ia_gpu_time *g);
+
+/* Time of the spans inside [a, b). */
+uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b);
+
+#endif

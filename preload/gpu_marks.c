@@ -1,0 +1,158 @@
+/*
+ * gpu_marks.c — the calling threads' side of the GPU marks (gpu_marks.h):
+ * find the stream's slot, note when work was queued, and now and then
+ * record a mark behind it.  No allocation and no waiting: a slot or queue
+ * that is full, or a lock someone else holds, means "no mark this time".
+ */
+#include "gpu_marks.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "fork.h"
+#include "gpu_driver.h"
+#include "ingero/api.h"
+#include "ingero/event.h"
+
+struct ingero_gpu_state ingero_gpu;
+
+/* A retired slot keeps this key, so probes go on past it. */
+#define TOMB UINT64_MAX
+
+static unsigned slot_hash(uint64_t key)
+{
+	/* stream handles are heap pointers: drop the alignment bits */
+	return (unsigned)((key >> 4) ^ (key >> 12) ^ (key >> 20));
+}
+
+static struct ingero_gpu_stream *slot_of(uint64_t stream, bool create)
+{
+	uint64_t key = stream + 1;
+	unsigned h = slot_hash(key);
+	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
+		struct ingero_gpu_stream *s = &ingero_gpu.streams[(h + i) % INGERO_GPU_STREAMS];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (k == key)
+			return s;
+		if (k == 0) {
+			if (!create)
+				return NULL;
+			uint64_t none = 0;
+			if (atomic_compare_exchange_strong(&s->key, &none, key) || none == key)
+				return s;
+		}
+	}
+	return NULL;
+}
+
+/* The per-thread default stream is a different stream in every thread: the
+ * watcher could not record behind another thread's, so it is not timed. */
+static bool per_thread_stream(uint64_t stream, unsigned api)
+{
+	if (stream == INGERO_STREAM_PER_THREAD)
+		return true;
+	if (stream != 0)
+		return false;
+	const char *n = ingero_api_name(api);
+	size_t len = n ? strlen(n) : 0;
+	return len > 5 && (strcmp(n + len - 5, "_ptsz") == 0 || strcmp(n + len - 5, "_ptds") == 0);
+}
+
+static bool trylock(struct ingero_gpu_stream *s)
+{
+	int free_ = 0;
+	return atomic_compare_exchange_strong_explicit(&s->lock, &free_, 1, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+static void unlock(struct ingero_gpu_stream *s)
+{
+	atomic_store_explicit(&s->lock, 0, memory_order_release);
+}
+
+bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now, uint32_t flags)
+{
+	const struct ingero_gpu_driver *d = ingero_gpu_driver();
+	atomic_store_explicit(&s->last_mark, now, memory_order_relaxed);
+	uint32_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+	if (!d || head - tail >= INGERO_GPU_QUEUE) {
+		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
+		return false;
+	}
+	/* A mark inside a stream being captured would become a node of the
+	 * program's CUDA graph: never. */
+	int cap = -1;
+	void *h = (void *)(uintptr_t)stream;
+	if (d->stream_is_capturing(h, &cap) != INGERO_CU_SUCCESS || cap != INGERO_CU_CAPTURE_NONE)
+		return false;
+	struct ingero_gpu_mark *m = &s->q[head % INGERO_GPU_QUEUE];
+	uint64_t covered = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
+	m->rec = ingero_ticks();
+	if (d->event_record(m->ev, h) != INGERO_CU_SUCCESS) {
+		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
+		return false;
+	}
+	m->flags = flags;
+	atomic_store_explicit(&s->marked_upto, covered, memory_order_relaxed);
+	atomic_store_explicit(&s->head, head + 1, memory_order_release);
+	atomic_fetch_add_explicit(&ingero_gpu.made, 1, memory_order_relaxed);
+	return true;
+}
+
+void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
+{
+	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
+	if (on == 0) {
+		if (ingero_self.owner)
+			ingero_gpu_watch_start();
+		return;
+	}
+	/* a fork child: its parent's watcher is not here */
+	if (on != 1 || atomic_load_explicit(&ingero_self.gen, memory_order_relaxed) != ingero_gpu.gen)
+		return;
+	if (per_thread_stream(stream, api))
+		return;
+	struct ingero_gpu_stream *s = slot_of(stream, true);
+	if (!s)
+		return;
+	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
+	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
+	if (ready == 1) {
+		if (t1 - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < ingero_gpu.mark_ticks)
+			return;
+		if (!trylock(s))
+			return;
+		if (atomic_load_explicit(&s->ready, memory_order_relaxed) == 1)
+			ingero_gpu_record(s, stream, t1, 0);
+		unlock(s);
+	} else if (ready == 0 && !s->ctx && trylock(s)) {
+		/* first work on this stream: the watcher needs its context to
+		 * make events; the caller's thread is where it is current */
+		const struct ingero_gpu_driver *d = ingero_gpu_driver();
+		void *ctx = NULL;
+		if (d && d->stream_get_ctx((void *)(uintptr_t)stream, &ctx) == INGERO_CU_SUCCESS && ctx)
+			s->ctx = ctx;
+		else
+			atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
+		unlock(s);
+	}
+}
+
+void ingero_gpu_forget(uint64_t stream)
+{
+	if (atomic_load_explicit(&ingero_gpu.on, memory_order_acquire) != 1 ||
+	    atomic_load_explicit(&ingero_self.gen, memory_order_relaxed) != ingero_gpu.gen)
+		return;
+	struct ingero_gpu_stream *s = slot_of(stream, false);
+	if (!s)
+		return;
+	/* whoever holds the lock is inside one cuEventRecord; bounded anyway */
+	bool held = false;
+	for (unsigned i = 0; i < 1000000 && !(held = trylock(s)); i++)
+		__builtin_ia32_pause();
+	atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
+	atomic_store_explicit(&s->key, TOMB, memory_order_release);
+	if (held)
+		unlock(s);
+}

@@ -1,0 +1,98 @@
+/*
+ * gpu_marks.h — measured GPU time: when the work queued on a stream had
+ * really finished on the GPU.
+ *
+ * The host sees when work is queued, not when it runs.  So the library puts
+ * CUDA events ("marks") into the program's own streams behind its work and
+ * a watcher thread reads when each one completed, on the GPU's clock turned
+ * into CLOCK_MONOTONIC (gpu_watch.c).  A mark recorded at host time r and
+ * completed at g says: every piece of work queued on that stream before r
+ * was finished at g, and some of it was still queued during [r, g].  With
+ * the submission times of the CUDA calls this bounds, per stream, when the
+ * GPU had work (docs/schema.md, gpu_marks).
+ *
+ * Cost, by construction (docs/preload.md): a calling thread records at most
+ * one mark per stream per INGERO_GPU_MARK_US (the first submission after
+ * that long); every other submission only stores its time in the stream's
+ * slot.  Work queued after a stream's last mark is covered by a "trailing"
+ * mark the watcher itself records once the stream has been quiet for a poll
+ * period, so the end of every burst of work is measured, not guessed.
+ *
+ * Marks are never recorded into a stream that is being captured into a
+ * CUDA graph (they would become part of the graph), nor into the
+ * per-thread default stream (the watcher cannot name another thread's),
+ * nor in a fork child (it has no watcher; CUDA does not survive fork).
+ */
+#ifndef INGERO_PRELOAD_GPU_MARKS_H
+#define INGERO_PRELOAD_GPU_MARKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
+#define INGERO_GPU_QUEUE 64        /* marks in flight per stream (a power of two) */
+
+/* One mark in flight: the event and when it was recorded (ticks, clock.h). */
+struct ingero_gpu_mark {
+	void *ev;                  /* created once per queue slot by the watcher */
+	uint64_t rec;              /* host time just before cuEventRecord, in ticks */
+	uint32_t flags;            /* enum ingero_gpu_mark_flags */
+};
+
+/* One stream the program queued work on.  The calling threads write
+ * last_submit; whoever holds `lock` may record a mark (head); the watcher
+ * alone consumes completed marks (tail). */
+struct ingero_gpu_stream {
+	_Atomic uint64_t key;      /* stream handle + 1; 0 = free slot */
+	_Atomic uint64_t last_submit;  /* ticks of the latest submission */
+	_Atomic uint64_t last_mark;    /* ticks of the latest mark (or skipped attempt) */
+	_Atomic uint64_t marked_upto;  /* last_submit value the latest mark covers */
+	_Atomic int lock;
+	_Atomic int ready;         /* 1: events created, marks may be recorded; -1: never */
+	void *ctx;                 /* the stream's context (set by the first submitter) */
+	_Atomic uint32_t head, tail;
+	struct ingero_gpu_mark q[INGERO_GPU_QUEUE];
+};
+
+/* Flags of a mark (gpu_marks.flags in report.db). */
+enum ingero_gpu_mark_flags {
+	INGERO_GPU_MARK_TRAILING = 1u << 0,  /* recorded by the watcher after the stream went quiet */
+	INGERO_GPU_MARK_CLAMPED = 1u << 1,   /* GPU time disagreed with what the host saw: clamped */
+	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
+};
+
+struct ingero_gpu_state {
+	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
+	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
+	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks */
+	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS];
+	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
+};
+
+extern struct ingero_gpu_state ingero_gpu;
+
+/* The hot path: a call that queued work on `stream` returned at `t1`
+ * (ticks).  api tells the per-thread default stream apart. */
+void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api);
+
+static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api)
+{
+	if (atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) >= 0)
+		ingero_gpu_note_slow(stream, t1, api);
+}
+
+/* The program destroys a stream: its slot is retired (waits for a mark
+ * being recorded into it, a few microseconds at most). */
+void ingero_gpu_forget(uint64_t stream);
+
+/* The watcher (gpu_watch.c): started by the first note of the process that
+ * owns the ring; stopped before the final drain (sender.c), idempotent. */
+int ingero_gpu_watch_start(void);
+void ingero_gpu_watch_stop(void);
+
+/* Shared by the hot path and the watcher: record one mark into slot s
+ * (caller holds s->lock).  Returns true when a mark was queued. */
+bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now, uint32_t flags);
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * gpu_watch.c — the watcher thread of the GPU marks (gpu_marks.h).
+ *
+ * It makes each stream's events (in the stream's context), reads which
+ * marks have completed and when, records the trailing mark of a stream that
+ * went quiet, and puts one GPU record per completed mark into the ring.
+ *
+ * When: cuEventElapsedTime between a per-context anchor event and the mark,
+ * added to the anchor's host time.  The anchor is recorded into a private
+ * non-blocking stream with nothing queued, so the GPU stamps it as soon as
+ * it sees it, a few microseconds after cuEventRecord returns; of three
+ * tries the one whose record call was quickest is kept, and it is renewed
+ * every second (the elapsed time is a float in ms: within a second it is
+ * exact to ~60 ns).  The sender clamps a completion into [recorded, seen by
+ * the watcher] and flags it when it had to.
+ *
+ * The thread runs CUDA calls of its own: it sets its stream capture mode to
+ * relaxed, so a program capturing a CUDA graph in global mode is not
+ * disturbed by its queries, and never records into a capturing stream.
+ * It polls every INGERO_GPU_POLL_US while a mark is outstanding or a stream
+ * has unmarked work, and every IDLE_POLL_NS otherwise.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "fork.h"
+#include "gpu_driver.h"
+#include "gpu_marks.h"
+#include "record.h"
+
+#define MAX_CTX 8
+#define EVENTS_PER_STREAM INGERO_GPU_QUEUE
+#define ANCHOR_EVERY_NS 1000000000ull
+#define IDLE_POLL_NS 2000000ull
+#define STATS_EVERY_NS 1000000000ull
+#define STOP_WAIT_NS 1000000000ull
+
+struct ctx_clock {
+	void *ctx;
+	void *stream;              /* private, non-blocking */
+	void *anchor;
+	uint64_t anchor_ns;        /* host time the anchor completed */
+	uint64_t renewed_at;
+	bool ok;
+};
+
+static struct {
+	pthread_t th;
+	_Atomic int stop;
+	bool running;
+	const struct ingero_gpu_driver *d;
+	struct ctx_clock clocks[MAX_CTX];
+	uint64_t poll_ns, poll_ticks;
+	uint64_t stats_at;
+} W;
+
+static void push(void *ctx)
+{
+	W.d->ctx_push(ctx);
+}
+
+static void pop(void)
+{
+	void *c;
+	W.d->ctx_pop(&c);
+}
+
+/* Caller has the context pushed. */
+static void anchor(struct ctx_clock *c)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = ingero_now();
+		if (W.d->event_record(c->anchor, c->stream) != INGERO_CU_SUCCESS) {
+			c->ok = false;
+			return;
+		}
+		uint64_t t1 = ingero_now();
+		if (W.d->event_sync(c->anchor) != INGERO_CU_SUCCESS) {
+			c->ok = false;
+			return;
+		}
+		/* the event holds the last try: keep trying while the record
+		 * call itself was slow (the thread lost its CPU in it) */
+		c->anchor_ns = t1;
+		if (t1 - t0 < 20000)
+			break;
+	}
+	c->renewed_at = ingero_now();
+	c->ok = true;
+}
+
+static struct ctx_clock *clock_of(void *ctx)
+{
+	for (int i = 0; i < MAX_CTX; i++) {
+		struct ctx_clock *c = &W.clocks[i];
+		if (c->ctx == ctx)
+			return c->ok ? c : NULL;
+		if (!c->ctx) {
+			c->ctx = ctx;
+			push(ctx);
+			if (W.d->stream_create(&c->stream, INGERO_CU_STREAM_NON_BLOCKING) == INGERO_CU_SUCCESS &&
+			    W.d->event_create(&c->anchor, 0) == INGERO_CU_SUCCESS)
+				anchor(c);
+			pop();
+			return c->ok ? c : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void make_events(struct ingero_gpu_stream *s)
+{
+	push(s->ctx);
+	int ok = 1;
+	for (unsigned i = 0; i < EVENTS_PER_STREAM && ok; i++)
+		ok = W.d->event_create(&s->q[i].ev, 0) == INGERO_CU_SUCCESS;
+	pop();
+	atomic_store_explicit(&s->ready, ok ? 1 : -1, memory_order_release);
+}
+
+static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done, uint64_t seen,
+		 uint32_t flags)
+{
+	struct rrec_gpu g;
+	memset(&g, 0, sizeof g);
+	g.h.type = INGERO_RREC_GPU;
+	g.h.flags = ingero_use_tsc ? INGERO_RREC_TSC : 0;
+	g.h.pid = ingero_self.pid;
+	g.mflags = flags;
+	g.stream = stream;
+	g.rec = m->rec;
+	g.done_ns = done;
+	g.seen_ns = seen;
+	if (!ingero_put(&g, sizeof g, false))
+		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
+}
+
+/* Completed marks of one stream, oldest first; true while some are not. */
+static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t stream)
+{
+	uint32_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+	while (tail != head) {
+		struct ingero_gpu_mark *m = &s->q[tail % INGERO_GPU_QUEUE];
+		int r = W.d->event_query(m->ev);
+		if (r == INGERO_CU_NOT_READY)
+			break;
+		uint64_t seen = ingero_now();
+		if (r == INGERO_CU_SUCCESS) {
+			float ms = 0;
+			uint32_t flags = m->flags;
+			uint64_t done = seen;
+			if (c && W.d->event_elapsed(&ms, c->anchor, m->ev) == INGERO_CU_SUCCESS)
+				done = (uint64_t)((int64_t)c->anchor_ns + (int64_t)((double)ms * 1e6));
+			else
+				flags |= INGERO_GPU_MARK_COARSE;
+			emit(stream, m, done, seen, flags);
+		} else {
+			atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
+		}
+		tail++;
+		atomic_store_explicit(&s->tail, tail, memory_order_release);
+	}
+	return tail != head;
+}
+
+static bool trailing(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
+{
+	uint64_t sub = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
+	if (sub <= atomic_load_explicit(&s->marked_upto, memory_order_relaxed))
+		return false;
+	if (stream == 0x2 || now - sub < W.poll_ticks)
+		return true;   /* not quiet yet: look again at the next poll */
+	int free_ = 0;
+	if (!atomic_compare_exchange_strong(&s->lock, &free_, 1))
+		return true;
+	if (atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 &&
+	    atomic_load_explicit(&s->last_submit, memory_order_relaxed) >
+		    atomic_load_explicit(&s->marked_upto, memory_order_relaxed)) {
+		push(s->ctx);
+		if (!ingero_gpu_record(s, stream, ingero_ticks(), INGERO_GPU_MARK_TRAILING))
+			atomic_store_explicit(&s->marked_upto, sub, memory_order_relaxed);
+		pop();
+	}
+	atomic_store_explicit(&s->lock, 0, memory_order_release);
+	return true;
+}
+
+static void emit_stats(void)
+{
+	struct rrec_gpu_stats st;
+	memset(&st, 0, sizeof st);
+	st.h.type = INGERO_RREC_GPU_STATS;
+	st.h.pid = ingero_self.pid;
+	st.made = atomic_load(&ingero_gpu.made);
+	st.lost = atomic_load(&ingero_gpu.lost);
+	ingero_put(&st, sizeof st, false);
+}
+
+/* One pass over the streams; true when another poll is due soon. */
+static bool pass(void)
+{
+	bool busy = false;
+	uint64_t now = ingero_ticks();
+	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
+		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
+		uint64_t key = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (!key)
+			continue;
+		int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
+		if (ready == 0 && s->ctx)
+			make_events(s);
+		if (!s->ctx)
+			continue;
+		struct ctx_clock *c = clock_of(s->ctx);
+		uint64_t stream = key - 1;
+		busy |= drain(s, c, stream);
+		if (atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
+			busy |= trailing(s, stream, now);
+	}
+	uint64_t t = ingero_now();
+	for (int i = 0; i < MAX_CTX && W.clocks[i].ctx; i++) {
+		struct ctx_clock *c = &W.clocks[i];
+		if (c->ok && t - c->renewed_at >= ANCHOR_EVERY_NS) {
+			push(c->ctx);
+			anchor(c);
+			pop();
+		}
+	}
+	if (t - W.stats_at >= STATS_EVERY_NS) {
+		emit_stats();
+		W.stats_at = t;
+	}
+	return busy;
+}
+
+/* Ticks per microsecond, measured over 2 ms (1000 when ticks are ns). */
+static uint64_t ticks_per_us(void)
+{
+	if (!ingero_use_tsc)
+		return 1000;
+	uint64_t t0 = __rdtsc(), n0 = ingero_now();
+	struct timespec ts = { 0, 2000000 };
+	nanosleep(&ts, NULL);
+	uint64_t t1 = __rdtsc(), n1 = ingero_now();
+	uint64_t r = n1 > n0 ? (t1 - t0) * 1000 / (n1 - n0) : 0;
+	return r ? r : 1000;
+}
+
+static void *watch_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "ingero-gpu", 0, 0, 0);
+	ingero_tls.depth = 1;   /* nothing this thread calls is the program's */
+	int mode = INGERO_CU_CAPTURE_MODE_RELAXED;
+	W.d->exchange_capture_mode(&mode);
+	uint64_t tpu = ticks_per_us();
+	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
+	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
+	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;
+	W.stats_at = ingero_now();
+	atomic_store_explicit(&ingero_gpu.on, 1, memory_order_release);
+	while (!atomic_load_explicit(&W.stop, memory_order_acquire)) {
+		struct timespec ts = { 0, (long)(pass() ? W.poll_ns : IDLE_POLL_NS) };
+		nanosleep(&ts, NULL);
+	}
+	/* last look: marks still outstanding are lost */
+	pass();
+	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
+		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
+		uint32_t n = atomic_load(&s->head) - atomic_load(&s->tail);
+		atomic_fetch_add(&ingero_gpu.lost, n);
+	}
+	emit_stats();
+	return NULL;
+}
+
+int ingero_gpu_watch_start(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&ingero_gpu.on, &expect, 2))
+		return 0;
+	W.d = ingero_gpu_driver();
+	if (!ingero_cfg.gpu_marks || !W.d) {
+		ingero_debug("GPU marks off (%s)", W.d ? "INGERO_GPU_MARKS=0" : "driver lacks event functions");
+		atomic_store(&ingero_gpu.on, -1);
+		return -1;
+	}
+	ingero_gpu.gen = atomic_load(&ingero_self.gen);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rv = pthread_create(&W.th, NULL, watch_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rv != 0) {
+		atomic_store(&ingero_gpu.on, -1);
+		return -1;
+	}
+	W.running = true;
+	/* registered now, after the CUDA runtime registered its own teardown,
+	 * so it runs before it: the watcher never queries a dead context */
+	atexit(ingero_gpu_watch_stop);
+	return 0;
+}
+
+void ingero_gpu_watch_stop(void)
+{
+	if (!W.running || (uint32_t)getpid() != ingero_self.pid ||
+	    atomic_load(&ingero_self.gen) != ingero_gpu.gen)
+		return;
+	W.running = false;
+	atomic_store(&ingero_gpu.on, -1);
+	atomic_store_explicit(&W.stop, 1, memory_order_release);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += STOP_WAIT_NS / 1000000000ull;
+	if (pthread_timedjoin_np(W.th, NULL, &ts) != 0)
+		ingero_debug("GPU watcher did not finish in time");
+}
