@@ -33,15 +33,24 @@ torch.cuda.synchronize()
 per = s.elapsed_time(e) / 10
 reps = max(1, round(args.gpu_ms / per))
 
-starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.steps)]
+# Truth: each step's end event, timed against one start event recorded on an
+# idle GPU at t0, gives when the step's work finished (host clock); the work
+# began once the host had queued it, between the host times just before and
+# just after `a @ b` (the GPU is idle then: host_ms is longer than the work).
+# So the true busy time lies between sum(end - after) and sum(end - before);
+# a start event per step would also count the host's dispatch as GPU time.
+start = torch.cuda.Event(enable_timing=True)
 ends = [torch.cuda.Event(enable_timing=True) for _ in range(args.steps)]
+before, after = [], []
+torch.cuda.synchronize()
+start.record()
 torch.cuda.synchronize()
 t0_ns = time.monotonic_ns()   # CLOCK_MONOTONIC, the trace's clock
-t0 = time.monotonic()
 for i in range(args.steps):
-    starts[i].record()
+    before.append(time.monotonic_ns())
     for _ in range(reps):
         c = a @ b
+    after.append(time.monotonic_ns())
     ends[i].record()
     deadline = time.monotonic() + args.host_ms / 1000
     x = 0
@@ -49,12 +58,12 @@ for i in range(args.steps):
         x += 1
 torch.cuda.synchronize()
 t1_ns = time.monotonic_ns()
-wall = time.monotonic() - t0
-busy = sum(starts[i].elapsed_time(ends[i]) for i in range(args.steps)) / 1000
-# the loop's window as ingero sees it runs from the first queued work to the
-# last call; the true idle share over the loop:
-print(f"truth steps={args.steps} reps={reps} gpu_busy_s={busy:.4f} wall_s={wall:.4f} "
-      f"idle_pct={100 * (1 - busy / wall):.1f} t0_ns={t0_ns} t1_ns={t1_ns}")
+wall = (t1_ns - t0_ns) / 1e9
+done = [t0_ns + start.elapsed_time(e) * 1e6 for e in ends]
+busy_lo = sum(max(0.0, d - max(a_, d_prev)) for d, a_, d_prev in zip(done, after, [0] + done[:-1])) / 1e9
+busy_hi = sum(max(0.0, d - max(b_, d_prev)) for d, b_, d_prev in zip(done, before, [0] + done[:-1])) / 1e9
+print(f"truth steps={args.steps} reps={reps} gpu_busy_s={busy_lo:.4f}-{busy_hi:.4f} wall_s={wall:.4f} "
+      f"idle_pct={100 * (1 - busy_hi / wall):.1f}-{100 * (1 - busy_lo / wall):.1f} t0_ns={t0_ns} t1_ns={t1_ns}")
 
 # a captured graph must replay exactly what eager mode computes
 x = torch.randn(256, 1024, device=dev)
