@@ -29,6 +29,7 @@ struct pair {
 };
 
 static struct pair pts[CAL_POINTS];   /* sender only, plus the constructor's first */
+static struct pair first;             /* the constructor's, kept for ingero_clock_ticks_per_us */
 static unsigned head, count;          /* ring of pairs, oldest at head */
 
 static struct pair sample(void)
@@ -70,8 +71,20 @@ void ingero_clock_init(void)
 	 * every C-state) */
 	if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
 		ingero_use_tsc = true;
-	if (ingero_use_tsc)
-		add(sample());
+	if (ingero_use_tsc) {
+		first = sample();
+		add(first);
+	}
+}
+
+uint64_t ingero_clock_ticks_per_us(void)
+{
+	if (!ingero_use_tsc || !first.ns)
+		return 1000;
+	struct pair now = sample();
+	if (now.ns - first.ns < 1000000)   /* under a millisecond since init: too short to tell */
+		return 0;
+	return (now.tsc - first.tsc) * 1000 / (now.ns - first.ns);
 }
 
 void ingero_clock_check(void)

@@ -36,6 +36,9 @@ void ingero_clock_check(void);
 /* Sender: sample a (TSC, CLOCK_MONOTONIC) pair if the last is older than
  * min_gap_ns (0: now). */
 void ingero_clock_calibrate(uint64_t min_gap_ns);
+/* The TSC's rate since the constructor, in ticks per microsecond (1000 when
+ * ticks are ns; 0 when too little time has passed to tell).  Any thread. */
+uint64_t ingero_clock_ticks_per_us(void);
 /* Sender: TSC ticks → CLOCK_MONOTONIC ns. */
 uint64_t ingero_clock_ns(uint64_t tsc);
 

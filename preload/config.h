@@ -18,7 +18,7 @@ struct ingero_preload_config {
 	uint32_t stack_budget_ppm; /* share of a thread's time for stacks (stack_budget.h); 1000000 = no limit */
 	uint64_t ring_events;      /* slots, power of two */
 	bool gpu_marks;            /* INGERO_GPU_MARKS (default on): measured GPU time (gpu_marks.h) */
-	uint32_t gpu_mark_us;      /* a calling thread marks a stream at most once per this many us */
+	uint32_t gpu_mark_us;      /* calling threads' marks (where the GPU keeps up): one per this many us; 0 none */
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
 	char endpoint[512];
 };
@@ -47,7 +47,7 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
 #define INGERO_DEFAULT_RING_EVENTS   65536
-#define INGERO_DEFAULT_GPU_MARK_US   1000
+#define INGERO_DEFAULT_GPU_MARK_US   2000
 #define INGERO_DEFAULT_GPU_POLL_US   250
 
 #endif

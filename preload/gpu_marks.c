@@ -16,6 +16,9 @@
 
 struct ingero_gpu_state ingero_gpu;
 
+/* Marks the calling threads may record back to back (a step's kernels). */
+#define MARK_BURST 32
+
 /* A retired slot keeps this key, so probes go on past it. */
 #define TOMB UINT64_MAX
 
@@ -76,10 +79,8 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	atomic_store_explicit(&s->last_mark, now, memory_order_relaxed);
 	uint32_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
 	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
-	if (!d || head - tail >= INGERO_GPU_QUEUE) {
-		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
-		return false;
-	}
+	if (!d || head - tail >= INGERO_GPU_QUEUE)
+		return false;   /* the GPU is that far behind: the marks in flight say enough */
 	/* A mark inside a stream being captured would become a node of the
 	 * program's CUDA graph: never. */
 	int cap = -1;
@@ -89,6 +90,7 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	struct ingero_gpu_mark *m = &s->q[head % INGERO_GPU_QUEUE];
 	uint64_t covered = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	m->rec = ingero_ticks();
+	m->rec_ns = ingero_use_tsc ? ingero_now() : m->rec;
 	if (d->event_record(m->ev, h) != INGERO_CU_SUCCESS) {
 		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
 		return false;
@@ -117,9 +119,22 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
 	if (!s)
 		return;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
+	if (__builtin_expect(atomic_load_explicit(&ingero_gpu.sleeping, memory_order_relaxed), 0))
+		ingero_gpu_wake();
 	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	if (ready == 1) {
-		if (t1 - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < ingero_gpu.mark_ticks)
+		/* the watcher marks every poll; this thread only where the GPU
+		 * keeps up, one kernel at a time, within the process's budget */
+		if (!atomic_load_explicit(&s->keeps_up, memory_order_relaxed) || !ingero_gpu.mark_ticks)
+			return;
+		/* a token bucket (GCRA): bursts of MARK_BURST kernels, one per
+		 * mark_ticks on average */
+		uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
+		uint64_t base = tat > t1 ? tat : t1;
+		if (base - t1 > MARK_BURST * ingero_gpu.mark_ticks)
+			return;
+		if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat, base + ingero_gpu.mark_ticks,
+							     memory_order_relaxed, memory_order_relaxed))
 			return;
 		if (!trylock(s))
 			return;

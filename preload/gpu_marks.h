@@ -11,12 +11,17 @@
  * the submission times of the CUDA calls this bounds, per stream, when the
  * GPU had work (docs/schema.md, gpu_marks).
  *
- * Cost, by construction (docs/preload.md): a calling thread records at most
- * one mark per stream per INGERO_GPU_MARK_US (the first submission after
- * that long); every other submission only stores its time in the stream's
- * slot.  Work queued after a stream's last mark is covered by a "trailing"
- * mark the watcher itself records once the stream has been quiet for a poll
- * period, so the end of every burst of work is measured, not guessed.
+ * Who records them, by cost (docs/preload.md).  The watcher thread records
+ * a mark into every stream that got new work since its last mark, once per
+ * poll period (INGERO_GPU_POLL_US): the program's threads pay nothing but
+ * storing the submission time in the stream's slot.  That resolves the GPU
+ * to a poll period wherever it lags behind the host (each mark then waits,
+ * and the time it waits is busy for sure).  Where the GPU keeps up (the last
+ * mark found the stream empty: small kernels launched one by one, the
+ * host-bound case) a poll period holds many kernels whose run times a mark
+ * behind all of them cannot tell apart; there the calling thread marks its
+ * submissions itself, one each, within a budget of one mark per
+ * INGERO_GPU_MARK_US for the process, so each such kernel's end is measured.
  *
  * Marks are never recorded into a stream that is being captured into a
  * CUDA graph (they would become part of the graph), nor into the
@@ -31,12 +36,13 @@
 #include <stdint.h>
 
 #define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
-#define INGERO_GPU_QUEUE 64        /* marks in flight per stream (a power of two) */
+#define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
 
 /* One mark in flight: the event and when it was recorded (ticks, clock.h). */
 struct ingero_gpu_mark {
 	void *ev;                  /* created once per queue slot by the watcher */
 	uint64_t rec;              /* host time just before cuEventRecord, in ticks */
+	uint64_t rec_ns;           /* the same in CLOCK_MONOTONIC ns, for the watcher */
 	uint32_t flags;            /* enum ingero_gpu_mark_flags */
 };
 
@@ -50,6 +56,7 @@ struct ingero_gpu_stream {
 	_Atomic uint64_t marked_upto;  /* last_submit value the latest mark covers */
 	_Atomic int lock;
 	_Atomic int ready;         /* 1: events created, marks may be recorded; -1: never */
+	_Atomic int keeps_up;      /* the last mark read found the stream empty (the GPU keeps up) */
 	void *ctx;                 /* the stream's context (set by the first submitter) */
 	_Atomic uint32_t head, tail;
 	struct ingero_gpu_mark q[INGERO_GPU_QUEUE];
@@ -57,7 +64,7 @@ struct ingero_gpu_stream {
 
 /* Flags of a mark (gpu_marks.flags in report.db). */
 enum ingero_gpu_mark_flags {
-	INGERO_GPU_MARK_TRAILING = 1u << 0,  /* recorded by the watcher after the stream went quiet */
+	INGERO_GPU_MARK_TRAILING = 1u << 0,  /* recorded by the watcher (else by the calling thread) */
 	INGERO_GPU_MARK_CLAMPED = 1u << 1,   /* GPU time disagreed with what the host saw: clamped */
 	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
 };
@@ -65,9 +72,11 @@ enum ingero_gpu_mark_flags {
 struct ingero_gpu_state {
 	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
 	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
-	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks */
+	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
+	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
 	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS];
 	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
+	_Atomic int sleeping;      /* the watcher waits for work (futex word) */
 };
 
 extern struct ingero_gpu_state ingero_gpu;
@@ -85,6 +94,9 @@ static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api)
 /* The program destroys a stream: its slot is retired (waits for a mark
  * being recorded into it, a few microseconds at most). */
 void ingero_gpu_forget(uint64_t stream);
+
+/* Work arrived while the watcher sleeps: one futex wake per idle spell. */
+void ingero_gpu_wake(void);
 
 /* The watcher (gpu_watch.c): started by the first note of the process that
  * owns the ring; stopped before the final drain (sender.c), idempotent. */

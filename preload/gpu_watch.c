@@ -24,7 +24,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,9 +40,10 @@
 #define MAX_CTX 8
 #define EVENTS_PER_STREAM INGERO_GPU_QUEUE
 #define ANCHOR_EVERY_NS 1000000000ull
-#define IDLE_POLL_NS 2000000ull
+#define IDLE_POLL_NS 20000000ull   /* asleep on the futex: new work wakes it */
 #define STATS_EVERY_NS 1000000000ull
 #define STOP_WAIT_NS 1000000000ull
+#define KEEPS_UP_NS 20000ull
 
 struct ctx_clock {
 	void *ctx;
@@ -161,6 +164,9 @@ static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t str
 				done = (uint64_t)((int64_t)c->anchor_ns + (int64_t)((double)ms * 1e6));
 			else
 				flags |= INGERO_GPU_MARK_COARSE;
+			/* done as soon as recorded: the stream was empty, the GPU
+			 * keeps up with it (calling threads then mark kernels) */
+			atomic_store_explicit(&s->keeps_up, done <= m->rec_ns + KEEPS_UP_NS, memory_order_relaxed);
 			emit(stream, m, done, seen, flags);
 		} else {
 			atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
@@ -171,13 +177,15 @@ static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t str
 	return tail != head;
 }
 
+/* A mark behind the stream's work queued since its last one, at most one
+ * per poll period. */
 static bool trailing(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
 {
 	uint64_t sub = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	if (sub <= atomic_load_explicit(&s->marked_upto, memory_order_relaxed))
 		return false;
-	if (stream == 0x2 || now - sub < W.poll_ticks)
-		return true;   /* not quiet yet: look again at the next poll */
+	if (stream == 0x2 || now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < W.poll_ticks)
+		return true;   /* look again at the next poll */
 	int free_ = 0;
 	if (!atomic_compare_exchange_strong(&s->lock, &free_, 1))
 		return true;
@@ -241,16 +249,18 @@ static bool pass(void)
 	return busy;
 }
 
-/* Ticks per microsecond, measured over 2 ms (1000 when ticks are ns). */
+/* Ticks per microsecond: over the time since the library's constructor,
+ * or over 2 ms when that was too recent. */
 static uint64_t ticks_per_us(void)
 {
-	if (!ingero_use_tsc)
-		return 1000;
+	uint64_t r = ingero_clock_ticks_per_us();
+	if (r)
+		return r;
 	uint64_t t0 = __rdtsc(), n0 = ingero_now();
 	struct timespec ts = { 0, 2000000 };
 	nanosleep(&ts, NULL);
 	uint64_t t1 = __rdtsc(), n1 = ingero_now();
-	uint64_t r = n1 > n0 ? (t1 - t0) * 1000 / (n1 - n0) : 0;
+	r = n1 > n0 ? (t1 - t0) * 1000 / (n1 - n0) : 0;
 	return r ? r : 1000;
 }
 
@@ -268,8 +278,22 @@ static void *watch_main(void *arg)
 	W.stats_at = ingero_now();
 	atomic_store_explicit(&ingero_gpu.on, 1, memory_order_release);
 	while (!atomic_load_explicit(&W.stop, memory_order_acquire)) {
-		struct timespec ts = { 0, (long)(pass() ? W.poll_ns : IDLE_POLL_NS) };
-		nanosleep(&ts, NULL);
+		if (pass()) {
+			struct timespec ts = { 0, (long)W.poll_ns };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		/* nothing outstanding: sleep until a submission wakes us (the
+		 * pass after setting the flag closes the race with one that
+		 * came just before it) */
+		atomic_store(&ingero_gpu.sleeping, 1);
+		if (pass()) {
+			atomic_store(&ingero_gpu.sleeping, 0);
+			continue;
+		}
+		struct timespec ts = { 0, (long)IDLE_POLL_NS };
+		syscall(SYS_futex, &ingero_gpu.sleeping, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+		atomic_store(&ingero_gpu.sleeping, 0);
 	}
 	/* last look: marks still outstanding are lost */
 	pass();
@@ -310,6 +334,12 @@ int ingero_gpu_watch_start(void)
 	return 0;
 }
 
+void ingero_gpu_wake(void)
+{
+	if (atomic_exchange_explicit(&ingero_gpu.sleeping, 0, memory_order_relaxed))
+		syscall(SYS_futex, &ingero_gpu.sleeping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 void ingero_gpu_watch_stop(void)
 {
 	if (!W.running || (uint32_t)getpid() != ingero_self.pid ||
@@ -318,6 +348,7 @@ void ingero_gpu_watch_stop(void)
 	W.running = false;
 	atomic_store(&ingero_gpu.on, -1);
 	atomic_store_explicit(&W.stop, 1, memory_order_release);
+	ingero_gpu_wake();
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += STOP_WAIT_NS / 1000000000ull;
