@@ -6,6 +6,8 @@
 #include "gaps.h"
 #include "util.h"
 
+#include <ingero/event.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +109,20 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 	for (size_t i = 0; i < n; i++) {
 		const struct ia_call *c = &t->calls[idx[i]];
 		uint64_t end = c->start + c->dur;
+		/* a copy to the host returns once it is done (CUDA's API sync
+		 * notes): it waits for its stream like a stream sync */
+		if (c->dir == INGERO_DIR_DTOH && ingero_api_class(c->api) == INGERO_CLASS_COPY &&
+		    !(c->flags & INGERO_FLAG_HOST_PINNED)) {
+			struct stream_acc *s = stream_of(a, pid, c->stream);
+			int waited = c->dur > IA_SYNC_FLOOR_NS;
+			if (waited)
+				add_busy(a, c->start, end);
+			if (s) {
+				add_sub(a, s, c->start, end);
+				add_cpt(a, s, end, end, 0);
+			}
+			continue;
+		}
 		if (ia_api_queues_work(c->api) && !ia_api_completes_work(c->api)) {
 			struct stream_acc *s = stream_of(a, pid, c->stream);
 			if (s)

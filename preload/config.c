@@ -143,7 +143,7 @@ void ingero_config_load(void)
 		ingero_cfg.stack_budget_ppm = (uint32_t)v;
 	if (env_u64(INGERO_ENV_GPU_MARK_US, &v, 0, 1000000))
 		ingero_cfg.gpu_mark_us = (uint32_t)v;
-	if (env_u64(INGERO_ENV_GPU_POLL_US, &v, 20, 100000))
+	if (env_u64(INGERO_ENV_GPU_POLL_US, &v, 50, 100000))
 		ingero_cfg.gpu_poll_us = (uint32_t)v;
 	if (env_u64(INGERO_ENV_RING_EVENTS, &v, 1024, 1u << 24)) {
 		if (v & (v - 1))

@@ -186,6 +186,11 @@ static bool trailing(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
 		return false;
 	if (stream == 0x2 || now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < W.poll_ticks)
 		return true;   /* look again at the next poll */
+	/* where the GPU keeps up, the calling threads mark the kernels; the
+	 * watcher adds one only once the stream has gone quiet (its driver
+	 * calls share the program's locks: fewer is cheaper) */
+	if (atomic_load_explicit(&s->keeps_up, memory_order_relaxed) && now - sub < W.poll_ticks)
+		return true;
 	int free_ = 0;
 	if (!atomic_compare_exchange_strong(&s->lock, &free_, 1))
 		return true;

@@ -30,6 +30,7 @@ variant() { # NAME DB CMD...
 	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q -o "$_db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
 	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$_db" -- "$@" ;;
 	nosampler) exec "$RUN" -q --sample-hz 0 -o "$_db" -- "$@" ;;
+	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q -o "$_db" -- "$@" ;;   # no measured GPU time
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }
