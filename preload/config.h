@@ -47,7 +47,7 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
 #define INGERO_DEFAULT_RING_EVENTS   65536
-#define INGERO_DEFAULT_GPU_MARK_US   2000
+#define INGERO_DEFAULT_GPU_MARK_US   4000
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 
 #endif

@@ -50,15 +50,20 @@ static struct ingero_gpu_stream *slot_of(uint64_t stream, bool create)
 
 /* The per-thread default stream is a different stream in every thread: the
  * watcher could not record behind another thread's, so it is not timed. */
+static bool ptsz[INGERO_API_MAX];   /* the API's stream 0 means the per-thread one */
+
+void ingero_gpu_tables_init(void)
+{
+	for (unsigned api = 1; api < INGERO_API_MAX; api++) {
+		const char *n = ingero_api_name(api);
+		size_t len = n ? strlen(n) : 0;
+		ptsz[api] = len > 5 && (strcmp(n + len - 5, "_ptsz") == 0 || strcmp(n + len - 5, "_ptds") == 0);
+	}
+}
+
 static bool per_thread_stream(uint64_t stream, unsigned api)
 {
-	if (stream == INGERO_STREAM_PER_THREAD)
-		return true;
-	if (stream != 0)
-		return false;
-	const char *n = ingero_api_name(api);
-	size_t len = n ? strlen(n) : 0;
-	return len > 5 && (strcmp(n + len - 5, "_ptsz") == 0 || strcmp(n + len - 5, "_ptds") == 0);
+	return stream == INGERO_STREAM_PER_THREAD || (stream == 0 && api < INGERO_API_MAX && ptsz[api]);
 }
 
 static bool trylock(struct ingero_gpu_stream *s)
@@ -119,8 +124,6 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
 	if (!s)
 		return;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
-	if (__builtin_expect(atomic_load_explicit(&ingero_gpu.sleeping, memory_order_relaxed), 0))
-		ingero_gpu_wake();
 	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	if (ready == 1) {
 		/* the watcher marks every poll; this thread only where the GPU

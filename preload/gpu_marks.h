@@ -76,7 +76,6 @@ struct ingero_gpu_state {
 	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
 	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS];
 	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
-	_Atomic int sleeping;      /* the watcher waits for work (futex word) */
 };
 
 extern struct ingero_gpu_state ingero_gpu;
@@ -95,8 +94,8 @@ static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api)
  * being recorded into it, a few microseconds at most). */
 void ingero_gpu_forget(uint64_t stream);
 
-/* Work arrived while the watcher sleeps: one futex wake per idle spell. */
-void ingero_gpu_wake(void);
+/* Filled by the watcher before it lets marks be recorded. */
+void ingero_gpu_tables_init(void);
 
 /* The watcher (gpu_watch.c): started by the first note of the process that
  * owns the ring; stopped before the final drain (sender.c), idempotent. */

@@ -24,9 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/futex.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,7 +38,10 @@
 #define MAX_CTX 8
 #define EVENTS_PER_STREAM INGERO_GPU_QUEUE
 #define ANCHOR_EVERY_NS 1000000000ull
-#define IDLE_POLL_NS 20000000ull   /* asleep on the futex: new work wakes it */
+/* Nothing outstanding: look again this much later.  Not a futex the
+ * program's threads would wake: in a VM, waking a thread on another CPU
+ * costs the waker an IPI, tens of microseconds (device runs, docs). */
+#define IDLE_POLL_NS 2000000ull
 #define STATS_EVERY_NS 1000000000ull
 #define STOP_WAIT_NS 1000000000ull
 #define KEEPS_UP_NS 20000ull
@@ -276,6 +277,7 @@ static void *watch_main(void *arg)
 	ingero_tls.depth = 1;   /* nothing this thread calls is the program's */
 	int mode = INGERO_CU_CAPTURE_MODE_RELAXED;
 	W.d->exchange_capture_mode(&mode);
+	ingero_gpu_tables_init();
 	uint64_t tpu = ticks_per_us();
 	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
@@ -288,17 +290,8 @@ static void *watch_main(void *arg)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		/* nothing outstanding: sleep until a submission wakes us (the
-		 * pass after setting the flag closes the race with one that
-		 * came just before it) */
-		atomic_store(&ingero_gpu.sleeping, 1);
-		if (pass()) {
-			atomic_store(&ingero_gpu.sleeping, 0);
-			continue;
-		}
 		struct timespec ts = { 0, (long)IDLE_POLL_NS };
-		syscall(SYS_futex, &ingero_gpu.sleeping, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
-		atomic_store(&ingero_gpu.sleeping, 0);
+		nanosleep(&ts, NULL);
 	}
 	/* last look: marks still outstanding are lost */
 	pass();
@@ -339,12 +332,6 @@ int ingero_gpu_watch_start(void)
 	return 0;
 }
 
-void ingero_gpu_wake(void)
-{
-	if (atomic_exchange_explicit(&ingero_gpu.sleeping, 0, memory_order_relaxed))
-		syscall(SYS_futex, &ingero_gpu.sleeping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 void ingero_gpu_watch_stop(void)
 {
 	if (!W.running || (uint32_t)getpid() != ingero_self.pid ||
@@ -353,7 +340,6 @@ void ingero_gpu_watch_stop(void)
 	W.running = false;
 	atomic_store(&ingero_gpu.on, -1);
 	atomic_store_explicit(&W.stop, 1, memory_order_release);
-	ingero_gpu_wake();
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += STOP_WAIT_NS / 1000000000ull;
