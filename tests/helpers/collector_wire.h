@@ -155,6 +155,27 @@ static inline void tw_orphan(struct tw *w, unsigned pid)
 	msgpack_pack_unsigned_int(&w->pk, pid);
 }
 
+static inline void tw_gpu(struct tw *w, unsigned pid, uint64_t stream, uint64_t rec, uint64_t done,
+			  unsigned flags)
+{
+	msgpack_pack_array(&w->pk, 6);
+	msgpack_pack_unsigned_int(&w->pk, INGERO_REC_GPU);
+	msgpack_pack_unsigned_int(&w->pk, pid);
+	msgpack_pack_uint64(&w->pk, stream);
+	msgpack_pack_uint64(&w->pk, rec);
+	msgpack_pack_uint64(&w->pk, done);
+	msgpack_pack_unsigned_int(&w->pk, flags);
+}
+
+static inline void tw_gpu_stats(struct tw *w, unsigned pid, uint64_t made, uint64_t lost)
+{
+	msgpack_pack_array(&w->pk, 4);
+	msgpack_pack_unsigned_int(&w->pk, INGERO_REC_GPU_STATS);
+	msgpack_pack_unsigned_int(&w->pk, pid);
+	msgpack_pack_uint64(&w->pk, made);
+	msgpack_pack_uint64(&w->pk, lost);
+}
+
 /* A record of a type this version does not know. */
 static inline void tw_unknown(struct tw *w)
 {

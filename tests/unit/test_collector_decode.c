@@ -265,6 +265,44 @@ static void bad_fields(void **state)
 	tw_free(&w);
 }
 
+static void gpu_records(void **state)
+{
+	struct tw w;
+	struct ingero_wire_batch b;
+	(void)state;
+	tw_begin(&w, 7, 2);
+	tw_gpu(&w, 7, 0x7f00deadbeef00ull, 1000, 2500, 1);
+	tw_gpu_stats(&w, 7, 40, 3);
+	assert_int_equal(decode(&w, &b), 0);
+	assert_int_equal(b.n_records, 2);
+	assert_int_equal(b.n_calls, 0);
+	assert_int_equal(b.records[0].type, INGERO_REC_GPU);
+	assert_int_equal(b.records[0].u.gpu.pid, 7);
+	assert_true(b.records[0].u.gpu.stream == 0x7f00deadbeef00ull);
+	assert_int_equal(b.records[0].u.gpu.recorded_ns, 1000);
+	assert_int_equal(b.records[0].u.gpu.done_ns, 2500);
+	assert_int_equal(b.records[0].u.gpu.flags, 1);
+	assert_int_equal(b.records[1].type, INGERO_REC_GPU_STATS);
+	assert_int_equal(b.records[1].u.gpu_stats.made, 40);
+	assert_int_equal(b.records[1].u.gpu_stats.lost, 3);
+	ingero_wire_batch_free(&b);
+	tw_free(&w);
+	/* done before recorded cannot be (the sender clamps): refused whole */
+	tw_begin(&w, 7, 2);
+	tw_gpu_stats(&w, 7, 1, 0);
+	tw_gpu(&w, 7, 0, 2000, 1999, 0);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	assert_int_equal(b.n_records, 0);
+	tw_free(&w);
+	/* a field short */
+	tw_begin(&w, 7, 1);
+	msgpack_pack_array(&w.pk, 5);
+	for (int i = 0; i < 5; i++)
+		msgpack_pack_unsigned_int(&w.pk, i == 0 ? INGERO_REC_GPU : 7);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	tw_free(&w);
+}
+
 static void strerror_names_every_error(void **state)
 {
 	(void)state;
@@ -285,6 +323,7 @@ int main(void)
 		cmocka_unit_test(maps_and_deep_nesting_are_refused),
 		cmocka_unit_test(size_limits),
 		cmocka_unit_test(bad_fields),
+		cmocka_unit_test(gpu_records),
 		cmocka_unit_test(strerror_names_every_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
