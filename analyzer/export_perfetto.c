@@ -6,9 +6,11 @@
  * per thread with its CUDA calls as complete ("X") slices; a second track
  * per thread ("… off-CPU") with its off-CPU intervals, the run-queue part
  * nested inside (kept apart because an off-CPU interval may straddle the
- * end of a call, and slices of one track must nest); a "GPU (estimate)"
- * track in the main process with the stretches when no CUDA work was
- * queued; flows from the last work a thread queued to the sync that waited
+ * end of a call, and slices of one track must nest); a GPU track in the
+ * main process: with GPU marks (schema 3) "GPU (measured)", its slices the
+ * stretches the GPU certainly had work ("busy") or certainly had none
+ * ("idle"), the rest left blank (not resolved); without them "GPU
+ * (estimate)", the stretches when no CUDA work was queued; flows from the last work a thread queued to the sync that waited
  * for it (per thread: the schema does not keep streams apart in the loader);
  * counters for CPU busy %% and page allocations per second.
  *
@@ -165,6 +167,19 @@ static void counter(struct out *o, int pid, const char *name, const char *key, u
 	fprintf(o->f, ",\"args\":{\"%s\":%.2f}}", key, v);
 }
 
+/* Measured GPU spans of one kind (gpu_time.h) as slices of the GPU track. */
+static void write_gpu_spans(struct out *o, int pid, const char *name, const struct ia_span *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sep(o);
+		fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"gpu_measured\",\"name\":\"%s\",\"pid\":%d,\"tid\":%u,", name, pid,
+			GPU_TRACK_TID);
+		ts(o, "ts", s[i].a);
+		dur(o, s[i].b - s[i].a);
+		fputc('}', o->f);
+	}
+}
+
 int ia_cmd_export(const struct ia_cli *c)
 {
 	if (!c->format || strcmp(c->format, "perfetto")) {
@@ -200,8 +215,11 @@ int ia_cmd_export(const struct ia_cli *c)
 	struct out o = { f, 1, t.t0, 0 };
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"command\":", f);
 	ia_json_write_string(f, t.command ? t.command : "");
-	fputs(",\"note\":\"GPU (estimate): stretches with no CUDA work queued by the main process, from host evidence\"},"
-	      "\"traceEvents\":[", f);
+	fputs(g.gpu.measured
+		      ? ",\"note\":\"GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had "
+			"unfinished work, idle = every stream certainly had none, blank = not resolved\"},\"traceEvents\":["
+		      : ",\"note\":\"GPU (estimate): stretches with no CUDA work queued by the main process, from host "
+			"evidence\"},\"traceEvents\":[", f);
 	/* names and order: main first, then workers, then others */
 	for (size_t i = 0; i < pp.n; i++) {
 		const struct ia_proc_stats *s = &pp.p[i];
@@ -226,7 +244,12 @@ int ia_cmd_export(const struct ia_cli *c)
 		sort_meta(&o, "thread_sort_index", p->pid, OFF_TRACK_BASE + x->tid, (long)(2 * th + 2));
 	}
 	int mpid = pp.main >= 0 ? t.procs[pp.p[pp.main].proc].pid : 0;
-	if (pp.main >= 0) {
+	if (pp.main >= 0 && g.gpu.measured) {
+		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (measured)");
+		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
+		write_gpu_spans(&o, mpid, "busy", g.gpu.busy, g.gpu.nbusy);
+		write_gpu_spans(&o, mpid, "idle", g.gpu.idle, g.gpu.nidle);
+	} else if (pp.main >= 0) {
 		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued");
 		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
 		for (size_t i = 0; i < g.n; i++) {

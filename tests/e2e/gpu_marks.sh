@@ -44,6 +44,13 @@ check "explain's header says measured" grep -q '^GPU idle (measured' "$T/e.txt"
 # host evidence alone would say 'no gap' (no sync in the loop): the gaps are measured
 check "the loop's idle stretches are gaps of the chain" grep -q 'the GPU had no work' "$T/e.txt"
 
+"$B/ingero-analyze" export --format perfetto -o "$T/p.json" "$DB"
+check "Perfetto: a measured GPU track with busy and idle slices" python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "gpu_measured"]
+names = {e["name"] for e in ev}
+sys.exit(0 if len(ev) >= 40 and names == {"busy", "idle"} else 1)' "$T/p.json"
+
 # a stream under graph capture gets no mark (it would join the graph)
 trace FAKECUDA_CAPTURING=1
 check_eq "capturing: workload exits 0" 0 $?
