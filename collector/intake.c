@@ -26,6 +26,7 @@
 
 #include "ingero/config.h"
 #include "ingero/schema.h"
+#include "ingero/u64map.h"
 #include "ingero/wire_decode.h"
 #include "identity.h"
 #include "intake.h"
@@ -53,6 +54,11 @@ struct intake {
 	uint64_t tick;
 	struct ingero_cuda_call *calls;
 	size_t calls_cap;
+	nng_listener l;
+	/* whose counts are final: pid -> the sender that speaks for it (its
+	 * ring's owner), and the senders whose last message (their own BYE,
+	 * packed with their final counts) arrived */
+	struct u64map speaker, closed;
 };
 
 static struct sender *sender_of(struct intake *in, nng_msg *msg)
@@ -246,6 +252,8 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			ncalls++;
 			break;
 		case INGERO_REC_HELLO:
+			if (!ingero_map_get(&in->speaker, pid))
+				ingero_map_put(&in->speaker, pid, (void *)(uintptr_t)s->pid);
 			pr.announced = 1;
 			pr.comm = cstr(&r->u.hello.comm, comm, sizeof comm);
 			pr.exe = cstr(&r->u.hello.exe, exe, sizeof exe);
@@ -278,6 +286,8 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			store_loss_max(in->o.store, INGERO_LOSS_GPU_MARKS, pid, r->u.gpu_stats.lost);
 			break;
 		case INGERO_REC_BYE:
+			if (pid == s->pid)   /* a sender's own BYE comes with its final counts */
+				ingero_map_put(&in->closed, pid, (void *)1);
 			/* the kernel's exit record is exact; without BPF this is all we have */
 			if (!in->o.tracer) {
 				pr.exit_ns = (int64_t)r->u.bye.end_ns;
@@ -343,7 +353,6 @@ static void make_ipc_dir(const char *url)
 struct intake *intake_start(const struct intake_opts *o)
 {
 	struct intake *in = calloc(1, sizeof(*in));
-	nng_listener l;
 	int rv;
 
 	if (!in || !(in->senders = calloc(MAX_SENDERS, sizeof(*in->senders)))) {
@@ -360,14 +369,14 @@ struct intake *intake_start(const struct intake_opts *o)
 	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 100);
 	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
 	make_ipc_dir(o->endpoint);
-	if ((rv = nng_listener_create(&l, in->sock, o->endpoint))) {
+	if ((rv = nng_listener_create(&in->l, in->sock, o->endpoint))) {
 		fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", o->endpoint,
 			nng_strerror(rv));
 		goto fail_sock;
 	}
 	if (strncmp(o->endpoint, "ipc://", 6) == 0)
-		nng_listener_set_int(l, NNG_OPT_IPC_PERMISSIONS, 0666);
-	if ((rv = nng_listener_start(l, 0))) {
+		nng_listener_set_int(in->l, NNG_OPT_IPC_PERMISSIONS, 0666);
+	if ((rv = nng_listener_start(in->l, 0))) {
 		fprintf(stderr, "ingero-collector: cannot listen on %s: %s%s\n", o->endpoint,
 			nng_strerror(rv), rv == NNG_EADDRINUSE ? " (another collector running?)" : "");
 		goto fail_sock;
@@ -392,12 +401,50 @@ void intake_stats(struct intake *in, struct intake_stats *out)
 	pthread_mutex_unlock(&in->lock);
 }
 
+/* Pipes nng closed on an error (a message over NNG_OPT_RECVMAXSZ, a broken
+ * frame, no memory): each lost at least the message that broke it, before
+ * the decoder saw it.  nng keeps the count in its statistics only. */
+static uint64_t transport_errors(nng_listener l)
+{
+	nng_stat *root, *st;
+	uint64_t n = 0;
+	if (nng_stats_get(&root) != 0)
+		return 0;
+	for (st = nng_stat_child(root); st; st = nng_stat_next(st)) {
+		nng_stat *id = nng_stat_find(st, "id");
+		if (strcmp(nng_stat_name(st), "listener") != 0 || !id ||
+		    nng_stat_value(id) != (uint64_t)nng_listener_id(l))
+			continue;
+		static const char *const errs[] = { "other", "proto", "oom" };
+		for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+			nng_stat *e = nng_stat_find(st, errs[i]);
+			if (e)
+				n += nng_stat_value(e);
+		}
+	}
+	nng_stats_free(root);
+	return n;
+}
+
+static void counts_unknown(uint64_t pid, void *sender, void *arg)
+{
+	struct intake *in = arg;
+	if (!ingero_map_get(&in->closed, (uint64_t)(uintptr_t)sender))
+		store_loss_max(in->o.store, INGERO_LOSS_COUNTS_UNKNOWN, (uint32_t)pid, 1);
+}
+
 void intake_stop(struct intake *in, struct intake_stats *final)
 {
 	if (!in)
 		return;
 	in->stop = 1;
 	pthread_join(in->thread, NULL);
+	/* a process whose ring's owner never sent its last counts (killed, or
+	 * its collector stalled until it had exited): what it lost is unknown */
+	ingero_map_each(&in->speaker, counts_unknown, in);
+	store_loss_add(in->o.store, INGERO_LOSS_TRANSPORT, 0, transport_errors(in->l));
+	ingero_map_free(&in->speaker);
+	ingero_map_free(&in->closed);
 	if (final)   /* after the join: what the thread took on its way out counts too */
 		*final = in->st;
 	nng_close(in->sock);

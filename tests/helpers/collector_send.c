@@ -10,6 +10,9 @@
  *       record type, then a message mixing both: own=20 spoofed=N.
  *   collector_send garbage
  *       every kind of malformed message, then 5 good calls: bad=K good=5.
+ *   collector_send oversize
+ *       one message over the wire limit (nng drops it and closes the pipe),
+ *       then, on a new pipe, 5 good calls: oversize=1 good=5.
  *   collector_send bench [--calls N] [--batch B]
  *       one pre-encoded message of B calls sent N/B times as fast as the
  *       collector takes them (blocking: nothing is dropped).
@@ -30,6 +33,7 @@
 
 #include "ingero/api.h"
 #include "ingero/config.h"
+#include "ingero/wire.h"
 #include "collector_wire.h"
 
 static nng_socket sock;
@@ -215,6 +219,23 @@ static unsigned send_garbage(void)
 		n++;
 	}
 	return n;
+}
+
+static void mode_oversize(void)
+{
+	size_t n = INGERO_WIRE_MAX_MSG_BYTES + 1024;
+	unsigned char *big = calloc(1, n);
+	uint64_t t = now_ns();
+	if (!big)
+		exit(1);
+	big[0] = 0x93;
+	send_raw(big, n);
+	free(big);
+	usleep(300000);   /* the push socket dials again once the pipe is gone */
+	send_calls(getpid(), self_tid(), 5, &t);
+	printf("oversize=1 good=5\n");
+	fflush(stdout);
+	finish();
 }
 
 static void mode_garbage(void)
@@ -418,6 +439,8 @@ int main(int argc, char **argv)
 		mode_spoof(claim);
 	else if (!strcmp(mode, "garbage"))
 		mode_garbage();
+	else if (!strcmp(mode, "oversize"))
+		mode_oversize();
 	else if (!strcmp(mode, "bench"))
 		mode_bench(calls, batch);
 	else {
