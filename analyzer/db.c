@@ -6,7 +6,8 @@
  * least as long as the header's page count says (a truncated copy is caught
  * here, before SQLite reads garbage); the schema version is
  * INGERO_SCHEMA_VERSION or 1; every table of its schema exists.  Every
- * connection gets the cuda_calls virtual table (calls_vtab.h).  Corruption deeper
+ * connection gets the cuda_calls virtual table (calls_vtab.h), and none can
+ * load extensions, register FTS3 tokenizers or trust the file's schema.  Corruption deeper
  * in the file surfaces from sqlite3_step() and is reported by
  * ia_db_step_error() as one line.
  */
@@ -105,6 +106,16 @@ static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errl
 		return NULL;
 	}
 	sqlite3_extended_result_codes(db, 1);
+	/* The file may come from anyone, and run_sql (mcp_sql.c) lets an
+	 * assistant write SQL on such a connection: no connection we open may
+	 * load code, register a tokenizer pointer (the two-argument
+	 * fts3_tokenizer() turns any integer into a function pointer that an
+	 * FTS3 table then calls), let the schema's views or triggers call
+	 * functions with side effects, or write to the file's structure. */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	if (ia_calls_vtab_register(db) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot register cuda_calls: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);

@@ -12,6 +12,7 @@
  *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
  *   mcp_stacks.c   get_stacks
  *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
+ *   mcp_sql_functions.c  the SQL functions run_sql allows
  *   mcp_prompts.c  the `investigate` prompt
  */
 #ifndef IA_MCP_INTERNAL_H
@@ -132,6 +133,9 @@ void mcp_sql_close(struct mcp_sql *q);
  * "truncated","elapsed_ms"}, or NULL with a one-line reason. */
 cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeout_ms,
 		   char *err, size_t errlen);
+/* Whether run_sql may call the SQL function NAME (mcp_sql_functions.c:
+ * an allow-list of pure functions; NULL is not allowed). */
+int mcp_sql_function_allowed(const char *name);
 /* run_sql's description: what it allows, plus the schema (schema.h). */
 const char *mcp_sql_description(void);
 #define MCP_SQL_MAX_ROWS_DEFAULT 200
