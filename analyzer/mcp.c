@@ -21,6 +21,10 @@
  * answers a result with isError:true (mcp_result.c).  No input ends the
  * server except the end of input.
  *
+ * Ids come back exactly as sent (a numeric id's digits, not a double's),
+ * and strings may hold lone UTF-16 surrogate escapes, which JSON allows
+ * and cJSON does not: both in mcp_json.c.
+ *
  * The lifecycle is enforced leniently: requests before initialize are
  * served (a strict server gains nothing here and some clients probe first).
  */
@@ -241,7 +245,8 @@ static cJSON *handle_one(struct mcp_server *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
-	int id_ok = id && (cJSON_IsString(id) || cJSON_IsNumber(id));
+	/* raw: a number or string kept as the client wrote it (mcp_json.c) */
+	int id_ok = id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
 	const cJSON *reply_id = id_ok ? id : NULL;
 
 	if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0)
@@ -322,16 +327,22 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
 	 * refuse the message rather than act on a silently shortened one. */
 	const char *nul = memchr(line, 0, len);
-	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
+	 * copy where they read \uFFFD (same length; mcp_json.c) */
+	char *fixed = nul ? NULL : mcp_json_fix_surrogates(line, len);
+	const char *text = fixed ? fixed : line;
+	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (msg)
+		mcp_json_keep_raw_ids(msg, text, line, len);
 	cJSON *resp;
 	if (nul) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
 		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (!msg || !blank(end, len - (size_t)(end - line))) {
+	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (at byte %zu of %zu)",
-			 msg ? (size_t)(end - line) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - line : 0),
+			 msg ? (size_t)(end - text) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0),
 			 len);
 		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
 		if (verbose)
@@ -340,6 +351,7 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 		resp = handle(s, msg);
 	}
 	cJSON_Delete(msg);
+	free(fixed);
 	int rc = 0;
 	if (resp) {
 		rc = mcp_write(out, resp);

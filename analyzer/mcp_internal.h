@@ -5,6 +5,7 @@
  *
  *   mcp.c          command line, read loop, JSON-RPC dispatch, lifecycle
  *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
+ *   mcp_json.c     lone surrogate escapes, ids echoed as sent
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
@@ -113,6 +114,17 @@ cJSON *mcp_window_json(const struct ia_trace *t);
  * enum, minimum, maximum; required; additionalProperties false).  0 when it
  * conforms; else -1 with a one-line reason. */
 int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
+
+/* ---- JSON input that cJSON alone gets wrong (mcp_json.c) ---- */
+/* A copy of line (NUL-terminated, same length) with every lone UTF-16
+ * surrogate escape inside a string rewritten as \uFFFD; NULL when there
+ * is none (or no memory: cJSON then refuses the line as before). */
+char *mcp_json_fix_surrogates(const char *line, size_t len);
+/* In msg (an object, or a batch array) parsed from text, replaces each
+ * numeric or string id by a raw item with orig's bytes at the same place
+ * (orig: the line before mcp_json_fix_surrogates): echoed exactly as the
+ * client sent them. */
+void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_t len);
 
 /* ---- results (mcp_result.c) ---- */
 /* A successful result: `summary` (plain text written by us, no traced

@@ -358,6 +358,93 @@ static void server_exchanges(void **st)
 	unlink(dbpath);
 }
 
+/* --- ids and lone surrogates (issue 14, item 2) ---------------------------------------- */
+
+static void surrogates_are_replaced(void **st)
+{
+	(void)st;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "\"\\ud800\"", "\"\\uFFFD\"" },                          /* lone high */
+		{ "\"\\uDC00x\"", "\"\\uFFFDx\"" },                        /* lone low */
+		{ "\"\\ud800\\ud800\\udc00\"", "\"\\uFFFD\\ud800\\udc00\"" },   /* high, then a pair */
+		{ "\"a\\ud800\"", "\"a\\uFFFD\"" },
+		{ "[\"\\\\\", \"\\udfff\"]", "[\"\\\\\", \"\\uFFFD\"]" },        /* after an escaped backslash */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *o = mcp_json_fix_surrogates(cases[i].in, strlen(cases[i].in));
+		if (!o)
+			fail_msg("case %zu: %s not rewritten", i, cases[i].in);
+		assert_string_equal(o, cases[i].out);
+		free(o);
+	}
+	static const char *const untouched[] = {
+		"\"\\ud800\\udc00\"",          /* a proper pair */
+		"\"\\\\ud800\"",                /* a backslash, then the text ud800 */
+		"{\"a\":1}", "\"\\u00e9\\n\"",
+		"\\ud800",                        /* outside any string: not JSON, left to cJSON */
+	};
+	for (size_t i = 0; i < sizeof untouched / sizeof *untouched; i++)
+		assert_null(mcp_json_fix_surrogates(untouched[i], strlen(untouched[i])));
+}
+
+/* Sends one line; the reply's raw text (caller frees), "" when none. */
+static char *exchange_raw(struct mcp_server *s, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_int_equal(mcp_serve_line(s, line, strlen(line), out), 0);
+	fclose(out);
+	return buf;
+}
+
+static void ids_come_back_exactly(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	static const char *const ids[] = {
+		"9007199254740993", "9007199254740991", "-9007199254740993", "18446744073709551617",
+		"123456789012345678901234567890", "1234567890123456", "0", "-1", "1e3", "1.5",
+		"\"\\ud800\"", "\"x\\udc00y\"", "\"\\u00e9\"", "\"plain\"",
+	};
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+		char line[256], want[256];
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", ids[i]);
+		snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n", ids[i]);
+		char *got = exchange_raw(&s, line);
+		assert_string_equal(got, want);
+		free(got);
+	}
+	/* an escaped key, spaces, the id after a nested "id" */
+	char *got = exchange_raw(&s, "{ \"params\" : {\"id\":[1,{\"id\":2}]} , \"jsonrpc\":\"2.0\", \"\\u0069d\" : "
+				 "9007199254740993 ,\"method\":\"ping\"}");
+	assert_string_equal(got, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"result\":{}}\n");
+	free(got);
+	/* a lone surrogate in the params: answered, not a parse error */
+	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+			    "\"arguments\":{\"sql\":\"SELECT 'a\\ud800b' AS s, '\\\\ud800' AS t\"}}}");
+	assert_int_equal(error_code(r), 0);
+	const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r), "rows"), 0);
+	assert_string_equal(cJSON_GetArrayItem(row, 0)->valuestring, "a\xef\xbf\xbd" "b");
+	assert_string_equal(cJSON_GetArrayItem(row, 1)->valuestring, "\\ud800");
+	cJSON_Delete(r);
+	/* a batch (2024-11-05): each id as sent */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		     "{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{}}}");
+	cJSON_Delete(r);
+	got = exchange_raw(&s, "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740995,\"method\":\"ping\"}, "
+			   "{\"method\":\"ping\",\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\"},{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]");
+	assert_string_equal(got, "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740995,\"result\":{}},"
+			    "{\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\",\"result\":{}}]\n");
+	free(got);
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +454,8 @@ int main(void)
 		cmocka_unit_test(fence_escapes),
 		cmocka_unit_test(schemas_check_arguments),
 		cmocka_unit_test(server_exchanges),
+		cmocka_unit_test(surrogates_are_replaced),
+		cmocka_unit_test(ids_come_back_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
