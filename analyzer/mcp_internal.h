@@ -9,6 +9,7 @@
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
+ *   mcp_cap.c      the byte cap on a tool result
  *   mcp_view.c     the trace for a call's window, cached, with the analyzer's results
  *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
  *   mcp_stacks.c   get_stacks
@@ -132,6 +133,17 @@ void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_
  * the reader its strings were recorded from the traced program; `data` also
  * becomes structuredContent (ownership taken). */
 cJSON *mcp_result_data(const char *summary, cJSON *data);
+/* The byte cap on a whole tool result (mcp_cap.c); a variable so that
+ * tests can lower it. */
+#define MCP_RESULT_MAX_BYTES (256u << 10)
+extern size_t mcp_result_max_bytes;
+/* Cuts data's largest top-level arrays at whole entries from their ends
+ * until measure(summary, data) is within the cap, and records what was
+ * left out in data (result_truncated, and its truncated/more/row_count).
+ * 0: it fit; 1: cut, with a sentence for the summary in note; -1: still
+ * too big with every array empty. */
+int mcp_result_cap(cJSON *data, size_t (*measure)(const char *summary, const cJSON *data),
+		   const char *summary, char *note, size_t notelen);
 /* A tool execution error: {"content":[{"type":"text","text":msg}],"isError":true}. */
 cJSON *mcp_result_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints JSON with '<', '>' and '&' escaped as \u003c… so that no string

@@ -445,6 +445,70 @@ static void ids_come_back_exactly(void **st)
 	unlink(dbpath);
 }
 
+/* --- the byte cap on a result (issue 14, item 3) ---------------------------------------- */
+
+static void results_are_capped(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	/* 5,000 rows of 200-digit strings: about 1 MB of values */
+	static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"run_sql\",\"arguments\":{\"max_rows\":5000,\"sql\":\"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL "
+		"SELECT x + 1 FROM r LIMIT 5000) SELECT x, printf('%0200d', x) AS pad FROM r\"}}}";
+	char *raw = exchange_raw(&s, line);
+	assert_true(strlen(raw) <= MCP_RESULT_MAX_BYTES + 64);   /* + the JSON-RPC envelope */
+	cJSON *r = cJSON_Parse(raw);
+	free(raw);
+	const cJSON *sc = structured(r);
+	const cJSON *rows = cJSON_GetObjectItem(sc, "rows");
+	int kept = cJSON_GetArraySize(rows);
+	assert_true(kept > 100 && kept < 5000);
+	/* whole rows, the first ones, in order: nothing cut inside a value */
+	for (int i = 0; i < kept; i++) {
+		const cJSON *row = cJSON_GetArrayItem(rows, i);
+		assert_int_equal(cJSON_GetArrayItem(row, 0)->valueint, i + 1);
+		assert_int_equal(strlen(cJSON_GetArrayItem(row, 1)->valuestring), 200);
+		assert_int_equal(atoi(cJSON_GetArrayItem(row, 1)->valuestring), i + 1);
+	}
+	const cJSON *rt = cJSON_GetObjectItem(sc, "result_truncated");
+	assert_non_null(rt);
+	assert_int_equal(cJSON_GetObjectItem(rt, "limit_bytes")->valueint, MCP_RESULT_MAX_BYTES);
+	int rows_read = cJSON_GetObjectItem(cJSON_GetObjectItem(rt, "left_out"), "rows")->valueint + kept;
+	assert_true(rows_read <= 5000);   /* what run_sql read before its own 1 MiB cap */
+	assert_int_equal(cJSON_GetObjectItem(sc, "row_count")->valueint, kept);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sc, "truncated")));
+	const char *text = cJSON_GetArrayItem(cJSON_GetObjectItem(result(r), "content"), 0)->child->next->valuestring;
+	assert_non_null(strstr(text, "Result cut to 256 KiB"));
+	cJSON_Delete(r);
+
+	/* a lower cap: every tool result stays under it, cut or not */
+	mcp_result_max_bytes = 6000;
+	static const char *const calls[] = { "get_trace_stats", "get_per_process_breakdown", "get_causal_chains",
+					     "get_gpu_idle", "get_stacks", "get_timeline" };
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		char l[256];
+		snprintf(l, sizeof l, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+			 "{\"name\":\"%s\"}}", calls[i]);
+		raw = exchange_raw(&s, l);
+		if (strlen(raw) > 6000 + 64)
+			fail_msg("%s: %zu bytes", calls[i], strlen(raw));
+		r = cJSON_Parse(raw);
+		assert_non_null(r);
+		free(raw);
+		cJSON_Delete(r);
+	}
+	raw = exchange_raw(&s, line);
+	assert_true(strlen(raw) <= 6000 + 64);
+	free(raw);
+	mcp_result_max_bytes = MCP_RESULT_MAX_BYTES;
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +520,7 @@ int main(void)
 		cmocka_unit_test(server_exchanges),
 		cmocka_unit_test(surrogates_are_replaced),
 		cmocka_unit_test(ids_come_back_exactly),
+		cmocka_unit_test(results_are_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
