@@ -64,7 +64,7 @@ bad "a call block cut in half" "$T/badblob.db"
 bad "a call block with a wrong count" "$T/badcount.db"
 for f in badblock badblob badcount; do
 	check_eq "$f: the error names the block" 1 \
-		"$("$A" stats "$T/$f.db" 2>&1 | grep -c 'corrupted database (call_blocks row [0-9]*: call block: ')"
+		"$("$A" stats "$T/$f.db" 2>&1 | grep -c 'is corrupted: call block [0-9]*: ')"
 done
 
 # Random garbage in the middle may hit pages no query reads; whatever it
