@@ -35,6 +35,8 @@
 #include "mcp_internal.h"
 #include "mcp_io.h"
 
+#include <ingero/version.h>
+
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -43,7 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MCP_SERVER_VERSION "0.1.0"
+#define MCP_SERVER_VERSION INGERO_VERSION
 
 static const char *const protocols[] = { MCP_PROTOCOL_LATEST, "2025-03-26", "2024-11-05" };
 
@@ -74,9 +76,11 @@ static const char usage[] =
 "  --max-message BYTES  longest accepted message (default 4194304); longer ones get an error\n"
 "  --sql-timeout MS     run_sql's default time limit per statement (default 5000)\n"
 "  -v, --verbose        log every request on stderr\n"
-"  -h, --help           this text\n"
+"  -h, --help           this text;  -V, --version  the version\n"
 "\n"
-"Exit status: 0 input ended, 1 the database could not be opened or stdout broke, 2 bad usage.\n";
+"Exit status: 0 input ended; 2 bad usage; 3 report.db missing, not a report, of another\n"
+"schema version, truncated or corrupted (before any JSON is written); 4 stdin or stdout\n"
+"failed (the client went away).\n";
 
 /* ---- JSON-RPC envelopes ---- */
 
@@ -392,12 +396,13 @@ int ia_cmd_mcp(int argc, char **argv)
 		{ "sql-timeout", required_argument, 0, O_SQLT },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":vhV", opts, NULL)) != -1) {
 		char *end;
 		long v;
 		switch (o) {
@@ -419,6 +424,7 @@ int ia_cmd_mcp(int argc, char **argv)
 			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage, stdout); return IA_EXIT_OK;
+		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
 			ia_err("mcp: option %s needs a value (see --help)", argv[optind - 1]);
 			return IA_EXIT_USAGE;
@@ -438,7 +444,7 @@ int ia_cmd_mcp(int argc, char **argv)
 	char err[512];
 	if (mcp_server_open(&s, argv[optind], err, sizeof err) < 0) {
 		ia_err("%s", err);
-		return IA_EXIT_ERROR;
+		return ia_db_input_bad() ? IA_EXIT_INPUT : IA_EXIT_RUNTIME;
 	}
 	/* a client that goes away must not kill us mid-write: EPIPE ends the loop */
 	signal(SIGPIPE, SIG_IGN);
@@ -453,7 +459,7 @@ int ia_cmd_mcp(int argc, char **argv)
 			break;
 		if (st == MCP_LINE_ERROR) {
 			mcp_log("reading stdin failed; stopping");
-			rc = IA_EXIT_ERROR;
+			rc = IA_EXIT_RUNTIME;
 			break;
 		}
 		int w;
@@ -470,7 +476,7 @@ int ia_cmd_mcp(int argc, char **argv)
 		}
 		if (w < 0) {
 			mcp_log("stdout is gone; stopping");
-			rc = IA_EXIT_ERROR;
+			rc = IA_EXIT_RUNTIME;
 			break;
 		}
 	}

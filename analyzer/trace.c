@@ -564,7 +564,7 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 		return -1;
 	if (t->filter.pid && ia_proc_index(t, t->filter.pid) < 0) {
 		snprintf(err, errlen, "%s: no process %d in this trace", ia_db_path(), t->filter.pid);
-		return -1;
+		return IA_TRACE_NO_PID;
 	}
 	if (load_losses(t, err, errlen) < 0)
 		return -1;

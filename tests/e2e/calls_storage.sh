@@ -123,7 +123,7 @@ sqlite3 "$BAD" "UPDATE call_blocks SET data = x'00' WHERE id = (SELECT min(id) F
 first=$(sqlite3 "$BAD" 'SELECT min(id) FROM call_blocks')
 "$B/ingero-analyze" explain "$BAD" >"$T/bad.out" 2>"$T/bad.err"
 rc=$?
-check_eq "corrupted block: explain exits 1" 1 "$rc"
+check_eq "corrupted block: explain exits 3 (bad input)" 3 "$rc"
 check_eq "corrupted block: one error line" 1 "$(wc -l <"$T/bad.err" | tr -d ' ')"
 check "corrupted block: it names the block" grep -q "is corrupted: call block $first: " "$T/bad.err"
 check "corrupted block: nothing on stdout" test ! -s "$T/bad.out"
