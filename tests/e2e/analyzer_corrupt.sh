@@ -79,6 +79,8 @@ while read -r name page; do
 			else
 				silent=$((silent + 1))
 				nok "page $page ($name): $c exits 0 with other output"
+				diff "$T/base$i.out" "$T/x.out" | head -n 6 | sed 's/^/# /'
+				head -c 300 "$T/x.err" | sed 's/^/# stderr: /'
 			fi
 		elif [ "$rc" -eq 3 ] && [ "$(wc -l <"$T/x.err")" -eq 1 ] &&
 			{ [ ! -s "$T/x.out" ] || [ "$c" = timeline ]; } &&   # text timeline streams its lines
