@@ -104,14 +104,16 @@ static void keep_top(struct ia_slow_api *s, const struct ia_slow_call *c)
 	s->top[i] = *c;
 }
 
-/* Who took the CPU while the slowest calls waited (preempted intervals' next_pid). */
-static void who_took(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_slow_api *s)
+/* Who took the CPU while the slowest calls waited (preempted intervals' next_pid).
+ * -1 with err set when off_cpu cannot be read. */
+static int who_took(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_slow_api *s,
+		    char *err, size_t errlen)
 {
-	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 "
-			       "AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 1",
-			       -1, &q, NULL) != SQLITE_OK)
-		return;
+	sqlite3_stmt *q = ia_db_prepare(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 "
+					"AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 1",
+					err, errlen);
+	if (!q)
+		return -1;
 	struct { int pid; uint64_t ns; } acc[16];
 	int nacc = 0;
 	for (int k = 0; k < s->ntop; k++) {
@@ -125,7 +127,8 @@ static void who_took(const struct ia_trace *t, const struct ia_per_process *pp, 
 		sqlite3_bind_int64(q, 2, (sqlite3_int64)(a > slack ? a - slack : 0));
 		sqlite3_bind_int64(q, 3, (sqlite3_int64)b);
 		sqlite3_bind_int64(q, 4, (sqlite3_int64)a);
-		while (sqlite3_step(q) == SQLITE_ROW) {
+		int rc;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 			int pid = sqlite3_column_int(q, 0);
 			uint64_t ov = ia_overlap((uint64_t)sqlite3_column_int64(q, 1), (uint64_t)sqlite3_column_int64(q, 2), a, b);
 			int i;
@@ -138,6 +141,10 @@ static void who_took(const struct ia_trace *t, const struct ia_per_process *pp, 
 				acc[nacc++].ns = 0;
 			}
 			acc[i].ns += ov;
+		}
+		if (ia_db_done(q, rc, err, errlen) < 0) {
+			sqlite3_finalize(q);
+			return -1;
 		}
 	}
 	sqlite3_finalize(q);
@@ -153,6 +160,7 @@ static void who_took(const struct ia_trace *t, const struct ia_per_process *pp, 
 		s->took[s->ntook++].ns = acc[best].ns;
 		acc[best].ns = 0;
 	}
+	return 0;
 }
 
 static int cmp_excess(const void *a, const void *b)
@@ -273,7 +281,8 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 			snprintf(x->comp[j].comm, sizeof x->comp[j].comm, "%s", e->comp[c].comm);
 			x->comp[j].ns = ns;
 		}
-		who_took(t, pp, x);
+		if (who_took(t, pp, x, err, errlen) < 0)
+			goto fail;
 	}
 	for (size_t a = 0; a < INGERO_API_MAX; a++)
 		free(acc[a].win);
@@ -283,10 +292,11 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 	*nout = n;
 	return 0;
 oom:
+	snprintf(err, errlen, "out of memory");
+fail:
 	for (size_t a = 0; a < INGERO_API_MAX; a++)
 		free(acc[a].win);
 	free(acc);
 	free(res);
-	snprintf(err, errlen, "out of memory");
 	return -1;
 }

@@ -181,13 +181,16 @@ static int inner_error(struct cursor *c, int rc)
 	return rc;
 }
 
-/* The current call_blocks row cannot be shown: an error that names it. */
+/* The current call_blocks row cannot be shown: an error that names it
+ * ("call block ID: why"). */
 static int corrupt(struct cursor *c, const char *why)
 {
 	sqlite3_vtab *v = c->base.pVtab;
 
 	sqlite3_free(v->zErrMsg);
-	v->zErrMsg = sqlite3_mprintf("call_blocks row %lld: %s", (long long)c->block, why);
+	if (!strncmp(why, "call block: ", 12))   /* the decoder's prefix: the block is named here */
+		why += 12;
+	v->zErrMsg = sqlite3_mprintf("call block %lld: %s", (long long)c->block, why);
 	return SQLITE_CORRUPT_VTAB;
 }
 
@@ -215,7 +218,7 @@ static int next_block(struct cursor *c)
 		if (ingero_block_decode(data, len, pid, c->calls, &c->n, err, sizeof err))
 			return corrupt(c, err);
 		if (calls != (sqlite3_int64)c->n)   /* the analyzer's scan sizes by it */
-			return corrupt(c, "call block: its calls column says another number of calls");
+			return corrupt(c, "its calls column says another number of calls");
 		if (c->n)
 			return SQLITE_OK;
 	}

@@ -1,6 +1,7 @@
 /*
  * cli.c — what every subcommand shares: the error line, loading the trace
- * with the user's filter, and the output file.
+ * with the user's filter, the output file, and which exit status a failure
+ * gets (cli.h).
  */
 #include "progress.h"
 #include "cli.h"
@@ -11,6 +12,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+
+static int bad_pid;   /* the failure was -p of a process not in the trace: a usage error */
 
 void ia_err(const char *fmt, ...)
 {
@@ -31,13 +34,24 @@ int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what)
 		ia_err("%s", err);
 		return -1;
 	}
-	if (ia_trace_load(t, db, &c->filter, what, err, sizeof err) < 0) {
+	int rc = ia_trace_load(t, db, &c->filter, what, err, sizeof err);
+	if (rc < 0) {
 		ia_err("%s", err);
 		ia_trace_free(t);
 		ia_db_close(db);
+		bad_pid = rc == IA_TRACE_NO_PID;
 		return -1;
 	}
 	return 0;
+}
+
+int ia_exit_status(int rc)
+{
+	if (rc != IA_EXIT_ERROR)
+		return rc;
+	if (bad_pid)
+		return IA_EXIT_USAGE;
+	return ia_db_input_bad() ? IA_EXIT_INPUT : IA_EXIT_RUNTIME;
 }
 
 void ia_cli_unload(struct ia_trace *t)

@@ -9,6 +9,8 @@
 
 #include "trace.h"
 
+#include <ingero/exit.h>
+
 #include <stdio.h>
 
 struct ia_cli {
@@ -24,8 +26,23 @@ struct ia_cli {
 	int verbose;
 };
 
-/* Exit codes (documented in --help and man/ingero-analyze.1). */
-enum { IA_EXIT_OK = 0, IA_EXIT_ERROR = 1, IA_EXIT_USAGE = 2 };
+/* Exit codes: the project's convention (include/ingero/exit.h; --help,
+ * man/ingero-analyze.1).  A subcommand returns IA_EXIT_ERROR for any
+ * failure after its one error line; ia_exit_status() (main) turns it into
+ * IA_EXIT_USAGE (a -p PID not in the trace), IA_EXIT_INPUT (the file was
+ * at fault: refused at open, corrupted, unreadable) or IA_EXIT_RUNTIME. */
+enum {
+	IA_EXIT_OK = INGERO_EXIT_OK,
+	IA_EXIT_USAGE = INGERO_EXIT_USAGE,
+	IA_EXIT_INPUT = INGERO_EXIT_INPUT,
+	IA_EXIT_RUNTIME = INGERO_EXIT_RUNTIME,
+	IA_EXIT_ERROR = -1,
+};
+int ia_exit_status(int rc);
+
+/* The --help text of SUBCOMMAND (explain, stats, ...), or the program's
+ * when NULL (usage.c). */
+const char *ia_usage(const char *subcommand);
 
 int ia_cmd_stats(const struct ia_cli *c);
 int ia_cmd_explain(const struct ia_cli *c);

@@ -7,7 +7,8 @@
  * here, before SQLite reads garbage); the schema version is
  * 1 to INGERO_SCHEMA_VERSION; every table of its schema exists (gpu_marks
  * only from version 3: older files have no measured GPU time).  Every
- * connection gets the cuda_calls virtual table (calls_vtab.h).  Corruption deeper
+ * connection gets the cuda_calls virtual table (calls_vtab.h), and none can
+ * load extensions, register FTS3 tokenizers or trust the file's schema.  Corruption deeper
  * in the file surfaces from sqlite3_step() and is reported by
  * ia_db_step_error() as one line.
  */
@@ -17,6 +18,8 @@
 #include <ingero/schema.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 static char db_path[4096];
+static atomic_int input_bad;   /* an error so far was the file's fault (ia_db_input_bad); set from scan threads too */
 
 const char *ia_db_path(void)
 {
@@ -106,6 +110,16 @@ static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errl
 		return NULL;
 	}
 	sqlite3_extended_result_codes(db, 1);
+	/* The file may come from anyone, and run_sql (mcp_sql.c) lets an
+	 * assistant write SQL on such a connection: no connection we open may
+	 * load code, register a tokenizer pointer (the two-argument
+	 * fts3_tokenizer() turns any integer into a function pointer that an
+	 * FTS3 table then calls), let the schema's views or triggers call
+	 * functions with side effects, or write to the file's structure. */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	if (ia_calls_vtab_register(db) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot register cuda_calls: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
@@ -119,7 +133,7 @@ sqlite3 *ia_db_reopen(const char *path, char *err, size_t errlen)
 	return open_ro(path, SQLITE_OPEN_NOMUTEX, err, errlen);
 }
 
-sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
+static sqlite3 *open_checked(const char *path, char *err, size_t errlen)
 {
 	/* SQLite's global memory statistics take a process-wide mutex on every
 	 * allocation, which serialises the parallel scans (scan.c).  This has
@@ -171,7 +185,7 @@ sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
 		const char *table = ver == 1 && i == N_REQUIRED - 1 ? "cuda_calls" : required_tables[i];
 		int has = ia_db_has_table(db, table);
 		if (has < 0) {
-			snprintf(err, errlen, "%s: corrupted database (%s)", path, sqlite3_errmsg(db));
+			snprintf(err, errlen, "%s is corrupted: %s", path, sqlite3_errmsg(db));
 			sqlite3_close(db);
 			return NULL;
 		}
@@ -181,6 +195,14 @@ sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
 			return NULL;
 		}
 	}
+	return db;
+}
+
+sqlite3 *ia_db_open(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = open_checked(path, err, errlen);
+	if (!db)
+		input_bad = 1;   /* every refusal at open is about the file */
 	return db;
 }
 
@@ -219,10 +241,45 @@ sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errl
 void ia_db_step_error(sqlite3 *db, int rc, char *err, size_t errlen)
 {
 	int base = rc & 0xff;
-	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
-		snprintf(err, errlen, "%s: corrupted database (%s)", db_path, sqlite3_errmsg(db));
-	else if (base == SQLITE_IOERR)
-		snprintf(err, errlen, "%s: read error (%s)", db_path, sqlite3_errmsg(db));
-	else
-		snprintf(err, errlen, "%s: %s", db_path, sqlite3_errmsg(db));
+	/* The main connection is shared by two analysis threads: by now the
+	 * other may have reset its message.  Then SQLite's text for the code;
+	 * the connection's mutex (none on a NOMUTEX one) keeps the message
+	 * from changing while it is copied. */
+	sqlite3_mutex *m = sqlite3_db_mutex(db);
+	sqlite3_mutex_enter(m);
+	const char *msg = sqlite3_extended_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB) {
+		snprintf(err, errlen, "%s is corrupted: %s", db_path, msg);
+		input_bad = 1;
+	} else if (base == SQLITE_IOERR) {
+		snprintf(err, errlen, "%s: read error (%s)", db_path, msg);
+		input_bad = 1;
+	} else {
+		snprintf(err, errlen, "%s: %s", db_path, msg);
+	}
+	sqlite3_mutex_leave(m);
+}
+
+int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen)
+{
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	ia_db_step_error(sqlite3_db_handle(st), rc, err, errlen);
+	return -1;
+}
+
+void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...)
+{
+	int w = snprintf(err, errlen, "%s is corrupted: ", db_path);
+	va_list ap;
+	va_start(ap, fmt);
+	if (w >= 0 && (size_t)w < errlen)
+		vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
+	va_end(ap);
+	input_bad = 1;
+}
+
+int ia_db_input_bad(void)
+{
+	return input_bad;
 }

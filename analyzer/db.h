@@ -24,8 +24,25 @@ sqlite3 *ia_db_reopen(const char *path, char *err, size_t errlen);
 /* Prepares SQL; on failure a one-line reason in err, NULL returned. */
 sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
-/* Describes a failed sqlite3_step() (corruption, I/O) as one line. */
+/* Describes a failed sqlite3_step() (corruption, I/O) as one line:
+ * "PATH is corrupted: ..." for SQLITE_CORRUPT/NOTADB. */
 void ia_db_step_error(sqlite3 *db, int rc, char *err, size_t errlen);
+
+/* The check after a step loop `while ((rc = sqlite3_step(st)) == SQLITE_ROW)`:
+ * 0 when rc is SQLITE_DONE (all rows read) or SQLITE_ROW (the loop stopped
+ * on purpose); anything else is an error — a corrupted page, an I/O error —
+ * described in err by ia_db_step_error(), and -1.  Without it a loop takes
+ * an error for the end of the rows, and a damaged file gives other output
+ * with exit 0. */
+int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen);
+
+/* "PATH is corrupted: " and the rest as printf: for damage found by our
+ * own checks (a call block's count out of range).  Marks the input bad. */
+void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Whether an error so far was the input's fault (a file refused at open,
+ * a corrupted page, a read error): the exit status says so (cli.h). */
+int ia_db_input_bad(void);
 
 /* Whether a table exists (optional tables of later schema growth). */
 int ia_db_has_table(sqlite3 *db, const char *name);

@@ -106,7 +106,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
 	ia_phase("chains");
-	return 0;
+	return ia_stack_names_error(a->names, err, errlen);
 }
 
 void ia_analysis_free(struct ia_analysis *a)

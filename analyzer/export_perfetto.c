@@ -33,6 +33,7 @@
 #include <ingero/event.h>
 
 #include <string.h>
+#include <unistd.h>
 
 #define OFF_TRACK_BASE 1000000000u   /* tid of a thread's off-CPU track: base + tid */
 #define GPU_TRACK_TID 999999999u
@@ -288,6 +289,12 @@ int ia_cmd_export(const struct ia_cli *c)
 	ia_progress_end();
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
+	if (ia_stack_names_error(names, err, sizeof err) < 0) {   /* a Python line could not be read */
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		if (c->out && strcmp(c->out, "-"))
+			unlink(c->out);   /* leave no trace that looks whole */
+	}
 out:
 	ia_evidence_free(&ev);
 	ia_gaps_free(&g);

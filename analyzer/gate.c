@@ -3,9 +3,11 @@
  * both runs, compare, print the table, write the Markdown and JUnit files,
  * and turn the verdict into the exit status (see gate.h).
  *
- * Every input problem (unreadable file, bad config key, wrong baseline
- * version) is one line on stderr and exit 2, so a CI job can tell "the
- * build got slower" (1) from "the gate could not judge" (2).
+ * Every problem is one line on stderr and an exit status of its own
+ * (include/ingero/exit.h): bad usage 2, an input that cannot be read (a
+ * file, a config key or value in --config, a baseline of another version)
+ * 3, a failure while writing 4 — so a CI job can tell "the build got
+ * slower" (1) from "the gate could not judge" (2 to 4).
  */
 #include "gate.h"
 #include "gate_compare.h"
@@ -13,6 +15,8 @@
 #include "gate_report.h"
 #include "gate_summary.h"
 #include "json_out.h"
+
+#include <ingero/version.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -43,8 +47,12 @@ static const char gate_usage[] =
 "      --save-baseline DB  summarise DB into a baseline file (needs -o)\n"
 "  -o, --output FILE       where --save-baseline writes\n"
 "  -h, --help              this text\n"
+"  -V, --version           the version\n"
 "\n"
-"Exit status: 0 pass, 1 regression, 2 bad usage or unreadable input.\n";
+"Exit status: 0 pass; 1 regression; 2 bad usage (an unknown option, a bad --set);\n"
+"3 bad input: a report.db, baseline or --config file that is missing, not one, of\n"
+"another version, truncated or corrupted; 4 a failure while running (a report\n"
+"file or standard output cannot be written).\n";
 
 static void gate_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void gate_err(const char *fmt, ...)
@@ -122,7 +130,7 @@ int ia_cmd_gate(int argc, char **argv)
 	struct ia_gate_config cfg;
 	ia_gate_config_defaults(&cfg);
 	const char *config = NULL, *markdown = NULL, *junit = NULL, *save = NULL, *output = NULL;
-	int json = 0, verbose = 0, rc = IA_GATE_EXIT_ERROR;
+	int json = 0, verbose = 0, rc = IA_GATE_EXIT_USAGE;
 	char err[1024];
 	char **sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *sets);
 	size_t nsets = 0;
@@ -143,6 +151,7 @@ int ia_cmd_gate(int argc, char **argv)
 		{ "save-baseline", required_argument, 0, O_SAVE },
 		{ "output", required_argument, 0, 'o' },
 		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -150,9 +159,9 @@ int ia_cmd_gate(int argc, char **argv)
 	opterr = 0;
 	if (!sets) {
 		gate_err("out of memory");
-		return IA_GATE_EXIT_ERROR;
+		return IA_GATE_EXIT_RUNTIME;
 	}
-	while ((o = getopt_long(argc, argv, ":c:s:vo:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":c:s:vo:hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': sets[nsets++] = optarg; break;
@@ -166,6 +175,10 @@ int ia_cmd_gate(int argc, char **argv)
 			fputs(gate_usage, stdout);
 			rc = IA_GATE_EXIT_PASS;
 			goto out;
+		case 'V':
+			printf("ingero-gate %s\n", INGERO_VERSION);
+			rc = IA_GATE_EXIT_PASS;
+			goto out;
 		case ':':
 			gate_err("option %s needs a value (see --help)", argv[optind - 1]);
 			goto out;
@@ -177,6 +190,7 @@ int ia_cmd_gate(int argc, char **argv)
 
 	if (config && ia_gate_config_load(&cfg, config, err, sizeof err) < 0) {
 		gate_err("%s", err);
+		rc = IA_GATE_EXIT_INPUT;
 		goto out;
 	}
 	for (size_t i = 0; i < nsets; i++) {
@@ -205,10 +219,12 @@ int ia_cmd_gate(int argc, char **argv)
 		}
 		if (ia_gate_summary_load(&base, save, cfg.max_samples, err, sizeof err) < 0) {
 			gate_err("%s", err);
+			rc = IA_GATE_EXIT_INPUT;
 			goto out;
 		}
 		if (ia_gate_summary_save(&base, output, err, sizeof err) < 0) {
 			gate_err("%s", err);
+			rc = IA_GATE_EXIT_RUNTIME;
 			goto out;
 		}
 		fprintf(stderr, "ingero-gate: baseline of %s (%zu APIs, %zu chains) written to %s\n",
@@ -229,8 +245,10 @@ int ia_cmd_gate(int argc, char **argv)
 	if (ia_gate_summary_load(&base, bpath, cfg.max_samples, err, sizeof err) < 0 ||
 	    ia_gate_summary_load(&cur, cpath, cfg.max_samples, err, sizeof err) < 0) {
 		gate_err("%s", err);
+		rc = IA_GATE_EXIT_INPUT;
 		goto out;
 	}
+	rc = IA_GATE_EXIT_RUNTIME;   /* from here on, a failure is not the input's */
 	if (ia_gate_compare(&cfg, &base, &cur, &res) < 0) {
 		gate_err("out of memory comparing the runs");
 		goto out;

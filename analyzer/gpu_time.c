@@ -175,13 +175,9 @@ static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, s
 		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1);
 		(*nmarks)++;
 	}
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		ia_db_step_error(t->db, rc, err, errlen);
-		sqlite3_finalize(q);
-		return -1;
-	}
+	int bad = ia_db_done(q, rc, err, errlen);
 	sqlite3_finalize(q);
-	return 0;
+	return bad;
 }
 
 static int cmp_span(const void *x, const void *y)

@@ -4,8 +4,10 @@
  *   ingero-analyze [explain|stats|per-process|timeline|export|report] [OPTIONS] report.db
  *
  * The subcommand may be left out (explain).  Options may come before or
- * after the database path.  Exit codes: 0 success, 1 the database could not
- * be read or analysed (one line on stderr says why), 2 bad usage.
+ * after the database path.  Exit codes (include/ingero/exit.h): 0 success,
+ * 2 bad usage, 3 the database is missing, not a report or corrupted, 4 a
+ * failure while running; one line on stderr says why.  The help texts are
+ * in usage.c: `SUBCOMMAND --help` prints that subcommand's.
  */
 #include "progress.h"
 #include "cli.h"
@@ -13,41 +15,11 @@
 #include "mcp.h"
 #include "util.h"
 
+#include <ingero/version.h>
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define IA_VERSION "0.1.0"
-
-static const char usage[] =
-"Usage: ingero-analyze [SUBCOMMAND] [OPTIONS] report.db\n"
-"\n"
-"Explains why a GPU program starved, from a report.db written by ingero-collector.\n"
-"\n"
-"Subcommands:\n"
-"  explain       causal chains, most severe first, with root cause and fixes (default)\n"
-"  stats         per CUDA API: count, total, mean, p50/p90/p99/max; copy bandwidth;\n"
-"                per process: calls, context switches, off-CPU, run-queue delay, CPU\n"
-"  per-process   the process tree with roles (main, worker, other) and host evidence\n"
-"  timeline      events in a window (--from/--to), one line each\n"
-"  export        --format perfetto -o trace.json: Chrome trace-event JSON for ui.perfetto.dev\n"
-"  report        --html -o report.html: one self-contained HTML file with SVG charts\n"
-"  gate          BASELINE CURRENT: CI gate on GPU starvation (ingero-gate(1); gate --help)\n"
-"  mcp           report.db: Model Context Protocol server over stdio (mcp --help)\n"
-"\n"
-"Options:\n"
-"  --json            machine-readable output (stats, explain, per-process, timeline)\n"
-"  --compact         JSON on one line\n"
-"  --from T, --to T  only this window; T is a time since the trace start: 12.5, 1500ms, 2s\n"
-"  --since D         only the last D of the trace (e.g. 30s)\n"
-"  -p, --pid PID     only process PID and its descendants\n"
-"  -o, --output FILE write to FILE instead of standard output\n"
-"  --format FMT      export format (perfetto)\n"
-"  --html            report format (html)\n"
-"  --limit N         timeline: at most N lines (default 5000, 0 = all)\n"
-"  -h, --help        this text;  -V, --version  the version\n"
-"\n"
-"Exit status: 0 done, 1 the database could not be read or analysed, 2 bad usage.\n";
 
 static const char *const subcommands[] = {
 	"explain", "stats", "per-process", "timeline", "export", "report",
@@ -72,8 +44,8 @@ int main(int argc, char **argv)
 				c.cmd = subcommands[i];
 				first = 2;
 			}
-		if (!strcmp(argv[1], "help")) {
-			fputs(usage, stdout);
+		if (!strcmp(argv[1], "help")) {   /* help [SUBCOMMAND] */
+			fputs(ia_usage(argc > 2 ? argv[2] : NULL), stdout);
 			return IA_EXIT_OK;
 		}
 	}
@@ -142,8 +114,8 @@ int main(int argc, char **argv)
 				return IA_EXIT_USAGE;
 			}
 			break;
-		case 'h': fputs(usage, stdout); return IA_EXIT_OK;
-		case 'V': printf("ingero-analyze %s\n", IA_VERSION); return IA_EXIT_OK;
+		case 'h': fputs(ia_usage(first > 1 ? c.cmd : NULL), stdout); return IA_EXIT_OK;
+		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
 			ia_err("option %s needs a value (see --help)", sub_argv[optind - 1]);
 			return IA_EXIT_USAGE;
@@ -166,15 +138,18 @@ int main(int argc, char **argv)
 	}
 	c.db_path = sub_argv[optind];
 
+	int rc;
 	if (!strcmp(c.cmd, "stats"))
-		return ia_cmd_stats(&c);
-	if (!strcmp(c.cmd, "per-process"))
-		return ia_cmd_per_process(&c);
-	if (!strcmp(c.cmd, "timeline"))
-		return ia_cmd_timeline(&c);
-	if (!strcmp(c.cmd, "export"))
-		return ia_cmd_export(&c);
-	if (!strcmp(c.cmd, "report"))
-		return ia_cmd_report(&c);
-	return ia_cmd_explain(&c);
+		rc = ia_cmd_stats(&c);
+	else if (!strcmp(c.cmd, "per-process"))
+		rc = ia_cmd_per_process(&c);
+	else if (!strcmp(c.cmd, "timeline"))
+		rc = ia_cmd_timeline(&c);
+	else if (!strcmp(c.cmd, "export"))
+		rc = ia_cmd_export(&c);
+	else if (!strcmp(c.cmd, "report"))
+		rc = ia_cmd_report(&c);
+	else
+		rc = ia_cmd_explain(&c);
+	return ia_exit_status(rc);
 }

@@ -21,6 +21,10 @@
  * answers a result with isError:true (mcp_result.c).  No input ends the
  * server except the end of input.
  *
+ * Ids come back exactly as sent (a numeric id's digits, not a double's),
+ * and strings may hold lone UTF-16 surrogate escapes, which JSON allows
+ * and cJSON does not: both in mcp_json.c.
+ *
  * The lifecycle is enforced leniently: requests before initialize are
  * served (a strict server gains nothing here and some clients probe first).
  */
@@ -31,6 +35,8 @@
 #include "mcp_internal.h"
 #include "mcp_io.h"
 
+#include <ingero/version.h>
+
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,7 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MCP_SERVER_VERSION "0.1.0"
+#define MCP_SERVER_VERSION INGERO_VERSION
 
 static const char *const protocols[] = { MCP_PROTOCOL_LATEST, "2025-03-26", "2024-11-05" };
 
@@ -70,9 +76,11 @@ static const char usage[] =
 "  --max-message BYTES  longest accepted message (default 4194304); longer ones get an error\n"
 "  --sql-timeout MS     run_sql's default time limit per statement (default 5000)\n"
 "  -v, --verbose        log every request on stderr\n"
-"  -h, --help           this text\n"
+"  -h, --help           this text;  -V, --version  the version\n"
 "\n"
-"Exit status: 0 input ended, 1 the database could not be opened or stdout broke, 2 bad usage.\n";
+"Exit status: 0 input ended; 2 bad usage; 3 report.db missing, not a report, of another\n"
+"schema version, truncated or corrupted (before any JSON is written); 4 stdin or stdout\n"
+"failed (the client went away).\n";
 
 /* ---- JSON-RPC envelopes ---- */
 
@@ -241,7 +249,8 @@ static cJSON *handle_one(struct mcp_server *s, const cJSON *msg)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
-	int id_ok = id && (cJSON_IsString(id) || cJSON_IsNumber(id));
+	/* raw: a number or string kept as the client wrote it (mcp_json.c) */
+	int id_ok = id && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id));
 	const cJSON *reply_id = id_ok ? id : NULL;
 
 	if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0)
@@ -322,16 +331,22 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
 	 * refuse the message rather than act on a silently shortened one. */
 	const char *nul = memchr(line, 0, len);
-	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
+	 * copy where they read \uFFFD (same length; mcp_json.c) */
+	char *fixed = nul ? NULL : mcp_json_fix_surrogates(line, len);
+	const char *text = fixed ? fixed : line;
+	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (msg)
+		mcp_json_keep_raw_ids(msg, text, line, len);
 	cJSON *resp;
 	if (nul) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
 		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (!msg || !blank(end, len - (size_t)(end - line))) {
+	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (at byte %zu of %zu)",
-			 msg ? (size_t)(end - line) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - line : 0),
+			 msg ? (size_t)(end - text) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0),
 			 len);
 		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
 		if (verbose)
@@ -340,6 +355,7 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 		resp = handle(s, msg);
 	}
 	cJSON_Delete(msg);
+	free(fixed);
 	int rc = 0;
 	if (resp) {
 		rc = mcp_write(out, resp);
@@ -380,12 +396,13 @@ int ia_cmd_mcp(int argc, char **argv)
 		{ "sql-timeout", required_argument, 0, O_SQLT },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":vhV", opts, NULL)) != -1) {
 		char *end;
 		long v;
 		switch (o) {
@@ -407,6 +424,7 @@ int ia_cmd_mcp(int argc, char **argv)
 			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage, stdout); return IA_EXIT_OK;
+		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
 			ia_err("mcp: option %s needs a value (see --help)", argv[optind - 1]);
 			return IA_EXIT_USAGE;
@@ -426,7 +444,7 @@ int ia_cmd_mcp(int argc, char **argv)
 	char err[512];
 	if (mcp_server_open(&s, argv[optind], err, sizeof err) < 0) {
 		ia_err("%s", err);
-		return IA_EXIT_ERROR;
+		return ia_db_input_bad() ? IA_EXIT_INPUT : IA_EXIT_RUNTIME;
 	}
 	/* a client that goes away must not kill us mid-write: EPIPE ends the loop */
 	signal(SIGPIPE, SIG_IGN);
@@ -441,7 +459,7 @@ int ia_cmd_mcp(int argc, char **argv)
 			break;
 		if (st == MCP_LINE_ERROR) {
 			mcp_log("reading stdin failed; stopping");
-			rc = IA_EXIT_ERROR;
+			rc = IA_EXIT_RUNTIME;
 			break;
 		}
 		int w;
@@ -458,7 +476,7 @@ int ia_cmd_mcp(int argc, char **argv)
 		}
 		if (w < 0) {
 			mcp_log("stdout is gone; stopping");
-			rc = IA_EXIT_ERROR;
+			rc = IA_EXIT_RUNTIME;
 			break;
 		}
 	}

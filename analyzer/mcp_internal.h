@@ -5,13 +5,16 @@
  *
  *   mcp.c          command line, read loop, JSON-RPC dispatch, lifecycle
  *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
+ *   mcp_json.c     lone surrogate escapes, ids echoed as sent
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
+ *   mcp_cap.c      the byte cap on a tool result
  *   mcp_view.c     the trace for a call's window, cached, with the analyzer's results
  *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
  *   mcp_stacks.c   get_stacks
  *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
+ *   mcp_sql_functions.c  the SQL functions run_sql allows
  *   mcp_prompts.c  the `investigate` prompt
  */
 #ifndef IA_MCP_INTERNAL_H
@@ -113,12 +116,34 @@ cJSON *mcp_window_json(const struct ia_trace *t);
  * conforms; else -1 with a one-line reason. */
 int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
 
+/* ---- JSON input that cJSON alone gets wrong (mcp_json.c) ---- */
+/* A copy of line (NUL-terminated, same length) with every lone UTF-16
+ * surrogate escape inside a string rewritten as \uFFFD; NULL when there
+ * is none (or no memory: cJSON then refuses the line as before). */
+char *mcp_json_fix_surrogates(const char *line, size_t len);
+/* In msg (an object, or a batch array) parsed from text, replaces each
+ * numeric or string id by a raw item with orig's bytes at the same place
+ * (orig: the line before mcp_json_fix_surrogates): echoed exactly as the
+ * client sent them. */
+void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_t len);
+
 /* ---- results (mcp_result.c) ---- */
 /* A successful result: `summary` (plain text written by us, no traced
  * strings), then `data` printed as JSON inside a fenced block that tells
  * the reader its strings were recorded from the traced program; `data` also
  * becomes structuredContent (ownership taken). */
 cJSON *mcp_result_data(const char *summary, cJSON *data);
+/* The byte cap on a whole tool result (mcp_cap.c); a variable so that
+ * tests can lower it. */
+#define MCP_RESULT_MAX_BYTES (256u << 10)
+extern size_t mcp_result_max_bytes;
+/* Cuts data's largest top-level arrays at whole entries from their ends
+ * until measure(summary, data) is within the cap, and records what was
+ * left out in data (result_truncated, and its truncated/more/row_count).
+ * 0: it fit; 1: cut, with a sentence for the summary in note; -1: still
+ * too big with every array empty. */
+int mcp_result_cap(cJSON *data, size_t (*measure)(const char *summary, const cJSON *data),
+		   const char *summary, char *note, size_t notelen);
 /* A tool execution error: {"content":[{"type":"text","text":msg}],"isError":true}. */
 cJSON *mcp_result_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints JSON with '<', '>' and '&' escaped as \u003c… so that no string
@@ -132,6 +157,9 @@ void mcp_sql_close(struct mcp_sql *q);
  * "truncated","elapsed_ms"}, or NULL with a one-line reason. */
 cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeout_ms,
 		   char *err, size_t errlen);
+/* Whether run_sql may call the SQL function NAME (mcp_sql_functions.c:
+ * an allow-list of pure functions; NULL is not allowed). */
+int mcp_sql_function_allowed(const char *name);
 /* run_sql's description: what it allows, plus the schema (schema.h). */
 const char *mcp_sql_description(void);
 #define MCP_SQL_MAX_ROWS_DEFAULT 200

@@ -10,11 +10,14 @@
  * recorded from the traced program.  In the JSON, '<', '>' and '&' are
  * written as \u escapes, so no string can close the block early, and JSON
  * quoting keeps every string visibly a value.  structuredContent carries the
- * same data for programs.
+ * same data for programs.  The whole result is held to a byte cap
+ * (mcp_cap.c).
  */
 #include "mcp_internal.h"
+#include "mcp_io.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,19 +66,18 @@ static cJSON *text_item(const char *text)
 	return c;
 }
 
-cJSON *mcp_result_data(const char *summary, cJSON *data)
+/* The result for summary and data; structuredContent is data itself when
+ * own (the result takes it), else a reference (for measuring). */
+static cJSON *build(const char *summary, cJSON *data, int own)
 {
 	char *json = mcp_json_fenced(data);
-	if (!json) {
-		cJSON_Delete(data);
-		return mcp_result_error("out of memory");
-	}
+	if (!json)
+		return NULL;
 	size_t n = strlen(summary) + sizeof fence_open + strlen(json) + sizeof fence_close + 4;
 	char *text = malloc(n);
 	if (!text) {
 		free(json);
-		cJSON_Delete(data);
-		return mcp_result_error("out of memory");
+		return NULL;
 	}
 	snprintf(text, n, "%s\n\n%s%s%s", summary, fence_open, json, fence_close);
 	free(json);
@@ -83,8 +85,50 @@ cJSON *mcp_result_data(const char *summary, cJSON *data)
 	cJSON *content = cJSON_AddArrayToObject(r, "content");
 	cJSON_AddItemToArray(content, text_item(text));
 	free(text);
-	cJSON_AddItemToObject(r, "structuredContent", data);
+	if (own)
+		cJSON_AddItemToObject(r, "structuredContent", data);
+	else
+		cJSON_AddItemReferenceToObject(r, "structuredContent", data);
 	cJSON_AddBoolToObject(r, "isError", 0);
+	return r;
+}
+
+/* Bytes the result takes on the wire (mcp_write cleans invalid UTF-8 to
+ * U+FFFD, which can be longer: count that too); SIZE_MAX on no memory. */
+static size_t measure(const char *summary, const cJSON *data)
+{
+	cJSON *r = build(summary, (cJSON *)data, 0);
+	char *s = r ? cJSON_PrintUnformatted(r) : NULL;
+	cJSON_Delete(r);
+	if (!s)
+		return SIZE_MAX;
+	size_t n = strlen(s);
+	char *clean = mcp_utf8_clean(s, n, &n);
+	free(s);
+	if (!clean)
+		return SIZE_MAX;
+	free(clean);
+	return n;
+}
+
+cJSON *mcp_result_data(const char *summary, cJSON *data)
+{
+	char note[512];
+	int cut = mcp_result_cap(data, measure, summary, note, sizeof note);
+	if (cut < 0) {
+		cJSON_Delete(data);
+		return mcp_result_error("the result is over %zu KiB even with its lists left out; narrow the request",
+					mcp_result_max_bytes >> 10);
+	}
+	char *sum = NULL;
+	if (cut && asprintf(&sum, "%s %s", summary, note) < 0)
+		sum = NULL;
+	cJSON *r = build(sum ? sum : summary, data, 1);
+	free(sum);
+	if (!r) {
+		cJSON_Delete(data);
+		return mcp_result_error("out of memory");
+	}
 	return r;
 }
 

@@ -7,13 +7,16 @@
  *      when no WAL is beside it: ia_db_reopen);
  *   2. PRAGMA query_only=1 on that connection;
  *   3. an authorizer that allows reads only: SELECT, reading columns,
- *      recursive CTEs, functions other than load_extension, and PRAGMAs
+ *      recursive CTEs, pure functions from an allow-list
+ *      (mcp_sql_functions.c: no load_extension, no fts3_tokenizer), PRAGMAs
  *      from a list that only report (table_info, user_version with no
  *      value, ...) — no INSERT/UPDATE/DELETE/CREATE/DROP, no ATTACH or
  *      DETACH, no transactions, no PRAGMA that sets anything;
  *   4. sqlite3_stmt_readonly() must agree (it catches VACUUM INTO, which
  *      writes a new file without asking the authorizer);
- *   5. SQLITE_LIMIT_ATTACHED is 0 and extension loading is off.
+ *   5. SQLITE_LIMIT_ATTACHED is 0; extension loading, FTS3 tokenizer
+ *      registration and trust in the file's schema are off, defensive mode
+ *      on (every analyzer connection: db.c).
  * Resources are bounded too: one statement per call, at most max_rows rows
  * and MCP_SQL_MAX_BYTES of values, a time limit enforced by the progress
  * handler (SQLite stops the statement with SQLITE_INTERRUPT), a cap on the
@@ -41,7 +44,7 @@ struct mcp_sql {
 	sqlite3 *db;
 	uint64_t deadline;    /* CLOCK_MONOTONIC ns; 0 = no statement running */
 	int timed_out;
-	char denied[160];     /* why the authorizer refused, for the error line */
+	char denied[320];     /* why the authorizer refused, for the error line */
 };
 
 static uint64_t now_ns(void)
@@ -81,12 +84,12 @@ static int authorize(void *ud, int action, const char *a, const char *b, const c
 	case SQLITE_RECURSIVE:
 		return SQLITE_OK;
 	case SQLITE_FUNCTION:
-		/* b = the function's name */
-		if (b && !strcasecmp(b, "load_extension")) {
-			snprintf(q->denied, sizeof q->denied, "load_extension() is not allowed");
-			return SQLITE_DENY;
-		}
-		return SQLITE_OK;
+		/* b = the function's name; only pure ones (mcp_sql_functions.c) */
+		if (mcp_sql_function_allowed(b))
+			return SQLITE_OK;
+		snprintf(q->denied, sizeof q->denied, "function %.48s() is not allowed (run_sql allows the pure "
+			 "scalar, aggregate, window, date, math and JSON functions)", b ? b : "?");
+		return SQLITE_DENY;
 	case SQLITE_PRAGMA:
 		/* a = the pragma, b = its value or argument (NULL when none) */
 		if (in_list(a, pragma_with_arg, sizeof pragma_with_arg / sizeof *pragma_with_arg))
@@ -106,8 +109,9 @@ static int authorize(void *ud, int action, const char *a, const char *b, const c
 		 * every statement, so those functions are refused with a pointer
 		 * to the PRAGMA statement, which is allowed. */
 		if (a && !strcmp(a, "sqlite_master")) {
-			snprintf(q->denied, sizeof q->denied, "table-valued PRAGMA functions such as pragma_table_info() "
-				 "are not allowed; use the statement PRAGMA table_info(name)");
+			snprintf(q->denied, sizeof q->denied, "table-valued functions and virtual tables other than "
+				 "cuda_calls (pragma_table_info(), json_each(), dbstat, ...) are not allowed; "
+				 "for PRAGMA table_info(name) use the statement");
 			return SQLITE_DENY;
 		}
 		/* fall through */
@@ -148,9 +152,6 @@ struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen)
 		mcp_sql_close(q);
 		return NULL;
 	}
-	sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-	sqlite3_db_config(q->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_db_config(q->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, 16 << 20);
 	sqlite3_limit(q->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
@@ -335,8 +336,10 @@ const char *mcp_sql_description(void)
 	return
 	"Runs one read-only SQL statement (SQLite dialect: SELECT or WITH ... SELECT; read-only PRAGMAs such "
 	"as PRAGMA table_info(name), but not pragma_table_info()) on the trace database and returns the rows. Writes, ATTACH, transactions and PRAGMAs "
-	"that set anything are refused; at most max_rows rows (default 200, up to 5000) and 1 MiB of values "
-	"come back (truncated=true says more existed); a statement is stopped after timeout_ms. Prefer the "
+	"that set anything are refused, and so are functions other than the pure scalar, aggregate, window, "
+	"date/time, math and JSON ones; at most max_rows rows (default 200, up to 5000) come back, in a result "
+	"of at most 256 KiB (rows left out from the end; truncated=true says more existed, result_truncated "
+	"what the byte cap left out); a statement is stopped after timeout_ms. Prefer the "
 	"other tools for analysis (they align evidence call by call); use this for questions they do not "
 	"answer. Conventions: every *_ns column is CLOCK_MONOTONIC nanoseconds (session start_mono_ns is the "
 	"trace start; subtract it for relative times); pid/tid are kernel ids of the root namespace; "

@@ -11,6 +11,8 @@
  */
 #include "mcp_internal.h"
 
+#include "db.h"
+
 #include "json_out.h"
 #include "util.h"
 
@@ -21,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st)
+/* A stack's frames; NULL with err set when stack_frames cannot be read. */
+static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st, char *err, size_t errlen)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *nat = cJSON_AddArrayToObject(o, "native");
@@ -30,7 +33,8 @@ static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st)
 				       "stack_frames WHERE stack_id = ? ORDER BY kind, depth", -1, st, NULL) != SQLITE_OK)
 		return o;
 	sqlite3_bind_int64(*st, 1, (sqlite3_int64)stack_id);
-	while (sqlite3_step(*st) == SQLITE_ROW) {
+	int rc;
+	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(*st, 0);
 		const char *sym = (const char *)sqlite3_column_text(*st, 2);
 		cJSON *f = cJSON_CreateObject();
@@ -45,6 +49,10 @@ static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st)
 			ia_json_u64(f, "offset", (uint64_t)sqlite3_column_int64(*st, 4));
 			cJSON_AddItemToArray(nat, f);
 		}
+	}
+	if (ia_db_done(*st, rc, err, errlen) < 0) {
+		cJSON_Delete(o);
+		o = NULL;
 	}
 	sqlite3_reset(*st);
 	return o;
@@ -167,7 +175,17 @@ cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args)
 			ia_json_u64(o, "stack_id", sid);
 			ia_json_str(o, "python_line", ia_stack_python(v->an.names, sid));
 			if (!cJSON_GetObjectItemCaseSensitive(stacks, idk)) {
-				cJSON_AddItemToObject(stacks, idk, frames_of(t->db, sid, &st));
+				char err[512];
+				cJSON *fr = frames_of(t->db, sid, &st, err, sizeof err);
+				if (!fr || ia_stack_names_error(v->an.names, err, sizeof err) < 0) {
+					cJSON_Delete(o);
+					cJSON_Delete(data);
+					sqlite3_finalize(st);
+					free(top);
+					free(key);
+					return mcp_result_error("get_stacks: %s", err);
+				}
+				cJSON_AddItemToObject(stacks, idk, fr);
 				nstacks++;
 			}
 		} else {

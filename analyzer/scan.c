@@ -34,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define IA_SCAN_XSTR(x) #x
+#define IA_SCAN_STR(x) IA_SCAN_XSTR(x)
+
 #define CHUNK_ROWS 500000
 #define NWORKERS 2
 /* How far back an off-CPU interval may start and still overlap a window. */
@@ -180,7 +183,9 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
  * cuda_calls table does). */
 static void bad_block(sqlite3_context *ctx, sqlite3_value *id, const char *why)
 {
-	char *msg = sqlite3_mprintf("call_blocks row %lld: %s", (long long)sqlite3_value_int64(id), why);
+	if (!strncmp(why, "call block: ", 12))   /* the decoder's prefix: the block is named here */
+		why += 12;
+	char *msg = sqlite3_mprintf("call block %lld: %s", (long long)sqlite3_value_int64(id), why);
 	sqlite3_result_error(ctx, msg ? msg : why, -1);
 	sqlite3_result_error_code(ctx, SQLITE_CORRUPT);
 	sqlite3_free(msg);
@@ -382,6 +387,21 @@ static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base
 		ia_db_step_error(db, sqlite3_errcode(db), err, errlen);
 		goto out;
 	}
+	/* A count out of range would size the array (a huge one: "out of
+	 * memory", a negative one: an overflow): name the block instead. */
+	if (!(st = ia_db_prepare(db, "SELECT id, calls FROM call_blocks WHERE calls NOT BETWEEN 1 AND "
+				 IA_SCAN_STR(INGERO_BLOCK_MAX_CALLS) " ORDER BY id LIMIT 1", err, errlen)))
+		goto out;
+	if ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		ia_db_corrupt(err, errlen, "call block %lld: its calls column says %lld (1 to %d)",
+			      (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
+			      INGERO_BLOCK_MAX_CALLS);
+		goto out;
+	}
+	if (s != SQLITE_DONE)
+		goto step_err;
+	sqlite3_finalize(st);
+	st = NULL;
 	if (!(st = ia_db_prepare(db, "SELECT sum(calls) FROM call_blocks", err, errlen)))
 		goto out;
 	if ((s = sqlite3_step(st)) == SQLITE_ROW)
@@ -405,8 +425,9 @@ static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base
 	uint64_t used = 0;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
-		if (n < 0 || (uint64_t)n > total - used) {
-			snprintf(err, errlen, "%s: corrupted database (call_blocks.calls)", ia_db_path());
+		if (n < 0 || (uint64_t)n > total - used) {   /* the file changed under us */
+			ia_db_corrupt(err, errlen, "call block %lld: the calls columns do not add up to their sum",
+				      (long long)id);
 			goto out;
 		}
 		if (!c || c->planned >= CHUNK_ROWS) {

@@ -1,8 +1,12 @@
 /*
- * stacks.c — cached names of stacks (see stacks.h).
+ * stacks.c — cached names of stacks (see stacks.h).  A lookup that meets a
+ * damaged page answers NULL and remembers the error: the names are asked
+ * for deep inside the analysis, so the caller checks once, at the end,
+ * with ia_stack_names_error(), and fails rather than print a changed name.
  */
 #include "stacks.h"
 
+#include "db.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -22,6 +26,8 @@ struct ia_stack_names {
 	size_t n, cap;
 	uint64_t last_id;   /* one-entry memo: consecutive lookups mostly repeat */
 	uint32_t last;
+	int failed;         /* a lookup could not read stack_frames: err says why */
+	char err[320];
 };
 
 struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
@@ -74,7 +80,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	int nn = 0, leaf_in_cpython = 0;
 	sqlite3_reset(n->q);
 	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
-	while (sqlite3_step(n->q) == SQLITE_ROW) {
+	int rc;
+	while ((rc = sqlite3_step(n->q)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(n->q, 0);
 		const char *sym = (const char *)sqlite3_column_text(n->q, 2);
 		const char *file = (const char *)sqlite3_column_text(n->q, 3);
@@ -107,6 +114,18 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			}
 		}
 	}
+	if (rc != SQLITE_DONE) {
+		/* a damaged page: no name rather than a wrong one, and the
+		 * caller learns it from ia_stack_names_error() */
+		if (!n->failed)
+			ia_db_step_error(n->db, rc, n->err, sizeof n->err);
+		n->failed = 1;
+		free(e->python);
+		free(e->func);
+		free(e->leaf);
+		free(e->user);
+		return &none;
+	}
 	if (nn)
 		e->native = strdup(native);
 	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);
@@ -115,6 +134,14 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	n->last_id = id;
 	n->last = (uint32_t)n->n;
 	return &n->e[n->n++];
+}
+
+int ia_stack_names_error(const struct ia_stack_names *n, char *err, size_t errlen)
+{
+	if (!n || !n->failed)
+		return 0;
+	snprintf(err, errlen, "%s", n->err);
+	return -1;
 }
 
 const char *ia_stack_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->python; }

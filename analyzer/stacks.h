@@ -15,6 +15,9 @@ struct ia_stack_names;   /* opaque cache */
 
 struct ia_stack_names *ia_stack_names_new(sqlite3 *db);
 void ia_stack_names_free(struct ia_stack_names *n);
+/* -1 with the reason in err when a lookup could not read stack_frames (a
+ * corrupted page: it answered NULL); 0 when every lookup so far read it. */
+int ia_stack_names_error(const struct ia_stack_names *n, char *err, size_t errlen);
 
 /* Innermost Python frame as "file:line", or NULL when the stack has none. */
 const char *ia_stack_python(struct ia_stack_names *n, uint64_t stack_id);

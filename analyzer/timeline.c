@@ -123,11 +123,18 @@ int ia_cmd_timeline(const struct ia_cli *c)
 			goto out;
 		}
 		uint64_t first = 0, last = 0;
-		if (sqlite3_step(q) == SQLITE_ROW) {
+		int s = sqlite3_step(q);
+		if (s == SQLITE_ROW) {
 			first = (uint64_t)sqlite3_column_int64(q, 0);
 			last = (uint64_t)sqlite3_column_int64(q, 1);
 		}
+		int bad = ia_db_done(q, s, err, sizeof err);
 		sqlite3_finalize(q);
+		if (bad) {
+			ia_err("%s", err);
+			rc = IA_EXIT_ERROR;
+			goto out;
+		}
 		slice_first(&calls, first > t.from ? first : t.from, last < t.to ? last + 1 : t.to);
 	} else {
 		bind_window(&calls, t.from, t.to);
@@ -236,6 +243,10 @@ int ia_cmd_timeline(const struct ia_cli *c)
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
 		cJSON_Delete(arr);   /* no half answer */
+	} else if (ia_stack_names_error(names, err, sizeof err) < 0) {   /* a Python line could not be read */
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		cJSON_Delete(arr);
 	} else if (arr) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddItemToObject(root, "events", arr);

@@ -349,7 +349,12 @@ static int adopt_threads(struct ia_trace *t, const struct ia_scan_result *r, siz
 			return -1;
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, r->tids[i]);
-		int pid = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : (int)r->tids[i];
+		int s = sqlite3_step(q);
+		if (ia_db_done(q, s, err, errlen) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
+		int pid = s == SQLITE_ROW ? sqlite3_column_int(q, 0) : (int)r->tids[i];
 		if (add_thread(t, r->tids[i], pid, tcap, pcap) < 0) {
 			sqlite3_finalize(q);
 			snprintf(err, errlen, "out of memory");
@@ -552,14 +557,14 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	t->maps = m;
 	size_t pcap = 0, tcap = 0;
 	if ((t->blocks = ia_db_has_table(db, "call_blocks")) < 0) {
-		snprintf(err, errlen, "%s: corrupted database (%s)", ia_db_path(), sqlite3_errmsg(db));
+		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
 	if (load_small(t, err, errlen, &pcap, &tcap) < 0 || resolve_window(t, err, errlen) < 0)
 		return -1;
 	if (t->filter.pid && ia_proc_index(t, t->filter.pid) < 0) {
 		snprintf(err, errlen, "%s: no process %d in this trace", ia_db_path(), t->filter.pid);
-		return -1;
+		return IA_TRACE_NO_PID;
 	}
 	if (load_losses(t, err, errlen) < 0)
 		return -1;

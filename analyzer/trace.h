@@ -104,7 +104,10 @@ struct ia_trace {
 /* What to load: the small tables always; the big ones on request. */
 enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3 };
 
-/* Loads from an open database.  0 on success; -1 with a one-line reason. */
+/* Loads from an open database.  0 on success; -1 with a one-line reason,
+ * IA_TRACE_NO_PID (also < 0) when the filter's pid is not in the trace (a
+ * usage error, not the file's fault). */
+#define IA_TRACE_NO_PID (-2)
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		  char *err, size_t errlen);
 void ia_trace_free(struct ia_trace *t);

@@ -16,12 +16,14 @@
 const char *argp_program_version = "ingero-collector " INGERO_COLLECTOR_VERSION;
 const char *argp_program_bug_address = "https://github.com/ingero-io/ingero/issues";
 
+/* argp prints "Usage: ingero-collector [OPTION...] " and args_doc itself:
+ * the doc must not repeat it.  Lines stay under argp's 79 columns, or
+ * argp wraps them mid-sentence. */
+static const char args_doc[] = "-o FILE [-- CMD [ARGS...]]";
 static const char doc[] =
-"Trace a program's CUDA calls (through libingero_preload.so) and its kernel-side\n"
-"evidence (off-CPU intervals, run-queue delay, page allocations, on-CPU stacks)\n"
-"into one SQLite file.\n"
-"\n"
-"USAGE: ingero-collector -o FILE [OPTIONS] [-- CMD [ARGS...]]\n"
+"Trace a program's CUDA calls (through libingero_preload.so) and its\n"
+"kernel-side evidence (off-CPU intervals, run-queue delay, page allocations,\n"
+"on-CPU stacks) into one SQLite file.\n"
 "\n"
 "  -- CMD     run CMD with the preload library set, trace its process tree,\n"
 "             stop when it exits and exit with its code (128+N if killed by N)\n"
@@ -30,8 +32,9 @@ static const char doc[] =
 "             library, until SIGINT/SIGTERM or --duration\n"
 "\n"
 "Needs root for eBPF; otherwise records CUDA calls only (said on stderr and\n"
-"in session.mode).  Exit status: CMD's; else 0, 1 on a runtime failure,\n"
-"2 on a usage error.\n";
+"in session.mode).  Exit status: CMD's with -- CMD; else 0; 2 bad usage (also\n"
+"-p of no process); 4 a failure while running (cannot create FILE, cannot\n"
+"listen).\n";
 
 enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS,
        OPT_NO_PYTHON_FRAMES };
@@ -70,6 +73,12 @@ static int number(const char *arg, double min, double max, double *out)
 	return 0;
 }
 
+/* A bad value: one line ("ingero-collector: ... (see --help)") and exit 2.
+ * argp_error() would add argp's two-line "Try --help" hint; argp keeps that
+ * hint only for the options it rejects itself (unknown, value missing). */
+#define usage_error(state, fmt, ...) \
+	argp_failure(state, 2, 0, fmt " (see --help)", ##__VA_ARGS__)
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct cli *c = state->input;
@@ -81,28 +90,28 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'p':
 		if (number(arg, 1, 4194304, &v) || v != (uint32_t)v)
-			argp_error(state, "invalid pid: %s", arg);
+			usage_error(state, "invalid pid: %s", arg);
 		if (c->npids == sizeof c->pids / sizeof c->pids[0])
-			argp_error(state, "too many -p (at most 64)");
+			usage_error(state, "too many -p (at most 64)");
 		c->pids[c->npids++] = (uint32_t)v;
 		break;
 	case OPT_DURATION:
 		if (number(arg, 0.001, 1e9, &c->duration_s))
-			argp_error(state, "invalid --duration: %s", arg);
+			usage_error(state, "invalid --duration: %s", arg);
 		break;
 	case OPT_SAMPLE_HZ:
 		if (number(arg, 0, 10000, &v) || v != (unsigned)v)
-			argp_error(state, "invalid --sample-hz: %s (0..10000)", arg);
+			usage_error(state, "invalid --sample-hz: %s (0..10000)", arg);
 		c->sample_hz = (unsigned)v;
 		break;
 	case OPT_MAX_SIZE:
 		if (number(arg, 1, 1e9, &v))
-			argp_error(state, "invalid --max-size: %s (MB)", arg);
+			usage_error(state, "invalid --max-size: %s (MB)", arg);
 		c->max_bytes = (uint64_t)(v * 1048576);
 		break;
 	case OPT_BUCKET_MS:
 		if (number(arg, 1, 60000, &v) || v != (unsigned)v)
-			argp_error(state, "invalid --bucket-ms: %s (1..60000)", arg);
+			usage_error(state, "invalid --bucket-ms: %s (1..60000)", arg);
 		c->bucket_ns = (uint64_t)v * 1000000ull;
 		break;
 	case OPT_ENDPOINT:
@@ -121,11 +130,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		c->quiet = 1;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (put the command after --)", arg);
+		usage_error(state, "unexpected argument '%s' (put the command after --)", arg);
 		break;
 	case ARGP_KEY_END:
 		if (!c->output)
-			argp_error(state, "-o FILE is required");
+			usage_error(state, "-o FILE is required");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -135,7 +144,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 int cli_parse(int argc, char **argv, struct cli *c)
 {
-	static const struct argp argp = { opts, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static const struct argp argp = { opts, parse_opt, args_doc, doc, NULL, NULL, NULL };
 	int n = argc;
 	char *env;
 

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ingero/exit.h>
+
 #include "cli.h"
 #include "intake.h"
 #include "launch.h"
@@ -149,13 +151,13 @@ int main(int argc, char **argv)
 	launch_note_inherited_fds();
 	rc = cli_parse(argc, argv, &c);
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? INGERO_EXIT_OK : INGERO_EXIT_USAGE;
 	install_signals();
 
 	so.max_bytes = c.max_bytes;
 	st = store_open(c.output, &so);
 	if (!st)
-		return 1;
+		return INGERO_EXIT_RUNTIME;
 
 	to.bucket_ns = c.bucket_ns;
 	to.sample_hz = c.sample_hz;
@@ -178,7 +180,7 @@ int main(int argc, char **argv)
 	if (!in) {
 		tracer_close(t);
 		store_close(st);
-		return 1;
+		return INGERO_EXIT_RUNTIME;
 	}
 
 	for (size_t i = 0; i < c.npids; i++) {
@@ -187,7 +189,7 @@ int main(int argc, char **argv)
 			intake_stop(in, NULL);
 			tracer_close(t);
 			store_close(st);
-			return 2;
+			return INGERO_EXIT_USAGE;
 		}
 	}
 	if (c.cmd) {
@@ -195,7 +197,7 @@ int main(int argc, char **argv)
 			intake_stop(in, NULL);
 			tracer_close(t);
 			store_close(st);
-			return 1;
+			return INGERO_EXIT_RUNTIME;
 		}
 		procs_enroll(t, st, (uint32_t)l.pid, 0);
 		launch_release(&l);

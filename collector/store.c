@@ -269,14 +269,17 @@ static int create_schema(sqlite3 *db)
 		return -1;
 	if (sqlite3_prepare_v2(db, "INSERT INTO apis(id,name,class) VALUES(?,?,?)", -1, &st, NULL))
 		return -1;
+	int bad = 0;   /* a file without its API names would be misread later */
 #define ADD_API_(id, e, name, cls) \
 	sqlite3_bind_int(st, 1, id); \
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC); \
 	sqlite3_bind_text(st, 3, ingero_api_class_name(INGERO_CLASS_##cls), -1, SQLITE_STATIC); \
-	sqlite3_step(st); sqlite3_reset(st);
+	bad |= sqlite3_step(st) != SQLITE_DONE; sqlite3_reset(st);
 	INGERO_API_LIST(ADD_API_)
 #undef ADD_API_
 	sqlite3_finalize(st);
+	if (bad)
+		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", INGERO_SCHEMA_VERSION);
 	return exec_sql(db, sql) || exec_sql(db, "COMMIT") ? -1 : 0;
 }
@@ -590,6 +593,15 @@ static void write_losses_locked(struct store *s)
 	s->losses_dirty = 0;
 }
 
+/* A read of our own file failed (a damaged page, an I/O error): said once,
+ * like a failed write. */
+static void read_failed(struct store *s, int rc)
+{
+	if (!s->failed)
+		fprintf(stderr, "ingero-collector: sqlite read failed: %s\n", sqlite3_errstr(rc));
+	s->failed = 1;
+}
+
 static uint64_t live_bytes(struct store *s)
 {
 	sqlite3_stmt *st;
@@ -597,10 +609,13 @@ static uint64_t live_bytes(struct store *s)
 
 	if (sqlite3_prepare_v2(s->db, "SELECT * FROM pragma_page_count, pragma_freelist_count, "
 				      "pragma_page_size", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
 			pages = sqlite3_column_int64(st, 0);
 			free_pages = sqlite3_column_int64(st, 1);
 			page_size = sqlite3_column_int64(st, 2);
+		} else {
+			read_failed(s, rc);
 		}
 		sqlite3_finalize(st);
 	}
@@ -630,8 +645,13 @@ static void enforce_cap(struct store *s, int force)
 				 events[t], tables[t], oldest);
 			if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 				continue;
-			int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+			int rc = sqlite3_step(st);
+			int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 			sqlite3_finalize(st);
+			if (rc != SQLITE_ROW) {   /* rows it cannot count are not dropped: every loss is counted */
+				read_failed(s, rc);
+				continue;
+			}
 			snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid IN (%s)", tables[t], oldest);
 			if (exec_sql(s->db, sql) == 0)
 				dropped += (uint64_t)n;

@@ -1,4 +1,6 @@
-/* version.h — the collector's version, stored in session.collector_version. */
+/* version.h — the collector's version, stored in session.collector_version:
+ * the project's one version (include/ingero/version.h). */
 #ifndef INGERO_COLLECTOR_VERSION
-#define INGERO_COLLECTOR_VERSION "0.1.0"
+#include <ingero/version.h>
+#define INGERO_COLLECTOR_VERSION INGERO_VERSION
 #endif

@@ -3,12 +3,16 @@
 # preempted: 0 slept, 1 preempted, 2 uninterruptible sleep), and a main
 # thread that waits on storage in the gaps (a write + fsync every step, on
 # the repository's disk) gets the storage cause and fix; the same loop
-# without the write gets no such claim.
+# without the write gets no such claim.  Nothing here depends on how fast
+# the disk is (issue 14, item 6: a fast fsync made the chain MEDIUM, and a
+# check for HIGH failed): the checks are on the cause, not the severity.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_io.py
-SCRATCH=$PWD/$B/tests/io_scratch.bin   # a real disk: fsync on tmpfs does not wait
+# a real disk: fsync on tmpfs does not wait.  INGERO_TEST_IO_DIR puts the
+# scratch file elsewhere (e.g. a loop-mounted ext4 on /dev/shm: a fast disk)
+SCRATCH=${INGERO_TEST_IO_DIR:-$PWD/$B/tests}/io_scratch.bin
 
 trace() { # mode
 	explain_run "$1" 1000 99 "$PY" "$SCRATCH" "$1"
@@ -24,7 +28,12 @@ main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes
 check_ge "io: the main thread's D-state intervals are stored (preempted = 2)" \
 	"$(q "SELECT count(*) FROM off_cpu WHERE pid = $main AND preempted = 2")" 20
 check_eq "io: only 0, 1, 2 in off_cpu.preempted" 0 "$(q "SELECT count(*) FROM off_cpu WHERE preempted NOT IN (0, 1, 2)")"
-check "io: HIGH gaps, main thread blocked" grep -q "^\[HIGH\] GPU idle .*main thread blocked" "$T/io.txt"
+# The severity follows the share of the window the fsyncs take, which is
+# the disk's speed (HIGH here, MEDIUM or LOW on a fast disk): what must hold
+# on any disk is the cause — a gaps chain with the main thread blocked, in D
+# state, named as storage, with the storage fix.
+check "io: a gaps chain, main thread blocked (any severity)" \
+	grep -Eq "^\[(HIGH|MEDIUM|LOW)\] GPU idle .*main thread blocked" "$T/io.txt"
 check "io: the D-state time is shown" grep -q "^    \[HOST\] of its blocked time, .* in uninterruptible sleep (D state" "$T/io.txt"
 check "io: root cause says storage" grep -q "most likely the main thread waited on storage" "$T/io.txt"
 check "io: the first fix takes storage off the critical path" grep -q "1\. Take storage off the critical path" "$T/io.txt"

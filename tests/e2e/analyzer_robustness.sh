@@ -1,6 +1,6 @@
 #!/bin/sh
 # analyzer_robustness.sh — a bad report.db gives one clear error line on
-# stderr, nothing on stdout, and exit status 1; bad usage exits 2.  Every
+# stderr, nothing on stdout, and exit status 3 (bad input); bad usage exits 2.  Every
 # subcommand is tried on every bad file.  The database is opened read-only:
 # the analysed file is byte-identical afterwards and no -wal/-shm appears.
 . tests/lib.sh
@@ -43,8 +43,8 @@ bad() { # name file
 		"$A" $cmd "$2" >"$T/stdout" 2>"$T/stderr"
 		rc=$?
 		lines=$(wc -l <"$T/stderr" | tr -d ' ')
-		if [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && [ ! -s "$T/stdout" ] && grep -q '^ingero-analyze: ' "$T/stderr"; then
-			ok "$1: $cmd -> one error line, exit 1"
+		if [ "$rc" -eq 3 ] && [ "$lines" -eq 1 ] && [ ! -s "$T/stdout" ] && grep -q '^ingero-analyze: ' "$T/stderr"; then
+			ok "$1: $cmd -> one error line, exit 3"
 		else
 			nok "$1: $cmd -> exit $rc, $lines stderr lines, stdout $(wc -c <"$T/stdout") bytes: $(head -c 200 "$T/stderr")"
 		fi
@@ -64,7 +64,7 @@ bad "a call block cut in half" "$T/badblob.db"
 bad "a call block with a wrong count" "$T/badcount.db"
 for f in badblock badblob badcount; do
 	check_eq "$f: the error names the block" 1 \
-		"$("$A" stats "$T/$f.db" 2>&1 | grep -c 'corrupted database (call_blocks row [0-9]*: call block: ')"
+		"$("$A" stats "$T/$f.db" 2>&1 | grep -c 'is corrupted: call block [0-9]*: ')"
 done
 
 # Random garbage in the middle may hit pages no query reads; whatever it
@@ -73,7 +73,7 @@ for cmd in explain stats timeline; do
 	"$A" $cmd "$T/corrupt.db" >"$T/stdout" 2>"$T/stderr"
 	rc=$?
 	lines=$(wc -l <"$T/stderr" | tr -d ' ')
-	if { [ "$rc" -eq 0 ] && [ "$lines" -eq 0 ]; } || { [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ]; }; then
+	if { [ "$rc" -eq 0 ] && [ "$lines" -eq 0 ]; } || { [ "$rc" -eq 3 ] && [ "$lines" -eq 1 ]; }; then
 		ok "corrupted pages: $cmd exits $rc with $lines error lines"
 	else
 		nok "corrupted pages: $cmd exits $rc with $lines lines: $(head -c 200 "$T/stderr")"
@@ -96,7 +96,7 @@ done
 "$A" --help >/dev/null
 check_eq "--help exits 0" 0 $?
 "$A" stats -p 99999 "$T/good.db" >/dev/null 2>"$T/stderr"
-check_eq "-p for a pid not in the trace: exit 1" "1" "$?"
+check_eq "-p for a pid not in the trace: exit 2 (usage)" "2" "$?"
 
 # a database still being written (WAL not checkpointed): the WAL's rows count.
 # The writer adds a copy of the last call block, whose syncs are counted here

@@ -123,15 +123,15 @@ sqlite3 "$BAD" "UPDATE call_blocks SET data = x'00' WHERE id = (SELECT min(id) F
 first=$(sqlite3 "$BAD" 'SELECT min(id) FROM call_blocks')
 "$B/ingero-analyze" explain "$BAD" >"$T/bad.out" 2>"$T/bad.err"
 rc=$?
-check_eq "corrupted block: explain exits 1" 1 "$rc"
+check_eq "corrupted block: explain exits 3 (bad input)" 3 "$rc"
 check_eq "corrupted block: one error line" 1 "$(wc -l <"$T/bad.err" | tr -d ' ')"
-check "corrupted block: it names the block" grep -q "corrupted database (call_blocks row $first: call block: " "$T/bad.err"
+check "corrupted block: it names the block" grep -q "is corrupted: call block $first: " "$T/bad.err"
 check "corrupted block: nothing on stdout" test ! -s "$T/bad.out"
 sed 's/^/# /' "$T/bad.err"
 sql "$BAD" 'SELECT count(*) FROM cuda_calls' >"$T/shell.out" 2>"$T/shell.err"
 rc=$?
 check "corrupted block: the sqlite3 shell fails, without a crash (exit $rc)" test "$rc" -ge 1 -a "$rc" -lt 128
-check "corrupted block: the shell names the block" grep -q "call_blocks row $first: call block: " "$T/shell.err"
+check "corrupted block: the shell names the block" grep -q "call block $first: " "$T/shell.err"
 check "corrupted block: the shell prints no count" test ! -s "$T/shell.out"
 sed 's/^/# /' "$T/shell.err"
 check_eq "corrupted block: the other blocks still read by id" "$((total - $(q "SELECT calls FROM call_blocks WHERE id = $first")))" \

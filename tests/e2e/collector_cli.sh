@@ -20,7 +20,7 @@ check_eq "command without --: exit 2" 2 $?
 "$C" -o "$DB" -p 999999999 >/dev/null 2>&1
 check_eq "-p of no process: exit 2" 2 $?
 "$C" -o /nonexistent/dir/x.db -- true >/dev/null 2>&1
-check_eq "unwritable output: exit 1" 1 $?
+check_eq "unwritable output: exit 4" 4 $?
 check "--help exits 0" "$C" --help >/dev/null
 
 out=$("$C" -q -o "$DB" -- sh -c 'echo out; echo err >&2; exit 3' 2>"$T/err")

@@ -5,7 +5,8 @@
 #   an injected regression (every cudaStreamSynchronize 2x slower) fails
 #   with exit 1 and names the API in the table; a saved JSON baseline judges
 #   like the database it came from; Markdown, JUnit and JSON outputs are
-#   well formed; every usage or input error exits 2 with one line.
+#   well formed; every usage error exits 2, every input error 3, a file that
+#   cannot be written 4, each with one line (include/ingero/exit.h).
 . tests/lib.sh
 GEN=$B/tests/gen_reportdb
 GATE=scripts/ingero-gate
@@ -131,35 +132,37 @@ check_eq "--set after --config wins" 1 $?
 "$GATE" -s cudaStreamSynchronize.ignore=yes -s calls_per_sec_drop_pct=off "$T/base.db" "$T/slow.db" >/dev/null 2>&1
 check_eq "an ignored API is not judged" 0 $?
 
-# --- usage and input errors: exit 2, one line ------------------------------------------------------
+# --- usage errors: exit 2, input errors: exit 3, one line -------------------------------------------
 printf 'garbage, not a report\n' >"$T/garbage"
 head -c 3000 "$T/base.db" >"$T/trunc.db"
 printf 'p50_growth = 20\n' >"$T/badkey.conf"
-usage_case() { # description, args...
-	d=$1
-	shift
+error_case() { # status, description, args...
+	want=$1 d=$2
+	shift 2
 	"$GATE" "$@" >"$T/uo" 2>"$T/ue"
 	rc=$?
 	lines=$(wc -l <"$T/ue" | tr -d ' ')
-	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$T/uo" ]; then
-		ok "$d: exit 2, one line"
+	if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && [ ! -s "$T/uo" ]; then
+		ok "$d: exit $want, one line"
 	else
-		nok "$d: exit $rc, $lines stderr lines: $(head -c 200 "$T/ue")"
+		nok "$d: exit $rc (want $want), $lines stderr lines: $(head -c 200 "$T/ue")"
 	fi
 }
-usage_case "no arguments"
-usage_case "one argument" "$T/base.db"
-usage_case "three arguments" "$T/base.db" "$T/base.db" "$T/base.db"
-usage_case "unknown option" --frobnicate "$T/base.db" "$T/base.db"
-usage_case "missing baseline" "$T/nonexistent.db" "$T/base.db"
-usage_case "missing current" "$T/base.db" "$T/nonexistent.db"
-usage_case "garbage baseline" "$T/garbage" "$T/base.db"
-usage_case "truncated database" "$T/base.db" "$T/trunc.db"
-usage_case "unknown config key" --config "$T/badkey.conf" "$T/base.db" "$T/base.db"
-usage_case "missing config file" --config "$T/none.conf" "$T/base.db" "$T/base.db"
-usage_case "bad --set" --set p99_growth_pct=lots "$T/base.db" "$T/base.db"
-usage_case "--save-baseline without -o" --save-baseline "$T/base.db"
-usage_case "--config without a value" --config
+error_case 2 "no arguments"
+error_case 2 "one argument" "$T/base.db"
+error_case 2 "three arguments" "$T/base.db" "$T/base.db" "$T/base.db"
+error_case 2 "unknown option" --frobnicate "$T/base.db" "$T/base.db"
+error_case 3 "missing baseline" "$T/nonexistent.db" "$T/base.db"
+error_case 3 "missing current" "$T/base.db" "$T/nonexistent.db"
+error_case 3 "garbage baseline" "$T/garbage" "$T/base.db"
+error_case 3 "truncated database" "$T/base.db" "$T/trunc.db"
+error_case 3 "unknown config key" --config "$T/badkey.conf" "$T/base.db" "$T/base.db"
+error_case 3 "missing config file" --config "$T/none.conf" "$T/base.db" "$T/base.db"
+error_case 2 "bad --set" --set p99_growth_pct=lots "$T/base.db" "$T/base.db"
+error_case 2 "--save-baseline without -o" --save-baseline "$T/base.db"
+error_case 2 "--config without a value" --config
+"$GATE" --markdown "$T/no/such/dir.md" "$T/base.db" "$T/base.db" >/dev/null 2>"$T/ue"
+check_eq "a Markdown file that cannot be written: exit 4, one line" "4 1" "$? $(wc -l <"$T/ue" | tr -d ' ')"
 "$GATE" --config "$T/badkey.conf" "$T/base.db" "$T/base.db" 2>&1 | grep -q "badkey.conf:1: unknown key 'p50_growth'"
 check "a config error names the file, the line and the key" test $? -eq 0
 "$GATE" --help >"$T/help"

@@ -332,7 +332,7 @@ for asked, got in [("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), (
     s.close()
 
 # ---- bad command lines ----
-for args, code, what in [([], 2, "no database"), (["/nonexistent.db"], 1, "a missing database"),
+for args, code, what in [([], 2, "no database"), (["/nonexistent.db"], 3, "a missing database"),
                          (["--max-message", "12", db], 2, "a silly --max-message")]:
     p = subprocess.run([server, "mcp", *args], stdin=subprocess.DEVNULL, capture_output=True)
     ok(p.returncode == code and p.stdout == b"" and p.stderr.count(b"\n") == 1,

@@ -467,9 +467,9 @@ static void damaged_block_is_an_error(void **state)
 		/* block 4: pid 10, rowids 4096..4395, starts from 1,050,000 */
 		snprintf(sql, sizeof sql, "UPDATE call_blocks SET data = %s WHERE id = 4", damage[i]);
 		exec(db, sql);
-		fails_naming(db, "SELECT count(*) FROM cuda_calls", "call_blocks row 4: call block: ");
-		fails_naming(db, "SELECT * FROM cuda_calls WHERE pid = 10", "call_blocks row 4");
-		fails_naming(db, "SELECT * FROM cuda_calls WHERE rowid = 4200", "call_blocks row 4");
+		fails_naming(db, "SELECT count(*) FROM cuda_calls", "call block 4: ");
+		fails_naming(db, "SELECT * FROM cuda_calls WHERE pid = 10", "call block 4: ");
+		fails_naming(db, "SELECT * FROM cuda_calls WHERE rowid = 4200", "call block 4: ");
 		/* bounds that exclude the block never read it (strict ones are
 		 * taken as inclusive: rowid < 4096 would still read block 4) */
 		assert_int_equal(q(db, "SELECT count(*) FROM cuda_calls WHERE pid = 30"), 500);
@@ -493,13 +493,13 @@ static void damaged_block_is_an_error(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	msgpack_sbuffer_destroy(&sb);
-	fails_naming(db, "SELECT max(dur_ns) FROM cuda_calls", "call_blocks row 4: call block: not an integer column in column tid");
+	fails_naming(db, "SELECT max(dur_ns) FROM cuda_calls", "call block 4: not an integer column in column tid");
 	/* ids whose rowids (id * 1,024 + index) do not exist: negative, or past 2^63 */
 	exec(db, "DELETE FROM call_blocks WHERE id = 4");
 	exec(db, "UPDATE call_blocks SET id = -2 WHERE id = 2");
-	fails_naming(db, "SELECT rowid FROM cuda_calls", "call_blocks row -2: id out of range");
+	fails_naming(db, "SELECT rowid FROM cuda_calls", "call block -2: id out of range");
 	exec(db, "UPDATE call_blocks SET id = 9007199254740992 WHERE id = -2");   /* 2^53 */
-	fails_naming(db, "SELECT max(rowid) FROM cuda_calls", "call_blocks row 9007199254740992: id out of range");
+	fails_naming(db, "SELECT max(rowid) FROM cuda_calls", "call block 9007199254740992: id out of range");
 	exec(db, "UPDATE call_blocks SET id = 9007199254740991 WHERE id = 9007199254740992");
 	assert_int_equal(q(db, "SELECT max(rowid) FROM cuda_calls"), INT64_MAX);   /* 1,024 calls: the last rowid there is */
 	sqlite3_close(db);

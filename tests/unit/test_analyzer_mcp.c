@@ -358,6 +358,157 @@ static void server_exchanges(void **st)
 	unlink(dbpath);
 }
 
+/* --- ids and lone surrogates (issue 14, item 2) ---------------------------------------- */
+
+static void surrogates_are_replaced(void **st)
+{
+	(void)st;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "\"\\ud800\"", "\"\\uFFFD\"" },                          /* lone high */
+		{ "\"\\uDC00x\"", "\"\\uFFFDx\"" },                        /* lone low */
+		{ "\"\\ud800\\ud800\\udc00\"", "\"\\uFFFD\\ud800\\udc00\"" },   /* high, then a pair */
+		{ "\"a\\ud800\"", "\"a\\uFFFD\"" },
+		{ "[\"\\\\\", \"\\udfff\"]", "[\"\\\\\", \"\\uFFFD\"]" },        /* after an escaped backslash */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *o = mcp_json_fix_surrogates(cases[i].in, strlen(cases[i].in));
+		if (!o)
+			fail_msg("case %zu: %s not rewritten", i, cases[i].in);
+		assert_string_equal(o, cases[i].out);
+		free(o);
+	}
+	static const char *const untouched[] = {
+		"\"\\ud800\\udc00\"",          /* a proper pair */
+		"\"\\\\ud800\"",                /* a backslash, then the text ud800 */
+		"{\"a\":1}", "\"\\u00e9\\n\"",
+		"\\ud800",                        /* outside any string: not JSON, left to cJSON */
+	};
+	for (size_t i = 0; i < sizeof untouched / sizeof *untouched; i++)
+		assert_null(mcp_json_fix_surrogates(untouched[i], strlen(untouched[i])));
+}
+
+/* Sends one line; the reply's raw text (caller frees), "" when none. */
+static char *exchange_raw(struct mcp_server *s, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_int_equal(mcp_serve_line(s, line, strlen(line), out), 0);
+	fclose(out);
+	return buf;
+}
+
+static void ids_come_back_exactly(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	static const char *const ids[] = {
+		"9007199254740993", "9007199254740991", "-9007199254740993", "18446744073709551617",
+		"123456789012345678901234567890", "1234567890123456", "0", "-1", "1e3", "1.5",
+		"\"\\ud800\"", "\"x\\udc00y\"", "\"\\u00e9\"", "\"plain\"",
+	};
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+		char line[256], want[256];
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", ids[i]);
+		snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n", ids[i]);
+		char *got = exchange_raw(&s, line);
+		assert_string_equal(got, want);
+		free(got);
+	}
+	/* an escaped key, spaces, the id after a nested "id" */
+	char *got = exchange_raw(&s, "{ \"params\" : {\"id\":[1,{\"id\":2}]} , \"jsonrpc\":\"2.0\", \"\\u0069d\" : "
+				 "9007199254740993 ,\"method\":\"ping\"}");
+	assert_string_equal(got, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"result\":{}}\n");
+	free(got);
+	/* a lone surrogate in the params: answered, not a parse error */
+	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+			    "\"arguments\":{\"sql\":\"SELECT 'a\\ud800b' AS s, '\\\\ud800' AS t\"}}}");
+	assert_int_equal(error_code(r), 0);
+	const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r), "rows"), 0);
+	assert_string_equal(cJSON_GetArrayItem(row, 0)->valuestring, "a\xef\xbf\xbd" "b");
+	assert_string_equal(cJSON_GetArrayItem(row, 1)->valuestring, "\\ud800");
+	cJSON_Delete(r);
+	/* a batch (2024-11-05): each id as sent */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		     "{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{}}}");
+	cJSON_Delete(r);
+	got = exchange_raw(&s, "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740995,\"method\":\"ping\"}, "
+			   "{\"method\":\"ping\",\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\"},{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]");
+	assert_string_equal(got, "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740995,\"result\":{}},"
+			    "{\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\",\"result\":{}}]\n");
+	free(got);
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
+/* --- the byte cap on a result (issue 14, item 3) ---------------------------------------- */
+
+static void results_are_capped(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	/* 5,000 rows of 200-digit strings: about 1 MB of values */
+	static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"run_sql\",\"arguments\":{\"max_rows\":5000,\"sql\":\"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL "
+		"SELECT x + 1 FROM r LIMIT 5000) SELECT x, printf('%0200d', x) AS pad FROM r\"}}}";
+	char *raw = exchange_raw(&s, line);
+	assert_true(strlen(raw) <= MCP_RESULT_MAX_BYTES + 64);   /* + the JSON-RPC envelope */
+	cJSON *r = cJSON_Parse(raw);
+	free(raw);
+	const cJSON *sc = structured(r);
+	const cJSON *rows = cJSON_GetObjectItem(sc, "rows");
+	int kept = cJSON_GetArraySize(rows);
+	assert_true(kept > 100 && kept < 5000);
+	/* whole rows, the first ones, in order: nothing cut inside a value */
+	for (int i = 0; i < kept; i++) {
+		const cJSON *row = cJSON_GetArrayItem(rows, i);
+		assert_int_equal(cJSON_GetArrayItem(row, 0)->valueint, i + 1);
+		assert_int_equal(strlen(cJSON_GetArrayItem(row, 1)->valuestring), 200);
+		assert_int_equal(atoi(cJSON_GetArrayItem(row, 1)->valuestring), i + 1);
+	}
+	const cJSON *rt = cJSON_GetObjectItem(sc, "result_truncated");
+	assert_non_null(rt);
+	assert_int_equal(cJSON_GetObjectItem(rt, "limit_bytes")->valueint, MCP_RESULT_MAX_BYTES);
+	int rows_read = cJSON_GetObjectItem(cJSON_GetObjectItem(rt, "left_out"), "rows")->valueint + kept;
+	assert_true(rows_read <= 5000);   /* what run_sql read before its own 1 MiB cap */
+	assert_int_equal(cJSON_GetObjectItem(sc, "row_count")->valueint, kept);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sc, "truncated")));
+	const char *text = cJSON_GetArrayItem(cJSON_GetObjectItem(result(r), "content"), 0)->child->next->valuestring;
+	assert_non_null(strstr(text, "Result cut to 256 KiB"));
+	cJSON_Delete(r);
+
+	/* a lower cap: every tool result stays under it, cut or not */
+	mcp_result_max_bytes = 6000;
+	static const char *const calls[] = { "get_trace_stats", "get_per_process_breakdown", "get_causal_chains",
+					     "get_gpu_idle", "get_stacks", "get_timeline" };
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		char l[256];
+		snprintf(l, sizeof l, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+			 "{\"name\":\"%s\"}}", calls[i]);
+		raw = exchange_raw(&s, l);
+		if (strlen(raw) > 6000 + 64)
+			fail_msg("%s: %zu bytes", calls[i], strlen(raw));
+		r = cJSON_Parse(raw);
+		assert_non_null(r);
+		free(raw);
+		cJSON_Delete(r);
+	}
+	raw = exchange_raw(&s, line);
+	assert_true(strlen(raw) <= 6000 + 64);
+	free(raw);
+	mcp_result_max_bytes = MCP_RESULT_MAX_BYTES;
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +518,9 @@ int main(void)
 		cmocka_unit_test(fence_escapes),
 		cmocka_unit_test(schemas_check_arguments),
 		cmocka_unit_test(server_exchanges),
+		cmocka_unit_test(surrogates_are_replaced),
+		cmocka_unit_test(ids_come_back_exactly),
+		cmocka_unit_test(results_are_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
