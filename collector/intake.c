@@ -365,7 +365,11 @@ struct intake *intake_start(const struct intake_opts *o)
 		fprintf(stderr, "ingero-collector: nng: %s\n", nng_strerror(rv));
 		goto fail;
 	}
-	nng_socket_set_size(in->sock, NNG_OPT_RECVMAXSZ, INGERO_WIRE_MAX_MSG_BYTES);
+	/* nng drops a message over this size before we see it, uncounted (it
+	 * closes the pipe, which it also does for a clean close: its statistics
+	 * cannot tell them apart), so it lets through four times what the wire
+	 * allows and the decoder refuses and counts the excess as malformed */
+	nng_socket_set_size(in->sock, NNG_OPT_RECVMAXSZ, (size_t)4 * INGERO_WIRE_MAX_MSG_BYTES);
 	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 100);
 	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
 	make_ipc_dir(o->endpoint);
@@ -401,31 +405,6 @@ void intake_stats(struct intake *in, struct intake_stats *out)
 	pthread_mutex_unlock(&in->lock);
 }
 
-/* Pipes nng closed on an error (a message over NNG_OPT_RECVMAXSZ, a broken
- * frame, no memory): each lost at least the message that broke it, before
- * the decoder saw it.  nng keeps the count in its statistics only. */
-static uint64_t transport_errors(nng_listener l)
-{
-	nng_stat *root, *st;
-	uint64_t n = 0;
-	if (nng_stats_get(&root) != 0)
-		return 0;
-	for (st = nng_stat_child(root); st; st = nng_stat_next(st)) {
-		nng_stat *id = nng_stat_find(st, "id");
-		if (strcmp(nng_stat_name(st), "listener") != 0 || !id ||
-		    nng_stat_value(id) != (uint64_t)nng_listener_id(l))
-			continue;
-		static const char *const errs[] = { "other", "proto", "oom" };
-		for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
-			nng_stat *e = nng_stat_find(st, errs[i]);
-			if (e)
-				n += nng_stat_value(e);
-		}
-	}
-	nng_stats_free(root);
-	return n;
-}
-
 static void counts_unknown(uint64_t pid, void *sender, void *arg)
 {
 	struct intake *in = arg;
@@ -442,7 +421,6 @@ void intake_stop(struct intake *in, struct intake_stats *final)
 	/* a process whose ring's owner never sent its last counts (killed, or
 	 * its collector stalled until it had exited): what it lost is unknown */
 	ingero_map_each(&in->speaker, counts_unknown, in);
-	store_loss_add(in->o.store, INGERO_LOSS_TRANSPORT, 0, transport_errors(in->l));
 	ingero_map_free(&in->speaker);
 	ingero_map_free(&in->closed);
 	if (final)   /* after the join: what the thread took on its way out counts too */

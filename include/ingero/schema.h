@@ -71,7 +71,6 @@
 #define INGERO_LOSS_SIZE_CAP         "size_cap_rows"     /* oldest rows dropped by --max-size */
 #define INGERO_LOSS_UNTRACED_SENDER  "untraced_sender"   /* records from outside the traced trees */
 #define INGERO_LOSS_COUNTS_UNKNOWN  "preload_counts_unknown" /* per pid: 1 = its final counts never arrived */
-#define INGERO_LOSS_TRANSPORT       "transport_pipe_errors" /* pipes nng closed on an error (each lost a message) */
 #define INGERO_LOSS_GPU_MARKS       "gpu_marks_lost"    /* per pid: GPU marks recorded but not read back */
 #define INGERO_LOSS_AFTER_OWNER      "preload_after_owner_exit" /* per pid: 1 = still running when its ring's owner stopped */
 
