@@ -41,8 +41,12 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "No CUDA work queued by the selected processes in this window: no GPU idle estimate.\n");
 	} else {
 		char rng[32];
-		fprintf(f, "GPU idle (%s): %s of the window\n", ia_idle_basis(g),
+		fprintf(f, "GPU idle (%s): %s of the window", ia_idle_basis(g),
 			ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)));
+		if (g->gpu.nunmarked)
+			fprintf(f, " (%zu of %zu streams with work could not be marked: left out)", g->gpu.nunmarked,
+				g->gpu.nstreams);
+		fputc('\n', f);
 	}
 	if (win)
 		fprintf(f, "Main thread's time: ");

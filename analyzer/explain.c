@@ -176,6 +176,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 			"had unfinished work");
 		ia_json_u64(idle, "marks", g->gpu.nmarks);
 		ia_json_u64(idle, "streams", g->gpu.nstreams);
+		ia_json_u64(idle, "unmarked_streams", g->gpu.nunmarked);
 	} else {
 		cJSON_AddStringToObject(idle, "basis",
 			"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "

@@ -26,6 +26,7 @@ struct cpt {
 struct stream_acc {
 	int pid;
 	uint32_t key;
+	size_t nmarks;
 	struct ia_span *sub; size_t nsub, csub;   /* calls that queued work: start, end */
 	struct cpt *cp; size_t ncp, ccp;
 };
@@ -173,6 +174,7 @@ static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, s
 		if (!s)
 			break;
 		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1);
+		s->nmarks++;
 		(*nmarks)++;
 	}
 	int bad = ia_db_done(q, rc, err, errlen);
@@ -323,12 +325,19 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		if (!s->nsub)
 			continue;   /* marks without work in the window: nothing to say */
 		g->nstreams++;
-		if (!s->ncp)
-			g->nunmarked++;
 		size_t ns;
 		struct ia_span *si = stream_spans(&a, s, win_start, win_end, &ns);
 		if (!si)
 			break;
+		if (!s->nmarks) {
+			/* a stream the library could not mark (a fork child's, the
+			 * per-thread default stream, marks off in that process): its
+			 * waits count as busy, but its silence proves nothing, so it
+			 * stays out of the idle intersection (said: nunmarked) */
+			g->nunmarked++;
+			free(si);
+			continue;
+		}
 		if (!idle) {
 			idle = si;
 			nidle = ns;

@@ -15,7 +15,9 @@
  *                   work before it was not done), back to when that work was
  *                   queued; and a host wait that lasted (the GPU was busy).
  *
- * The GPU is idle where every stream is certainly idle (low bound of idle)
+ * The GPU is idle where every marked stream is certainly idle (low bound of
+ * idle; a stream the library could not mark — a fork child's, the per-thread
+ * default stream — is left out of it and counted in nunmarked)
  * and may be idle wherever no stream is certainly busy (high bound).  The
  * bounds are as narrow as the marks are dense; the library marks a stream
  * at least once per INGERO_GPU_MARK_US while work is queued and again when it
@@ -36,7 +38,7 @@ struct ia_gpu_time {
 	int measured;                     /* the traced processes' streams carry marks */
 	uint64_t win_start, win_end;
 	uint64_t idle_low_ns, idle_high_ns, busy_ns;   /* busy_ns: certainly busy */
-	size_t nmarks, nstreams, nunmarked;   /* streams with work but no completion known */
+	size_t nmarks, nstreams, nunmarked;   /* streams with work; of them, without marks (left out of the idle) */
 	struct ia_span *busy; size_t nbusy;   /* certainly busy, sorted, disjoint */
 	struct ia_span *idle; size_t nidle;   /* certainly idle, sorted, disjoint */
 };

@@ -34,7 +34,8 @@ N=$((2 * (STEPS - 1)))
 trace empty_cache
 check "empty_cache: sync_frees with every free and the mallocs after them" json empty_cache \
 	"f and f['evidence']['frees'] == $N and f['evidence']['mallocs_after'] == $N and f['evidence']['empty_cache']"
-check "empty_cache: the frees open the loop's gaps" json empty_cache "gaps and gaps['evidence']['gaps'] >= $STEPS - 1"
+# (about one per step: measured GPU idle may leave out the first and the last)
+check "empty_cache: the frees open the loop's gaps" json empty_cache "gaps and gaps['evidence']['gaps'] >= $STEPS - 2"
 check "empty_cache: root cause names empty_cache and the line calling it" \
 	grep -q "Here they come from torch.cuda.empty_cache(), called at $PY:$CALL\." "$T/empty_cache.txt"
 check "empty_cache: first fix, out of the loop" \
@@ -51,7 +52,9 @@ check "direct: the slow cudaFree tail is the GPU draining, not a host cause" \
 trace null
 check_eq "null: every cudaFree(NULL) flagged (32)" "$STEPS" \
 	"$(q "SELECT count(*) FROM cuda_calls WHERE api = 28 AND flags & 32")"
-check "null: it opens no gaps and makes no chain" json null "f is None and gaps is None"
+# the GPU does idle while the host works (measured), but the frees are not why
+check "null: no free chain, and no gap blamed on frees" json null \
+	"f is None and (gaps is None or 'cudaFree' not in gaps['root_cause'])"
 
 trace none
 check "none: no sync_frees chain, no gaps chain" json none "f is None and gaps is None"
