@@ -34,11 +34,27 @@
 enum ia_severity { IA_SEV_NONE = 0, IA_SEV_LOW, IA_SEV_MEDIUM, IA_SEV_HIGH };
 const char *ia_severity_name(enum ia_severity s);
 
+/* What a chain is about; its name is the "kind" of explain --json. */
+enum ia_kind {
+	IA_KIND_GAPS_HOST_BUSY,
+	IA_KIND_GAPS_WAITING_WORKERS,
+	IA_KIND_GAPS_HOST_BLOCKED,
+	IA_KIND_GAPS_HOST_PREEMPTED,
+	IA_KIND_GAPS_COMPILING,
+	IA_KIND_SLOW_CALLS,
+	IA_KIND_PAGEABLE_COPIES,
+	IA_KIND_SYNC_PER_STEP,
+	IA_KIND_SYNC_FREES,
+	IA_KIND_HOST_BOUND_LAUNCHES,
+	IA_KIND_N
+};
+const char *ia_kind_name(enum ia_kind k);
+
 #define IA_CHAIN_MAX_LINES 8
 
 struct ia_chain {
 	enum ia_severity sev;
-	const char *kind;
+	enum ia_kind kind;
 	uint16_t api;                  /* 0 when the chain is not about one API */
 	double impact;                 /* share of the window it explains (ordering) */
 	char summary[400];

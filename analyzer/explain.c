@@ -133,7 +133,7 @@ static cJSON *chain_json(const struct ia_analysis *a, const struct ia_chain *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "severity", ia_severity_name(c->sev));
-	cJSON_AddStringToObject(o, "kind", c->kind);
+	cJSON_AddStringToObject(o, "kind", ia_kind_name(c->kind));
 	ia_json_str(o, "api", c->api ? ia_api_name(a->t, c->api) : NULL);
 	cJSON_AddStringToObject(o, "summary", c->summary);
 	cJSON_AddStringToObject(o, "root_cause", c->root_cause);
