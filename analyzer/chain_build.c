@@ -67,6 +67,16 @@ int ia_cpus_of(const struct ia_analysis *a)
 	return a->t->cpus > 0 ? a->t->cpus : a->ev.ncpus;
 }
 
+void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a)
+{
+	/* the DataLoader is named only where there is one (its workers) */
+	if (a->pp.nworkers)
+		ia_chain_fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
+	else
+		ia_chain_fix(c, "Copy from pinned host memory (tensor.pin_memory(), or allocate with pin_memory=True once "
+				"and reuse it) with .to('cuda', non_blocking=True)");
+}
+
 int ia_good_workers(const struct ia_analysis *a)
 {
 	int c = ia_cpus_of(a);

@@ -28,6 +28,9 @@ struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind k
 double ia_pct(uint64_t part, uint64_t whole);
 /* The number of CPUs, from the session, else from cpu_busy. */
 int ia_cpus_of(const struct ia_analysis *a);
+/* The fix for pageable copies: pinned memory, through the DataLoader when
+ * there are DataLoader workers. */
+void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a);
 /* A num_workers value for this machine: every CPU but one for the main process. */
 int ia_good_workers(const struct ia_analysis *a);
 
@@ -46,8 +49,6 @@ double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role rol
 const char *ia_python_where(const struct ia_gap_stack *s, char *buf, size_t len);
 /* The most sampled stack of a role that ran Python code, or NULL. */
 const struct ia_gap_stack *ia_stacks_python_top(const struct ia_gaps *g, enum ia_gap_role role);
-/* The folded stack with the most compiling samples, or NULL. */
-const struct ia_gap_stack *ia_stacks_compile_top(const struct ia_gaps *g);
 /* At least a fifth of a role's samples in collation code. */
 int ia_stacks_show_collation(const struct ia_gaps *g, enum ia_gap_role role);
 /* [{symbol, python_code, python, user_line, samples, share}] of a role, as ev[key]. */
@@ -62,5 +63,7 @@ int ia_rule_pageable(struct ia_analysis *a, size_t *cap);                       
 int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap);                         /* chain_syncs.c */
 int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap);                            /* chain_frees.c */
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap);                             /* chain_hostbound.c */
+int ia_rule_phases(struct ia_analysis *a, size_t *cap);                                /* chain_phases.c */
+int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap);                        /* chain_contention.c */
 
 #endif

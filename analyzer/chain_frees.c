@@ -78,15 +78,14 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	if (!win || !g->n)
+	if (!a->idle.steady_ns || !g->n)
 		return 0;
 	struct free_evidence fe = { 0 };
 	if (free_evidence(a, &fe) < 0) {
 		free(fe.lines);
 		return -1;
 	}
-	double share = (double)fe.gap_ns / (double)win;
+	double share = ia_idle_share(&a->idle, fe.gap_ns);
 	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
 		free(fe.lines);
@@ -103,7 +102,8 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	char n1[32], n2[32], d1[32], d2[32];
 	c->sev = sev;
 	c->api = top->api;
-	c->impact = share;
+	c->impact = ia_idle_impact(&a->idle, fe.gap_ns);
+	c->cost_ns = fe.gap_ns;
 	if (has_line)
 		snprintf(c->source, sizeof c->source, "%s", top->line);
 	snprintf(c->summary, sizeof c->summary,

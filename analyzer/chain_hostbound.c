@@ -99,7 +99,8 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_hostbound *h = &a->hb;
 	const struct ia_gaps *g = &a->gaps;
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	uint64_t win = a->idle.steady_ns;
+	(void)g;
 	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
 		return 0;
 	double share = (double)h->ns / (double)win;
@@ -120,7 +121,8 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	const struct ia_trace *t = a->t;
 	const struct ia_call *cl = &t->calls[h->long_close];
 	c->sev = sev;
-	c->impact = share;
+	c->impact = ia_idle_impact(&a->idle, h->ns);
+	c->cost_ns = h->ns;
 	c->api = cl->api;
 	if (h->nlines)
 		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);

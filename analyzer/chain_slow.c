@@ -26,10 +26,14 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 {
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : t->last_ns - t->first_ns;
-	if (!win || !s->slow_ns)
+	/* judged on the steady state, ranked on the whole window; a trace
+	 * with no queued work has neither: its whole length then */
+	uint64_t all = t->last_ns - t->first_ns;
+	uint64_t steady = a->idle.steady_ns ? a->idle.steady_ns : all, whole = a->idle.window_ns ? a->idle.window_ns : all;
+	(void)g;
+	if (!steady || !s->slow_ns)
 		return 0;
-	double impact = (double)s->excess_ns / (double)win;
+	double impact = (double)s->excess_ns / (double)steady;
 	double rq = (double)s->runq_ns / (double)s->slow_ns, blk = (double)s->blocked_ns / (double)s->slow_ns;
 	double on = (double)s->oncpu_ns / (double)s->slow_ns;
 	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
@@ -39,13 +43,17 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	if (contention)
 		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
 	else
-		sev = impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
+		/* a sync or free whose tail has no host cause waited for the
+		 * GPU's own work: what a busy GPU looks like, not starvation */
+		sev = (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable ? IA_SEV_LOW
+			: impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SLOW_CALLS);
 	if (!c)
 		return -1;
 	c->sev = sev;
 	c->api = s->api;
-	c->impact = impact;
+	c->impact = (double)s->excess_ns / (double)whole;
+	c->cost_ns = s->excess_ns;
 	int workers = (int)a->pp.nworkers, cpus = ia_cpus_of(a);
 	const struct ia_proc_stats *mps = a->pp.main >= 0 ? &a->pp.p[a->pp.main] : NULL;
 	const struct ia_proc *mp = mps ? &t->procs[mps->proc] : NULL;
@@ -137,7 +145,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
 			 "while the host waits (see the pageable-copies chain).");
-		ia_chain_fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
+		ia_pin_fix(c, a);
 	} else if (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "No host-side cause: the thread was %s, not waiting for a CPU (%.0f%%), during the slow calls. "

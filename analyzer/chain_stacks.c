@@ -103,16 +103,6 @@ const struct ia_gap_stack *ia_stacks_python_top(const struct ia_gaps *g, enum ia
 	return top;
 }
 
-/* The folded stack with the most compiling samples, or NULL. */
-const struct ia_gap_stack *ia_stacks_compile_top(const struct ia_gaps *g)
-{
-	const struct ia_gap_stack *top = NULL;
-	for (size_t i = 0; i < g->nstacks; i++)
-		if (g->stacks[i].compiling && (!top || g->stacks[i].compiling > top->compiling))
-			top = &g->stacks[i];
-	return top;
-}
-
 int ia_stacks_show_collation(const struct ia_gaps *g, enum ia_gap_role role)
 {
 	uint64_t total = ia_gap_samples(g, role), coll = 0;

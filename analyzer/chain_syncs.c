@@ -23,15 +23,14 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	if (!win || !g->n)
+	if (!a->idle.steady_ns || !g->n)
 		return 0;
 	for (size_t i = 0; i < g->nsync_lines; i++) {
 		const struct ia_gap_line *l = &g->sync_lines[i];
 		double per_step = (double)l->count / (double)g->n;
 		if (l->count < SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
 			continue;
-		double share = (double)l->overlap_ns / (double)win;
+		double share = ia_idle_share(&a->idle, l->overlap_ns);
 		enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 		if (sev == IA_SEV_NONE)
 			continue;
@@ -41,7 +40,8 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			return -1;
 		c->sev = sev;
 		c->api = l->api;
-		c->impact = share;
+		c->impact = ia_idle_impact(&a->idle, l->overlap_ns);
+		c->cost_ns = l->overlap_ns;
 		if (has_line)
 			snprintf(c->source, sizeof c->source, "%s", l->line);
 		char n1[32], d1[32], d2[32], d3[32];

@@ -35,14 +35,41 @@ const char *ia_kind_name(enum ia_kind k)
 		[IA_KIND_GAPS_WAITING_WORKERS] = "gaps_waiting_workers",
 		[IA_KIND_GAPS_HOST_BLOCKED] = "gaps_host_blocked",
 		[IA_KIND_GAPS_HOST_PREEMPTED] = "gaps_host_preempted",
-		[IA_KIND_GAPS_COMPILING] = "gaps_compiling",
 		[IA_KIND_SLOW_CALLS] = "slow_calls",
 		[IA_KIND_PAGEABLE_COPIES] = "pageable_copies",
 		[IA_KIND_SYNC_PER_STEP] = "sync_per_step",
 		[IA_KIND_SYNC_FREES] = "sync_frees",
 		[IA_KIND_HOST_BOUND_LAUNCHES] = "host_bound_launches",
+		[IA_KIND_CPU_CONTENTION] = "cpu_contention",
+		[IA_KIND_STARTUP] = "startup",
+		[IA_KIND_COMPILATION] = "compilation",
+		[IA_KIND_RECOMPILATION] = "recompilation",
+		[IA_KIND_AUTOTUNING] = "autotuning",
 	};
 	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
+}
+
+int ia_kind_is_phase(enum ia_kind k)
+{
+	return k == IA_KIND_STARTUP || k == IA_KIND_COMPILATION || k == IA_KIND_RECOMPILATION || k == IA_KIND_AUTOTUNING;
+}
+
+/* A one-time phase never outranks a steady-state cause that costs the run
+ * at least as much: its severity is held to that cause's.  (Phases are
+ * judged on the whole window, steady causes on the steady state, so the
+ * two severities alone do not compare.) */
+static void hold_phases(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++) {
+		struct ia_chain *p = &a->chains[i];
+		if (!ia_kind_is_phase(p->kind))
+			continue;
+		for (size_t j = 0; j < a->nchains; j++) {
+			const struct ia_chain *s = &a->chains[j];
+			if (!ia_kind_is_phase(s->kind) && s->impact >= p->impact && p->sev > s->sev)
+				p->sev = s->sev;
+		}
+	}
 }
 
 static int cmp_chain(const void *a, const void *b)
@@ -52,6 +79,8 @@ static int cmp_chain(const void *a, const void *b)
 		return x->sev > y->sev ? -1 : 1;
 	if (x->impact != y->impact)
 		return x->impact > y->impact ? -1 : 1;
+	if (ia_kind_is_phase(x->kind) != ia_kind_is_phase(y->kind))   /* on a tie, the steady state first */
+		return ia_kind_is_phase(x->kind) ? 1 : -1;
 	int k = strcmp(ia_kind_name(x->kind), ia_kind_name(y->kind));
 	return k ? k : (int)x->api - (int)y->api;
 }
@@ -67,8 +96,9 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 		if (ia_rule_slow_calls(a, &cap, &a->slow[i]) < 0)
 			goto oom;
 	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
-	    ia_rule_hostbound(a, &cap) < 0)
+	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0)
 		goto oom;
+	hold_phases(a);
 	if (a->nchains)
 		qsort(a->chains, a->nchains, sizeof *a->chains, cmp_chain);
 	return 0;

@@ -37,12 +37,29 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "No CUDA calls and no traced process in this trace: nothing to explain.\n");
 		return;
 	}
+	const struct ia_idle *i = &a->idle;
 	if (!win) {
 		fprintf(f, "No CUDA work queued by the selected processes in this window: no GPU idle estimate.\n");
 	} else {
-		char rng[32];
-		fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %s of the window\n",
-			ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)));
+		char rng[32], rng2[32];
+		fprintf(f, "GPU idle (estimate from host evidence, no GPU timestamps): %s of the window",
+			ia_fmt_pct_range(rng, sizeof rng, pct(i->low_ns, win), pct(i->high_ns, win)));
+		if (i->steady_ns < win && i->steady_ns)
+			fprintf(f, "; %s of the steady state",
+				ia_fmt_pct_range(rng2, sizeof rng2, pct(i->steady_low_ns, i->steady_ns),
+						 pct(i->steady_high_ns, i->steady_ns)));
+		fprintf(f, "\n");
+	}
+	if (win && i->steady_ns < win) {   /* one-time phases in the window: said before any chain */
+		fprintf(f, "Phases:");
+		for (int p = 1; p < IA_PHASE_N; p++)
+			if (i->phase_ns[p])
+				fprintf(f, " %s %s (%.0f%%),", p == IA_PHASE_STARTUP ? "start-up" : ia_phase_name((enum ia_phase)p),
+					ia_fmt_dur(d1, sizeof d1, i->phase_ns[p]), pct(i->phase_ns[p], win));
+		fprintf(f, " steady state %s (%.0f%%", ia_fmt_dur(d1, sizeof d1, i->steady_ns), pct(i->steady_ns, win));
+		if (a->ph.steps.calls && a->ph.steps.ns)
+			fprintf(f, "; a step every %s, %u calls", ia_fmt_dur(d2, sizeof d2, a->ph.steps.ns), a->ph.steps.calls);
+		fprintf(f, ")\n");
 	}
 	if (win)
 		fprintf(f, "Main thread's time: ");
