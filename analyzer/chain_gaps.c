@@ -186,12 +186,15 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	 * line that runs most, else the user's line under the most sampled
 	 * native stack (numpy, a torch op on the CPU) */
 	size_t top;
+	const struct ia_gap_stack *hot_native = NULL;
 	uint64_t nmain = ia_gap_samples(g, IA_GAP_MAIN);
 	if (hot && hot->user_python[0] && interp >= INTERPRETER_SHARE)
 		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
 	else if (nmain && ia_role_top(g, IA_GAP_MAIN, &top, 1) == 1 && g->stacks[top].user_python[0] &&
 		 (double)g->stacks[top].main >= HOT_STACK_SHARE * (double)nmain)
-		snprintf(c->source, sizeof c->source, "%s", g->stacks[top].user_python);
+		hot_native = &g->stacks[top];
+	if (hot_native)
+		snprintf(c->source, sizeof c->source, "%s", hot_native->user_python);
 	const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
 	if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
 		ia_addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
@@ -215,6 +218,11 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
 				"critical path: do it on the GPU, in another process, or after queueing the next step's "
 				"GPU work", ia_python_where(hot, where, sizeof where));
+	else if (!coll && hot_native)
+		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
+				"copying results back), in another thread or process, or after queueing the next step's GPU "
+				"work so the two overlap", hot_native->label, hot_native->user_python,
+			     ia_pct(hot_native->main, nmain));
 	else if (!coll)
 		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "

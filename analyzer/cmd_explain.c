@@ -5,6 +5,7 @@
 #include "progress.h"
 #include "chains.h"
 #include "cli.h"
+#include "finding.h"
 #include "json_out.h"
 #include "util.h"
 
@@ -85,23 +86,8 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
-	for (size_t i = 0; i < a->nchains; i++) {
-		const struct ia_chain *c = &a->chains[i];
-		fprintf(f, "\n[%s] %s\n", ia_severity_name(c->sev), c->summary);
-		if (c->ntimeline) {
-			fprintf(f, "  Timeline:\n");
-			for (int k = 0; k < c->ntimeline; k++)
-				fprintf(f, "    %s\n", c->timeline[k]);
-		}
-		fprintf(f, "  Root cause: %s\n", c->root_cause);
-		if (c->nfixes) {
-			fprintf(f, "  Fixes:\n");
-			for (int k = 0; k < c->nfixes; k++)
-				fprintf(f, "    %d. %s\n", k + 1, c->fixes[k]);
-		}
-		if (c->source[0])
-			fprintf(f, "  Source: %s\n", c->source);
-	}
+	for (size_t i = 0; i < a->nchains; i++)
+		ia_finding_print(f, &a->chains[i]);
 
 	fprintf(f, "\nProcesses:\n");
 	for (size_t i = 0; i < a->pp.n; i++) {

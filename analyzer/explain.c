@@ -8,6 +8,7 @@
  */
 #include "progress.h"
 #include "chains.h"
+#include "finding.h"
 
 #include "json_out.h"
 #include "util.h"
@@ -135,28 +136,6 @@ void ia_analysis_free(struct ia_analysis *a)
 	memset(a, 0, sizeof *a);
 }
 
-static cJSON *chain_json(const struct ia_analysis *a, const struct ia_chain *c)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "severity", ia_severity_name(c->sev));
-	cJSON_AddStringToObject(o, "kind", ia_kind_name(c->kind));
-	ia_json_str(o, "api", c->api ? ia_api_name(a->t, c->api) : NULL);
-	cJSON_AddStringToObject(o, "summary", c->summary);
-	cJSON_AddStringToObject(o, "root_cause", c->root_cause);
-	cJSON *f = cJSON_AddArrayToObject(o, "fixes");
-	for (int i = 0; i < c->nfixes; i++)
-		cJSON_AddItemToArray(f, cJSON_CreateString(c->fixes[i]));
-	cJSON *tl = cJSON_AddArrayToObject(o, "timeline");
-	for (int i = 0; i < c->ntimeline; i++)
-		cJSON_AddItemToArray(tl, cJSON_CreateString(c->timeline[i]));
-	cJSON_AddItemToObject(o, "evidence", cJSON_Duplicate(c->evidence, 1));
-	ia_json_str(o, "source", c->source[0] ? c->source : NULL);
-	ia_json_round(o, "impact", c->impact, 4);
-	ia_json_u64(o, "cost_ns", c->cost_ns);
-	cJSON_AddStringToObject(o, "phase", ia_kind_is_phase(c->kind) ? "one-time" : "steady");
-	return o;
-}
-
 cJSON *ia_explain_json(const struct ia_analysis *a)
 {
 	const struct ia_trace *t = a->t;
@@ -164,7 +143,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	cJSON *root = cJSON_CreateObject();
 	cJSON *ch = cJSON_AddArrayToObject(root, "chains");
 	for (size_t i = 0; i < a->nchains; i++)
-		cJSON_AddItemToArray(ch, chain_json(a, &a->chains[i]));
+		cJSON_AddItemToArray(ch, ia_finding_json(a, &a->chains[i]));
 
 	uint64_t win = a->idle.window_ns;
 	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
