@@ -21,59 +21,33 @@
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
 
-/* ---- slow calls ---- */
-int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_api *s)
+/* What the parts of a slow-calls chain read, computed once. */
+struct slow_view {
+	const struct ia_analysis *a;
+	const struct ia_trace *t;
+	const struct ia_slow_api *s;
+	double rq, blk, on;
+	int contention, cls, pageable, workers, cpus;
+	const struct ia_proc_stats *mps;
+	const struct ia_proc *mp;
+};
+
+#define VIEW_LOCALS(v) \
+	const struct ia_analysis *a = (v)->a; \
+	const struct ia_trace *t = (v)->t; \
+	const struct ia_slow_api *s = (v)->s; \
+	(void)a; (void)t; (void)s
+
+static void slow_timeline(struct ia_chain *c, const struct slow_view *v)
 {
-	const struct ia_trace *t = a->t;
-	const struct ia_gaps *g = &a->gaps;
-	/* judged on the steady state, ranked on the whole window; a trace
-	 * with no queued work has neither: its whole length then */
-	uint64_t all = t->last_ns - t->first_ns;
-	uint64_t steady = a->idle.steady_ns ? a->idle.steady_ns : all, whole = a->idle.window_ns ? a->idle.window_ns : all;
-	(void)g;
-	if (!steady || !s->slow_ns)
-		return 0;
-	double impact = (double)s->excess_ns / (double)steady;
-	double rq = (double)s->runq_ns / (double)s->slow_ns, blk = (double)s->blocked_ns / (double)s->slow_ns;
-	double on = (double)s->oncpu_ns / (double)s->slow_ns;
-	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
-	int cls = ingero_api_class(s->api);
-	int pageable = cls == INGERO_CLASS_COPY && s->copy_pageable * 2 > s->nslow;
-	enum ia_severity sev;
-	if (contention)
-		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
-	else
-		/* a sync or free whose tail has no host cause waited for the
-		 * GPU's own work: what a busy GPU looks like, not starvation */
-		sev = (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable ? IA_SEV_LOW
-			: impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
-	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SLOW_CALLS);
-	if (!c)
-		return -1;
-	c->sev = sev;
-	c->api = s->api;
-	c->impact = (double)s->excess_ns / (double)whole;
-	c->cost_ns = s->excess_ns;
-	int workers = (int)a->pp.nworkers, cpus = ia_cpus_of(a);
-	const struct ia_proc_stats *mps = a->pp.main >= 0 ? &a->pp.p[a->pp.main] : NULL;
-	const struct ia_proc *mp = mps ? &t->procs[mps->proc] : NULL;
+	VIEW_LOCALS(v);
+	double rq = v->rq, blk = v->blk, on = v->on;
+	int workers = v->workers, cpus = v->cpus;
+	const struct ia_proc_stats *mps = v->mps;
+	const struct ia_proc *mp = v->mp;
 	char p99[32], p50[32], r[32], n1[32], d1[32], d2[32], d3[32], d4[32];
-	snprintf(c->summary, sizeof c->summary, "%s p99=%s (%s p50=%s)", ia_api_name(t, s->api),
-		 ia_fmt_dur(p99, sizeof p99, s->p99), ia_fmt_ratio(r, sizeof r, s->p50 ? (double)s->p99 / (double)s->p50 : 0),
-		 ia_fmt_dur(p50, sizeof p50, s->p50));
-	if (contention) {
-		ia_addf(c->summary, sizeof c->summary, " -");
-		if (s->cpu_sat >= 0)
-			ia_addf(c->summary, sizeof c->summary, " CPU %.0f%% +", 100 * s->cpu_sat);
-		ia_addf(c->summary, sizeof c->summary, " %s context switches",
-		     ia_fmt_count(n1, sizeof n1, mps ? mps->context_switches : s->nswitch));
-	} else if (pageable) {
-		ia_addf(c->summary, sizeof c->summary, " - pageable host memory");
-	} else {
-		ia_addf(c->summary, sizeof c->summary, " - no host cause: the thread was %s during the slow calls",
-		     on >= blk ? "on-CPU" : "blocked");
-	}
-	/* timeline */
+	ia_fmt_dur(p99, sizeof p99, s->p99);
+	ia_fmt_dur(p50, sizeof p50, s->p50);
 	if (s->cpu_sat >= 0)
 		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy during the slow calls (%d CPUs); traced processes allocated %s pages/s "
 		     "then (%s/s over the whole window)", 100 * s->cpu_sat, cpus,
@@ -109,7 +83,14 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	     ia_api_name(t, s->api), p50, p99, ia_fmt_dur(d1, sizeof d1, s->max), ia_fmt_count(n1, sizeof n1, s->count),
 	     ia_fmt_count(d4, sizeof d4, s->nslow), ia_fmt_dur(d2, sizeof d2, s->threshold),
 	     ia_fmt_dur(d3, sizeof d3, s->slow_ns), ia_fmt_dur(r, sizeof r, s->excess_ns));
-	/* cause and fixes */
+}
+
+static void slow_cause(struct ia_chain *c, const struct slow_view *v)
+{
+	VIEW_LOCALS(v);
+	double rq = v->rq, blk = v->blk, on = v->on;
+	int workers = v->workers, cpus = v->cpus, cls = v->cls, contention = v->contention, pageable = v->pageable;
+	char n1[32], d1[32];
 	int nw = ia_good_workers(a);
 	if (contention) {
 		snprintf(c->root_cause, sizeof c->root_cause,
@@ -168,6 +149,13 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		if (py)
 			snprintf(c->source, sizeof c->source, "%s", py);
 	}
+}
+
+static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
+{
+	VIEW_LOCALS(v);
+	int workers = v->workers, cpus = v->cpus, cls = v->cls;
+	const struct ia_proc_stats *mps = v->mps;
 	cJSON *ev = c->evidence;
 	ia_json_u64(ev, "count", s->count);
 	ia_json_u64(ev, "p50_ns", s->p50);
@@ -229,6 +217,61 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		ia_json_u64(o, "cpu_ns", s->comp[i].ns);
 		cJSON_AddItemToArray(cp, o);
 	}
-	(void)d4;
+}
+
+/* ---- slow calls ---- */
+int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_api *s)
+{
+	const struct ia_trace *t = a->t;
+	/* judged on the steady state, ranked on the whole window; a trace
+	 * with no queued work has neither: its whole length then */
+	uint64_t all = t->last_ns - t->first_ns;
+	uint64_t steady = a->idle.steady_ns ? a->idle.steady_ns : all, whole = a->idle.window_ns ? a->idle.window_ns : all;
+	if (!steady || !s->slow_ns)
+		return 0;
+	double impact = (double)s->excess_ns / (double)steady;
+	double rq = (double)s->runq_ns / (double)s->slow_ns, blk = (double)s->blocked_ns / (double)s->slow_ns;
+	double on = (double)s->oncpu_ns / (double)s->slow_ns;
+	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
+	int cls = ingero_api_class(s->api);
+	int pageable = cls == INGERO_CLASS_COPY && s->copy_pageable * 2 > s->nslow;
+	enum ia_severity sev;
+	if (contention)
+		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
+	else
+		/* a sync or free whose tail has no host cause waited for the
+		 * GPU's own work: what a busy GPU looks like, not starvation */
+		sev = (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable ? IA_SEV_LOW
+			: impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
+	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SLOW_CALLS);
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->api = s->api;
+	c->impact = (double)s->excess_ns / (double)whole;
+	c->cost_ns = s->excess_ns;
+	int workers = (int)a->pp.nworkers, cpus = ia_cpus_of(a);
+	const struct ia_proc_stats *mps = a->pp.main >= 0 ? &a->pp.p[a->pp.main] : NULL;
+	const struct ia_proc *mp = mps ? &t->procs[mps->proc] : NULL;
+	char p99[32], p50[32], r[32], n1[32];
+	snprintf(c->summary, sizeof c->summary, "%s p99=%s (%s p50=%s)", ia_api_name(t, s->api),
+		 ia_fmt_dur(p99, sizeof p99, s->p99), ia_fmt_ratio(r, sizeof r, s->p50 ? (double)s->p99 / (double)s->p50 : 0),
+		 ia_fmt_dur(p50, sizeof p50, s->p50));
+	if (contention) {
+		ia_addf(c->summary, sizeof c->summary, " -");
+		if (s->cpu_sat >= 0)
+			ia_addf(c->summary, sizeof c->summary, " CPU %.0f%% +", 100 * s->cpu_sat);
+		ia_addf(c->summary, sizeof c->summary, " %s context switches",
+		     ia_fmt_count(n1, sizeof n1, mps ? mps->context_switches : s->nswitch));
+	} else if (pageable) {
+		ia_addf(c->summary, sizeof c->summary, " - pageable host memory");
+	} else {
+		ia_addf(c->summary, sizeof c->summary, " - no host cause: the thread was %s during the slow calls",
+		     on >= blk ? "on-CPU" : "blocked");
+	}
+	struct slow_view v = { a, t, s, rq, blk, on, contention, cls, pageable, workers, cpus, mps, mp };
+	slow_timeline(c, &v);
+	slow_cause(c, &v);
+	slow_evidence(c, &v);
 	return 0;
 }
