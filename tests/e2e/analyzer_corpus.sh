@@ -84,6 +84,12 @@ for e in "$CORPUS"/*.expect; do
 		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$db"; continue
 	fi
 	ok "$n: explain --json"
+	# every trace: a one-time phase never outranks a steady-state cause that
+	# costs the run at least as much (issue 13)
+	bad=$(jq -r '.chains as $c | [range(0; $c | length) as $i | range($i + 1; $c | length) as $j
+		| select($c[$i].phase == "one-time" and $c[$j].phase == "steady" and $c[$j].cost_ns >= $c[$i].cost_ns)
+		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""' "$T/$n.json")
+	check_eq "$n: no one-time phase outranks a steady cause it does not exceed" "" "$bad"
 	check_one "$n" "$e" "$T/$n.json"
 	rm -f "$db"
 done
