@@ -18,6 +18,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CONTENDED 0.30               /* the main thread's runnable share of the stretches */
@@ -36,9 +37,22 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 	if (sev == IA_SEV_NONE)
 		return 0;
-	struct ia_comp_group comp[MAX_COMP];
-	uint64_t comp_ns;
-	size_t ncomp = ia_competitors_in(&a->ev, h->w, h->n, comp, MAX_COMP, &comp_ns);
+	/* Who held the CPUs.  The collector's competitors table names every
+	 * untraced process that took a CPU from the job (the CPU of those
+	 * stints: a lower bound of what they used), over the whole trace; a
+	 * thread woken and left waiting does not record who ran instead, so
+	 * the loop thread's own preemptions (off_cpu.next_pid) in the steady
+	 * state say only part of it. */
+	struct ia_comp_group comp[MAX_COMP], took[MAX_COMP];
+	uint64_t comp_ns, taken_ns = 0, taken_untraced_ns = 0;
+	uint64_t all[2] = { a->t->first_ns, a->t->last_ns + 1 };
+	size_t ncomp = ia_competitors_in(&a->ev, all, 1, comp, MAX_COMP, &comp_ns), ntook = 0, nw;
+	uint64_t *w = ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nw);
+	char err[256];
+	if (ia_cpu_takers(a->t, &a->ev, a->t->threads[a->pp.main_thread].tid, w, nw, took, MAX_COMP, &ntook,
+			  &taken_ns, &taken_untraced_ns, err, sizeof err) < 0)
+		ntook = 0;   /* evidence only: without it, no names */
+	free(w);
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_CPU_CONTENTION);
 	if (!c)
 		return -1;
@@ -46,27 +60,30 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
 	int cpus = ia_cpus_of(a), workers = (int)a->pp.nworkers;
 	double sat = ia_cpu_saturation(&a->ev, a->gaps.win_start, a->gaps.win_end);
-	char d1[32], d2[32], d3[32], n1[32], names[200];
+	char d1[32], d2[32], d3[32], d4[32], n1[32], names[200], tnames[200];
 	c->sev = sev;
 	c->cost_ns = h->main_runq_ns;
 	c->impact = ia_idle_impact(&a->idle, h->main_runq_ns);
-	if (h->nlines)
-		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
+	if (h->nuser_lines)   /* the user's line the sampled launches come from the most: the loop */
+		snprintf(c->source, sizeof c->source, "%s", h->user_lines[0].line);
 	ia_competitors_text(names, sizeof names, comp, ncomp);
+	ia_competitors_text(tnames, sizeof tnames, took, ntook);
 	snprintf(c->summary, sizeof c->summary,
 		 "CPU contention: the thread that queues the GPU work waited for a CPU %s (%.0f%% of the steady state), "
 		 "while the GPU had finished its work%s%s",
-		 ia_fmt_dur(d1, sizeof d1, h->main_runq_ns), 100 * share, ncomp ? " - taken by " : "", ncomp ? names : "");
+		 ia_fmt_dur(d1, sizeof d1, h->main_runq_ns), 100 * share, ncomp ? " - CPUs taken by " : "", ncomp ? names : "");
 	if (sat >= 0)
 		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * sat, cpus);
 	ia_chain_line(c, "[HOST] main thread (pid %d) in %s steps whose closing sync found the GPU idle (%s): waiting for a "
 		      "CPU %s (%.0f%%), on-CPU %s, blocked %s", mp->pid, ia_fmt_count(n1, sizeof n1, h->n),
 		      ia_fmt_dur(d1, sizeof d1, h->ns), ia_fmt_dur(d2, sizeof d2, h->main_runq_ns), 100 * rq,
 		      ia_fmt_dur(d3, sizeof d3, h->ns - h->main_off_ns),
-		      ia_fmt_dur(n1, sizeof n1, h->main_off_ns - h->main_runq_ns));
+		      ia_fmt_dur(d4, sizeof d4, h->main_off_ns - h->main_runq_ns));
 	if (ncomp)
-		ia_chain_line(c, "[SYSTEM] untraced processes on the CPUs then: %s (%s in all)", names,
-			      ia_fmt_dur(d1, sizeof d1, comp_ns));
+		ia_chain_line(c, "[SYSTEM] untraced processes that took CPUs from the job (competitors, whole trace; CPU of "
+			      "those stints): %s", names);
+	if (ntook)
+		ia_chain_line(c, "[HOST] the loop thread's preemptions in the steady state gave the CPU to %s", tnames);
 	ia_chain_line(c, "[CUDA] the syncs closing those steps waited at most %s (floor %s): the GPU was done before the "
 		      "host asked", ia_fmt_dur(d1, sizeof d1, h->close_max_ns), ia_fmt_dur(d2, sizeof d2, IA_SYNC_FLOOR_NS));
 	snprintf(c->root_cause, sizeof c->root_cause,
@@ -75,8 +92,8 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		 100 * rq);
 	if (ncomp)
 		ia_addf(c->root_cause, sizeof c->root_cause,
-			" Processes outside the job took %s of CPU time in those steps: %s.",
-			ia_fmt_dur(d1, sizeof d1, comp_ns), names);
+			" Processes outside the job took CPUs from it: %s (%s of CPU in the stints that preempted it).",
+			names, ia_fmt_dur(d1, sizeof d1, comp_ns));
 	int pinned = t->command && strstr(t->command, "taskset") != NULL;
 	if (pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
@@ -102,8 +119,11 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "main_oncpu_ns", h->ns - h->main_off_ns);
 	ia_json_round(ev, "runq_share_of_stretches", rq, 4);
 	ia_json_u64(ev, "closing_max_wait_ns", h->close_max_ns);
-	ia_json_u64(ev, "competitors_oncpu_ns", comp_ns);
+	ia_json_u64(ev, "competitors_cpu_ns", comp_ns);
 	cJSON_AddItemToObject(ev, "competitors", ia_competitors_json(comp, ncomp));
+	ia_json_u64(ev, "preempted_to_ns", taken_ns);
+	ia_json_u64(ev, "preempted_to_untraced_ns", taken_untraced_ns);
+	cJSON_AddItemToObject(ev, "preempted_to", ia_competitors_json(took, ntook));
 	cJSON_AddNumberToObject(ev, "cpus", cpus);
 	return 0;
 }

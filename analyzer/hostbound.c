@@ -28,11 +28,19 @@ static int is_launch(unsigned api)
 /* Python line of each stack-sampled launch of a stretch (1 in 64 by default:
  * the counts are samples, comparable with each other, not launch counts). */
 static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, struct ia_hostbound *h,
-		       size_t *cap, const struct ia_call *c)
+		       size_t *cap, size_t *ucap, const struct ia_call *c)
 {
 	if (!is_launch(c->api) || !c->stack)
 		return 0;
 	h->launch_samples++;
+	const char *user = ia_stack_user_python(names, t->stack_ids[c->stack]);
+	if (user) {
+		struct ia_gap_line *u = ia_line_slot(&h->user_lines, &h->nuser_lines, ucap, user);
+		if (!u)
+			return -1;
+		u->count++;
+		u->api = c->api;
+	}
 	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);   /* innermost: torch/optim lines name the optimizer */
 	if (!py)
 		return 0;
@@ -47,7 +55,7 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 /* Adds the stretch ix[first..last] (last = its closing call) when it is
  * host-bound; returns -1 only when out of memory. */
 struct walk {
-	size_t lcap;                 /* of h->lines */
+	size_t lcap, ucap;           /* of h->lines, h->user_lines */
 	size_t wcap;                 /* of h->w */
 	uint64_t *th_launches;       /* per thread index */
 	const struct ia_phases *ph;
@@ -115,7 +123,7 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 			}
 			prev_launch = c->start;
 		}
-		if (count_lines(t, names, h, &wk->lcap, c) < 0)
+		if (count_lines(t, names, h, &wk->lcap, &wk->ucap, c) < 0)
 			return -1;
 	}
 	if (pp->main_thread != UINT32_MAX) {
@@ -200,6 +208,8 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 	free(wk.th_launches);
 	if (h->nlines)
 		qsort(h->lines, h->nlines, sizeof *h->lines, ia_gap_line_by_count);
+	if (h->nuser_lines)
+		qsort(h->user_lines, h->nuser_lines, sizeof *h->user_lines, ia_gap_line_by_count);
 	return h->n ? stretch_period(t, pp, h, err, errlen) : 0;
 oom:
 	free(wk.th_launches);
@@ -210,6 +220,7 @@ oom:
 void ia_hostbound_free(struct ia_hostbound *h)
 {
 	free(h->lines);
+	free(h->user_lines);
 	free(h->w);
 	memset(h, 0, sizeof *h);
 }

@@ -65,6 +65,7 @@ struct ia_hostbound {
 	/* Python lines of the stack-sampled launches, most samples first
 	 * (count = samples); launch_samples = launches with a stack */
 	struct ia_gap_line *lines; size_t nlines;
+	struct ia_gap_line *user_lines; size_t nuser_lines;   /* the same launches by the user's own line */
 	uint64_t launch_samples;
 	uint64_t *w;                    /* the stretches as (start, end) pairs, n of them */
 	size_t waited_n;                /* stretches left out: the host waited in calls (see above) */
