@@ -179,6 +179,13 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 	ph->again_launches = IA_PHASE_AGAIN_LAUNCHES;
 	if (!best)
 		return 0;
+	/* the query sorts what its window covers: keep the window to about the
+	 * calls it reads (launches are at most the calls) */
+	uint64_t n = 0;
+	size_t e = best_s;
+	while (e < best_e && n < IA_STEPS_MAX_CALLS)
+		n += ph->launches[e++];
+	best_e = e;
 	if (ia_steps_find(t, t->procs[pp->p[pp->main].proc].pid, ph->t0 + best_s * IA_PHASE_SLICE_NS,
 			  ph->t0 + best_e * IA_PHASE_SLICE_NS, IA_STEPS_MAX_PERIOD, &ph->steps, err, errlen) < 0)
 		return -1;
