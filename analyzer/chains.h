@@ -3,17 +3,22 @@
  * gaps, per-process, bucketed kernel evidence) to "what starved the GPU,
  * why, and what to change", each with a severity.
  *
- * Kinds (docs/chains.md has every threshold):
+ * Kinds (docs/chains.md has every threshold).  In the steady state:
  *   gaps_host_busy        main thread on-CPU while no GPU work was queued
  *   gaps_waiting_workers  main thread blocked while DataLoader workers ran
  *   gaps_host_blocked     main thread blocked, not on workers
  *   gaps_host_preempted   main thread runnable but not running in the gaps
- *   gaps_compiling        torch.compile compiling (main thread or its compile workers) in the gaps
  *   slow_calls            an API's slow tail, with its host cause
  *   pageable_copies       copies at pageable-memory bandwidth
  *   sync_per_step         a Python line that syncs every step
  *   sync_frees            cudaFree between launches: the GPU drains at each
  *   host_bound_launches   the GPU kept up with the host: the launch rate bounds throughput
+ *   cpu_contention        the GPU kept up with the host, whose loop thread waited for a CPU
+ * One-time phases of the run (phases.h), ranked by what they cost it:
+ *   startup               imports, CUDA context, library loading, memory pools, worker start
+ *   compilation           compiling once (torch.compile, Triton, XLA, compiler processes)
+ *   recompilation         compiling again after steps ran (new shapes, failed guards)
+ *   autotuning            cuDNN benchmark, Inductor/Triton autotuning (again for each new shape)
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.
  */
@@ -23,7 +28,9 @@
 #include "align.h"
 #include "gaps.h"
 #include "hostbound.h"
+#include "idle.h"
 #include "per_process.h"
+#include "phases.h"
 #include "series.h"
 #include "stacks.h"
 #include "stats.h"
@@ -34,13 +41,36 @@
 enum ia_severity { IA_SEV_NONE = 0, IA_SEV_LOW, IA_SEV_MEDIUM, IA_SEV_HIGH };
 const char *ia_severity_name(enum ia_severity s);
 
+/* What a chain is about; its name is the "kind" of explain --json. */
+enum ia_kind {
+	IA_KIND_GAPS_HOST_BUSY,
+	IA_KIND_GAPS_WAITING_WORKERS,
+	IA_KIND_GAPS_HOST_BLOCKED,
+	IA_KIND_GAPS_HOST_PREEMPTED,
+	IA_KIND_SLOW_CALLS,
+	IA_KIND_PAGEABLE_COPIES,
+	IA_KIND_SYNC_PER_STEP,
+	IA_KIND_SYNC_FREES,
+	IA_KIND_HOST_BOUND_LAUNCHES,
+	IA_KIND_CPU_CONTENTION,
+	IA_KIND_STARTUP,
+	IA_KIND_COMPILATION,
+	IA_KIND_RECOMPILATION,
+	IA_KIND_AUTOTUNING,
+	IA_KIND_N
+};
+const char *ia_kind_name(enum ia_kind k);
+/* 1 for the kinds of a one-time phase (start-up, compilation, recompilation, autotuning). */
+int ia_kind_is_phase(enum ia_kind k);
+
 #define IA_CHAIN_MAX_LINES 8
 
 struct ia_chain {
 	enum ia_severity sev;
-	const char *kind;
+	enum ia_kind kind;
 	uint16_t api;                  /* 0 when the chain is not about one API */
-	double impact;                 /* share of the window it explains (ordering) */
+	double impact;                 /* what it costs the whole window, as a share (ordering) */
+	uint64_t cost_ns;              /* that time */
 	char summary[400];
 	char root_cause[1200];
 	char fixes[IA_CHAIN_MAX_LINES][400];
@@ -58,8 +88,10 @@ struct ia_analysis {
 	struct ia_stats stats;
 	struct ia_per_process pp;
 	struct ia_evidence ev;
+	struct ia_phases ph;           /* start-up, compilation, autotuning vs the steady state */
 	struct ia_slow_api *slow; size_t nslow;
 	struct ia_gaps gaps;
+	struct ia_idle idle;           /* GPU idle, whole window and steady state: what rules rank by */
 	struct ia_hostbound hb;
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */

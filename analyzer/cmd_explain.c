@@ -5,6 +5,7 @@
 #include "progress.h"
 #include "chains.h"
 #include "cli.h"
+#include "finding.h"
 #include "json_out.h"
 #include "util.h"
 
@@ -37,16 +38,32 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "No CUDA calls and no traced process in this trace: nothing to explain.\n");
 		return;
 	}
+	const struct ia_idle *i = &a->idle;
 	if (!win) {
 		fprintf(f, "No CUDA work queued by the selected processes in this window: no GPU idle estimate.\n");
 	} else {
-		char rng[32];
+		char rng[32], rng2[32];
 		fprintf(f, "GPU idle (%s): %s of the window", ia_idle_basis(g),
-			ia_fmt_pct_range(rng, sizeof rng, pct(g->idle_low_ns, win), pct(g->idle_high_ns, win)));
+			ia_fmt_pct_range(rng, sizeof rng, pct(i->low_ns, win), pct(i->high_ns, win)));
+		if (i->steady_ns < win && i->steady_ns)
+			fprintf(f, "; %s of the steady state",
+				ia_fmt_pct_range(rng2, sizeof rng2, pct(i->steady_low_ns, i->steady_ns),
+						 pct(i->steady_high_ns, i->steady_ns)));
 		if (g->gpu.nunmarked)
 			fprintf(f, " (%zu of %zu streams with work could not be marked: left out)", g->gpu.nunmarked,
 				g->gpu.nstreams);
-		fputc('\n', f);
+		fprintf(f, "\n");
+	}
+	if (win && i->steady_ns < win) {   /* one-time phases in the window: said before any chain */
+		fprintf(f, "Phases:");
+		for (int p = 1; p < IA_PHASE_N; p++)
+			if (i->phase_ns[p])
+				fprintf(f, " %s %s (%.0f%%),", p == IA_PHASE_STARTUP ? "start-up" : ia_phase_name((enum ia_phase)p),
+					ia_fmt_dur(d1, sizeof d1, i->phase_ns[p]), pct(i->phase_ns[p], win));
+		fprintf(f, " steady state %s (%.0f%%", ia_fmt_dur(d1, sizeof d1, i->steady_ns), pct(i->steady_ns, win));
+		if (a->ph.steps.calls && a->ph.steps.ns)
+			fprintf(f, "; a step every %s, %u calls", ia_fmt_dur(d2, sizeof d2, a->ph.steps.ns), a->ph.steps.calls);
+		fprintf(f, ")\n");
 	}
 	if (win)
 		fprintf(f, "Main thread's time: ");
@@ -72,23 +89,8 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
-	for (size_t i = 0; i < a->nchains; i++) {
-		const struct ia_chain *c = &a->chains[i];
-		fprintf(f, "\n[%s] %s\n", ia_severity_name(c->sev), c->summary);
-		if (c->ntimeline) {
-			fprintf(f, "  Timeline:\n");
-			for (int k = 0; k < c->ntimeline; k++)
-				fprintf(f, "    %s\n", c->timeline[k]);
-		}
-		fprintf(f, "  Root cause: %s\n", c->root_cause);
-		if (c->nfixes) {
-			fprintf(f, "  Fixes:\n");
-			for (int k = 0; k < c->nfixes; k++)
-				fprintf(f, "    %d. %s\n", k + 1, c->fixes[k]);
-		}
-		if (c->source[0])
-			fprintf(f, "  Source: %s\n", c->source);
-	}
+	for (size_t i = 0; i < a->nchains; i++)
+		ia_finding_print(f, &a->chains[i]);
 
 	fprintf(f, "\nProcesses:\n");
 	for (size_t i = 0; i < a->pp.n; i++) {

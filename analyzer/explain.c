@@ -8,6 +8,7 @@
  */
 #include "progress.h"
 #include "chains.h"
+#include "finding.h"
 
 #include "json_out.h"
 #include "util.h"
@@ -80,8 +81,8 @@ static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis
  * so they run on the same thread. */
 static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
-	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->gaps, err, errlen);
-	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, a->gaps.main_calls, a->gaps.nmain_calls, &a->hb,
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->gaps, err, errlen);
+	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls, &a->hb,
 					      err, errlen);
 }
 
@@ -97,11 +98,21 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (run_beside(do_stats, &j, per_process_and_evidence, err, errlen) < 0)
 		return -1;
 	ia_phase("stats|per-process+evidence");
+	/* the run's phases (start-up, compiling, autotuning) before the gaps,
+	 * which set theirs apart; on this thread, which owns the names cache */
+	if (ia_phases_compute(t, &a->pp, a->names, &a->ph, err, errlen) < 0)
+		return -1;
+	ia_phase("phases");
 	ia_progress_phase("aligning slow calls, finding gaps");
 	/* slow calls need the stats' p50s, gaps the per-process roles: both ready now */
 	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
 		return -1;
 	ia_phase("slow-calls|gaps");
+	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
+	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	ia_progress_phase("causal chains");
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
@@ -116,37 +127,13 @@ void ia_analysis_free(struct ia_analysis *a)
 	free(a->chains);
 	free(a->slow);
 	ia_gaps_free(&a->gaps);
+	ia_phases_free(&a->ph);
 	ia_hostbound_free(&a->hb);
 	ia_evidence_free(&a->ev);
 	ia_per_process_free(&a->pp);
 	ia_stats_free(&a->stats);
 	ia_stack_names_free(a->names);
 	memset(a, 0, sizeof *a);
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-static cJSON *chain_json(const struct ia_analysis *a, const struct ia_chain *c)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "severity", ia_severity_name(c->sev));
-	cJSON_AddStringToObject(o, "kind", c->kind);
-	ia_json_str(o, "api", c->api ? ia_api_name(a->t, c->api) : NULL);
-	cJSON_AddStringToObject(o, "summary", c->summary);
-	cJSON_AddStringToObject(o, "root_cause", c->root_cause);
-	cJSON *f = cJSON_AddArrayToObject(o, "fixes");
-	for (int i = 0; i < c->nfixes; i++)
-		cJSON_AddItemToArray(f, cJSON_CreateString(c->fixes[i]));
-	cJSON *tl = cJSON_AddArrayToObject(o, "timeline");
-	for (int i = 0; i < c->ntimeline; i++)
-		cJSON_AddItemToArray(tl, cJSON_CreateString(c->timeline[i]));
-	cJSON_AddItemToObject(o, "evidence", cJSON_Duplicate(c->evidence, 1));
-	ia_json_str(o, "source", c->source[0] ? c->source : NULL);
-	ia_json_round(o, "impact", c->impact, 4);
-	return o;
 }
 
 cJSON *ia_explain_json(const struct ia_analysis *a)
@@ -156,32 +143,11 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	cJSON *root = cJSON_CreateObject();
 	cJSON *ch = cJSON_AddArrayToObject(root, "chains");
 	for (size_t i = 0; i < a->nchains; i++)
-		cJSON_AddItemToArray(ch, chain_json(a, &a->chains[i]));
+		cJSON_AddItemToArray(ch, ia_finding_json(a, &a->chains[i]));
 
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	cJSON *idle = cJSON_AddObjectToObject(root, "gpu_idle_pct");
-	if (win) {
-		ia_json_round(idle, "low", pct(g->idle_low_ns, win), 1);
-		ia_json_round(idle, "high", pct(g->idle_high_ns, win), 1);
-	} else {   /* no CUDA work queued in the selection: no estimate */
-		cJSON_AddNullToObject(idle, "low");
-		cJSON_AddNullToObject(idle, "high");
-	}
-	cJSON_AddBoolToObject(idle, "estimate", !g->gpu.measured);
-	cJSON_AddBoolToObject(idle, "measured", g->gpu.measured);
-	if (g->gpu.measured) {
-		cJSON_AddStringToObject(idle, "basis",
-			"measured: CUDA events the preload library put behind the program's work, timed on the GPU; "
-			"low = time every stream was certainly idle; high = window minus time some stream certainly "
-			"had unfinished work");
-		ia_json_u64(idle, "marks", g->gpu.nmarks);
-		ia_json_u64(idle, "streams", g->gpu.nstreams);
-		ia_json_u64(idle, "unmarked_streams", g->gpu.nunmarked);
-	} else {
-		cJSON_AddStringToObject(idle, "basis",
-			"host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
-			"high = window minus time the GPU was known busy (host waiting in syncs or blocking copies)");
-	}
+	uint64_t win = a->idle.window_ns;
+	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
+	cJSON_AddItemToObject(root, "phases", ia_phases_json(&a->ph, t, g->win_start, g->win_end));
 
 	cJSON *w = cJSON_AddObjectToObject(root, "where_time_went");
 	ia_json_u64(w, "window_ns", win);

@@ -202,7 +202,7 @@ int ia_cmd_export(const struct ia_cli *c)
 	memset(&g, 0, sizeof g);
 	memset(&ev, 0, sizeof ev);
 	int rc = IA_EXIT_OK;
-	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0 || ia_gaps_compute(&t, &pp, names, &g, err, sizeof err) < 0 ||
+	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0 || ia_gaps_compute(&t, &pp, names, NULL, &g, err, sizeof err) < 0 ||
 	    ia_evidence_load(&t, &ev, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;

@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "json_out.h"
+#include "phases.h"
 #include "util.h"
 
 #include <ingero/api.h>
@@ -150,8 +151,6 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 	return l;
 }
 
-#define COMPILE_GAP_SAMPLES 2   /* compiling samples that make a gap a compile gap */
-
 /* The tracer's own threads in a traced process (the preload's sender and
  * nng's): their CPU time is the tracer's, not the program's. */
 static int is_tracer_thread(const char *comm)
@@ -185,10 +184,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)g->g[0].start);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	struct ia_map by_id = { 0 };
-	struct { uint64_t id, main, workers, other, siblings, compiling; } *ids = NULL;
-	unsigned char *compiles = calloc(g->n, 1);   /* per gap: compiling samples seen, up to 255 */
-	if (!compiles)
-		goto oom;
+	struct { uint64_t id, main, workers, other, siblings; } *ids = NULL;
 	size_t nids = 0, cap = 0, scap = 0;
 	int rc;
 	uint32_t main_tid = pp->main_thread != UINT32_MAX ? t->threads[pp->main_thread].tid : 0;
@@ -215,30 +211,16 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			ids[nids].id = id;
 			k = (uint32_t)nids++;
 		}
-		/* also the main process's other threads (a lazily compiled backward
-		 * runs on the autograd thread) and Inductor's compile pool (role
-		 * other, not a worker); not unrelated processes */
-		int pool = role == IA_GAP_OTHER && ps && ps->compile_pool;
-		int compiling = (role != IA_GAP_OTHER || pool) && ia_stack_compiling(names, id);
-		if (compiling) {
-			ids[k].compiling++;
-			compiles[gi] += compiles[gi] < UCHAR_MAX;
-		}
 		if (role == IA_GAP_MAIN) {
 			ids[k].main++;
 			g->samples_main++;
-			g->samples_main_compiling += compiling;
 		} else if (role == IA_GAP_WORKERS) {
 			ids[k].workers++;
 			g->samples_workers++;
-			g->samples_workers_compiling += compiling;
 		} else if (role == IA_GAP_SIBLINGS) {
 			ids[k].siblings++;
 			g->samples_siblings++;
-			g->samples_siblings_compiling += compiling;
 		} else {
-			g->samples_pool += pool;
-			g->samples_pool_compiling += compiling;
 			ids[k].other++;
 			g->samples_other++;
 		}
@@ -248,15 +230,6 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	if (rc != SQLITE_DONE) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		goto fail;
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		if (compiles[i] < COMPILE_GAP_SAMPLES)   /* one sample in a gap is not a compile */
-			continue;
-		if (!g->ncompile_gaps++)
-			g->compile_first_end = g->g[i].end;
-		g->compile_last_start = g->g[i].start;
-		g->compile_last_end = g->g[i].end;
-		g->compile_gap_ns += g->g[i].end - g->g[i].start;
 	}
 	/* Fold stacks by their innermost native symbol, or by the Python
 	 * function when the sample was running Python code (the interpreter's
@@ -294,7 +267,6 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		g->stacks[k].main += ids[i].main;
 		g->stacks[k].workers += ids[i].workers;
 		g->stacks[k].other += ids[i].other;
-		g->stacks[k].compiling += ids[i].compiling;
 		if (py && (n > best[k] || (n == best[k] && strcmp(py, g->stacks[k].python) < 0))) {
 			const char *user = ia_stack_user_python(names, ids[i].id);
 			best[k] = n;
@@ -306,7 +278,6 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 	if (g->nstacks)
 		qsort(g->stacks, g->nstacks, sizeof *g->stacks, cmp_stack);
 	free(ids);
-	free(compiles);
 	ia_map_free(&by_id);
 	return 0;
 oom:
@@ -314,7 +285,6 @@ oom:
 fail:
 	sqlite3_finalize(st);
 	free(ids);
-	free(compiles);
 	ia_map_free(&by_id);
 	return -1;
 }
@@ -353,8 +323,25 @@ static int measured_gaps(const struct ia_trace *t, struct ia_gaps *g, const uint
 	return 0;
 }
 
+/* Moves the gaps that lie mostly in a one-time phase out of g->g, into the
+ * per-phase counts: the attribution that follows is the steady state's. */
+static void set_phase_gaps_apart(const struct ia_phases *ph, struct ia_gaps *g)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		enum ia_phase p = ph ? ia_phases_majority(ph, g->g[i].start, g->g[i].end) : IA_PHASE_STEADY;
+		if (p == IA_PHASE_STEADY) {
+			g->g[keep++] = g->g[i];
+			continue;
+		}
+		g->nphase_gaps[p]++;
+		g->phase_gap_ns[p] += g->g[i].end - g->g[i].start;
+	}
+	g->n = keep;
+}
+
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    struct ia_gaps *g, char *err, size_t errlen)
+		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof *g);
 	g->sibling_top = UINT32_MAX;
@@ -430,6 +417,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 				b0 = busy_until;
 			if (b1 > b0) {
 				g->known_busy_ns += b1 - b0;
+				if (ph)
+					g->known_busy_phase_ns += ia_phases_time_in(ph, IA_PHASE_N, b0, b1);
 				busy_until = b1;
 			}
 		}
@@ -448,6 +437,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		return -1;
 	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
 		goto oom;
+	set_phase_gaps_apart(ph, g);
 
 	/* main thread in each gap: gaps and the thread's intervals are both
 	 * sorted and disjoint, so one merge walks them together */
@@ -474,14 +464,18 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
 	}
-	g->idle_low_ns = g->gpu.measured ? g->gpu.idle_low_ns : g->total_ns;
+	g->idle_low_ns = g->total_ns;
+	for (int p = 0; p < IA_PHASE_N; p++)   /* the whole window's bounds hold the phases' gaps too */
+		g->idle_low_ns += g->phase_gap_ns[p];
+	if (g->gpu.measured)   /* measured: every certainly idle stretch, short ones too */
+		g->idle_low_ns = g->gpu.idle_low_ns;
 	g->idle_high_ns = win > g->known_busy_ns ? win - g->known_busy_ns : 0;
 	if (g->gpu.measured)
 		g->idle_high_ns = g->gpu.idle_high_ns;
 	if (g->idle_high_ns < g->idle_low_ns)
 		g->idle_high_ns = g->idle_low_ns;
 	uint64_t in_calls = g->in_sync_ns + g->in_copy_ns + g->in_launch_ns + g->in_other_ns;
-	g->queued_host_ns = win > in_calls + g->total_ns ? win - in_calls - g->total_ns : 0;
+	g->queued_host_ns = win > in_calls + g->idle_low_ns ? win - in_calls - g->idle_low_ns : 0;
 
 	/* workers' CPU time over all gaps */
 	g->worker_oncpu_ns = calloc(pp->n + 1, sizeof *g->worker_oncpu_ns);

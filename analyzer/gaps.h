@@ -10,6 +10,11 @@
  * the workers' CPU time, the sampled on-CPU stacks, and the Python line of
  * the call that ends it.
  *
+ * Gaps that fall mostly in a one-time phase of the run (start-up,
+ * compilation, autotuning: phases.h) are counted apart, per phase, and
+ * left out of everything else here: the attribution below is the steady
+ * state's.
+ *
  * With GPU marks (schema 3) the gaps are the measured idle stretches and
  * the bounds are measured (gpu_time.h).  Without them, GPU idle is
  * estimated from host evidence only, as bounds over the window
@@ -24,6 +29,7 @@
 
 #include "gpu_time.h"
 #include "per_process.h"
+#include "phase_rules.h"
 #include "stacks.h"
 #include "trace.h"
 
@@ -46,7 +52,6 @@ struct ia_gap_stack {
 	int python_code;        /* label is a Python function: the samples ran Python code */
 	uint64_t main, workers, other;   /* samples in gaps */
 	uint64_t siblings;      /* samples of the main process's other threads (not in `other`) */
-	uint64_t compiling;     /* of main + workers: stacks in torch.compile's compile-time code */
 };
 
 struct ia_gap_line {
@@ -73,13 +78,11 @@ struct ia_gaps {
 	 * hold the GIL the main thread may wait for), and the busiest of them */
 	uint64_t siblings_oncpu_ns, sibling_top_ns;
 	uint32_t sibling_top;   /* index into trace.threads; UINT32_MAX: none */
-	/* torch.compile compiling (ia_stack_compiling): main / worker samples in
-	 * gaps, the gaps that hold any, their time, the first one's end and the
-	 * last one's bounds */
-	uint64_t samples_main_compiling, samples_workers_compiling, samples_siblings_compiling;
-	uint64_t samples_pool, samples_pool_compiling;   /* the compile-worker pool (role other) */
-	size_t ncompile_gaps;
-	uint64_t compile_gap_ns, compile_first_end, compile_last_start, compile_last_end;
+	/* gaps in one-time phases (phases.h), left out of the rest: their
+	 * count and time per phase, and the known-busy time inside phases */
+	size_t nphase_gaps[IA_PHASE_N];
+	uint64_t phase_gap_ns[IA_PHASE_N];
+	uint64_t known_busy_phase_ns;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
@@ -113,8 +116,10 @@ static inline uint64_t ia_gap_samples(const struct ia_gaps *g, enum ia_gap_role 
 		: r == IA_GAP_OTHER ? g->samples_other : g->samples_siblings;
 }
 
+struct ia_phases;
+/* ph: the run's phases, or NULL to count every gap as steady. */
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    struct ia_gaps *g, char *err, size_t errlen);
+		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */

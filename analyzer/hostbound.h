@@ -11,6 +11,12 @@
  * is at least IA_HOSTBOUND_MIN_RATE is *host-bound*: the host's issue rate,
  * not the GPU, bounded how fast the work went.
  *
+ * Only the steady state counts (phases.h): a stretch mostly in start-up,
+ * compilation or autotuning is left out.  A stretch in which the host spent
+ * at least half the time inside CUDA calls other than launches (a pageable
+ * copy or a sync that waited for the device) is not host-bound either: the
+ * host waited for the GPU there, whatever the closing call says.
+ *
  * Stretches never contain a gap (gaps.h): a gap ends at the first queued
  * work, which is where a stretch begins, so the two never count the same
  * time.  For the host-bound stretches: launches, the main thread's time
@@ -32,7 +38,6 @@
 
 #define IA_HOSTBOUND_MIN_RATE 2000.0    /* launches per second inside a stretch */
 #define IA_HOSTBOUND_PERIOD_MAX 512     /* longest call-sequence period looked for */
-#define IA_HOSTBOUND_PERIOD_CALLS 20000 /* calls of the longest stretch it is looked for in */
 
 struct ia_hostbound {
 	size_t n;                       /* host-bound stretches */
@@ -60,12 +65,18 @@ struct ia_hostbound {
 	/* Python lines of the stack-sampled launches, most samples first
 	 * (count = samples); launch_samples = launches with a stack */
 	struct ia_gap_line *lines; size_t nlines;
+	struct ia_gap_line *user_lines; size_t nuser_lines;   /* the same launches by the user's own line */
 	uint64_t launch_samples;
+	uint64_t *w;                    /* the stretches as (start, end) pairs, n of them */
+	size_t waited_n;                /* stretches left out: the host waited in calls (see above) */
 };
 
-/* ix[0..n): the main process's calls in time order (ia_gaps.main_calls). */
+struct ia_phases;
+/* ix[0..n): the main process's calls in time order (ia_gaps.main_calls);
+ * ph: the run's phases (NULL: every stretch is steady). */
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 const uint32_t *ix, size_t n, struct ia_hostbound *h, char *err, size_t errlen);
+			 const struct ia_phases *ph, const uint32_t *ix, size_t n, struct ia_hostbound *h,
+			 char *err, size_t errlen);
 void ia_hostbound_free(struct ia_hostbound *h);
 
 #endif

@@ -2,26 +2,24 @@
  * mcp_tools.c — the MCP tools: their table (name, description, input and
  * output schemas) and the calls.  Each call is a thin adapter: it gets the
  * view for its arguments (mcp_view.c), calls the analyzer's modules
- * (stats.h, per_process.h, chains.h, the timeline command) and hands their
+ * (stats.h, per_process.h, chains.h, timeline.h) and hands their
  * cJSON to mcp_result_data().  Nothing is analysed here: the figures an
  * assistant sees are the ones `ingero-analyze stats|explain|timeline --json`
  * print.  get_stacks lives in mcp_stacks.c, run_sql's sandbox in mcp_sql.c.
  */
 #include "mcp_internal.h"
 
-#include "cli.h"
+#include "db.h"
 #include "json_out.h"
+#include "timeline.h"
 #include "util.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* The window and process every trace tool takes (mcp_window_args reads them). */
 #define WINDOW_PROPS \
@@ -163,48 +161,28 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	return mcp_result_data(sum, data);
 }
 
-/* ---- get_timeline: `timeline --json`, run as is ----
- *
- * The timeline streams rows straight from SQLite to its output inside
- * ia_cmd_timeline(); there is no function that returns it as a tree.  Rather
- * than write a second timeline, the tool runs that very command with
- * --json into an in-memory file and parses what it printed. */
+/* ---- get_timeline: the timeline's own data (timeline.h) ---- */
 
 static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 {
-	struct ia_cli c;
-	memset(&c, 0, sizeof c);
+	struct ia_filter filter;
+	memset(&filter, 0, sizeof filter);
 	char err[512];
-	if (mcp_window_args(args, &c.filter, err, sizeof err) < 0)
+	if (mcp_window_args(args, &filter, err, sizeof err) < 0)
 		return mcp_result_error("%s", err);
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
-	c.cmd = "timeline";
-	c.db_path = s->db_path;
-	c.json = 1;
-	c.pretty = 0;
-	c.limit = cJSON_IsNumber(lim) ? lim->valueint : 200;
-	int fd = memfd_create("ingero-mcp-timeline", MFD_CLOEXEC);
-	if (fd < 0)
-		return mcp_result_error("get_timeline: no in-memory file: %s", strerror(errno));
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	c.out = path;
-	int rc = ia_cmd_timeline(&c);      /* its error line, if any, goes to stderr: our log */
-	off_t n = lseek(fd, 0, SEEK_END);
-	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	ssize_t got = buf ? pread(fd, buf, (size_t)n, 0) : -1;
-	close(fd);
-	if (rc != 0 || got != n) {
-		free(buf);
-		return mcp_result_error("get_timeline: the timeline could not be read from the trace (the server log says why)");
-	}
-	buf[n] = 0;
-	cJSON *data = cJSON_Parse(buf);
-	free(buf);
-	if (!cJSON_IsObject(data)) {
-		cJSON_Delete(data);
-		return mcp_result_error("get_timeline: the timeline's output did not parse (a bug)");
-	}
+	long limit = cJSON_IsNumber(lim) ? lim->valueint : 200;
+	sqlite3 *db = ia_db_open(s->db_path, err, sizeof err);
+	if (!db)
+		return mcp_result_error("get_timeline: %s", err);
+	struct ia_trace t;
+	cJSON *data = NULL;
+	if (ia_trace_load(&t, db, &filter, 0, err, sizeof err) == 0)
+		data = ia_timeline_json(&t, limit, err, sizeof err);
+	ia_trace_free(&t);
+	ia_db_close(db);
+	if (!data)
+		return mcp_result_error("get_timeline: the timeline could not be read from the trace: %s", err);
 	int nev = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(data, "events"));
 	double more = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(data, "more"));
 	char sum[512];

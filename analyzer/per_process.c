@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "json_out.h"
+#include "phase_rules.h"
 #include "util.h"
 
 #include <ingero/api.h>
@@ -29,6 +30,8 @@ const char *ia_role_name(enum ia_role r)
 	switch (r) {
 	case IA_ROLE_MAIN: return "main";
 	case IA_ROLE_WORKER: return "worker";
+	case IA_ROLE_COMPILER: return "compiler";
+	case IA_ROLE_CHILD: return "child";
 	default: return "other";
 	}
 }
@@ -107,6 +110,94 @@ static int in_compile_pool(const struct ia_trace *t, int i, int mainp)
 			return 1;
 	}
 	return 0;
+}
+
+/* What the samples of the main process's descendants show, per trace.procs
+ * index: samples in all, those with a Python frame in torch/utils/data/
+ * (a DataLoader worker's loop, fetch, collate), those with a compile-time
+ * frame (phase_rules.h).  Samples are few (99 Hz per CPU), stacks fewer:
+ * one pass over (pid, stack) pairs and one look at each stack's frames. */
+struct role_evidence {
+	uint64_t samples, dataloader, compiling;
+};
+
+static int role_evidence(const struct ia_trace *t, int mainp, struct role_evidence *ev, char *err, size_t errlen)
+{
+	if (!ia_db_has_table(t->db, "cpu_samples") || !ia_db_has_table(t->db, "stack_frames"))
+		return 0;   /* no samples: roles from names only */
+	sqlite3_stmt *pairs = ia_db_prepare(t->db, "SELECT pid, stack_id, count(*) FROM cpu_samples GROUP BY pid, stack_id",
+					    err, errlen);
+	sqlite3_stmt *frames = pairs ? ia_db_prepare(t->db, "SELECT kind, file, symbol FROM stack_frames "
+						     "WHERE stack_id = ?1 AND kind IN ('python', 'native')", err, errlen)
+				     : NULL;
+	if (!frames) {
+		sqlite3_finalize(pairs);
+		return -1;
+	}
+	int rc;
+	while ((rc = sqlite3_step(pairs)) == SQLITE_ROW) {
+		int pi = ia_proc_index(t, sqlite3_column_int(pairs, 0));
+		if (pi < 0 || pi == mainp || mainp < 0 || !descends_from(t, pi, mainp))
+			continue;
+		uint64_t n = (uint64_t)sqlite3_column_int64(pairs, 2);
+		int dl = 0, comp = 0, frc;
+		sqlite3_reset(frames);
+		sqlite3_bind_int64(frames, 1, sqlite3_column_int64(pairs, 1));
+		while ((frc = sqlite3_step(frames)) == SQLITE_ROW) {
+			const char *kind = (const char *)sqlite3_column_text(frames, 0);
+			const char *file = (const char *)sqlite3_column_text(frames, 1);
+			const char *sym = (const char *)sqlite3_column_text(frames, 2);
+			int py = kind && !strcmp(kind, "python");
+			dl |= py && file && strstr(file, "torch/utils/data/") != NULL;
+			int why = py ? ia_python_frame_why(file, sym) : ia_native_frame_why(sym);
+			comp |= ia_why_phase(why) == IA_PHASE_COMPILE;
+		}
+		if (frc != SQLITE_DONE) {
+			rc = frc;
+			break;
+		}
+		ev[pi].samples += n;
+		ev[pi].dataloader += dl ? n : 0;
+		ev[pi].compiling += comp ? n : 0;
+	}
+	sqlite3_finalize(pairs);
+	sqlite3_finalize(frames);
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether process i has a thread named name (PyTorch renames a DataLoader
+ * worker's thread pt_data_worker). */
+static int has_thread_named(const struct ia_trace *t, int i, const char *name)
+{
+	for (size_t k = 0; k < t->nthreads; k++)
+		if ((int)t->threads[k].proc == i && !strcmp(t->threads[k].comm, name))
+			return 1;
+	return 0;
+}
+
+/* The main process runs Python: its name or executable says so, or a stack
+ * of it has Python frames.  Its children then need evidence to be workers. */
+static int runs_python(const struct ia_trace *t, int mainp)
+{
+	const struct ia_proc *p = &t->procs[mainp];
+	const char *exe = p->exe ? strrchr(p->exe, '/') : NULL;
+	exe = exe ? exe + 1 : p->exe;
+	if (!strncmp(p->comm, "python", 6) || (exe && !strncmp(exe, "python", 6)))
+		return 1;
+	if (!ia_db_has_table(t->db, "stacks"))
+		return 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM stacks s JOIN stack_frames f ON f.stack_id = s.id "
+			       "WHERE s.pid = ?1 AND f.kind = 'python' LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return 0;   /* evidence only: without it, the names decide */
+	sqlite3_bind_int(st, 1, p->pid);
+	int yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
 }
 
 /* Tree order: roots by pid, each followed by its children by pid. */
@@ -201,21 +292,49 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 	for (size_t i = 0; mainp >= 0 && i < t->ncalls; i++)
 		if ((int)t->threads[t->calls[i].th].proc == mainp && t->calls[i].start < first_call)
 			first_call = t->calls[i].start;
+	struct role_evidence *rev = calloc(t->nprocs + 1, sizeof *rev);
+	if (!rev) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (role_evidence(t, mainp, rev, err, errlen) < 0) {
+		free(rev);
+		return -1;
+	}
+	int python_main = mainp >= 0 && runs_python(t, mainp);
 	for (size_t i = 0; i < pp->n; i++) {
 		struct ia_proc_stats *s = &pp->p[i];
 		const struct ia_proc *pr = &t->procs[s->proc];
+		const struct role_evidence *ev = &rev[s->proc];
+		s->why_role = NULL;
 		if ((int)s->proc == mainp) {
 			s->role = IA_ROLE_MAIN;
+			s->why_role = "most sync, copy and launch calls";
 			pp->main = (int)i;
-		} else if (mainp >= 0 && descends_from(t, (int)s->proc, mainp) &&
-			   !(pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call) &&
-			   !(s->compile_pool = in_compile_pool(t, (int)s->proc, mainp))) {
+		} else if (mainp < 0 || !descends_from(t, (int)s->proc, mainp) ||
+			   (pr->exit_ns && first_call != UINT64_MAX && pr->exit_ns < first_call)) {
+			s->role = IA_ROLE_OTHER;   /* not a child, or gone before the GPU work began */
+		} else if ((s->compile_pool = in_compile_pool(t, (int)s->proc, mainp)) || ia_is_compiler_comm(pr->comm) ||
+			   (ev->compiling >= 2 && ev->compiling * 2 >= ev->samples)) {
+			s->role = IA_ROLE_COMPILER;
+			s->why_role = s->compile_pool ? "torch.compile's compile-worker pool"
+				: ia_is_compiler_comm(pr->comm) ? "a compiler's name" : "compile-time code in its samples";
+			pp->ncompilers++;
+		} else if (has_thread_named(t, (int)s->proc, "pt_data_worker") || ev->dataloader) {
 			s->role = IA_ROLE_WORKER;
+			s->why_role = ev->dataloader ? "torch/utils/data frames in its samples" : "a thread named pt_data_worker";
+			pp->nworkers++;
+		} else if (!python_main) {
+			s->role = IA_ROLE_WORKER;   /* a C program's forked helpers: DataLoader-style, by position */
+			s->why_role = "a child of a program that runs no Python";
 			pp->nworkers++;
 		} else {
-			s->role = IA_ROLE_OTHER;
+			s->role = IA_ROLE_CHILD;
+			s->why_role = "a child with no DataLoader or compiler evidence";
+			pp->nchildren++;
 		}
 	}
+	free(rev);
 	/* Main thread: the thread whose tid is the pid, when it makes a fair
 	 * share of the loop's calls (launches and syncs: set-up copies and
 	 * allocations do not count) — a Python training loop runs there, while
@@ -356,6 +475,7 @@ cJSON *ia_per_process_json(const struct ia_trace *t, const struct ia_per_process
 		cJSON_AddNumberToObject(o, "ppid", p->ppid < 0 ? 0 : p->ppid);
 		cJSON_AddStringToObject(o, "comm", p->comm);
 		cJSON_AddStringToObject(o, "role", ia_role_name(s->role));
+		ia_json_str(o, "role_evidence", s->why_role);
 		cJSON *calls = cJSON_AddObjectToObject(o, "calls");
 		for (unsigned a = 0; p->calls && a < INGERO_API_MAX; a++)
 			if (p->calls[a])

@@ -1,11 +1,19 @@
 /*
  * per_process.h — the traced process tree with roles and host evidence.
  *
- * Roles: the main process is the one that drives the GPU (most sync, copy
- * and launch calls; with no CUDA calls at all, the root of the tree); a
- * worker is any descendant of main (DataLoader-style worker); everything
- * else is "other".  The main thread is the main process's thread with the
- * most CUDA calls.
+ * Roles, from evidence: the main process is the one that drives the GPU
+ * (most sync, copy and launch calls; with no CUDA calls at all, the root
+ * of the tree).  Among its descendants:
+ *   compiler  a compiler or linker (ptxas, nvlink, cc1, ... by name),
+ *             torch.compile's compile-worker pool and what it runs, or a
+ *             child whose samples are mostly compile-time code
+ *   worker    a DataLoader worker: a thread named pt_data_worker (PyTorch
+ *             names its workers so) or samples in torch/utils/data/; when
+ *             the main process is no Python program (a C workload), any
+ *             child, as a DataLoader-style worker
+ *   child     any other descendant: no DataLoader advice is given for it
+ * Everything else traced is "other".  The main thread is the main
+ * process's thread with the most CUDA calls (see per_process.c).
  *
  * Per process: CUDA calls, CPU time (thread lifetimes minus off-CPU: an
  * estimate from scheduler evidence), context switches (= off-CPU intervals)
@@ -21,13 +29,14 @@
 
 #include <cjson/cJSON.h>
 
-enum ia_role { IA_ROLE_MAIN, IA_ROLE_WORKER, IA_ROLE_OTHER };
+enum ia_role { IA_ROLE_MAIN, IA_ROLE_WORKER, IA_ROLE_OTHER, IA_ROLE_COMPILER, IA_ROLE_CHILD };
 const char *ia_role_name(enum ia_role r);
 
 struct ia_proc_stats {
 	uint32_t proc;               /* index into trace.procs */
 	enum ia_role role;
-	int compile_pool;            /* torch.compile's compile-worker pool (role other) */
+	int compile_pool;            /* torch.compile's compile-worker pool or below it (role compiler) */
+	const char *why_role;        /* the evidence for the role, for people ("thread pt_data_worker") */
 	int depth;                   /* in the tree, for indentation */
 	uint32_t nthreads;
 	uint64_t context_switches, voluntary, involuntary;
@@ -46,6 +55,7 @@ struct ia_per_process {
 	uint32_t main_thread;        /* thread index, UINT32_MAX when none */
 	uint64_t main_blocked_ns;    /* main thread blocked (not runnable) off-CPU time */
 	size_t nworkers;
+	size_t ncompilers, nchildren;
 };
 
 int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen);

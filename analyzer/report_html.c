@@ -11,6 +11,7 @@
  */
 #include "chains.h"
 #include "cli.h"
+#include "finding.h"
 #include "util.h"
 
 #include <ingero/api.h>
@@ -210,36 +211,57 @@ static void histograms(FILE *f, const struct ia_analysis *a)
 	free(h);
 }
 
+/* ---- the HTML sink of the finding renderer (finding.h) ---- */
+static void h_begin(void *f, const char *sev, const char *summary)
+{
+	fprintf(f, "<section class='chain'><h3><span class='sev %s'>%s</span> ", sev, sev);
+	esc(f, summary);
+	fputs("</h3>\n", f);
+}
+
+static void h_list_begin(void *f, enum ia_finding_part part, int n)
+{
+	(void)n;
+	fputs(part == IA_PART_TIMELINE ? "<pre class='tl'>" : "<ol>", f);
+}
+
+static void h_list_item(void *f, enum ia_finding_part part, int number, const char *text)
+{
+	(void)number;
+	if (part == IA_PART_TIMELINE) {
+		esc(f, text);
+		fputc('\n', f);
+	} else {
+		fputs("<li>", f);
+		esc(f, text);
+		fputs("</li>", f);
+	}
+}
+
+static void h_list_end(void *f, enum ia_finding_part part)
+{
+	fputs(part == IA_PART_TIMELINE ? "</pre>\n" : "</ol>", f);
+}
+
+static void h_field(void *f, enum ia_finding_part part, const char *text)
+{
+	fprintf(f, "<p><b>%s:</b> %s", ia_finding_part_title(part), part == IA_PART_SOURCE ? "<code>" : "");
+	esc(f, text);
+	fputs(part == IA_PART_SOURCE ? "</code></p>" : "</p>\n", f);
+}
+
+static void h_end(void *f)
+{
+	fputs("</section>\n", f);
+}
+
 static void chains_html(FILE *f, const struct ia_analysis *a)
 {
+	static const struct ia_finding_sink html = { h_begin, h_list_begin, h_list_item, h_list_end, h_field, h_end };
 	if (!a->nchains)
 		fputs("<p class='ok'>No causal chain: no starvation pattern passed its threshold.</p>\n", f);
-	for (size_t i = 0; i < a->nchains; i++) {
-		const struct ia_chain *c = &a->chains[i];
-		fprintf(f, "<section class='chain'><h3><span class='sev %s'>%s</span> ", ia_severity_name(c->sev),
-			ia_severity_name(c->sev));
-		esc(f, c->summary);
-		fputs("</h3>\n<pre class='tl'>", f);
-		for (int k = 0; k < c->ntimeline; k++) {
-			esc(f, c->timeline[k]);
-			fputc('\n', f);
-		}
-		fputs("</pre>\n<p><b>Root cause:</b> ", f);
-		esc(f, c->root_cause);
-		fputs("</p>\n<ol>", f);
-		for (int k = 0; k < c->nfixes; k++) {
-			fputs("<li>", f);
-			esc(f, c->fixes[k]);
-			fputs("</li>", f);
-		}
-		fputs("</ol>", f);
-		if (c->source[0]) {
-			fputs("<p><b>Source:</b> <code>", f);
-			esc(f, c->source);
-			fputs("</code></p>", f);
-		}
-		fputs("</section>\n", f);
-	}
+	for (size_t i = 0; i < a->nchains; i++)
+		ia_finding_render(&a->chains[i], &html, f);
 }
 
 static void tables(FILE *f, const struct ia_analysis *a)

@@ -7,6 +7,7 @@
 #include "stacks.h"
 
 #include "db.h"
+#include "phase_rules.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -15,7 +16,9 @@
 
 struct entry {
 	char *python, *func, *leaf, *native, *user;
+	char *module;            /* outermost library module being imported at top level, or NULL */
 	int runs_python, compiling;
+	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
 };
 
 struct ia_stack_names {
@@ -52,6 +55,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->e[i].leaf);
 		free(n->e[i].native);
 		free(n->e[i].user);
+		free(n->e[i].module);
 	}
 	free(n->e);
 	ia_map_free(&n->map);
@@ -89,6 +93,17 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			continue;
 		if (!strcmp(kind, "python") && file && !e->compiling && ia_is_compile_file(file))
 			e->compiling = 1;
+		int why = !strcmp(kind, "python") ? ia_python_frame_why(file, sym)
+			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
+		if (why > e->why)
+			e->why = why;
+		/* rows come innermost first: the last library <module> frame is
+		 * the outermost import, the one the program asked for */
+		if (!strcmp(kind, "python") && file && sym && !strcmp(sym, "<module>") && file[0] != '<' &&
+		    ia_is_library_file(file)) {
+			free(e->module);
+			e->module = strdup(file);
+		}
 		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
 			char buf[600];
 			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
@@ -150,6 +165,8 @@ const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->compiling; }
+int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
+const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
 const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
 {

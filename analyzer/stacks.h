@@ -34,6 +34,12 @@ int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
 /* 1 when one of its Python frames is torch.compile's compile-time code
  * (ia_is_compile_file): the sample was compiling, not running the model. */
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t stack_id);
+/* The phase reason of the stack (enum ia_phase_why, phase_rules.h): the
+ * highest-ranked reason any of its frames gives; 0 when none. */
+int ia_stack_phase_why(struct ia_stack_names *n, uint64_t stack_id);
+/* For a stack that imports: the file of the outermost library module
+ * running its top-level code (what the program imported), or NULL. */
+const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t stack_id);
 /* The innermost Python frame in the user's own code (ia_is_library_file)
  * as "file:line", or NULL. */
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);

@@ -1,6 +1,6 @@
 /*
- * timeline.c — `ingero-analyze timeline [--from T] [--to T]`: the events of
- * a window in time order, one line each (or --json, an array).
+ * timeline.c — the events of a window in time order, as data (see
+ * timeline.h); `ingero-analyze timeline` prints them (cmd_timeline.c).
  *
  * Streams instead of loading: one query per table over the time index
  * (ORDER BY start_ns follows the index, so no sort), merged by time, with
@@ -12,7 +12,8 @@
  * off-CPU intervals show whether the thread was preempted or blocked, how
  * long it then waited for a CPU, and who took the CPU.
  */
-#include "cli.h"
+#include "timeline.h"
+
 #include "db.h"
 #include "json_out.h"
 #include "stacks.h"
@@ -58,7 +59,7 @@ static void slice_first(struct ev *e, uint64_t from, uint64_t end)
 	bind_window(e, e->lo, e->hi);
 }
 
-static const char *dir_name(int d)
+const char *ia_tl_dir_name(int d)
 {
 	static const char *const n[] = { "", "HtoD", "DtoH", "DtoD", "HtoH", "default", "peer" };
 	return d >= 0 && d < 7 ? n[d] : "";
@@ -95,60 +96,46 @@ static const char *comm_of(const struct ia_trace *t, uint32_t tid, int pid)
 	return p >= 0 ? t->procs[p].comm : "?";
 }
 
-int ia_cmd_timeline(const struct ia_cli *c)
+const char *ia_tl_memory(int flags)
 {
-	struct ia_trace t;
-	char err[512];
-	if (ia_cli_load(c, &t, 0) < 0)
-		return IA_EXIT_ERROR;
-	struct ia_stack_names *names = ia_stack_names_new(t.db);
+	return flags & INGERO_FLAG_HOST_PINNED ? "pinned" : flags & INGERO_FLAG_HOST_PAGEABLE ? "pageable" : "";
+}
+
+int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ctx, int *more, char *err, size_t errlen)
+{
+	struct ia_stack_names *names = ia_stack_names_new(t->db);
 	struct ev calls = { 0 }, offs = { 0 };
-	calls.st = ia_db_prepare(t.db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
-				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, sizeof err);
-	offs.st = calls.st ? ia_db_prepare(t.db, "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid "
-				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, sizeof err) : NULL;
-	int rc = IA_EXIT_OK;
-	FILE *f = NULL;
-	if (!calls.st || !offs.st) {
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
+	int rc = -1;
+	*more = 0;
+	calls.st = ia_db_prepare(t->db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
+				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen);
+	offs.st = calls.st ? ia_db_prepare(t->db, "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid "
+				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen) : NULL;
+	if (!calls.st || !offs.st)
 		goto out;
-	}
-	if (t.blocks) {
+	if (t->blocks) {
 		/* slices from the first call to the last, not over the window's open ends */
-		sqlite3_stmt *q = ia_db_prepare(t.db, "SELECT min(first_ns), max(last_ns) FROM call_blocks", err, sizeof err);
-		if (!q) {
-			ia_err("%s", err);
-			rc = IA_EXIT_ERROR;
+		sqlite3_stmt *q = ia_db_prepare(t->db, "SELECT min(first_ns), max(last_ns) FROM call_blocks", err, errlen);
+		if (!q)
 			goto out;
-		}
 		uint64_t first = 0, last = 0;
 		int s = sqlite3_step(q);
 		if (s == SQLITE_ROW) {
 			first = (uint64_t)sqlite3_column_int64(q, 0);
 			last = (uint64_t)sqlite3_column_int64(q, 1);
 		}
-		int bad = ia_db_done(q, s, err, sizeof err);
+		int bad = ia_db_done(q, s, err, errlen);
 		sqlite3_finalize(q);
-		if (bad) {
-			ia_err("%s", err);
-			rc = IA_EXIT_ERROR;
+		if (bad)
 			goto out;
-		}
-		slice_first(&calls, first > t.from ? first : t.from, last < t.to ? last + 1 : t.to);
+		slice_first(&calls, first > t->from ? first : t->from, last < t->to ? last + 1 : t->to);
 	} else {
-		bind_window(&calls, t.from, t.to);
+		bind_window(&calls, t->from, t->to);
 	}
-	bind_window(&offs, t.from, t.to);
-	if (!(f = ia_cli_output(c, NULL))) {
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
+	bind_window(&offs, t->from, t->to);
 	next(&calls);
 	next(&offs);
-	cJSON *arr = c->json ? cJSON_CreateArray() : NULL;
-	long shown = 0, more = 0;
-	char d1[32], d2[32], b1[32];
+	long shown = 0;
 	while (calls.valid || offs.valid) {
 		/* ties: the call first, so a sync and the switch inside it read in order */
 		int is_call = calls.valid && (!offs.valid || calls.ts <= offs.ts);
@@ -156,81 +143,46 @@ int ia_cmd_timeline(const struct ia_cli *c)
 		sqlite3_stmt *s = e->st;
 		int pid = sqlite3_column_int(s, 0);
 		uint32_t tid = (uint32_t)sqlite3_column_int64(s, 1);
-		if (!selected(&t, pid)) {
+		if (!selected(t, pid)) {
 			next(e);
 			continue;
 		}
-		if (c->limit && shown >= c->limit) {
-			more = 1;   /* not counted: that would read the rest of a 10M-row trace */
+		if (limit && shown >= limit) {
+			*more = 1;   /* not counted: that would read the rest of a 10M-row trace */
 			break;
 		}
 		shown++;
-		uint64_t ts = e->ts, rel = ts >= t.t0 ? ts - t.t0 : 0;
-		const char *comm = comm_of(&t, tid, pid);
+		struct ia_tl_event x;
+		memset(&x, 0, sizeof x);
+		x.ts_rel = e->ts >= t->t0 ? e->ts - t->t0 : 0;
+		x.pid = pid;
+		x.tid = tid;
+		x.comm = comm_of(t, tid, pid);
+		x.is_call = is_call;
 		if (is_call) {
-			uint64_t dur = (uint64_t)sqlite3_column_int64(s, 3);
-			unsigned api = (unsigned)sqlite3_column_int(s, 4);
-			uint64_t bytes = (uint64_t)sqlite3_column_int64(s, 5);
-			int dir = sqlite3_column_int(s, 6), flags = sqlite3_column_int(s, 7);
-			const char *py = ia_stack_python(names, (uint64_t)sqlite3_column_int64(s, 8));
-			int copy = ingero_api_class(api) == INGERO_CLASS_COPY;
-			const char *mem = flags & INGERO_FLAG_HOST_PINNED ? "pinned" : flags & INGERO_FLAG_HOST_PAGEABLE ? "pageable" : "";
-			if (arr) {
-				cJSON *o = cJSON_CreateObject();
-				ia_json_u64(o, "ts_rel_ns", rel);
-				cJSON_AddStringToObject(o, "type", "cuda");
-				cJSON_AddNumberToObject(o, "pid", pid);
-				cJSON_AddNumberToObject(o, "tid", tid);
-				cJSON_AddStringToObject(o, "api", ia_api_name(&t, api));
-				ia_json_u64(o, "dur_ns", dur);
-				if (copy || bytes) {
-					ia_json_u64(o, "bytes", bytes);
-					cJSON_AddStringToObject(o, "dir", dir_name(dir));
-					if (*mem)
-						cJSON_AddStringToObject(o, "memory", mem);
-				}
-				ia_json_str(o, "python", py);
-				cJSON_AddItemToArray(arr, o);
-			} else {
-				fprintf(f, "+%.6fs %7d/%-7u %-15.15s CUDA %-24s %9s", (double)rel / 1e9, pid, tid, comm,
-					ia_api_name(&t, api), ia_fmt_dur(d1, sizeof d1, dur));
-				if (copy)
-					fprintf(f, " %s %s %s %.2f GB/s", ia_fmt_bytes(b1, sizeof b1, bytes), dir_name(dir), mem,
-						dur ? (double)bytes / (double)dur : 0);
-				if (py)
-					fprintf(f, "  [%s]", py);
-				fputc('\n', f);
-			}
+			x.dur = (uint64_t)sqlite3_column_int64(s, 3);
+			x.api = (unsigned)sqlite3_column_int(s, 4);
+			x.api_name = ia_api_name(t, x.api);
+			x.bytes = (uint64_t)sqlite3_column_int64(s, 5);
+			x.dir = sqlite3_column_int(s, 6);
+			x.flags = sqlite3_column_int(s, 7);
+			x.copy = ingero_api_class(x.api) == INGERO_CLASS_COPY;
+			x.python = ia_stack_python(names, (uint64_t)sqlite3_column_int64(s, 8));
 		} else {
-			uint64_t end = (uint64_t)sqlite3_column_int64(s, 3), run = (uint64_t)sqlite3_column_int64(s, 4);
-			int how = sqlite3_column_int(s, 5), np = sqlite3_column_int(s, 6);   /* off_cpu.preempted */
+			uint64_t ts = e->ts, end = (uint64_t)sqlite3_column_int64(s, 3), run = (uint64_t)sqlite3_column_int64(s, 4);
+			int how = sqlite3_column_int(s, 5);   /* off_cpu.preempted */
 			int pre = how == 1;
-			const char *reason = pre ? "preempted" : how == 2 ? "I/O wait (D)" : "blocked";
+			x.reason = pre ? "preempted" : how == 2 ? "I/O wait (D)" : "blocked";
 			if (end < ts)
 				end = ts;
 			if (run < ts || run > end)
 				run = pre ? ts : end;
-			if (arr) {
-				cJSON *o = cJSON_CreateObject();
-				ia_json_u64(o, "ts_rel_ns", rel);
-				cJSON_AddStringToObject(o, "type", "off_cpu");
-				cJSON_AddNumberToObject(o, "pid", pid);
-				cJSON_AddNumberToObject(o, "tid", tid);
-				cJSON_AddStringToObject(o, "reason", reason);
-				ia_json_u64(o, "dur_ns", end - ts);
-				ia_json_u64(o, "runq_ns", end - run);
-				if (np)
-					cJSON_AddNumberToObject(o, "next_pid", np);
-				cJSON_AddItemToArray(arr, o);
-			} else {
-				fprintf(f, "+%.6fs %7d/%-7u %-15.15s OFF  %-24s %9s  waited for a CPU %s", (double)rel / 1e9, pid,
-					tid, comm, reason, ia_fmt_dur(d1, sizeof d1, end - ts),
-					ia_fmt_dur(d2, sizeof d2, end - run));
-				if (np)
-					fprintf(f, "; CPU to pid %d", np);
-				fputc('\n', f);
-			}
+			x.dur = end - ts;
+			x.runq = end - run;
+			x.next_pid = sqlite3_column_int(s, 6);
 		}
+		if (fn(&x, ctx))
+			break;
 		next(e);
 	}
 	/* each stream's own result: sqlite3_errcode() only keeps the latest
@@ -239,33 +191,59 @@ int ia_cmd_timeline(const struct ia_cli *c)
 			  : offs.rc != SQLITE_ROW && offs.rc != SQLITE_DONE ? &offs : NULL;
 	if (failed) {
 		sqlite3_reset(failed->st);   /* the statement's error becomes the connection's */
-		ia_db_step_error(t.db, failed->rc, err, sizeof err);
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		cJSON_Delete(arr);   /* no half answer */
-	} else if (ia_stack_names_error(names, err, sizeof err) < 0) {   /* a Python line could not be read */
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		cJSON_Delete(arr);
-	} else if (arr) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON_AddItemToObject(root, "events", arr);
-		/* a number (the MCP server reads it so): 1 when events past --limit exist */
-		ia_json_u64(root, "more", (uint64_t)more);
-		if (ia_json_print(root, f, c->pretty) < 0)
-			rc = IA_EXIT_ERROR;
-		cJSON_Delete(root);
-	} else if (more) {
-		fprintf(f, "... more events follow (--limit 0 shows all, --from/--to narrow the window)\n");
-	} else if (!shown) {
-		fprintf(f, "(no events in this window)\n");
+		ia_db_step_error(t->db, failed->rc, err, errlen);
+		goto out;
 	}
-	if (ia_cli_close_output(c, f) < 0)
-		rc = IA_EXIT_ERROR;
+	if (ia_stack_names_error(names, err, errlen) < 0) {   /* a Python line could not be read */
+		goto out;
+	}
+	rc = 0;
 out:
 	sqlite3_finalize(calls.st);
 	sqlite3_finalize(offs.st);
 	ia_stack_names_free(names);
-	ia_cli_unload(&t);
 	return rc;
+}
+
+static int add_json(const struct ia_tl_event *e, void *ctx)
+{
+	cJSON *o = cJSON_CreateObject();
+	ia_json_u64(o, "ts_rel_ns", e->ts_rel);
+	cJSON_AddStringToObject(o, "type", e->is_call ? "cuda" : "off_cpu");
+	cJSON_AddNumberToObject(o, "pid", e->pid);
+	cJSON_AddNumberToObject(o, "tid", e->tid);
+	if (e->is_call) {
+		cJSON_AddStringToObject(o, "api", e->api_name);
+		ia_json_u64(o, "dur_ns", e->dur);
+		if (e->copy || e->bytes) {
+			ia_json_u64(o, "bytes", e->bytes);
+			cJSON_AddStringToObject(o, "dir", ia_tl_dir_name(e->dir));
+			if (*ia_tl_memory(e->flags))
+				cJSON_AddStringToObject(o, "memory", ia_tl_memory(e->flags));
+		}
+		ia_json_str(o, "python", e->python);
+	} else {
+		cJSON_AddStringToObject(o, "reason", e->reason);
+		ia_json_u64(o, "dur_ns", e->dur);
+		ia_json_u64(o, "runq_ns", e->runq);
+		if (e->next_pid)
+			cJSON_AddNumberToObject(o, "next_pid", e->next_pid);
+	}
+	cJSON_AddItemToArray(ctx, o);
+	return 0;
+}
+
+cJSON *ia_timeline_json(const struct ia_trace *t, long limit, char *err, size_t errlen)
+{
+	cJSON *arr = cJSON_CreateArray();
+	int more;
+	if (ia_timeline_walk(t, limit, add_json, arr, &more, err, errlen) < 0) {
+		cJSON_Delete(arr);   /* no half answer */
+		return NULL;
+	}
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddItemToObject(root, "events", arr);
+	/* a number (the MCP server and scripts read it so): 1 when events past the limit exist */
+	ia_json_u64(root, "more", (uint64_t)more);
+	return root;
 }

@@ -8,7 +8,7 @@ Each mode runs a small MLP training loop on CUDA with one fault:
   python3 examples/starve_patterns.py io           a checkpoint written and fsync'ed every step
   python3 examples/starve_patterns.py amp          mixed precision with GradScaler and an unfused AdamW
 
-What explain should say (chains.md): gaps_compiling (start-up); sync_frees
+What explain should say (chains.md): compilation (a one-time phase); sync_frees
 naming empty_cache; gaps_host_blocked with the GIL and the thread's line;
 gaps_host_blocked with the main thread in D state (storage); sync_per_step
 inside GradScaler (fix: fused=True).  Prints one line: mode=… steps=… wall_s=….

@@ -1,0 +1,84 @@
+/*
+ * chain_build.c — helpers every rule file writes chains with (see
+ * chain_build.h).
+ */
+#include "chain_build.h"
+
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum ia_severity ia_by_share(double s, double hi, double med, double low)
+{
+	return s >= hi ? IA_SEV_HIGH : s >= med ? IA_SEV_MEDIUM : s >= low ? IA_SEV_LOW : IA_SEV_NONE;
+}
+
+void ia_addf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	if (l + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+void ia_chain_fix(struct ia_chain *c, const char *fmt, ...)
+{
+	if (c->nfixes == IA_CHAIN_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->fixes[c->nfixes++], sizeof c->fixes[0], fmt, ap);
+	va_end(ap);
+}
+
+void ia_chain_line(struct ia_chain *c, const char *fmt, ...)
+{
+	if (c->ntimeline == IA_CHAIN_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->timeline[c->ntimeline++], sizeof c->timeline[0], fmt, ap);
+	va_end(ap);
+}
+
+struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind)
+{
+	if (ia_grow((void **)&a->chains, cap, a->nchains + 1, sizeof *a->chains) < 0)
+		return NULL;
+	struct ia_chain *c = &a->chains[a->nchains++];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->evidence = cJSON_CreateObject();
+	return c;
+}
+
+double ia_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+int ia_cpus_of(const struct ia_analysis *a)
+{
+	return a->t->cpus > 0 ? a->t->cpus : a->ev.ncpus;
+}
+
+void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a)
+{
+	/* the DataLoader is named only where there is one (its workers) */
+	if (a->pp.nworkers)
+		ia_chain_fix(c, "pin_memory=True in the DataLoader (or tensor.pin_memory()) and .to('cuda', non_blocking=True)");
+	else
+		ia_chain_fix(c, "Copy from pinned host memory (tensor.pin_memory(), or allocate with pin_memory=True once "
+				"and reuse it) with .to('cuda', non_blocking=True)");
+}
+
+int ia_good_workers(const struct ia_analysis *a)
+{
+	int c = ia_cpus_of(a);
+	return c > 1 ? c - 1 : 1;
+}

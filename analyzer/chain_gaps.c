@@ -1,0 +1,439 @@
+/*
+ * chain_gaps.c — the gaps_* rules: the GPU starves between calls in the
+ * steady state, and the main thread's state in the gaps names the cause
+ * (docs/chains.md).
+ *
+ * The gaps are the steady state's (gaps.h sets those of start-up,
+ * compilation and autotuning apart; chain_phases.c reports those).  One
+ * view of the gaps is built once (shares, stacks, the line ending them);
+ * the kind follows the main thread's state; each kind has its own cause
+ * and fixes, and all share the timeline and the evidence.
+ */
+#include "chain_build.h"
+
+#include "competitors.h"
+#include "json_out.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
+#define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
+#define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
+#define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
+#define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
+#define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
+#define SATURATED 0.90
+#define MAX_COMP 5                   /* competitor names shown */
+
+/* What every gaps_* cause reads, computed once. */
+struct gap_view {
+	const struct ia_analysis *a;
+	const struct ia_gaps *g;
+	double share, on, blk, rq, sat;
+	int workers, cpus, nw;
+	const struct ia_gap_line *end;   /* the line whose call ends the most gap time, or NULL */
+	int end_py;                      /* it is a Python line */
+	char stk_main[600], stk_workers[600], stk_sib[600], sib_name[96];
+	struct ia_comp_group comp[MAX_COMP];
+	size_t ncomp;
+	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
+};
+
+static int view_init(struct gap_view *v, const struct ia_analysis *a)
+{
+	const struct ia_gaps *g = &a->gaps;
+	memset(v, 0, sizeof *v);
+	v->a = a;
+	v->g = g;
+	v->share = ia_idle_share(&a->idle, g->total_ns);
+	v->on = (double)g->main_oncpu_ns / (double)g->total_ns;
+	v->blk = (double)g->main_blocked_ns / (double)g->total_ns;
+	v->rq = (double)g->main_runq_ns / (double)g->total_ns;
+	v->workers = (int)a->pp.nworkers;
+	v->cpus = ia_cpus_of(a);
+	v->nw = ia_good_workers(a);
+	v->end = g->nend_lines ? &g->end_lines[0] : NULL;
+	v->end_py = v->end && strcmp(v->end->line, "(no Python frame)");
+	v->sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
+	ia_top_stacks(g, IA_GAP_MAIN, v->stk_main, sizeof v->stk_main);
+	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
+	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
+	if (g->sibling_top != UINT32_MAX)
+		snprintf(v->sib_name, sizeof v->sib_name, "tid %u \"%s\"", a->t->threads[g->sibling_top].tid,
+			 a->t->threads[g->sibling_top].comm);
+	/* who else held the CPUs in the gaps: the untraced processes by name */
+	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
+	if (!w)
+		return -1;
+	for (size_t i = 0; i < g->n; i++) {
+		w[2 * i] = g->g[i].start;
+		w[2 * i + 1] = g->g[i].end;
+	}
+	v->ncomp = ia_competitors_in(&a->ev, w, g->n, v->comp, MAX_COMP, &v->comp_ns);
+	free(w);
+	return 0;
+}
+
+static enum ia_kind gaps_kind(const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	if (v->on >= MAIN_STATE_DOMINANT)
+		return IA_KIND_GAPS_HOST_BUSY;
+	if (v->blk >= MAIN_STATE_DOMINANT && v->workers &&
+	    (double)g->workers_oncpu_ns >= WORKERS_BUSY * (double)g->main_blocked_ns)
+		return IA_KIND_GAPS_WAITING_WORKERS;
+	if (v->blk >= MAIN_STATE_DOMINANT)
+		return IA_KIND_GAPS_HOST_BLOCKED;
+	if (v->rq >= MAIN_PREEMPTED)
+		return IA_KIND_GAPS_HOST_PREEMPTED;
+	return IA_KIND_GAPS_HOST_BUSY;   /* mixed: said as the split in the cause */
+}
+
+static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_idle *i = &v->a->idle;
+	char d1[32], n1[32], rng[32];
+	const char *what = c->kind == IA_KIND_GAPS_HOST_BUSY ? "main thread on-CPU"
+		: c->kind == IA_KIND_GAPS_WAITING_WORKERS ? "main thread blocked waiting for workers"
+		: c->kind == IA_KIND_GAPS_HOST_BLOCKED ? "main thread blocked"
+		: "main thread waiting for a CPU";
+	double state = c->kind == IA_KIND_GAPS_HOST_BUSY ? v->on : c->kind == IA_KIND_GAPS_HOST_PREEMPTED ? v->rq : v->blk;
+	int phases = i->steady_ns < i->window_ns;   /* said only when the steady state is not the whole window */
+	snprintf(c->summary, sizeof c->summary,
+		 "GPU idle %s%s (%s): %s %.0f%% of the time, %s %.0f%% of it (%s gaps, mean %s)",
+		 ia_fmt_pct_range(rng, sizeof rng, ia_pct(i->steady_low_ns, i->steady_ns), ia_pct(i->steady_high_ns, i->steady_ns)),
+		 phases ? " of the steady state" : "", i->measured ? "measured" : "estimate",
+		 i->measured ? "the GPU had no work" : "no CUDA work queued", 100 * v->share, what, 100 * state,
+		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
+}
+
+static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_trace *t = v->a->t;
+	const struct ia_proc *mp = &t->procs[v->a->pp.p[v->a->pp.main].proc];
+	char d1[32], d2[32], d3[32], n1[32];
+	if (v->sat >= 0)
+		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * v->sat, v->cpus);
+	else
+		ia_chain_line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", v->cpus);
+	ia_chain_line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%)",
+		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
+		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
+		      100 * v->rq);
+	if (g->main_iowait_ns)
+		ia_chain_line(c, "[HOST] of its blocked time, %s in uninterruptible sleep (D state: disk or page-fault I/O)",
+			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
+	if (v->workers)
+		ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", v->workers,
+			      v->workers > 1 ? "s" : "", ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns),
+			      (double)g->workers_oncpu_ns / (double)g->total_ns);
+	if (v->stk_main[0])
+		ia_chain_line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", v->stk_main);
+	if (v->stk_workers[0])
+		ia_chain_line(c, "[HOST] workers' on-CPU samples in the gaps: %s", v->stk_workers);
+	if (g->siblings_oncpu_ns * 10 >= g->total_ns && v->sib_name[0]) {
+		ia_chain_line(c, "[HOST] the main process's other threads on-CPU %s during the gaps (the most: %s, %s)",
+			      ia_fmt_dur(d1, sizeof d1, g->siblings_oncpu_ns), v->sib_name,
+			      ia_fmt_dur(d2, sizeof d2, g->sibling_top_ns));
+		if (v->stk_sib[0])
+			ia_chain_line(c, "[HOST] their on-CPU samples in the gaps: %s", v->stk_sib);
+	}
+	if (c->kind == IA_KIND_GAPS_HOST_PREEMPTED && v->ncomp) {
+		char names[400];
+		ia_chain_line(c, "[SYSTEM] untraced processes on the CPUs in the gaps: %s",
+			      ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
+	}
+	ia_chain_line(c, "[CUDA] %s gaps totalling %s of %s; the next call after a gap is %s%s%s",
+		      ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, g->total_ns),
+		      ia_fmt_dur(d2, sizeof d2, v->a->idle.steady_ns), v->end ? ia_api_name(t, v->end->api) : "-",
+		      v->end_py ? " at " : "", v->end_py ? v->end->line : "");
+}
+
+static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	char d1[32], d2[32], where[520];   /* label, python, user line: 3 x 160 + words */
+	int coll = ia_stacks_show_collation(g, IA_GAP_MAIN);
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
+		 "of gaps between CUDA calls.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
+	if (v->stk_main[0])
+		ia_addf(c->root_cause, sizeof c->root_cause, " Where that CPU time went (sampled): %s.", v->stk_main);
+	else
+		ia_addf(c->root_cause, sizeof c->root_cause, " (No on-CPU samples in the gaps: where it went is unknown.)");
+	if (coll)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" That is per-sample batch assembly (indexing rows one by one, then torch.stack over a "
+			"Python list: the DataLoader's default collation)%s.",
+			v->workers ? "" : " in the main process, as with num_workers=0");
+	else if (!v->workers && v->stk_main[0])
+		ia_addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+	double interp = coll ? 0 : ia_stacks_interpreter_share(g, IA_GAP_MAIN);
+	const struct ia_gap_stack *hot = ia_stacks_python_top(g, IA_GAP_MAIN);
+	if (interp >= INTERPRETER_SHARE && hot)
+		ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s.",
+			100 * interp, ia_python_where(hot, where, sizeof where));
+	else if (interp >= INTERPRETER_SHARE)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of those samples are the Python interpreter itself: per-item Python code "
+			"(native stacks cannot say which Python code).", 100 * interp);
+	/* the Source: where the CPU time went, in the user's code — the Python
+	 * line that runs most, else the user's line under the most sampled
+	 * native stack (numpy, a torch op on the CPU) */
+	size_t top;
+	const struct ia_gap_stack *hot_native = NULL;
+	uint64_t nmain = ia_gap_samples(g, IA_GAP_MAIN);
+	if (hot && hot->user_python[0] && interp >= INTERPRETER_SHARE)
+		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
+	else if (nmain && ia_role_top(g, IA_GAP_MAIN, &top, 1) == 1 && g->stacks[top].user_python[0] &&
+		 (double)g->stacks[top].main >= HOT_STACK_SHARE * (double)nmain)
+		hot_native = &g->stacks[top];
+	if (hot_native)
+		snprintf(c->source, sizeof c->source, "%s", hot_native->user_python);
+	const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
+	if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
+		ia_addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
+	if (v->blk >= 0.2 || v->rq >= 0.2)
+		ia_addf(c->root_cause, sizeof c->root_cause, " The rest of the gaps: blocked %.0f%%, waiting for a CPU %.0f%%.",
+			100 * v->blk, 100 * v->rq);
+	if (coll && !v->workers)
+		ia_chain_fix(c, "Assemble batches in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
+				"pin_memory=True) (%d CPUs: one left for the main process)", v->nw, v->cpus);
+	if (coll)
+		ia_batch_level_fix(c);
+	/* Python frames that are not the DataLoader's: the code to fix is named,
+	 * not guessed; the DataLoader is named only when its frames are there */
+	int hot_elsewhere = hot && !strstr(hot->python, "torch/utils/data");
+	if (!coll && !v->workers && interp >= INTERPRETER_SHARE && !hot_elsewhere)
+		ia_chain_fix(c, "If batches come from a DataLoader with num_workers=0, its per-sample __getitem__ and "
+				"collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
+				"or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
+				"batch = x[i:i+B])", v->nw, v->cpus);
+	if (!coll && hot && interp >= INTERPRETER_SHARE)
+		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
+				"critical path: do it on the GPU, in another process, or after queueing the next step's "
+				"GPU work", ia_python_where(hot, where, sizeof where));
+	else if (!coll && hot_native)
+		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
+				"copying results back), in another thread or process, or after queueing the next step's GPU "
+				"work so the two overlap", hot_native->label, hot_native->user_python,
+			     ia_pct(hot_native->main, nmain));
+	else if (!coll)
+		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
+				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "
+				"with GPU work");
+	if (v->end_py)
+		ia_chain_fix(c, "The GPU waits for the work issued at %s (%s after each gap): look at what runs before it",
+			     v->end->line, ia_api_name(v->a->t, v->end->api));
+}
+
+static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	int workers = v->workers, cpus = v->cpus, nw = v->nw;
+	char d1[32], d2[32], d3[32], where[520];
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
+		 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
+		 "batches slower than the model consumes them.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
+		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
+	if (v->stk_workers[0])
+		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
+	/* Per-item work in the workers: collation frames, or the interpreter
+	 * running __getitem__ row by row.  More workers divide it; doing it per
+	 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
+	 * sliced), so that fix comes first. */
+	double winterp = ia_stacks_interpreter_share(g, IA_GAP_WORKERS);
+	int wcoll = ia_stacks_show_collation(g, IA_GAP_WORKERS);
+	int per_item = wcoll || winterp >= INTERPRETER_SHARE;
+	const struct ia_gap_stack *whot = ia_stacks_python_top(g, IA_GAP_WORKERS);
+	if (per_item && !wcoll && whot)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of the workers' samples run Python code, the most in %s: per-item work such as a "
+			"Dataset's __getitem__ and the default collation.", 100 * winterp, ia_python_where(whot, where, sizeof where));
+	else if (per_item && !wcoll)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
+			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
+	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
+		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
+	if (workers > cpus - 1 && cpus > 0)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", workers, cpus);
+	if (per_item)
+		ia_batch_level_fix(c);
+	if (workers > cpus - 1 && cpus > 0)
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
+	else if (workers < nw)
+		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
+			     workers, cpus);
+	ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are ready "
+			"before they are needed");
+	if (!per_item && !g->samples_workers)
+		ia_batch_level_fix(c);
+}
+
+static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	char d1[32], d2[32], d3[32], where[520];
+	/* the process's other threads busy while the main thread waits: in
+	 * CPython, running Python code, they hold the GIL it waits for */
+	int sib_busy = v->sib_name[0] && (double)g->siblings_oncpu_ns >= SIBLINGS_BUSY * (double)g->main_blocked_ns;
+	double sinterp = ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS);
+	const struct ia_gap_stack *shot = ia_stacks_python_top(g, IA_GAP_SIBLINGS);
+	int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
+	int io = !gil && g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns;
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The main thread was blocked (off-CPU, not runnable) for %s of the %s with no GPU work queued%s",
+		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
+		 v->workers ? ", and the workers were mostly idle then too" : "");
+	if (gil) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			", while other threads of its process were on-CPU for %s (the most: %s). %.0f%% of their "
+			"samples run Python code%s%s. CPython runs one thread's Python code at a time (the GIL): "
+			"the main thread waits for it before it can queue the next GPU work.",
+			ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name, 100 * sinterp,
+			shot ? ", the most in " : "", shot ? ia_python_where(shot, where, sizeof where) : "");
+		if (shot && shot->user_python[0])
+			snprintf(c->source, sizeof c->source, "%s", shot->user_python);
+		ia_chain_fix(c, "Take that Python work out of the training process (a separate process, or a DataLoader "
+				"worker), run it less often, or make it cheaper%s%s%s: while it runs, the training loop "
+				"cannot queue GPU work", shot ? " (" : "", shot ? ia_python_where(shot, where, sizeof where) : "",
+			     shot ? ")" : "");
+	} else if (io) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			", %s of it in uninterruptible sleep (D state): most likely the main thread waited on storage "
+			"— reading or writing files (data, checkpoints, logs), or faulting in pages of a memory-mapped "
+			"dataset — while no GPU work was queued (D state also covers some kernel locks).%s%s",
+			ia_fmt_dur(d3, sizeof d3, g->main_iowait_ns), v->stk_main[0] ? " Its samples in the gaps: " : "",
+			v->stk_main[0] ? v->stk_main : "");
+		ia_chain_fix(c, "Take storage off the critical path: read data in DataLoader workers (num_workers=%d, "
+				"persistent_workers=True, prefetch_factor=4) so reads overlap GPU work, or keep the dataset "
+				"in RAM (or on local NVMe); write checkpoints and logs less often, or from another thread or "
+				"process", v->nw);
+	} else {
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
+			"queue, sleep).");
+		if (sib_busy)
+			ia_addf(c->root_cause, sizeof c->root_cause,
+				" Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
+				"main thread waits for may be one of them (a lock, a queue).",
+				ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name);
+	}
+	if (!io)
+		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+				"(prefetch it, or load it in DataLoader workers), a lock or a queue",
+			     v->end_py ? v->end->line : "the next CUDA call");
+}
+
+/* Other tasks held the CPUs: traced workers (more than the CPUs), or
+ * untraced processes, named with their CPU time in the gaps. */
+static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_trace *t = v->a->t;
+	int workers = v->workers, cpus = v->cpus;
+	char d1[32], d2[32], names[400];
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The main thread was runnable but not running for %s of the %s with no GPU work queued: "
+		 "other tasks held the CPUs%s.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
+		 v->sat >= SATURATED ? " (CPUs saturated)" : "");
+	int hogs = v->ncomp && v->comp_ns * 10 >= g->main_runq_ns;   /* untraced CPU time worth naming */
+	if (hogs)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" Processes outside the job took CPUs from it in the gaps: %s of CPU time, %s.",
+			ia_fmt_dur(d1, sizeof d1, v->comp_ns), ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
+	int pinned = t->command && strstr(t->command, "taskset") != NULL;
+	if (hogs && pinned)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" The job was started under taskset (%s): the CPUs it may use are the ones they compete for.", t->command);
+	if (workers > cpus - 1 && cpus > 0)
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", v->nw, workers, cpus);
+	if (hogs) {
+		ia_chain_fix(c, "Stop %s, or keep it off the job's CPUs: a cpuset cgroup (systemd-run -p AllowedCPUs=...) "
+				"or taskset for it, CPUs the job does not use%s",
+			     v->comp[0].comm, pinned ? " (the job is pinned: give it CPUs the others are not on)" : "");
+		ia_chain_fix(c, "If it must run beside the job, lower its priority (nice -n 19, or renice -n 19 -p PID) "
+				"or give the job a higher one, so the training loop gets a CPU when it is runnable");
+	} else if (!(workers > cpus - 1 && cpus > 0)) {
+		ia_chain_fix(c, "Give the main process a CPU of its own: fewer competing processes, or taskset/cgroups "
+				"to keep others off one CPU");
+	}
+}
+
+static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	cJSON *ev = c->evidence;
+	ia_json_u64(ev, "window_ns", v->a->idle.window_ns);
+	ia_json_u64(ev, "steady_ns", v->a->idle.steady_ns);
+	ia_json_u64(ev, "gaps", g->n);
+	ia_json_u64(ev, "gap_ns", g->total_ns);
+	ia_json_round(ev, "gap_share", v->share, 4);
+	ia_json_u64(ev, "main_oncpu_ns", g->main_oncpu_ns);
+	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
+	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
+	ia_json_u64(ev, "workers", (uint64_t)v->workers);
+	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
+	cJSON_AddNumberToObject(ev, "cpus", v->cpus);
+	if (v->sat >= 0)
+		ia_json_round(ev, "cpu_saturation", v->sat, 4);
+	ia_stacks_json(ev, g, IA_GAP_MAIN, "main_stacks");
+	ia_json_round(ev, "main_python_share", ia_stacks_interpreter_share(g, IA_GAP_MAIN), 4);
+	if (v->workers) {
+		ia_stacks_json(ev, g, IA_GAP_WORKERS, "worker_stacks");
+		ia_json_round(ev, "worker_python_share", ia_stacks_interpreter_share(g, IA_GAP_WORKERS), 4);
+	}
+	ia_json_u64(ev, "sibling_threads_oncpu_ns", g->siblings_oncpu_ns);
+	if (g->samples_siblings) {
+		ia_stacks_json(ev, g, IA_GAP_SIBLINGS, "sibling_stacks");
+		ia_json_round(ev, "sibling_python_share", ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS), 4);
+	}
+	ia_json_u64(ev, "competitors_oncpu_ns", v->comp_ns);
+	cJSON_AddItemToObject(ev, "competitors", ia_competitors_json(v->comp, v->ncomp));
+	ia_gap_end_lines_json(ev, "gap_ending_lines", v->a->t, g, 3);
+}
+
+int ia_rule_gaps(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_gaps *g = &a->gaps;
+	if (!a->idle.steady_ns || !g->n || !g->total_ns)
+		return 0;
+	enum ia_severity sev = ia_by_share(ia_idle_share(&a->idle, g->total_ns), SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+	if (sev == IA_SEV_NONE)
+		return 0;
+	struct gap_view v;
+	if (view_init(&v, a) < 0)
+		return -1;
+	struct ia_chain *c = ia_chain_new(a, cap, gaps_kind(&v));
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->cost_ns = g->total_ns;
+	c->impact = ia_idle_impact(&a->idle, g->total_ns);
+	if (v.end) {
+		c->api = v.end->api;
+		if (v.end_py)
+			snprintf(c->source, sizeof c->source, "%s", v.end->line);
+	}
+	gaps_summary(c, &v);
+	gaps_timeline(c, &v);
+	switch (c->kind) {
+	case IA_KIND_GAPS_HOST_BUSY: cause_host_busy(c, &v); break;
+	case IA_KIND_GAPS_WAITING_WORKERS: cause_waiting_workers(c, &v); break;
+	case IA_KIND_GAPS_HOST_BLOCKED: cause_host_blocked(c, &v); break;
+	default: cause_host_preempted(c, &v); break;
+	}
+	gaps_evidence(c, &v);
+	return 0;
+}

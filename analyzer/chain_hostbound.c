@@ -1,0 +1,187 @@
+/*
+ * chain_hostbound.c — the host_bound_launches rule: the GPU kept up with
+ * the host, whose launch rate set the pace (stretches: hostbound.h).
+ */
+#include "chain_build.h"
+
+#include "json_out.h"
+#include "util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOSTBOUND_MEDIUM 0.30        /* share of the window; never HIGH: GPU idle inside is not measured */
+#define HOSTBOUND_LOW 0.10
+#define HOSTBOUND_MIN_LAUNCHES 1000  /* enough launches for a rate to mean something */
+#define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
+#define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
+
+/* ---- host-bound launches: the GPU kept up with the host ---- */
+static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
+{
+	char d1[32];
+	if (h->period_calls)
+		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
+		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
+		       "(needs static shapes and tensors that stay in place)", h->period_launches);
+	else
+		ia_chain_fix(c, "CUDA Graphs: capture the repeated work (torch.cuda.CUDAGraph with torch.cuda.graph(g), then "
+		       "g.replay(), or torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its "
+		       "launches (needs static shapes and tensors that stay in place)");
+	ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
+	uint64_t optim = 0;
+	for (size_t i = 0; i < h->nlines; i++)
+		if (strstr(h->lines[i].line, "/optim/"))
+			optim += h->lines[i].count;
+	if (h->launch_samples && (double)optim >= OPTIM_SHARE * (double)h->launch_samples)
+		ia_chain_fix(c, "The optimizer issues %.0f%% of the sampled launches (torch/optim lines): torch.optim.Adam/AdamW(..., "
+		       "fused=True) updates all parameters in a few kernels",
+		    ia_pct(optim, h->launch_samples));
+	ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does more work",
+	    ia_fmt_dur(d1, sizeof d1, per_launch));
+	if (h->nlines)
+		ia_chain_fix(c, "Most sampled launches come from %s (%s of %s launches with a stack; launches are stack-sampled)",
+		    h->lines[0].line, ia_fmt_count((char[32]){ 0 }, 32, h->lines[0].count),
+		    ia_fmt_count((char[32]){ 0 }, 32, h->launch_samples));
+}
+
+static void hostbound_json(cJSON *ev, const struct ia_analysis *a, uint64_t win, double share, double rate)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_call *cl = &a->t->calls[h->long_close];
+	ia_json_u64(ev, "window_ns", win);
+	ia_json_u64(ev, "stretches", h->n);
+	ia_json_u64(ev, "stretch_ns", h->ns);
+	ia_json_round(ev, "share_of_window", share, 4);
+	ia_json_u64(ev, "launches", h->launches);
+	ia_json_round(ev, "launches_per_s", rate, 0);
+	ia_json_u64(ev, "mean_launch_interval_ns", h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : 0);
+	ia_json_u64(ev, "mean_launch_call_ns", h->in_launch_ns / h->launches);
+	ia_json_u64(ev, "in_cuda_calls_ns", h->in_calls_ns);
+	ia_json_u64(ev, "in_launch_ns", h->in_launch_ns);
+	ia_json_u64(ev, "between_calls_ns", h->ns - h->in_calls_ns);
+	if (h->has_offcpu) {
+		ia_json_u64(ev, "main_oncpu_ns", h->ns - h->main_off_ns);
+		ia_json_u64(ev, "main_blocked_ns", h->main_off_ns - h->main_runq_ns);
+		ia_json_u64(ev, "main_runq_ns", h->main_runq_ns);
+		ia_json_u64(ev, "other_threads_oncpu_ns", h->others_oncpu_ns);
+	}
+	ia_json_u64(ev, "main_thread_launches", h->main_launches);
+	ia_json_u64(ev, "other_launching_threads", h->nothers);
+	cJSON *cs = cJSON_AddObjectToObject(ev, "closing_sync");   /* of the longest stretch */
+	cJSON_AddStringToObject(cs, "api", ia_api_name(a->t, cl->api));
+	ia_json_u64(cs, "wait_ns", cl->dur);
+	ia_json_u64(cs, "start_rel_ns", cl->start - a->t->t0);
+	ia_json_u64(ev, "closing_max_wait_ns", h->close_max_ns);
+	ia_json_u64(ev, "sync_floor_ns", IA_SYNC_FLOOR_NS);
+	ia_json_u64(ev, "longest_stretch_ns", h->long_end - h->long_start);
+	ia_json_u64(ev, "longest_stretch_launches", h->long_launches);
+	if (h->period_calls) {
+		ia_json_u64(ev, "period_calls", h->period_calls);
+		ia_json_u64(ev, "period_launches", h->period_launches);
+	}
+	ia_json_u64(ev, "launch_samples", h->launch_samples);
+	cJSON *ll = cJSON_AddArrayToObject(ev, "launch_lines");
+	for (size_t i = 0; i < h->nlines && i < 5; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "line", h->lines[i].line);
+		ia_json_u64(o, "samples", h->lines[i].count);
+		cJSON_AddItemToArray(ll, o);
+	}
+}
+
+int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_gaps *g = &a->gaps;
+	uint64_t win = a->idle.steady_ns;
+	(void)g;
+	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
+		return 0;
+	double share = (double)h->ns / (double)win;
+	/* The threads that issue the launches must keep a CPU busy: mostly
+	 * off-CPU, they wait on something and are not issue-bound.  Their CPU
+	 * time adds up: PyTorch's main thread blocks while pt_autograd_N runs
+	 * the backward pass and launches its kernels. */
+	double oncpu = (double)(h->ns - h->main_off_ns) / (double)h->ns;
+	double issuing = (double)(h->ns - h->main_off_ns + h->others_oncpu_ns) / (double)h->ns;
+	if (h->has_offcpu && issuing < HOSTBOUND_ONCPU)
+		return 0;
+	enum ia_severity sev = share >= HOSTBOUND_MEDIUM ? IA_SEV_MEDIUM : share >= HOSTBOUND_LOW ? IA_SEV_LOW : IA_SEV_NONE;
+	if (sev == IA_SEV_NONE)
+		return 0;
+	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_HOST_BOUND_LAUNCHES);
+	if (!c)
+		return -1;
+	const struct ia_trace *t = a->t;
+	const struct ia_call *cl = &t->calls[h->long_close];
+	c->sev = sev;
+	c->impact = ia_idle_impact(&a->idle, h->ns);
+	c->cost_ns = h->ns;
+	c->api = cl->api;
+	if (h->nlines)
+		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
+	double rate = (double)h->launches * 1e9 / (double)h->ns;
+	uint64_t interval = h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : h->ns / h->launches;
+	uint64_t in_launch = h->in_launch_ns / h->launches;
+	uint64_t between = h->ns - h->in_calls_ns;
+	char n1[32], n2[32], d1[32], d2[32], d3[32], d4[32];
+	ia_fmt_count(n1, sizeof n1, h->launches);
+	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
+	if (h->n == 1)
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s over %s (%.0f%% of the window); the %s after them waited %s "
+			 "(GPU already idle) - the GPU keeps up with the host",
+			 n1, n2, ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share, ia_api_name(t, cl->api),
+			 ia_fmt_dur(d2, sizeof d2, cl->dur));
+	else
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s in %s stretches (%s, %.0f%% of the window); the syncs after "
+			 "them waited at most %s (GPU already idle) - the GPU keeps up with the host",
+			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share,
+			 ia_fmt_dur(d2, sizeof d2, h->close_max_ns));
+	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
+	if (h->has_offcpu)
+		ia_chain_line(c, "[HOST] main thread (pid %d) in these stretches: on-CPU %s (%.0f%%), blocked %s, waiting for a CPU %s; "
+		     "it issued %.0f%% of the launches",
+		     mp->pid, ia_fmt_dur(d1, sizeof d1, h->ns - h->main_off_ns), 100 * oncpu,
+		     ia_fmt_dur(d2, sizeof d2, h->main_off_ns - h->main_runq_ns), ia_fmt_dur(d3, sizeof d3, h->main_runq_ns),
+		     ia_pct(h->main_launches, h->launches));
+	if (h->has_offcpu && h->nothers)
+		ia_chain_line(c, "[HOST] %u other thread%s of the process issued the rest (%s: %.0f%% of the launches), on-CPU %s in "
+		     "the stretches: with the main thread, %.0f%% of the stretches' time on a CPU",
+		     h->nothers, h->nothers > 1 ? "s" : "", t->threads[h->top_other].comm,
+		     ia_pct(h->top_other_launches, h->launches), ia_fmt_dur(d1, sizeof d1, h->others_oncpu_ns), 100 * issuing);
+	if (!h->has_offcpu)
+		ia_chain_line(c, "[HOST] main thread (pid %d): no off-CPU evidence in this trace, on-CPU share unknown", mp->pid);
+	ia_chain_line(c, "[HOST] inside CUDA calls %s (%.0f%%; launches %s), between calls %s (%.0f%%: Python and framework code)",
+	     ia_fmt_dur(d1, sizeof d1, h->in_calls_ns), ia_pct(h->in_calls_ns, h->ns), ia_fmt_dur(d2, sizeof d2, h->in_launch_ns),
+	     ia_fmt_dur(d3, sizeof d3, between), ia_pct(between, h->ns));
+	ia_chain_line(c, "[CUDA] %s launches at %s/s: one every %s on average, %s of it inside the launch call", n1, n2,
+	     ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch));
+	if (h->period_calls)
+		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
+		     "likely one training step each", h->period_calls, h->period_launches,
+		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls));
+	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (floor %s: nothing "
+	     "left to wait for)", ia_fmt_dur(d1, sizeof d1, h->long_end - h->long_start),
+	     ia_fmt_count(d4, sizeof d4, h->long_launches), ia_api_name(t, cl->api),
+	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
+	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS));
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
+		 "launch call, the rest in Python and framework code between calls), and the sync that closes each "
+		 "stretch found the GPU already done with everything queued (waited at most %s). The GPU kept up with "
+		 "the host, so faster kernels would not make this part faster; fewer launches, each doing more work, "
+		 "would. How busy the GPU was inside the stretches is not measured (no GPU timestamps).",
+		 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
+		 ia_fmt_dur(d3, sizeof d3, h->close_max_ns));
+	hostbound_fixes(c, h, interval);
+	hostbound_json(c->evidence, a, win, share, rate);
+	return 0;
+}

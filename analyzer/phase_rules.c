@@ -1,0 +1,155 @@
+/*
+ * phase_rules.c — frame names to phase reasons (see phase_rules.h).
+ *
+ * Every rule is a substring of a file path, a Python function or a native
+ * symbol, chosen from real traces (tests/corpus/): a name that also runs
+ * at every step of a compiled or autotuned model (Inductor's runtime/,
+ * Dynamo's guards, XLA executing a program, cuDNN running a chosen plan)
+ * is left out, so that steady-state samples never read as a phase.
+ */
+#include "phase_rules.h"
+
+#include "util.h"
+
+#include <string.h>
+
+enum ia_phase ia_why_phase(enum ia_phase_why w)
+{
+	switch (w) {
+	case IA_WHY_IMPORT:
+	case IA_WHY_LIBLOAD:
+	case IA_WHY_CUDA_INIT:
+	case IA_WHY_LIB_INIT:
+	case IA_WHY_MEMPOOL:
+	case IA_WHY_WORKER_START:
+		return IA_PHASE_STARTUP;
+	case IA_WHY_TORCH_COMPILE:
+	case IA_WHY_TRITON:
+	case IA_WHY_XLA:
+	case IA_WHY_NVRTC:
+	case IA_WHY_COMPILER_PROC:
+		return IA_PHASE_COMPILE;
+	case IA_WHY_CUDNN_BENCHMARK:
+	case IA_WHY_CUDNN_PLANS:
+	case IA_WHY_TORCH_AUTOTUNE:
+		return IA_PHASE_AUTOTUNE;
+	default:
+		return IA_PHASE_STEADY;
+	}
+}
+
+const char *ia_why_name(enum ia_phase_why w)
+{
+	switch (w) {
+	case IA_WHY_IMPORT: return "importing Python modules";
+	case IA_WHY_LIBLOAD: return "loading CUDA libraries' kernels";
+	case IA_WHY_CUDA_INIT: return "creating the CUDA context";
+	case IA_WHY_LIB_INIT: return "initialising cuBLAS/cuDNN (handles, algorithm choice for new shapes)";
+	case IA_WHY_MEMPOOL: return "setting up the device memory pool";
+	case IA_WHY_WORKER_START: return "starting child processes (multiprocessing)";
+	case IA_WHY_TORCH_COMPILE: return "torch.compile (TorchDynamo, AOTAutograd, Inductor)";
+	case IA_WHY_TRITON: return "Triton compiling kernels";
+	case IA_WHY_XLA: return "JAX/XLA lowering and compiling";
+	case IA_WHY_NVRTC: return "NVRTC compiling kernels at run time";
+	case IA_WHY_COMPILER_PROC: return "compiler processes (ptxas, nvlink, cc1, compile workers)";
+	case IA_WHY_CUDNN_BENCHMARK: return "cuDNN timing candidate plans (cudnn.benchmark)";
+	case IA_WHY_CUDNN_PLANS: return "cuDNN building execution plans for new shapes";
+	case IA_WHY_TORCH_AUTOTUNE: return "benchmarking kernel configurations (Inductor max-autotune, Triton autotuner)";
+	default: return "steady state";
+	}
+}
+
+const char *ia_phase_name(enum ia_phase p)
+{
+	switch (p) {
+	case IA_PHASE_STARTUP: return "startup";
+	case IA_PHASE_COMPILE: return "compilation";
+	case IA_PHASE_AUTOTUNE: return "autotuning";
+	default: return "steady";
+	}
+}
+
+static int has(const char *s, const char *part)
+{
+	return s && strstr(s, part) != NULL;
+}
+
+enum ia_phase_why ia_python_frame_why(const char *file, const char *func)
+{
+	if (!file)
+		return IA_WHY_NONE;
+	/* a module's top-level code runs under importlib: whatever it does,
+	 * the time is the import's */
+	if (!strncmp(file, "<frozen importlib", 17))
+		return IA_WHY_IMPORT;
+	if (has(file, "torch/_inductor/select_algorithm.py") || has(file, "torch/_inductor/autotune_process.py") ||
+	    has(file, "triton/runtime/autotuner.py"))
+		return IA_WHY_TORCH_AUTOTUNE;
+	if (has(file, "triton/compiler/") || has(file, "triton/backends/"))
+		return IA_WHY_TRITON;
+	if (ia_is_compile_file(file))
+		return IA_WHY_TORCH_COMPILE;
+	/* JAX: lowering to MLIR and XLA's compile; pxla.py also executes, so
+	 * only its lowering and compiling functions count */
+	if (has(file, "jax/_src/compiler.py") || has(file, "jax/_src/interpreters/mlir.py") ||
+	    (has(file, "jax/_src/interpreters/pxla.py") && (has(func, "lower") || has(func, "ompil") ||
+							       has(func, "from_hlo"))))
+		return IA_WHY_XLA;
+	if (has(file, "cupy/cuda/compiler.py"))
+		return IA_WHY_NVRTC;
+	if (has(file, "multiprocessing/popen_fork.py") || has(file, "multiprocessing/popen_spawn") ||
+	    has(file, "multiprocessing/popen_forkserver.py"))
+		return IA_WHY_WORKER_START;
+	return IA_WHY_NONE;
+}
+
+enum ia_phase_why ia_native_frame_why(const char *sym)
+{
+	if (!sym)
+		return IA_WHY_NONE;
+	/* cudnn_frontend::time_sorted_plan<CudnnFindSamplingTechnique>: the
+	 * timing loop of cudnn.benchmark; cudnnFind*: the legacy API's */
+	if (has(sym, "time_sorted_plan") || has(sym, "CudnnFindSampling") || !strncmp(sym, "cudnnFind", 9))
+		return IA_WHY_CUDNN_BENCHMARK;
+	if (has(sym, "ExecutionPlanBuilder") || !strncmp(sym, "cudnnBackendFinalize", 20) ||
+	    has(sym, "EngineHeuristics") || has(sym, "cudnnGetConvolution"))
+		return IA_WHY_CUDNN_PLANS;
+	/* LLVM and MLIR run only while compiling (XLA, Triton); "llvm::" also
+	 * matches free functions through their argument types */
+	if (has(sym, "mlir::") || has(sym, "llvm::") ||
+	    (has(sym, "xla::") && (has(sym, "Compile") || has(sym, "HloPass"))))
+		return IA_WHY_XLA;
+	if (!strncmp(sym, "nvrtcCompileProgram", 19) || has(sym, "nvrtc"))
+		return IA_WHY_NVRTC;
+	if (!strncmp(sym, "cuLibraryLoad", 13) || !strncmp(sym, "cuModuleLoad", 12) || !strcmp(sym, "dlopen") ||
+	    !strncmp(sym, "_dl_map_object", 14) || !strncmp(sym, "dl_open_worker", 14) ||
+	    !strncmp(sym, "_dl_relocate_object", 19))
+		return IA_WHY_LIBLOAD;
+	if (!strcmp(sym, "cuInit") || !strncmp(sym, "cuDevicePrimaryCtxRetain", 24) || !strncmp(sym, "cuCtxCreate", 11))
+		return IA_WHY_CUDA_INIT;
+	if (!strncmp(sym, "cublasCreate", 12) || !strncmp(sym, "cublasLtCreate", 14) || !strncmp(sym, "cudnnCreate", 11) ||
+	    !strncmp(sym, "cublasLtMatmulAlgoGetHeuristic", 30))
+		return IA_WHY_LIB_INIT;
+	/* XLA's allocator growing its pool (JAX preallocates most of the GPU's
+	 * memory on the first transfer) */
+	if (has(sym, "BFCAllocator::Extend") || has(sym, "RegionManager::AddAllocationRegion"))
+		return IA_WHY_MEMPOOL;
+	return IA_WHY_NONE;
+}
+
+int ia_is_compiler_comm(const char *comm)
+{
+	static const char *const exact[] = {
+		"ptxas", "nvlink", "cicc", "nvcc", "fatbinary", "cudafe++", "nvdisasm", "cc1", "cc1plus", "as",
+		"ld", "collect2", "gcc", "g++", "cc", "c++", "clang", "clang++", "lld", "ld.lld", "ld.gold",
+		"ld.bfd",
+	};
+	if (!comm)
+		return 0;
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (!strcmp(comm, exact[i]))
+			return 1;
+	/* Debian's gcc-12, x86_64-linux-gnu-gcc, gcc-real (ccache-style wrappers) */
+	return !strncmp(comm, "gcc-", 4) || !strncmp(comm, "g++-", 4) || !strncmp(comm, "clang-", 6) ||
+	       has(comm, "-linux-gnu-g") || !strncmp(comm, "cc1", 3);
+}

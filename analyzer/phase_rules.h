@@ -1,0 +1,64 @@
+/*
+ * phase_rules.h — what one stack frame says about the phase of a run.
+ *
+ * A training job spends its first seconds (and some later ones) on work
+ * that is paid once, not at every step: importing modules, bringing up
+ * CUDA and its libraries, compiling kernels, autotuning them.  That work
+ * leaves recognisable frames in the on-CPU samples: a Python frame in
+ * `<frozen importlib._bootstrap>` is an import, `cuLibraryLoadData` loads
+ * a library's kernels, `torch/_dynamo/convert_frame.py` compiles,
+ * `cudnn_frontend::time_sorted_plan` times cuDNN candidates.  Each such
+ * frame names a *reason*, each reason belongs to one *phase*; a stack's
+ * reason is the one of highest rank among its frames (an import inside a
+ * compile is importing; autotuning inside a compile is autotuning).
+ *
+ * These are pure functions of names, so the rules are tested one by one
+ * (tests/unit/test_analyzer_phase_rules.c) and listed in docs/chains.md.
+ */
+#ifndef IA_PHASE_RULES_H
+#define IA_PHASE_RULES_H
+
+enum ia_phase {
+	IA_PHASE_STEADY = 0,   /* the repeating work the run is for */
+	IA_PHASE_STARTUP,      /* imports, CUDA context, library loading, memory pools, worker start */
+	IA_PHASE_COMPILE,      /* torch.compile, Triton, XLA, NVRTC, compiler processes */
+	IA_PHASE_AUTOTUNE,     /* cuDNN benchmark, Inductor max-autotune, Triton's autotuner */
+	IA_PHASE_N
+};
+
+/* Why a frame belongs to a phase.  Order is rank: a stack's reason is its
+ * frames' highest. */
+enum ia_phase_why {
+	IA_WHY_NONE = 0,
+	IA_WHY_WORKER_START,   /* forking child processes (multiprocessing popen: DataLoader workers, pools) */
+	IA_WHY_MEMPOOL,        /* a device memory pool created or grown (XLA's BFC allocator) */
+	IA_WHY_LIB_INIT,       /* cuBLAS/cuDNN handles, cuBLASLt picking an algorithm for a new shape */
+	IA_WHY_CUDA_INIT,      /* cuInit, the primary context */
+	IA_WHY_LIBLOAD,        /* loading kernels: cuLibraryLoad*, cuModuleLoad*, dlopen */
+	IA_WHY_COMPILER_PROC,  /* a compiler process (ptxas, nvlink, cc1, a compile pool) */
+	IA_WHY_NVRTC,          /* NVRTC compiling a kernel at run time (CuPy, ...) */
+	IA_WHY_XLA,            /* JAX lowering / XLA, MLIR, LLVM compiling */
+	IA_WHY_TRITON,         /* Triton's compiler */
+	IA_WHY_TORCH_COMPILE,  /* TorchDynamo, AOTAutograd, Inductor (ia_is_compile_file) */
+	IA_WHY_CUDNN_PLANS,    /* cuDNN building execution plans for a new shape */
+	IA_WHY_TORCH_AUTOTUNE, /* Inductor's select_algorithm / Triton's autotuner benchmarking */
+	IA_WHY_CUDNN_BENCHMARK,/* cuDNN timing candidate plans (torch.backends.cudnn.benchmark) */
+	IA_WHY_IMPORT,         /* importing a Python module (its top-level code runs under importlib) */
+	IA_WHY_N
+};
+
+enum ia_phase ia_why_phase(enum ia_phase_why w);
+/* "importing Python modules", "cuDNN benchmarking candidate plans", ... */
+const char *ia_why_name(enum ia_phase_why w);
+/* "startup", "compilation", "autotuning", "steady" */
+const char *ia_phase_name(enum ia_phase p);
+
+/* The reason a Python frame (file, function) gives, or IA_WHY_NONE. */
+enum ia_phase_why ia_python_frame_why(const char *file, const char *func);
+/* The reason a native symbol gives, or IA_WHY_NONE. */
+enum ia_phase_why ia_native_frame_why(const char *sym);
+/* 1 for a process name of a compiler or linker that toolchains run as a
+ * child: ptxas, nvlink, cicc, nvcc, fatbinary, cc1, gcc, clang, ld, as, ... */
+int ia_is_compiler_comm(const char *comm);
+
+#endif

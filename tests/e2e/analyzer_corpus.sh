@@ -1,0 +1,97 @@
+#!/bin/sh
+# tests/e2e/analyzer_corpus.sh — explain on the real-trace corpus (tests/corpus/README.md):
+# every NAME.expect beside a NAME.db.xz (or NAME.db) is held against `explain --json` of
+# that trace.  The expectations were written from each workload's class, not from what explain
+# printed, so a failure here is the analyzer disagreeing with an expert, not a golden diff.
+# CORPUS=DIR reads another folder (same layout); ONLY=ERE picks traces by name.
+. "$(dirname "$0")/../lib.sh"
+CORPUS=${CORPUS:-tests/corpus}
+ONLY=${ONLY:-.}
+A=$B/ingero-analyze
+command -v jq >/dev/null || { skip "corpus: jq missing"; finish; }
+command -v xz >/dev/null || { skip "corpus: xz missing"; finish; }
+T=$(tmpdir)
+trap 'rm -rf "$T"' EXIT
+
+# The kinds that are one-time phases of a run, not its steady state (docs/chains.md).
+PHASE_KINDS='["startup","compilation","recompilation","autotuning"]'
+sev_rank() { case $1 in HIGH) echo 3 ;; MEDIUM) echo 2 ;; LOW) echo 1 ;; *) echo 0 ;; esac; }
+
+# chain_text JSON INDEX: every sentence of one chain, one per line (INDEX "all": every chain)
+chain_text() {
+	if [ "$2" = all ]; then sel='.chains[]'; else sel=".chains[$2] // empty"; fi
+	jq -r "$sel | [.kind, .summary, .root_cause, (.timeline // [])[], (.fixes // [])[], (.source // \"\")] | .[]" "$1"
+}
+
+check_one() { # NAME EXPECT JSON
+	n=$1; e=$2; j=$3
+	first_kind=$(jq -r '.chains[0].kind // "none"' "$j")
+	first_sev=$(jq -r '.chains[0].severity // "NONE"' "$j")
+	chain_text "$j" 0 >"$T/first.txt"
+	chain_text "$j" all >"$T/all.txt"
+	jq -r '.chains[0].fixes // [] | .[]' "$j" >"$T/fixes.txt"
+	jq -r '.chains[0].source // ""' "$j" >"$T/source.txt"
+	grep -v '^[[:space:]]*#' "$e" | grep '=' | while IFS= read -r kv; do
+		k=${kv%%=*}; v=${kv#*=}
+		case $k in
+		first_kind)
+			if echo "$first_kind" | grep -Eqx "$v"; then ok "$n: first chain is $first_kind"
+			else nok "$n: first chain is $first_kind, expected $v"; fi ;;
+		first_severity)
+			if echo "$first_sev" | grep -Eqx "$v"; then ok "$n: first chain's severity $first_sev"
+			else nok "$n: first chain's severity $first_sev, expected $v"; fi ;;
+		first_mentions)
+			check "$n: first chain mentions /$v/" grep -Eqi -- "$v" "$T/first.txt" ;;
+		first_fix_mentions)
+			check "$n: first chain's fixes mention /$v/" grep -Eqi -- "$v" "$T/fixes.txt" ;;
+		first_source)
+			check "$n: first chain's source /$v/ (is '$(cat "$T/source.txt")')" grep -Eq -- "$v" "$T/source.txt" ;;
+		must_mention)
+			check "$n: some chain mentions /$v/" grep -Eqi -- "$v" "$T/all.txt" ;;
+		must_not_mention)
+			hit=$(grep -Eoi -- "$v" "$T/all.txt" | head -n 1)
+			if [ -z "$hit" ]; then ok "$n: no chain mentions /$v/"
+			else nok "$n: a chain mentions '$hit' (must not: /$v/)"; fi ;;
+		kind_present)
+			c=$(jq --arg k "$v" '[.chains[] | select(.kind == $k)] | length' "$j")
+			check_ge "$n: a $v chain" "$c" 1 ;;
+		kind_absent)
+			c=$(jq --arg k "$v" '[.chains[] | select(.kind == $k)] | length' "$j")
+			check_eq "$n: no $v chain" 0 "$c" ;;
+		max_steady_severity)
+			got=$(jq -r --argjson p "$PHASE_KINDS" '[.chains[] | select(.kind as $k | $p | index($k) | not)
+				| .severity][0] // "NONE"' "$j")
+			what=$(jq -r --argjson p "$PHASE_KINDS" '[.chains[] | select(.kind as $k | $p | index($k) | not)
+				| .kind][0] // "none"' "$j")
+			if [ "$(sev_rank "$got")" -le "$(sev_rank "$v")" ]; then ok "$n: steady state at most $v (is $got)"
+			else nok "$n: steady state at most $v, but $what is $got"; fi ;;
+		*) nok "$n: unknown key '$k' in $e" ;;
+		esac
+	done
+}
+
+found=0
+for e in "$CORPUS"/*.expect; do
+	[ -f "$e" ] || continue
+	n=$(basename "$e" .expect)
+	echo "$n" | grep -Eq -- "$ONLY" || continue
+	found=$((found + 1))
+	db=$T/$n.db
+	if [ -f "$CORPUS/$n.db.xz" ]; then xz -dc "$CORPUS/$n.db.xz" >"$db"
+	elif [ -f "$CORPUS/$n.db" ]; then cp "$CORPUS/$n.db" "$db"
+	else nok "$n: no trace $CORPUS/$n.db.xz"; continue; fi
+	if ! "$A" explain --json "$db" >"$T/$n.json" 2>"$T/$n.err"; then
+		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$db"; continue
+	fi
+	ok "$n: explain --json"
+	# every trace: a one-time phase never outranks a steady-state cause that
+	# costs the run at least as much (issue 13)
+	bad=$(jq -r '.chains as $c | [range(0; $c | length) as $i | range($i + 1; $c | length) as $j
+		| select($c[$i].phase == "one-time" and $c[$j].phase == "steady" and $c[$j].cost_ns >= $c[$i].cost_ns)
+		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""' "$T/$n.json")
+	check_eq "$n: no one-time phase outranks a steady cause it does not exceed" "" "$bad"
+	check_one "$n" "$e" "$T/$n.json"
+	rm -f "$db"
+done
+check_ge "corpus: traces with expectations" "$found" 1
+finish

@@ -1,0 +1,150 @@
+/*
+ * test_analyzer_phases.c — the names that mark one-time phases
+ * (phase_rules.h), one rule at a time with the frames seen in the real
+ * corpus (tests/corpus/), and what must not be taken for a phase; the
+ * ranking of a stack's frames; compiler process names; competitors grouped
+ * by name over windows (competitors.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/competitors.h"
+#include "../../analyzer/phase_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SP "/opt/torch/.venv/lib/python3.12/site-packages/"
+
+static void python_frames(void **state)
+{
+	(void)state;
+	/* an import's top-level code runs under importlib, whatever it does */
+	assert_int_equal(ia_python_frame_why("<frozen importlib._bootstrap>", "_call_with_frames_removed"), IA_WHY_IMPORT);
+	assert_int_equal(ia_python_frame_why("<frozen importlib._bootstrap_external>", "exec_module"), IA_WHY_IMPORT);
+	assert_int_equal(ia_python_frame_why(SP "torch/_dynamo/convert_frame.py", "_compile"), IA_WHY_TORCH_COMPILE);
+	assert_int_equal(ia_python_frame_why(SP "triton/compiler/compiler.py", "compile"), IA_WHY_TRITON);
+	assert_int_equal(ia_python_frame_why(SP "torch/_inductor/select_algorithm.py", "autotune"), IA_WHY_TORCH_AUTOTUNE);
+	assert_int_equal(ia_python_frame_why(SP "jax/_src/compiler.py", "backend_compile_and_load"), IA_WHY_XLA);
+	assert_int_equal(ia_python_frame_why(SP "jax/_src/interpreters/pxla.py", "_cached_compilation"), IA_WHY_XLA);
+	assert_int_equal(ia_python_frame_why(SP "jax/_src/interpreters/pxla.py", "lower_sharding_computation"), IA_WHY_XLA);
+	assert_int_equal(ia_python_frame_why("/usr/lib/python3.12/multiprocessing/popen_fork.py", "_launch"),
+			 IA_WHY_WORKER_START);
+	/* what also runs at every step is not a phase */
+	assert_int_equal(ia_python_frame_why(SP "jax/_src/interpreters/pxla.py", "ExecuteReplicated.__call__"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(SP "torch/_inductor/runtime/triton_heuristics.py", "run"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(SP "torch/_dynamo/eval_frame.py", "_fn"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(SP "torch/nn/modules/linear.py", "forward"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why("train.py", "<module>"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(NULL, NULL), IA_WHY_NONE);
+}
+
+static void native_frames(void **state)
+{
+	(void)state;
+	assert_int_equal(ia_native_frame_why("std::vector<cudnn_frontend::ExecutionPlan_v8> cudnn_frontend::time_sorted_plan<"
+					     "(cudnn_frontend::CudnnFindSamplingTechnique)0>(cudnnContext*)"),
+			 IA_WHY_CUDNN_BENCHMARK);
+	assert_int_equal(ia_native_frame_why("cudnnFindConvolutionForwardAlgorithmEx"), IA_WHY_CUDNN_BENCHMARK);
+	assert_int_equal(ia_native_frame_why("cudnn_frontend::ExecutionPlanBuilder_v8::build()"), IA_WHY_CUDNN_PLANS);
+	assert_int_equal(ia_native_frame_why("cudnnBackendFinalize"), IA_WHY_CUDNN_PLANS);
+	assert_int_equal(ia_native_frame_why("cuLibraryLoadData"), IA_WHY_LIBLOAD);
+	assert_int_equal(ia_native_frame_why("cuModuleLoadData"), IA_WHY_LIBLOAD);
+	assert_int_equal(ia_native_frame_why("cuInit"), IA_WHY_CUDA_INIT);
+	assert_int_equal(ia_native_frame_why("cuDevicePrimaryCtxRetain"), IA_WHY_CUDA_INIT);
+	assert_int_equal(ia_native_frame_why("cublasLtMatmulAlgoGetHeuristic"), IA_WHY_LIB_INIT);
+	assert_int_equal(ia_native_frame_why("tsl::BFCAllocator::Extend(unsigned long, unsigned long)"), IA_WHY_MEMPOOL);
+	assert_int_equal(ia_native_frame_why("propagateLiveness(mlir::Region&, (anonymous namespace)::LiveMap&)"), IA_WHY_XLA);
+	assert_int_equal(ia_native_frame_why("llvm::InstCombinerImpl::run()"), IA_WHY_XLA);
+	assert_int_equal(ia_native_frame_why("nvrtcCompileProgram"), IA_WHY_NVRTC);
+	/* running a chosen plan, launching, syncing: the steady state */
+	assert_int_equal(ia_native_frame_why("cudnn::backend::execute(cudnnContext*, cudnn::backend::ExecutionPlan const&)"),
+			 IA_WHY_NONE);
+	assert_int_equal(ia_native_frame_why("xla::PjRtStreamExecutorLoadedExecutable::Execute"), IA_WHY_NONE);
+	assert_int_equal(ia_native_frame_why("cuLaunchKernelEx"), IA_WHY_NONE);
+	assert_int_equal(ia_native_frame_why("cublasLtMatmul"), IA_WHY_NONE);
+	assert_int_equal(ia_native_frame_why(NULL), IA_WHY_NONE);
+}
+
+static void phases_and_rank(void **state)
+{
+	(void)state;
+	assert_int_equal(ia_why_phase(IA_WHY_IMPORT), IA_PHASE_STARTUP);
+	assert_int_equal(ia_why_phase(IA_WHY_MEMPOOL), IA_PHASE_STARTUP);
+	assert_int_equal(ia_why_phase(IA_WHY_XLA), IA_PHASE_COMPILE);
+	assert_int_equal(ia_why_phase(IA_WHY_COMPILER_PROC), IA_PHASE_COMPILE);
+	assert_int_equal(ia_why_phase(IA_WHY_CUDNN_BENCHMARK), IA_PHASE_AUTOTUNE);
+	assert_int_equal(ia_why_phase(IA_WHY_NONE), IA_PHASE_STEADY);
+	/* a stack's reason is its frames' highest: an import inside a compile
+	 * imports, autotuning inside a compile autotunes, a library loaded by
+	 * a compile is compiling */
+	assert_true(IA_WHY_IMPORT > IA_WHY_TORCH_COMPILE);
+	assert_true(IA_WHY_TORCH_AUTOTUNE > IA_WHY_TORCH_COMPILE);
+	assert_true(IA_WHY_TORCH_COMPILE > IA_WHY_LIBLOAD);
+	assert_true(IA_WHY_CUDNN_BENCHMARK > IA_WHY_CUDNN_PLANS);
+	for (int w = 0; w < IA_WHY_N; w++)
+		assert_non_null(ia_why_name((enum ia_phase_why)w));
+	assert_string_equal(ia_phase_name(IA_PHASE_COMPILE), "compilation");
+}
+
+static void compiler_names(void **state)
+{
+	(void)state;
+	const char *yes[] = { "ptxas", "nvlink", "cicc", "cc1", "cc1plus", "gcc-real", "gcc-12", "x86_64-linux-gnu-gcc-12",
+			      "ld", "as", "collect2", "clang-16" };
+	const char *no[] = { "python3", "pt_data_worker", "sh", "ldconfig.real", "file", "ccache-wrapper", "cat", NULL };
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		assert_true(ia_is_compiler_comm(yes[i]));
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		assert_false(ia_is_compiler_comm(no[i]));
+}
+
+/* competitors: 3 `sh` processes and one kworker, 100 ms buckets */
+static void competitors_by_name(void **state)
+{
+	(void)state;
+	static struct ia_bucket b[4][2] = {
+		{ { 0, 50 }, { 100, 50 } }, { { 0, 30 }, { 100, 30 } }, { { 0, 20 }, { 100, 20 } }, { { 100, 500 }, { 200, 10 } },
+	};
+	struct ia_competitor comp[4] = {
+		{ .pid = 10, .comm = "sh" }, { .pid = 11, .comm = "sh" }, { .pid = 12, .comm = "" }, { .pid = 13, .comm = "kworker/3:1" },
+	};
+	for (int i = 0; i < 4; i++) {
+		comp[i].cpu.b = b[i];
+		comp[i].cpu.n = 2;
+		comp[i].cpu.width = 100;
+	}
+	struct ia_evidence e = { .comp = comp, .ncomp = 4 };
+	uint64_t w[] = { 0, 100 };   /* the first bucket only */
+	struct ia_comp_group g[4];
+	uint64_t total;
+	size_t n = ia_competitors_in(&e, w, 1, g, 4, &total);
+	assert_int_equal(n, 2);   /* the kworker ran only later: not in the window */
+	assert_string_equal(g[0].comm, "sh");
+	assert_int_equal(g[0].npids, 2);
+	assert_int_equal(g[0].cpu_ns, 80);
+	assert_string_equal(g[1].comm, "(no name)");
+	assert_int_equal(total, 100);
+	char text[200];
+	ia_competitors_text(text, sizeof text, g, n);
+	assert_string_equal(text, "sh (2 processes) 80ns, (no name) 20ns");
+	uint64_t w2[] = { 0, 200 };
+	n = ia_competitors_in(&e, w2, 1, g, 1, &total);   /* at most one group asked for */
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].comm, "kworker/3:1");
+	assert_int_equal(total, 700);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(python_frames),
+		cmocka_unit_test(native_frames),
+		cmocka_unit_test(phases_and_rank),
+		cmocka_unit_test(compiler_names),
+		cmocka_unit_test(competitors_by_name),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
