@@ -304,10 +304,11 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 			shot ? ", the most in " : "", shot ? ia_python_where(shot, where, sizeof where) : "");
 		if (shot && shot->user_python[0])
 			snprintf(c->source, sizeof c->source, "%s", shot->user_python);
-		ia_chain_fix(c, "Take that Python work out of the training process (a separate process, or a DataLoader "
-				"worker), run it less often, or make it cheaper%s%s%s: while it runs, the training loop "
-				"cannot queue GPU work", shot ? " (" : "", shot ? ia_python_where(shot, where, sizeof where) : "",
-			     shot ? ")" : "");
+		/* DataLoader advice only where the job has a DataLoader */
+		ia_chain_fix(c, "Take that Python work out of the training process (a separate process%s), run it "
+				"less often, or make it cheaper%s%s%s: while it runs, the training loop cannot queue GPU work",
+			     v->workers ? ", or a DataLoader worker" : "", shot ? " (" : "",
+			     shot ? ia_python_where(shot, where, sizeof where) : "", shot ? ")" : "");
 	} else if (io) {
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			", %s of it in uninterruptible sleep (D state): most likely the main thread waited on storage "
@@ -330,8 +331,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	}
 	if (!io)
 		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-				"(prefetch it, or load it in DataLoader workers), a lock or a queue",
-			     v->end_py ? v->end->line : "the next CUDA call");
+				"(prefetch it%s), a lock or a queue",
+			     v->end_py ? v->end->line : "the next CUDA call",
+			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
 }
 
 /* Other tasks held the CPUs: traced workers (more than the CPUs), or

@@ -329,7 +329,7 @@ static void set_phase_gaps_apart(const struct ia_phases *ph, struct ia_gaps *g)
 {
 	size_t keep = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		enum ia_phase p = ph ? ia_phases_majority(ph, g->g[i].start, g->g[i].end) : IA_PHASE_STEADY;
+		enum ia_phase p = ph ? ia_phases_gap(ph, g->g[i].start, g->g[i].end) : IA_PHASE_STEADY;
 		if (p == IA_PHASE_STEADY) {
 			g->g[keep++] = g->g[i];
 			continue;

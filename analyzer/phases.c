@@ -32,6 +32,12 @@ static int is_tracer_thread(const char *comm)
 	return !strcmp(comm, "ingero-sender") || !strncmp(comm, "nng:", 4);
 }
 
+static int cmp_vote_ts(const void *x, const void *y)
+{
+	const struct ia_phase_vote *a = x, *b = y;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
 static size_t slice_of(const struct ia_phases *ph, uint64_t ts)
 {
 	return ts < ph->t0 ? 0 : (size_t)((ts - ph->t0) / IA_PHASE_SLICE_NS);
@@ -420,6 +426,8 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		free(v);
 		return -1;
 	}
+	if (nv)   /* by time, for ia_phases_gap (the other readers take any order) */
+		qsort(v, nv, sizeof *v, cmp_vote_ts);
 	ph->votes = v;   /* kept for ia_phases_focus */
 	ph->nvotes = nv;
 	if (build_episodes(ph) < 0 || details(ph, names, v, nv, 0, UINT64_MAX) < 0 || episode_sites(ph, names, v, nv) < 0)
@@ -473,6 +481,33 @@ uint64_t ia_phases_time_in(const struct ia_phases *ph, enum ia_phase p, uint64_t
 			n += ia_overlap(s0, s0 + IA_PHASE_SLICE_NS, a, b);
 	}
 	return n;
+}
+
+enum ia_phase ia_phases_gap(const struct ia_phases *ph, uint64_t a, uint64_t b)
+{
+	/* the main thread's own samples in the gap, when it has any: a few
+	 * milliseconds of lazy kernel loading between two steady slices are
+	 * start-up, whatever the 50 ms slice around them says */
+	size_t lo = 0, hi = ph->nvotes;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ph->votes[mid].ts < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	unsigned n[IA_PHASE_N] = { 0 }, total = 0;
+	for (size_t i = lo; i < ph->nvotes && ph->votes[i].ts < b; i++)
+		if (ph->votes[i].main) {
+			n[ia_phases_of_why(ph, (enum ia_phase_why)ph->votes[i].why)]++;
+			total++;
+		}
+	for (int p = 1; p < IA_PHASE_N; p++)
+		if (total && 2 * n[p] > total)
+			return (enum ia_phase)p;
+	if (total && 2 * n[IA_PHASE_STEADY] > total)
+		return IA_PHASE_STEADY;
+	return ia_phases_majority(ph, a, b);
 }
 
 enum ia_phase ia_phases_majority(const struct ia_phases *ph, uint64_t a, uint64_t b)

@@ -102,6 +102,9 @@ enum ia_phase ia_phases_of_why(const struct ia_phases *ph, enum ia_phase_why w);
 enum ia_phase ia_phase_at(const struct ia_phases *ph, uint64_t ts);
 /* Time of [a, b) in slices of phase p; p = IA_PHASE_N: of any phase but steady. */
 uint64_t ia_phases_time_in(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b);
+/* The phase of a gap [a, b): the main thread's own samples in it when most
+ * of them name one phase, else ia_phases_majority. */
+enum ia_phase ia_phases_gap(const struct ia_phases *ph, uint64_t a, uint64_t b);
 /* The phase of most of [a, b), steady on a tie. */
 enum ia_phase ia_phases_majority(const struct ia_phases *ph, uint64_t a, uint64_t b);
 /* The steady state inside [a, b) as (start, end) pairs: a malloc'd array

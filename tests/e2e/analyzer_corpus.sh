@@ -23,8 +23,21 @@ chain_text() {
 	jq -r "$sel | [.kind, .summary, .root_cause, (.timeline // [])[], (.fixes // [])[], (.source // \"\")] | .[]" "$1"
 }
 
+# miss MESSAGE: a failed check — unless the expectation names it a known gap
+# (known_gap=ERE :: why), which is then printed as "ok - ... # TODO" with why:
+# said, not hidden, and not failing the suite (tests/corpus/README.md)
+miss() {
+	while IFS= read -r kg; do
+		pat=${kg%% :: *}; why=${kg#* :: }
+		if echo "$1" | grep -Eq -- "$pat"; then ok "$1 # TODO known gap: $why"; return; fi
+	done <"$T/known.txt"
+	nok "$1"
+}
+check_k() { d=$1; shift; if "$@"; then ok "$d"; else miss "$d"; fi; }
+
 check_one() { # NAME EXPECT JSON
 	n=$1; e=$2; j=$3
+	sed -n 's/^known_gap=//p' "$e" >"$T/known.txt"
 	first_kind=$(jq -r '.chains[0].kind // "none"' "$j")
 	first_sev=$(jq -r '.chains[0].severity // "NONE"' "$j")
 	chain_text "$j" 0 >"$T/first.txt"
@@ -36,22 +49,22 @@ check_one() { # NAME EXPECT JSON
 		case $k in
 		first_kind)
 			if echo "$first_kind" | grep -Eqx "$v"; then ok "$n: first chain is $first_kind"
-			else nok "$n: first chain is $first_kind, expected $v"; fi ;;
+			else miss "$n: first chain is $first_kind, expected $v"; fi ;;
 		first_severity)
 			if echo "$first_sev" | grep -Eqx "$v"; then ok "$n: first chain's severity $first_sev"
-			else nok "$n: first chain's severity $first_sev, expected $v"; fi ;;
+			else miss "$n: first chain's severity $first_sev, expected $v"; fi ;;
 		first_mentions)
-			check "$n: first chain mentions /$v/" grep -Eqi -- "$v" "$T/first.txt" ;;
+			check_k "$n: first chain mentions /$v/" grep -Eqi -- "$v" "$T/first.txt" ;;
 		first_fix_mentions)
-			check "$n: first chain's fixes mention /$v/" grep -Eqi -- "$v" "$T/fixes.txt" ;;
+			check_k "$n: first chain's fixes mention /$v/" grep -Eqi -- "$v" "$T/fixes.txt" ;;
 		first_source)
-			check "$n: first chain's source /$v/ (is '$(cat "$T/source.txt")')" grep -Eq -- "$v" "$T/source.txt" ;;
+			check_k "$n: first chain's source /$v/ (is '$(cat "$T/source.txt")')" grep -Eq -- "$v" "$T/source.txt" ;;
 		must_mention)
-			check "$n: some chain mentions /$v/" grep -Eqi -- "$v" "$T/all.txt" ;;
+			check_k "$n: some chain mentions /$v/" grep -Eqi -- "$v" "$T/all.txt" ;;
 		must_not_mention)
 			hit=$(grep -Eoi -- "$v" "$T/all.txt" | head -n 1)
 			if [ -z "$hit" ]; then ok "$n: no chain mentions /$v/"
-			else nok "$n: a chain mentions '$hit' (must not: /$v/)"; fi ;;
+			else miss "$n: a chain mentions '$hit' (must not: /$v/)"; fi ;;
 		kind_present)
 			c=$(jq --arg k "$v" '[.chains[] | select(.kind == $k)] | length' "$j")
 			check_ge "$n: a $v chain" "$c" 1 ;;
@@ -64,7 +77,8 @@ check_one() { # NAME EXPECT JSON
 			what=$(jq -r --argjson p "$PHASE_KINDS" '[.chains[] | select(.kind as $k | $p | index($k) | not)
 				| .kind][0] // "none"' "$j")
 			if [ "$(sev_rank "$got")" -le "$(sev_rank "$v")" ]; then ok "$n: steady state at most $v (is $got)"
-			else nok "$n: steady state at most $v, but $what is $got"; fi ;;
+			else miss "$n: steady state at most $v, but $what is $got"; fi ;;
+		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
 	done
