@@ -100,6 +100,17 @@ static void idle_words(char *buf, size_t len, const cJSON *doc)
 		snprintf(buf, len, "no GPU idle estimate (no CUDA work queued in this window)");
 }
 
+/* How the bounds were obtained, from explain's own flag. */
+static const char *idle_basis(const cJSON *doc)
+{
+	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct");
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(idle, "measured"))
+		? "measured on the GPU with CUDA event marks: low = time every marked stream was certainly idle, "
+		  "high = time no stream certainly had work"
+		: "an estimate from host evidence (no GPU timestamps): low = time with no CUDA work queued, "
+		  "high = time the GPU was not known busy";
+}
+
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
@@ -120,10 +131,11 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	char sum[1024], idle[160];
 	idle_words(idle, sizeof idle, data);
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
-		 "first%s; %s (an estimate from host evidence: low = no work queued, high = not known busy). "
+		 "first%s; %s (%s). "
 		 "Each chain: severity, kind, summary, root cause, fixes, timeline, evidence, Python source line.",
 		 total, total == 1 ? "" : "s", ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM),
-		 ia_chains_count(an, IA_SEV_LOW), total > limit ? " (the rest left out: raise limit)" : "", idle);
+		 ia_chains_count(an, IA_SEV_LOW), total > limit ? " (the rest left out: raise limit)" : "", idle,
+		 idle_basis(data));
 	return mcp_result_data(sum, data);
 }
 
@@ -153,11 +165,10 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	cJSON_Delete(doc);
 	char sum[1024], idle[160];
 	idle_words(idle, sizeof idle, data);
-	snprintf(sum, sizeof sum, "get_gpu_idle: %s. This is "
-		 "an estimate from host evidence (no GPU timestamps): low = time with no CUDA work queued, high = "
-		 "time the GPU was not known busy. where_time_went splits the window (host busy, waiting, "
+	snprintf(sum, sizeof sum, "get_gpu_idle: %s. This is %s. where_time_went splits the window (host busy, waiting, "
 		 "preempted, in syncs, copies, launches); gaps: what the main thread and the workers did while "
-		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.", idle);
+		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.", idle,
+		 idle_basis(data));
 	return mcp_result_data(sum, data);
 }
 
@@ -245,7 +256,8 @@ const struct mcp_tool mcp_tools[] = {
 		"severity (HIGH/MEDIUM/LOW), a summary with p99/p50, the evidence aligned call by call (CPU "
 		"saturation, the thread's run-queue and blocked time, competing processes, page allocations, "
 		"copy bandwidth), the root cause, fixes with concrete values, and the Python file:line. Also the "
-		"GPU idle share as low/high bounds (an estimate from host evidence). Same as "
+		"GPU idle share as low/high bounds (measured with CUDA event marks when the trace has them, else an "
+		"estimate from host evidence). Same as "
 		"`ingero-analyze explain --json`.",
 		OBJ(WINDOW_PROPS ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":"
 		    "\"at most this many chains (default 20)\"}", ""),
@@ -296,8 +308,9 @@ const struct mcp_tool mcp_tools[] = {
 	},
 	{
 		"get_gpu_idle", "Where GPU time went",
-		"The share of the trace during which no CUDA work was queued (GPU idle), as low/high bounds (an "
-		"estimate from host evidence: there are no GPU-side timestamps), and where that time went: host "
+		"The share of the trace during which the GPU had no work (GPU idle), as low/high bounds (measured "
+		"with CUDA event marks timed on the GPU when the trace has them, schema 3; else estimated from "
+		"host evidence), and where that time went: host "
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
 		"(runnable but not running), copies, syncs.",
 		OBJ(WINDOW_PROPS, ""),

@@ -348,10 +348,13 @@ int ia_cmd_report(const struct ia_cli *c)
 		esc(f, t.gpu);
 	}
 	if (win)
-		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(estimate from host evidence: no GPU "
-			   "timestamps; low = no CUDA work queued, high = not known busy)</small></p>\n",
+		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(%s)</small></p>\n",
 			ia_fmt_pct_range(d1, sizeof d1, 100.0 * (double)g->idle_low_ns / (double)win,
-					 100.0 * (double)g->idle_high_ns / (double)win));
+					 100.0 * (double)g->idle_high_ns / (double)win),
+			g->gpu.measured ? "measured: CUDA event marks timed on the GPU; low = certainly idle, high = not "
+					  "certainly busy"
+					: "estimate from host evidence: no GPU timestamps; low = no CUDA work queued, "
+					  "high = not known busy");
 	else
 		fputs("</p>\n<p class='idle'>No CUDA work queued by the selected processes: no GPU idle estimate.</p>\n", f);
 	fputs("<h2>Causal chains</h2>\n", f);
