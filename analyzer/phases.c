@@ -502,11 +502,12 @@ enum ia_phase ia_phases_gap(const struct ia_phases *ph, uint64_t a, uint64_t b)
 			n[ia_phases_of_why(ph, (enum ia_phase_why)ph->votes[i].why)]++;
 			total++;
 		}
+	/* only to name a one-time phase: a long gap's edges hold the main
+	 * thread's samples of the calls around it, which say nothing of what
+	 * filled the gap (a compile pool's work, say) */
 	for (int p = 1; p < IA_PHASE_N; p++)
 		if (total && 2 * n[p] > total)
 			return (enum ia_phase)p;
-	if (total && 2 * n[IA_PHASE_STEADY] > total)
-		return IA_PHASE_STEADY;
 	return ia_phases_majority(ph, a, b);
 }
 
