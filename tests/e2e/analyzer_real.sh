@@ -51,7 +51,9 @@ trace direct
 # only HIGH chain allowed then is CPU contention with no worker involved.
 expect direct "no HIGH chain on the healthy baseline (but contention from outside the workload)" \
 	'all(c["kind"] == "slow_calls" and c["evidence"]["workers"] == 0 and "contention" in c["root_cause"] for c in high)'
-expect direct "no gap chain: the GPU always has work queued" 'not any(c["kind"].startswith("gaps") for c in ch)'
+# measured GPU time sees the short idle stretches between steps (a few %): at most LOW
+expect direct "no gap chain above LOW: the GPU nearly always has work" \
+	'not any(c["kind"].startswith("gaps") and c["severity"] != "LOW" for c in ch)'
 trace inline
 expect inline "HIGH: the main thread is on-CPU between CUDA calls" '"gaps_host_busy" in kinds'
 expect inline "its samples show the batch gathering (gather_rows)" '"gather_rows" in text'
