@@ -195,6 +195,19 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 	if (ia_steps_find(t, t->procs[pp->p[pp->main].proc].pid, ph->t0 + best_s * IA_PHASE_SLICE_NS,
 			  ph->t0 + best_e * IA_PHASE_SLICE_NS, IA_STEPS_MAX_PERIOD, &ph->steps, err, errlen) < 0)
 		return -1;
+	/* what ran before the loop's first full step is its set-up (a dataset
+	 * built, a buffer pinned, the model moved): one-time work, so start-up
+	 * — unless it queued as much GPU work as a few steps (an earlier loop) */
+	if (ph->steps.calls) {
+		size_t first = slice_of(ph, ph->steps.first_ns);
+		uint64_t launches = 0;
+		for (size_t k = 0; k < first && k < ph->nslices; k++)
+			launches += ph->launches[k];
+		if (launches < 3 * (uint64_t)ph->steps.launches + 3)
+			for (size_t k = 0; k < first && k < ph->nslices; k++)
+				if (ph->slice[k] == IA_PHASE_STEADY)
+					ph->slice[k] = IA_PHASE_STARTUP;
+	}
 	if ((uint64_t)IA_PHASE_AGAIN_STEPS * ph->steps.launches > ph->again_launches)
 		ph->again_launches = (uint64_t)IA_PHASE_AGAIN_STEPS * ph->steps.launches;
 	return 0;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct call_key { int api; sqlite3_int64 kernel; };
+struct call_key { int api; sqlite3_int64 kernel; uint64_t start; };
 
 /* Smallest period P >= 2 with which seq repeats for >= 95 % of the
  * comparisons over at least three repeats; 0 when none.  A wrong P fails
@@ -28,6 +28,20 @@ static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_p
 			miss += seq[i].api != seq[i + p].api || seq[i].kernel != seq[i + p].kernel;
 		if (miss <= budget)
 			return p == 1 ? 0 : (uint32_t)p;
+	}
+	return 0;
+}
+
+/* The first position from which seq repeats with period p for two steps
+ * (95 % of the comparisons): calls before it are the loop's set-up. */
+static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
+{
+	for (size_t i = 0; i + 3 * (size_t)p <= n; i++) {
+		size_t miss = 0, budget = 2 * (size_t)p / 20;
+		for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++)
+			miss += seq[j].api != seq[j + p].api || seq[j].kernel != seq[j + p].kernel;
+		if (miss <= budget)
+			return i;
 	}
 	return 0;
 }
@@ -62,6 +76,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		seq[n].api = sqlite3_column_int(st, 0);
 		seq[n].kernel = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
 		last = (uint64_t)sqlite3_column_int64(st, 2);
+		seq[n].start = last;
 		if (!n)
 			first = last;
 		n++;
@@ -82,6 +97,8 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
 	if (!out->calls)
 		out->launches = 0;
+	else
+		out->first_ns = seq[loop_start(seq, n, out->calls)].start;
 	free(seq);
 	return 0;
 }

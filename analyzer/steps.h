@@ -21,6 +21,8 @@
 struct ia_steps {
 	uint32_t calls, launches;   /* per step; 0 = no period found */
 	uint64_t ns;                /* time per step in the stretch looked at (0 = none) */
+	uint64_t first_ns;          /* start of the first call of the stretch's first full step
+				       (what ran before it in the stretch is the loop's set-up) */
 };
 
 /* The period of process pid's calls in [a, b), at most max_period calls
