@@ -59,9 +59,8 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 	return true;
 }
 
-static bool want_stack(unsigned api, enum ingero_kernel_kind kk, uint8_t *flags)
+static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel_kind kk, uint8_t *flags)
 {
-	enum ingero_api_class c = ingero_api_class(api);
 	if (c == INGERO_CLASS_LAUNCH) {
 		if (ingero_cfg.stack_classes & (1u << INGERO_CLASS_LAUNCH))
 			return true;
@@ -97,7 +96,7 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kin
 			      (ev->flags & INGERO_FLAG_ASYNC))))
 		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api);
 	ev->stack_id = 0;
-	if (want_stack(ev->api, kernel_kind, &ev->flags)) {
+	if (want_stack(ev->api, cls, kernel_kind, &ev->flags)) {
 		struct ingero_stack_budget *b = &ingero_tls.stack_budget;
 		uint64_t t0 = ingero_now();
 		if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm,
