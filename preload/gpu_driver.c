@@ -33,8 +33,6 @@ static void load(void)
 	drv.stream_get_ctx = get("cuStreamGetCtx", &missing);
 	drv.stream_is_capturing = get("cuStreamIsCapturing", &missing);
 	drv.stream_create = get("cuStreamCreate", &missing);
-	drv.stream_destroy = get("cuStreamDestroy", &missing);
-	drv.ctx_get_current = get("cuCtxGetCurrent", &missing);
 	drv.ctx_push = get("cuCtxPushCurrent", &missing);
 	drv.ctx_pop = get("cuCtxPopCurrent", &missing);
 	drv.exchange_capture_mode = get("cuThreadExchangeStreamCaptureMode", &missing);

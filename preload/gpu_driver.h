@@ -21,8 +21,6 @@ struct ingero_gpu_driver {
 	CUresult_t (*stream_get_ctx)(void *stream, void **ctx);
 	CUresult_t (*stream_is_capturing)(void *stream, int *status);
 	CUresult_t (*stream_create)(void **stream, unsigned flags);
-	CUresult_t (*stream_destroy)(void *stream);
-	CUresult_t (*ctx_get_current)(void **ctx);
 	CUresult_t (*ctx_push)(void *ctx);
 	CUresult_t (*ctx_pop)(void **ctx);
 	CUresult_t (*exchange_capture_mode)(int *mode);

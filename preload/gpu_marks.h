@@ -64,7 +64,7 @@ struct ingero_gpu_stream {
 
 /* Flags of a mark (gpu_marks.flags in report.db). */
 enum ingero_gpu_mark_flags {
-	INGERO_GPU_MARK_TRAILING = 1u << 0,  /* recorded by the watcher (else by the calling thread) */
+	INGERO_GPU_MARK_WATCHER = 1u << 0,  /* recorded by the watcher (else by the calling thread) */
 	INGERO_GPU_MARK_CLAMPED = 1u << 1,   /* GPU time disagreed with what the host saw: clamped */
 	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
 };

@@ -2,8 +2,9 @@
  * gpu_watch.c — the watcher thread of the GPU marks (gpu_marks.h).
  *
  * It makes each stream's events (in the stream's context), reads which
- * marks have completed and when, records the trailing mark of a stream that
- * went quiet, and puts one GPU record per completed mark into the ring.
+ * marks have completed and when, marks the streams that got new work (once a
+ * poll; where the GPU keeps up, once the stream went quiet), and puts one GPU
+ * record per completed mark into the ring.
  *
  * When: cuEventElapsedTime between a per-context anchor event and the mark,
  * added to the anchor's host time.  The anchor is recorded into a private
@@ -180,7 +181,7 @@ static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t str
 
 /* A mark behind the stream's work queued since its last one, at most one
  * per poll period. */
-static bool trailing(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
+static bool mark_new_work(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
 {
 	uint64_t sub = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	if (sub <= atomic_load_explicit(&s->marked_upto, memory_order_relaxed))
@@ -199,7 +200,7 @@ static bool trailing(struct ingero_gpu_stream *s, uint64_t stream, uint64_t now)
 	    atomic_load_explicit(&s->last_submit, memory_order_relaxed) >
 		    atomic_load_explicit(&s->marked_upto, memory_order_relaxed)) {
 		push(s->ctx);
-		if (!ingero_gpu_record(s, stream, ingero_ticks(), INGERO_GPU_MARK_TRAILING))
+		if (!ingero_gpu_record(s, stream, ingero_ticks(), INGERO_GPU_MARK_WATCHER))
 			atomic_store_explicit(&s->marked_upto, sub, memory_order_relaxed);
 		pop();
 	}
@@ -237,7 +238,7 @@ static bool pass(void)
 		uint64_t stream = key - 1;
 		busy |= drain(s, c, stream);
 		if (atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
-			busy |= trailing(s, stream, now);
+			busy |= mark_new_work(s, stream, now);
 	}
 	uint64_t t = ingero_now();
 	for (int i = 0; i < MAX_CTX && W.clocks[i].ctx; i++) {
