@@ -25,6 +25,9 @@ static void measured_steady(const struct ia_gaps *g, const struct ia_phases *ph,
 	}
 	free(w);
 	out->measured = 1;
+	out->nmarks = g->gpu.nmarks;
+	out->nstreams = g->gpu.nstreams;
+	out->nunmarked = g->gpu.nunmarked;
 	out->steady_low_ns = idle;
 	out->steady_high_ns = out->steady_ns > busy ? out->steady_ns - busy : 0;
 	if (out->steady_high_ns < out->steady_low_ns)
@@ -93,6 +96,11 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 	}
 	cJSON_AddBoolToObject(idle, "estimate", !i->measured);
 	cJSON_AddBoolToObject(idle, "measured", i->measured);
+	if (i->measured) {
+		ia_json_u64(idle, "marks", i->nmarks);
+		ia_json_u64(idle, "streams", i->nstreams);
+		ia_json_u64(idle, "unmarked_streams", i->nunmarked);
+	}
 	cJSON_AddStringToObject(idle, "basis", i->measured
 		? "measured: CUDA events the preload library put behind the program's work, timed on the GPU; "
 		  "low = time every marked stream was certainly idle; high = window minus time some stream "

@@ -32,6 +32,7 @@ struct ia_idle {
 	uint64_t steady_low_ns, steady_high_ns;   /* ... over the steady state */
 	uint64_t phase_ns[IA_PHASE_N];   /* time of each phase in W ([IA_PHASE_STEADY] = steady_ns) */
 	uint64_t pre_window_startup_ns;  /* start-up before the first queued work (not in W) */
+	size_t nmarks, nstreams, nunmarked;   /* measured: GPU marks, streams with work, of them unmarked */
 };
 
 void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct ia_idle *out);

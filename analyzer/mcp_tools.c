@@ -100,15 +100,11 @@ static void idle_words(char *buf, size_t len, const cJSON *doc)
 		snprintf(buf, len, "no GPU idle estimate (no CUDA work queued in this window)");
 }
 
-/* How the bounds were obtained, from explain's own flag. */
+/* How the bounds were obtained: explain's own words (gpu_idle_pct.basis). */
 static const char *idle_basis(const cJSON *doc)
 {
-	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct");
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(idle, "measured"))
-		? "measured on the GPU with CUDA event marks: low = time every marked stream was certainly idle, "
-		  "high = time no stream certainly had work"
-		: "an estimate from host evidence (no GPU timestamps): low = time with no CUDA work queued, "
-		  "high = time the GPU was not known busy";
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct"), "basis");
+	return cJSON_IsString(b) ? b->valuestring : "no GPU idle figures";
 }
 
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
