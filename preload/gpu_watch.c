@@ -147,6 +147,30 @@ static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done
 		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
 }
 
+/* When a mark completed, on the host's clock; 0 while it has not.  One
+ * driver call per completed mark where the anchor is good: the elapsed time
+ * is refused (NOT_READY) until the mark is done, so it is the query too;
+ * every watcher call shares the driver's locks with the program's calls. */
+static int done_at(struct ctx_clock *c, const struct ingero_gpu_mark *m, uint64_t *done, uint32_t *flags)
+{
+	if (c) {
+		float ms = 0;
+		int r = W.d->event_elapsed(&ms, c->anchor, m->ev);
+		if (r == INGERO_CU_NOT_READY)
+			return 0;
+		if (r == INGERO_CU_SUCCESS) {
+			*done = (uint64_t)((int64_t)c->anchor_ns + (int64_t)((double)ms * 1e6));
+			return 1;
+		}
+	}
+	int r = W.d->event_query(m->ev);
+	if (r == INGERO_CU_NOT_READY)
+		return 0;
+	*done = ingero_now();
+	*flags |= INGERO_GPU_MARK_COARSE;
+	return r == INGERO_CU_SUCCESS ? 1 : -1;
+}
+
 /* Completed marks of one stream, oldest first; true while some are not. */
 static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t stream)
 {
@@ -154,22 +178,16 @@ static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t str
 	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
 	while (tail != head) {
 		struct ingero_gpu_mark *m = &s->q[tail % INGERO_GPU_QUEUE];
-		int r = W.d->event_query(m->ev);
-		if (r == INGERO_CU_NOT_READY)
+		uint32_t flags = m->flags;
+		uint64_t done = 0;
+		int r = done_at(c, m, &done, &flags);
+		if (r == 0)
 			break;
-		uint64_t seen = ingero_now();
-		if (r == INGERO_CU_SUCCESS) {
-			float ms = 0;
-			uint32_t flags = m->flags;
-			uint64_t done = seen;
-			if (c && W.d->event_elapsed(&ms, c->anchor, m->ev) == INGERO_CU_SUCCESS)
-				done = (uint64_t)((int64_t)c->anchor_ns + (int64_t)((double)ms * 1e6));
-			else
-				flags |= INGERO_GPU_MARK_COARSE;
+		if (r > 0) {
 			/* done as soon as recorded: the stream was empty, the GPU
 			 * keeps up with it (calling threads then mark kernels) */
 			atomic_store_explicit(&s->keeps_up, done <= m->rec_ns + KEEPS_UP_NS, memory_order_relaxed);
-			emit(stream, m, done, seen, flags);
+			emit(stream, m, done, ingero_now(), flags);
 		} else {
 			atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
 		}
