@@ -24,6 +24,8 @@
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
 #define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
+/* D state worth a line of the timeline: a page fault's microseconds are not */
+#define IOWAIT_SHOWN 0.10
 #define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define SATURATED 0.90
@@ -96,7 +98,7 @@ static enum ia_kind gaps_kind(const struct gap_view *v)
 static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_idle *i = &v->a->idle;
-	char d1[32], n1[32], rng[32];
+	char d1[32], n1[32], rng[64];
 	const char *what = c->kind == IA_KIND_GAPS_HOST_BUSY ? "main thread on-CPU"
 		: c->kind == IA_KIND_GAPS_WAITING_WORKERS ? "main thread blocked waiting for workers"
 		: c->kind == IA_KIND_GAPS_HOST_BLOCKED ? "main thread blocked"
@@ -105,7 +107,7 @@ static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 	int phases = i->steady_ns < i->window_ns;   /* said only when the steady state is not the whole window */
 	snprintf(c->summary, sizeof c->summary,
 		 "GPU idle %s%s (%s): %s %.0f%% of the time, %s %.0f%% of it (%s gaps, mean %s)",
-		 ia_fmt_pct_range(rng, sizeof rng, ia_pct(i->steady_low_ns, i->steady_ns), ia_pct(i->steady_high_ns, i->steady_ns)),
+		 ia_idle_fmt_steady(i, rng, sizeof rng),
 		 phases ? " of the steady state" : "", i->measured ? "measured" : "estimate",
 		 i->measured ? "the GPU had no work" : "no CUDA work queued", 100 * v->share, what, 100 * state,
 		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
@@ -125,7 +127,7 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
 		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
 		      100 * v->rq);
-	if (g->main_iowait_ns)
+	if (g->main_iowait_ns && (double)g->main_iowait_ns >= IOWAIT_SHOWN * (double)g->main_blocked_ns)
 		ia_chain_line(c, "[HOST] of its blocked time, %s in uninterruptible sleep (D state: disk or page-fault I/O)",
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (v->workers)

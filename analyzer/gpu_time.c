@@ -2,6 +2,7 @@
  * gpu_time.c — certainly-busy and certainly-idle GPU time (gpu_time.h).
  */
 #include "gpu_time.h"
+#include "gpu_time_acc.h"
 #include "db.h"
 #include "gaps.h"
 #include "util.h"
@@ -11,31 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A mark done this soon after it was recorded found its stream empty. */
-#define EMPTY_NS 20000ull
-
-/* A completion point of one stream: work queued before r was done by g.
- * exact: g is when it was done (a mark, or a host wait that lasted), not
- * only an upper bound. */
-struct cpt {
-	uint64_t r, g;
-	int exact;
-};
-
-struct stream_acc {
-	int pid;
-	uint32_t key;
-	size_t nmarks;
-	struct ia_span *sub; size_t nsub, csub;   /* calls that queued work: start, end */
-	struct cpt *cp; size_t ncp, ccp;
-};
-
-struct acc {
-	struct stream_acc *s; size_t n, cap;
-	struct ia_span *busy; size_t nbusy, cbusy;
-	int oom;
-};
 
 static struct stream_acc *stream_of(struct acc *a, int pid, uint32_t key)
 {
@@ -53,25 +29,25 @@ static struct stream_acc *stream_of(struct acc *a, int pid, uint32_t key)
 	return s;
 }
 
-static void add_sub(struct acc *a, struct stream_acc *s, uint64_t start, uint64_t end)
+static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c)
 {
 	if (ia_grow((void **)&s->sub, &s->csub, s->nsub + 1, sizeof *s->sub) < 0) {
 		a->oom = 1;
 		return;
 	}
-	s->sub[s->nsub++] = (struct ia_span){ start, end };
+	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func };
 }
 
-static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact)
+static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)
 {
 	if (ia_grow((void **)&s->cp, &s->ccp, s->ncp + 1, sizeof *s->cp) < 0) {
 		a->oom = 1;
 		return;
 	}
-	s->cp[s->ncp++] = (struct cpt){ r, g, exact };
+	s->cp[s->ncp++] = (struct cpt){ r, g, exact, mark };
 }
 
-static void add_busy(struct acc *a, uint64_t x, uint64_t y)
+void ia_gt_add_busy(struct acc *a, uint64_t x, uint64_t y)
 {
 	if (y <= x)
 		return;
@@ -117,35 +93,35 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 			struct stream_acc *s = stream_of(a, pid, c->stream);
 			int waited = c->dur > IA_SYNC_FLOOR_NS;
 			if (waited)
-				add_busy(a, c->start, end);
+				ia_gt_add_busy(a, c->start, end);
 			if (s) {
-				add_sub(a, s, c->start, end);
-				add_cpt(a, s, end, end, 0);
+				add_sub(a, s, c);
+				add_cpt(a, s, end, end, 0, 0);
 			}
 			continue;
 		}
 		if (ia_api_queues_work(c->api) && !ia_api_completes_work(c->api)) {
 			struct stream_acc *s = stream_of(a, pid, c->stream);
 			if (s)
-				add_sub(a, s, c->start, end);
+				add_sub(a, s, c);
 			continue;
 		}
 		if (!ia_call_completes_work(c))
 			continue;
 		int waited = c->dur > IA_SYNC_FLOOR_NS;
 		if (waited)
-			add_busy(a, c->start, end - IA_SYNC_FLOOR_NS);
+			ia_gt_add_busy(a, c->start, end - IA_SYNC_FLOOR_NS);
 		if (event_wait(c->api))
 			continue;
 		if (stream_wait(c->api)) {
 			struct stream_acc *s = stream_of(a, pid, c->stream);
 			if (s)
-				add_cpt(a, s, c->start, end, waited);
+				add_cpt(a, s, c->start, end, waited, 0);
 		} else {
 			/* device-wide: every stream of this process seen so far; a
 			 * stream first used later starts empty anyway */
 			for (size_t k = first_stream; k < a->n; k++)
-				add_cpt(a, &a->s[k], c->start, end, waited);
+				add_cpt(a, &a->s[k], c->start, end, waited, 0);
 		}
 	}
 	free(idx);
@@ -173,7 +149,7 @@ static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, s
 		struct stream_acc *s = stream_of(a, pid, ia_stream_key((uint64_t)sqlite3_column_int64(q, 1)));
 		if (!s)
 			break;
-		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1);
+		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1, 1);
 		s->nmarks++;
 		(*nmarks)++;
 	}
@@ -195,7 +171,7 @@ static int cmp_cpt(const void *x, const void *y)
 }
 
 /* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */
-static size_t merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi)
+size_t ia_spans_merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi)
 {
 	if (n)
 		qsort(s, n, sizeof *s, cmp_span);
@@ -216,7 +192,7 @@ static size_t merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi)
 
 /* First submission (by start) that ended after r: the earliest work that
  * may have been queued behind the completion point. */
-static size_t first_after(const struct stream_acc *s, uint64_t r)
+size_t ia_gt_first_after(const struct stream_acc *s, uint64_t r)
 {
 	size_t lo = 0, hi = s->nsub;
 	while (lo < hi) {   /* starts are sorted, ends nearly: search starts, then look back */
@@ -236,8 +212,6 @@ static size_t first_after(const struct stream_acc *s, uint64_t r)
 static struct ia_span *stream_spans(struct acc *a, struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *nidle)
 {
 	*nidle = 0;
-	if (s->ncp)
-		qsort(s->cp, s->ncp, sizeof *s->cp, cmp_cpt);
 	struct ia_span *idle = malloc((s->ncp + 2) * sizeof *idle);
 	if (!idle) {
 		a->oom = 1;
@@ -247,7 +221,7 @@ static struct ia_span *stream_spans(struct acc *a, struct stream_acc *s, uint64_
 	idle[n++] = (struct ia_span){ lo, s->nsub ? s->sub[0].a : hi };
 	for (size_t i = 0; i < s->ncp; i++) {
 		const struct cpt *c = &s->cp[i];
-		size_t k = first_after(s, c->r);
+		size_t k = ia_gt_first_after(s, c->r);
 		uint64_t q = k < s->nsub ? s->sub[k].a : hi;
 		if (q > c->g)
 			idle[n++] = (struct ia_span){ c->g, q };
@@ -258,9 +232,9 @@ static struct ia_span *stream_spans(struct acc *a, struct stream_acc *s, uint64_
 		uint64_t from = c->r;
 		if (k > 0 && s->sub[k - 1].b < from)
 			from = s->sub[k - 1].b;
-		add_busy(a, from, c->g);
+		ia_gt_add_busy(a, from, c->g);
 	}
-	*nidle = merge(idle, n, lo, hi);
+	*nidle = ia_spans_merge(idle, n, lo, hi);
 	return idle;
 }
 
@@ -296,6 +270,7 @@ static void acc_free(struct acc *a)
 	}
 	free(a->s);
 	free(a->busy);
+	free(a->smp);
 }
 
 int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
@@ -318,6 +293,18 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	for (size_t p = 0; p < t->nprocs && !a.oom; p++)
 		if (t->procs[p].selected && t->procs[p].ncalls)
 			collect_calls(t, (uint32_t)p, &a);
+	/* completion points in order; the work timed alone, every stream's
+	 * before any is estimated (a kernel timed on one stream stands in for
+	 * the same kernel on another) */
+	for (size_t i = 0; i < a.n && !a.oom; i++) {
+		struct stream_acc *s = &a.s[i];
+		if (s->ncp)
+			qsort(s->cp, s->ncp, sizeof *s->cp, cmp_cpt);
+		ia_gt_time_alone(&a, s);
+	}
+	ia_gt_samples_ready(&a);
+	g->ntimed = a.ntimed;
+	size_t cest[3] = { 0 };
 	struct ia_span *idle = NULL, *tmp = NULL;
 	size_t nidle = 0;
 	for (size_t i = 0; i < a.n && !a.oom; i++) {
@@ -329,6 +316,9 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		struct ia_span *si = stream_spans(&a, s, win_start, win_end, &ns);
 		if (!si)
 			break;
+		for (int q = 0; q < 3; q++)
+			ia_gt_estimate(&a, s, q, win_start, win_end, si, ns, &g->est[q], &g->nest[q], &cest[q]);
+		ia_gt_coverage(&a, s, win_start, win_end, &g->nwork, &g->nwork_alike);
 		if (!s->nmarks) {
 			/* a stream the library could not mark (a fork child's, the
 			 * per-thread default stream, marks off in that process): its
@@ -357,12 +347,26 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	if (a.oom) {
 		free(idle);
 		acc_free(&a);
+		ia_gpu_time_free(g);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	g->nbusy = merge(a.busy, a.nbusy, win_start, win_end);
+	g->nbusy = ia_spans_merge(a.busy, a.nbusy, win_start, win_end);
 	g->busy = a.busy;
 	a.busy = NULL;
+	/* each estimate holds what is certainly busy */
+	for (int q = 0; q < 3; q++) {
+		if (ia_grow((void **)&g->est[q], &cest[q], g->nest[q] + g->nbusy, sizeof *g->est[q]) < 0) {
+			free(idle);
+			acc_free(&a);
+			ia_gpu_time_free(g);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (size_t k = 0; k < g->nbusy; k++)
+			g->est[q][g->nest[q]++] = g->busy[k];
+		g->nest[q] = ia_spans_merge(g->est[q], g->nest[q], win_start, win_end);
+	}
 	g->idle = idle;
 	g->nidle = nidle;
 	g->busy_ns = ia_spans_within(g->busy, g->nbusy, win_start, win_end);
@@ -380,5 +384,7 @@ void ia_gpu_time_free(struct ia_gpu_time *g)
 {
 	free(g->busy);
 	free(g->idle);
+	for (int q = 0; q < 3; q++)
+		free(g->est[q]);
 	memset(g, 0, sizeof *g);
 }

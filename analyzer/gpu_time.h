@@ -24,6 +24,13 @@
  * goes quiet, so the width is the time of dense small kernels it could not
  * resolve.  Without marks (schema 1-2, INGERO_GPU_MARKS=0) nothing is
  * measured and the analysis falls back to host evidence (gaps.h).
+ *
+ * Within the bounds, an estimate (gpu_estimate.c): work timed alone (a mark
+ * right behind one piece of work on an empty stream) gives the GPU time of
+ * alike work (same kernel and geometry, same kind and size of copy), and
+ * each stream is replayed with those times, held to its measured
+ * completions.  Three replays, with the 25th, 50th and 75th percentile of
+ * the times: est[1] is the estimate, est[0] and est[2] its range.
  */
 #ifndef IA_GPU_TIME_H
 #define IA_GPU_TIME_H
@@ -41,6 +48,11 @@ struct ia_gpu_time {
 	size_t nmarks, nstreams, nunmarked;   /* streams with work; of them, without marks (left out of the idle) */
 	struct ia_span *busy; size_t nbusy;   /* certainly busy, sorted, disjoint */
 	struct ia_span *idle; size_t nidle;   /* certainly idle, sorted, disjoint */
+	/* estimated busy (p25, p50, p75 replays), sorted, disjoint, each within
+	 * the bounds: holds the certainly-busy spans, none of the idle ones */
+	struct ia_span *est[3]; size_t nest[3];
+	size_t ntimed;                    /* pieces of work timed alone (the estimate's samples) */
+	size_t nwork, nwork_alike;        /* work queued in the window; of it, alike some timed */
 };
 
 /* Over [win_start, win_end), for the selected processes.  0, or -1 with one
@@ -48,6 +60,9 @@ struct ia_gpu_time {
 int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
 			struct ia_gpu_time *g, char *err, size_t errlen);
 void ia_gpu_time_free(struct ia_gpu_time *g);
+
+/* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */
+size_t ia_spans_merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi);
 
 /* Time of the spans inside [a, b). */
 uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b);

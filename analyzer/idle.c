@@ -4,9 +4,21 @@
 #include "idle.h"
 
 #include "json_out.h"
+#include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
 
 /* Measured: the steady state's bounds are the measured idle and busy spans
  * inside its windows (gpu_time.h), not the steady gaps. */
@@ -14,16 +26,30 @@ static void measured_steady(const struct ia_gaps *g, const struct ia_phases *ph,
 {
 	size_t n = 0;
 	uint64_t *w = ph ? ia_phases_steady_windows(ph, g->win_start, g->win_end, &n) : NULL;
-	uint64_t idle = 0, busy = 0;
+	uint64_t whole[2] = { g->win_start, g->win_end };
 	if (!w) {   /* no phases (or no memory): the steady state is the window */
-		idle = g->gpu.idle_low_ns;
-		busy = g->gpu.busy_ns;
+		w = whole;
+		n = 1;
 	}
-	for (size_t k = 0; w && k < n; k++) {
+	uint64_t idle = 0, busy = 0, est[3] = { 0 };
+	for (size_t k = 0; k < n; k++) {
 		idle += ia_spans_within(g->gpu.idle, g->gpu.nidle, w[2 * k], w[2 * k + 1]);
 		busy += ia_spans_within(g->gpu.busy, g->gpu.nbusy, w[2 * k], w[2 * k + 1]);
+		for (int q = 0; q < 3; q++)
+			est[q] += ia_spans_within(g->gpu.est[q], g->gpu.nest[q], w[2 * k], w[2 * k + 1]);
 	}
-	free(w);
+	if (w != whole)
+		free(w);
+	/* the estimate's busy spans: p75 times -> most busy -> least idle */
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	for (int q = 0; q < 3; q++) {
+		uint64_t b = ia_spans_within(g->gpu.est[2 - q], g->gpu.nest[2 - q], g->win_start, g->win_end);
+		out->est_ns[q] = win > b ? win - b : 0;
+		out->steady_est_ns[q] = out->steady_ns > est[2 - q] ? out->steady_ns - est[2 - q] : 0;
+	}
+	out->ntimed = g->gpu.ntimed;
+	out->nwork = g->gpu.nwork;
+	out->nwork_alike = g->gpu.nwork_alike;
 	out->measured = 1;
 	out->nmarks = g->gpu.nmarks;
 	out->nstreams = g->gpu.nstreams;
@@ -60,6 +86,30 @@ void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct
 		measured_steady(g, ph, out);
 	if (out->steady_low_ns > out->steady_ns)   /* phase time is counted in slices: keep the bounds inside */
 		out->steady_low_ns = out->steady_high_ns = out->steady_ns;
+	/* the estimate lies within the bounds (a stream left out of the
+	 * measured idle may have replayed work into it) */
+	for (int q = 0; q < 3; q++) {
+		out->est_ns[q] = clamp(out->est_ns[q], out->low_ns, out->high_ns);
+		out->steady_est_ns[q] = clamp(out->steady_est_ns[q], out->steady_low_ns, out->steady_high_ns);
+	}
+}
+
+int ia_idle_estimated(const struct ia_idle *i)
+{
+	return i->measured && i->ntimed > 0 && i->nwork_alike > 0;
+}
+
+char *ia_idle_fmt_steady(const struct ia_idle *i, char *buf, size_t len)
+{
+	char rng[32], est[32];
+	ia_fmt_pct_range(rng, sizeof rng, pct(i->steady_low_ns, i->steady_ns), pct(i->steady_high_ns, i->steady_ns));
+	if (!ia_idle_estimated(i) || !i->steady_ns)
+		snprintf(buf, len, "%s", rng);
+	else
+		snprintf(buf, len, "%s (about %s)", rng,
+			 ia_fmt_pct_range(est, sizeof est, pct(i->steady_est_ns[1], i->steady_ns),
+					  pct(i->steady_est_ns[1], i->steady_ns)));
+	return buf;
 }
 
 double ia_idle_share(const struct ia_idle *i, uint64_t ns)
@@ -72,10 +122,6 @@ double ia_idle_impact(const struct ia_idle *i, uint64_t ns)
 	return i->window_ns ? (double)ns / (double)i->window_ns : 0;
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
 
 cJSON *ia_idle_json(const struct ia_idle *i)
 {
@@ -100,6 +146,28 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 		ia_json_u64(idle, "marks", i->nmarks);
 		ia_json_u64(idle, "streams", i->nstreams);
 		ia_json_u64(idle, "unmarked_streams", i->nunmarked);
+	}
+	if (ia_idle_estimated(i)) {
+		cJSON *e = cJSON_AddObjectToObject(idle, "estimate_from_timed_work");
+		if (i->window_ns) {
+			ia_json_round(e, "idle", pct(i->est_ns[1], i->window_ns), 1);
+			ia_json_round(e, "low", pct(i->est_ns[0], i->window_ns), 1);
+			ia_json_round(e, "high", pct(i->est_ns[2], i->window_ns), 1);
+		}
+		if (i->steady_ns) {
+			ia_json_round(e, "steady", pct(i->steady_est_ns[1], i->steady_ns), 1);
+			ia_json_round(e, "steady_low", pct(i->steady_est_ns[0], i->steady_ns), 1);
+			ia_json_round(e, "steady_high", pct(i->steady_est_ns[2], i->steady_ns), 1);
+		}
+		ia_json_u64(e, "timed_alone", i->ntimed);
+		ia_json_u64(e, "work_queued", i->nwork);
+		ia_json_u64(e, "work_alike_timed", i->nwork_alike);
+		cJSON_AddStringToObject(e, "basis",
+			"within the measured bounds: each stream's work replayed one piece after another, each "
+			"piece taking the GPU time of alike work (same kernel and geometry; same kind and size "
+			"of copy) timed alone by a mark right behind it (median; low/high with the 75th/25th "
+			"percentile), held to the measured completions; work never timed alike takes none "
+			"(high) or all the time it can (low)");
 	}
 	cJSON_AddStringToObject(idle, "basis", i->measured
 		? "measured: CUDA events the preload library put behind the program's work, timed on the GPU; "

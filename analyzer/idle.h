@@ -33,6 +33,11 @@ struct ia_idle {
 	uint64_t phase_ns[IA_PHASE_N];   /* time of each phase in W ([IA_PHASE_STEADY] = steady_ns) */
 	uint64_t pre_window_startup_ns;  /* start-up before the first queued work (not in W) */
 	size_t nmarks, nstreams, nunmarked;   /* measured: GPU marks, streams with work, of them unmarked */
+	/* measured: the estimate within the bounds (gpu_time.h), GPU idle with
+	 * alike work's times at their 75th, 50th and 25th percentile: [1] is
+	 * the estimate, [0]..[2] its range (low to high) */
+	uint64_t est_ns[3], steady_est_ns[3];
+	size_t ntimed, nwork, nwork_alike;   /* work timed alone; work queued, of it alike some timed */
 };
 
 void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct ia_idle *out);
@@ -40,7 +45,13 @@ void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct
 double ia_idle_share(const struct ia_idle *i, uint64_t ns);
 /* ns as a share of the whole window (ranking); 0 without one. */
 double ia_idle_impact(const struct ia_idle *i, uint64_t ns);
-/* explain --json's "gpu_idle_pct": {low, high, steady_low, steady_high, estimate, basis} */
+/* Measured, with work timed alone: the estimate within the bounds is there. */
+int ia_idle_estimated(const struct ia_idle *i);
+/* "87-98% (about 95%)": the steady state's bounds and, when there, the
+ * estimate. */
+char *ia_idle_fmt_steady(const struct ia_idle *i, char *buf, size_t len);
+/* explain --json's "gpu_idle_pct": {low, high, steady_low, steady_high, estimate, basis,
+ * estimate_from_timed_work when there} */
 cJSON *ia_idle_json(const struct ia_idle *i);
 
 #endif

@@ -133,9 +133,42 @@ static void note_tid(struct wstate *w, uint32_t tid, uint32_t pid)
 		w->oom = 1;
 }
 
+/* ia_call.work: FNV-1a over what the GPU will run */
+static uint32_t fnv(uint32_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (uint32_t)(v & 0xff)) * 16777619u;
+	return h;
+}
+
+/* ia_call.work and .func (0 when the call queues nothing known) */
+static void work_keys(const struct ingero_cuda_call *x, uint32_t *work, uint32_t *func)
+{
+	unsigned cls = ingero_api_class(x->api);
+	uint32_t h = fnv(2166136261u, cls), f;
+	*work = *func = 0;
+	if (cls == INGERO_CLASS_LAUNCH) {
+		if (!x->kernel)
+			return;
+		f = h = fnv(h, x->kernel);
+		for (int i = 0; i < 3; i++)
+			h = fnv(fnv(h, x->grid[i]), x->block[i]);
+	} else if (cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) {
+		unsigned lg = 0;
+		for (uint64_t b = x->bytes; b > 1; b >>= 1)
+			lg++;
+		f = h = fnv(fnv(h, x->dir), x->flags & INGERO_FLAG_HOST_PINNED);
+		h = fnv(h, lg);
+	} else {
+		return;
+	}
+	*work = h ? h : 1;
+	*func = f ? f : 1;
+}
+
 /* One call into the chunk; -1 when out of memory. */
 static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, uint64_t start, int64_t d,
-		     int64_t by, int dir, int flags, uint64_t sid, uint64_t stream)
+		     int64_t by, int dir, int flags, uint64_t sid, uint64_t stream, uint32_t work, uint32_t func)
 {
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_call)) < 0)
@@ -150,6 +183,8 @@ static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, 
 	x->dir = (uint8_t)dir;
 	x->flags = (uint8_t)flags;
 	x->stream = ia_stream_key(stream);
+	x->work = work;
+	x->func = func;
 	if (sid == 0) {
 		x->stack = 0;
 	} else if (sid == w->last_sid) {
@@ -170,7 +205,7 @@ static void row_call(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if (push_call(w, 0, (uint32_t)sqlite3_value_int64(v[0]), sqlite3_value_int64(v[1]),
 		      (uint64_t)sqlite3_value_int64(v[2]), sqlite3_value_int64(v[3]),
 		      sqlite3_value_int64(v[4]), sqlite3_value_int(v[5]), sqlite3_value_int(v[6]),
-		      (uint64_t)sqlite3_value_int64(v[7]), (uint64_t)sqlite3_value_int64(v[8])) < 0) {
+		      (uint64_t)sqlite3_value_int64(v[7]), (uint64_t)sqlite3_value_int64(v[8]), 0, 0) < 0) {
 		w->oom = 1;
 		sqlite3_result_error_nomem(ctx);
 	}
@@ -219,8 +254,10 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		const struct ingero_cuda_call *x = &w->block[i];
 		if (w->j->windowed && (x->start_ns < w->j->from || x->start_ns >= w->j->to))
 			continue;
+		uint32_t work, func;
+		work_keys(x, &work, &func);
 		if (push_call(w, x->pid, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
-			      x->dir, x->flags, x->stack_id, x->stream) < 0) {
+			      x->dir, x->flags, x->stack_id, x->stream, work, func) < 0) {
 			w->oom = 1;
 			sqlite3_result_error_nomem(ctx);
 			return;

@@ -37,6 +37,11 @@ struct ia_call {
 	uint16_t api;
 	uint8_t flags, dir;
 	uint32_t stream;      /* the stream handle, folded (ia_stream_key) */
+	uint32_t work;        /* what it queued for the GPU, hashed so that calls queuing alike work
+	                       * meet (gpu_time.c times some, estimates the others): a launch by its
+	                       * kernel and geometry, a copy or memset by kind and size to a power of
+	                       * two; 0 = nothing, or not known (scan.c) */
+	uint32_t func;        /* the same without the geometry or size: the kernel alone, the kind of copy */
 };
 
 /* A stream handle folded to 32 bits (the padding of ia_call holds it): the

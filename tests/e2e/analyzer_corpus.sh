@@ -105,6 +105,16 @@ for e in "$CORPUS"/*.expect; do
 		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""' "$T/$n.json")
 	check_eq "$n: no one-time phase outranks a steady cause it does not exceed" "" "$bad"
 	check_one "$n" "$e" "$T/$n.json"
+	# every measured trace: GPU idle over the steady state within 5 points —
+	# the measured bounds, or the estimate from work timed alone inside them
+	w=$(jq -r '.gpu_idle_pct | if .measured and .steady_low != null then
+		([.steady_high - .steady_low] + (if .estimate_from_timed_work.steady_low != null then
+		[.estimate_from_timed_work.steady_high - .estimate_from_timed_work.steady_low] else [] end)) | min
+		| . * 10 | round / 10 else "-" end' "$T/$n.json")
+	if [ "$w" != - ]; then
+		check_k "$n: steady-state GPU idle measured within 5 points (is $w)" \
+			awk -v w="$w" 'BEGIN { exit !(w <= 5) }'
+	fi
 	rm -f "$db"
 done
 check_ge "corpus: traces with expectations" "$found" 1

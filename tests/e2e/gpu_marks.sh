@@ -11,9 +11,31 @@ W=tests/helpers/python_gpu_idle.py
 LIB="$PWD/$B/fakecuda/libcudart.so.13"
 
 trace() { # ENV... : the workload (40 steps of 20 kernels of 100 us, 5 ms of host work each)
+	trace_loop 100 "$@" -- 40 20 100 5
+}
+trace_loop() { # KERNEL_US ENV... -- the workload's arguments
+	_us=$1; shift
 	rm -f "$DB" "$DB-wal" "$DB-shm"
-	env FAKECUDA_KERNEL_US=100 "$@" "$B/ingero-collector" -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
-		python3 "$W" "$LIB" 40 20 100 5 >"$T/out.txt" 2>"$T/err.txt"
+	_env=""
+	while [ "$1" != -- ]; do _env="$_env $1"; shift; done
+	shift
+	env FAKECUDA_KERNEL_US="$_us" $_env "$B/ingero-collector" -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+		python3 "$W" "$LIB" "$@" >"$T/out.txt" 2>"$T/err.txt"
+}
+# explain --json over the workload's own loop (its truth line): sets measured,
+# low, high (per mille), truth (idle, per mille) and est, est_low, est_high
+# (per mille, -1 when there is no estimate)
+explain_loop() {
+	set -- $(sed -n 's/^truth t0_ns=\([0-9]*\) t1_ns=\([0-9]*\) busy_ns=\([0-9]*\)/\1 \2 \3/p' "$T/out.txt")
+	s=$(q "SELECT value FROM session WHERE key = 'start_mono_ns'")
+	from=$(( ($1 - s) / 1000 ))us to=$(( ($2 - s) / 1000 ))us
+	truth=$(( 1000 - 1000 * $3 / ($2 - $1) ))
+	"$B/ingero-analyze" explain --json --from "$from" --to "$to" "$DB" >"$T/e.json"
+	read -r measured low high est est_low est_high <<EOF2
+$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["gpu_idle_pct"]; e=d.get("estimate_from_timed_work", {})
+pm = lambda k: round(e[k]*10) if k in e else -1
+print(int(d["measured"]), round(d["low"]*10), round(d["high"]*10), pm("idle"), pm("low"), pm("high"))' "$T/e.json")
+EOF2
 }
 
 trace
@@ -24,15 +46,7 @@ check_eq "every mark done after it was recorded" 0 "$(q 'SELECT count(*) FROM gp
 check_eq "no mark lost" 0 "$(q "SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'gpu_marks_lost'")"
 check_eq "the watcher's counts arrived" 1 "$(q "SELECT count(*) FROM losses WHERE source = 'gpu_marks_lost'")"
 check_eq "the watcher thread is named" 1 "$(q "SELECT count(*) FROM threads WHERE comm = 'ingero-gpu'")"
-# the loop's own window: relative to the trace start, for explain --from/--to
-set -- $(sed -n 's/^truth t0_ns=\([0-9]*\) t1_ns=\([0-9]*\) busy_ns=\([0-9]*\)/\1 \2 \3/p' "$T/out.txt")
-s=$(q "SELECT value FROM session WHERE key = 'start_mono_ns'")
-from=$(( ($1 - s) / 1000 ))us to=$(( ($2 - s) / 1000 ))us
-truth=$(( 1000 - 1000 * $3 / ($2 - $1) ))   # idle, per mille
-"$B/ingero-analyze" explain --json --from "$from" --to "$to" "$DB" >"$T/e.json"
-read -r measured low high <<EOF2
-$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["gpu_idle_pct"]; print(int(d["measured"]), round(d["low"]*10), round(d["high"]*10))' "$T/e.json")
-EOF2
+explain_loop
 check_eq "explain says the idle share is measured" 1 "$measured"
 # the fake GPU's truth lies inside the bounds (2 points of slack: the step's
 # first kernel starts when its launch returns, not at the loop's clock read)
@@ -52,6 +66,26 @@ import json, sys
 ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "gpu_measured"]
 names = {e["name"] for e in ev}
 sys.exit(0 if len(ev) >= 40 and names == {"busy", "idle"} else 1)' "$T/p.json"
+
+# a launch-bound loop: 40 steps of 50 kernels of 20 us, each launched alone
+# with 60 us of host work after it, then 2 ms more (~75 % idle).  The GPU
+# keeps up, so the marks' budget times only some kernels and the bounds are
+# wide; the estimate from the kernels timed alone must be near the truth,
+# its range narrow, and both inside the bounds.
+trace_loop 20 -- 40 50 20 2 60
+check_eq "launch-bound: workload exits 0" 0 $?
+explain_loop
+echo "# launch-bound: bounds $low-$high, estimate $est ($est_low-$est_high), truth $truth (per mille)"
+check "launch-bound: bounds ($low-$high) hold the truth ($truth)" \
+	test "$low" -le $((truth + 20)) -a "$high" -ge $((truth - 20))
+check "launch-bound: an estimate from kernels timed alone ($est)" test "$est" -ge 0
+check "launch-bound: the estimate ($est) within 5 points of the truth ($truth)" \
+	test "$est" -le $((truth + 50)) -a "$est" -ge $((truth - 50))
+check "launch-bound: its range ($est_low-$est_high) at most 5 points wide" test $((est_high - est_low)) -le 50
+check "launch-bound: the estimate inside the bounds" test "$est_low" -ge "$low" -a "$est_high" -le "$high"
+"$B/ingero-analyze" explain --from "$from" --to "$to" "$DB" >"$T/lb.txt"
+check "launch-bound: explain's header gives the estimate and its basis" \
+	grep -Eq '^GPU idle \(measured.*about [0-9]+%.*timed alone' "$T/lb.txt"
 
 # a stream under graph capture gets no mark (it would join the graph)
 trace FAKECUDA_CAPTURING=1

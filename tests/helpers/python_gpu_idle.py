@@ -1,10 +1,13 @@
-"""python_gpu_idle.py LIBCUDART [STEPS] [LAUNCHES] [KERNEL_US] [HOST_MS] — a
+"""python_gpu_idle.py LIBCUDART [STEPS] [LAUNCHES] [KERNEL_US] [HOST_MS] [SPACING_US] — a
 loop that never waits for the GPU: each step queues LAUNCHES kernels of
 KERNEL_US (the fake runtime's FAKECUDA_KERNEL_US, passed again here) and then
 keeps the host busy for HOST_MS while the GPU drains.  The GPU's true busy
 time is known (the kernels of a step run back to back from its first launch:
 the host queues them faster than they run), so the test can hold the
-measured GPU idle (gpu_marks) to it.  Prints one truth line."""
+measured GPU idle (gpu_marks) to it.  With SPACING_US (more than KERNEL_US)
+the host works that long after each launch: every kernel runs alone, the GPU
+keeps up (a launch-bound loop), and the truth is the same sum.  Prints one
+truth line."""
 import os
 import sys
 import time
@@ -15,6 +18,14 @@ from fake_gpu import FakeGPU  # noqa: E402
 lib = sys.argv[1]
 steps, launches = int(sys.argv[2]), int(sys.argv[3])
 kernel_us, host_ms = float(sys.argv[4]), float(sys.argv[5])
+spacing_ns = int(float(sys.argv[6]) * 1000) if len(sys.argv) > 6 else 0
+
+
+def spin_until(t):
+    while time.monotonic_ns() < t:
+        pass
+
+
 g = FakeGPU(lib)
 g.launch(1)
 g.sync()
@@ -22,12 +33,15 @@ t0 = time.monotonic_ns()
 busy = 0
 for _ in range(steps):
     a = time.monotonic_ns()
-    g.launch(launches)
+    if spacing_ns:
+        for _ in range(launches):
+            g.launch(1)
+            spin_until(time.monotonic_ns() + spacing_ns)
+    else:
+        g.launch(launches)
     # the kernels run from the first launch on, one after another
     busy += int(launches * kernel_us * 1000)
-    deadline = a + int(host_ms * 1e6)
-    while time.monotonic_ns() < deadline:
-        pass
+    spin_until((time.monotonic_ns() if spacing_ns else a) + int(host_ms * 1e6))
 g.sync()
 t1 = time.monotonic_ns()
 print(f"truth t0_ns={t0} t1_ns={t1} busy_ns={busy}")

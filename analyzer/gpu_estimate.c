@@ -1,0 +1,221 @@
+/*
+ * gpu_estimate.c — the GPU time of work that was not timed, from alike work
+ * that was (gpu_time.h: the estimate).
+ *
+ * The marks bound the GPU's idle time, but where small kernels are queued
+ * one by one faster than the library marks them (a launch-bound loop), a
+ * stretch between two completions holds many kernels whose run times the
+ * bounds cannot tell apart.  Some kernels were timed alone, though: a mark
+ * right behind one piece of work queued on an empty stream says how long
+ * that piece took, from the end of its call to the mark's completion (the
+ * launch latency included).  A training loop queues the same kernels with
+ * the same geometry every step (ia_call.work), so their times stand in for
+ * the untimed ones'.  Each stream is then replayed: its work runs one piece
+ * after another, from when it was queued or when the piece before ended,
+ * held to the measured completions (work queued before a mark is done when
+ * the mark is; a mark that waited says the stream was busy until then) and
+ * never inside the stream's certainly-idle spans.  Work of a kind never
+ * timed alone takes no time in the short replay and all the time it can in
+ * the long one, so it widens the range instead of guessing.
+ */
+#include "gpu_time_acc.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+/* an unknown piece in the long replay: until the next completion */
+#define FOREVER (UINT64_MAX / 4)
+/* A mark recorded this soon after the call that queued the piece times it
+ * (the calling thread's marks: well under a microsecond later).  A mark
+ * recorded later that found the stream empty only bounds it: the piece may
+ * have ended long before (the thread lost its CPU in between, or it was the
+ * watcher's mark once the stream went quiet). */
+#define ALONE_LAG_NS 5000ull
+
+static void add_sample(struct acc *a, int pid, const struct sub *w, uint64_t ns)
+{
+	if (ia_grow((void **)&a->smp, &a->csmp, a->nsmp + 2, sizeof *a->smp) < 0) {
+		a->oom = 1;
+		return;
+	}
+	a->smp[a->nsmp++] = (struct sample){ pid, 0, w->work, ns };
+	a->smp[a->nsmp++] = (struct sample){ pid, 1, w->func, ns };
+	a->ntimed++;
+}
+
+void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
+{
+	uint64_t prev_r = 0, prev_g = 0;
+	int first = 1;
+	for (size_t i = 0; i < s->ncp; i++) {
+		const struct cpt *c = &s->cp[i];
+		size_t k0 = first ? 0 : ia_gt_first_after(s, prev_r);
+		size_t k1 = ia_gt_first_after(s, c->r);
+		/* one piece of work since the previous completion, queued after
+		 * it: the stream was empty, the piece ran alone on it; timed when
+		 * the mark came right behind it or had to wait for it */
+		const struct sub *w = &s->sub[k0];
+		if (c->mark && k1 == k0 + 1 && w->work && (first || prev_g <= w->a) && w->b <= c->r &&
+		    (c->r - w->b <= ALONE_LAG_NS || c->g > c->r + EMPTY_NS))
+			add_sample(a, s->pid, w, c->g > w->b ? c->g - w->b : 0);
+		prev_r = c->r;
+		prev_g = c->g;
+		first = 0;
+	}
+}
+
+static int cmp_sample(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	if (a->pid != b->pid)
+		return (a->pid > b->pid) - (a->pid < b->pid);
+	if (a->by_func != b->by_func)
+		return a->by_func - b->by_func;
+	if (a->key != b->key)
+		return (a->key > b->key) - (a->key < b->key);
+	return (a->ns > b->ns) - (a->ns < b->ns);
+}
+
+void ia_gt_samples_ready(struct acc *a)
+{
+	if (a->nsmp)
+		qsort(a->smp, a->nsmp, sizeof *a->smp, cmp_sample);
+}
+
+/* The samples filed under one key: [*first, return). */
+static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_t *first)
+{
+	*first = 0;
+	if (!k || !a->nsmp)
+		return 0;
+	struct sample key = { pid, by_func, k, 0 };
+	size_t lo = 0, hi = a->nsmp;
+	while (lo < hi) {   /* first sample of (pid, work) */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_sample(&a->smp[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < a->nsmp && a->smp[end].pid == pid && a->smp[end].by_func == by_func && a->smp[end].key == k)
+		end++;
+	*first = lo;
+	return end;
+}
+
+/* The samples of work alike this one: the same work, else (another
+ * geometry, another size) the same kernel or kind of copy. */
+static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *first)
+{
+	size_t end = filed(a, pid, 0, w->work, first);
+	return end > *first ? end : filed(a, pid, 1, w->func, first);
+}
+
+/* Quantile q (0: p25, 1: p50, 2: p75) of the times of work alike this one;
+ * FOREVER or 0 (the long or the short replay) when none was timed. */
+static uint64_t piece_ns(const struct acc *a, int pid, const struct sub *w, int q)
+{
+	size_t lo, end = alike(a, pid, w, &lo);
+	if (end == lo)
+		return q == 0 ? 0 : FOREVER;
+	return a->smp[lo + (end - lo - 1) * (size_t)(q + 1) / 4].ns;
+}
+
+void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
+		    size_t *nalike)
+{
+	for (size_t k = 0; k < s->nsub; k++) {
+		if (s->sub[k].a < lo || s->sub[k].a >= hi)
+			continue;
+		size_t first;
+		(*n)++;
+		if (alike(a, s->pid, &s->sub[k], &first) > first)
+			(*nalike)++;
+	}
+}
+
+struct replay {
+	struct acc *a;
+	struct ia_span *sp; size_t n, cap;
+	size_t pending;            /* spans from here on are of work queued before the next completion */
+	uint64_t qend;             /* when the stream's queue runs dry, as replayed */
+};
+
+static void put(struct replay *r, uint64_t x, uint64_t y)
+{
+	if (ia_grow((void **)&r->sp, &r->cap, r->n + 1, sizeof *r->sp) < 0) {
+		r->a->oom = 1;
+		return;
+	}
+	r->sp[r->n++] = (struct ia_span){ x, y };
+}
+
+/* A completion: what was queued before it was done by c->g. */
+static void complete(struct replay *r, const struct cpt *c)
+{
+	for (size_t i = r->pending; i < r->n; i++) {
+		if (r->sp[i].b > c->g)
+			r->sp[i].b = c->g;
+		if (r->sp[i].a > r->sp[i].b)
+			r->sp[i].a = r->sp[i].b;
+	}
+	r->pending = r->n;
+	if (c->exact && c->g > c->r + EMPTY_NS)
+		r->qend = c->g;   /* the mark waited: busy until then */
+	else if (r->qend > c->g)
+		r->qend = c->g;
+}
+
+/* x minus the sorted, disjoint spans of y (both sorted), appended to out. */
+static void subtract(struct acc *a, const struct ia_span *x, size_t nx, const struct ia_span *y, size_t ny,
+		     struct ia_span **out, size_t *nout, size_t *cout)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < nx; i++) {
+		uint64_t cur = x[i].a;
+		while (j < ny && y[j].b <= cur)
+			j++;
+		for (size_t k = j; k < ny && y[k].a < x[i].b && cur < x[i].b; k++) {
+			if (y[k].a > cur) {
+				if (ia_grow((void **)out, cout, *nout + 1, sizeof **out) < 0) {
+					a->oom = 1;
+					return;
+				}
+				(*out)[(*nout)++] = (struct ia_span){ cur, y[k].a };
+			}
+			if (y[k].b > cur)
+				cur = y[k].b;
+		}
+		if (cur < x[i].b) {
+			if (ia_grow((void **)out, cout, *nout + 1, sizeof **out) < 0) {
+				a->oom = 1;
+				return;
+			}
+			(*out)[(*nout)++] = (struct ia_span){ cur, x[i].b };
+		}
+	}
+}
+
+void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t lo, uint64_t hi,
+		    const struct ia_span *idle, size_t nidle, struct ia_span **out, size_t *nout, size_t *cout)
+{
+	struct replay r = { .a = a };
+	size_t j = 0;
+	for (size_t k = 0; k < s->nsub && !a->oom; k++) {
+		const struct sub *w = &s->sub[k];
+		while (j < s->ncp && s->cp[j].r <= w->a)
+			complete(&r, &s->cp[j++]);
+		uint64_t d = piece_ns(a, s->pid, w, q);
+		uint64_t st = w->b > r.qend ? w->b : r.qend;
+		r.qend = st + d;
+		put(&r, st, r.qend);
+	}
+	while (j < s->ncp)
+		complete(&r, &s->cp[j++]);
+	if (!a->oom) {
+		size_t n = ia_spans_merge(r.sp, r.n, lo, hi);
+		subtract(a, r.sp, n, idle, nidle, out, nout, cout);
+	}
+	free(r.sp);
+}
