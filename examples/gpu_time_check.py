@@ -7,6 +7,14 @@ events around each step's work give the true GPU busy time; the script prints
 the true idle share of the loop's window, for ingero's measured figure to be
 compared with.  A CUDA graph is captured and replayed at the end, and its
 result checked against eager mode: marks must never enter a capture.
+
+With --kernel-us K the loop is launch-bound instead: each step launches
+--launches kernels of K microseconds (torch.cuda._sleep, its cycles
+calibrated against CUDA events), one at a time, the host working
+--spacing-us after each (longer than K: every kernel runs alone, the GPU
+keeps up), then --host-ms more.  The truth is the kernels' calibrated time:
+where the marks resolve only some kernels, this checks the estimate from the
+kernels timed alone (docs/chains.md).
 """
 import argparse
 import time
@@ -17,7 +25,54 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--steps", type=int, default=60)
 ap.add_argument("--gpu-ms", type=float, default=4.0)
 ap.add_argument("--host-ms", type=float, default=6.0)
+ap.add_argument("--kernel-us", type=float, default=0)
+ap.add_argument("--launches", type=int, default=40)
+ap.add_argument("--spacing-us", type=float, default=100.0)
 args = ap.parse_args()
+
+
+def spin(seconds):
+    deadline = time.monotonic() + seconds
+    x = 0
+    while time.monotonic() < deadline:   # host work, on-CPU, while the GPU drains
+        x += 1
+
+
+def launch_bound():
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    cycles = 100000
+    torch.cuda._sleep(cycles)   # warm-up
+    torch.cuda.synchronize()
+    s.record()
+    for _ in range(50):
+        torch.cuda._sleep(cycles)
+    e.record()
+    torch.cuda.synchronize()
+    cycles = max(1000, int(cycles * args.kernel_us / (s.elapsed_time(e) * 1000 / 50)))
+    s.record()
+    for _ in range(200):
+        torch.cuda._sleep(cycles)
+    e.record()
+    torch.cuda.synchronize()
+    per_s = s.elapsed_time(e) / 1000 / 200
+    t0_ns = time.monotonic_ns()
+    for _ in range(args.steps):
+        for _ in range(args.launches):
+            torch.cuda._sleep(cycles)
+            spin(args.spacing_us / 1e6)
+        spin(args.host_ms / 1000)
+    torch.cuda.synchronize()
+    t1_ns = time.monotonic_ns()
+    wall = (t1_ns - t0_ns) / 1e9
+    busy = per_s * args.steps * args.launches
+    idle = 100 * (1 - busy / wall)
+    print(f"truth steps={args.steps} launches={args.launches} kernel_us={per_s * 1e6:.1f} gpu_busy_s={busy:.4f} "
+          f"wall_s={wall:.4f} idle_pct={idle:.1f}-{idle:.1f} t0_ns={t0_ns} t1_ns={t1_ns}")
+
+
+if args.kernel_us:
+    launch_bound()
+    raise SystemExit(0)
 
 dev = "cuda"
 a = torch.randn(4096, 4096, device=dev)
