@@ -173,12 +173,12 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 		ia_chain_fix(c, "%s is imported lazily, after the GPU work began%s: import it at start-up with the other "
 				"imports, or run one warm-up step before the timed loop", d->modules[0].line, from);
 	}
-	if (d->why[IA_WHY_MEMPOOL] * 4 >= d->samples)
+	if (d->samples && d->why[IA_WHY_MEMPOOL] * 4 >= d->samples)   /* no samples: no reason shown */
 		ia_chain_fix(c, "XLA preallocates most of the GPU's memory on the first transfer: "
 				"XLA_PYTHON_CLIENT_PREALLOCATE=false (allocate on demand) or a smaller "
 				"XLA_PYTHON_CLIENT_MEM_FRACTION shortens it");
 	/* DataLoader workers were started (in the iterator's start: its one epoch boundary is start-up) */
-	if ((d->why[IA_WHY_WORKER_START] + d->why[IA_WHY_LOADER_WORKERS]) * 4 >= d->samples && a->pp.nworkers)
+	if (d->samples && (d->why[IA_WHY_WORKER_START] + d->why[IA_WHY_LOADER_WORKERS]) * 4 >= d->samples && a->pp.nworkers)
 		ia_chain_fix(c, "DataLoader(..., persistent_workers=True) starts the workers once, not at every epoch");
 	ia_phase_evidence(c, a, IA_PHASE_STARTUP, ns, n, 0);
 	ia_json_u64(c->evidence, "before_window_ns", i->pre_window_startup_ns);
