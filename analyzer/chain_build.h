@@ -56,6 +56,19 @@ void ia_stacks_json(cJSON *ev, const struct ia_gaps *g, enum ia_gap_role role, c
 /* The fix for per-item work: index a pre-shuffled permutation, or __getitems__. */
 void ia_batch_level_fix(struct ia_chain *c);
 
+/* ---- what every phase finding shares (chain_phases.c) ---- */
+/* The chain of phase p costing ns of the window: severity by its share of
+ * the window (at most MEDIUM when once), cost, source, the reasons and
+ * lines of its samples.  *out: the chain, NULL when the phase costs less
+ * than LOW; -1 when out of memory. */
+int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum ia_phase p, uint64_t ns, int once,
+		   struct ia_chain **out);
+/* "importing Python modules 96%, loading CUDA libraries' kernels 3%": a phase's top three reasons. */
+void ia_phase_reasons(char *buf, size_t len, const struct ia_phase_detail *d);
+/* The evidence figures every phase finding has (window, phase time, episodes, reasons, lines). */
+void ia_phase_evidence(struct ia_chain *c, const struct ia_analysis *a, enum ia_phase p, uint64_t ns,
+		       size_t episodes, size_t repeats);
+
 /* ---- the rules: each appends its chains (0, or -1 out of memory) ---- */
 int ia_rule_gaps(struct ia_analysis *a, size_t *cap);                                  /* chain_gaps.c */
 int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_api *s); /* chain_slow.c */
@@ -64,6 +77,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap);                  
 int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap);                            /* chain_frees.c */
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap);                             /* chain_hostbound.c */
 int ia_rule_phases(struct ia_analysis *a, size_t *cap);                                /* chain_phases.c */
+int ia_rule_epochs(struct ia_analysis *a, size_t *cap);                                /* chain_epochs.c */
 int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap);                        /* chain_contention.c */
 
 #endif

@@ -9,6 +9,8 @@
  * them.  Compiling or autotuning again after steps ran (new shapes, failed
  * guards) recurs with the data: that may be HIGH.  chains.c then keeps any
  * of them from outranking a steady-state cause that costs at least as much.
+ * The per-epoch phase (epoch boundaries) is chain_epochs.c's, with the
+ * helpers shared here (chain_build.h).
  */
 #include "chain_build.h"
 
@@ -39,7 +41,7 @@ static uint64_t episodes_ns(const struct ia_phases *ph, enum ia_phase p, int rep
 }
 
 /* "importing Python modules 96%, loading CUDA libraries' kernels 3%" */
-static void reasons_text(char *buf, size_t len, const struct ia_phase_detail *d)
+void ia_phase_reasons(char *buf, size_t len, const struct ia_phase_detail *d)
 {
 	uint64_t left[IA_WHY_N];
 	memcpy(left, d->why, sizeof left);
@@ -76,8 +78,8 @@ static void lines_json(cJSON *ev, const char *key, const struct ia_gap_line *l, 
 	}
 }
 
-static void phase_evidence(struct ia_chain *c, const struct ia_analysis *a, enum ia_phase p, uint64_t ns,
-			   size_t episodes, size_t repeats)
+void ia_phase_evidence(struct ia_chain *c, const struct ia_analysis *a, enum ia_phase p, uint64_t ns,
+		       size_t episodes, size_t repeats)
 {
 	const struct ia_phase_detail *d = &a->ph.d[p];
 	cJSON *ev = c->evidence;
@@ -97,11 +99,8 @@ static void phase_evidence(struct ia_chain *c, const struct ia_analysis *a, enum
 		lines_json(ev, "modules", d->modules, d->nmodules, 5);
 }
 
-/* The part every phase finding shares: severity, cost, source, the
- * reasons and lines of its samples.  *out: the chain, NULL when the phase
- * costs less than LOW; -1 when out of memory. */
-static int phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum ia_phase p, uint64_t ns,
-		       int once, struct ia_chain **out)
+int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum ia_phase p, uint64_t ns,
+		   int once, struct ia_chain **out)
 {
 	double impact = ia_idle_impact(&a->idle, ns);
 	enum ia_severity sev = ia_by_share(impact, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
@@ -118,7 +117,7 @@ static int phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, en
 	c->cost_ns = ns;
 	const struct ia_phase_detail *d = &a->ph.d[p];
 	char buf[600];
-	reasons_text(buf, sizeof buf, d);
+	ia_phase_reasons(buf, sizeof buf, d);
 	if (buf[0])
 		ia_chain_line(c, "[HOST] what its samples show: %s (%s samples)", buf,
 			      ia_fmt_count((char[32]){ 0 }, 32, d->samples));
@@ -140,7 +139,7 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 	uint64_t ns = i->phase_ns[IA_PHASE_STARTUP];
 	size_t n = ia_phases_episodes(&a->ph, IA_PHASE_STARTUP, a->gaps.win_start, a->gaps.win_end, NULL);
 	struct ia_chain *c;
-	if (phase_chain(a, cap, IA_KIND_STARTUP, IA_PHASE_STARTUP, ns, 1, &c) < 0)
+	if (ia_phase_chain(a, cap, IA_KIND_STARTUP, IA_PHASE_STARTUP, ns, 1, &c) < 0)
 		return -1;
 	if (!c)
 		return 0;
@@ -159,7 +158,7 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 			      ia_fmt_dur(d3, sizeof d3, i->pre_window_startup_ns));
 	ia_chain_line(c, "[CUDA] %zu stretch%s of start-up after the first queued GPU work; no step's work could be "
 		      "queued while the main thread did it", n, n == 1 ? "" : "es");
-	reasons_text(buf, sizeof buf, d);
+	ia_phase_reasons(buf, sizeof buf, d);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "One-time work ran after the GPU work had begun: %s.%s%s%s It is paid once per process, so it weighs "
 		 "on a short run and fades in a long one; it is not what limits the steady state.",
@@ -174,13 +173,14 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 		ia_chain_fix(c, "%s is imported lazily, after the GPU work began%s: import it at start-up with the other "
 				"imports, or run one warm-up step before the timed loop", d->modules[0].line, from);
 	}
-	if (d->why[IA_WHY_MEMPOOL] * 4 >= d->samples)
+	if (d->samples && d->why[IA_WHY_MEMPOOL] * 4 >= d->samples)   /* no samples: no reason shown */
 		ia_chain_fix(c, "XLA preallocates most of the GPU's memory on the first transfer: "
 				"XLA_PYTHON_CLIENT_PREALLOCATE=false (allocate on demand) or a smaller "
 				"XLA_PYTHON_CLIENT_MEM_FRACTION shortens it");
-	if (d->why[IA_WHY_WORKER_START] * 4 >= d->samples && a->pp.nworkers)   /* DataLoader workers were started */
+	/* DataLoader workers were started (in the iterator's start: its one epoch boundary is start-up) */
+	if (d->samples && (d->why[IA_WHY_WORKER_START] + d->why[IA_WHY_LOADER_WORKERS]) * 4 >= d->samples && a->pp.nworkers)
 		ia_chain_fix(c, "DataLoader(..., persistent_workers=True) starts the workers once, not at every epoch");
-	phase_evidence(c, a, IA_PHASE_STARTUP, ns, n, 0);
+	ia_phase_evidence(c, a, IA_PHASE_STARTUP, ns, n, 0);
 	ia_json_u64(c->evidence, "before_window_ns", i->pre_window_startup_ns);
 	return 0;
 }
@@ -202,7 +202,7 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 	int jax = is_jax(d);
 	char d1[32], d2[32], d3[32], buf[600];
 	struct ia_chain *c, *r;
-	if (phase_chain(a, cap, IA_KIND_COMPILATION, IA_PHASE_COMPILE, first, 1, &c) < 0)
+	if (ia_phase_chain(a, cap, IA_KIND_COMPILATION, IA_PHASE_COMPILE, first, 1, &c) < 0)
 		return -1;
 	if (c) {
 		snprintf(c->summary, sizeof c->summary,
@@ -213,7 +213,7 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 			ia_chain_line(c, "[HOST] %zu compiler process%s (ptxas, nvlink, cc1, compile workers) used %s of CPU",
 				      ph->ncompilers, ph->ncompilers == 1 ? "" : "es",
 				      ia_fmt_dur(d3, sizeof d3, ph->compiler_cpu_ns));
-		reasons_text(buf, sizeof buf, d);
+		ia_phase_reasons(buf, sizeof buf, d);
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The program compiled GPU code after its first GPU work: %s. Compiling happens once per "
 			 "program shape and process; the steps wait for it.%s%s",
@@ -232,11 +232,11 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 					"(TORCHINDUCTOR_FX_GRAPH_CACHE=1, TORCHINDUCTOR_AUTOGRAD_CACHE=1) or "
 					"torch.compiler.save_cache_artifacts() and load_cache_artifacts() on the next start; "
 					"mode=\"max-autotune\" compiles far longer than the default mode");
-		phase_evidence(c, a, IA_PHASE_COMPILE, first, nfirst, 0);
+		ia_phase_evidence(c, a, IA_PHASE_COMPILE, first, nfirst, 0);
 		ia_json_u64(c->evidence, "compiler_processes", ph->ncompilers);
 		ia_json_u64(c->evidence, "compiler_cpu_ns", ph->compiler_cpu_ns);
 	}
-	if (phase_chain(a, cap, IA_KIND_RECOMPILATION, IA_PHASE_COMPILE, again, 0, &r) < 0)
+	if (ia_phase_chain(a, cap, IA_KIND_RECOMPILATION, IA_PHASE_COMPILE, again, 0, &r) < 0)
 		return -1;
 	if (!r)
 		return 0;
@@ -262,7 +262,7 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 				"or pad to a few fixed sizes; for a Python number that changes (a step counter, a learning "
 				"rate), pass it as a tensor");
 	}
-	phase_evidence(r, a, IA_PHASE_COMPILE, again, nrep, nrep);
+	ia_phase_evidence(r, a, IA_PHASE_COMPILE, again, nrep, nrep);
 	return 0;
 }
 
@@ -274,7 +274,7 @@ static int autotune_chain(struct ia_analysis *a, size_t *cap)
 	size_t repeats;
 	size_t n = ia_phases_episodes(ph, IA_PHASE_AUTOTUNE, a->gaps.win_start, a->gaps.win_end, &repeats);
 	struct ia_chain *c;
-	if (phase_chain(a, cap, IA_KIND_AUTOTUNING, IA_PHASE_AUTOTUNE, ns, repeats == 0, &c) < 0)
+	if (ia_phase_chain(a, cap, IA_KIND_AUTOTUNING, IA_PHASE_AUTOTUNE, ns, repeats == 0, &c) < 0)
 		return -1;
 	if (!c)
 		return 0;
@@ -287,7 +287,7 @@ static int autotune_chain(struct ia_analysis *a, size_t *cap)
 		 repeats ? (cudnn * 2 >= d->samples ? "cuDNN tuned each new input shape" : "new shapes tuned again") : "");
 	ia_chain_line(c, "[CUDA] %zu autotuning episode%s, %zu of them after at least %d launches of steps since the "
 		      "previous one", n, n == 1 ? "" : "s", repeats, (int)a->ph.again_launches);
-	reasons_text(buf, sizeof buf, d);
+	ia_phase_reasons(buf, sizeof buf, d);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "Kernels were being chosen by trying candidates: %s.%s", buf,
 		 cudnn * 2 >= d->samples
@@ -310,7 +310,7 @@ static int autotune_chain(struct ia_analysis *a, size_t *cap)
 		ia_chain_fix(c, "Keep autotuning results between runs (Inductor's caches, TRITON_CACHE_DIR) and "
 				"measure after warm-up; mode=\"max-autotune\" autotunes far longer than the default mode");
 	}
-	phase_evidence(c, a, IA_PHASE_AUTOTUNE, ns, n, repeats);
+	ia_phase_evidence(c, a, IA_PHASE_AUTOTUNE, ns, n, repeats);
 	cJSON_AddBoolToObject(c->evidence, "cudnn_benchmark_timing", benchmark);
 	return 0;
 }

@@ -2,7 +2,8 @@
  * chains.c — the causal chains of an analysis: every rule run once, the
  * chains ordered most severe first (see chains.h).  The rules live one per
  * file (chain_gaps.c, chain_slow.c, chain_pageable.c, chain_syncs.c,
- * chain_frees.c, chain_hostbound.c), with the helpers they share in
+ * chain_frees.c, chain_hostbound.c, chain_contention.c, chain_phases.c,
+ * chain_epochs.c), with the helpers they share in
  * chain_build.c and chain_stacks.c; docs/chains.md lists every threshold.
  *
  * Each rule measures a share of the analysis window (the main process's
@@ -45,16 +46,18 @@ const char *ia_kind_name(enum ia_kind k)
 		[IA_KIND_COMPILATION] = "compilation",
 		[IA_KIND_RECOMPILATION] = "recompilation",
 		[IA_KIND_AUTOTUNING] = "autotuning",
+		[IA_KIND_EPOCH_BOUNDARIES] = "epoch_boundaries",
 	};
 	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
 }
 
 int ia_kind_is_phase(enum ia_kind k)
 {
-	return k == IA_KIND_STARTUP || k == IA_KIND_COMPILATION || k == IA_KIND_RECOMPILATION || k == IA_KIND_AUTOTUNING;
+	return k == IA_KIND_STARTUP || k == IA_KIND_COMPILATION || k == IA_KIND_RECOMPILATION || k == IA_KIND_AUTOTUNING ||
+	       k == IA_KIND_EPOCH_BOUNDARIES;
 }
 
-/* A one-time phase never outranks a steady-state cause that costs the run
+/* A phase (one-time or per epoch) never outranks a steady-state cause that costs the run
  * at least as much: its severity is held to that cause's.  (Phases are
  * judged on the whole window, steady causes on the steady state, so the
  * two severities alone do not compare.) */
@@ -96,7 +99,8 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 		if (ia_rule_slow_calls(a, &cap, &a->slow[i]) < 0)
 			goto oom;
 	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
-	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0)
+	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
+	    ia_rule_epochs(a, &cap) < 0)
 		goto oom;
 	hold_phases(a);
 	if (a->nchains)

@@ -19,6 +19,8 @@
  *   compilation           compiling once (torch.compile, Triton, XLA, compiler processes)
  *   recompilation         compiling again after steps ran (new shapes, failed guards)
  *   autotuning            cuDNN benchmark, Inductor/Triton autotuning (again for each new shape)
+ * Paid once per epoch (phases.h), ranked the same way:
+ *   epoch_boundaries      the DataLoader's iterator (re)started, the sampler's permutation, workers forked
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.
  */
@@ -57,10 +59,12 @@ enum ia_kind {
 	IA_KIND_COMPILATION,
 	IA_KIND_RECOMPILATION,
 	IA_KIND_AUTOTUNING,
+	IA_KIND_EPOCH_BOUNDARIES,
 	IA_KIND_N
 };
 const char *ia_kind_name(enum ia_kind k);
-/* 1 for the kinds of a one-time phase (start-up, compilation, recompilation, autotuning). */
+/* 1 for the kinds of a phase of the run, not its steady state: one-time (start-up, compilation,
+ * recompilation, autotuning) or once per epoch (epoch boundaries). */
 int ia_kind_is_phase(enum ia_kind k);
 
 #define IA_CHAIN_MAX_LINES 8

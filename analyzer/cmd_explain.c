@@ -60,7 +60,7 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "Phases:");
 		for (int p = 1; p < IA_PHASE_N; p++)
 			if (i->phase_ns[p])
-				fprintf(f, " %s %s (%.0f%%),", p == IA_PHASE_STARTUP ? "start-up" : ia_phase_name((enum ia_phase)p),
+				fprintf(f, " %s %s (%.0f%%),", ia_phase_title((enum ia_phase)p),
 					ia_fmt_dur(d1, sizeof d1, i->phase_ns[p]), pct(i->phase_ns[p], win));
 		fprintf(f, " steady state %s (%.0f%%", ia_fmt_dur(d1, sizeof d1, i->steady_ns), pct(i->steady_ns, win));
 		if (a->ph.steps.calls && a->ph.steps.ns)

@@ -93,6 +93,7 @@ cJSON *ia_finding_json(const struct ia_analysis *a, const struct ia_chain *c)
 	ia_json_str(o, "source", c->source[0] ? c->source : NULL);
 	ia_json_round(o, "impact", c->impact, 4);
 	ia_json_u64(o, "cost_ns", c->cost_ns);
-	cJSON_AddStringToObject(o, "phase", ia_kind_is_phase(c->kind) ? "one-time" : "steady");
+	cJSON_AddStringToObject(o, "phase", c->kind == IA_KIND_EPOCH_BOUNDARIES ? "per-epoch"
+					    : ia_kind_is_phase(c->kind) ? "one-time" : "steady");
 	return o;
 }

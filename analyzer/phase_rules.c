@@ -23,6 +23,10 @@ enum ia_phase ia_why_phase(enum ia_phase_why w)
 	case IA_WHY_MEMPOOL:
 	case IA_WHY_WORKER_START:
 		return IA_PHASE_STARTUP;
+	case IA_WHY_LOADER_START:
+	case IA_WHY_LOADER_WORKERS:
+	case IA_WHY_SAMPLER_PERM:
+		return IA_PHASE_EPOCH;
 	case IA_WHY_TORCH_COMPILE:
 	case IA_WHY_TRITON:
 	case IA_WHY_XLA:
@@ -47,6 +51,9 @@ const char *ia_why_name(enum ia_phase_why w)
 	case IA_WHY_LIB_INIT: return "initialising cuBLAS/cuDNN (handles, algorithm choice for new shapes)";
 	case IA_WHY_MEMPOOL: return "setting up the device memory pool";
 	case IA_WHY_WORKER_START: return "starting child processes (multiprocessing)";
+	case IA_WHY_LOADER_START: return "starting the DataLoader's iterator (DataLoader.__iter__, _reset: index queues refilled)";
+	case IA_WHY_LOADER_WORKERS: return "starting the DataLoader's workers (fork)";
+	case IA_WHY_SAMPLER_PERM: return "the sampler permuting the dataset's indices (randperm, .tolist())";
 	case IA_WHY_TORCH_COMPILE: return "torch.compile (TorchDynamo, AOTAutograd, Inductor)";
 	case IA_WHY_TRITON: return "Triton compiling kernels";
 	case IA_WHY_XLA: return "JAX/XLA lowering and compiling";
@@ -65,13 +72,51 @@ const char *ia_phase_name(enum ia_phase p)
 	case IA_PHASE_STARTUP: return "startup";
 	case IA_PHASE_COMPILE: return "compilation";
 	case IA_PHASE_AUTOTUNE: return "autotuning";
+	case IA_PHASE_EPOCH: return "epoch_boundary";
 	default: return "steady";
+	}
+}
+
+const char *ia_phase_title(enum ia_phase p)
+{
+	switch (p) {
+	case IA_PHASE_STARTUP: return "start-up";
+	case IA_PHASE_EPOCH: return "epoch boundaries";
+	case IA_PHASE_STEADY: return "steady state";
+	default: return ia_phase_name(p);
 	}
 }
 
 static int has(const char *s, const char *part)
 {
 	return s && strstr(s, part) != NULL;
+}
+
+/* "_MultiProcessingDataLoaderIter._reset" -> "_reset" (CPython 3.11+ names
+ * functions by qualified name, 3.10 by name) */
+static const char *method(const char *func)
+{
+	const char *dot = func ? strrchr(func, '.') : NULL;
+	return dot ? dot + 1 : func ? func : "";
+}
+
+/* The DataLoader's iterator starting an epoch: DataLoader.__iter__ (and
+ * _get_iterator), which builds a new iterator (its __init__: the workers,
+ * the queues) or, with persistent workers, _reset()s the old one; _reset
+ * refills the index queues (prefetch_factor x num_workers batches).  The
+ * per-step path (__next__, _next_data) is not here. */
+static int loader_start(const char *file, const char *func)
+{
+	if (!has(file, "torch/utils/data/dataloader.py"))
+		return 0;
+	const char *m = method(func);
+	return !strcmp(m, "__iter__") || !strcmp(m, "_get_iterator") || !strcmp(m, "_reset") || !strcmp(m, "__init__");
+}
+
+static int popen_file(const char *file)
+{
+	return has(file, "multiprocessing/popen_fork.py") || has(file, "multiprocessing/popen_spawn") ||
+	       has(file, "multiprocessing/popen_forkserver.py");
 }
 
 enum ia_phase_why ia_python_frame_why(const char *file, const char *func)
@@ -97,9 +142,55 @@ enum ia_phase_why ia_python_frame_why(const char *file, const char *func)
 		return IA_WHY_XLA;
 	if (has(file, "cupy/cuda/compiler.py"))
 		return IA_WHY_NVRTC;
-	if (has(file, "multiprocessing/popen_fork.py") || has(file, "multiprocessing/popen_spawn") ||
-	    has(file, "multiprocessing/popen_forkserver.py"))
+	if (loader_start(file, func))
+		return IA_WHY_LOADER_START;
+	if (popen_file(file))
 		return IA_WHY_WORKER_START;
+	return IA_WHY_NONE;
+}
+
+unsigned ia_python_frame_hints(const char *file, const char *func)
+{
+	unsigned h = 0;
+	if (!file)
+		return 0;
+	if (has(file, "torch/utils/data/sampler.py") || has(file, "torch/utils/data/distributed.py"))
+		h |= IA_HINT_SAMPLER;
+	/* a sampler class of the user's own: "ShuffleSampler.__iter__" (3.11+
+	 * names the class; a generator's __iter__ that permutes at every
+	 * step is not a sampler) */
+	if (!strcmp(method(func), "__iter__") && has(func, "Sampler"))
+		h |= IA_HINT_ITER;
+	if (loader_start(file, func))
+		h |= IA_HINT_LOADER_START;
+	if (popen_file(file))
+		h |= IA_HINT_FORK;
+	return h;
+}
+
+unsigned ia_native_frame_hints(const char *sym)
+{
+	unsigned h = 0;
+	if (!sym)
+		return 0;
+	/* at::native::randperm_out_cpu, at::_ops::randperm::call, ... */
+	if (has(sym, "randperm"))
+		h |= IA_HINT_PERMUTE;
+	if (has(sym, "tensor_to_list") || has(sym, "THPVariable_tolist"))
+		h |= IA_HINT_TOLIST;
+	return h;
+}
+
+enum ia_phase_why ia_hints_why(unsigned h)
+{
+	/* a sampler permuting (RandomSampler, DistributedSampler: randperm(n)
+	 * and its .tolist()), or a sampler of the user's own whose __iter__
+	 * permutes; a sampler frame alone hands out the next index */
+	if (((h & IA_HINT_SAMPLER) && (h & (IA_HINT_PERMUTE | IA_HINT_TOLIST))) ||
+	    ((h & IA_HINT_ITER) && (h & IA_HINT_PERMUTE)))
+		return IA_WHY_SAMPLER_PERM;
+	if ((h & IA_HINT_LOADER_START) && (h & IA_HINT_FORK))
+		return IA_WHY_LOADER_WORKERS;
 	return IA_WHY_NONE;
 }
 

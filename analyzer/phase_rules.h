@@ -12,8 +12,14 @@
  * reason is the one of highest rank among its frames (an import inside a
  * compile is importing; autotuning inside a compile is autotuning).
  *
+ * Some reasons take two frames together (*hints*): a sampler's code with a
+ * permutation under it is the sampler shuffling the dataset for an epoch,
+ * while the same sampler frame alone is it handing out the next index (at
+ * every step).  A stack's hints are its frames' hints OR-ed; ia_hints_why
+ * names what they say together.
+ *
  * These are pure functions of names, so the rules are tested one by one
- * (tests/unit/test_analyzer_phase_rules.c) and listed in docs/chains.md.
+ * (tests/unit/test_analyzer_phases.c) and listed in docs/chains.md.
  */
 #ifndef IA_PHASE_RULES_H
 #define IA_PHASE_RULES_H
@@ -23,6 +29,7 @@ enum ia_phase {
 	IA_PHASE_STARTUP,      /* imports, CUDA context, library loading, memory pools, worker start */
 	IA_PHASE_COMPILE,      /* torch.compile, Triton, XLA, NVRTC, compiler processes */
 	IA_PHASE_AUTOTUNE,     /* cuDNN benchmark, Inductor max-autotune, Triton's autotuner */
+	IA_PHASE_EPOCH,        /* an epoch boundary: the DataLoader's iterator (re)started, the sampler's permutation */
 	IA_PHASE_N
 };
 
@@ -31,6 +38,9 @@ enum ia_phase {
 enum ia_phase_why {
 	IA_WHY_NONE = 0,
 	IA_WHY_WORKER_START,   /* forking child processes (multiprocessing popen: DataLoader workers, pools) */
+	IA_WHY_LOADER_START,   /* the DataLoader's iterator (re)started: DataLoader.__iter__, _reset, its __init__ */
+	IA_WHY_LOADER_WORKERS, /* ... forking its workers (popen under the iterator's start) */
+	IA_WHY_SAMPLER_PERM,   /* a sampler permuting the dataset's indices (randperm, .tolist()) */
 	IA_WHY_MEMPOOL,        /* a device memory pool created or grown (XLA's BFC allocator) */
 	IA_WHY_LIB_INIT,       /* cuBLAS/cuDNN handles, cuBLASLt picking an algorithm for a new shape */
 	IA_WHY_CUDA_INIT,      /* cuInit, the primary context */
@@ -50,8 +60,26 @@ enum ia_phase_why {
 enum ia_phase ia_why_phase(enum ia_phase_why w);
 /* "importing Python modules", "cuDNN benchmarking candidate plans", ... */
 const char *ia_why_name(enum ia_phase_why w);
-/* "startup", "compilation", "autotuning", "steady" */
+/* "startup", "compilation", "autotuning", "epoch_boundary", "steady": JSON keys */
 const char *ia_phase_name(enum ia_phase p);
+/* "start-up", "compilation", "autotuning", "epoch boundaries", "steady state": for people */
+const char *ia_phase_title(enum ia_phase p);
+
+/* What a frame says only together with another frame of its stack. */
+enum ia_frame_hint {
+	IA_HINT_SAMPLER = 1u << 0,      /* torch's samplers: torch/utils/data/sampler.py, distributed.py */
+	IA_HINT_ITER = 1u << 1,         /* a sampler's __iter__ of the user's own ("ShuffleSampler.__iter__") */
+	IA_HINT_PERMUTE = 1u << 2,      /* a permutation: randperm */
+	IA_HINT_TOLIST = 1u << 3,       /* a tensor made into a Python list (Tensor.tolist) */
+	IA_HINT_LOADER_START = 1u << 4, /* the DataLoader's iterator starting (IA_WHY_LOADER_START's frames) */
+	IA_HINT_FORK = 1u << 5,         /* multiprocessing starting a process (IA_WHY_WORKER_START's frames) */
+};
+unsigned ia_python_frame_hints(const char *file, const char *func);
+unsigned ia_native_frame_hints(const char *sym);
+/* The reason a stack's hints give together, or IA_WHY_NONE:
+ *   sampler + (permute | tolist), a Sampler's __iter__ + permute -> IA_WHY_SAMPLER_PERM
+ *   loader start + fork                                            -> IA_WHY_LOADER_WORKERS */
+enum ia_phase_why ia_hints_why(unsigned hints);
 
 /* The reason a Python frame (file, function) gives, or IA_WHY_NONE. */
 enum ia_phase_why ia_python_frame_why(const char *file, const char *func);

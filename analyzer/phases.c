@@ -21,10 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(IA_WHY_N <= 32, "an episode's reasons are a 32-bit mask");
+
 struct ia_phase_vote {
 	uint64_t ts, stack;
 	uint8_t why;        /* enum ia_phase_why */
 	uint8_t main;       /* the main thread's own sample */
+	uint8_t hints;      /* enum ia_frame_hint of its stack */
 };
 
 static int is_tracer_thread(const char *comm)
@@ -88,6 +91,7 @@ static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp,
 		v->stack = id;
 		v->why = (uint8_t)why;
 		v->main = (uint8_t)is_main;
+		v->hints = (uint8_t)ia_stack_phase_hints(names, id);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -100,6 +104,8 @@ static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp,
 enum ia_phase ia_phases_of_why(const struct ia_phases *ph, enum ia_phase_why w)
 {
 	if (w == IA_WHY_CUDNN_PLANS && !ph->cudnn_benchmark)
+		return IA_PHASE_STARTUP;
+	if (ia_why_phase(w) == IA_PHASE_EPOCH && !ph->epochs)
 		return IA_PHASE_STARTUP;
 	return ia_why_phase(w);
 }
@@ -162,6 +168,47 @@ static int decide_slices(struct ia_phases *ph, const struct ia_phase_vote *v, si
 	free(mv);
 	free(ov);
 	return 0;
+}
+
+/* Runs of slices of phase p. */
+static size_t runs_of(const struct ia_phases *ph, enum ia_phase p)
+{
+	size_t n = 0;
+	for (size_t s = 0; s < ph->nslices; s++)
+		n += ph->slice[s] == p && (s == 0 || ph->slice[s - 1] != p);
+	return n;
+}
+
+/* One epoch boundary is one stretch: steady slices between two of its
+ * slices in which the main process launched nothing (no step ran: the end
+ * of one epoch's sampling, then the next one's start) are part of it. */
+static void join_epochs(struct ia_phases *ph)
+{
+	size_t last = SIZE_MAX;   /* the last epoch slice seen */
+	for (size_t s = 0; s < ph->nslices; s++) {
+		if (ph->slice[s] != IA_PHASE_EPOCH)
+			continue;
+		int join = last != SIZE_MAX && s - last - 1 <= IA_PHASE_FILL;
+		for (size_t k = last + 1; join && k < s; k++)
+			join = ph->slice[k] == IA_PHASE_STEADY && !ph->launches[k];
+		for (size_t k = last + 1; join && k < s; k++)
+			ph->slice[k] = IA_PHASE_EPOCH;
+		last = s;
+	}
+}
+
+/* Slices decided with epoch boundaries told apart when the trace holds
+ * enough of them, else with their reasons read as start-up (phases.h). */
+static int decide_epochs(struct ia_phases *ph, const struct ia_phase_vote *v, size_t nv)
+{
+	ph->epochs = 1;
+	if (decide_slices(ph, v, nv) < 0)
+		return -1;
+	join_epochs(ph);
+	if (runs_of(ph, IA_PHASE_EPOCH) >= IA_EPOCH_MIN)
+		return 0;
+	ph->epochs = 0;
+	return decide_slices(ph, v, nv);
 }
 
 /* The step, from the steady run of slices with the most launches. */
@@ -233,6 +280,8 @@ static int build_episodes(struct ia_phases *ph)
 			x->launches_before = seen[p] ? since[p] : 0;
 			x->repeat = 0;   /* decided once the sites are known (mark_repeats) */
 			x->site[0] = 0;
+			x->whys = 0;
+			x->hints = 0;
 			seen[p] = 1;
 			since[p] = 0;
 		}
@@ -278,6 +327,8 @@ static int episode_sites(struct ia_phases *ph, struct ia_stack_names *names, con
 		long e = episode_at(ph, v[i].ts);
 		if (e < 0 || ia_phases_of_why(ph, v[i].why) != ph->ep[e].phase)
 			continue;
+		ph->ep[e].whys |= 1u << v[i].why;
+		ph->ep[e].hints |= v[i].hints;
 		const char *user = ia_stack_user_python(names, v[i].stack);
 		rc = count_line(&lines[e], &n[e], &cap[e], user ? user : "");
 	}
@@ -302,7 +353,7 @@ static void mark_repeats(struct ia_phases *ph)
 {
 	for (size_t e = 0; e < ph->nep; e++) {
 		struct ia_phase_episode *x = &ph->ep[e];
-		if (x->phase == IA_PHASE_STARTUP || x->launches_before < ph->again_launches)
+		if ((x->phase != IA_PHASE_COMPILE && x->phase != IA_PHASE_AUTOTUNE) || x->launches_before < ph->again_launches)
 			continue;
 		for (size_t k = 0; k < e && !x->repeat; k++)
 			x->repeat = ph->ep[k].phase == x->phase && !strcmp(ph->ep[k].site, x->site);
@@ -431,7 +482,7 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		return -1;
 	for (size_t i = 0; i < nv; i++)
 		ph->cudnn_benchmark |= v[i].why == IA_WHY_CUDNN_BENCHMARK;
-	if (decide_slices(ph, v, nv) < 0) {
+	if (decide_epochs(ph, v, nv) < 0) {
 		free(v);
 		goto oom;
 	}

@@ -31,6 +31,13 @@
  * input shape) again.  A backward pass compiled or tuned after the first
  * forward is not a repeat: another site, and less than a step between.
  *
+ * An *epoch boundary* is a stretch whose main-thread samples show the
+ * DataLoader's iterator (re)starting or a sampler permuting the dataset
+ * (phase_rules.h): a cost paid once per epoch, not per step.  It is told
+ * apart only when the trace holds at least IA_EPOCH_MIN such stretches
+ * (ph->epochs): a lone iterator start is the loop's start-up.  Epoch
+ * episodes are never repeats (that is for compiling and autotuning).
+ *
  * Everything else is the steady state, where the starvation rules
  * (chains.h) look.  The slices are 50 ms: a phase is located to that
  * precision, which is fine for costs of seconds and means a phase shorter
@@ -52,6 +59,7 @@
 #define IA_PHASE_FILL 10                /* empty slices bridged between two of one phase (0.5 s) */
 #define IA_PHASE_AGAIN_LAUNCHES 100     /* launches between two episodes that make the second a repeat, */
 #define IA_PHASE_AGAIN_STEPS 2          /* ... or this many steps' launches when more */
+#define IA_EPOCH_MIN 2                  /* stretches of epoch boundaries before they are told apart */
 
 struct ia_phase_episode {
 	enum ia_phase phase;
@@ -59,6 +67,8 @@ struct ia_phase_episode {
 	uint64_t launches_before;   /* main-process launches since the previous episode of its phase ended */
 	int repeat;                 /* compile/autotune again after steps ran, from an earlier site */
 	char site[200];             /* the user's line of most of its samples, "" when none */
+	uint32_t whys;              /* bit w: a sample of reason w made it (enum ia_phase_why) */
+	unsigned hints;             /* the hints of those samples' stacks (enum ia_frame_hint), OR-ed */
 };
 
 /* What the samples of one phase show (in slices of that phase, inside the
@@ -85,6 +95,7 @@ struct ia_phases {
 	struct ia_steps steps;      /* the loop's step, from the steady run with the most launches */
 	struct ia_phase_vote *votes; size_t nvotes;   /* the samples that voted (internal) */
 	int cudnn_benchmark;        /* a sample shows cuDNN timing candidates: plan building is autotuning */
+	int epochs;                 /* epoch boundaries are told apart (>= IA_EPOCH_MIN of them), else start-up */
 	uint64_t again_launches;    /* launches that make a later episode a repeat */
 };
 
@@ -96,7 +107,8 @@ void ia_phases_free(struct ia_phases *ph);
 int ia_phases_focus(struct ia_phases *ph, struct ia_stack_names *names, uint64_t a, uint64_t b);
 
 /* The phase a reason stands for in this trace (ia_why_phase, but cuDNN's
- * plan building is start-up unless the trace shows cudnn.benchmark). */
+ * plan building is start-up unless the trace shows cudnn.benchmark, and an
+ * epoch boundary's reasons are start-up unless ph->epochs). */
 enum ia_phase ia_phases_of_why(const struct ia_phases *ph, enum ia_phase_why w);
 /* The phase at time ts (steady outside the slices). */
 enum ia_phase ia_phase_at(const struct ia_phases *ph, uint64_t ts);
@@ -113,7 +125,8 @@ uint64_t *ia_phases_steady_windows(const struct ia_phases *ph, uint64_t a, uint6
 /* Episodes of phase p overlapping [a, b), and of those the repeats. */
 size_t ia_phases_episodes(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *repeats);
 
-/* {"startup_ns":…, "compilation_ns":…, "autotuning_ns":…, "steady_ns":…, "episodes":[…]} over [a, b). */
+/* {"startup_ns":…, "compilation_ns":…, "autotuning_ns":…, "epoch_boundary_ns":…, "steady_ns":…,
+ *  "episodes":[…]} over [a, b). */
 cJSON *ia_phases_json(const struct ia_phases *ph, const struct ia_trace *t, uint64_t a, uint64_t b);
 
 #endif

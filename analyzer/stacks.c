@@ -19,6 +19,7 @@ struct entry {
 	char *module;            /* outermost library module being imported at top level, or NULL */
 	int runs_python, compiling;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
+	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
 
 struct ia_stack_names {
@@ -97,6 +98,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
 		if (why > e->why)
 			e->why = why;
+		e->hints |= !strcmp(kind, "python") ? ia_python_frame_hints(file, sym)
+			  : !strcmp(kind, "native") ? ia_native_frame_hints(sym) : 0;
 		/* rows come innermost first: the last library <module> frame is
 		 * the outermost import, the one the program asked for */
 		if (!strcmp(kind, "python") && file && sym && !strcmp(sym, "<module>") && file[0] != '<' &&
@@ -141,6 +144,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->user);
 		return &none;
 	}
+	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
+		e->why = ia_hints_why(e->hints);
 	if (nn)
 		e->native = strdup(native);
 	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);
@@ -166,6 +171,7 @@ const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return look
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->compiling; }
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
+unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
 const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
 const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)

@@ -35,8 +35,11 @@ int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
  * (ia_is_compile_file): the sample was compiling, not running the model. */
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t stack_id);
 /* The phase reason of the stack (enum ia_phase_why, phase_rules.h): the
- * highest-ranked reason any of its frames gives; 0 when none. */
+ * highest-ranked reason any of its frames gives, alone or with another
+ * (ia_hints_why); 0 when none. */
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t stack_id);
+/* Its frames' hints (enum ia_frame_hint), OR-ed. */
+unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module
  * running its top-level code (what the program imported), or NULL. */
 const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t stack_id);

@@ -33,4 +33,6 @@ PYEOF
 trace idle
 check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
 check "idle: no blocked chain" sh -c "! grep -q 'main thread blocked' '$T/idle.txt'"
+# a start-up stretch without samples (set-up before the first step) names no reason: no XLA advice
+check "idle: no advice from a phase without samples" sh -c "! grep -q 'XLA_PYTHON_CLIENT' '$T/idle.txt'"
 finish

@@ -2,8 +2,9 @@
  * test_analyzer_phases.c — the names that mark one-time phases
  * (phase_rules.h), one rule at a time with the frames seen in the real
  * corpus (tests/corpus/), and what must not be taken for a phase; the
- * ranking of a stack's frames; compiler process names; competitors grouped
- * by name over windows (competitors.h).
+ * ranking of a stack's frames; epoch boundaries, named by two frames
+ * together (hints); compiler process names; competitors grouped by name
+ * over windows (competitors.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,104 @@ static void phases_and_rank(void **state)
 	assert_string_equal(ia_phase_name(IA_PHASE_COMPILE), "compilation");
 }
 
+/* The reason of a stack given as its Python frames (file, function) and
+ * native symbols, innermost first: the highest of its frames' reasons and
+ * of what their hints say together (as stacks.c computes it). */
+static enum ia_phase_why stack_why(const char *const *py, size_t npy, const char *const *nat, size_t nnat)
+{
+	int why = IA_WHY_NONE;
+	unsigned hints = 0;
+	for (size_t i = 0; i + 1 < npy; i += 2) {
+		int w = ia_python_frame_why(py[i], py[i + 1]);
+		why = w > why ? w : why;
+		hints |= ia_python_frame_hints(py[i], py[i + 1]);
+	}
+	for (size_t i = 0; i < nnat; i++) {
+		int w = ia_native_frame_why(nat[i]);
+		why = w > why ? w : why;
+		hints |= ia_native_frame_hints(nat[i]);
+	}
+	int h = ia_hints_why(hints);
+	return (enum ia_phase_why)(h > why ? h : why);
+}
+
+#define DL SP "torch/utils/data/dataloader.py"
+#define SM SP "torch/utils/data/sampler.py"
+#define N(a) (sizeof a / sizeof a[0])
+
+/* c04's stacks (tests/corpus): the DataLoader's iterator starting an
+ * epoch, the sampler permuting, the workers forked; and the per-step path
+ * through the same files, which is not an epoch boundary. */
+static void epoch_frames(void **state)
+{
+	(void)state;
+	/* the iterator's start, by qualified name (3.11+) or by name (3.10) */
+	assert_int_equal(ia_python_frame_why(DL, "DataLoader.__iter__"), IA_WHY_LOADER_START);
+	assert_int_equal(ia_python_frame_why(DL, "DataLoader._get_iterator"), IA_WHY_LOADER_START);
+	assert_int_equal(ia_python_frame_why(DL, "_MultiProcessingDataLoaderIter._reset"), IA_WHY_LOADER_START);
+	assert_int_equal(ia_python_frame_why(DL, "_MultiProcessingDataLoaderIter.__init__"), IA_WHY_LOADER_START);
+	assert_int_equal(ia_python_frame_why(DL, "_reset"), IA_WHY_LOADER_START);
+	/* the per-step path is not */
+	assert_int_equal(ia_python_frame_why(DL, "_BaseDataLoaderIter.__next__"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(DL, "_MultiProcessingDataLoaderIter._next_data"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(DL, "_MultiProcessingDataLoaderIter._try_put_index"), IA_WHY_NONE);
+	assert_int_equal(ia_python_frame_why(SM, "RandomSampler.__iter__"), IA_WHY_NONE);   /* alone: the next index */
+	assert_int_equal(ia_python_frame_why("train.py", "_reset"), IA_WHY_NONE);
+	assert_int_equal(ia_why_phase(IA_WHY_LOADER_START), IA_PHASE_EPOCH);
+	assert_int_equal(ia_why_phase(IA_WHY_LOADER_WORKERS), IA_PHASE_EPOCH);
+	assert_int_equal(ia_why_phase(IA_WHY_SAMPLER_PERM), IA_PHASE_EPOCH);
+
+	/* the first epoch's permutation, under the iterator's __init__ -> _reset */
+	const char *const start[] = { SM, "RandomSampler.__iter__", SM, "BatchSampler.__iter__", DL,
+				      "_BaseDataLoaderIter._next_index", DL, "_MultiProcessingDataLoaderIter._try_put_index", DL,
+				      "_MultiProcessingDataLoaderIter._reset", DL, "_MultiProcessingDataLoaderIter.__init__", DL,
+				      "DataLoader._get_iterator", DL, "DataLoader.__iter__", "train.py", "<module>" };
+	const char *const perm[] = { "at::native::randperm_out_cpu(long, std::optional<at::Generator>, at::Tensor&)",
+				     "_PyEval_EvalFrameDefault" };
+	const char *const tolist[] = { "PyObject_Malloc", "PyLong_FromLongLong",
+				       "torch::utils::tensor_to_list(at::Tensor const&)",
+				       "torch::autograd::THPVariable_tolist(_object*, _object*)" };
+	const char *const interp[] = { "_PyEval_EvalFrameDefault" };
+	assert_int_equal(stack_why(start, N(start), perm, N(perm)), IA_WHY_SAMPLER_PERM);
+	assert_int_equal(stack_why(start, N(start), tolist, N(tolist)), IA_WHY_SAMPLER_PERM);
+	/* the same frames handing out indices with nothing permuting: the iterator's start still */
+	assert_int_equal(stack_why(start, N(start), interp, N(interp)), IA_WHY_LOADER_START);
+	/* the permutation RandomSampler makes as an epoch runs out, under __next__ */
+	const char *const ending[] = { SM, "RandomSampler.__iter__", SM, "BatchSampler.__iter__", DL,
+				       "_MultiProcessingDataLoaderIter._try_put_index", DL, "_MultiProcessingDataLoaderIter._next_data",
+				       DL, "_BaseDataLoaderIter.__next__", "train.py", "<module>" };
+	assert_int_equal(stack_why(ending, N(ending), perm, N(perm)), IA_WHY_SAMPLER_PERM);
+	/* ... and every step's index in the same frames: steady */
+	assert_int_equal(stack_why(ending, N(ending), interp, N(interp)), IA_WHY_NONE);
+	/* a sampler of the user's own whose __iter__ permutes; DistributedSampler */
+	const char *const own[] = { "train.py", "ShuffleSampler.__iter__", "train.py", "<module>" };
+	assert_int_equal(stack_why(own, N(own), perm, N(perm)), IA_WHY_SAMPLER_PERM);
+	const char *const dist[] = { SP "torch/utils/data/distributed.py", "DistributedSampler.__iter__" };
+	assert_int_equal(stack_why(dist, N(dist), tolist, N(tolist)), IA_WHY_SAMPLER_PERM);
+	/* a permutation in the step itself, or a list made in the user's __iter__, is not */
+	const char *const step[] = { "train.py", "augment", "train.py", "<module>" };
+	assert_int_equal(stack_why(step, N(step), perm, N(perm)), IA_WHY_NONE);
+	assert_int_equal(stack_why(own, N(own), tolist, N(tolist)), IA_WHY_NONE);
+	/* a generator that draws a random batch at every step is no sampler */
+	const char *const gen[] = { "train.py", "RandomBatches.__iter__", "train.py", "<module>" };
+	assert_int_equal(stack_why(gen, N(gen), perm, N(perm)), IA_WHY_NONE);
+	/* the workers forked by the iterator's start; a fork elsewhere is start-up */
+	const char *const fork[] = { "/usr/lib/python3.12/multiprocessing/popen_fork.py", "Popen._launch",
+				     "/usr/lib/python3.12/multiprocessing/process.py", "BaseProcess.start", DL,
+				     "_MultiProcessingDataLoaderIter.__init__", DL, "DataLoader.__iter__" };
+	const char *const forkc[] = { "_Fork", "__fork" };
+	assert_int_equal(stack_why(fork, N(fork), forkc, N(forkc)), IA_WHY_LOADER_WORKERS);
+	assert_int_equal(stack_why(fork, 4, forkc, N(forkc)), IA_WHY_WORKER_START);
+	/* an import under the iterator's start is an import */
+	const char *const imp[] = { "<frozen importlib._bootstrap>", "_find_and_load", DL, "DataLoader.__iter__" };
+	assert_int_equal(stack_why(imp, N(imp), NULL, 0), IA_WHY_IMPORT);
+	assert_true(IA_WHY_SAMPLER_PERM > IA_WHY_LOADER_WORKERS && IA_WHY_LOADER_WORKERS > IA_WHY_LOADER_START &&
+		    IA_WHY_LOADER_START > IA_WHY_WORKER_START);
+	assert_string_equal(ia_phase_name(IA_PHASE_EPOCH), "epoch_boundary");
+	assert_string_equal(ia_phase_title(IA_PHASE_EPOCH), "epoch boundaries");
+	assert_string_equal(ia_phase_title(IA_PHASE_STARTUP), "start-up");
+}
+
 static void compiler_names(void **state)
 {
 	(void)state;
@@ -143,6 +242,7 @@ int main(void)
 		cmocka_unit_test(python_frames),
 		cmocka_unit_test(native_frames),
 		cmocka_unit_test(phases_and_rank),
+		cmocka_unit_test(epoch_frames),
 		cmocka_unit_test(compiler_names),
 		cmocka_unit_test(competitors_by_name),
 	};
