@@ -173,9 +173,10 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 		? "measured: CUDA events the preload library put behind the program's work, timed on the GPU; "
 		  "low = time every marked stream was certainly idle; high = window minus time some stream "
 		  "certainly had unfinished work; steady_* = the same over the steady state (the window minus "
-		  "start-up, compilation and autotuning)"
+		  "start-up, compilation, autotuning and epoch boundaries)"
 		: "host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
 		  "high = window minus time the GPU was known busy (host waiting in syncs or blocking copies); "
-		  "steady_* = the same over the steady state (the window minus start-up, compilation and autotuning)");
+		  "steady_* = the same over the steady state (the window minus start-up, compilation, "
+		  "autotuning and epoch boundaries)");
 	return idle;
 }
