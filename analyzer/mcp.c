@@ -331,17 +331,23 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
 	 * refuse the message rather than act on a silently shortened one. */
 	const char *nul = memchr(line, 0, len);
+	/* an escape JSON does not allow, which cJSON would read leniently */
+	long bad = nul ? -1 : mcp_json_bad_escape(line, len);
 	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
 	 * copy where they read \uFFFD (same length; mcp_json.c) */
-	char *fixed = nul ? NULL : mcp_json_fix_surrogates(line, len);
+	char *fixed = nul || bad >= 0 ? NULL : mcp_json_fix_surrogates(line, len);
 	const char *text = fixed ? fixed : line;
-	cJSON *msg = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	cJSON *msg = nul || bad >= 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (msg)
 		mcp_json_keep_raw_ids(msg, text, line, len);
 	cJSON *resp;
 	if (nul) {
 		char why[128];
 		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
+		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
+	} else if (bad >= 0) {
+		char why[128];
+		snprintf(why, sizeof why, "Parse error: not valid JSON (an escape JSON does not allow at byte %ld)", bad);
 		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
 	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
 		char why[128];

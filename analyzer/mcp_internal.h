@@ -121,6 +121,10 @@ int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t err
  * surrogate escape inside a string rewritten as \uFFFD; NULL when there
  * is none (or no memory: cJSON then refuses the line as before). */
 char *mcp_json_fix_surrogates(const char *line, size_t len);
+/* Offset of the first escape inside a string that JSON does not allow
+ * (a backslash before another byte than " \ / b f n r t u, or \u without
+ * four hex digits), or -1. */
+long mcp_json_bad_escape(const char *line, size_t len);
 /* In msg (an object, or a batch array) parsed from text, replaces each
  * numeric or string id by a raw item with orig's bytes at the same place
  * (orig: the line before mcp_json_fix_surrogates): echoed exactly as the

@@ -14,6 +14,12 @@
  * are touched: the scan follows string boundaries and backslash pairs, so
  * a literal backslash followed by "ud800" is left alone.
  *
+ * Bad escapes.  cJSON reads "\u" followed by anything but four hex digits
+ * as U+0000 and cuts the string there, and takes a backslash before any
+ * byte: a message it accepted so could echo an id that is not JSON.  Such a
+ * message is not JSON (RFC 8259 allows \" \\ \/ \b \f \n \r \t and \uXXXX
+ * only), so it is answered with a parse error naming the byte.
+ *
  * Exact ids.  JSON-RPC wants the response's id to be the request's; cJSON
  * holds numbers as doubles and prints them with 15 significant digits when
  * that compares equal within a relative epsilon, so 9007199254740991 went
@@ -59,6 +65,32 @@ static long escape_at(const char *s, const char *end)
 		v = v << 4 | h;
 	}
 	return v;
+}
+
+long mcp_json_bad_escape(const char *line, size_t len)
+{
+	const char *end = line + len;
+	int in_string = 0;
+	for (const char *p = line; p < end; p++) {
+		if (!in_string) {
+			in_string = *p == '"';
+			continue;
+		}
+		if (*p == '"') {
+			in_string = 0;
+			continue;
+		}
+		if (*p != '\\')
+			continue;
+		if (p + 1 < end && strchr("\"\\/bfnrt", p[1]) && p[1]) {
+			p++;
+			continue;
+		}
+		if (escape_at(p, end) < 0)
+			return p - line;
+		p += 5;
+	}
+	return -1;
 }
 
 static int is_high(long u) { return u >= 0xd800 && u <= 0xdbff; }

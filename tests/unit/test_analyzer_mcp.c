@@ -424,6 +424,21 @@ static void ids_come_back_exactly(void **st)
 				 "9007199254740993 ,\"method\":\"ping\"}");
 	assert_string_equal(got, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"result\":{}}\n");
 	free(got);
+	/* an escape JSON does not allow (cJSON would read "\u" + non-hex as
+	 * U+0000 and echo the raw id): a parse error, never an id that is
+	 * not JSON */
+	static const char *const bad[] = { "\"\\u\"", "\"\\uzz00\"", "\"a\\x\"", "\"\\u12\"", "\"\\'\"" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char line[256];
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", bad[i]);
+		cJSON *e = exchange(&s, line);
+		assert_int_equal(error_code(e), -32700);
+		assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "id")));
+		cJSON_Delete(e);
+	}
+	static const char good[] = "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\"", outside[] = "\\q \"\\q\"";
+	assert_int_equal(mcp_json_bad_escape(good, strlen(good)), -1);
+	assert_int_equal(mcp_json_bad_escape(outside, strlen(outside)), 4);   /* outside a string: not an escape */
 	/* a lone surrogate in the params: answered, not a parse error */
 	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
 			    "\"arguments\":{\"sql\":\"SELECT 'a\\ud800b' AS s, '\\\\ud800' AS t\"}}}");
