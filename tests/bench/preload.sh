@@ -13,6 +13,12 @@
 #   python_stack_ns      a stack in a Python program (tests/bench/preload_pystack.py:
 #                        ctypes calls 8 frames deep in 300-line functions), no
 #                        budget, minus the same program without stacks
+#   preload_ns_cold_sync, preload_ns_cold_launch  added per call, no stack,
+#                        when the program touches COLD_KB (256) of memory
+#                        between calls, as a big program does: the library's
+#                        data is then out of L1/L2 at each call (syncs, which
+#                        go through the runtime's and the driver's wrappers,
+#                        and kernel launches; N/4 calls)
 #   uprobe_ns            added by a uprobe+uretprobe pair (root; else "skipped")
 #   uprobe_over_preload  uprobe_ns / preload_ns_nostack
 #
@@ -47,6 +53,12 @@ fi
 
 cpu() { sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'; }
 run_loop() { "$B/tests/preload_calls" loop "$N" "$W" 20 | cpu; }
+COLD_KB=${COLD_KB:-256}
+run_cold() { # what (sync|launch), then the environment
+	_w=$1; shift
+	if [ "$_w" = launch ]; then set -- PRELOAD_CALLS_LAUNCH=1 "$@"; fi
+	env PRELOAD_CALLS_THRASH_KB="$COLD_KB" "$@" "$B/tests/preload_calls" loop $((N / 4)) $((W / 4)) 20 | cpu
+}
 for r in $(seq "$RUNS"); do
 	run_loop >>"$T/base"
 	INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/nostack"
@@ -54,6 +66,10 @@ for r in $(seq "$RUNS"); do
 		LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/stack"
 	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 LD_PRELOAD="$PWD/$B/libingero_preload.so" \
 		run_loop >>"$T/budget"
+	for what in sync launch; do
+		run_cold $what >>"$T/cold_base_$what"
+		run_cold $what INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" >>"$T/cold_$what"
+	done
 	[ $uprobe -eq 1 ] && "$B/tests/preload_uprobe" "$T/uprobe.bpf.o" "$N" "$W" | cpu >>"$T/uprobe"
 	if command -v python3 >/dev/null 2>&1; then
 		INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" \
@@ -74,6 +90,9 @@ echo "base_ns=$base"
 echo "preload_ns_nostack=$nostack"
 echo "preload_ns_stack=$stack"
 echo "preload_ns_stack_budget=$budget"
+for what in sync launch; do
+	echo "preload_ns_cold_$what=$(echo "$(median "$T/cold_$what") $(median "$T/cold_base_$what")" | awk '{ printf "%.1f", $1 - $2 }')"
+done
 if [ -s "$T/py_stack" ]; then
 	echo "python_stack_ns=$(echo "$(median "$T/py_stack") $(median "$T/py_none")" | awk '{ printf "%.1f", $1 - $2 }')"
 else

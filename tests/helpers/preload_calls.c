@@ -273,11 +273,28 @@ __attribute__((noinline)) static void loop_deep(long d, long n, long warm)
 	cudaStreamCreate(&s);
 	for (long i = 0; i <= warm; i++)
 		cudaStreamSynchronize(s);
+	/* PRELOAD_CALLS_THRASH_KB: the program touches that much memory
+	 * between calls, as a big one does, so the library's code and data are
+	 * cold at each call (what the microbench's hot loop cannot show) */
+	const char *tk = getenv("PRELOAD_CALLS_THRASH_KB");
+	size_t thrash = tk ? (size_t)atol(tk) * 1024 : 0;
+	volatile char *buf = thrash ? calloc(1, thrash) : NULL;
+	/* PRELOAD_CALLS_LAUNCH=1: kernel launches on the stream instead of
+	 * syncs (what a training loop mostly makes: the GPU-mark and kernel-name
+	 * paths run too) */
+	int launch = getenv("PRELOAD_CALLS_LAUNCH") != NULL;
+	dim3 g1 = { 1, 1, 1 };
 	struct timespec c0, c1, w0, w1;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	clock_gettime(CLOCK_MONOTONIC, &w0);
-	for (long i = 0; i < n; i++)
-		cudaStreamSynchronize(s);
+	for (long i = 0; i < n; i++) {
+		for (size_t o = 0; buf && o < thrash; o += 64)
+			buf[o]++;
+		if (launch)
+			cudaLaunchKernel((const void *)kernel_a, g1, g1, NULL, 0, s);
+		else
+			cudaStreamSynchronize(s);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &w1);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	count("cudaStreamSynchronize", n + warm + 1);
