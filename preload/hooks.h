@@ -82,7 +82,9 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
  * HOOK_CALL(api, call, err, fill, kind): forwards `call` (an expression using
  * fn_) and records it when this is the outermost interposed call.  `fill`
  * is a statement that completes ev_ (stream, bytes, dir, ...).  Start and
- * duration are in TSC ticks when tsc_ (the sender converts them, clock.h). */
+ * duration are in TSC ticks when tsc_ (the sender converts them, clock.h).
+ * The API's class is found here, where the API is a constant and the
+ * look-up folds away: one cache line fewer per call in a big program. */
 #define HOOK_CALL(API, CALL, ERR, FILL, KIND)                                             \
 	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
@@ -99,7 +101,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
-		ingero_emit(&ev_, (KIND), tsc_);                                          \
+		ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);                   \
 		ingero_leave();                                                           \
 		return r_;                                                                \
 	} while (0)

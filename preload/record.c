@@ -79,7 +79,8 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 	return (ingero_cfg.stack_classes >> c) & 1u;
 }
 
-void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
+		 bool tsc)
 {
 	if (!ingero_is_active())
 		return;
@@ -90,7 +91,6 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kin
 	rec.h.pid = ingero_self.pid;
 	ev->pid = ingero_self.pid;
 	ev->tid = my_tid();
-	enum ingero_api_class cls = ingero_api_class(ev->api);
 	if (ev->ret == 0 && (cls == INGERO_CLASS_LAUNCH ||
 			     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) &&
 			      (ev->flags & INGERO_FLAG_ASYNC))))

@@ -142,9 +142,11 @@ static inline void ingero_leave(void)
 
 /* Records one finished call; ev has api, start/dur, stream, bytes, dir,
  * flags, ret, kernel, grid/block filled in; pid, tid and stack_id are set
- * here.  kernel_kind says how to name ev->kernel (launches); tsc, that
+ * here.  cls is ingero_api_class(ev->api); kernel_kind says how to name
+ * ev->kernel (launches); tsc, that
  * start_ns/dur_ns hold TSC ticks. */
-void ingero_emit(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc);
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
+		 bool tsc);
 
 /* The process is going away (destructor of a non-owner). */
 void ingero_emit_bye(void);
