@@ -46,7 +46,11 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define INGERO_DEFAULT_STACK_DEPTH   16
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
-#define INGERO_DEFAULT_RING_EVENTS   65536
+/* 2 MiB of slots: a lap small enough that the slots come back to a caller
+ * still in the caches (8 MiB cost a big program ~0.44 µs more per call on
+ * the dev VM, docs/benchmarks.md "Cold caches"); still 16,384 calls, ~0.75 s
+ * of the H200's launch-bound loop, for the sender to fall behind by */
+#define INGERO_DEFAULT_RING_EVENTS   16384
 #define INGERO_DEFAULT_GPU_MARK_US   4000
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 
