@@ -76,10 +76,48 @@ static int cmp_sample(const void *x, const void *y)
 	return (a->ns > b->ns) - (a->ns < b->ns);
 }
 
+static int cmp_ns(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
 void ia_gt_samples_ready(struct acc *a)
 {
-	if (a->nsmp)
-		qsort(a->smp, a->nsmp, sizeof *a->smp, cmp_sample);
+	if (!a->nsmp)
+		return;
+	qsort(a->smp, a->nsmp, sizeof *a->smp, cmp_sample);
+	/* per process, the median of its pieces (each once: by_func 0) */
+	uint64_t *ns = malloc(a->nsmp * sizeof *ns);
+	if (!ns) {
+		a->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < a->nsmp;) {
+		int pid = a->smp[i].pid;
+		size_t n = 0;
+		for (; i < a->nsmp && a->smp[i].pid == pid; i++)
+			if (!a->smp[i].by_func)
+				ns[n++] = a->smp[i].ns;
+		if (!n)
+			continue;
+		qsort(ns, n, sizeof *ns, cmp_ns);
+		size_t cap = a->ntypical;
+		if (ia_grow((void **)&a->typical, &cap, a->ntypical + 1, sizeof *a->typical) < 0) {
+			a->oom = 1;
+			break;
+		}
+		a->typical[a->ntypical++] = (struct sample){ pid, 0, 0, ns[(n - 1) / 2] };
+	}
+	free(ns);
+}
+
+static uint64_t typical_ns(const struct acc *a, int pid)
+{
+	for (size_t i = 0; i < a->ntypical; i++)
+		if (a->typical[i].pid == pid)
+			return a->typical[i].ns;
+	return FOREVER;
 }
 
 /* The samples filed under one key: [*first, return). */
@@ -113,12 +151,13 @@ static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *f
 }
 
 /* Quantile q (0: p25, 1: p50, 2: p75) of the times of work alike this one;
- * FOREVER or 0 (the long or the short replay) when none was timed. */
+ * when none was timed: nothing (q 0), the process's typical piece (1), all
+ * it can (2). */
 static uint64_t piece_ns(const struct acc *a, int pid, const struct sub *w, int q)
 {
 	size_t lo, end = alike(a, pid, w, &lo);
 	if (end == lo)
-		return q == 0 ? 0 : FOREVER;
+		return q == 0 ? 0 : q == 1 ? typical_ns(a, pid) : FOREVER;
 	return a->smp[lo + (end - lo - 1) * (size_t)(q + 1) / 4].ns;
 }
 

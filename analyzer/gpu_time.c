@@ -271,6 +271,7 @@ static void acc_free(struct acc *a)
 	free(a->s);
 	free(a->busy);
 	free(a->smp);
+	free(a->typical);
 }
 
 int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,

@@ -49,6 +49,7 @@ struct acc {
 	struct ia_span *busy; size_t nbusy, cbusy;
 	struct sample *smp; size_t nsmp, csmp;
 	size_t ntimed;             /* pieces timed alone (each filed twice in smp) */
+	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
 	int oom;
 };
 

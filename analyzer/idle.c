@@ -167,7 +167,7 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 			"piece taking the GPU time of alike work (same kernel and geometry; same kind and size "
 			"of copy) timed alone by a mark right behind it (median; low/high with the 75th/25th "
 			"percentile), held to the measured completions; work never timed alike takes none "
-			"(high) or all the time it can (low)");
+			"(high), all the time it can (low), and the process's median piece in the estimate");
 	}
 	cJSON_AddStringToObject(idle, "basis", i->measured
 		? "measured: CUDA events the preload library put behind the program's work, timed on the GPU; "

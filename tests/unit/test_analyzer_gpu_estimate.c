@@ -1,0 +1,185 @@
+/*
+ * test_analyzer_gpu_estimate.c — the estimate of GPU time from work timed
+ * alone (analyzer/gpu_estimate.c), on one hand-built stream: which marks
+ * time a piece of work (right behind it on an empty stream, or waiting for
+ * it) and which only bound it (recorded late, after the stream was empty;
+ * two pieces since the previous completion); the replay (alike work takes
+ * the timed time, one piece after another, held to the completions, never
+ * inside the stream's certainly-idle spans); work never timed alike takes
+ * nothing in the short replay, the process's typical time in the middle
+ * one and all it can in the long one; a kernel
+ * timed under another geometry stands in when its own was never timed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/gpu_time_acc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define US 1000ull
+
+struct fixture {
+	struct acc a;
+	struct stream_acc *s;
+};
+
+static void sub(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func)
+{
+	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
+	s->sub[s->nsub++] = (struct sub){ a, b, work, func };
+}
+
+static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
+{
+	s->cp = realloc(s->cp, (s->ncp + 1) * sizeof *s->cp);
+	s->cp[s->ncp++] = (struct cpt){ r, g, 1, 1 };
+}
+
+static struct stream_acc *stream(struct acc *a)
+{
+	a->s = calloc(1, sizeof *a->s);
+	a->n = 1;
+	a->s->pid = 1;
+	return a->s;
+}
+
+static void acc_free(struct acc *a)
+{
+	free(a->s->sub);
+	free(a->s->cp);
+	free(a->s);
+	free(a->smp);
+	free(a->typical);
+	free(a->busy);
+}
+
+static uint64_t total(const struct ia_span *sp, size_t n)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += sp[i].b - sp[i].a;
+	return t;
+}
+
+/* estimate of quantile q over [0, 10 ms), minus idle */
+static uint64_t estimate(struct acc *a, int q, const struct ia_span *idle, size_t nidle, struct ia_span **out,
+			 size_t *n)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	ia_gt_estimate(a, a->s, q, 0, 10000 * US, idle, nidle, out, n, &cap);
+	assert_int_equal(a->oom, 0);
+	return total(*out, *n);
+}
+
+static void timed_alone_and_replayed(void **st)
+{
+	(void)st;
+	struct acc a;
+	memset(&a, 0, sizeof a);
+	struct stream_acc *s = stream(&a);
+	/* kernel 7 launched at 100 us (call ends 110): a mark 1 us later,
+	 * done at 130: timed, 20 us */
+	sub(s, 100 * US, 110 * US, 7, 70);
+	mark(s, 111 * US, 130 * US);
+	/* the same kernel twice more, no mark behind either; then a mark
+	 * long after, that found the stream empty: it times nothing */
+	sub(s, 200 * US, 210 * US, 7, 70);
+	sub(s, 300 * US, 310 * US, 7, 70);
+	mark(s, 400 * US, 401 * US);
+	/* kernel 8 alone, but its mark recorded 50 us after its call and done
+	 * at once: only a bound (the thread lost its CPU in between), no time */
+	sub(s, 500 * US, 510 * US, 8, 80);
+	mark(s, 560 * US, 561 * US);
+	ia_gt_time_alone(&a, s);
+	ia_gt_samples_ready(&a);
+	assert_int_equal(a.ntimed, 1);
+	assert_int_equal(a.smp[0].ns, 20 * US);   /* filed under its work, then its function */
+
+	struct ia_span *e;
+	size_t n;
+	/* p50: the three 7s take 20 us each from their call's end; the 8,
+	 * never timed alike, the process's typical piece (20 us too) */
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 80 * US);
+	assert_int_equal(n, 4);
+	assert_int_equal(e[1].a, 210 * US);
+	assert_int_equal(e[1].b, 230 * US);
+	assert_int_equal(e[3].a, 510 * US);
+	free(e);
+	/* p25: the 8 takes nothing */
+	assert_int_equal(estimate(&a, 0, NULL, 0, &e, &n), 60 * US);
+	free(e);
+	/* p75: the 8 takes all it can, until its completion at 561 */
+	assert_int_equal(estimate(&a, 2, NULL, 0, &e, &n), 60 * US + 51 * US);
+	free(e);
+	/* never inside the stream's certainly-idle spans */
+	struct ia_span idle[] = { { 215 * US, 225 * US } };
+	assert_int_equal(estimate(&a, 1, idle, 1, &e, &n), 70 * US);
+	free(e);
+
+	size_t nwork = 0, alike = 0;
+	ia_gt_coverage(&a, s, 0, 10000 * US, &nwork, &alike);
+	assert_int_equal(nwork, 4);
+	assert_int_equal(alike, 3);
+	acc_free(&a);
+}
+
+static void held_to_completions(void **st)
+{
+	(void)st;
+	struct acc a;
+	memset(&a, 0, sizeof a);
+	struct stream_acc *s = stream(&a);
+	/* a 100 us kernel timed alone */
+	sub(s, 0, 10 * US, 5, 50);
+	mark(s, 11 * US, 110 * US);
+	/* five queued back to back: replayed one after another, but a mark
+	 * done at 300 says all five were done by then (not 610) */
+	for (int i = 0; i < 5; i++)
+		sub(s, (200 + i) * US, (201 + i) * US, 5, 50);
+	mark(s, 206 * US, 300 * US);
+	ia_gt_time_alone(&a, s);
+	ia_gt_samples_ready(&a);
+	assert_int_equal(a.ntimed, 1);
+	struct ia_span *e;
+	size_t n;
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 100 * US + 99 * US);
+	assert_int_equal(e[n - 1].b, 300 * US);
+	free(e);
+	acc_free(&a);
+}
+
+static void another_geometry_stands_in(void **st)
+{
+	(void)st;
+	struct acc a;
+	memset(&a, 0, sizeof a);
+	struct stream_acc *s = stream(&a);
+	sub(s, 0, 10 * US, 5, 50);          /* kernel 50, geometry A: timed, 30 us */
+	mark(s, 11 * US, 40 * US);
+	sub(s, 100 * US, 110 * US, 6, 50);  /* kernel 50, geometry B: never timed itself */
+	mark(s, 500 * US, 501 * US);
+	ia_gt_time_alone(&a, s);
+	ia_gt_samples_ready(&a);
+	struct ia_span *e;
+	size_t n;
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 30 * US + 30 * US);
+	free(e);
+	acc_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(timed_alone_and_replayed),
+		cmocka_unit_test(held_to_completions),
+		cmocka_unit_test(another_geometry_stands_in),
+	};
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
