@@ -8,7 +8,9 @@
 #      syncs in the same run as the preload library + collector;
 #   4. turns: the same loop, an untraced reference and traced variants taking
 #      turns chunk by chunk (ROUNDS rounds of CHUNKS chunks), so that the
-#      machine's drift between whole runs cancels out;
+#      machine's drift between whole runs cancels out; with PAIRS=N, N pairs
+#      of an A/A round and a round of each variant (turns_paired), which also
+#      cancels the offset each pair of processes carries;
 #   5. stackcost: what one call stack costs in PyTorch: the loop with a stack
 #      on every launch (no budget, then the default budget) against none;
 #   6. pyframes: the DataLoader case (4 workers) traced: how many of each
@@ -155,4 +157,8 @@ part turns || exit 0
 ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-60}; TURNS=${TURNS:-full}
 workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --turns "$@"; }
 . tests/bench/turns_lib.sh
-turns "$OUT" "$ROUNDS" "$TURNS"
+if [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
+	turns_paired "$OUT" "$PAIRS" "$TURNS"
+else
+	turns "$OUT" "$ROUNDS" "$TURNS"
+fi

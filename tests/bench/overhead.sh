@@ -9,8 +9,10 @@
 #   calls_per_s                      the untraced loop's CUDA calls per second
 #   turns_variant=V median_ratio=…   traced/untraced wall time per chunk, its
 #                                    mean and 95 % CI; the same for thread CPU
+#   with PAIRS=N (turns_lib.sh, turns_paired): N pairs of an A/A round and
+#   one round of each variant; paired_variant=V overhead_pct=… ci95=…
 # Root (eBPF).  Environment: ROUNDS (4), CHUNKS (40), STEPS (300), TURNS
-# (full), FAKECUDA_LAUNCH_NS (40000), FAKECUDA_KERNEL_US (20).
+# (full), PAIRS (unset), FAKECUDA_LAUNCH_NS (40000), FAKECUDA_KERNEL_US (20).
 set -u
 B=${B:-build}
 ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-40}; STEPS=${STEPS:-300}; TURNS=${TURNS:-full}
@@ -30,4 +32,8 @@ echo "# $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)"
 python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" | sed -n 's/.*\(calls_per_s=[0-9]*\).*/\1/p'
 workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --chunks "$CHUNKS" --turns "$@"; }
 . tests/bench/turns_lib.sh
-turns "$OUT" "$ROUNDS" "$TURNS"
+if [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
+	turns_paired "$OUT" "$PAIRS" "$TURNS"
+else
+	turns "$OUT" "$ROUNDS" "$TURNS"
+fi

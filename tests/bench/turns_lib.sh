@@ -90,3 +90,46 @@ turns() { # OUT ROUNDS VARIANTS
 		log "turns_variant=$_v median_cpu_ratio=$1 mean_cpu_ratio=$2 ci95=$3-$4"
 	done
 }
+
+# turns_paired OUT PAIRS VARIANTS — PAIRS times: an A/A round (a second
+# untraced copy against the reference), then one round of each variant, each
+# round its own pair of processes.  Every pair of processes carries an offset
+# of its own that chunk-by-chunk turns do not cancel (an untraced copy read
+# 0.94-1.06 against the reference on the H200, docs/gpu-runs.md section 7),
+# so each variant's round is read against the A/A round of the same pair:
+# logs per pair the rounds' mean ratios, then per variant the mean of the
+# paired differences in percent and its 95 % CI (Student's t), e.g.
+#   paired_variant=full overhead_pct=3.14 ci95_low=0.90 ci95_high=5.38 pairs=11
+turns_paired() { # OUT PAIRS VARIANTS
+	__po=$1; __pn=$2; __pvs=$3; __pi=0
+	: >"$__po/paired.txt"
+	while [ $__pi -lt "$__pn" ]; do
+		__line="paired_round=$__pi"
+		for __pv in untraced $__pvs; do
+			mkdir -p "$__po/p$__pi.$__pv"
+			turns "$__po/p$__pi.$__pv" 1 "$__pv" >/dev/null
+			__m=$(cut -d' ' -f1 "$__po/p$__pi.$__pv/turns.$__pv.ratios" |
+				awk '{ s += $1 } END { if (NR) printf "%.5f", s / NR; else print "-" }')
+			echo "$__pi $__pv $__m" >>"$__po/paired.txt"
+			__line="$__line $__pv=$__m"
+			rm -rf "$__po/p$__pi.$__pv"
+		done
+		log "$__line"
+		__pi=$((__pi + 1))
+	done
+	for __pv in $__pvs; do
+		log "$(awk -v v="$__pv" '
+			$3 == "-" { next }
+			$2 == "untraced" { aa[$1] = $3 }
+			$2 == v { x[$1] = $3 }
+			END {
+				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
+				n = 0
+				for (p in x) if (p in aa) { d[++n] = 100 * (x[p] - aa[p]); s += d[n] }
+				if (n < 2) { printf "paired_variant=%s overhead_pct=- ci95_low=- ci95_high=- pairs=%d\n", v, n; exit }
+				m = s / n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
+				h = (n - 1 <= 20 ? t[n - 1] : 1.96) * sqrt(ss / (n - 1)) / sqrt(n)
+				printf "paired_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f pairs=%d\n", v, m, m - h, m + h, n
+			}' "$__po/paired.txt")"
+	done
+}
