@@ -67,22 +67,27 @@ static long escape_at(const char *s, const char *end)
 	return v;
 }
 
+/* The next backslash inside a string at or after p, or end; *in_string
+ * carries whether p is inside one (the scan follows string boundaries). */
+static const char *next_escape(const char *p, const char *end, int *in_string)
+{
+	for (; p < end; p++) {
+		if (!*in_string)
+			*in_string = *p == '"';
+		else if (*p == '"')
+			*in_string = 0;
+		else if (*p == '\\')
+			return p;
+	}
+	return end;
+}
+
 long mcp_json_bad_escape(const char *line, size_t len)
 {
 	const char *end = line + len;
 	int in_string = 0;
-	for (const char *p = line; p < end; p++) {
-		if (!in_string) {
-			in_string = *p == '"';
-			continue;
-		}
-		if (*p == '"') {
-			in_string = 0;
-			continue;
-		}
-		if (*p != '\\')
-			continue;
-		if (p + 1 < end && strchr("\"\\/bfnrt", p[1]) && p[1]) {
+	for (const char *p = next_escape(line, end, &in_string); p < end; p = next_escape(p + 1, end, &in_string)) {
+		if (p + 1 < end && p[1] && strchr("\"\\/bfnrt", p[1])) {
 			p++;
 			continue;
 		}
@@ -101,17 +106,7 @@ char *mcp_json_fix_surrogates(const char *line, size_t len)
 	char *copy = NULL;
 	const char *end = line + len;
 	int in_string = 0;
-	for (const char *p = line; p < end; p++) {
-		if (!in_string) {
-			in_string = *p == '"';
-			continue;
-		}
-		if (*p == '"') {
-			in_string = 0;
-			continue;
-		}
-		if (*p != '\\')
-			continue;
+	for (const char *p = next_escape(line, end, &in_string); p < end; p = next_escape(p + 1, end, &in_string)) {
 		long u = escape_at(p, end);
 		if (u < 0) {
 			p++;               /* \" \\ \n ...: skip the escaped byte */
