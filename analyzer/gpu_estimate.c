@@ -31,6 +31,9 @@
  * have ended long before (the thread lost its CPU in between, or it was the
  * watcher's mark once the stream went quiet). */
 #define ALONE_LAG_NS 5000ull
+/* Times of alike work stand in only when there are this many (a kernel's
+ * first launch, which loads it, must not be the only say). */
+#define MIN_ALIKE 3
 
 static void add_sample(struct acc *a, int pid, const struct sub *w, uint64_t ns)
 {
@@ -99,7 +102,7 @@ void ia_gt_samples_ready(struct acc *a)
 		for (; i < a->nsmp && a->smp[i].pid == pid; i++)
 			if (!a->smp[i].by_func)
 				ns[n++] = a->smp[i].ns;
-		if (!n)
+		if (n < MIN_ALIKE)
 			continue;
 		qsort(ns, n, sizeof *ns, cmp_ns);
 		size_t cap = a->ntypical;
@@ -120,26 +123,33 @@ static uint64_t typical_ns(const struct acc *a, int pid)
 	return FOREVER;
 }
 
+/* First sample not below key (or, with past_equal, above it). */
+static size_t lower_bound(const struct acc *a, const struct sample *key, int past_equal)
+{
+	size_t lo = 0, hi = a->nsmp;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = cmp_sample(&a->smp[mid], key);
+		if (c < 0 || (past_equal && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The samples filed under one key: [*first, return). */
 static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_t *first)
 {
 	*first = 0;
 	if (!k || !a->nsmp)
 		return 0;
-	struct sample key = { pid, by_func, k, 0 };
-	size_t lo = 0, hi = a->nsmp;
-	while (lo < hi) {   /* first sample of (pid, work) */
-		size_t mid = (lo + hi) / 2;
-		if (cmp_sample(&a->smp[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t end = lo;
-	while (end < a->nsmp && a->smp[end].pid == pid && a->smp[end].by_func == by_func && a->smp[end].key == k)
-		end++;
-	*first = lo;
-	return end;
+	/* the key's samples, by two binary searches (a key may have
+	 * thousands, and every piece of work looks its key up) */
+	struct sample from = { pid, by_func, k, 0 }, to = { pid, by_func, k, UINT64_MAX };
+	*first = lower_bound(a, &from, 0);
+	size_t end = lower_bound(a, &to, 1);
+	return end - *first >= MIN_ALIKE ? end : *first;
 }
 
 /* The samples of work alike this one: the same work, else (another

@@ -94,9 +94,14 @@ void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct
 	}
 }
 
+/* The estimate is said when enough work was timed alone to stand in for the
+ * rest, and most of the work had alike work timed (else the range says
+ * little but the bounds again). */
+#define EST_MIN_TIMED 20
+
 int ia_idle_estimated(const struct ia_idle *i)
 {
-	return i->measured && i->ntimed > 0 && i->nwork_alike > 0;
+	return i->measured && i->ntimed >= EST_MIN_TIMED && 2 * i->nwork_alike >= i->nwork;
 }
 
 char *ia_idle_fmt_steady(const struct ia_idle *i, char *buf, size_t len)

@@ -7,8 +7,9 @@
  * the timed time, one piece after another, held to the completions, never
  * inside the stream's certainly-idle spans); work never timed alike takes
  * nothing in the short replay, the process's typical time in the middle
- * one and all it can in the long one; a kernel
- * timed under another geometry stands in when its own was never timed.
+ * one and all it can in the long one; fewer than three times of a kind say
+ * nothing; a kernel timed under another geometry stands in when its own
+ * was never timed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,49 +84,79 @@ static void timed_alone_and_replayed(void **st)
 	struct acc a;
 	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
-	/* kernel 7 launched at 100 us (call ends 110): a mark 1 us later,
-	 * done at 130: timed, 20 us */
-	sub(s, 100 * US, 110 * US, 7, 70);
-	mark(s, 111 * US, 130 * US);
-	/* the same kernel twice more, no mark behind either; then a mark
-	 * long after, that found the stream empty: it times nothing */
-	sub(s, 200 * US, 210 * US, 7, 70);
+	/* kernel 7 launched three times alone (call ends at 110, 150, 190),
+	 * each with a mark 1 us later done 20 us after the call: timed */
+	for (uint64_t t = 100; t <= 180; t += 40) {
+		sub(s, t * US, (t + 10) * US, 7, 70);
+		mark(s, (t + 11) * US, (t + 30) * US);
+	}
+	/* the same kernel twice more, then one mark behind both: it times
+	 * neither (two pieces since the previous completion) */
 	sub(s, 300 * US, 310 * US, 7, 70);
-	mark(s, 400 * US, 401 * US);
+	sub(s, 400 * US, 410 * US, 7, 70);
+	mark(s, 500 * US, 501 * US);
 	/* kernel 8 alone, but its mark recorded 50 us after its call and done
 	 * at once: only a bound (the thread lost its CPU in between), no time */
-	sub(s, 500 * US, 510 * US, 8, 80);
-	mark(s, 560 * US, 561 * US);
+	sub(s, 600 * US, 610 * US, 8, 80);
+	mark(s, 660 * US, 661 * US);
 	ia_gt_time_alone(&a, s);
 	ia_gt_samples_ready(&a);
-	assert_int_equal(a.ntimed, 1);
+	assert_int_equal(a.ntimed, 3);
 	assert_int_equal(a.smp[0].ns, 20 * US);   /* filed under its work, then its function */
 
 	struct ia_span *e;
 	size_t n;
-	/* p50: the three 7s take 20 us each from their call's end; the 8,
-	 * never timed alike, the process's typical piece (20 us too) */
-	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 80 * US);
-	assert_int_equal(n, 4);
-	assert_int_equal(e[1].a, 210 * US);
-	assert_int_equal(e[1].b, 230 * US);
-	assert_int_equal(e[3].a, 510 * US);
+	/* p50: every 7 takes 20 us from its call's end; the 8, never timed
+	 * alike, the process's typical piece (20 us too) */
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 120 * US);
+	assert_int_equal(n, 6);
+	assert_int_equal(e[3].a, 310 * US);
+	assert_int_equal(e[3].b, 330 * US);
+	assert_int_equal(e[5].a, 610 * US);
 	free(e);
 	/* p25: the 8 takes nothing */
-	assert_int_equal(estimate(&a, 0, NULL, 0, &e, &n), 60 * US);
+	assert_int_equal(estimate(&a, 0, NULL, 0, &e, &n), 100 * US);
 	free(e);
-	/* p75: the 8 takes all it can, until its completion at 561 */
-	assert_int_equal(estimate(&a, 2, NULL, 0, &e, &n), 60 * US + 51 * US);
+	/* p75: the 8 takes all it can, until its completion at 661 */
+	assert_int_equal(estimate(&a, 2, NULL, 0, &e, &n), 100 * US + 51 * US);
 	free(e);
 	/* never inside the stream's certainly-idle spans */
-	struct ia_span idle[] = { { 215 * US, 225 * US } };
-	assert_int_equal(estimate(&a, 1, idle, 1, &e, &n), 70 * US);
+	struct ia_span idle[] = { { 315 * US, 325 * US } };
+	assert_int_equal(estimate(&a, 1, idle, 1, &e, &n), 110 * US);
 	free(e);
 
 	size_t nwork = 0, alike = 0;
 	ia_gt_coverage(&a, s, 0, 10000 * US, &nwork, &alike);
-	assert_int_equal(nwork, 4);
-	assert_int_equal(alike, 3);
+	assert_int_equal(nwork, 6);
+	assert_int_equal(alike, 5);
+	acc_free(&a);
+}
+
+static void few_times_say_nothing(void **st)
+{
+	(void)st;
+	struct acc a;
+	memset(&a, 0, sizeof a);
+	struct stream_acc *s = stream(&a);
+	/* one kernel timed twice only (its first launch may have loaded it):
+	 * not enough to stand in for the others */
+	for (uint64_t t = 100; t <= 200; t += 100) {
+		sub(s, t * US, (t + 10) * US, 7, 70);
+		mark(s, (t + 11) * US, (t + 30) * US);
+	}
+	sub(s, 1000 * US, 1010 * US, 7, 70);
+	mark(s, 2000 * US, 2001 * US);
+	ia_gt_time_alone(&a, s);
+	ia_gt_samples_ready(&a);
+	assert_int_equal(a.ntimed, 2);
+	size_t nwork = 0, alike = 0;
+	ia_gt_coverage(&a, s, 0, 10000 * US, &nwork, &alike);
+	assert_int_equal(alike, 0);
+	struct ia_span *e;
+	size_t n;
+	/* no 7 has alike times to take: in the short replay, nothing */
+	assert_int_equal(estimate(&a, 0, NULL, 0, &e, &n), 0);
+	free(e);
 	acc_free(&a);
 }
 
@@ -135,21 +166,23 @@ static void held_to_completions(void **st)
 	struct acc a;
 	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
-	/* a 100 us kernel timed alone */
-	sub(s, 0, 10 * US, 5, 50);
-	mark(s, 11 * US, 110 * US);
+	/* a 100 us kernel timed alone three times */
+	for (uint64_t t = 0; t <= 400; t += 200) {
+		sub(s, t * US, (t + 10) * US, 5, 50);
+		mark(s, (t + 11) * US, (t + 110) * US);
+	}
 	/* five queued back to back: replayed one after another, but a mark
-	 * done at 300 says all five were done by then (not 610) */
+	 * done at 700 says all five were done by then (not 1,101) */
 	for (int i = 0; i < 5; i++)
-		sub(s, (200 + i) * US, (201 + i) * US, 5, 50);
-	mark(s, 206 * US, 300 * US);
+		sub(s, (600 + i) * US, (601 + i) * US, 5, 50);
+	mark(s, 606 * US, 700 * US);
 	ia_gt_time_alone(&a, s);
 	ia_gt_samples_ready(&a);
-	assert_int_equal(a.ntimed, 1);
+	assert_int_equal(a.ntimed, 3);
 	struct ia_span *e;
 	size_t n;
-	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 100 * US + 99 * US);
-	assert_int_equal(e[n - 1].b, 300 * US);
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 300 * US + 99 * US);
+	assert_int_equal(e[n - 1].b, 700 * US);
 	free(e);
 	acc_free(&a);
 }
@@ -160,15 +193,17 @@ static void another_geometry_stands_in(void **st)
 	struct acc a;
 	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
-	sub(s, 0, 10 * US, 5, 50);          /* kernel 50, geometry A: timed, 30 us */
-	mark(s, 11 * US, 40 * US);
-	sub(s, 100 * US, 110 * US, 6, 50);  /* kernel 50, geometry B: never timed itself */
-	mark(s, 500 * US, 501 * US);
+	for (uint64_t t = 0; t <= 200; t += 100) {   /* kernel 50, geometry A: timed, 30 us */
+		sub(s, t * US, (t + 10) * US, 5, 50);
+		mark(s, (t + 11) * US, (t + 40) * US);
+	}
+	sub(s, 300 * US, 310 * US, 6, 50);  /* kernel 50, geometry B: never timed itself */
+	mark(s, 700 * US, 701 * US);
 	ia_gt_time_alone(&a, s);
 	ia_gt_samples_ready(&a);
 	struct ia_span *e;
 	size_t n;
-	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 30 * US + 30 * US);
+	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 90 * US + 30 * US);
 	free(e);
 	acc_free(&a);
 }
@@ -177,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timed_alone_and_replayed),
+		cmocka_unit_test(few_times_say_nothing),
 		cmocka_unit_test(held_to_completions),
 		cmocka_unit_test(another_geometry_stands_in),
 	};
