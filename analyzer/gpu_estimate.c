@@ -57,8 +57,8 @@ void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 		/* one piece of work since the previous completion, queued after
 		 * it: the stream was empty, the piece ran alone on it; timed when
 		 * the mark came right behind it or had to wait for it */
-		const struct sub *w = &s->sub[k0];
-		if (c->mark && k1 == k0 + 1 && w->work && (first || prev_g <= w->a) && w->b <= c->r &&
+		const struct sub *w = k1 == k0 + 1 ? &s->sub[k0] : NULL;
+		if (w && c->mark && w->work && (first || prev_g <= w->a) && w->b <= c->r &&
 		    (c->r - w->b <= ALONE_LAG_NS || c->g > c->r + EMPTY_NS))
 			add_sample(a, s->pid, w, c->g > w->b ? c->g - w->b : 0);
 		prev_r = c->r;
