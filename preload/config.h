@@ -46,11 +46,13 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define INGERO_DEFAULT_STACK_DEPTH   16
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 64
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
-/* 2 MiB of slots: a lap small enough that the slots come back to a caller
- * still in the caches (8 MiB cost a big program ~0.44 µs more per call on
- * the dev VM, docs/benchmarks.md "Cold caches"); still 16,384 calls, ~0.75 s
- * of the H200's launch-bound loop, for the sender to fall behind by */
-#define INGERO_DEFAULT_RING_EVENTS   16384
+/* 8 MiB of slots: a burst of 65,536 calls before the sender runs is kept
+ * whole.  A 2 MiB ring (16384) costs a big program less per call — its
+ * slots come back to the caller still in the caches: 0.1 µs on the GPU
+ * machine's Xeon, 0.6 on an EPYC (make bench-ring) — but dropped 3,616 of
+ * a 20,000-call burst in tests/e2e/preload_apis.sh on 2 vCPUs; so it is a
+ * setting (INGERO_RING_EVENTS), not the default (docs/benchmarks.md) */
+#define INGERO_DEFAULT_RING_EVENTS   65536
 #define INGERO_DEFAULT_GPU_MARK_US   4000
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 

@@ -46,6 +46,9 @@
 #define STATS_EVERY_NS 1000000000ull
 #define STOP_WAIT_NS 1000000000ull
 #define KEEPS_UP_NS 20000ull
+/* At exit: how long the watcher waits for the marks behind the program's
+ * last work to complete (well inside the stop's own bound, STOP_WAIT_NS). */
+#define FINAL_DRAIN_NS 100000000ull
 
 struct ctx_clock {
 	void *ctx;
@@ -274,6 +277,22 @@ static bool pass(void)
 	return busy;
 }
 
+/* One pass over the streams that only reads completed marks (the program
+ * is exiting: no new ones); true while some are outstanding. */
+static bool outstanding(void)
+{
+	bool left = false;
+	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
+		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
+		uint64_t key = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (!key || !s->ctx || atomic_load_explicit(&s->head, memory_order_acquire) ==
+					       atomic_load_explicit(&s->tail, memory_order_relaxed))
+			continue;
+		left |= drain(s, clock_of(s->ctx), key - 1);
+	}
+	return left;
+}
+
 /* Ticks per microsecond: over the time since the library's constructor,
  * or over 2 ms when that was too recent. */
 static uint64_t ticks_per_us(void)
@@ -312,8 +331,15 @@ static void *watch_main(void *arg)
 		struct timespec ts = { 0, (long)IDLE_POLL_NS };
 		nanosleep(&ts, NULL);
 	}
-	/* last look: marks still outstanding are lost */
-	pass();
+	/* The program is exiting, its last work maybe still on the GPU: read
+	 * the marks behind it as they complete, for a bounded time (the CUDA
+	 * runtime's own teardown, which runs after us, waits for that work
+	 * anyway); what is still outstanding then is lost. */
+	uint64_t until = ingero_now() + FINAL_DRAIN_NS;
+	while (outstanding() && ingero_now() < until) {
+		struct timespec ts = { 0, (long)W.poll_ns };
+		nanosleep(&ts, NULL);
+	}
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
 		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
 		uint32_t n = atomic_load(&s->head) - atomic_load(&s->tail);

@@ -5,7 +5,7 @@
 # (each spinning FAKECUDA_LAUNCH_NS on the host, as a real launch takes
 # microseconds), PRELOAD_CALLS_THRASH_KB of memory touched between calls, no
 # stacks; each run measures untraced, then traced with an 8 MiB ring (the
-# old default) and a 2 MiB one (today's), interleaved.  Prints key=value:
+# default) and a 2 MiB one (INGERO_RING_EVENTS=16384), interleaved.  Prints key=value:
 #   ring_cold_8mib_ns, ring_cold_2mib_ns   added per call (median over runs)
 #   ring_cold_gain_ns                      median of the per-run differences
 # Runs from a build tree, or from a bundle: B=BUNDLE/bench with
