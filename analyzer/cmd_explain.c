@@ -45,11 +45,14 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		char rng[32], rng2[64];
 		fprintf(f, "GPU idle (%s): %s of the window", ia_idle_basis(g),
 			ia_fmt_pct_range(rng, sizeof rng, pct(i->low_ns, win), pct(i->high_ns, win)));
-		if (i->steady_ns < win && i->steady_ns)
+		int about = 0;
+		if (i->steady_ns < win && i->steady_ns) {
 			fprintf(f, "; %s of the steady state", ia_idle_fmt_steady(i, rng2, sizeof rng2));
-		else if (ia_idle_estimated(i))
+			about = ia_idle_about(i, 1);
+		} else if ((about = ia_idle_about(i, 0))) {
 			fprintf(f, " (about %.0f%%)", pct(i->est_ns[1], win));
-		if (ia_idle_estimated(i))
+		}
+		if (about)
 			fprintf(f, " (about: estimated from %zu kernels and copies timed alone on the GPU)", i->ntimed);
 		if (g->gpu.nunmarked)
 			fprintf(f, " (%zu of %zu streams with work could not be marked: left out)", g->gpu.nunmarked,

@@ -6,6 +6,7 @@
 #include "json_out.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +105,18 @@ int ia_idle_estimated(const struct ia_idle *i)
 	return i->measured && i->ntimed >= EST_MIN_TIMED && 2 * i->nwork_alike >= i->nwork;
 }
 
+int ia_idle_about(const struct ia_idle *i, int steady)
+{
+	uint64_t w = steady ? i->steady_ns : i->window_ns;
+	uint64_t lo = steady ? i->steady_low_ns : i->low_ns, hi = steady ? i->steady_high_ns : i->high_ns;
+	return ia_idle_estimated(i) && w && llround(pct(lo, w)) != llround(pct(hi, w));
+}
+
 char *ia_idle_fmt_steady(const struct ia_idle *i, char *buf, size_t len)
 {
 	char rng[32], est[32];
 	ia_fmt_pct_range(rng, sizeof rng, pct(i->steady_low_ns, i->steady_ns), pct(i->steady_high_ns, i->steady_ns));
-	if (!ia_idle_estimated(i) || !i->steady_ns)
+	if (!ia_idle_about(i, 1))
 		snprintf(buf, len, "%s", rng);
 	else
 		snprintf(buf, len, "%s (about %s)", rng,

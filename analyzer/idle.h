@@ -47,8 +47,11 @@ double ia_idle_share(const struct ia_idle *i, uint64_t ns);
 double ia_idle_impact(const struct ia_idle *i, uint64_t ns);
 /* Measured, with work timed alone: the estimate within the bounds is there. */
 int ia_idle_estimated(const struct ia_idle *i);
-/* "87-98% (about 95%)": the steady state's bounds and, when there, the
- * estimate. */
+/* Whether "about" says more than the bounds over the steady state (steady)
+ * or the window: the estimate is there and the bounds are not one figure. */
+int ia_idle_about(const struct ia_idle *i, int steady);
+/* "87-98% (about 95%)": the steady state's bounds and, when it says more,
+ * the estimate. */
 char *ia_idle_fmt_steady(const struct ia_idle *i, char *buf, size_t len);
 /* explain --json's "gpu_idle_pct": {low, high, steady_low, steady_high, estimate, basis,
  * estimate_from_timed_work when there} */
