@@ -207,7 +207,7 @@ static bool mark_new_work(struct ingero_gpu_stream *s, uint64_t stream, uint64_t
 	uint64_t sub = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	if (sub <= atomic_load_explicit(&s->marked_upto, memory_order_relaxed))
 		return false;
-	if (stream == 0x2 || now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < W.poll_ticks)
+	if (stream == INGERO_STREAM_PER_THREAD || now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < W.poll_ticks)
 		return true;   /* look again at the next poll */
 	/* where the GPU keeps up, the calling threads mark the kernels; the
 	 * watcher adds one only once the stream has gone quiet (its driver
@@ -240,8 +240,10 @@ static void emit_stats(void)
 	ingero_put(&st, sizeof st, false);
 }
 
-/* One pass over the streams; true when another poll is due soon. */
-static bool pass(void)
+/* One pass over the streams: read the completed marks and, unless the
+ * program is exiting (mark 0), mark new work; true when another poll is due
+ * soon (at exit: while marks are outstanding). */
+static bool pass(bool mark)
 {
 	bool busy = false;
 	uint64_t now = ingero_ticks();
@@ -258,7 +260,7 @@ static bool pass(void)
 		struct ctx_clock *c = clock_of(s->ctx);
 		uint64_t stream = key - 1;
 		busy |= drain(s, c, stream);
-		if (atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
+		if (mark && atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
 			busy |= mark_new_work(s, stream, now);
 	}
 	uint64_t t = ingero_now();
@@ -275,22 +277,6 @@ static bool pass(void)
 		W.stats_at = t;
 	}
 	return busy;
-}
-
-/* One pass over the streams that only reads completed marks (the program
- * is exiting: no new ones); true while some are outstanding. */
-static bool outstanding(void)
-{
-	bool left = false;
-	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
-		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
-		uint64_t key = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (!key || !s->ctx || atomic_load_explicit(&s->head, memory_order_acquire) ==
-					       atomic_load_explicit(&s->tail, memory_order_relaxed))
-			continue;
-		left |= drain(s, clock_of(s->ctx), key - 1);
-	}
-	return left;
 }
 
 /* Ticks per microsecond: over the time since the library's constructor,
@@ -323,7 +309,7 @@ static void *watch_main(void *arg)
 	W.stats_at = ingero_now();
 	atomic_store_explicit(&ingero_gpu.on, 1, memory_order_release);
 	while (!atomic_load_explicit(&W.stop, memory_order_acquire)) {
-		if (pass()) {
+		if (pass(true)) {
 			struct timespec ts = { 0, (long)W.poll_ns };
 			nanosleep(&ts, NULL);
 			continue;
@@ -336,7 +322,7 @@ static void *watch_main(void *arg)
 	 * runtime's own teardown, which runs after us, waits for that work
 	 * anyway); what is still outstanding then is lost. */
 	uint64_t until = ingero_now() + FINAL_DRAIN_NS;
-	while (outstanding() && ingero_now() < until) {
+	while (pass(false) && ingero_now() < until) {
 		struct timespec ts = { 0, (long)W.poll_ns };
 		nanosleep(&ts, NULL);
 	}
