@@ -274,6 +274,14 @@ static void acc_free(struct acc *a)
 	free(a->typical);
 }
 
+static int out_of_memory(struct acc *a, struct ia_gpu_time *g, char *err, size_t errlen)
+{
+	acc_free(a);
+	ia_gpu_time_free(g);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
 			struct ia_gpu_time *g, char *err, size_t errlen)
 {
@@ -345,31 +353,21 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		free(si);
 		idle = tmp;
 	}
-	if (a.oom) {
-		free(idle);
-		acc_free(&a);
-		ia_gpu_time_free(g);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	g->idle = idle;   /* g owns the spans from here (ia_gpu_time_free) */
+	g->nidle = nidle;
+	if (a.oom)
+		return out_of_memory(&a, g, err, errlen);
 	g->nbusy = ia_spans_merge(a.busy, a.nbusy, win_start, win_end);
 	g->busy = a.busy;
 	a.busy = NULL;
 	/* each estimate holds what is certainly busy */
 	for (int q = 0; q < 3; q++) {
-		if (ia_grow((void **)&g->est[q], &cest[q], g->nest[q] + g->nbusy, sizeof *g->est[q]) < 0) {
-			free(idle);
-			acc_free(&a);
-			ia_gpu_time_free(g);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		if (ia_grow((void **)&g->est[q], &cest[q], g->nest[q] + g->nbusy, sizeof *g->est[q]) < 0)
+			return out_of_memory(&a, g, err, errlen);
 		for (size_t k = 0; k < g->nbusy; k++)
 			g->est[q][g->nest[q]++] = g->busy[k];
 		g->nest[q] = ia_spans_merge(g->est[q], g->nest[q], win_start, win_end);
 	}
-	g->idle = idle;
-	g->nidle = nidle;
 	g->busy_ns = ia_spans_within(g->busy, g->nbusy, win_start, win_end);
 	g->idle_low_ns = ia_spans_within(g->idle, g->nidle, win_start, win_end);
 	uint64_t win = win_end - win_start;
