@@ -13,18 +13,26 @@ Only one process runs at a time and each chunk lasts well under a second, so
 the two are compared on the same machine state: whole runs minutes apart
 differ by ~10 % on a shared machine (docs/gpu-runs.md), neighbouring chunks
 do not.  Prints one line per chunk.
+
+  python3 examples/train_overhead.py --toggle --chunks 60 --steps 300
+One process against itself: chunks alternate between torch.cuda.profiler
+stop() and start(), which a tracer run with INGERO_CAPTURE=cudaProfilerApi
+takes as pause and resume; untraced they change nothing.  Prints
+"chunk=I on=0|1 wall_s=W thread_cpu_s=C" per chunk (turns_lib.sh, turns_toggle).
 """
 import argparse
 import os
 import time
 
 import torch
+import torch.cuda.profiler
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
+    ap.add_argument("--toggle", action="store_true")
     ap.add_argument("--chunks", type=int, default=60)
     a = ap.parse_args()
     dev = torch.device("cuda")
@@ -49,6 +57,14 @@ def main():
         torch.cuda.synchronize()
         return time.perf_counter() - t0, time.thread_time() - c0, loss
 
+    if a.toggle:
+        for i in range(a.chunks):
+            on = i % 2
+            (torch.cuda.profiler.start if on else torch.cuda.profiler.stop)()
+            time.sleep(0.02)   # the tracer's sender drains what the last chunk queued
+            wall, cpu, _ = run(a.steps)
+            print(f"chunk={i} on={on} wall_s={wall:.5f} thread_cpu_s={cpu:.5f}", flush=True)
+        return
     if not a.turns:
         wall, cpu, loss = run(a.steps)
         print(f"steps={a.steps} wall_s={wall:.4f} thread_cpu_s={cpu:.4f} "

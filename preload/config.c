@@ -116,6 +116,14 @@ void ingero_config_load(void)
 	ingero_cfg.python = env_flag(INGERO_ENV_PYTHON, true);
 	ingero_cfg.gpu_marks = env_flag(INGERO_ENV_GPU_MARKS, true);
 
+	const char *cap = getenv(INGERO_ENV_CAPTURE);
+	if (cap && *cap && strcasecmp(cap, "all") != 0) {
+		if (strcasecmp(cap, "cudaProfilerApi") == 0)
+			ingero_cfg.capture_profiler = true;
+		else
+			ingero_debug("%s=%s ignored (all, cudaProfilerApi)", INGERO_ENV_CAPTURE, cap);
+	}
+
 	const char *ep = getenv(INGERO_ENV_ENDPOINT);
 	if (ep && *ep) {
 		if (strlen(ep) < sizeof ingero_cfg.endpoint)

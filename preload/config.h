@@ -20,6 +20,7 @@ struct ingero_preload_config {
 	bool gpu_marks;            /* INGERO_GPU_MARKS (default on): measured GPU time (gpu_marks.h) */
 	uint32_t gpu_mark_us;      /* calling threads' marks (where the GPU keeps up): one per this many us; 0 none */
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
+	bool capture_profiler;     /* INGERO_CAPTURE=cudaProfilerApi: start paused (capture.c) */
 	char endpoint[512];
 };
 

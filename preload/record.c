@@ -18,6 +18,7 @@
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 bool ingero_on;
+_Atomic bool ingero_recording;
 
 static inline uint32_t my_tid(void)
 {

@@ -10,6 +10,7 @@
 #ifndef INGERO_PRELOAD_RECORD_H
 #define INGERO_PRELOAD_RECORD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -120,6 +121,9 @@ extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-e
 
 /* True when the library records at all (not INGERO_DISABLE). */
 extern bool ingero_on;
+/* Whether calls are recorded now: ingero_on, less the spans paused by the
+ * program (capture.c).  Hooks stay installed while paused. */
+extern _Atomic bool ingero_recording;
 
 static inline uint64_t ingero_now(void)
 {
@@ -132,7 +136,7 @@ static inline uint64_t ingero_now(void)
  * to be recorded.  Always pair with ingero_leave(). */
 static inline bool ingero_enter(void)
 {
-	return ingero_tls.depth++ == 0 && ingero_on;
+	return ingero_tls.depth++ == 0 && atomic_load_explicit(&ingero_recording, memory_order_relaxed);
 }
 
 static inline void ingero_leave(void)

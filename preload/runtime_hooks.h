@@ -20,7 +20,8 @@
 	X(cudaMallocHost) X(cudaHostAlloc) X(cudaHostRegister) X(cudaFreeHost)               \
 	X(cudaHostUnregister) X(cudaMallocAsync) X(cudaMallocAsync_ptsz) X(cudaFreeAsync)    \
 	X(cudaFreeAsync_ptsz) X(cudaGetDriverEntryPoint) X(cudaGetDriverEntryPoint_ptsz)     \
-	X(cudaGetDriverEntryPointByVersion) X(cudaGetDriverEntryPointByVersion_ptsz)
+	X(cudaGetDriverEntryPointByVersion) X(cudaGetDriverEntryPointByVersion_ptsz)     \
+	X(cudaProfilerStart) X(cudaProfilerStop)
 
 #define INGERO_RT_SLOT_(n) extern _Atomic(void *) ingero_real_##n;
 INGERO_RT_HOOKS(INGERO_RT_SLOT_)
@@ -74,6 +75,8 @@ cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s);
 cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t s);
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
 cudaError_t cudaFreeAsync_ptsz(void *p, cudaStream_t s);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
 cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status);
 cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **fn, unsigned long long flags,
 					 int *status);

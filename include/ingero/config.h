@@ -22,6 +22,7 @@
 #define INGERO_ENV_GPU_MARKS     "INGERO_GPU_MARKS"      /* "0": no measured GPU time (CUDA event marks) */
 #define INGERO_ENV_GPU_MARK_US   "INGERO_GPU_MARK_US"    /* program threads' marks where the GPU keeps up: one per N us per process, default 4000; 0 none */
 #define INGERO_ENV_GPU_POLL_US   "INGERO_GPU_POLL_US"    /* watcher poll period while marks are outstanding, default 1000 */
+#define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
 
 #endif

@@ -10,7 +10,9 @@
 #      turns chunk by chunk (ROUNDS rounds of CHUNKS chunks), so that the
 #      machine's drift between whole runs cancels out; with PAIRS=N, N pairs
 #      of an A/A round and a round of each variant (turns_paired), which also
-#      cancels the offset each pair of processes carries;
+#      cancels the offset each pair of processes carries; with TOGGLE=N, N
+#      processes per variant each against itself, recording and paused in
+#      turns (INGERO_CAPTURE=cudaProfilerApi), which cancels it altogether;
 #   5. stackcost: what one call stack costs in PyTorch: the loop with a stack
 #      on every launch (no budget, then the default budget) against none;
 #   6. pyframes: the DataLoader case (4 workers) traced: how many of each
@@ -157,7 +159,11 @@ part turns || exit 0
 ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-60}; TURNS=${TURNS:-full}
 workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --turns "$@"; }
 . tests/bench/turns_lib.sh
-if [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
+ANALYZE="$D/ingero-analyze"
+toggle_workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --toggle; }
+if [ -n "${TOGGLE:-}" ]; then   # each variant's process against itself, paused and recording
+	turns_toggle "$OUT" "$TOGGLE" "untraced $TURNS"
+elif [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
 	turns_paired "$OUT" "$PAIRS" "$TURNS"
 else
 	turns "$OUT" "$ROUNDS" "$TURNS"

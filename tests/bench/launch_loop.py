@@ -5,10 +5,10 @@ work before each of its launches, then an optimizer pass (one launch per
 parameter) and one cudaStreamSynchronize — the shape of the H200's Adam loop
 (examples/train_overhead.py: ~31 launches and a sync per step).
 
-    python3 launch_loop.py LIBCUDART [--steps N] [--turns MINE THEIRS READY --chunks N]
+    python3 launch_loop.py LIBCUDART [--steps N] [--turns MINE THEIRS READY | --toggle] [--chunks N]
 
 Without --turns: one line "steps=N wall_s=W thread_cpu_s=C calls_per_s=R".
-With --turns: as examples/train_overhead.py (tests/bench/turns_lib.sh).
+With --turns or --toggle: as examples/train_overhead.py (tests/bench/turns_lib.sh).
 """
 import argparse
 import ctypes
@@ -20,6 +20,7 @@ ap.add_argument("lib")
 ap.add_argument("--steps", type=int, default=300)
 ap.add_argument("--layers", type=int, default=5)
 ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
+ap.add_argument("--toggle", action="store_true")
 ap.add_argument("--chunks", type=int, default=60)
 a = ap.parse_args()
 
@@ -80,7 +81,14 @@ def run(steps):
 
 run(max(1, a.steps // 5))   # warm-up
 calls_per_step = 3 * a.layers + 2 * a.layers + 2 * a.layers + 1
-if not a.turns:
+if a.toggle:
+    for i in range(a.chunks):
+        on = i % 2
+        (rt.cudaProfilerStart if on else rt.cudaProfilerStop)()
+        time.sleep(0.02)
+        wall, cpu = run(a.steps)
+        print(f"chunk={i} on={on} wall_s={wall:.5f} thread_cpu_s={cpu:.5f}", flush=True)
+elif not a.turns:
     wall, cpu = run(a.steps)
     print(f"steps={a.steps} wall_s={wall:.4f} thread_cpu_s={cpu:.4f} "
           f"calls_per_s={a.steps * calls_per_step / wall:.0f}")

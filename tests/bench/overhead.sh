@@ -11,6 +11,8 @@
 #                                    mean and 95 % CI; the same for thread CPU
 #   with PAIRS=N (turns_lib.sh, turns_paired): N pairs of an A/A round and
 #   one round of each variant; paired_variant=V overhead_pct=… ci95=…
+#   with TOGGLE=N (turns_lib.sh, turns_toggle): N processes per variant, each
+#   against itself, recording and paused in turns; toggle_variant=V …
 # Root (eBPF).  Environment: ROUNDS (4), CHUNKS (40), STEPS (300), TURNS
 # (full), PAIRS (unset), FAKECUDA_LAUNCH_NS (40000), FAKECUDA_KERNEL_US (20).
 set -u
@@ -32,7 +34,11 @@ echo "# $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)"
 python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" | sed -n 's/.*\(calls_per_s=[0-9]*\).*/\1/p'
 workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --chunks "$CHUNKS" --turns "$@"; }
 . tests/bench/turns_lib.sh
-if [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
+ANALYZE=$INGERO_ANALYZE
+toggle_workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --chunks "$CHUNKS" --toggle; }
+if [ -n "${TOGGLE:-}" ]; then   # each variant's process against itself, paused and recording
+	turns_toggle "$OUT" "$TOGGLE" "untraced $TURNS"
+elif [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
 	turns_paired "$OUT" "$PAIRS" "$TURNS"
 else
 	turns "$OUT" "$ROUNDS" "$TURNS"

@@ -31,6 +31,7 @@ variant() { # NAME DB CMD...
 	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$_db" -- "$@" ;;
 	nosampler) exec "$RUN" -q --sample-hz 0 -o "$_db" -- "$@" ;;
 	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q -o "$_db" -- "$@" ;;   # no measured GPU time
+	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }
@@ -131,5 +132,65 @@ turns_paired() { # OUT PAIRS VARIANTS
 				h = (n - 1 <= 20 ? t[n - 1] : 1.96) * sqrt(ss / (n - 1)) / sqrt(n)
 				printf "paired_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f pairs=%d\n", v, m, m - h, m + h, n
 			}' "$__po/paired.txt")"
+	done
+}
+
+# turns_toggle OUT PROCS VARIANTS — one process against itself: the caller's
+# toggle_workload prints a command whose chunks alternate paused / recording
+# (cudaProfilerStop / Start; every variant runs with
+# INGERO_CAPTURE=cudaProfilerApi, so traced ones pause and resume; an
+# untraced one changes nothing: the method's A/A).  A process's offset (where
+# its threads and memory landed, ±3 points between processes on the H200)
+# is in both halves, so it cancels; what is left is what recording costs:
+# per call, stacks, marks, the sender and collector at work — the eBPF
+# programs and the sampler follow the process all along, so they are in
+# both halves and not in the figure (the nopreload variant of turns shows
+# them).  Each recording chunk is read against the mean of the paused chunks
+# before and after it (the first two chunks are warm-up).  PROCS processes
+# per variant, interleaved; logs per process its mean ratio, then per variant
+#   toggle_variant=V overhead_pct=… ci95_low=… ci95_high=… procs=N chunks=M
+# with the 95 % CI over the processes' means (Student's t), and the same
+# pooled over all chunks as chunk_ci95.  With ANALYZE (ingero-analyze) set,
+# each traced process's line also says how many calls it recorded
+# (V_calls=N): those of its recording chunks only, if pausing works.
+turns_toggle() { # OUT PROCS VARIANTS
+	__to=$1; __tn=$2; __tvs=$3; __ti=0
+	: >"$__to/toggle.txt"
+	while [ $__ti -lt "$__tn" ]; do
+		__line="toggle_proc=$__ti"
+		for __tv in $__tvs; do
+			( INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
+				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
+			sed 's/[a-z_]*=//g' "$__to/toggle.out" | awk -v p=$__ti -v v="$__tv" '
+				{ on[$1] = $2; w[$1] = $3; c[$1] = $4; n = $1 }
+				END { for (i = 3; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
+					print v, p, w[i] / ((w[i - 1] + w[i + 1]) / 2), c[i] / ((c[i - 1] + c[i + 1]) / 2) }' \
+				>>"$__to/toggle.txt"
+			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { s += $3; n++ } END { if (n) printf "%.5f", s / n; else print "-" }' "$__to/toggle.txt")
+			__line="$__line $__tv=$__m"
+			# what a traced one recorded: only its recording chunks' calls
+			# (pausing reached the program's profiler calls)
+			[ "$__tv" != untraced ] && [ -n "${ANALYZE:-}" ] && __line="$__line ${__tv}_calls=$("$ANALYZE" \
+				stats --json "$__to/toggle.db" 2>/dev/null | tr -d ' \t' | grep -o '"cuda_calls":[0-9]*' |
+				tail -n 1 | sed 's/.*://')"   # the last is the trace's total
+			rm -f "$__to/toggle.db" "$__to/toggle.db-wal" "$__to/toggle.db-shm"
+		done
+		log "$__line"
+		__ti=$((__ti + 1))
+	done
+	for __tv in $__tvs; do
+		log "$(awk -v v="$__tv" '
+			$1 != v { next }
+			{ s[$2] += $3; k[$2]++; cs += $3; css += $3 * $3; cn++ }
+			END {
+				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
+				n = 0; for (p in s) { d[++n] = 100 * (s[p] / k[p] - 1); m += d[n] }
+				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
+				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
+				h = (n - 1 <= 20 ? t[n - 1] : 1.96) * sqrt(ss / (n - 1)) / sqrt(n)
+				cm = cs / cn; ch = 1.96 * sqrt((css - cn * cm * cm) / (cn - 1)) / sqrt(cn)
+				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f\n",
+					v, m, m - h, m + h, n, cn, 100 * (cm - 1), 100 * (cm - ch - 1), 100 * (cm + ch - 1)
+			}' "$__to/toggle.txt")"
 	done
 }

@@ -88,6 +88,8 @@ cudaError_t cudaDriverGetVersion(int *driverVersion);
 cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
 const char *cudaGetErrorString(cudaError_t error);
 const char *cudaGetErrorName(cudaError_t error);
 

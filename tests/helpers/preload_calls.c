@@ -21,6 +21,11 @@
  *                                  (this thread's CPU time)
  *   preload_calls copy-latency N   N × cudaMemcpy H→D of 1 MiB pinned and 1 MiB pageable
  *   preload_calls launch-sync N    N × (cudaLaunchKernel + cudaStreamSynchronize)
+ *   preload_calls capture N        N × cudaDeviceSynchronize, then between cudaProfilerStart
+ *                                  and cudaProfilerStop N × (cudaLaunchKernel + cudaStreamSynchronize),
+ *                                  N × cudaDeviceSynchronize again, then N × cudaMemsetAsync
+ *                                  inside a second start/stop; with INGERO_CAPTURE=cudaProfilerApi
+ *                                  the syncs outside are counted as "cudaDeviceSynchronize(paused)"
  *   preload_calls stamps N         N × cudaDeviceSynchronize, printing "stamp BEFORE AFTER"
  *                                  (CLOCK_MONOTONIC ns around each call)
  */
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -418,6 +424,29 @@ int main(int argc, char **argv)
 			       (unsigned long long)b.tv_sec * 1000000000ull + b.tv_nsec);
 			usleep(2000);
 		}
+	} else if (strcmp(mode, "capture") == 0) {
+		const char *cap = getenv("INGERO_CAPTURE");
+		const char *paused = "cudaDeviceSynchronize(paused)";
+		const char *outside = cap && strcasecmp(cap, "cudaProfilerApi") == 0 ? paused : "cudaDeviceSynchronize";
+		cudaStream_t s;
+		void *d;
+		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+		cudaStreamCreate(&s);
+		CK(cudaMalloc(&d, 4096), outside == paused ? "cudaMalloc(paused)" : "cudaMalloc");
+		for (long i = 0; i < n; i++)
+			CK(cudaDeviceSynchronize(), outside);
+		CK(cudaProfilerStart(), "cudaProfilerStart(not traced)");
+		for (long i = 0; i < n; i++) {
+			CK(cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel");
+			CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+		}
+		CK(cudaProfilerStop(), "cudaProfilerStop(not traced)");
+		for (long i = 0; i < n; i++)
+			CK(cudaDeviceSynchronize(), outside);
+		CK(cudaProfilerStart(), "cudaProfilerStart(not traced)");
+		for (long i = 0; i < n; i++)
+			CK(cudaMemsetAsync(d, 0, 4096, s), "cudaMemsetAsync");
+		CK(cudaProfilerStop(), "cudaProfilerStop(not traced)");
 	} else if (strcmp(mode, "launch-sync") == 0) {
 		cudaStream_t s;
 		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
