@@ -92,13 +92,14 @@ struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *
 	}
 	t->store = st;
 	t->o = *o;
-	t->traced_fd = t->events_fd = t->drops_fd = -1;
+	t->traced_fd = t->events_fd = t->drops_fd = t->stats_fd = -1;
 	libbpf_set_print(libbpf_quiet);
 	if (geteuid() != 0) {
 		snprintf(why, whylen, "not running as root");
 		free(t);
 		return NULL;
 	}
+	bpf_cost_enable(t);
 	if ((err = sched_attach(t))) {
 		snprintf(why, whylen, "cannot load the scheduler BPF programs (%s)", strerror(-err));
 		goto fail;
@@ -188,6 +189,8 @@ void tracer_flush(struct tracer *t, int final)
 	sched_flush(t, final);
 	mem_flush(t, final);
 	flush_drops(t);
+	if (final)
+		bpf_cost_store(t);
 }
 
 void tracer_close(struct tracer *t)
@@ -199,5 +202,6 @@ void tracer_close(struct tracer *t)
 	mem_detach(t);
 	procs_detach(t);
 	sched_detach(t);
+	bpf_cost_disable(t);
 	free(t);
 }

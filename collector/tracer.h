@@ -34,6 +34,7 @@ struct tracer {
 	struct symbolizer *sym;
 	struct pythons *py;     /* CPython in traced processes (python.c) */
 	uint64_t events;        /* records consumed */
+	int stats_fd;           /* BPF run-time statistics on while open (bpf_cost.c) */
 };
 
 /* NULL when BPF is unavailable; `why` then says why (for the CUDA-only notice). */
@@ -65,6 +66,11 @@ void samples_fork(struct tracer *t, uint32_t child, uint32_t parent);
 void samples_exec(struct tracer *t, uint32_t pid);
 void samples_enroll(struct tracer *t, uint32_t pid);
 void samples_exit(struct tracer *t, uint32_t pid);
+
+/* the BPF programs' own run time (bpf_cost.c) */
+void bpf_cost_enable(struct tracer *t);
+void bpf_cost_store(struct tracer *t);   /* into the session table */
+void bpf_cost_disable(struct tracer *t);
 
 uint64_t mono_now_ns(void);
 

@@ -33,6 +33,8 @@ def main():
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
     ap.add_argument("--toggle", action="store_true")
+    ap.add_argument("--settle-ms", type=float, default=10,
+                    help="--toggle: sleep before each chunk, for the tracer's sender to drain the last one")
     ap.add_argument("--chunks", type=int, default=60)
     a = ap.parse_args()
     dev = torch.device("cuda")
@@ -61,7 +63,7 @@ def main():
         for i in range(a.chunks):
             on = i % 2
             (torch.cuda.profiler.start if on else torch.cuda.profiler.stop)()
-            time.sleep(0.02)   # the tracer's sender drains what the last chunk queued
+            time.sleep(a.settle_ms / 1000)
             wall, cpu, _ = run(a.steps)
             print(f"chunk={i} on={on} wall_s={wall:.5f} thread_cpu_s={cpu:.5f}", flush=True)
         return

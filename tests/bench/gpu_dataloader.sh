@@ -160,7 +160,9 @@ ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-60}; TURNS=${TURNS:-full}
 workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --turns "$@"; }
 . tests/bench/turns_lib.sh
 ANALYZE="$D/ingero-analyze"
-toggle_workload() { echo timeout 900 $PY examples/train_overhead.py --steps 300 --chunks "$CHUNKS" --toggle; }
+# toggled chunks are short (TSTEPS steps, ~40 ms): the machine's speed drifts
+# by 5-10 % between chunks of 0.4 s, less between neighbours closer in time
+toggle_workload() { echo timeout 900 $PY examples/train_overhead.py --steps "${TSTEPS:-30}" --chunks "$CHUNKS" --toggle; }
 if [ -n "${TOGGLE:-}" ]; then   # each variant's process against itself, paused and recording
 	turns_toggle "$OUT" "$TOGGLE" "untraced $TURNS"
 elif [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair

@@ -146,7 +146,8 @@ turns_paired() { # OUT PAIRS VARIANTS
 # programs and the sampler follow the process all along, so they are in
 # both halves and not in the figure (the nopreload variant of turns shows
 # them).  Each recording chunk is read against the mean of the paused chunks
-# before and after it (the first two chunks are warm-up).  PROCS processes
+# before and after it (the first 5 % of the chunks, at least two, are
+# warm-up).  PROCS processes
 # per variant, interleaved; logs per process its mean ratio, then per variant
 #   toggle_variant=V overhead_pct=… ci95_low=… ci95_high=… procs=N chunks=M
 # with the 95 % CI over the processes' means (Student's t), and the same
@@ -163,7 +164,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			sed 's/[a-z_]*=//g' "$__to/toggle.out" | awk -v p=$__ti -v v="$__tv" '
 				{ on[$1] = $2; w[$1] = $3; c[$1] = $4; n = $1 }
-				END { for (i = 3; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
+				END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
 					print v, p, w[i] / ((w[i - 1] + w[i + 1]) / 2), c[i] / ((c[i - 1] + c[i + 1]) / 2) }' \
 				>>"$__to/toggle.txt"
 			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { s += $3; n++ } END { if (n) printf "%.5f", s / n; else print "-" }' "$__to/toggle.txt")
@@ -173,6 +174,12 @@ turns_toggle() { # OUT PROCS VARIANTS
 			[ "$__tv" != untraced ] && [ -n "${ANALYZE:-}" ] && __line="$__line ${__tv}_calls=$("$ANALYZE" \
 				stats --json "$__to/toggle.db" 2>/dev/null | tr -d ' \t' | grep -o '"cuda_calls":[0-9]*' |
 				tail -n 1 | sed 's/.*://')"   # the last is the trace's total
+			# the tracer's BPF programs' run time over the run (bpf_cost.c), in % of one CPU
+			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_pct_cpu=$(python3 -c '
+import sqlite3, sys
+s = dict(sqlite3.connect(sys.argv[1]).execute("SELECT key, value FROM session"))
+print("%.3f" % (100 * int(s["bpf_run_ns"]) / (int(s["end_mono_ns"]) - int(s["start_mono_ns"]))) if "bpf_run_ns" in s else "-")
+' "$__to/toggle.db" 2>/dev/null)"
 			rm -f "$__to/toggle.db" "$__to/toggle.db-wal" "$__to/toggle.db-shm"
 		done
 		log "$__line"
