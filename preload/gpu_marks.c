@@ -157,6 +157,11 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
 	}
 }
 
+void ingero_gpu_pause(uint64_t ticks)
+{
+	atomic_fetch_add_explicit(&ingero_gpu.next_mark, ticks, memory_order_relaxed);
+}
+
 void ingero_gpu_forget(uint64_t stream)
 {
 	if (atomic_load_explicit(&ingero_gpu.on, memory_order_acquire) != 1 ||

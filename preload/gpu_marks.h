@@ -100,6 +100,9 @@ void ingero_gpu_tables_init(void);
 /* The watcher (gpu_watch.c): started by the first note of the process that
  * owns the ring; stopped before the final drain (sender.c), idempotent. */
 int ingero_gpu_watch_start(void);
+/* Recording was paused for `ticks` (capture.c): the calling threads' mark
+ * budget earns nothing for that time. */
+void ingero_gpu_pause(uint64_t ticks);
 void ingero_gpu_watch_stop(void);
 
 /* Shared by the hot path and the watcher: record one mark into slot s

@@ -35,6 +35,7 @@ __attribute__((constructor)) static void ingero_init(void)
 	ingero_self_init(shm);
 	ingero_on = shm != NULL;
 	atomic_store(&ingero_recording, ingero_on && !ingero_cfg.capture_profiler);
+	ingero_capture_init();
 	ingero_debug("loaded: endpoint %s, ring %llu events, stacks 0x%x depth %u, launch sample %u",
 		     ingero_cfg.endpoint, (unsigned long long)ingero_cfg.ring_events,
 		     ingero_cfg.stack_classes, ingero_cfg.stack_depth, ingero_cfg.launch_sample);

@@ -100,6 +100,7 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum in
 	if (want_stack(ev->api, cls, kernel_kind, &ev->flags)) {
 		struct ingero_stack_budget *b = &ingero_tls.stack_budget;
 		uint64_t t0 = ingero_now();
+		ingero_stack_budget_pause(b, atomic_load_explicit(&ingero_paused_ns, memory_order_relaxed));
 		if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm,
 					       ev->flags & INGERO_FLAG_STACK_SAMPLED, t0)) {
 			ev->stack_id = ingero_stack_take(ev->pid);

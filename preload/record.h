@@ -124,6 +124,10 @@ extern bool ingero_on;
 /* Whether calls are recorded now: ingero_on, less the spans paused by the
  * program (capture.c).  Hooks stay installed while paused. */
 extern _Atomic bool ingero_recording;
+/* CLOCK_MONOTONIC ns spent paused so far (capture.c): budgets earn nothing then. */
+extern _Atomic uint64_t ingero_paused_ns;
+/* At load, after ingero_recording is set: a process that starts paused. */
+void ingero_capture_init(void);
 
 static inline uint64_t ingero_now(void)
 {

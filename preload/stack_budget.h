@@ -22,7 +22,21 @@
 struct ingero_stack_budget {
 	uint64_t last_ns;   /* when credit was last earned; 0 = never */
 	int64_t credit_ns;  /* stack time the thread may still spend */
+	uint64_t paused_ns; /* the process's paused time as of the last look */
 };
+
+/* Time the program had recording paused (capture.c) earns nothing:
+ * `paused_ns` is the process's paused total so far; what is new since the
+ * thread last looked moves its earning clock forward.  Call before
+ * ingero_stack_budget_allows. */
+static inline void ingero_stack_budget_pause(struct ingero_stack_budget *b, uint64_t paused_ns)
+{
+	if (b->paused_ns != paused_ns) {
+		if (b->last_ns)
+			b->last_ns += paused_ns - b->paused_ns;
+		b->paused_ns = paused_ns;
+	}
+}
 
 /* May a stack be taken at `now` (CLOCK_MONOTONIC ns)?  `sampled`: a launch
  * sample rather than a class that always wants stacks. */

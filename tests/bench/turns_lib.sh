@@ -153,10 +153,29 @@ turns_paired() { # OUT PAIRS VARIANTS
 # with the 95 % CI over the processes' means (Student's t), and the same
 # pooled over all chunks as chunk_ci95.  With ANALYZE (ingero-analyze) set,
 # each traced process's line also says how many calls it recorded
-# (V_calls=N): those of its recording chunks only, if pausing works.
+# (V_calls=N): those of its recording chunks only, if pausing works; and
+# its BPF programs' run time in the loop in % of one CPU (V_bpf_pct_cpu:
+# the run's total less that of a traced run of the start-up alone), an
+# upper bound on what they take from the loop's thread, whose figure does
+# not include them.
+# toggle_bpf DB: "bpf_run_ns run_ns" of a trace (collector/bpf_cost.c), "- -" unknown
+toggle_bpf() {
+	python3 -c '
+import sqlite3, sys
+s = dict(sqlite3.connect(sys.argv[1]).execute("SELECT key, value FROM session"))
+print(s["bpf_run_ns"], int(s["end_mono_ns"]) - int(s["start_mono_ns"])) if "bpf_run_ns" in s else print("- -")
+' "$1" 2>/dev/null || echo "- -"
+}
+
 turns_toggle() { # OUT PROCS VARIANTS
 	__to=$1; __tn=$2; __tvs=$3; __ti=0
 	: >"$__to/toggle.txt"
+	# start-up alone, traced: what the BPF programs cost before the loop
+	( INGERO_CAPTURE=cudaProfilerApi CHUNKS=0 variant full "$__to/toggle.db" $(CHUNKS=0 toggle_workload) ) \
+		>/dev/null 2>"$__to/toggle.startup.err"
+	__bpf0=$(toggle_bpf "$__to/toggle.db")
+	rm -f "$__to/toggle.db" "$__to/toggle.db-wal" "$__to/toggle.db-shm"
+	log "toggle_startup bpf_run_ns=${__bpf0% *} run_ns=${__bpf0#* }"
 	while [ $__ti -lt "$__tn" ]; do
 		__line="toggle_proc=$__ti"
 		for __tv in $__tvs; do
@@ -174,12 +193,11 @@ turns_toggle() { # OUT PROCS VARIANTS
 			[ "$__tv" != untraced ] && [ -n "${ANALYZE:-}" ] && __line="$__line ${__tv}_calls=$("$ANALYZE" \
 				stats --json "$__to/toggle.db" 2>/dev/null | tr -d ' \t' | grep -o '"cuda_calls":[0-9]*' |
 				tail -n 1 | sed 's/.*://')"   # the last is the trace's total
-			# the tracer's BPF programs' run time over the run (bpf_cost.c), in % of one CPU
-			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_pct_cpu=$(python3 -c '
-import sqlite3, sys
-s = dict(sqlite3.connect(sys.argv[1]).execute("SELECT key, value FROM session"))
-print("%.3f" % (100 * int(s["bpf_run_ns"]) / (int(s["end_mono_ns"]) - int(s["start_mono_ns"]))) if "bpf_run_ns" in s else "-")
-' "$__to/toggle.db" 2>/dev/null)"
+			# the tracer's BPF programs' run time in the loop, in % of one
+			# CPU: over the whole run, less a run of the start-up alone
+			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_pct_cpu=$(set -- $(toggle_bpf "$__to/toggle.db");
+				echo "$1 $2 $__bpf0" | awk '$1 == "-" || $3 == "-" { print "-"; next }
+					{ printf "%.3f", 100 * ($1 - $3) / ($2 - $4) }')"
 			rm -f "$__to/toggle.db" "$__to/toggle.db-wal" "$__to/toggle.db-shm"
 		done
 		log "$__line"

@@ -2,7 +2,8 @@
  * test_preload_stack_budget.c — the stack-time budget (preload/stack_budget.c):
  * starting credit, earning at ppm of wall time up to the cap, sampled launch
  * stacks held back below half the cap, no limit at 1000000, no overflow
- * after a long idle time, and a clock that does not move.
+ * after a long idle time, a clock that does not move, and time spent
+ * paused (INGERO_CAPTURE) earning nothing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +53,30 @@ static void samples_need_half(void **state)
 	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
 	/* 200 ms earns 1 ms: above half again */
 	assert_true(ingero_stack_budget_allows(&b, 5000, true, 1 * S + 200 * MS));
+}
+
+/* 2 s paused out of 3: only the 1 s recording earns (5 ms), so a capture
+ * window does not spend what the pauses before it would have earned. */
+static void paused_time_earns_nothing(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0, 0, 0 };
+	ingero_stack_budget_pause(&b, 0);
+	ingero_stack_budget_allows(&b, 5000, false, 1 * S);
+	ingero_stack_budget_spend(&b, 50 * MS);
+	ingero_stack_budget_pause(&b, 2 * S);
+	assert_true(ingero_stack_budget_allows(&b, 5000, false, 4 * S));
+	assert_int_equal(b.credit_ns, 5 * MS);
+	/* the same total again moves nothing */
+	ingero_stack_budget_pause(&b, 2 * S);
+	ingero_stack_budget_allows(&b, 5000, false, 4 * S);
+	assert_int_equal(b.credit_ns, 5 * MS);
+	/* a budget first used after pauses starts from its first use */
+	struct ingero_stack_budget c = { 0, 0, 0 };
+	ingero_stack_budget_pause(&c, 7 * S);
+	assert_true(ingero_stack_budget_allows(&c, 5000, false, 9 * S));
+	assert_int_equal(c.credit_ns, 50 * MS);
+	assert_int_equal(c.last_ns, 9 * S);
 }
 
 /* Over a long run of stacks that cost 80 us each, offered 340 times a
@@ -116,6 +141,7 @@ int main(void)
 		cmocka_unit_test(starts_full_and_spends),
 		cmocka_unit_test(earning_is_capped),
 		cmocka_unit_test(samples_need_half),
+		cmocka_unit_test(paused_time_earns_nothing),
 		cmocka_unit_test(long_run_spends_about_ppm),
 		cmocka_unit_test(frequent_calls_earn),
 		cmocka_unit_test(unlimited_and_frozen_clock),
