@@ -12,7 +12,24 @@
 
 #include <ingero/api.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
+
+/* What the tracer's own BPF programs ran (collector/bpf_cost.c): false
+ * when the trace does not say (an older collector, a kernel without
+ * BPF run-time statistics, CUDA-only). */
+static bool bpf_cost(const struct ia_trace *t, uint64_t *ns, uint64_t *runs, uint64_t *span)
+{
+	const char *n = ia_session(t, "bpf_run_ns"), *r = ia_session(t, "bpf_runs");
+	const char *a = ia_session(t, "start_mono_ns"), *b = ia_session(t, "end_mono_ns");
+	if (!n || !r || !a || !b)
+		return false;
+	*ns = strtoull(n, NULL, 10);
+	*runs = strtoull(r, NULL, 10);
+	uint64_t t0 = strtoull(a, NULL, 10), t1 = strtoull(b, NULL, 10);
+	*span = t1 > t0 ? t1 - t0 : 0;
+	return true;
+}
 
 static cJSON *trace_json(const struct ia_trace *t)
 {
@@ -24,6 +41,12 @@ static cJSON *trace_json(const struct ia_trace *t)
 	ia_json_u64(o, "last_rel_ns", t->last_ns - t->t0);
 	ia_json_u64(o, "cuda_calls", t->ncalls);
 	ia_json_u64(o, "off_cpu_intervals", t->noffs);
+	uint64_t ns, runs, span;
+	if (bpf_cost(t, &ns, &runs, &span)) {
+		ia_json_u64(o, "tracer_bpf_run_ns", ns);
+		ia_json_u64(o, "tracer_bpf_runs", runs);
+		ia_json_u64(o, "session_ns", span);
+	}
 	return o;
 }
 
@@ -91,6 +114,11 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 				"(INGERO_STACK_BUDGET_PPM)", ia_fmt_count(c, sizeof c, withheld));
 		fputc('\n', f);
 	}
+	uint64_t bns, bruns, span;
+	if (bpf_cost(t, &bns, &bruns, &span) && span)
+		fprintf(f, "Tracer's BPF programs: %s in %s runs, %.2f%% of one CPU over the %s traced\n",
+			ia_fmt_dur(a, sizeof a, bns), ia_fmt_count(b, sizeof b, bruns), 100.0 * (double)bns / (double)span,
+			ia_fmt_dur(c, sizeof c, span));
 	int hdr = 0;
 	for (size_t i = 0; i < s->napis; i++) {
 		const struct ia_api_stats *x = &s->apis[i];

@@ -40,6 +40,14 @@ while read -r line; do
 	check_eq "$role $pid: nothing dropped" 0 "$(q "SELECT coalesce(sum(count),0) FROM losses WHERE pid = $pid")"
 done <"$TRUTH"
 check_eq "workers are the main process's children" 4 "$(q "SELECT count(*) FROM processes WHERE ppid = $main_pid")"
+# the tracer's own BPF cost, measured by the kernel: as many runs as at
+# least the off-CPU intervals stored (each came from a sched_switch run)
+check_ge "BPF programs' runs counted" "$(q "SELECT value FROM session WHERE key = 'bpf_runs'")" \
+	"$(q "SELECT count(*) FROM off_cpu")"
+check_ge "BPF programs' run time stored" "$(q "SELECT value FROM session WHERE key = 'bpf_run_ns'")" 1
+"$B/ingero-analyze" stats "$DB" >"$T/stats.txt"
+check "stats says what the BPF programs cost" \
+	grep -q "^Tracer's BPF programs: .* in [0-9,]* runs, [0-9.]*% of one CPU over the .* traced$" "$T/stats.txt"
 
 # The analyzer's JSON contract agrees with the truth, API by API.
 "$B/ingero-analyze" stats --json "$DB" >"$T/stats.json"
