@@ -107,7 +107,7 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	return true;
 }
 
-void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
+void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
 	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
 	if (on == 0) {
@@ -123,6 +123,7 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
 	struct ingero_gpu_stream *s = slot_of(stream, true);
 	if (!s)
 		return;
+	uint64_t prev = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
 	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	if (ready == 1) {
@@ -130,20 +131,34 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api)
 		 * keeps up, one kernel at a time, within the process's budget */
 		if (!atomic_load_explicit(&s->keeps_up, memory_order_relaxed) || !ingero_gpu.mark_ticks)
 			return;
-		/* a token bucket (GCRA): bursts of MARK_BURST kernels, one per
-		 * mark_ticks on average */
-		uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
-		uint64_t base = tat > t1 ? tat : t1;
-		if (base - t1 > MARK_BURST * ingero_gpu.mark_ticks)
-			return;
-		if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat, base + ingero_gpu.mark_ticks,
-							     memory_order_relaxed, memory_order_relaxed))
-			return;
+		/* shortly after a kernel new to the process appeared, every
+		 * launch is marked, outside the ration (gpu_fresh.c); one right
+		 * behind a marked launch times its kernel alone, and pays what a
+		 * new kernel is owed */
+		void *owed = NULL;
+		bool fresh = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) &&
+			     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
+		if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
+			owed = ingero_gpu_fresh_find(kernel);
+		if (!fresh) {
+			/* a token bucket (GCRA): bursts of MARK_BURST kernels, one
+			 * per mark_ticks on average */
+			uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
+			uint64_t base = tat > t1 ? tat : t1;
+			if (base - t1 > MARK_BURST * ingero_gpu.mark_ticks)
+				return;
+			if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat,
+								     base + ingero_gpu.mark_ticks,
+								     memory_order_relaxed, memory_order_relaxed))
+				return;
+		}
 		if (!trylock(s))
 			return;
-		if (atomic_load_explicit(&s->ready, memory_order_relaxed) == 1)
-			ingero_gpu_record(s, stream, t1, 0);
+		bool marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 &&
+			      ingero_gpu_record(s, stream, t1, 0);
 		unlock(s);
+		if (marked && owed)
+			ingero_gpu_fresh_paid(owed);
 	} else if (ready == 0 && !s->ctx && trylock(s)) {
 		/* first work on this stream: the watcher needs its context to
 		 * make events; the caller's thread is where it is current */

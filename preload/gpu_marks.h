@@ -74,6 +74,9 @@ struct ingero_gpu_state {
 	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
 	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
 	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
+	_Atomic uint32_t fresh_n;      /* new kernels with marks owed (gpu_fresh.c) */
+	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
+	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
 	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS];
 	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
 };
@@ -81,14 +84,25 @@ struct ingero_gpu_state {
 extern struct ingero_gpu_state ingero_gpu;
 
 /* The hot path: a call that queued work on `stream` returned at `t1`
- * (ticks).  api tells the per-thread default stream apart. */
-void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api);
+ * (ticks).  api tells the per-thread default stream apart; kernel is the
+ * launched kernel's handle (0 for other work). */
+void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel);
 
-static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api)
+static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
 	if (atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) >= 0)
-		ingero_gpu_note_slow(stream, t1, api);
+		ingero_gpu_note_slow(stream, t1, api, kernel);
 }
+
+/* Kernels new to the process, timed first (gpu_fresh.c): each is owed
+ * this many launches timed alone, outside the INGERO_GPU_MARK_US ration —
+ * what the analyzer needs to stand one kernel's times in for its others —
+ * marked for at most INGERO_GPU_FRESH_MS after the latest new kernel. */
+#define INGERO_GPU_FRESH_TIMES 3
+#define INGERO_GPU_FRESH_MS 250
+void ingero_gpu_fresh_add(uint64_t kernel);   /* a kernel named for the first time */
+void *ingero_gpu_fresh_find(uint64_t kernel); /* its slot while marks are owed, else NULL */
+void ingero_gpu_fresh_paid(void *slot);       /* one owed mark recorded */
 
 /* The program destroys a stream: its slot is retired (waits for a mark
  * being recorded into it, a few microseconds at most). */

@@ -304,6 +304,7 @@ static void *watch_main(void *arg)
 	ingero_gpu_tables_init();
 	uint64_t tpu = ticks_per_us();
 	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
+	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
 	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;
 	W.stats_at = ingero_now();

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "gpu_marks.h"
 #include "intern.h"
 #include "real.h"
 
@@ -69,6 +70,7 @@ void ingero_kernel_note(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pi
 	u.k.name_len = (uint16_t)len;
 	if (len)
 		memcpy(u.k.name, name, len);
-	if (ingero_put(u.bytes, (uint32_t)(sizeof u.k + len), false))
-		ingero_set_add(&ingero_kernels_put, addr);
+	if (ingero_put(u.bytes, (uint32_t)(sizeof u.k + len), false) &&
+	    ingero_set_add(&ingero_kernels_put, addr) == 1)
+		ingero_gpu_fresh_add(addr);   /* new: time its first launches */
 }

@@ -95,7 +95,8 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum in
 	if (ev->ret == 0 && (cls == INGERO_CLASS_LAUNCH ||
 			     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) &&
 			      (ev->flags & INGERO_FLAG_ASYNC))))
-		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api);
+		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api,
+				cls == INGERO_CLASS_LAUNCH ? ev->kernel : 0);
 	ev->stack_id = 0;
 	if (want_stack(ev->api, cls, kernel_kind, &ev->flags)) {
 		struct ingero_stack_budget *b = &ingero_tls.stack_budget;

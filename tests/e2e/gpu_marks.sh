@@ -87,6 +87,21 @@ check "launch-bound: the estimate inside the bounds" test "$est_low" -ge "$low" 
 check "launch-bound: explain's header gives the estimate and its basis" \
 	grep -Eq '^GPU idle \(measured.*about [0-9]+%.*timed alone' "$T/lb.txt"
 
+# new kernels timed first: the same launch-bound loop, its kernel replaced
+# by a new one every 4 steps (10 in all, as after recompilations), with the
+# calling threads' ration at one mark a second (a burst of 32 at the start):
+# every new kernel still gets the 3 marks timed alone that the estimate
+# needs to stand in for its other launches (gpu_fresh.c)
+trace_loop 20 INGERO_GPU_MARK_US=1000000 -- 40 50 20 2 60 10
+check_eq "new kernels: workload exits 0" 0 $?
+explain_loop
+echo "# new kernels: bounds $low-$high, estimate $est ($est_low-$est_high), truth $truth (per mille)"
+check_ge "new kernels: calling-thread marks beyond the burst of 32 (3 for each of 9 later kernels)" \
+	"$(q 'SELECT count(*) FROM gpu_marks WHERE flags & 1 = 0')" $((32 + 27))
+check "new kernels: an estimate from kernels timed alone ($est)" test "$est" -ge 0
+check "new kernels: the estimate ($est) within 5 points of the truth ($truth)" \
+	test "$est" -le $((truth + 50)) -a "$est" -ge $((truth - 50))
+
 # a stream under graph capture gets no mark (it would join the graph)
 trace FAKECUDA_CAPTURING=1
 check_eq "capturing: workload exits 0" 0 $?

@@ -19,9 +19,9 @@ class FakeGPU:
         self.stream = ctypes.c_void_p()
         self.rt.cudaStreamCreate(ctypes.byref(self.stream))
 
-    def launch(self, n=1):
+    def launch(self, n=1, kernel=0x1000):
         for _ in range(n):
-            self.rt.cudaLaunchKernel(ctypes.c_void_p(0x1000), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
+            self.rt.cudaLaunchKernel(ctypes.c_void_p(kernel), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
                                      ctypes.c_size_t(0), self.stream)
 
     def sync(self):

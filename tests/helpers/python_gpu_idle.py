@@ -1,4 +1,4 @@
-"""python_gpu_idle.py LIBCUDART [STEPS] [LAUNCHES] [KERNEL_US] [HOST_MS] [SPACING_US] — a
+"""python_gpu_idle.py LIBCUDART [STEPS] [LAUNCHES] [KERNEL_US] [HOST_MS] [SPACING_US] [KERNELS] — a
 loop that never waits for the GPU: each step queues LAUNCHES kernels of
 KERNEL_US (the fake runtime's FAKECUDA_KERNEL_US, passed again here) and then
 keeps the host busy for HOST_MS while the GPU drains.  The GPU's true busy
@@ -6,8 +6,10 @@ time is known (the kernels of a step run back to back from its first launch:
 the host queues them faster than they run), so the test can hold the
 measured GPU idle (gpu_marks) to it.  With SPACING_US (more than KERNEL_US)
 the host works that long after each launch: every kernel runs alone, the GPU
-keeps up (a launch-bound loop), and the truth is the same sum.  Prints one
-truth line."""
+keeps up (a launch-bound loop), and the truth is the same sum.  With KERNELS,
+the kernel launched changes that many times over the run (as after each
+recompilation of a compiled model: new kernel handles).  Prints one truth
+line."""
 import os
 import sys
 import time
@@ -19,6 +21,7 @@ lib = sys.argv[1]
 steps, launches = int(sys.argv[2]), int(sys.argv[3])
 kernel_us, host_ms = float(sys.argv[4]), float(sys.argv[5])
 spacing_ns = int(float(sys.argv[6]) * 1000) if len(sys.argv) > 6 else 0
+kernels = int(sys.argv[7]) if len(sys.argv) > 7 else 1
 
 
 def spin_until(t):
@@ -31,14 +34,15 @@ g.launch(1)
 g.sync()
 t0 = time.monotonic_ns()
 busy = 0
-for _ in range(steps):
+for step in range(steps):
     a = time.monotonic_ns()
+    k = 0x1000 + 0x40 * (step * kernels // steps)
     if spacing_ns:
         for _ in range(launches):
-            g.launch(1)
+            g.launch(1, k)
             spin_until(time.monotonic_ns() + spacing_ns)
     else:
-        g.launch(launches)
+        g.launch(launches, k)
     # the kernels run from the first launch on, one after another
     busy += int(launches * kernel_us * 1000)
     spin_until((time.monotonic_ns() if spacing_ns else a) + int(host_ms * 1e6))
