@@ -52,9 +52,11 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 		ingero_shm_nudge(shm);
 		return false;
 	}
-	/* Wake a sleeping sender once the ring is a quarter full; the check
-	 * reads the sender's cache lines only while it sleeps. */
-	if (atomic_load_explicit(&shm->sleeping, memory_order_relaxed) &&
+	/* Wake a sleeping sender once the ring is a quarter full (at least 256
+	 * slots).  Looked at every 64th record a thread puts, so that most
+	 * calls leave the shared header's line alone; it reads the sender's
+	 * lines only while the sender sleeps. */
+	if ((++ingero_tls.puts & 63) == 0 && atomic_load_explicit(&shm->sleeping, memory_order_relaxed) &&
 	    ingero_ring_used(r) > (r->cap >> 2))
 		ingero_shm_nudge(shm);
 	return true;

@@ -115,6 +115,7 @@ struct ingero_tls {
 	unsigned gen;       /* ingero_self.gen when tid was cached */
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
+	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
 	struct ingero_stack_budget stack_budget;
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));

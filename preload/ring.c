@@ -36,8 +36,8 @@ size_t ingero_ring_bytes(uint64_t cap)
 
 void ingero_ring_init(struct ingero_ring *r, uint64_t cap)
 {
-	r->cap = cap;
-	r->mask = cap - 1;
+	r->cap = r->ccap = cap;
+	r->mask = r->cmask = cap - 1;
 	r->hole_pos = UINT64_MAX;   /* no position waited on yet */
 }
 
@@ -103,7 +103,7 @@ int ingero_ring_put(struct ingero_ring *r, const void *rec, uint32_t len)
 /* Consumer: gives a slot back for the next lap. */
 static inline void release(struct ingero_ring *r, uint64_t p)
 {
-	atomic_store_explicit(&r->slots[p & r->mask].stamp, (p & ~r->mask) + r->cap,
+	atomic_store_explicit(&r->slots[p & r->cmask].stamp, (p & ~r->cmask) + r->ccap,
 			      memory_order_release);
 }
 
@@ -124,9 +124,9 @@ static int hole_expired(struct ingero_ring *r, uint64_t p, uint64_t now, uint64_
  * discarded as a stray continuation). */
 static int skip(struct ingero_ring *r, uint64_t p, uint64_t now, uint64_t timeout)
 {
-	uint64_t expect = p & ~r->mask;
-	if (!atomic_compare_exchange_strong_explicit(&r->slots[p & r->mask].stamp, &expect,
-						     expect + r->cap, memory_order_acq_rel,
+	uint64_t expect = p & ~r->cmask;
+	if (!atomic_compare_exchange_strong_explicit(&r->slots[p & r->cmask].stamp, &expect,
+						     expect + r->ccap, memory_order_acq_rel,
 						     memory_order_relaxed))
 		return 0;
 	/* A dead producer of a multi-slot record leaves consecutive holes: the
@@ -140,8 +140,8 @@ int ingero_ring_get(struct ingero_ring *r, void *buf, uint32_t *len, uint64_t no
 		    uint64_t hole_timeout_ns)
 {
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-	struct ingero_slot *sl = &r->slots[h & r->mask];
-	uint64_t lap = h & ~r->mask;
+	struct ingero_slot *sl = &r->slots[h & r->cmask];
+	uint64_t lap = h & ~r->cmask;
 	uint64_t s = atomic_load_explicit(&sl->stamp, memory_order_acquire);
 
 	if (s != lap + 1) {
@@ -160,15 +160,15 @@ int ingero_ring_get(struct ingero_ring *r, void *buf, uint32_t *len, uint64_t no
 	}
 	uint32_t l = sl->len;
 	uint32_t n = slots_for(l);
-	if (l > INGERO_RING_MAX_REC || n > r->cap / 2) {   /* cannot happen unless memory was scribbled */
+	if (l > INGERO_RING_MAX_REC || n > r->ccap / 2) {   /* cannot happen unless memory was scribbled */
 		release(r, h);
 		atomic_store_explicit(&r->head, h + 1, memory_order_release);
 		return INGERO_RING_SKIPPED;
 	}
 	for (uint32_t i = 1; i < n; i++) {
 		uint64_t p = h + i;
-		uint64_t sp = atomic_load_explicit(&r->slots[p & r->mask].stamp, memory_order_acquire);
-		if (sp == (p & ~r->mask) + 1)
+		uint64_t sp = atomic_load_explicit(&r->slots[p & r->cmask].stamp, memory_order_acquire);
+		if (sp == (p & ~r->cmask) + 1)
 			continue;
 		if (!hole_expired(r, p, now_ns, hole_timeout_ns))
 			return INGERO_RING_EMPTY;
@@ -185,7 +185,7 @@ int ingero_ring_get(struct ingero_ring *r, void *buf, uint32_t *len, uint64_t no
 	uint32_t left = l;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t chunk = left < INGERO_SLOT_DATA ? left : INGERO_SLOT_DATA;
-		memcpy(dst, r->slots[(h + i) & r->mask].data, chunk);
+		memcpy(dst, r->slots[(h + i) & r->cmask].data, chunk);
 		dst += chunk;
 		left -= chunk;
 		release(r, h + i);

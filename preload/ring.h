@@ -30,16 +30,19 @@ struct ingero_slot {
 	uint8_t data[INGERO_SLOT_DATA];
 };
 
+/* Two cache lines: the producers' (where to claim, and the ring's shape:
+ * one line per put, not two) and the consumer's (with its own copy of the
+ * shape, so that it never reads the line the producers write). */
 struct ingero_ring {
 	_Atomic uint64_t tail;              /* next position to claim (producers) */
-	char pad0[56];
+	uint64_t cap;                       /* slots, a power of two */
+	uint64_t mask;
+	char pad0[40];
 	_Atomic uint64_t head;              /* next position to take (consumer) */
 	uint64_t hole_pos;                  /* consumer only: position seen unpublished */
 	uint64_t hole_since_ns;             /* ... and since when */
-	char pad1[40];
-	uint64_t cap;                       /* slots, a power of two */
-	uint64_t mask;
-	char pad2[48];
+	uint64_t ccap, cmask;               /* cap and mask, the consumer's copy */
+	char pad1[24];
 	struct ingero_slot slots[];
 };
 
