@@ -28,7 +28,7 @@ static _Atomic uint64_t paused_at_ns, paused_at_ticks;
 
 void ingero_capture_init(void)
 {
-	if (!atomic_load_explicit(&ingero_recording, memory_order_relaxed)) {
+	if (!atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed)) {
 		atomic_store(&paused_at_ns, ingero_now());
 		atomic_store(&paused_at_ticks, ingero_ticks());
 	}
@@ -36,9 +36,9 @@ void ingero_capture_init(void)
 
 static void capture(bool on)
 {
-	if (!ingero_cfg.capture_profiler || !ingero_on)
+	if (!ingero_cfg.capture_profiler || !ingero_gate.on)
 		return;
-	if (atomic_exchange_explicit(&ingero_recording, on, memory_order_relaxed) == on)
+	if (atomic_exchange_explicit(&ingero_gate.recording, on, memory_order_relaxed) == on)
 		return;   /* already so */
 	if (!on) {
 		atomic_store_explicit(&paused_at_ns, ingero_now(), memory_order_relaxed);

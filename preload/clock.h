@@ -19,12 +19,10 @@
 
 #include "record.h"
 
-extern bool ingero_use_tsc;
-
-/* A timestamp: TSC ticks when ingero_use_tsc, else CLOCK_MONOTONIC ns. */
+/* A timestamp: TSC ticks when ingero_gate.use_tsc, else CLOCK_MONOTONIC ns. */
 static inline uint64_t ingero_ticks(void)
 {
-	return ingero_use_tsc ? __rdtsc() : ingero_now();
+	return ingero_gate.use_tsc ? __rdtsc() : ingero_now();
 }
 
 /* Constructor: may the TSC be used (invariant per CPUID)?  Takes the first

@@ -94,7 +94,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 			ingero_leave();                                                   \
 			return r_;                                                        \
 		}                                                                         \
-		bool tsc_ = ingero_use_tsc;                                               \
+		bool tsc_ = ingero_gate.use_tsc;                                               \
 		uint64_t t0_ = tsc_ ? __rdtsc() : ingero_now();                           \
 		int r_ = (CALL);                                                          \
 		uint64_t t1_ = tsc_ ? __rdtsc() : ingero_now();                           \

@@ -17,8 +17,7 @@
 #include "stack.h"
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
-bool ingero_on;
-_Atomic bool ingero_recording;
+struct ingero_gate ingero_gate __attribute__((aligned(64)));
 
 static inline uint32_t my_tid(void)
 {

@@ -120,14 +120,18 @@ struct ingero_tls {
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 
-/* True when the library records at all (not INGERO_DISABLE). */
-extern bool ingero_on;
-/* Whether calls are recorded now: ingero_on, less the spans paused by the
- * program (capture.c).  Hooks stay installed while paused. */
-extern _Atomic bool ingero_recording;
+/* What every interposed call reads first, together in one cache line: a
+ * big program evicts the library's lines between its calls, and each line
+ * a call touches is then a miss (`make bench-lines` counts them). */
+struct ingero_gate {
+	bool on;                  /* the library records at all (not INGERO_DISABLE, a ring) */
+	_Atomic bool recording;   /* on, less the spans the program paused (capture.c); hooks stay */
+	bool use_tsc;             /* stamps are TSC ticks, else CLOCK_MONOTONIC ns (clock.c) */
+};
+extern struct ingero_gate ingero_gate;
 /* CLOCK_MONOTONIC ns spent paused so far (capture.c): budgets earn nothing then. */
 extern _Atomic uint64_t ingero_paused_ns;
-/* At load, after ingero_recording is set: a process that starts paused. */
+/* At load, after ingero_gate.recording is set: a process that starts paused. */
 void ingero_capture_init(void);
 
 static inline uint64_t ingero_now(void)
@@ -141,7 +145,7 @@ static inline uint64_t ingero_now(void)
  * to be recorded.  Always pair with ingero_leave(). */
 static inline bool ingero_enter(void)
 {
-	return ingero_tls.depth++ == 0 && atomic_load_explicit(&ingero_recording, memory_order_relaxed);
+	return ingero_tls.depth++ == 0 && atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
 }
 
 static inline void ingero_leave(void)
