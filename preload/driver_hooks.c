@@ -13,17 +13,30 @@
 #include "gpu_marks.h"
 #include "pinned.h"
 
-/* DRVX: a wrapper whose forwarding expression is CALL (using fn_);
- * DRV: the common case, forwarding ARGS unchanged. */
-#define DRVX(sym, API, PARAMS, CALL, FILL, KIND)                                              \
+/* DRVX: a wrapper whose forwarding expression is CALL (using fn_ and the
+ * parameters, ARGS their names); DRV: the common case, forwarding ARGS
+ * unchanged.  A call that is not recorded (a runtime call's own driver
+ * call: every launch of a runtime kernel) is forwarded before this
+ * function has a frame; the recording is out of line, in sym_rec. */
+#define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND)                                        \
 	_Atomic(void *) ingero_drv_real_##sym;                                                 \
+	static __attribute__((noinline)) CUresult sym##_rec PARAMS                             \
+	{                                                                                      \
+		CUresult(*fn_) PARAMS = (CUresult(*) PARAMS)atomic_load_explicit(              \
+			&ingero_drv_real_##sym, memory_order_acquire);                          \
+		HOOK_RECORD(API, CALL, FILL, KIND);                                            \
+	}                                                                                      \
 	INGERO_EXPORT CUresult sym PARAMS                                                      \
 	{                                                                                      \
 		CUresult(*fn_) PARAMS =                                                        \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
-		HOOK_CALL(API, CALL, CU_ERROR_NO_SYMBOL, FILL, KIND);                          \
+		if (__builtin_expect(!fn_, 0))                                                 \
+			return CU_ERROR_NO_SYMBOL;                                             \
+		if (!ingero_wanted())                                                          \
+			return (CALL);                                                         \
+		return sym##_rec ARGS;                                                         \
 	}
-#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX(sym, API, PARAMS, fn_ ARGS, FILL, KIND)
+#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX(sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 
 #define NOFILL (void)0
 #define STREAM(s_) (ev_.stream = (uint64_t)(uintptr_t)(s_), ev_.flags |= INGERO_FLAG_ASYNC)
@@ -184,15 +197,15 @@ DRV(cuMemAllocFromPoolAsync, INGERO_API_CU_MEM_ALLOC_FROM_POOL_ASYNC,
 DRV(cuMemAllocFromPoolAsync_ptsz, INGERO_API_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ,
     (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), (p, n, pool, s),
     (ev_.bytes = n, ev_.stream = (uint64_t)(uintptr_t)s), INGERO_KERNEL_NONE)
-DRVX(cuMemAllocHost_v2, INGERO_API_CU_MEM_ALLOC_HOST_V2, (void **pp, size_t n),
+DRVX(cuMemAllocHost_v2, INGERO_API_CU_MEM_ALLOC_HOST_V2, (void **pp, size_t n), (pp, n),
      drv_pinned_alloc(fn_(pp, n), pp, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
-DRVX(cuMemHostAlloc, INGERO_API_CU_MEM_HOST_ALLOC, (void **pp, size_t n, unsigned int fl),
+DRVX(cuMemHostAlloc, INGERO_API_CU_MEM_HOST_ALLOC, (void **pp, size_t n, unsigned int fl), (pp, n, fl),
      drv_pinned_alloc(fn_(pp, n, fl), pp, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
 DRVX(cuMemHostRegister_v2, INGERO_API_CU_MEM_HOST_REGISTER_V2, (void *p, size_t n, unsigned int fl),
-     drv_pinned_alloc(fn_(p, n, fl), &p, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
-DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), drv_pinned_free(fn_(p), p), NULL_FREE_FILL(p),
+     (p, n, fl), drv_pinned_alloc(fn_(p, n, fl), &p, n), (ev_.bytes = n), INGERO_KERNEL_NONE)
+DRVX(cuMemFreeHost, INGERO_API_CU_MEM_FREE_HOST, (void *p), (p), drv_pinned_free(fn_(p), p), NULL_FREE_FILL(p),
      INGERO_KERNEL_NONE)
-DRVX(cuMemHostUnregister, INGERO_API_CU_MEM_HOST_UNREGISTER, (void *p), drv_pinned_free(fn_(p), p),
+DRVX(cuMemHostUnregister, INGERO_API_CU_MEM_HOST_UNREGISTER, (void *p), (p), drv_pinned_free(fn_(p), p),
      NOFILL, INGERO_KERNEL_NONE)
 
 /* --- stream lifetime -------------------------------------------------------------------

@@ -89,11 +89,17 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
 			return (ERR);                                                     \
-		if (!ingero_enter()) {                                                    \
-			int r_ = (CALL);                                                  \
-			ingero_leave();                                                   \
-			return r_;                                                        \
-		}                                                                         \
+		if (!ingero_wanted())                                                     \
+			return (CALL);                                                    \
+		HOOK_RECORD(API, CALL, FILL, KIND);                                       \
+	} while (0)
+
+/* The recording half of HOOK_CALL, for a wrapper that checks ingero_wanted
+ * itself and records out of line (driver_hooks.c: the pass-through then
+ * needs no frame of its own). */
+#define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
+	do {                                                                              \
+		ingero_enter();                                                           \
 		bool tsc_ = ingero_gate.use_tsc;                                               \
 		uint64_t t0_ = tsc_ ? __rdtsc() : ingero_now();                           \
 		int r_ = (CALL);                                                          \

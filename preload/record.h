@@ -141,11 +141,20 @@ static inline uint64_t ingero_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Enter an interposed call: true if this call is the outermost one and is
- * to be recorded.  Always pair with ingero_leave(). */
-static inline bool ingero_enter(void)
+/* Is this interposed call to be recorded: the outermost one (no other is
+ * under way on this thread: a runtime call's own driver calls, our
+ * threads' calls, which hold depth 1) while recording?  A call that is not
+ * is forwarded as is, as a tail call: no frame of ours under the real
+ * function, nothing written (`make bench-lines`).  One that is holds
+ * depth 1 between ingero_enter and ingero_leave. */
+static inline bool ingero_wanted(void)
 {
-	return ingero_tls.depth++ == 0 && atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
+	return ingero_tls.depth == 0 && atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
+}
+
+static inline void ingero_enter(void)
+{
+	ingero_tls.depth++;
 }
 
 static inline void ingero_leave(void)
