@@ -92,6 +92,14 @@ turns() { # OUT ROUNDS VARIANTS
 	done
 }
 
+# awk: t95(n), the two-sided 95 % quantile of Student's t with n - 1
+# degrees of freedom (1.96 past 20), for the CIs over pairs or processes
+TURNS_T95='function t95(n,  t) {
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
+	return n - 1 <= 20 ? t[n - 1] : 1.96
+}
+'
+
 # turns_paired OUT PAIRS VARIANTS — PAIRS times: an A/A round (a second
 # untraced copy against the reference), then one round of each variant, each
 # round its own pair of processes.  Every pair of processes carries an offset
@@ -119,17 +127,16 @@ turns_paired() { # OUT PAIRS VARIANTS
 		__pi=$((__pi + 1))
 	done
 	for __pv in $__pvs; do
-		log "$(awk -v v="$__pv" '
+		log "$(awk -v v="$__pv" "$TURNS_T95"'
 			$3 == "-" { next }
 			$2 == "untraced" { aa[$1] = $3 }
 			$2 == v { x[$1] = $3 }
 			END {
-				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
 				n = 0
 				for (p in x) if (p in aa) { d[++n] = 100 * (x[p] - aa[p]); s += d[n] }
 				if (n < 2) { printf "paired_variant=%s overhead_pct=- ci95_low=- ci95_high=- pairs=%d\n", v, n; exit }
 				m = s / n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
-				h = (n - 1 <= 20 ? t[n - 1] : 1.96) * sqrt(ss / (n - 1)) / sqrt(n)
+				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
 				printf "paired_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f pairs=%d\n", v, m, m - h, m + h, n
 			}' "$__po/paired.txt")"
 	done
@@ -204,15 +211,14 @@ turns_toggle() { # OUT PROCS VARIANTS
 		__ti=$((__ti + 1))
 	done
 	for __tv in $__tvs; do
-		log "$(awk -v v="$__tv" '
+		log "$(awk -v v="$__tv" "$TURNS_T95"'
 			$1 != v { next }
 			{ s[$2] += $3; k[$2]++; cs += $3; css += $3 * $3; cn++ }
 			END {
-				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
 				n = 0; for (p in s) { d[++n] = 100 * (s[p] / k[p] - 1); m += d[n] }
 				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
 				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
-				h = (n - 1 <= 20 ? t[n - 1] : 1.96) * sqrt(ss / (n - 1)) / sqrt(n)
+				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
 				cm = cs / cn; ch = 1.96 * sqrt((css - cn * cm * cm) / (cn - 1)) / sqrt(cn)
 				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f\n",
 					v, m, m - h, m + h, n, cn, 100 * (cm - 1), 100 * (cm - ch - 1), 100 * (cm + ch - 1)
