@@ -17,7 +17,8 @@
  * parameters, ARGS their names); DRV: the common case, forwarding ARGS
  * unchanged.  A call that is not recorded (a runtime call's own driver
  * call: every launch of a runtime kernel) is forwarded before this
- * function has a frame; the recording is out of line, in sym_rec. */
+ * function has a frame; the recording is out of line, in sym_rec, which
+ * reads the real function from the same slot (set once, never changed). */
 #define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND)                                        \
 	_Atomic(void *) ingero_drv_real_##sym;                                                 \
 	static __attribute__((noinline)) CUresult sym##_rec PARAMS                             \
