@@ -2,12 +2,15 @@
  * bpf_cost.c — what the tracer's own BPF programs cost: the kernel's
  * run-time statistics (BPF_ENABLE_STATS, held on from load to the end),
  * summed over every program we loaded and stored in the session table as
- * bpf_run_ns and bpf_runs, beside the run's wall time.  The stats add two
- * clock reads to each program run; without them (a kernel before 5.8) the
- * keys are absent and `stats` says the cost was not measured.
+ * bpf_run_ns and bpf_runs, beside the run's wall time.  Only when asked
+ * (INGERO_BPF_STATS=1): the statistics are the kernel's, for every BPF
+ * program on the machine, and add two clock reads to each run of each —
+ * other tools' programs too.  Without them (not asked, a kernel before
+ * 5.8) the keys are absent and `stats` says nothing of it.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +23,9 @@
 
 void bpf_cost_enable(struct tracer *t)
 {
-	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	const char *want = getenv("INGERO_BPF_STATS");
+
+	t->stats_fd = want && strcmp(want, "1") == 0 ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 }
 
 static void add_object(const struct bpf_object *obj, uint64_t *ns, uint64_t *runs)

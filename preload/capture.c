@@ -21,36 +21,37 @@ typedef cudaError_t (*void_fn)(void);
 
 _Atomic uint64_t ingero_paused_ns;
 
-/* When the current pause began (ns and ticks); the state changes under a
- * lock-free exchange, so two threads starting and stopping at once count
- * each pause once. */
-static _Atomic uint64_t paused_at_ns, paused_at_ticks;
+/* When the current pause began (CLOCK_MONOTONIC ns, low bit set so that it
+ * is never 0); 0 while recording.  One word, taken by one exchange, so a
+ * Start and a Stop racing in two threads count each pause once and never
+ * more than it lasted. */
+static _Atomic uint64_t pause_since;
 
 void ingero_capture_init(void)
 {
-	if (!atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed)) {
-		atomic_store(&paused_at_ns, ingero_now());
-		atomic_store(&paused_at_ticks, ingero_ticks());
-	}
+	if (!atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed))
+		atomic_store(&pause_since, ingero_now() | 1);
 }
 
 static void capture(bool on)
 {
 	if (!ingero_cfg.capture_profiler || !ingero_gate.on)
 		return;
-	if (atomic_exchange_explicit(&ingero_gate.recording, on, memory_order_relaxed) == on)
-		return;   /* already so */
 	if (!on) {
-		atomic_store_explicit(&paused_at_ns, ingero_now(), memory_order_relaxed);
-		atomic_store_explicit(&paused_at_ticks, ingero_ticks(), memory_order_relaxed);
+		uint64_t none = 0;
+		if (atomic_compare_exchange_strong(&pause_since, &none, ingero_now() | 1))
+			atomic_store_explicit(&ingero_gate.recording, false, memory_order_relaxed);
 		return;
 	}
+	uint64_t since = atomic_exchange(&pause_since, 0);
+	atomic_store_explicit(&ingero_gate.recording, true, memory_order_relaxed);
+	uint64_t now = ingero_now();
+	if (!since || now <= since)
+		return;   /* was recording already */
 	/* paused time earns no stack time and no GPU marks: a capture window
 	 * costs what the same stretch of steady tracing would */
-	uint64_t ns = ingero_now() - atomic_load_explicit(&paused_at_ns, memory_order_relaxed);
-	uint64_t ticks = ingero_ticks() - atomic_load_explicit(&paused_at_ticks, memory_order_relaxed);
-	atomic_fetch_add_explicit(&ingero_paused_ns, ns, memory_order_relaxed);
-	ingero_gpu_pause(ticks);
+	atomic_fetch_add_explicit(&ingero_paused_ns, now - since, memory_order_relaxed);
+	ingero_gpu_pause(now - since);
 }
 
 INGERO_EXPORT cudaError_t cudaProfilerStart(void)

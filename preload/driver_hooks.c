@@ -33,8 +33,10 @@
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
 		if (__builtin_expect(!fn_, 0))                                                 \
 			return CU_ERROR_NO_SYMBOL;                                             \
-		if (!ingero_wanted())                                                          \
+		if (ingero_nested())                                                           \
 			return (CALL);                                                         \
+		if (!ingero_recording_now())                                                   \
+			HOOK_PAUSED(CALL);                                                     \
 		return sym##_rec ARGS;                                                         \
 	}
 #define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX(sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "fork.h"
 #include "gpu_driver.h"
 #include "ingero/api.h"
@@ -139,7 +140,7 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t k
 		bool fresh = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) &&
 			     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
 		if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
-			owed = ingero_gpu_fresh_find(kernel);
+			owed = ingero_gpu_fresh_find(kernel, t1);
 		if (!fresh) {
 			/* a token bucket (GCRA): bursts of MARK_BURST kernels, one
 			 * per mark_ticks on average */
@@ -172,8 +173,13 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t k
 	}
 }
 
-void ingero_gpu_pause(uint64_t ticks)
+void ingero_gpu_pause(uint64_t ns)
 {
+	/* mark_ticks is INGERO_GPU_MARK_US in ticks: its ratio gives ticks per ns */
+	uint32_t us = ingero_cfg.gpu_mark_us;
+	if (!us || !ingero_gpu.mark_ticks)
+		return;   /* no calling-thread marks, or no watcher yet */
+	uint64_t ticks = (uint64_t)((double)ns * (double)ingero_gpu.mark_ticks / (1000.0 * us));
 	atomic_fetch_add_explicit(&ingero_gpu.next_mark, ticks, memory_order_relaxed);
 }
 

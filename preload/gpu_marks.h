@@ -101,7 +101,7 @@ static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api, u
 #define INGERO_GPU_FRESH_TIMES 3
 #define INGERO_GPU_FRESH_MS 250
 void ingero_gpu_fresh_add(uint64_t kernel);   /* a kernel named for the first time */
-void *ingero_gpu_fresh_find(uint64_t kernel); /* its slot while marks are owed, else NULL */
+void *ingero_gpu_fresh_find(uint64_t kernel, uint64_t now); /* its slot while marks are owed, else NULL */
 void ingero_gpu_fresh_paid(void *slot);       /* one owed mark recorded */
 
 /* The program destroys a stream: its slot is retired (waits for a mark
@@ -114,9 +114,9 @@ void ingero_gpu_tables_init(void);
 /* The watcher (gpu_watch.c): started by the first note of the process that
  * owns the ring; stopped before the final drain (sender.c), idempotent. */
 int ingero_gpu_watch_start(void);
-/* Recording was paused for `ticks` (capture.c): the calling threads' mark
+/* Recording was paused for `ns` (capture.c): the calling threads' mark
  * budget earns nothing for that time. */
-void ingero_gpu_pause(uint64_t ticks);
+void ingero_gpu_pause(uint64_t ns);
 void ingero_gpu_watch_stop(void);
 
 /* Shared by the hot path and the watcher: record one mark into slot s

@@ -89,14 +89,25 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
 			return (ERR);                                                     \
-		if (!ingero_wanted())                                                     \
+		if (ingero_nested())                                                      \
 			return (CALL);                                                    \
+		if (!ingero_recording_now())                                              \
+			HOOK_PAUSED(CALL);                                                \
 		HOOK_RECORD(API, CALL, FILL, KIND);                                       \
 	} while (0)
 
-/* The recording half of HOOK_CALL, for a wrapper that checks ingero_wanted
- * itself and records out of line (driver_hooks.c: the pass-through then
- * needs no frame of its own). */
+/* An outermost call while paused: forwarded at depth 1. */
+#define HOOK_PAUSED(CALL)                                                                 \
+	do {                                                                              \
+		ingero_enter();                                                           \
+		int r_ = (CALL);                                                          \
+		ingero_leave();                                                           \
+		return r_;                                                                \
+	} while (0)
+
+/* The recording half of HOOK_CALL, for a wrapper that checks the rest
+ * itself and records out of line (driver_hooks.c: the nested pass-through
+ * then needs no frame of its own). */
 #define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
 	do {                                                                              \
 		ingero_enter();                                                           \

@@ -141,15 +141,21 @@ static inline uint64_t ingero_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Is this interposed call to be recorded: the outermost one (no other is
- * under way on this thread: a runtime call's own driver calls, our
- * threads' calls, which hold depth 1) while recording?  A call that is not
- * is forwarded as is, as a tail call: no frame of ours under the real
- * function, nothing written (`make bench-lines`).  One that is holds
- * depth 1 between ingero_enter and ingero_leave. */
-static inline bool ingero_wanted(void)
+/* Is this interposed call nested in another one on this thread (a runtime
+ * call's own driver calls; our threads hold depth 1 for all theirs)?  It
+ * is then forwarded as is, as a tail call: no frame of ours under the
+ * real function, nothing written (`make bench-lines`).  An outermost call
+ * holds depth 1 between ingero_enter and ingero_leave, recorded or not
+ * (paused: so that a resume while it runs does not record its nested
+ * calls as the program's own). */
+static inline bool ingero_nested(void)
 {
-	return ingero_tls.depth == 0 && atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
+	return ingero_tls.depth != 0;
+}
+
+static inline bool ingero_recording_now(void)
+{
+	return atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
 }
 
 static inline void ingero_enter(void)

@@ -178,7 +178,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 	__to=$1; __tn=$2; __tvs=$3; __ti=0
 	: >"$__to/toggle.txt"
 	# start-up alone, traced: what the BPF programs cost before the loop
-	( INGERO_CAPTURE=cudaProfilerApi CHUNKS=0 variant full "$__to/toggle.db" $(CHUNKS=0 toggle_workload) ) \
+	( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi CHUNKS=0 variant full "$__to/toggle.db" $(CHUNKS=0 toggle_workload) ) \
 		>/dev/null 2>"$__to/toggle.startup.err"
 	__bpf0=$(toggle_bpf "$__to/toggle.db")
 	rm -f "$__to/toggle.db" "$__to/toggle.db-wal" "$__to/toggle.db-shm"
@@ -186,7 +186,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 	while [ $__ti -lt "$__tn" ]; do
 		__line="toggle_proc=$__ti"
 		for __tv in $__tvs; do
-			( INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
+			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			sed 's/[a-z_]*=//g' "$__to/toggle.out" | awk -v p=$__ti -v v="$__tv" '
 				{ on[$1] = $2; w[$1] = $3; c[$1] = $4; n = $1 }
