@@ -29,22 +29,22 @@ static _Atomic uint64_t pause_since;
 
 void ingero_capture_init(void)
 {
-	if (!atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed))
+	if (!atomic_load_explicit(&ingero_hot.recording, memory_order_relaxed))
 		atomic_store(&pause_since, ingero_now() | 1);
 }
 
 static void capture(bool on)
 {
-	if (!ingero_cfg.capture_profiler || !ingero_gate.on)
+	if (!ingero_cfg.capture_profiler || !ingero_hot.on)
 		return;
 	if (!on) {
 		uint64_t none = 0;
 		if (atomic_compare_exchange_strong(&pause_since, &none, ingero_now() | 1))
-			atomic_store_explicit(&ingero_gate.recording, false, memory_order_relaxed);
+			atomic_store_explicit(&ingero_hot.recording, false, memory_order_relaxed);
 		return;
 	}
 	uint64_t since = atomic_exchange(&pause_since, 0);
-	atomic_store_explicit(&ingero_gate.recording, true, memory_order_relaxed);
+	atomic_store_explicit(&ingero_hot.recording, true, memory_order_relaxed);
 	uint64_t now = ingero_now();
 	if (!since || now <= since)
 		return;   /* was recording already */

@@ -69,8 +69,8 @@ void ingero_clock_init(void)
 	/* CPUID 0x80000007 EDX bit 8: invariant TSC (constant rate, runs in
 	 * every C-state) */
 	if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
-		ingero_gate.use_tsc = true;
-	if (ingero_gate.use_tsc) {
+		ingero_hot.use_tsc = true;
+	if (ingero_hot.use_tsc) {
 		first = sample();
 		add(first);
 	}
@@ -78,7 +78,7 @@ void ingero_clock_init(void)
 
 uint64_t ingero_clock_ticks_per_us(void)
 {
-	if (!ingero_gate.use_tsc || !first.ns)
+	if (!ingero_hot.use_tsc || !first.ns)
 		return 1000;
 	struct pair now = sample();
 	if (now.ns - first.ns < 1000000)   /* under a millisecond since init: too short to tell */
@@ -88,7 +88,7 @@ uint64_t ingero_clock_ticks_per_us(void)
 
 void ingero_clock_check(void)
 {
-	if (!ingero_gate.use_tsc)
+	if (!ingero_hot.use_tsc)
 		return;
 	char buf[32] = "";
 	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
@@ -100,7 +100,7 @@ void ingero_clock_check(void)
 	if (strncmp(buf, "tsc", 3) != 0) {
 		ingero_debug("kernel clocksource is '%.*s', not tsc: stamping with clock_gettime",
 			     (int)strcspn(buf, "\n"), buf);
-		ingero_gate.use_tsc = false;
+		ingero_hot.use_tsc = false;
 	}
 }
 

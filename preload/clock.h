@@ -19,10 +19,10 @@
 
 #include "record.h"
 
-/* A timestamp: TSC ticks when ingero_gate.use_tsc, else CLOCK_MONOTONIC ns. */
+/* A timestamp: TSC ticks when ingero_hot.use_tsc, else CLOCK_MONOTONIC ns. */
 static inline uint64_t ingero_ticks(void)
 {
-	return ingero_gate.use_tsc ? __rdtsc() : ingero_now();
+	return ingero_hot.use_tsc ? __rdtsc() : ingero_now();
 }
 
 /* Constructor: may the TSC be used (invariant per CPUID)?  Takes the first

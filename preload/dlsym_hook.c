@@ -82,7 +82,7 @@ static int is_libcudart13(const void *p)
 void *ingero_dlsym_impl(void *handle, const char *name)
 {
 	void *r = ingero_real_dlsym(handle, name);
-	if (!r || !name || !ingero_gate.on || (name[0] != 'c' && name[0] != '_'))
+	if (!r || !name || !ingero_hot.on || (name[0] != 'c' && name[0] != '_'))
 		return r;
 	if (name[0] == 'c' && name[1] == 'u' && name[2] != 'd')
 		return ingero_drv_wrap(name, r, 0, -1);

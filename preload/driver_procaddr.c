@@ -98,7 +98,7 @@ INGERO_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int v
 	if (!fn)
 		return CU_ERROR_NO_SYMBOL;
 	CUresult r = fn(symbol, pfn, version, flags, status);
-	if (r == 0 && pfn && *pfn && ingero_gate.on)
+	if (r == 0 && pfn && *pfn && ingero_hot.on)
 		*pfn = ingero_drv_wrap(symbol, *pfn, version,
 				       (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0);
 	return r;
@@ -110,7 +110,7 @@ INGERO_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int vers
 	if (!fn)
 		return CU_ERROR_NO_SYMBOL;
 	CUresult r = fn(symbol, pfn, version, flags);
-	if (r == 0 && pfn && *pfn && ingero_gate.on)
+	if (r == 0 && pfn && *pfn && ingero_hot.on)
 		*pfn = ingero_drv_wrap(symbol, *pfn, version,
 				       (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0);
 	return r;

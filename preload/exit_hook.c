@@ -36,7 +36,7 @@ static void before_exit(void)
 {
 	/* A vfork child (posix_spawn, subprocess) shares our memory and ran no
 	 * fork handler: it must not stop the parent's sender.  Its pid tells. */
-	if (!ingero_gate.on || (uint32_t)getpid() != ingero_self.pid)
+	if (!ingero_hot.on || (uint32_t)getpid() != ingero_self.pid)
 		return;
 	if (ingero_self.owner)
 		ingero_sender_stop();

@@ -96,7 +96,7 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	struct ingero_gpu_mark *m = &s->q[head % INGERO_GPU_QUEUE];
 	uint64_t covered = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	m->rec = ingero_ticks();
-	m->rec_ns = ingero_gate.use_tsc ? ingero_now() : m->rec;
+	m->rec_ns = ingero_hot.use_tsc ? ingero_now() : m->rec;
 	if (d->event_record(m->ev, h) != INGERO_CU_SUCCESS) {
 		atomic_fetch_add_explicit(&ingero_gpu.lost, 1, memory_order_relaxed);
 		return false;

@@ -139,7 +139,7 @@ static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done
 	struct rrec_gpu g;
 	memset(&g, 0, sizeof g);
 	g.h.type = INGERO_RREC_GPU;
-	g.h.flags = ingero_gate.use_tsc ? INGERO_RREC_TSC : 0;
+	g.h.flags = ingero_hot.use_tsc ? INGERO_RREC_TSC : 0;
 	g.h.pid = ingero_self.pid;
 	g.mflags = flags;
 	g.stream = stream;

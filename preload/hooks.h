@@ -111,7 +111,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 #define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
 	do {                                                                              \
 		ingero_enter();                                                           \
-		bool tsc_ = ingero_gate.use_tsc;                                               \
+		bool tsc_ = ingero_hot.use_tsc;                                               \
 		uint64_t t0_ = tsc_ ? __rdtsc() : ingero_now();                           \
 		int r_ = (CALL);                                                          \
 		uint64_t t1_ = tsc_ ? __rdtsc() : ingero_now();                           \

@@ -23,6 +23,8 @@
 __attribute__((constructor)) static void ingero_init(void)
 {
 	ingero_config_load();
+	ingero_hot.stack_classes = ingero_cfg.stack_classes;
+	ingero_hot.launch_sample = ingero_cfg.launch_sample;
 	if (ingero_cfg.disabled) {
 		ingero_self_init(NULL);
 		return;   /* pure pass-through: wrappers forward, nothing records */
@@ -33,8 +35,8 @@ __attribute__((constructor)) static void ingero_init(void)
 	if (!shm)
 		ingero_debug("cannot map the event ring: tracing off");
 	ingero_self_init(shm);
-	ingero_gate.on = shm != NULL;
-	atomic_store(&ingero_gate.recording, ingero_gate.on && !ingero_cfg.capture_profiler);
+	ingero_hot.on = shm != NULL;
+	atomic_store(&ingero_hot.recording, ingero_hot.on && !ingero_cfg.capture_profiler);
 	ingero_capture_init();
 	ingero_debug("loaded: endpoint %s, ring %llu events, stacks 0x%x depth %u, launch sample %u",
 		     ingero_cfg.endpoint, (unsigned long long)ingero_cfg.ring_events,
@@ -43,7 +45,7 @@ __attribute__((constructor)) static void ingero_init(void)
 
 __attribute__((destructor)) static void ingero_fini(void)
 {
-	if (!ingero_gate.on || (uint32_t)getpid() != ingero_self.pid)   /* not in a vfork child */
+	if (!ingero_hot.on || (uint32_t)getpid() != ingero_self.pid)   /* not in a vfork child */
 		return;
 	if (ingero_self.owner)
 		ingero_sender_stop();

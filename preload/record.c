@@ -17,7 +17,7 @@
 #include "stack.h"
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
-struct ingero_gate ingero_gate __attribute__((aligned(64)));
+struct ingero_hot ingero_hot __attribute__((aligned(64)));
 
 static inline uint32_t my_tid(void)
 {
@@ -64,9 +64,9 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel_kind kk, uint8_t *flags)
 {
 	if (c == INGERO_CLASS_LAUNCH) {
-		if (ingero_cfg.stack_classes & (1u << INGERO_CLASS_LAUNCH))
+		if (ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH))
 			return true;
-		uint32_t n = ingero_cfg.launch_sample;
+		uint32_t n = ingero_hot.launch_sample;
 		if (n && ++ingero_tls.launches >= n) {
 			ingero_tls.launches = 0;
 			*flags |= INGERO_FLAG_STACK_SAMPLED;
@@ -75,10 +75,10 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 		return false;
 	}
 	(void)kk;
-	if (c == INGERO_CLASS_FREE && (ingero_cfg.stack_classes & INGERO_STACK_WAITING_FREES_ONLY) &&
+	if (c == INGERO_CLASS_FREE && (ingero_hot.stack_classes & INGERO_STACK_WAITING_FREES_ONLY) &&
 	    (!ingero_api_free_waits(api) || (*flags & INGERO_FLAG_NULL_FREE)))
 		return false;
-	return (ingero_cfg.stack_classes >> c) & 1u;
+	return (ingero_hot.stack_classes >> c) & 1u;
 }
 
 void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,

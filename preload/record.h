@@ -123,15 +123,17 @@ extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-e
 /* What every interposed call reads first, together in one cache line: a
  * big program evicts the library's lines between its calls, and each line
  * a call touches is then a miss (`make bench-lines` counts them). */
-struct ingero_gate {
+struct ingero_hot {
 	bool on;                  /* the library records at all (not INGERO_DISABLE, a ring) */
 	_Atomic bool recording;   /* on, less the spans the program paused (capture.c); hooks stay */
 	bool use_tsc;             /* stamps are TSC ticks, else CLOCK_MONOTONIC ns (clock.c) */
+	/* ingero_cfg's, copied at load (never changed after): which calls take stacks */
+	uint32_t stack_classes, launch_sample;
 };
-extern struct ingero_gate ingero_gate;
+extern struct ingero_hot ingero_hot;
 /* CLOCK_MONOTONIC ns spent paused so far (capture.c): budgets earn nothing then. */
 extern _Atomic uint64_t ingero_paused_ns;
-/* At load, after ingero_gate.recording is set: a process that starts paused. */
+/* At load, after ingero_hot.recording is set: a process that starts paused. */
 void ingero_capture_init(void);
 
 static inline uint64_t ingero_now(void)
@@ -155,7 +157,7 @@ static inline bool ingero_nested(void)
 
 static inline bool ingero_recording_now(void)
 {
-	return atomic_load_explicit(&ingero_gate.recording, memory_order_relaxed);
+	return atomic_load_explicit(&ingero_hot.recording, memory_order_relaxed);
 }
 
 static inline void ingero_enter(void)

@@ -14,7 +14,7 @@ typedef cudaError_t (*entry_ver_fn)(const char *, void **, unsigned int, unsigne
 
 static cudaError_t wrap_result(cudaError_t r, const char *symbol, void **fn, int version, int pt)
 {
-	if (r == 0 && fn && *fn && ingero_gate.on)
+	if (r == 0 && fn && *fn && ingero_hot.on)
 		*fn = ingero_drv_wrap(symbol, *fn, version, pt);
 	return r;
 }
