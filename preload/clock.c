@@ -22,7 +22,6 @@
 
 #define CAL_POINTS 8192
 
-
 struct pair {
 	uint64_t tsc, ns;
 };

@@ -31,12 +31,7 @@
 	{                                                                                      \
 		CUresult(*fn_) PARAMS =                                                        \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
-		if (__builtin_expect(!fn_, 0))                                                 \
-			return CU_ERROR_NO_SYMBOL;                                             \
-		if (ingero_nested())                                                           \
-			return (CALL);                                                         \
-		if (!ingero_recording_now())                                                   \
-			HOOK_PAUSED(CALL);                                                     \
+		HOOK_FORWARD(CALL, CU_ERROR_NO_SYMBOL);                                        \
 		return sym##_rec ARGS;                                                         \
 	}
 #define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX(sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "config.h"
 #include "fork.h"
 #include "gpu_driver.h"
 #include "ingero/api.h"
@@ -175,12 +174,8 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t k
 
 void ingero_gpu_pause(uint64_t ns)
 {
-	/* mark_ticks is INGERO_GPU_MARK_US in ticks: its ratio gives ticks per ns */
-	uint32_t us = ingero_cfg.gpu_mark_us;
-	if (!us || !ingero_gpu.mark_ticks)
-		return;   /* no calling-thread marks, or no watcher yet */
-	uint64_t ticks = (uint64_t)((double)ns * (double)ingero_gpu.mark_ticks / (1000.0 * us));
-	atomic_fetch_add_explicit(&ingero_gpu.next_mark, ticks, memory_order_relaxed);
+	/* (before the watcher runs there is no ration to hold back) */
+	atomic_fetch_add_explicit(&ingero_gpu.next_mark, ns * ingero_gpu.tpu / 1000, memory_order_relaxed);
 }
 
 void ingero_gpu_forget(uint64_t stream)

@@ -72,6 +72,7 @@ enum ingero_gpu_mark_flags {
 struct ingero_gpu_state {
 	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
 	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
+	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
 	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
 	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
 	_Atomic uint32_t fresh_n;      /* new kernels with marks owed (gpu_fresh.c) */

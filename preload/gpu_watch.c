@@ -303,6 +303,7 @@ static void *watch_main(void *arg)
 	W.d->exchange_capture_mode(&mode);
 	ingero_gpu_tables_init();
 	uint64_t tpu = ticks_per_us();
+	ingero_gpu.tpu = tpu;
 	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
 	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;

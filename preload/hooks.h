@@ -87,27 +87,30 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
  * look-up folds away: one cache line fewer per call in a big program. */
 #define HOOK_CALL(API, CALL, ERR, FILL, KIND)                                             \
 	do {                                                                              \
+		HOOK_FORWARD(CALL, ERR);                                                  \
+		HOOK_RECORD(API, CALL, FILL, KIND);                                       \
+	} while (0)
+
+/* The forwarding half of HOOK_CALL: returns unless the call is to be
+ * recorded — no real function, nested (as a tail call), or paused (an
+ * outermost call, forwarded at depth 1). */
+#define HOOK_FORWARD(CALL, ERR)                                                           \
+	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
 			return (ERR);                                                     \
 		if (ingero_nested())                                                      \
 			return (CALL);                                                    \
-		if (!ingero_recording_now())                                              \
-			HOOK_PAUSED(CALL);                                                \
-		HOOK_RECORD(API, CALL, FILL, KIND);                                       \
+		if (!ingero_recording_now()) {                                            \
+			ingero_enter();                                                   \
+			int p_ = (CALL);                                                  \
+			ingero_leave();                                                   \
+			return p_;                                                        \
+		}                                                                         \
 	} while (0)
 
-/* An outermost call while paused: forwarded at depth 1. */
-#define HOOK_PAUSED(CALL)                                                                 \
-	do {                                                                              \
-		ingero_enter();                                                           \
-		int r_ = (CALL);                                                          \
-		ingero_leave();                                                           \
-		return r_;                                                                \
-	} while (0)
-
-/* The recording half of HOOK_CALL, for a wrapper that checks the rest
- * itself and records out of line (driver_hooks.c: the nested pass-through
- * then needs no frame of its own). */
+/* The recording half of HOOK_CALL, for a wrapper that records out of line
+ * after HOOK_FORWARD (driver_hooks.c: the nested pass-through then needs
+ * no frame of its own). */
 #define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
 	do {                                                                              \
 		ingero_enter();                                                           \
