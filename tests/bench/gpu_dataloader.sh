@@ -163,10 +163,4 @@ ANALYZE="$D/ingero-analyze"
 # toggled chunks are short (TSTEPS steps, ~40 ms): the machine's speed drifts
 # by 5-10 % between chunks of 0.4 s, less between neighbours closer in time
 toggle_workload() { echo timeout 900 $PY examples/train_overhead.py --steps "${TSTEPS:-30}" --chunks "$CHUNKS" --toggle; }
-if [ -n "${TOGGLE:-}" ]; then   # each variant's process against itself, paused and recording
-	turns_toggle "$OUT" "$TOGGLE" "untraced $TURNS"
-elif [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
-	turns_paired "$OUT" "$PAIRS" "$TURNS"
-else
-	turns "$OUT" "$ROUNDS" "$TURNS"
-fi
+turns_by_method "$OUT"

@@ -36,10 +36,4 @@ workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --c
 . tests/bench/turns_lib.sh
 ANALYZE=$INGERO_ANALYZE
 toggle_workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --chunks "$CHUNKS" --toggle; }
-if [ -n "${TOGGLE:-}" ]; then   # each variant's process against itself, paused and recording
-	turns_toggle "$OUT" "$TOGGLE" "untraced $TURNS"
-elif [ -n "${PAIRS:-}" ]; then   # each variant's round against an A/A round of its own pair
-	turns_paired "$OUT" "$PAIRS" "$TURNS"
-else
-	turns "$OUT" "$ROUNDS" "$TURNS"
-fi
+turns_by_method "$OUT"

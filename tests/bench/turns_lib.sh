@@ -225,3 +225,18 @@ turns_toggle() { # OUT PROCS VARIANTS
 			}' "$__to/toggle.txt")"
 	done
 }
+
+# turns_by_method OUT — the method the environment picks, for the variants
+# in TURNS: TOGGLE=N, each variant's process against itself, paused and
+# recording (turns_toggle, an untraced one as the A/A); else PAIRS=N, each
+# variant's round against an A/A round of its own pair (turns_paired); else
+# ROUNDS rounds of turns with an untraced reference (turns).
+turns_by_method() { # OUT
+	if [ -n "${TOGGLE:-}" ]; then
+		turns_toggle "$1" "$TOGGLE" "untraced $TURNS"
+	elif [ -n "${PAIRS:-}" ]; then
+		turns_paired "$1" "$PAIRS" "$TURNS"
+	else
+		turns "$1" "$ROUNDS" "$TURNS"
+	fi
+}

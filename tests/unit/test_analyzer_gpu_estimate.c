@@ -23,11 +23,6 @@
 
 #define US 1000ull
 
-struct fixture {
-	struct acc a;
-	struct stream_acc *s;
-};
-
 static void sub(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func)
 {
 	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
@@ -40,12 +35,21 @@ static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
 	s->cp[s->ncp++] = (struct cpt){ r, g, 1, 1 };
 }
 
+/* An empty accumulator with one stream, of process 1. */
 static struct stream_acc *stream(struct acc *a)
 {
+	memset(a, 0, sizeof *a);
 	a->s = calloc(1, sizeof *a->s);
 	a->n = 1;
 	a->s->pid = 1;
 	return a->s;
+}
+
+/* The pieces the stream's marks time alone, sorted for look-up. */
+static void time_alone(struct acc *a, struct stream_acc *s)
+{
+	ia_gt_time_alone(a, s);
+	ia_gt_samples_ready(a);
 }
 
 static void acc_free(struct acc *a)
@@ -82,7 +86,6 @@ static void timed_alone_and_replayed(void **st)
 {
 	(void)st;
 	struct acc a;
-	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
 	/* kernel 7 launched three times alone (call ends at 110, 150, 190),
 	 * each with a mark 1 us later done 20 us after the call: timed */
@@ -99,8 +102,7 @@ static void timed_alone_and_replayed(void **st)
 	 * at once: only a bound (the thread lost its CPU in between), no time */
 	sub(s, 600 * US, 610 * US, 8, 80);
 	mark(s, 660 * US, 661 * US);
-	ia_gt_time_alone(&a, s);
-	ia_gt_samples_ready(&a);
+	time_alone(&a, s);
 	assert_int_equal(a.ntimed, 3);
 	assert_int_equal(a.smp[0].ns, 20 * US);   /* filed under its work, then its function */
 
@@ -136,7 +138,6 @@ static void few_times_say_nothing(void **st)
 {
 	(void)st;
 	struct acc a;
-	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
 	/* one kernel timed twice only (its first launch may have loaded it):
 	 * not enough to stand in for the others */
@@ -146,8 +147,7 @@ static void few_times_say_nothing(void **st)
 	}
 	sub(s, 1000 * US, 1010 * US, 7, 70);
 	mark(s, 2000 * US, 2001 * US);
-	ia_gt_time_alone(&a, s);
-	ia_gt_samples_ready(&a);
+	time_alone(&a, s);
 	assert_int_equal(a.ntimed, 2);
 	size_t nwork = 0, alike = 0;
 	ia_gt_coverage(&a, s, 0, 10000 * US, &nwork, &alike);
@@ -164,7 +164,6 @@ static void held_to_completions(void **st)
 {
 	(void)st;
 	struct acc a;
-	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
 	/* a 100 us kernel timed alone three times */
 	for (uint64_t t = 0; t <= 400; t += 200) {
@@ -176,8 +175,7 @@ static void held_to_completions(void **st)
 	for (int i = 0; i < 5; i++)
 		sub(s, (600 + i) * US, (601 + i) * US, 5, 50);
 	mark(s, 606 * US, 700 * US);
-	ia_gt_time_alone(&a, s);
-	ia_gt_samples_ready(&a);
+	time_alone(&a, s);
 	assert_int_equal(a.ntimed, 3);
 	struct ia_span *e;
 	size_t n;
@@ -191,7 +189,6 @@ static void another_geometry_stands_in(void **st)
 {
 	(void)st;
 	struct acc a;
-	memset(&a, 0, sizeof a);
 	struct stream_acc *s = stream(&a);
 	for (uint64_t t = 0; t <= 200; t += 100) {   /* kernel 50, geometry A: timed, 30 us */
 		sub(s, t * US, (t + 10) * US, 5, 50);
@@ -199,8 +196,7 @@ static void another_geometry_stands_in(void **st)
 	}
 	sub(s, 300 * US, 310 * US, 6, 50);  /* kernel 50, geometry B: never timed itself */
 	mark(s, 700 * US, 701 * US);
-	ia_gt_time_alone(&a, s);
-	ia_gt_samples_ready(&a);
+	time_alone(&a, s);
 	struct ia_span *e;
 	size_t n;
 	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 90 * US + 30 * US);
