@@ -9,14 +9,18 @@
 # in PyTorch against 0.2 us in a hot loop (docs/gpu-runs.md section 8).
 # Launches on the fake runtime with PRELOAD_CALLS_THRASH_KB (256) touched
 # between them, no stacks, no collector (N stays far below the ring's slots:
-# nothing is dropped), a 48 KiB L1d and a 2 MiB last level modelled.  The
+# nothing is dropped), 64 KiB of code run between them too (tests/helpers/
+# preload_calls.c's code sled: a 32 KiB L1i loses the library's code), a
+# 48 KiB L1d and a 2 MiB last level modelled.  The
 # library's part of a launch is the inclusive cost of its cudaLaunchKernel
 # wrapper less the runtime's own, plus that of the driver wrapper the
 # runtime calls (nested: it only passes through) less the driver's own.
-# Prints key=value, per launch:
-#   lines_read  lines_written  instr             recording (GPU marks off)
-#   lines_read_marks lines_written_marks instr_marks  with GPU marks
-#   lines_read_paused lines_written_paused instr_paused  paused
+# Prints key=value, per launch (code_lines: lines of the library's code
+# fetched; on the H200 a launch whose code and data come from L3 costs
+# ~0.9 us, from L1/L2 ~0.2: `make bench-cold`):
+#   lines_read  lines_written  code_lines  instr           recording (GPU marks off)
+#   ..._marks                                             with GPU marks
+#   ..._paused                                            paused
 #                                (INGERO_CAPTURE=cudaProfilerApi): the
 #                                interposition alone
 set -u
@@ -29,8 +33,9 @@ command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-lines.XXXXXX")
 trap 'rm -rf "$T"' EXIT; [ -n "${KEEP:-}" ] && trap - EXIT
 export INGERO_ENDPOINT="ipc://$T/none.sock" FAKECUDA_NOOP=1 FAKECUDA_KERNEL_US=1 \
-	PRELOAD_CALLS_LAUNCH=1 PRELOAD_CALLS_THRASH_KB=${KB:-256} INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0
-# run NAME ENV...: "Ir D1mr D1mw" per launch of the library's part, the mean
+	PRELOAD_CALLS_LAUNCH=1 PRELOAD_CALLS_THRASH_KB=${KB:-256} PRELOAD_CALLS_CODE_KB=${CODE_KB:-64} \
+	INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0
+# run NAME ENV...: "D1mr D1mw I1mr Ir" per launch of the library's part, the mean
 # over the four places the stack can start in a cache line (16-byte steps:
 # the environment's size moves it): a frame that straddles a line in one
 # costs a line more there, which is not the code's doing
@@ -38,25 +43,24 @@ run() {
 	name=$1; shift
 	for pad in "" xxxxxxxxxxxxxxxx xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; do
 		run1 "$name" INGERO_BENCH_PAD="$pad" "$@"
-	done | awk '{ for (i = 1; i <= 3; i++) s[i] += $i } END { printf "%.1f %.1f %.0f\n", s[1] / NR, s[2] / NR, s[3] / NR }'
+	done | awk '{ for (i = 1; i <= 4; i++) s[i] += $i } END { printf "%.1f %.1f %.1f %.0f\n", s[1] / NR, s[2] / NR, s[3] / NR, s[4] / NR }'
 }
 run1() {
 	name=$1; shift
 	env "$@" LD_PRELOAD="$SO" valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 \
 		--I1=32768,8,64 --LL=2097152,16,64 --callgrind-out-file="$T/$name.out" \
 		"$CALLS" loop "$N" 100 >/dev/null 2>&1
-	callgrind_annotate --inclusive=yes --threshold=100 --show=Ir,D1mr,D1mw "$T/$name.out" 2>/dev/null |
+	callgrind_annotate --inclusive=yes --threshold=100 --show=Ir,D1mr,D1mw,I1mr "$T/$name.out" 2>/dev/null |
 		grep -v "=>" | grep "\\[" | sed 's/([ 0-9.]*%)//g; s/,//g' | awk -v n="$N" '
-		/preload\/runtime_launch.c:cudaLaunchKernel / { for (i = 1; i <= 3; i++) v[i] += $i }
-		/fakecuda\/runtime.c:cudaLaunchKernel / { for (i = 1; i <= 3; i++) v[i] -= $i }
-		/preload\/driver_hooks.c:cuLaunchKernel / { for (i = 1; i <= 3; i++) v[i] += $i }
-		/fakecuda\/driver.c:cuLaunchKernel / { for (i = 1; i <= 3; i++) v[i] -= $i }
-		END { printf "%.1f %.1f %.0f\n", v[2] / n, v[3] / n, v[1] / n }'
+		/preload\/runtime_launch.c:cudaLaunchKernel / { for (i = 1; i <= 4; i++) v[i] += $i }
+		/fakecuda\/runtime.c:cudaLaunchKernel / { for (i = 1; i <= 4; i++) v[i] -= $i }
+		/preload\/driver_hooks.c:cuLaunchKernel / { for (i = 1; i <= 4; i++) v[i] += $i }
+		/fakecuda\/driver.c:cuLaunchKernel / { for (i = 1; i <= 4; i++) v[i] -= $i }
+		END { printf "%.1f %.1f %.1f %.0f\n", v[2] / n, v[3] / n, v[4] / n, v[1] / n }'
 }
-set -- $(run rec INGERO_GPU_MARKS=0); rec="lines_read=$1 lines_written=$2 instr=$3"
-set -- $(run marks INGERO_GPU_MARKS=1); marks="lines_read_marks=$1 lines_written_marks=$2 instr_marks=$3"
-set -- $(run paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi)
-echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N launches, $PRELOAD_CALLS_THRASH_KB KiB touched between them"
-echo "$rec" | tr ' ' '\n'
-echo "$marks" | tr ' ' '\n'
-echo "lines_read_paused=$1"; echo "lines_written_paused=$2"; echo "instr_paused=$3"
+echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N launches, $PRELOAD_CALLS_THRASH_KB KiB touched and $PRELOAD_CALLS_CODE_KB KiB of code run between them"
+for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
+	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
+	set -- $(run $v)
+	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\n' "$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4"
+done

@@ -17,8 +17,11 @@
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
  *   preload_calls loop N [W [D]]   W warm-up calls, then N × cudaStreamSynchronize on a new
  *                                  stream (use FAKECUDA_NOOP=1), D calls deep (for stacks of
- *                                  D+ frames); prints ns_per_call (wall) and cpu_ns_per_call
- *                                  (this thread's CPU time)
+ *                                  D+ frames); prints ns_per_call (wall), cpu_ns_per_call
+ *                                  (this thread's CPU time) and in_call_ns (wall time inside
+ *                                  the calls); between calls it touches
+ *                                  PRELOAD_CALLS_THRASH_KB of data and runs PRELOAD_CALLS_CODE_KB
+ *                                  of code, if set
  *   preload_calls copy-latency N   N × cudaMemcpy H→D of 1 MiB pinned and 1 MiB pageable
  *   preload_calls launch-sync N    N × (cudaLaunchKernel + cudaStreamSynchronize)
  *   preload_calls capture N        N × cudaDeviceSynchronize, then between cudaProfilerStart
@@ -267,6 +270,18 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* 1 MiB of code, one jump per cache line, each to the next line, then a
+ * return: entered CODE_KB from its end, it runs through that much code
+ * (and CODE_KB / 4 pages), as a big program runs through its own between
+ * two CUDA calls (PyTorch, ~46 us of Python and C++ between launches on
+ * the H200), so the library's code, and its pages' TLB entries, are cold
+ * at each call, not only its data. */
+#define SLED_KB 1024
+__asm__(".text\n.balign 4096\n.type code_sled, @function\ncode_sled:\n"
+	".rept " "16384" "\n\tjmp 1f\n\t.balign 64, 0xcc\n1:\n.endr\n\tret\n"
+	".size code_sled, .-code_sled\n");
+extern char code_sled[];
+
 /* The benchmark loop, called d frames deep so stacks have d+ frames. */
 __attribute__((noinline)) static void loop_deep(long d, long n, long warm)
 {
@@ -285,28 +300,41 @@ __attribute__((noinline)) static void loop_deep(long d, long n, long warm)
 	const char *tk = getenv("PRELOAD_CALLS_THRASH_KB");
 	size_t thrash = tk ? (size_t)atol(tk) * 1024 : 0;
 	volatile char *buf = thrash ? calloc(1, thrash) : NULL;
+	/* PRELOAD_CALLS_CODE_KB (≤ 1024): that much code run between calls */
+	const char *ck = getenv("PRELOAD_CALLS_CODE_KB");
+	long code_kb = ck ? atol(ck) : 0;
+	if (code_kb > SLED_KB)
+		code_kb = SLED_KB;
+	void (*sled)(void) = code_kb > 0 ? (void (*)(void))(code_sled + (SLED_KB - code_kb) * 1024) : NULL;
 	/* PRELOAD_CALLS_LAUNCH=1: kernel launches on the stream instead of
 	 * syncs (what a training loop mostly makes: the GPU-mark and kernel-name
 	 * paths run too) */
 	int launch = getenv("PRELOAD_CALLS_LAUNCH") != NULL;
 	dim3 g1 = { 1, 1, 1 };
 	struct timespec c0, c1, w0, w1;
+	long long in_call = 0;   /* wall time inside the calls: the program's work between them left out */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	clock_gettime(CLOCK_MONOTONIC, &w0);
 	for (long i = 0; i < n; i++) {
 		for (size_t o = 0; buf && o < thrash; o += 64)
 			buf[o]++;
+		if (sled)
+			sled();
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (launch)
 			cudaLaunchKernel((const void *)kernel_a, g1, g1, NULL, 0, s);
 		else
 			cudaStreamSynchronize(s);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		in_call += (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &w1);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	count("cudaStreamSynchronize", n + warm + 1);
-	printf("ns_per_call=%.1f cpu_ns_per_call=%.1f\n",
+	printf("ns_per_call=%.1f cpu_ns_per_call=%.1f in_call_ns=%.1f\n",
 	       ((w1.tv_sec - w0.tv_sec) * 1e9 + (w1.tv_nsec - w0.tv_nsec)) / (double)n,
-	       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / (double)n);
+	       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / (double)n, in_call / (double)n);
 }
 
 static void reap(void)
