@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-#define MAX_PROBES 64
 #define SET_CAP 16384
 
 static _Atomic uint64_t stack_keys[SET_CAP];
@@ -17,29 +16,13 @@ static _Atomic uint64_t kernel_keys[SET_CAP];
 struct ingero_set ingero_stacks_put = { SET_CAP, stack_keys };
 struct ingero_set ingero_kernels_put = { SET_CAP, kernel_keys };
 
-bool ingero_set_has(const struct ingero_set *s, uint64_t key)
-{
-	if (!key)
-		return false;
-	uint32_t m = s->cap - 1;
-	uint32_t i = (uint32_t)ingero_mix64(key) & m;
-	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & m) {
-		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
-		if (k == key)
-			return true;
-		if (k == 0)
-			return false;
-	}
-	return false;
-}
-
 int ingero_set_add(struct ingero_set *s, uint64_t key)
 {
 	if (!key)
 		return 0;
 	uint32_t m = s->cap - 1;
 	uint32_t i = (uint32_t)ingero_mix64(key) & m;
-	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & m) {
+	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
 		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
 		if (k == key)
 			return 0;
@@ -72,7 +55,7 @@ uint64_t ingero_kv_get(const struct ingero_kv *m, uint64_t key)
 		return 0;
 	uint32_t mask = m->cap - 1;
 	uint32_t i = (uint32_t)ingero_mix64(key) & mask;
-	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & mask) {
 		uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
 		if (k == key)
 			return atomic_load_explicit(&m->vals[i], memory_order_acquire);
@@ -88,7 +71,7 @@ bool ingero_kv_put(struct ingero_kv *m, uint64_t key, uint64_t val)
 		return false;
 	uint32_t mask = m->cap - 1;
 	uint32_t i = (uint32_t)ingero_mix64(key) & mask;
-	for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & mask) {
 		uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
 		if (k == 0 && atomic_compare_exchange_strong(&m->keys[i], &k, key))
 			k = key;

@@ -18,8 +18,25 @@ struct ingero_set {
 	_Atomic uint64_t *keys;     /* 0 = empty */
 };
 
-/* Key 0 is never stored (it means "no stack"/"no kernel"). */
-bool ingero_set_has(const struct ingero_set *s, uint64_t key);
+#define INGERO_SET_PROBES 64
+
+/* Key 0 is never stored (it means "no stack"/"no kernel").  Inline: every
+ * launch asks whether its kernel was named yet. */
+static inline bool ingero_set_has(const struct ingero_set *s, uint64_t key)
+{
+	if (!key)
+		return false;
+	uint32_t m = s->cap - 1;
+	uint32_t i = (uint32_t)ingero_mix64(key) & m;
+	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
+		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
+		if (k == key)
+			return true;
+		if (k == 0)
+			return false;
+	}
+	return false;
+}
 /* 1: added, 0: was there, -1: no room. */
 int ingero_set_add(struct ingero_set *s, uint64_t key);
 void ingero_set_clear(struct ingero_set *s);

@@ -53,9 +53,9 @@ static const char *name_of(uint64_t addr, enum ingero_kernel_kind kind)
 }
 
 /* Out of line: its record with room for a name is a kilobyte of stack,
- * which the every-launch check below must not reserve (each call would
- * touch a fresh stack line for it). */
-static __attribute__((noinline)) void put_name(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid)
+ * which the every-launch check (kernel.h) must not reserve (each call
+ * would touch a fresh stack line for it). */
+void ingero_kernel_name(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid)
 {
 	union {
 		struct rrec_kernel k;
@@ -74,10 +74,4 @@ static __attribute__((noinline)) void put_name(uint64_t addr, enum ingero_kernel
 	if (ingero_put(u.bytes, (uint32_t)(sizeof u.k + len), false) &&
 	    ingero_set_add(&ingero_kernels_put, addr) == 1)
 		ingero_gpu_fresh_add(addr);   /* new: time its first launches */
-}
-
-void ingero_kernel_note(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid)
-{
-	if (!ingero_set_has(&ingero_kernels_put, addr))
-		put_name(addr, kind, pid);
 }

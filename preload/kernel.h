@@ -8,8 +8,17 @@
 
 #include <stdint.h>
 
+#include "intern.h"
 #include "record.h"
 
-void ingero_kernel_note(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid);
+/* Out of line, once per kernel: its KERNEL record (1 KiB of name). */
+void ingero_kernel_name(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid) __attribute__((noinline, cold));
+
+/* Every launch: a kernel not yet put into the ring by this process is named. */
+static inline void ingero_kernel_note(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid)
+{
+	if (!ingero_set_has(&ingero_kernels_put, addr))
+		ingero_kernel_name(addr, kind, pid);
+}
 
 #endif

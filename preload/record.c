@@ -30,35 +30,82 @@ static inline uint32_t my_tid(void)
 	return t->tid;
 }
 
+/* A record that did not go in (rc: the ring's why): a call is a counted
+ * drop; the sender is woken to make room. */
+static __attribute__((noinline, cold)) bool put_failed(struct ingero_shm *shm, int rc, bool is_call)
+{
+	if (rc == INGERO_RING_LOST)
+		atomic_fetch_add_explicit(&shm->lost_late, 1, memory_order_relaxed);
+	if (is_call)
+		ingero_shm_count_drop(shm, ingero_self.procslot);
+	ingero_shm_nudge(shm);
+	return false;
+}
+
+/* A fork child's call once its ring's sender has stopped: the ring may
+ * not be drained again; count it as dropped instead of writing it (other
+ * records — a BYE — still go in: the final drain may yet take them). */
+static inline bool child_sender_gone(struct ingero_shm *shm)
+{
+	return __builtin_expect(!ingero_self.owner, 0) &&
+	       atomic_load_explicit(&shm->sender_state, memory_order_relaxed) == INGERO_SENDER_GONE;
+}
+
+/* After a record went in: wake a sleeping sender once the ring is a quarter
+ * full (at least 256 slots).  Looked at every 64th record a thread puts, so
+ * that most calls leave the shared header's line alone; it reads the
+ * sender's lines only while the sender sleeps. */
+static inline void put_done(struct ingero_shm *shm, struct ingero_ring *r)
+{
+	if (__builtin_expect((++ingero_tls.puts & 63) == 0, 0) &&
+	    atomic_load_explicit(&shm->sleeping, memory_order_relaxed) && ingero_ring_used(r) > (r->cap >> 2))
+		ingero_shm_nudge(shm);
+}
+
 bool ingero_put(const void *rec, uint32_t len, bool is_call)
 {
 	struct ingero_shm *shm = ingero_self.shm;
 	struct ingero_ring *r = ingero_shm_ring(shm);
-	/* A fork child's call once its ring's sender has stopped: the ring may
-	 * not be drained again; count it as dropped instead of writing it (other
-	 * records — a BYE — still go in: the final drain may yet take them). */
-	if (is_call && __builtin_expect(!ingero_self.owner, 0) &&
-	    atomic_load_explicit(&shm->sender_state, memory_order_relaxed) == INGERO_SENDER_GONE) {
+	if (is_call && child_sender_gone(shm)) {
 		ingero_shm_count_drop(shm, ingero_self.procslot);
 		return false;
 	}
 	int rc = ingero_ring_put(r, rec, len);
-	if (rc == INGERO_RING_LOST)
-		atomic_fetch_add_explicit(&shm->lost_late, 1, memory_order_relaxed);
-	if (rc != INGERO_RING_OK) {
-		if (is_call)
-			ingero_shm_count_drop(shm, ingero_self.procslot);
-		ingero_shm_nudge(shm);
-		return false;
-	}
-	/* Wake a sleeping sender once the ring is a quarter full (at least 256
-	 * slots).  Looked at every 64th record a thread puts, so that most
-	 * calls leave the shared header's line alone; it reads the sender's
-	 * lines only while the sender sleeps. */
-	if ((++ingero_tls.puts & 63) == 0 && atomic_load_explicit(&shm->sleeping, memory_order_relaxed) &&
-	    ingero_ring_used(r) > (r->cap >> 2))
-		ingero_shm_nudge(shm);
+	if (rc != INGERO_RING_OK)
+		return put_failed(shm, rc, is_call);
+	put_done(shm, r);
 	return true;
+}
+
+/* A CALL record, written straight into its slot: one copy of the event,
+ * of a size the compiler knows (no libc memcpy: its code is lines a big
+ * program has evicted too). */
+static inline __attribute__((always_inline)) void put_call(const struct ingero_cuda_call *ev, bool tsc)
+{
+	_Static_assert(sizeof(struct rrec_call) <= INGERO_SLOT_DATA, "a CALL record fits one slot");
+	struct ingero_shm *shm = ingero_self.shm;
+	struct ingero_ring *r = ingero_shm_ring(shm);
+	if (child_sender_gone(shm)) {
+		ingero_shm_count_drop(shm, ingero_self.procslot);
+		return;
+	}
+	uint64_t pos;
+	if (!ingero_ring_claim(r, 1, &pos)) {
+		put_failed(shm, INGERO_RING_FULL, true);
+		return;
+	}
+	struct ingero_slot *sl = ingero_ring_slot(r, pos);
+	struct rrec_call *rec = (struct rrec_call *)sl->data;
+	sl->len = sizeof *rec;
+	sl->reserved = 0;
+	rec->h = (struct rrec_hdr){ .type = INGERO_RREC_CALL, .flags = tsc ? INGERO_RREC_TSC : 0,
+				    .pid = ev->pid };
+	__builtin_memcpy(&rec->ev, ev, sizeof *ev);
+	int rc = ingero_ring_publish(r, pos, 1);
+	if (rc != INGERO_RING_OK)
+		put_failed(shm, rc, true);
+	else
+		put_done(shm, r);
 }
 
 static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel_kind kk, uint8_t *flags)
@@ -81,42 +128,56 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 	return (ingero_hot.stack_classes >> c) & 1u;
 }
 
-void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
-		 bool tsc)
+/* A stack for this call, within the thread's stack-time budget: out of
+ * line, as most calls take none. */
+static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *ev)
 {
-	if (!ingero_is_active())
-		return;
-	struct rrec_call rec;
-	rec.h.type = INGERO_RREC_CALL;
-	rec.h.flags = tsc ? INGERO_RREC_TSC : 0;
-	rec.h.pad = 0;
-	rec.h.pid = ingero_self.pid;
-	ev->pid = ingero_self.pid;
-	ev->tid = my_tid();
-	if (ev->ret == 0 && (cls == INGERO_CLASS_LAUNCH ||
-			     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) &&
-			      (ev->flags & INGERO_FLAG_ASYNC))))
-		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api,
-				cls == INGERO_CLASS_LAUNCH ? ev->kernel : 0);
-	ev->stack_id = 0;
-	if (want_stack(ev->api, cls, kernel_kind, &ev->flags)) {
-		struct ingero_stack_budget *b = &ingero_tls.stack_budget;
-		uint64_t t0 = ingero_now();
-		ingero_stack_budget_pause(b, atomic_load_explicit(&ingero_paused_ns, memory_order_relaxed));
-		if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm,
-					       ev->flags & INGERO_FLAG_STACK_SAMPLED, t0)) {
-			ev->stack_id = ingero_stack_take(ev->pid);
-			ingero_stack_budget_spend(b, ingero_now() - t0);
-		} else {
-			ev->flags |= INGERO_FLAG_STACK_WITHHELD;
-		}
+	struct ingero_stack_budget *b = &ingero_tls.stack_budget;
+	uint64_t t0 = ingero_now();
+	ingero_stack_budget_pause(b, atomic_load_explicit(&ingero_paused_ns, memory_order_relaxed));
+	if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm, ev->flags & INGERO_FLAG_STACK_SAMPLED,
+				       t0)) {
+		ev->stack_id = ingero_stack_take(ev->pid);
+		ingero_stack_budget_spend(b, ingero_now() - t0);
+	} else {
+		ev->flags |= INGERO_FLAG_STACK_WITHHELD;
 	}
 	if (!ev->stack_id)
 		ev->flags &= (uint8_t)~INGERO_FLAG_STACK_SAMPLED;
-	if (kernel_kind != INGERO_KERNEL_NONE && ev->kernel)
+}
+
+/* ingero_emit's body, for a class known where it is inlined: the launch
+ * path (ingero_emit_launch) is then one straight run of code. */
+static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *ev, enum ingero_api_class cls,
+						       enum ingero_kernel_kind kernel_kind, bool tsc)
+{
+	if (__builtin_expect(!ingero_is_active(), 0))
+		return;
+	ev->pid = ingero_self.pid;
+	ev->tid = my_tid();
+	/* (the expected outcomes laid out as one straight run) */
+	if (__builtin_expect(ev->ret == 0, 1) &&
+	    (cls == INGERO_CLASS_LAUNCH ||
+	     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) && (ev->flags & INGERO_FLAG_ASYNC))))
+		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api,
+				cls == INGERO_CLASS_LAUNCH ? ev->kernel : 0);
+	ev->stack_id = 0;
+	if (__builtin_expect(want_stack(ev->api, cls, kernel_kind, &ev->flags), 0))
+		emit_stack(ev);
+	if (kernel_kind != INGERO_KERNEL_NONE && __builtin_expect(ev->kernel != 0, 1))
 		ingero_kernel_note(ev->kernel, kernel_kind, ev->pid);
-	rec.ev = *ev;
-	ingero_put(&rec, sizeof rec, true);
+	put_call(ev, tsc);
+}
+
+void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
+		 bool tsc)
+{
+	emit(ev, cls, kernel_kind, tsc);
+}
+
+INGERO_HOT void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
+{
+	emit(ev, INGERO_CLASS_LAUNCH, kernel_kind, tsc);
 }
 
 void ingero_emit_hello(void)

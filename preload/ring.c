@@ -51,28 +51,13 @@ int ingero_ring_put(struct ingero_ring *r, const void *rec, uint32_t len)
 	uint32_t n = slots_for(len);
 	if (len > INGERO_RING_MAX_REC || n > r->cap / 2)
 		return INGERO_RING_TOOBIG;
-
-	uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	for (;;) {
-		uint64_t last = t + n - 1;
-		uint64_t lap = last & ~r->mask;
-		uint64_t s = atomic_load_explicit(&r->slots[last & r->mask].stamp, memory_order_acquire);
-		if (s == lap) {
-			if (atomic_compare_exchange_weak_explicit(&r->tail, &t, t + n,
-								  memory_order_relaxed, memory_order_relaxed))
-				break;
-			continue;
-		}
-		uint64_t t2 = atomic_load_explicit(&r->tail, memory_order_relaxed);
-		if ((int64_t)(s - lap) < 0 && t2 == t)
-			return INGERO_RING_FULL;   /* the previous lap is still unread */
-		t = t2;
-	}
-
+	uint64_t t;
+	if (!ingero_ring_claim(r, n, &t))
+		return INGERO_RING_FULL;
 	const uint8_t *src = rec;
 	uint32_t left = len;
 	for (uint32_t i = 0; i < n; i++) {
-		struct ingero_slot *sl = &r->slots[(t + i) & r->mask];
+		struct ingero_slot *sl = ingero_ring_slot(r, t + i);
 		uint32_t chunk = left < INGERO_SLOT_DATA ? left : INGERO_SLOT_DATA;
 		sl->len = i == 0 ? len : 0;
 		sl->reserved = i != 0;
@@ -80,24 +65,7 @@ int ingero_ring_put(struct ingero_ring *r, const void *rec, uint32_t len)
 		src += chunk;
 		left -= chunk;
 	}
-	int rc = INGERO_RING_OK;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t p = t + i;
-		uint64_t expect = p & ~r->mask;
-		if (!atomic_compare_exchange_strong_explicit(&r->slots[p & r->mask].stamp, &expect,
-							     expect + 1, memory_order_release,
-							     memory_order_relaxed))
-			rc = INGERO_RING_LOST;
-	}
-	/* The next record's slot was last written by the consumer a lap (and
-	 * megabytes) ago: out of every cache.  Fetching it for writing now, in
-	 * the time the program spends before its next CUDA call, takes that
-	 * miss off the next call (it was half this function's time, and the
-	 * locked publish above waits for the stores queued behind it). */
-	const char *next = (const char *)&r->slots[(t + n) & r->mask];
-	for (size_t off = 0; off < sizeof(struct ingero_slot); off += 64)
-		__builtin_prefetch(next + off, 1, 3);
-	return rc;
+	return ingero_ring_publish(r, t, n);
 }
 
 /* Consumer: gives a slot back for the next lap. */

@@ -20,7 +20,7 @@
 static void starts_full_and_spends(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
 	assert_int_equal(b.credit_ns, 50 * MS);
 	ingero_stack_budget_spend(&b, 50 * MS);   /* one very slow stack */
@@ -33,7 +33,7 @@ static void starts_full_and_spends(void **state)
 static void earning_is_capped(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	ingero_stack_budget_allows(&b, 5000, false, 1 * S);
 	ingero_stack_budget_spend(&b, 10 * MS);
 	ingero_stack_budget_allows(&b, 5000, false, 100 * S);
@@ -46,7 +46,7 @@ static void earning_is_capped(void **state)
 static void samples_need_half(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	assert_true(ingero_stack_budget_allows(&b, 5000, true, 1 * S));
 	ingero_stack_budget_spend(&b, 25 * MS);   /* exactly half left */
 	assert_false(ingero_stack_budget_allows(&b, 5000, true, 1 * S));
@@ -84,7 +84,7 @@ static void paused_time_earns_nothing(void **state)
 static void long_run_spends_about_ppm(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	uint64_t spent = 0, t = 1 * S, end = t + 600 * S;
 	unsigned taken = 0, offered = 0;
 	for (; t < end; t += S / 340) {
@@ -106,7 +106,7 @@ static void long_run_spends_about_ppm(void **state)
 static void frequent_calls_earn(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	ingero_stack_budget_allows(&b, 100, false, 1 * S);
 	ingero_stack_budget_spend(&b, (uint64_t)b.credit_ns);   /* 0 left */
 	for (uint64_t t = 1 * S; t <= 6 * S; t += 5000)           /* a call every 5 us for 5 s */
@@ -118,12 +118,12 @@ static void frequent_calls_earn(void **state)
 static void unlimited_and_frozen_clock(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	for (int i = 0; i < 1000; i++) {
 		assert_true(ingero_stack_budget_allows(&b, INGERO_STACK_BUDGET_UNLIMITED, true, 5));
 		ingero_stack_budget_spend(&b, 1 * S);
 	}
-	struct ingero_stack_budget c = { 0, 0 };
+	struct ingero_stack_budget c = { 0 };
 	ingero_stack_budget_allows(&c, 100, false, 7 * S);
 	ingero_stack_budget_spend(&c, 2 * MS);
 	/* the clock does not move (or steps back): no credit earned, no wrap */
@@ -131,7 +131,7 @@ static void unlimited_and_frozen_clock(void **state)
 	assert_false(ingero_stack_budget_allows(&c, 100, false, 6 * S));
 	assert_true(c.credit_ns < 0);
 	/* ppm 0: never a stack */
-	struct ingero_stack_budget z = { 0, 0 };
+	struct ingero_stack_budget z = { 0 };
 	assert_false(ingero_stack_budget_allows(&z, 0, false, 1 * S));
 }
 
