@@ -115,6 +115,7 @@ void ingero_config_load(void)
 	ingero_cfg.disabled = env_flag(INGERO_ENV_DISABLE, false);
 	ingero_cfg.python = env_flag(INGERO_ENV_PYTHON, true);
 	ingero_cfg.gpu_marks = env_flag(INGERO_ENV_GPU_MARKS, true);
+	ingero_cfg.self_time = env_flag(INGERO_ENV_SELF_TIME, false);
 
 	const char *cap = getenv(INGERO_ENV_CAPTURE);
 	if (cap && *cap && strcasecmp(cap, "all") != 0) {

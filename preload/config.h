@@ -21,6 +21,7 @@ struct ingero_preload_config {
 	uint32_t gpu_mark_us;      /* calling threads' marks (where the GPU keeps up): one per this many us; 0 none */
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
 	bool capture_profiler;     /* INGERO_CAPTURE=cudaProfilerApi: start paused (capture.c) */
+	bool self_time;            /* INGERO_SELF_TIME=1: the library times itself (record.h) */
 	char endpoint[512];
 };
 

@@ -25,6 +25,7 @@ __attribute__((constructor)) static void ingero_init(void)
 	ingero_config_load();
 	ingero_hot.stack_classes = ingero_cfg.stack_classes;
 	ingero_hot.launch_sample = ingero_cfg.launch_sample;
+	ingero_hot.self_time = ingero_cfg.self_time;
 	if (ingero_cfg.disabled) {
 		ingero_self_init(NULL);
 		return;   /* pure pass-through: wrappers forward, nothing records */

@@ -18,6 +18,7 @@
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 struct ingero_hot ingero_hot __attribute__((aligned(64)));
+_Atomic uint64_t ingero_self_ticks, ingero_self_calls;
 
 static inline uint32_t my_tid(void)
 {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <x86intrin.h>
 
 #include "ingero/api.h"
 #include "ingero/event.h"
@@ -124,6 +125,8 @@ struct ingero_tls {
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
 	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
 	struct ingero_stack_budget stack_budget;
+	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
+	uint32_t self_calls;
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 
@@ -134,10 +137,28 @@ struct ingero_hot {
 	bool on;                  /* the library records at all (not INGERO_DISABLE, a ring) */
 	_Atomic bool recording;   /* on, less the spans the program paused (capture.c); hooks stay */
 	bool use_tsc;             /* stamps are TSC ticks, else CLOCK_MONOTONIC ns (clock.c) */
+	bool self_time;           /* INGERO_SELF_TIME: time the library's own part of each call */
 	/* ingero_cfg's, copied at load (never changed after): which calls take stacks */
 	uint32_t stack_classes, launch_sample;
 };
 extern struct ingero_hot ingero_hot;
+/* INGERO_SELF_TIME: the library's own time in recorded calls (TSC ticks:
+ * a recorded call's time less its real function's), and how many calls;
+ * the sender says it at exit.  What a call costs the program in place —
+ * its code and data fetched again after the program's own work evicted
+ * them — which no microbenchmark reproduces exactly (`make bench-cold`). */
+extern _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
+static inline void ingero_self_time_add(uint64_t ticks)
+{
+	ingero_tls.self_ticks += ticks;
+	if (++ingero_tls.self_calls == 256) {
+		atomic_fetch_add_explicit(&ingero_self_ticks, ingero_tls.self_ticks, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_self_calls, ingero_tls.self_calls, memory_order_relaxed);
+		ingero_tls.self_ticks = 0;
+		ingero_tls.self_calls = 0;
+	}
+}
+
 /* CLOCK_MONOTONIC ns spent paused so far (capture.c): budgets earn nothing then. */
 extern _Atomic uint64_t ingero_paused_ns;
 /* At load, after ingero_hot.recording is set: a process that starts paused. */
@@ -148,6 +169,12 @@ static inline uint64_t ingero_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A call's stamp: TSC ticks when tsc (ingero_hot.use_tsc), else ns. */
+static inline uint64_t ingero_stamp(bool tsc)
+{
+	return tsc ? __rdtsc() : ingero_now();
 }
 
 /* Is this interposed call nested in another one on this thread (a runtime

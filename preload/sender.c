@@ -706,6 +706,21 @@ static void report_one(uint64_t key, void *val, void *arg)
 		     (unsigned long long)a->sent_dropped);
 }
 
+/* INGERO_SELF_TIME: one line on stderr, asked for (not a debug line) */
+static void report_self_time(void)
+{
+	uint64_t calls = atomic_load(&ingero_self_calls), tpu = ingero_clock_ticks_per_us();
+	if (!ingero_cfg.self_time)
+		return;
+	if (!calls || !tpu) {
+		fprintf(stderr, "ingero: self time: nothing timed (fewer than 256 recorded calls)\n");
+		return;
+	}
+	fprintf(stderr, "ingero: self time: %.1f ns a recorded call, over %llu calls (pid %d)\n",
+		1000.0 * (double)atomic_load(&ingero_self_ticks) / (double)tpu / (double)calls,
+		(unsigned long long)calls, (int)getpid());
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -734,6 +749,7 @@ static void final_flush(void)
 		ingero_map_each(&S.pids, report_one, NULL);
 	if (S.bad_records)
 		ingero_debug("%llu malformed ring records skipped", (unsigned long long)S.bad_records);
+	report_self_time();
 	ingero_debug("sender done: %llu messages, %llu failed sends, %llu ring holes",
 		     (unsigned long long)S.sent_msgs, (unsigned long long)S.failed_sends,
 		     (unsigned long long)S.holes);

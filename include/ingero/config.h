@@ -24,5 +24,6 @@
 #define INGERO_ENV_GPU_POLL_US   "INGERO_GPU_POLL_US"    /* watcher poll period while marks are outstanding, default 1000 */
 #define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
+#define INGERO_ENV_SELF_TIME     "INGERO_SELF_TIME"      /* "1": time the library's own part of each recorded call, say it at exit */
 
 #endif
