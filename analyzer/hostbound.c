@@ -25,7 +25,7 @@ static int is_launch(unsigned api)
 	return ingero_api_class(api) == INGERO_CLASS_LAUNCH;
 }
 
-/* Python line of each stack-sampled launch of a stretch (1 in 64 by default:
+/* Python line of each stack-sampled launch of a stretch (1 in 256 by default:
  * the counts are samples, comparable with each other, not launch counts). */
 static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, struct ia_hostbound *h,
 		       size_t *cap, size_t *ucap, const struct ia_call *c)

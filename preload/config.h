@@ -46,7 +46,11 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	((1u << INGERO_CLASS_SYNC) | (1u << INGERO_CLASS_COPY) | (1u << INGERO_CLASS_FREE) | \
 	 INGERO_STACK_WAITING_FREES_ONLY)
 #define INGERO_DEFAULT_STACK_DEPTH   16
-#define INGERO_DEFAULT_LAUNCH_SAMPLE 64
+/* One launch stack in 256: ~84 a second in the H200's launch-bound loop
+ * (22,000 launches/s), thousands a minute for the analyzer's shares of
+ * launches by line; 1 in 64 cost that loop ~0.3 us a launch on average
+ * (~20 us a stack: INGERO_SELF_TIME, docs/gpu-runs.md section 9). */
+#define INGERO_DEFAULT_LAUNCH_SAMPLE 256
 #define INGERO_DEFAULT_STACK_BUDGET  5000   /* 0.5 % */
 /* 8 MiB of slots: a burst of 65,536 calls before the sender runs is kept
  * whole.  A 2 MiB ring (16384) costs a big program less per call — its
