@@ -118,9 +118,12 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		ingero_enter();                                                           \
 		bool tsc_ = ingero_hot.use_tsc;                                               \
 		uint64_t e_ = __builtin_expect(ingero_hot.self_time, 0) ? ingero_stamp(tsc_) : 0; \
+		INGERO_SEG_START(e_);                                                     \
 		uint64_t t0_ = ingero_stamp(tsc_);                                        \
+		INGERO_SEG(0);                                                            \
 		int r_ = (CALL);                                                          \
 		uint64_t t1_ = ingero_stamp(tsc_);                                        \
+		INGERO_SEG_START(t1_);                                                    \
 		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
@@ -128,6 +131,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 			ingero_emit_launch(&ev_, (KIND), tsc_);                           \
 		else                                                                      \
 			ingero_emit(&ev_, (CLS), (KIND), tsc_);                           \
+		INGERO_SEG(5);                                                            \
 		if (__builtin_expect(e_ != 0, 0))                                         \
 			ingero_self_time_add(ingero_stamp(tsc_) - e_ - (t1_ - t0_));      \
 		ingero_leave();                                                           \

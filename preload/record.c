@@ -19,6 +19,9 @@
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 struct ingero_hot ingero_hot __attribute__((aligned(64)));
 _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
+#ifdef INGERO_SELF_SEGMENTS
+_Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
+#endif
 
 static inline uint32_t my_tid(void)
 {
@@ -152,6 +155,7 @@ static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *
 static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *ev, enum ingero_api_class cls,
 						       enum ingero_kernel_kind kernel_kind, bool tsc)
 {
+	INGERO_SEG(1);
 	if (__builtin_expect(!ingero_is_active(), 0))
 		return;
 	ev->pid = ingero_self.pid;
@@ -162,12 +166,15 @@ static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *
 	     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) && (ev->flags & INGERO_FLAG_ASYNC))))
 		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api,
 				cls == INGERO_CLASS_LAUNCH ? ev->kernel : 0);
+	INGERO_SEG(2);
 	ev->stack_id = 0;
 	if (__builtin_expect(want_stack(ev->api, cls, kernel_kind, &ev->flags), 0))
 		emit_stack(ev);
 	if (kernel_kind != INGERO_KERNEL_NONE && __builtin_expect(ev->kernel != 0, 1))
 		ingero_kernel_note(ev->kernel, kernel_kind, ev->pid);
+	INGERO_SEG(3);
 	put_call(ev, tsc);
+	INGERO_SEG(4);
 }
 
 void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,

@@ -127,6 +127,9 @@ struct ingero_tls {
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;
+#ifdef INGERO_SELF_SEGMENTS
+	uint64_t seg_last, seg[INGERO_SELF_SEGMENTS];
+#endif
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 
@@ -148,6 +151,22 @@ extern struct ingero_hot ingero_hot;
  * its code and data fetched again after the program's own work evicted
  * them — which no microbenchmark reproduces exactly (`make bench-cold`). */
 extern _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
+/* A build for finding where that time goes (-DINGERO_SELF_SEGMENTS=6, not
+ * the product's: each mark reads the TSC): the recorded path's time split
+ * at INGERO_SEG(i) marks (hooks.h, record.c), said at exit too. */
+#ifdef INGERO_SELF_SEGMENTS
+extern _Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
+#define INGERO_SEG_START(t) (ingero_tls.seg_last = (t))
+#define INGERO_SEG(i)                                                  \
+	do {                                                           \
+		uint64_t n_ = ingero_stamp(ingero_hot.use_tsc);        \
+		ingero_tls.seg[i] += n_ - ingero_tls.seg_last;         \
+		ingero_tls.seg_last = n_;                              \
+	} while (0)
+#else
+#define INGERO_SEG_START(t) ((void)0)
+#define INGERO_SEG(i) ((void)0)
+#endif
 static inline void ingero_self_time_add(uint64_t ticks)
 {
 	ingero_tls.self_ticks += ticks;
@@ -156,6 +175,12 @@ static inline void ingero_self_time_add(uint64_t ticks)
 		atomic_fetch_add_explicit(&ingero_self_calls, ingero_tls.self_calls, memory_order_relaxed);
 		ingero_tls.self_ticks = 0;
 		ingero_tls.self_calls = 0;
+#ifdef INGERO_SELF_SEGMENTS
+		for (int i = 0; i < INGERO_SELF_SEGMENTS; i++) {
+			atomic_fetch_add_explicit(&ingero_self_seg[i], ingero_tls.seg[i], memory_order_relaxed);
+			ingero_tls.seg[i] = 0;
+		}
+#endif
 	}
 }
 

@@ -68,6 +68,13 @@ int ingero_ring_put(struct ingero_ring *r, const void *rec, uint32_t len)
 	return ingero_ring_publish(r, t, n);
 }
 
+void ingero_ring_prefault(struct ingero_ring *r)
+{
+	size_t per_page = 4096 / sizeof(struct ingero_slot);
+	for (uint64_t i = 0; i < r->ccap; i += per_page)
+		atomic_fetch_add_explicit(&r->slots[i].stamp, 0, memory_order_relaxed);
+}
+
 /* Consumer: gives a slot back for the next lap. */
 static inline void release(struct ingero_ring *r, uint64_t p)
 {

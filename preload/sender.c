@@ -719,6 +719,11 @@ static void report_self_time(void)
 	fprintf(stderr, "ingero: self time: %.1f ns a recorded call, over %llu calls (pid %d)\n",
 		1000.0 * (double)atomic_load(&ingero_self_ticks) / (double)tpu / (double)calls,
 		(unsigned long long)calls, (int)getpid());
+#ifdef INGERO_SELF_SEGMENTS
+	for (int i = 0; i < INGERO_SELF_SEGMENTS; i++)
+		fprintf(stderr, "ingero: self time segment %d: %.1f ns\n", i,
+			1000.0 * (double)atomic_load(&ingero_self_seg[i]) / (double)tpu / (double)calls);
+#endif
 }
 
 static void final_flush(void)
@@ -762,6 +767,7 @@ static void *sender_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
+	ingero_ring_prefault(ingero_shm_ring(S.shm));
 	open_socket();
 	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
 	if (me)
