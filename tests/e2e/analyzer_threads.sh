@@ -32,7 +32,10 @@ PYEOF
 
 trace idle
 check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
-check "idle: no blocked chain" sh -c "! grep -q 'main thread blocked' '$T/idle.txt'"
+# (a LOW one may appear: on a loaded machine this loop's GPU can sit idle
+# 3-5 % of the time, the main thread blocked in some of it, which the
+# analyzer reports at 3 % and up; the busy mode's is MEDIUM or HIGH)
+check "idle: no MEDIUM or HIGH blocked chain" sh -c "! grep -Eq '^\[(HIGH|MEDIUM)\] .*main thread blocked' '$T/idle.txt'"
 # a start-up stretch without samples (set-up before the first step) names no reason: no XLA advice
 check "idle: no advice from a phase without samples" sh -c "! grep -q 'XLA_PYTHON_CLIENT' '$T/idle.txt'"
 finish
