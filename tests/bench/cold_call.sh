@@ -18,26 +18,16 @@
 #   cold_hot_ns cold_data_ns cold_code_ns cold_deep_ns            SO
 #   ..._b                                                         SO_B, if set
 #   cold_code_gain_ns cold_deep_gain_ns   median of the runs' SO - SO_B
-# Runs from a build tree, or from a bundle: B=BUNDLE/bench with
-# LD_LIBRARY_PATH=BUNDLE (docs/gpu-runs.md).
+# Runs from a build tree, or from a bundle (fake_launch_lib.sh).
 set -u
 B=${B:-build}
 RUNS=${RUNS:-9}
 N=${N:-20000}
 SO=${SO:-$PWD/$B/libingero_preload.so}
 SO_B=${SO_B:-}
-CALLS=$B/tests/preload_calls
-[ -x "$CALLS" ] || CALLS=$B/preload_calls
-SINK=$B/tests/preload_sink
-[ -x "$SINK" ] || SINK=$B/preload_sink
-T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-cold.XXXXXX")
-export INGERO_ENDPOINT="ipc://$T/bench.sock" FAKECUDA_LAUNCH_NS=${FAKECUDA_LAUNCH_NS:-2000} FAKECUDA_KERNEL_US=1 \
+export FAKECUDA_LAUNCH_NS=${FAKECUDA_LAUNCH_NS:-2000} FAKECUDA_KERNEL_US=1 \
 	PRELOAD_CALLS_LAUNCH=1 INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0 INGERO_GPU_MARKS=0
-"$SINK" -r "$T/ready" "$INGERO_ENDPOINT" >/dev/null 2>&1 &
-S=$!
-trap 'kill $S 2>/dev/null; rm -rf "$T"' EXIT
-i=0
-while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+. tests/bench/fake_launch_lib.sh
 in_call() { # N, then the environment
 	_n=$1; shift
 	env "$@" "$CALLS" loop "$_n" $((_n / 5)) 20 | sed -n 's/.*in_call_ns=\([0-9.]*\).*/\1/p'
@@ -53,7 +43,6 @@ for r in $(seq "$RUNS"); do
 	run "$N" PRELOAD_CALLS_THRASH_KB=${KB:-256} $CODE >>"$T/code"
 	run $((N / 4)) PRELOAD_CALLS_THRASH_KB=${DEEP_KB:-4096} $CODE >>"$T/deep"
 done
-med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }'; }
 echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(date -u +%Y-%m-%dT%H:%MZ), $RUNS runs of $N launches ($((N / 4)) deep)"
 for c in hot data code deep; do
 	echo "cold_${c}_ns=$(awk '{ print $2 - $1 }' "$T/$c" | med)"

@@ -8,30 +8,19 @@
 # default) and a 2 MiB one (INGERO_RING_EVENTS=16384), interleaved.  Prints key=value:
 #   ring_cold_8mib_ns, ring_cold_2mib_ns   added per call (median over runs)
 #   ring_cold_gain_ns                      median of the per-run differences
-# Runs from a build tree, or from a bundle: B=BUNDLE/bench with
-# LD_LIBRARY_PATH=BUNDLE (docs/gpu-runs.md).
+# Runs from a build tree, or from a bundle (fake_launch_lib.sh).
 set -u
 B=${B:-build}
 RUNS=${RUNS:-9}
 N=${N:-50000}
 SO=${SO:-$PWD/$B/libingero_preload.so}
-CALLS=$B/tests/preload_calls
-[ -x "$CALLS" ] || CALLS=$B/preload_calls
-SINK=$B/tests/preload_sink
-[ -x "$SINK" ] || SINK=$B/preload_sink
-T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-ring.XXXXXX")
-export INGERO_ENDPOINT="ipc://$T/bench.sock" FAKECUDA_LAUNCH_NS=${FAKECUDA_LAUNCH_NS:-2000} FAKECUDA_KERNEL_US=1 \
+export FAKECUDA_LAUNCH_NS=${FAKECUDA_LAUNCH_NS:-2000} FAKECUDA_KERNEL_US=1 \
 	PRELOAD_CALLS_LAUNCH=1 PRELOAD_CALLS_THRASH_KB=${KB:-256} INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0
-"$SINK" -r "$T/ready" "$INGERO_ENDPOINT" >/dev/null 2>&1 &
-S=$!
-trap 'kill $S 2>/dev/null; rm -rf "$T"' EXIT
-i=0
-while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+. tests/bench/fake_launch_lib.sh
 cpu() { env "$@" "$CALLS" loop "$N" $((N / 5)) 20 | sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'; }
 for r in $(seq "$RUNS"); do
 	echo "$(cpu X=1) $(cpu INGERO_RING_EVENTS=65536 LD_PRELOAD="$SO") $(cpu INGERO_RING_EVENTS=16384 LD_PRELOAD="$SO")"
 done >"$T/runs"
-med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }'; }
 echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(date -u +%Y-%m-%dT%H:%MZ), $RUNS runs of $N launches, ${PRELOAD_CALLS_THRASH_KB} KiB touched between calls"
 echo "ring_cold_8mib_ns=$(awk '{ print $2 - $1 }' "$T/runs" | med)"
 echo "ring_cold_2mib_ns=$(awk '{ print $3 - $1 }' "$T/runs" | med)"
