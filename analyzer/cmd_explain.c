@@ -31,6 +31,7 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 				ia_fmt_count(n1, sizeof n1, t->losses[i].count));
 		fprintf(f, "\n");
 	}
+	ia_capture_print(f, &t->capture, t->t0);
 	const char *pyf = ia_session(t, "python_frames");
 	if (pyf && !strncmp(pyf, "off", 3))   /* which Python code ran is then not known */
 		fprintf(f, "On-CPU samples have native frames only (Python frames %s).\n", pyf);

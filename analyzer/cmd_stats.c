@@ -47,6 +47,7 @@ static cJSON *trace_json(const struct ia_trace *t)
 		ia_json_u64(o, "tracer_bpf_runs", runs);
 		ia_json_u64(o, "session_ns", span);
 	}
+	ia_capture_json(o, &t->capture, t->t0);
 	return o;
 }
 
@@ -88,6 +89,7 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 	fprintf(f, "Trace: %s  (%s of evidence, %s CPUs)\n", t->command ? t->command : "(no command recorded)",
 		ia_fmt_dur(a, sizeof a, t->last_ns - t->first_ns),
 		t->cpus ? ia_fmt_count(b, sizeof b, (uint64_t)t->cpus) : "?");
+	ia_capture_print(f, &t->capture, t->t0);
 	fprintf(f, "\n%-28s %10s %9s %9s %9s %9s %9s %9s\n", "CUDA API", "count", "total", "mean",
 		"p50", "p90", "p99", "max");
 	for (size_t i = 0; i < s->napis; i++) {

@@ -265,9 +265,18 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 	if (end < last)
 		end = last;
 
+	if (ia_capture_load(t->db, end, &t->capture, err, errlen) < 0)
+		return -1;
 	const struct ia_filter *f = &t->filter;
 	t->from = 0;
 	t->to = UINT64_MAX;
+	/* the program recorded only between its profiler start and stop: read
+	 * that span, unless the user chose a window */
+	if (t->capture.n && !f->has_from && !f->has_to && !f->has_since) {
+		t->from = t->capture.first;
+		t->to = t->capture.open ? UINT64_MAX : t->capture.last + 1;
+		t->capture.applied = 1;
+	}
 	if (f->has_from)
 		t->from = t->t0 + f->from_rel;
 	if (f->has_to)

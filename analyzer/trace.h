@@ -22,6 +22,8 @@
 
 #include <ingero/api.h>
 
+#include "capture.h"
+
 /* What the user asked to look at.  Times are relative to the trace start
  * (session start_mono_ns, else the first event); since = the last N ns. */
 struct ia_filter {
@@ -101,6 +103,7 @@ struct ia_trace {
 	uint64_t *stack_ids; size_t nstacks;       /* stack_ids[0] = 0 (none) */
 	char *api_names[INGERO_API_MAX];           /* from the apis table, for ids api.h lacks */
 	struct ia_loss { char *source; uint64_t count; } *losses; size_t nlosses;   /* non-zero, by source */
+	struct ia_capture capture;                 /* cudaProfilerStart/Stop windows (capture.h) */
 
 	/* internal */
 	void *maps;

@@ -227,6 +227,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		case INGERO_REC_ORPHAN: pid = r->u.orphan.pid; break;
 		case INGERO_REC_GPU:    pid = r->u.gpu.pid; break;
 		case INGERO_REC_GPU_STATS: pid = r->u.gpu_stats.pid; break;
+		case INGERO_REC_CAPTURE: pid = r->u.capture.pid; break;
 		default: continue;
 		}
 		if (identity_resolve(s, &pid, &tid)) {
@@ -284,6 +285,9 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			break;
 		case INGERO_REC_GPU_STATS:
 			store_loss_max(in->o.store, INGERO_LOSS_GPU_MARKS, pid, r->u.gpu_stats.lost);
+			break;
+		case INGERO_REC_CAPTURE:
+			store_capture(in->o.store, pid, r->u.capture.t_ns, r->u.capture.recording);
 			break;
 		case INGERO_REC_BYE:
 			if (pid == s->pid)   /* a sender's own BYE comes with its final counts */

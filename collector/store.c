@@ -75,17 +75,19 @@ struct q_stack { int64_t id; uint32_t pid; size_t first, n; };
 struct q_kernel { uint32_t pid; uint64_t addr; char *name; };
 struct q_kv { char *key, *value; };
 struct q_gpu { uint32_t pid, flags; uint64_t stream, recorded_ns, done_ns; };
+struct q_capture { uint32_t pid, recording; uint64_t t_ns; };
 
 struct batch {
 	struct vec calls, offcpu, procs, threads, busy, pages, comps, samples, stacks, frames,
-		kernels, session, gpu;
+		kernels, session, gpu, capture;
 	uint64_t seq;       /* producer sequence number of the last row in it */
 };
 
 static size_t batch_rows(const struct batch *b)
 {
 	return b->calls.n + b->offcpu.n + b->procs.n + b->threads.n + b->busy.n + b->pages.n +
-	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n + b->gpu.n;
+	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n + b->gpu.n +
+	       b->capture.n;
 }
 
 static void batch_clear(struct batch *b)
@@ -119,7 +121,7 @@ static void batch_clear(struct batch *b)
 	}
 	b->calls.n = b->offcpu.n = b->procs.n = b->threads.n = b->busy.n = b->pages.n = 0;
 	b->comps.n = b->samples.n = b->stacks.n = b->frames.n = b->kernels.n = b->session.n = 0;
-	b->gpu.n = 0;
+	b->gpu.n = b->capture.n = 0;
 }
 
 static void batch_free(struct batch *b)
@@ -128,7 +130,7 @@ static void batch_free(struct batch *b)
 	free(b->calls.p); free(b->offcpu.p); free(b->procs.p); free(b->threads.p);
 	free(b->busy.p); free(b->pages.p); free(b->comps.p); free(b->samples.p);
 	free(b->stacks.p); free(b->frames.p); free(b->kernels.p); free(b->session.p);
-	free(b->gpu.p);
+	free(b->gpu.p); free(b->capture.p);
 }
 
 /* --- losses --------------------------------------------------------------------- */
@@ -144,7 +146,7 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_BEGIN, ST_COMMIT, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_CAPTURE, ST_BEGIN, ST_COMMIT, ST_N
 };
 
 static const char *const stmt_sql[ST_N] = {
@@ -177,6 +179,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
 	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",
+	[ST_CAPTURE] = "INSERT INTO capture(pid,t_ns,recording) VALUES(?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -559,6 +562,16 @@ static void write_rows(struct store *s, const struct batch *b)
 		sqlite3_bind_int64(st, 3, (int64_t)g->recorded_ns);
 		sqlite3_bind_int64(st, 4, (int64_t)g->done_ns);
 		sqlite3_bind_int64(st, 5, g->flags);
+		step(s, st);
+	}
+
+	st = s->st[ST_CAPTURE];
+	for (size_t i = 0; i < b->capture.n; i++) {
+		const struct q_capture *c = (const struct q_capture *)b->capture.p + i;
+
+		sqlite3_bind_int64(st, 1, c->pid);
+		sqlite3_bind_int64(st, 2, (int64_t)c->t_ns);
+		sqlite3_bind_int64(st, 3, c->recording);
 		step(s, st);
 	}
 
@@ -1070,6 +1083,13 @@ void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu 
 	struct q_gpu q = { pid, g->flags, g->stream, g->recorded_ns, g->done_ns };
 
 	PRODUCE(s, *(struct q_gpu *)vec_push(&s->pending.gpu, sizeof(q), 1) = q);
+}
+
+void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t recording)
+{
+	struct q_capture q = { pid, recording, t_ns };
+
+	PRODUCE(s, *(struct q_capture *)vec_push(&s->pending.capture, sizeof(q), 1) = q);
 }
 
 void store_session(struct store *s, const char *key, const char *value)

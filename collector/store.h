@@ -79,6 +79,8 @@ void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name
 /* One GPU mark (gpu_marks table; pid already in the root namespace). */
 struct ingero_wire_gpu;
 void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu *g);
+/* The process asked to record (recording 1) or pause (0) at t_ns: table capture. */
+void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t recording);
 void store_session(struct store *s, const char *key, const char *value);
 
 /* Losses (losses table): add to a counter, or raise it to at least `value`. */

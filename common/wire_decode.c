@@ -271,6 +271,18 @@ static int dec_gpu_stats(const msgpack_object *f, uint32_t n, struct ingero_wire
 	return 0;
 }
 
+static int dec_capture(const msgpack_object *f, uint32_t n, struct ingero_wire_capture *c)
+{
+	if (n < 4)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &c->pid);
+	FIELD_U64(2, &c->t_ns);
+	FIELD_U32(3, &c->recording);
+	if (c->recording > 1)
+		return INGERO_WIRE_E_RECORD;
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -292,6 +304,7 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_ORPHAN: return dec_orphan(f, n, &r->u.orphan);
 	case INGERO_REC_GPU:    return dec_gpu(f, n, &r->u.gpu);
 	case INGERO_REC_GPU_STATS: return dec_gpu_stats(f, n, &r->u.gpu_stats);
+	case INGERO_REC_CAPTURE: return dec_capture(f, n, &r->u.capture);
 	default:                return 1;
 	}
 }

@@ -38,16 +38,21 @@ static void capture(bool on)
 	if (!ingero_cfg.capture_profiler || !ingero_hot.on)
 		return;
 	if (!on) {
-		uint64_t none = 0;
-		if (atomic_compare_exchange_strong(&pause_since, &none, ingero_now() | 1))
+		uint64_t none = 0, now = ingero_now();
+		if (atomic_compare_exchange_strong(&pause_since, &none, now | 1)) {
 			atomic_store_explicit(&ingero_hot.recording, false, memory_order_relaxed);
+			ingero_emit_capture(false, now);   /* the trace keeps the windows */
+		}
 		return;
 	}
 	uint64_t since = atomic_exchange(&pause_since, 0);
 	atomic_store_explicit(&ingero_hot.recording, true, memory_order_relaxed);
 	uint64_t now = ingero_now();
-	if (!since || now <= since)
+	if (!since)
 		return;   /* was recording already */
+	ingero_emit_capture(true, now);
+	if (now <= since)
+		return;
 	/* paused time earns no stack time and no GPU marks: a capture window
 	 * costs what the same stretch of steady tracing would */
 	atomic_fetch_add_explicit(&ingero_paused_ns, now - since, memory_order_relaxed);

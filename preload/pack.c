@@ -125,6 +125,15 @@ void ingero_pack_gpu_stats(msgpack_packer *pk, uint32_t pid, uint64_t made, uint
 	msgpack_pack_uint64(pk, lost);
 }
 
+void ingero_pack_capture(msgpack_packer *pk, uint32_t pid, uint64_t t_ns, uint32_t recording)
+{
+	msgpack_pack_array(pk, 4);
+	msgpack_pack_uint32(pk, INGERO_REC_CAPTURE);
+	msgpack_pack_uint32(pk, pid);
+	msgpack_pack_uint64(pk, t_ns);
+	msgpack_pack_uint32(pk, recording);
+}
+
 void ingero_pack_orphan(msgpack_packer *pk, uint32_t pid)
 {
 	msgpack_pack_array(pk, 2);

@@ -40,6 +40,7 @@ void ingero_pack_orphan(msgpack_packer *pk, uint32_t pid);
 void ingero_pack_gpu(msgpack_packer *pk, uint32_t pid, uint64_t stream, uint64_t recorded_ns,
 		     uint64_t done_ns, uint32_t flags);
 void ingero_pack_gpu_stats(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t lost);
+void ingero_pack_capture(msgpack_packer *pk, uint32_t pid, uint64_t t_ns, uint32_t recording);
 /* A STACK record from its ring form (len bytes); -1 if the ring form is
  * inconsistent (then nothing was packed). */
 int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,

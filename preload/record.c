@@ -200,6 +200,19 @@ void ingero_emit_hello(void)
 	ingero_put(&h, sizeof h, false);
 }
 
+void ingero_emit_capture(bool on, uint64_t t_ns)
+{
+	if (!ingero_is_active())
+		return;
+	struct rrec_capture c;
+	memset(&c, 0, sizeof c);
+	c.h.type = INGERO_RREC_CAPTURE;
+	c.h.pid = ingero_self.pid;
+	c.t_ns = t_ns;
+	c.recording = on;
+	ingero_put(&c, sizeof c, false);
+}
+
 void ingero_emit_bye(void)
 {
 	if (atomic_load_explicit(&ingero_self.state, memory_order_acquire) != INGERO_SELF_ACTIVE)

@@ -28,6 +28,7 @@ enum ingero_rrec_type {
 	INGERO_RREC_BYE = 5,
 	INGERO_RREC_GPU = 6,
 	INGERO_RREC_GPU_STATS = 7,
+	INGERO_RREC_CAPTURE = 8,
 };
 
 struct rrec_hdr {
@@ -68,6 +69,14 @@ struct rrec_gpu {
 	uint64_t rec;                 /* recorded (host) */
 	uint64_t done_ns;             /* completed (GPU clock, in host time) */
 	uint64_t seen_ns;             /* when the watcher found it complete */
+};
+
+/* CAPTURE: the program asked to record (1) or pause (0) at t_ns (capture.c). */
+struct rrec_capture {
+	struct rrec_hdr h;
+	uint64_t t_ns;
+	uint32_t recording;
+	uint32_t pad;
 };
 
 /* GPU_STATS: the watcher's cumulative counts. */
@@ -239,6 +248,9 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum in
 /* The same for a launch (INGERO_CLASS_LAUNCH), whose path is the one a
  * training loop takes tens of thousands of times a second. */
 void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc);
+
+/* The program asked to record (on) or to pause at t_ns (capture.c). */
+void ingero_emit_capture(bool on, uint64_t t_ns);
 
 /* The process is going away (destructor of a non-owner). */
 void ingero_emit_bye(void);

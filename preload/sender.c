@@ -581,6 +581,15 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		S.nrec++;
 		break;
 	}
+	case INGERO_RREC_CAPTURE: {
+		struct rrec_capture c;
+		if (len < sizeof c)
+			return;
+		memcpy(&c, buf, sizeof c);
+		ingero_pack_capture(&S.pk, c.h.pid, c.t_ns, c.recording ? 1 : 0);
+		S.nrec++;
+		break;
+	}
 	default:
 		break;
 	}

@@ -2,7 +2,8 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 2 (no
+ * PRAGMA user_version; the analyzer reads this version, version 3 (no
+ * capture: recorded throughout), version 2 (no
  * gpu_marks: GPU time only as estimated from host calls) and version 1
  * (whose cuda_calls was a table of one row per call) and refuses any other.  CUDA
  * calls are stored in blocks (call_block.h); the cuda_calls virtual table
@@ -14,7 +15,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 3
+#define INGERO_SCHEMA_VERSION 4
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -52,6 +53,7 @@
 "CREATE TABLE gpu_marks(pid INTEGER NOT NULL, stream INTEGER NOT NULL,\n" \
 "  recorded_ns INTEGER NOT NULL, done_ns INTEGER NOT NULL, flags INTEGER NOT NULL);\n" \
 "CREATE INDEX gpu_marks_by_time ON gpu_marks(done_ns);\n" \
+"CREATE TABLE capture(pid INTEGER NOT NULL, t_ns INTEGER NOT NULL, recording INTEGER NOT NULL);\n" \
 "CREATE TABLE losses(source TEXT NOT NULL, pid INTEGER NOT NULL DEFAULT 0,\n" \
 "  count INTEGER NOT NULL, PRIMARY KEY(source, pid)) WITHOUT ROWID;\n"
 

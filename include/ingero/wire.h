@@ -54,6 +54,11 @@
  *   GPU_STATS [9, pid, made, lost]
  *          Cumulative marks recorded and lost (queue full, a driver error,
  *          outstanding at exit).  The latest value wins.
+ *   CAPTURE [10, pid, t_ns, recording]
+ *          The process asked to record (recording 1: cudaProfilerStart) or
+ *          to pause (0: cudaProfilerStop) at t_ns, under
+ *          INGERO_CAPTURE=cudaProfilerApi; such a process starts paused, so
+ *          its first CAPTURE is a 1.  Sent on each change, not repeated.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -80,6 +85,7 @@ enum ingero_record_type {
 	INGERO_REC_ORPHAN = 7,
 	INGERO_REC_GPU = 8,
 	INGERO_REC_GPU_STATS = 9,
+	INGERO_REC_CAPTURE = 10,
 };
 
 /* Limits the decoder enforces; the encoder never exceeds them. */

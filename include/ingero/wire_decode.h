@@ -83,6 +83,12 @@ struct ingero_wire_gpu_stats {
 	uint64_t made, lost;
 };
 
+struct ingero_wire_capture {
+	uint32_t pid;
+	uint32_t recording;   /* 1 recording from t_ns on, 0 paused */
+	uint64_t t_ns;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -95,6 +101,7 @@ struct ingero_wire_record {
 		struct ingero_wire_orphan orphan;
 		struct ingero_wire_gpu gpu;
 		struct ingero_wire_gpu_stats gpu_stats;
+		struct ingero_wire_capture capture;
 	} u;
 };
 

@@ -17,6 +17,31 @@ check_eq "paused syncs not recorded" 0 "$(sink_calls "$T/cap.sink" "$p" cudaDevi
 check_eq "the allocation before the first start not recorded" 0 "$(sink_calls "$T/cap.sink" "$p" cudaMalloc)"
 check_eq "COUNTS: made = calls received (27)" 27 "$(sink_field "$T/cap.sink" counts "$p" made)"
 check_eq "nothing dropped" 0 "$(sink_field "$T/cap.sink" counts "$p" dropped)"
+check_eq "each start and stop sent once, in order (CAPTURE records)" "1 0 1 0" \
+	"$(grep "^capture pid=$p " "$T/cap.sink" | sed 's/.*recording=//' | tr '\n' ' ' | sed 's/ $//')"
+check "their times move forward" sh -c "grep '^capture pid=$p ' '$T/cap.sink' | sed 's/.* t=\([0-9]*\) .*/\1/' | sort -c -n"
+
+# through the collector: the windows stored, the analysis reading that span
+INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" --no-bpf -q -o "$T/cap.db" -- \
+	"$B/tests/preload_calls" capture 9 >/dev/null 2>&1
+check_eq "collector run" 0 $?
+check_eq "table capture: the two windows' starts and stops" "1|0|1|0" \
+	"$(sqlite3 "$T/cap.db" 'SELECT recording FROM capture ORDER BY t_ns' | tr '\n' '|' | sed 's/|$//')"
+"$B/ingero-analyze" stats "$T/cap.db" >"$T/cap.stats" 2>&1
+check "stats says the windows" grep -q "^Captured (cudaProfilerStart/Stop): 2 windows, .* recorded, from .* to " "$T/cap.stats"
+"$B/ingero-analyze" explain --json "$T/cap.db" >"$T/cap.json" 2>&1
+check "explain reads the span from the first start to the last stop" python3 - "$T/cap.json" "$T/cap.db" <<'PYEOF'
+import json, sqlite3, sys
+c = json.load(open(sys.argv[1]))["trace"]["capture"]
+db = sqlite3.connect(sys.argv[2])
+t0 = int(dict(db.execute("SELECT key, value FROM session"))["start_mono_ns"])
+first, last = db.execute("SELECT min(t_ns), max(t_ns) FROM capture").fetchone()
+assert c["windows"] == 2 and c["applied"] and not c["open"], c
+assert c["first_rel_ns"] == first - t0 and c["last_rel_ns"] == last - t0, (c, first - t0, last - t0)
+assert 0 < c["recorded_ns"] < last - first, c
+PYEOF
+"$B/ingero-analyze" stats --from 0 "$T/cap.db" >"$T/cap.stats2" 2>&1
+check "a window asked for wins" grep -q "read in the window asked instead" "$T/cap.stats2"
 
 start_sink "$T/all.sink" -i 1000
 traced "$B/tests/preload_calls" capture 9 >"$T/all.truth"

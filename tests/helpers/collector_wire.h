@@ -176,6 +176,15 @@ static inline void tw_gpu_stats(struct tw *w, unsigned pid, uint64_t made, uint6
 	msgpack_pack_uint64(&w->pk, lost);
 }
 
+static inline void tw_capture(struct tw *w, unsigned pid, uint64_t t, unsigned recording)
+{
+	msgpack_pack_array(&w->pk, 4);
+	msgpack_pack_unsigned_int(&w->pk, INGERO_REC_CAPTURE);
+	msgpack_pack_unsigned_int(&w->pk, pid);
+	msgpack_pack_uint64(&w->pk, t);
+	msgpack_pack_unsigned_int(&w->pk, recording);
+}
+
 /* A record of a type this version does not know. */
 static inline void tw_unknown(struct tw *w)
 {

@@ -268,6 +268,14 @@ static int record(const msgpack_object *r)
 		printf("orphan pid=%lu\n", (unsigned long)pid);
 		break;
 	}
+	case INGERO_REC_CAPTURE: {
+		uint64_t pid, t, rec;
+		if (n != 4 || u64(&f[1], &pid) || u64(&f[2], &t) || u64(&f[3], &rec))
+			return -1;
+		printf("capture pid=%lu t=%lu recording=%lu\n", (unsigned long)pid, (unsigned long)t,
+		       (unsigned long)rec);
+		break;
+	}
 	default:
 		break;   /* unknown: skipped, as the contract says */
 	}

@@ -265,6 +265,40 @@ static void bad_fields(void **state)
 	tw_free(&w);
 }
 
+static void capture_records(void **state)
+{
+	struct tw w;
+	struct ingero_wire_batch b;
+	(void)state;
+	tw_begin(&w, 7, 2);
+	tw_capture(&w, 7, 1000, 1);
+	tw_capture(&w, 7, 2000, 0);
+	assert_int_equal(decode(&w, &b), 0);
+	assert_int_equal(b.n_records, 2);
+	assert_int_equal(b.records[0].type, INGERO_REC_CAPTURE);
+	assert_int_equal(b.records[0].u.capture.pid, 7);
+	assert_int_equal(b.records[0].u.capture.t_ns, 1000);
+	assert_int_equal(b.records[0].u.capture.recording, 1);
+	assert_int_equal(b.records[1].u.capture.recording, 0);
+	ingero_wire_batch_free(&b);
+	tw_free(&w);
+	/* recording is 0 or 1: anything else refuses the message whole */
+	tw_begin(&w, 7, 2);
+	tw_capture(&w, 7, 1000, 1);
+	tw_capture(&w, 7, 2000, 2);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	assert_int_equal(b.n_records, 0);
+	tw_free(&w);
+	/* a field short */
+	tw_begin(&w, 7, 1);
+	msgpack_pack_array(&w.pk, 3);
+	msgpack_pack_unsigned_int(&w.pk, INGERO_REC_CAPTURE);
+	msgpack_pack_unsigned_int(&w.pk, 7);
+	msgpack_pack_uint64(&w.pk, 1000);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	tw_free(&w);
+}
+
 static void gpu_records(void **state)
 {
 	struct tw w;
@@ -324,6 +358,7 @@ int main(void)
 		cmocka_unit_test(size_limits),
 		cmocka_unit_test(bad_fields),
 		cmocka_unit_test(gpu_records),
+		cmocka_unit_test(capture_records),
 		cmocka_unit_test(strerror_names_every_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

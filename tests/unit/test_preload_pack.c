@@ -84,16 +84,17 @@ static void round_trip(void **state)
 	assert_int_equal(ingero_pack_stack(&pk, (struct rrec_stack *)sb, (uint32_t)sl, fake_sym, NULL), 0);
 	ingero_pack_kernel(&pk, 42, 0x5000, "_Z6kernelv", 10);
 	ingero_pack_bye(&pk, 42, 999);
+	ingero_pack_capture(&pk, 42, 12345, 1);
 
 	msgpack_sbuffer_init(&msg);
 	msgpack_packer_init(&mp, &msg, msgpack_sbuffer_write);
-	ingero_pack_header(&mp, 42, 7);
+	ingero_pack_header(&mp, 42, 8);
 	msgpack_sbuffer_write(&msg, body.data, body.size);
 
 	struct ingero_wire_batch b;
 	assert_int_equal(ingero_wire_decode(msg.data, msg.size, &b), INGERO_WIRE_OK);
 	assert_int_equal(b.sender_pid, 42);
-	assert_int_equal(b.n_records, 7);
+	assert_int_equal(b.n_records, 8);
 	assert_int_equal(b.n_calls, 2);
 	const struct ingero_wire_record *r = b.records;
 	assert_int_equal(r[0].type, INGERO_REC_HELLO);
@@ -121,6 +122,10 @@ static void round_trip(void **state)
 	assert_memory_equal(r[5].u.kernel.name.ptr, "_Z6kernelv", 10);
 	assert_int_equal(r[6].type, INGERO_REC_BYE);
 	assert_int_equal(r[6].u.bye.end_ns, 999);
+	assert_int_equal(r[7].type, INGERO_REC_CAPTURE);
+	assert_int_equal(r[7].u.capture.pid, 42);
+	assert_int_equal(r[7].u.capture.t_ns, 12345);
+	assert_int_equal(r[7].u.capture.recording, 1);
 	ingero_wire_batch_free(&b);
 	msgpack_sbuffer_destroy(&body);
 	msgpack_sbuffer_destroy(&msg);
