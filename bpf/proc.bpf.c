@@ -50,9 +50,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	if (traced_parent) {
-		u32 one = 1;
+		/* the parent's flags: a child forked while it is paused starts paused */
+		u32 *pv = bpf_map_lookup_elem(&traced, &ptgid);
+		u32 v = pv ? *pv : INGERO_TRACED_ON;
 
-		if (bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY))
+		if (bpf_map_update_elem(&traced, &ctgid, &v, BPF_ANY))
 			count_drop(DROP_TRACED_MAP);
 	}
 	e = new_event(EV_FORK, DROP_FORK, child);

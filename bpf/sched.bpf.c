@@ -29,12 +29,13 @@ struct start {
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
-	u32 traced;      /* is_traced(tgid) as of generation gen */
+	u32 traced;      /* is_recorded(tgid) as of generation gen */
 	u32 gen;
 	u32 pad;
 };
 
-/* Bumped by the collector after each enrolment from user space (tracer.c):
+/* Bumped by the collector after each enrolment, pause or resume from user
+ * space (tracer.c):
  * a task's cached traced flag from an older generation is looked up again.
  * Enrolments made here (a traced parent's fork) concern new tasks, which
  * have no cached flag yet. */
@@ -145,11 +146,11 @@ static __always_inline struct start *task_state(struct task_struct *t, u32 tgid,
 		return NULL;
 	s = bpf_task_storage_get(&start, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		*traced = is_traced(tgid);
+		*traced = is_recorded(tgid);
 		return NULL;
 	}
 	if (s->gen != gen) {
-		s->traced = is_traced(tgid);
+		s->traced = is_recorded(tgid);
 		s->gen = gen;
 	}
 	*traced = s->traced;
@@ -237,7 +238,7 @@ static __always_inline void mark_runnable(struct task_struct *p)
 	if (!s || !s->start_ns || s->runnable_ns)
 		return;
 	if (s->gen != gen) {
-		s->traced = is_traced(p->tgid);
+		s->traced = is_recorded(p->tgid);
 		s->gen = gen;
 	}
 	if (s->traced)
@@ -259,7 +260,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	u64 now = bpf_ktime_get_ns();
 	struct start *s;
 
-	if (!is_traced(p->tgid))
+	if (!is_recorded(p->tgid))
 		return 0;
 	s = bpf_task_storage_get(&start, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {

@@ -37,9 +37,18 @@ struct {
 
 const volatile __u64 bucket_ns = 100000000ull;
 
+/* Followed: forks, execs, exits, threads. */
 static __always_inline bool is_traced(u32 tgid)
 {
 	return tgid && bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* Followed and not paused: its evidence is recorded. */
+static __always_inline bool is_recorded(u32 tgid)
+{
+	u32 *v = tgid ? bpf_map_lookup_elem(&traced, &tgid) : NULL;
+
+	return v && !(*v & INGERO_TRACED_PAUSED);
 }
 
 static __always_inline void count_drop(u32 slot)

@@ -13,6 +13,12 @@
 #define INGERO_BPF_TRACED_H
 
 #define INGERO_TRACED_MAX   65536   /* traced tgids */
+/* A `traced` entry's value: enrolled, and perhaps paused — the program
+ * paused its capture (cudaProfilerStop under INGERO_CAPTURE=cudaProfilerApi):
+ * its process lifecycle is still followed, its scheduler, memory and
+ * sample evidence is not, until it resumes. */
+#define INGERO_TRACED_ON     1u
+#define INGERO_TRACED_PAUSED 2u
 #define INGERO_TASK_COMM    16
 
 enum ingero_ev_kind {

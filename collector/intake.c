@@ -288,6 +288,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			break;
 		case INGERO_REC_CAPTURE:
 			store_capture(in->o.store, pid, r->u.capture.t_ns, r->u.capture.recording);
+			tracer_capture(in->o.tracer, pid, (int)r->u.capture.recording);
 			break;
 		case INGERO_REC_BYE:
 			if (pid == s->pid)   /* a sender's own BYE comes with its final counts */

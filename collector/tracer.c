@@ -130,14 +130,39 @@ fail:
 
 int tracer_enroll(struct tracer *t, uint32_t pid)
 {
-	uint32_t one = 1;
+	uint32_t one = INGERO_TRACED_ON;
 
 	if (!t)
 		return 0;
-	if (bpf_map_update_elem(t->traced_fd, &pid, &one, BPF_ANY))
+	/* one already followed keeps its flags (a worker forked while its
+	 * parent's capture was paused stays paused when it says HELLO) */
+	if (bpf_map_update_elem(t->traced_fd, &pid, &one, BPF_NOEXIST) && errno != EEXIST)
 		return -errno;
 	/* after the map: a task that looks again must find the pid there */
 	sched_new_generation(t);
+	return 0;
+}
+
+int tracer_capture(struct tracer *t, uint32_t pid, int recording)
+{
+	uint32_t key, next, *prev = NULL, v;
+	int changed = 0;
+
+	if (!t)
+		return 0;
+	/* the process and its followed descendants (a DataLoader's workers):
+	 * one capture for the program's whole tree */
+	while (bpf_map_get_next_key(t->traced_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!proc_tree_is_descendant(key, pid) || bpf_map_lookup_elem(t->traced_fd, &key, &v))
+			continue;
+		uint32_t want = recording ? v & ~INGERO_TRACED_PAUSED : v | INGERO_TRACED_PAUSED;
+		if (want != v && bpf_map_update_elem(t->traced_fd, &key, &want, BPF_EXIST) == 0)
+			changed = 1;
+	}
+	if (changed)   /* after the map: tasks look their flag up again */
+		sched_new_generation(t);
 	return 0;
 }
 

@@ -40,6 +40,11 @@ struct tracer {
 /* NULL when BPF is unavailable; `why` then says why (for the CUDA-only notice). */
 struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *why, size_t whylen);
 int tracer_enroll(struct tracer *t, uint32_t pid);
+/* The program paused (recording 0) or resumed its capture (CAPTURE
+ * records): pid and its followed descendants stop or start giving
+ * scheduler, memory and sample evidence; forks, execs and exits are still
+ * followed.  No-op without BPF. */
+int tracer_capture(struct tracer *t, uint32_t pid, int recording);
 int tracer_poll(struct tracer *t, int timeout_ms);      /* consume the ring */
 void tracer_flush(struct tracer *t, int final);         /* aggregates + loss counters */
 void tracer_close(struct tracer *t);

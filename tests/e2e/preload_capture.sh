@@ -43,6 +43,25 @@ PYEOF
 "$B/ingero-analyze" stats --from 0 "$T/cap.db" >"$T/cap.stats2" 2>&1
 check "a window asked for wins" grep -q "read in the window asked instead" "$T/cap.stats2"
 
+# with eBPF: paused, the process's scheduler evidence stops too (the
+# collector flips it in the `traced` map when the stop arrives: allow
+# 100 ms for that), and comes back with the next start
+if is_root; then
+	INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" -q -o "$T/bpf.db" -- \
+		"$B/tests/preload_calls" capture 3 >/dev/null 2>&1
+	check_eq "collector run with eBPF" 0 $?
+	naps() { # FROM TO (SQL over the capture table): the main thread's off-CPU intervals starting in it
+		sqlite3 "$T/bpf.db" "WITH c AS (SELECT pid, t_ns, row_number() OVER (ORDER BY t_ns) AS k FROM capture)
+			SELECT count(*) FROM off_cpu o, c a, c b WHERE a.k = $1 AND b.k = $2 AND o.tid = a.pid
+			AND o.start_ns >= a.t_ns + $3 AND o.start_ns < b.t_ns"
+	}
+	# capture rows: 1 start, 2 stop, 3 start, 4 stop; naps of 5 ms for 500 ms
+	# before the stop, after it, and after the second start
+	check_ge "window: the main thread's naps recorded" "$(naps 1 2 0)" 40
+	check_eq "paused: none recorded once the stop reached the collector" 0 "$(naps 2 3 100000000)"
+	check_ge "resumed: the naps after the second start recorded" "$(naps 3 4 100000000)" 40
+fi
+
 start_sink "$T/all.sink" -i 1000
 traced "$B/tests/preload_calls" capture 9 >"$T/all.truth"
 check_eq "workload runs without the setting" 0 $?

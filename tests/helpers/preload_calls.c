@@ -28,7 +28,9 @@
  *                                  and cudaProfilerStop N × (cudaLaunchKernel + cudaStreamSynchronize),
  *                                  N × cudaDeviceSynchronize again, then N × cudaMemsetAsync
  *                                  inside a second start/stop; with INGERO_CAPTURE=cudaProfilerApi
- *                                  the syncs outside are counted as "cudaDeviceSynchronize(paused)"
+ *                                  the syncs outside are counted as "cudaDeviceSynchronize(paused)";
+ *                                  PRELOAD_CALLS_NAP_MS: that long asleep (5 ms naps) at the end of
+ *                                  the first window, after it, and at the start of the second
  *   preload_calls stamps N         N × cudaDeviceSynchronize, printing "stamp BEFORE AFTER"
  *                                  (CLOCK_MONOTONIC ns around each call)
  */
@@ -463,15 +465,27 @@ int main(int argc, char **argv)
 		CK(cudaMalloc(&d, 4096), outside == paused ? "cudaMalloc(paused)" : "cudaMalloc");
 		for (long i = 0; i < n; i++)
 			CK(cudaDeviceSynchronize(), outside);
+		/* PRELOAD_CALLS_NAP_MS: that long in 5 ms naps at the end of the
+		 * first window, after it and at the start of the second
+		 * (off-CPU evidence for the eBPF side) */
+		const char *nap = getenv("PRELOAD_CALLS_NAP_MS");
+		long naps = nap ? atol(nap) / 5 : 0;
+		struct timespec five = { 0, 5000000 };
 		CK(cudaProfilerStart(), "cudaProfilerStart(not traced)");
 		for (long i = 0; i < n; i++) {
 			CK(cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel");
 			CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 		}
+		for (long i = 0; i < naps; i++)
+			nanosleep(&five, NULL);
 		CK(cudaProfilerStop(), "cudaProfilerStop(not traced)");
+		for (long i = 0; i < naps; i++)
+			nanosleep(&five, NULL);
 		for (long i = 0; i < n; i++)
 			CK(cudaDeviceSynchronize(), outside);
 		CK(cudaProfilerStart(), "cudaProfilerStart(not traced)");
+		for (long i = 0; i < naps; i++)
+			nanosleep(&five, NULL);
 		for (long i = 0; i < n; i++)
 			CK(cudaMemsetAsync(d, 0, 4096, s), "cudaMemsetAsync");
 		CK(cudaProfilerStop(), "cudaProfilerStop(not traced)");
