@@ -45,7 +45,7 @@ check "a window asked for wins" grep -q "read in the window asked instead" "$T/c
 
 # with eBPF: paused, the process's scheduler evidence stops too (the
 # collector flips it in the `traced` map when the stop arrives: allow
-# 100 ms for that), and comes back with the next start
+# 200 ms for that on a loaded machine), and comes back with the next start
 if is_root; then
 	INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" -q -o "$T/bpf.db" -- \
 		"$B/tests/preload_calls" capture 3 >/dev/null 2>&1
@@ -57,9 +57,9 @@ if is_root; then
 	}
 	# capture rows: 1 start, 2 stop, 3 start, 4 stop; naps of 5 ms for 500 ms
 	# before the stop, after it, and after the second start
-	check_ge "window: the main thread's naps recorded" "$(naps 1 2 0)" 40
-	check_eq "paused: none recorded once the stop reached the collector" 0 "$(naps 2 3 100000000)"
-	check_ge "resumed: the naps after the second start recorded" "$(naps 3 4 100000000)" 40
+	check_ge "window: the main thread's naps recorded" "$(naps 1 2 0)" 20
+	check_eq "paused: none recorded once the stop reached the collector" 0 "$(naps 2 3 200000000)"
+	check_ge "resumed: the naps after the second start recorded" "$(naps 3 4 200000000)" 20
 fi
 
 start_sink "$T/all.sink" -i 1000
