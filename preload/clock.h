@@ -22,7 +22,7 @@
 /* A timestamp: TSC ticks when ingero_hot.use_tsc, else CLOCK_MONOTONIC ns. */
 static inline uint64_t ingero_ticks(void)
 {
-	return ingero_hot.use_tsc ? __rdtsc() : ingero_now();
+	return ingero_stamp(ingero_hot.use_tsc);
 }
 
 /* Constructor: may the TSC be used (invariant per CPUID)?  Takes the first

@@ -111,9 +111,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 /* The recording half of HOOK_CALL, for a wrapper that records out of line
  * after HOOK_FORWARD (driver_hooks.c: the nested pass-through then needs
  * no frame of its own). */
-#define HOOK_RECORD(API, CALL, FILL, KIND) HOOK_RECORD_CLASS(API, ingero_api_class(API), CALL, FILL, KIND)
-/* The same where the API is not a constant but its class is (CLS). */
-#define HOOK_RECORD_CLASS(API, CLS, CALL, FILL, KIND)                                     \
+#define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
 	do {                                                                              \
 		ingero_enter();                                                           \
 		bool tsc_ = ingero_hot.use_tsc;                                               \
@@ -127,10 +125,10 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
-		if ((CLS) == INGERO_CLASS_LAUNCH)                                          \
+		if (ingero_api_class(API) == INGERO_CLASS_LAUNCH)                          \
 			ingero_emit_launch(&ev_, (KIND), tsc_);                           \
 		else                                                                      \
-			ingero_emit(&ev_, (CLS), (KIND), tsc_);                           \
+			ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);           \
 		INGERO_SEG(5);                                                            \
 		if (__builtin_expect(e_ != 0, 0))                                         \
 			ingero_self_time_add(ingero_stamp(tsc_) - e_ - (t1_ - t0_));      \

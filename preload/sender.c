@@ -723,9 +723,9 @@ static void report_one(uint64_t key, void *val, void *arg)
 /* INGERO_SELF_TIME: one line on stderr, asked for (not a debug line) */
 static void report_self_time(void)
 {
-	uint64_t calls = atomic_load(&ingero_self_calls), tpu = ingero_clock_ticks_per_us();
 	if (!ingero_cfg.self_time)
 		return;
+	uint64_t calls = atomic_load(&ingero_self_calls), tpu = ingero_clock_ticks_per_us();
 	if (!calls || !tpu) {
 		fprintf(stderr, "ingero: self time: nothing timed (fewer than 256 recorded calls)\n");
 		return;
@@ -781,8 +781,8 @@ static void *sender_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
+	open_socket();   /* the dial proceeds (non-blocking) while the ring is faulted in */
 	ingero_ring_prefault(ingero_shm_ring(S.shm));
-	open_socket();
 	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
 	if (me)
 		hello_define(me, ingero_self.ppid, ingero_self.start_ns, S.comm);
