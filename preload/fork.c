@@ -33,6 +33,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "gpu_marks.h"
 #include "intern.h"
 #include "pinned.h"
 #include "record.h"
@@ -54,6 +55,10 @@ static void after_fork_child(void)
 			      memory_order_relaxed);
 	ingero_sender_forget();
 	ingero_pinned_after_fork();
+	/* the parent's GPU-mark watcher is not here, nor is CUDA usable: no
+	 * marks (a child of a process that had not started one may start its own) */
+	if (atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) != 0)
+		atomic_store_explicit(&ingero_gpu.on, -1, memory_order_relaxed);
 }
 
 void ingero_self_init(struct ingero_shm *shm)

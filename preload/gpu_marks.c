@@ -13,11 +13,10 @@
 #include "gpu_driver.h"
 #include "ingero/api.h"
 #include "ingero/event.h"
+#include "record.h"
 
 struct ingero_gpu_state ingero_gpu;
 
-/* Marks the calling threads may record back to back (a step's kernels). */
-#define MARK_BURST 32
 
 /* A retired slot keeps this key, so probes go on past it. */
 #define TOMB UINT64_MAX
@@ -107,69 +106,111 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	return true;
 }
 
-void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
+/* A first submission on a stream (or the watcher not running yet): out of
+ * the launch path's line of code. */
+static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream *s, uint64_t stream, int on)
 {
-	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
 	if (on == 0) {
 		if (ingero_self.owner)
 			ingero_gpu_watch_start();
 		return;
 	}
-	/* a fork child: its parent's watcher is not here */
-	if (on != 1 || atomic_load_explicit(&ingero_self.gen, memory_order_relaxed) != ingero_gpu.gen)
+	if (!s || atomic_load_explicit(&s->ready, memory_order_acquire) != 0 || s->ctx || !trylock(s))
 		return;
-	if (per_thread_stream(stream, api))
+	/* the watcher needs the stream's context to make events; the
+	 * caller's thread is where it is current */
+	const struct ingero_gpu_driver *d = ingero_gpu_driver();
+	void *ctx = NULL;
+	if (d && d->stream_get_ctx((void *)(uintptr_t)stream, &ctx) == INGERO_CU_SUCCESS && ctx)
+		s->ctx = ctx;
+	else
+		atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
+	unlock(s);
+}
+
+/* This thread may mark its submission: where the GPU keeps up, one kernel
+ * at a time, within the process's budget (the watcher marks every poll). */
+static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uint64_t stream, uint64_t t1,
+						uint64_t prev, uint64_t kernel)
+{
+	if (!ingero_gpu.mark_ticks)
+		return;   /* INGERO_GPU_MARK_US=0 */
+	/* shortly after a kernel new to the process appeared, every launch is
+	 * marked, outside the ration (gpu_fresh.c); one right behind a marked
+	 * launch times its kernel alone, and pays what a new kernel is owed */
+	void *owed = NULL;
+	bool fresh = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) &&
+		     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
+	if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
+		owed = ingero_gpu_fresh_find(kernel, t1);
+	if (!fresh) {
+		/* a token bucket (GCRA): bursts of MARK_BURST kernels, one per
+		 * mark_ticks on average */
+		uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
+		uint64_t base = tat > t1 ? tat : t1;
+		if (base - t1 > ingero_gpu.burst_ticks)
+			return;
+		if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat, base + ingero_gpu.mark_ticks,
+							     memory_order_relaxed, memory_order_relaxed))
+			return;
+	}
+	if (!trylock(s))
 		return;
-	struct ingero_gpu_stream *s = slot_of(stream, true);
-	if (!s)
-		return;
+	bool marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 && ingero_gpu_record(s, stream, t1, 0);
+	unlock(s);
+	if (marked && owed)
+		ingero_gpu_fresh_paid(owed);
+}
+
+/* The submission noted in its stream's slot; a mark where one is due. */
+static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stream *s, uint64_t stream,
+							  uint64_t t1, uint64_t kernel)
+{
 	uint64_t prev = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
-	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
-	if (ready == 1) {
-		/* the watcher marks every poll; this thread only where the GPU
-		 * keeps up, one kernel at a time, within the process's budget */
-		if (!atomic_load_explicit(&s->keeps_up, memory_order_relaxed) || !ingero_gpu.mark_ticks)
-			return;
-		/* shortly after a kernel new to the process appeared, every
-		 * launch is marked, outside the ration (gpu_fresh.c); one right
-		 * behind a marked launch times its kernel alone, and pays what a
-		 * new kernel is owed */
-		void *owed = NULL;
-		bool fresh = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) &&
-			     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
-		if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
-			owed = ingero_gpu_fresh_find(kernel, t1);
-		if (!fresh) {
-			/* a token bucket (GCRA): bursts of MARK_BURST kernels, one
-			 * per mark_ticks on average */
-			uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
-			uint64_t base = tat > t1 ? tat : t1;
-			if (base - t1 > MARK_BURST * ingero_gpu.mark_ticks)
-				return;
-			if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat,
-								     base + ingero_gpu.mark_ticks,
-								     memory_order_relaxed, memory_order_relaxed))
-				return;
-		}
-		if (!trylock(s))
-			return;
-		bool marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 &&
-			      ingero_gpu_record(s, stream, t1, 0);
-		unlock(s);
-		if (marked && owed)
-			ingero_gpu_fresh_paid(owed);
-	} else if (ready == 0 && !s->ctx && trylock(s)) {
-		/* first work on this stream: the watcher needs its context to
-		 * make events; the caller's thread is where it is current */
-		const struct ingero_gpu_driver *d = ingero_gpu_driver();
-		void *ctx = NULL;
-		if (d && d->stream_get_ctx((void *)(uintptr_t)stream, &ctx) == INGERO_CU_SUCCESS && ctx)
-			s->ctx = ctx;
-		else
-			atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
-		unlock(s);
+	if (__builtin_expect(atomic_load_explicit(&s->ready, memory_order_acquire) != 1, 0))
+		note_first(s, stream, 1);
+	else if (atomic_load_explicit(&s->keeps_up, memory_order_relaxed) &&
+		 (atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) ||
+		  atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed) <= t1 + ingero_gpu.burst_ticks))
+		note_mark(s, stream, t1, prev, kernel);
+}
+
+/* A thread's first submission on a stream through an API: the slot found
+ * by a probe, and kept for its next. */
+static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel,
+						      uint64_t key)
+{
+	struct ingero_gpu_stream *s;
+	if (per_thread_stream(stream, api) || !(s = slot_of(stream, true)))
+		return;
+	ingero_tls.gpu_key = key;
+	ingero_tls.gpu_slot = s;
+	note_in(s, stream, t1, kernel);
+}
+
+/* Every launch and async copy comes here: the common case (the stream
+ * this thread used last, ready, nothing to mark) is one short run of code
+ * over two lines of data, the state's first and the stream's, with every
+ * call a tail call (no registers to save). */
+INGERO_HOT void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
+{
+	/* (a fork child of a process that ran the watcher finds -1: fork.c) */
+	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
+	if (__builtin_expect(on != 1, 0)) {
+		if (on == 0)
+			note_first(NULL, stream, on);
+		return;
 	}
+	/* a thread mostly queues on one stream through one API: the last
+	 * answer, checked against the slot (it may have been retired since) */
+	uint64_t key = stream ^ ((uint64_t)api << 52);   /* handles are user-space pointers */
+	struct ingero_gpu_stream *s = ingero_tls.gpu_slot;
+	if (__builtin_expect(key != ingero_tls.gpu_key || !s ||
+			     atomic_load_explicit(&s->key, memory_order_relaxed) != stream + 1, 0))
+		note_new_stream(stream, t1, api, kernel, key);
+	else
+		note_in(s, stream, t1, kernel);
 }
 
 void ingero_gpu_pause(uint64_t ns)

@@ -37,6 +37,7 @@
 
 #define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
 #define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
+#define INGERO_GPU_MARK_BURST 32   /* marks the calling threads may record back to back (a step's kernels) */
 
 /* One mark in flight: the event and when it was recorded (ticks, clock.h). */
 struct ingero_gpu_mark {
@@ -49,7 +50,7 @@ struct ingero_gpu_mark {
 /* One stream the program queued work on.  The calling threads write
  * last_submit; whoever holds `lock` may record a mark (head); the watcher
  * alone consumes completed marks (tail). */
-struct ingero_gpu_stream {
+struct __attribute__((aligned(64))) ingero_gpu_stream {
 	_Atomic uint64_t key;      /* stream handle + 1; 0 = free slot */
 	_Atomic uint64_t last_submit;  /* ticks of the latest submission */
 	_Atomic uint64_t last_mark;    /* ticks of the latest mark (or skipped attempt) */
@@ -69,20 +70,23 @@ enum ingero_gpu_mark_flags {
 	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
 };
 
+/* The first line is what every launch reads (one line: a big program has
+ * evicted it since the last launch). */
 struct ingero_gpu_state {
 	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
 	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
-	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
 	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
+	uint64_t burst_ticks;      /* INGERO_GPU_MARK_BURST of them: what they may mark back to back */
 	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
 	_Atomic uint32_t fresh_n;      /* new kernels with marks owed (gpu_fresh.c) */
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
 	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
-	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS];
+	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
+	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS] __attribute__((aligned(64)));
 	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
 };
 
-extern struct ingero_gpu_state ingero_gpu;
+extern struct ingero_gpu_state ingero_gpu __attribute__((aligned(64)));
 
 /* The hot path: a call that queued work on `stream` returned at `t1`
  * (ticks).  api tells the per-thread default stream apart; kernel is the

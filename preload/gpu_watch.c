@@ -305,6 +305,7 @@ static void *watch_main(void *arg)
 	uint64_t tpu = ticks_per_us();
 	ingero_gpu.tpu = tpu;
 	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
+	ingero_gpu.burst_ticks = INGERO_GPU_MARK_BURST * ingero_gpu.mark_ticks;
 	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
 	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;

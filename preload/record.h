@@ -133,6 +133,10 @@ struct ingero_tls {
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
 	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
+	/* the stream this thread queued work on last, and its GPU-mark slot
+	 * (gpu_marks.c): a launch loop finds it here, not by a probe */
+	uint64_t gpu_key;
+	void *gpu_slot;
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;

@@ -59,7 +59,10 @@ run1() {
 		END { printf "%.1f %.1f %.1f %.0f\n", v[2] / n, v[3] / n, v[4] / n, v[1] / n }'
 }
 echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N launches, $PRELOAD_CALLS_THRASH_KB KiB touched and $PRELOAD_CALLS_CODE_KB KiB of code run between them"
-for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
+# (marks: the calling threads' ration scaled to valgrind's pace, ~0.3 ms a
+# launch here, so that they mark one launch in ~90 as on the H200 loop —
+# 46 us a launch, one mark per INGERO_GPU_MARK_US, 4 ms — not one in ten)
+for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
 	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
 	set -- $(run $v)
 	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\n' "$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4"

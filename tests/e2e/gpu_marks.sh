@@ -102,6 +102,17 @@ check "new kernels: an estimate from kernels timed alone ($est)" test "$est" -ge
 check "new kernels: the estimate ($est) within 5 points of the truth ($truth)" \
 	test "$est" -le $((truth + 50)) -a "$est" -ge $((truth - 50))
 
+# a stream per step, destroyed after it: each new stream is marked too (a
+# thread's cached slot of its last stream is checked, not trusted)
+trace RENEW=1
+check_eq "stream per step: workload exits 0" 0 $?
+explain_loop
+check "stream per step: bounds ($low-$high) hold the truth ($truth)" \
+	test "$low" -le $((truth + 20)) -a "$high" -ge $((truth - 20))
+check_ge "stream per step: marks behind the last 10 steps' work" \
+	"$(q "SELECT count(*) FROM gpu_marks WHERE recorded_ns >= (SELECT max(start_ns) FROM cuda_calls) - 60000000")" 8
+check_ge "stream per step: streams marked" "$(q 'SELECT count(DISTINCT stream) FROM gpu_marks')" 2
+
 # a stream under graph capture gets no mark (it would join the graph)
 trace FAKECUDA_CAPTURING=1
 check_eq "capturing: workload exits 0" 0 $?

@@ -24,6 +24,12 @@ class FakeGPU:
             self.rt.cudaLaunchKernel(ctypes.c_void_p(kernel), Dim3(64, 1, 1), Dim3(128, 1, 1), None,
                                      ctypes.c_size_t(0), self.stream)
 
+    def renew(self):
+        """The stream destroyed once its work is done, and a new one made."""
+        self.sync()
+        self.rt.cudaStreamDestroy(self.stream)
+        self.rt.cudaStreamCreate(ctypes.byref(self.stream))
+
     def sync(self):
         self.rt.cudaStreamSynchronize(self.stream)
 

@@ -8,8 +8,9 @@ measured GPU idle (gpu_marks) to it.  With SPACING_US (more than KERNEL_US)
 the host works that long after each launch: every kernel runs alone, the GPU
 keeps up (a launch-bound loop), and the truth is the same sum.  With KERNELS,
 the kernel launched changes that many times over the run (as after each
-recompilation of a compiled model: new kernel handles).  Prints one truth
-line."""
+recompilation of a compiled model: new kernel handles).  With RENEW=1 in the
+environment each step runs on a stream of its own, made for it and destroyed
+after it.  Prints one truth line."""
 import os
 import sys
 import time
@@ -22,6 +23,7 @@ steps, launches = int(sys.argv[2]), int(sys.argv[3])
 kernel_us, host_ms = float(sys.argv[4]), float(sys.argv[5])
 spacing_ns = int(float(sys.argv[6]) * 1000) if len(sys.argv) > 6 else 0
 kernels = int(sys.argv[7]) if len(sys.argv) > 7 else 1
+renew = os.environ.get("RENEW") == "1"
 
 
 def spin_until(t):
@@ -36,6 +38,8 @@ t0 = time.monotonic_ns()
 busy = 0
 for step in range(steps):
     a = time.monotonic_ns()
+    if renew and step:
+        g.renew()
     k = 0x1000 + 0x40 * (step * kernels // steps)
     if spacing_ns:
         for _ in range(launches):
