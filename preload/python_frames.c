@@ -223,47 +223,68 @@ static int line_of(const void *code, int offset)
 }
 
 /* --- the walk ------------------------------------------------------------------------- */
-static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
+/* One frame of the chain: its code object, byte offset and the frame it
+ * was called from; *report false for a frame that runs no code of its own
+ * (an entry shim, a frame not started yet).  False: the chain cannot be
+ * read on (the walk ends). */
+static bool frame_at(const void *fr, const void **code, int *offset, const void **prev, bool *report)
+{
+	if (((uintptr_t)fr & 7) || !rd_ptr(fr, L.T.fr_code, code) || !rd_ptr(fr, L.T.fr_prev, prev))
+		return false;
+	const void *ctype;
+	if (!*code || !rd_ptr(*code, 8, &ctype))
+		return false;
+	bool skip = ctype != L.code_type;   /* 3.13 shim frames run no code object */
+	*offset = -1;
+	if (!skip && L.T.fr_owner >= 0) {
+		char owner;
+		const char *instr;
+		int first = 0;
+		if (!rd((const char *)fr + L.T.fr_owner, &owner, 1) ||
+		    !rd_ptr(fr, L.T.fr_instr, (const void **)&instr) ||
+		    !rd((const char *)*code + L.T.co_firsttraceable, &first, sizeof first))
+			return false;
+		const char *bytecode = (const char *)*code + L.co_bytecode;
+		if (owner == 3 /* FRAME_OWNED_BY_CSTACK, 3.12+ */ ||
+		    (owner != 1 /* generator */ && instr < bytecode + 2 * (long)first))
+			skip = true;   /* an entry shim, or a frame not started yet */
+		*offset = (int)(instr - bytecode);
+	} else if (!skip) {
+		int lasti;
+		if (!rd((const char *)fr + L.T.fr_instr, &lasti, sizeof lasti))
+			return false;
+		*offset = lasti < 0 ? -1 : lasti * 2;
+	}
+	*report = !skip;
+	return true;
+}
+
+/* The calling thread's innermost frame, NULL when it runs no Python. */
+static const void *top_frame(void)
 {
 	const void *ts = L.this_tstate();
 	if (!ts)
-		return 0;
+		return NULL;
 	const void *fr;
 	if (!rd_ptr(ts, L.T.ts_frame, &fr))
-		return 0;
+		return NULL;
 	if (L.T.cf_current >= 0 && fr && !rd_ptr(fr, (size_t)L.T.cf_current, &fr))
-		return 0;
+		return NULL;
+	return fr;
+}
+
+static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
+{
+	const void *fr = top_frame();
 	int n = 0;
 	size_t used = 0;
 	for (int guard = 0; fr && n < max && guard < 4096; guard++) {
 		const void *code, *prev;
-		if (((uintptr_t)fr & 7) || !rd_ptr(fr, L.T.fr_code, &code) || !rd_ptr(fr, L.T.fr_prev, &prev))
+		int offset;
+		bool report;
+		if (!frame_at(fr, &code, &offset, &prev, &report))
 			return n;
-		const void *ctype;
-		if (!code || !rd_ptr(code, 8, &ctype))
-			return n;
-		bool skip = ctype != L.code_type;   /* 3.13 shim frames run no code object */
-		int offset = -1;
-		if (!skip && L.T.fr_owner >= 0) {
-			char owner;
-			const char *instr;
-			int first = 0;
-			if (!rd((const char *)fr + L.T.fr_owner, &owner, 1) ||
-			    !rd_ptr(fr, L.T.fr_instr, (const void **)&instr) ||
-			    !rd((const char *)code + L.T.co_firsttraceable, &first, sizeof first))
-				return n;
-			const char *bytecode = (const char *)code + L.co_bytecode;
-			if (owner == 3 /* FRAME_OWNED_BY_CSTACK, 3.12+ */ ||
-			    (owner != 1 /* generator */ && instr < bytecode + 2 * (long)first))
-				skip = true;   /* an entry shim, or a frame not started yet */
-			offset = (int)(instr - bytecode);
-		} else if (!skip) {
-			int lasti;
-			if (!rd((const char *)fr + L.T.fr_instr, &lasti, sizeof lasti))
-				return n;
-			offset = lasti < 0 ? -1 : lasti * 2;
-		}
-		if (!skip) {
+		if (report) {
 			const void *file, *func;
 			if (!rd_ptr(code, L.co_filename, &file) || !rd_ptr(code, L.co_name, &func))
 				return n;
@@ -288,6 +309,41 @@ static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
 		fr = prev;
 	}
 	return n;
+}
+
+uint64_t ingero_python_site(uint64_t h, int max)
+{
+	/* only once the first walk proved the layout (plain loads are trusted) */
+	if (atomic_load_explicit(&state, memory_order_acquire) != 1 ||
+	    !atomic_load_explicit(&validated, memory_order_acquire) || !L.is_initialized())
+		return 0;
+	const void *fr = top_frame();
+	int n = 0;
+	for (int guard = 0; fr && n < max && guard < 4096; guard++) {
+		const void *code, *prev, *file, *func;
+		int offset;
+		bool report;
+		if (!frame_at(fr, &code, &offset, &prev, &report))
+			return 0;
+		if (report) {
+			/* code compiled again and again (exec, torch.fx) gets a
+			 * freed code object's address back, and its interned name
+			 * and file: its line table tells it apart, as for the
+			 * line cache (same print: same lines) */
+			const void *table = NULL;
+			uint64_t print = 0;
+			if (!rd_ptr(code, L.co_filename, &file) || !rd_ptr(code, L.co_name, &func) ||
+			    !table_print(code, &table, &print))
+				return 0;
+			uint64_t v[6] = { (uintptr_t)code, (uintptr_t)file, (uintptr_t)func, (uint64_t)(uint32_t)offset,
+					  (uintptr_t)table, print };
+			for (int i = 0; i < 6; i++)
+				h = (h ^ v[i]) * 0x9e3779b97f4a7c15ull, h ^= h >> 29;
+			n++;
+		}
+		fr = prev;
+	}
+	return n ? (h ? h : 1) : 0;
 }
 
 int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t cap)

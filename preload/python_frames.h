@@ -23,4 +23,12 @@ struct ingero_pyframe {
  * size cap; 0 when the thread is not running Python. */
 int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t cap);
 
+/* A key of the same max innermost frames — each one's code object, its
+ * file and name strings' addresses, its line table's address and print and
+ * the bytecode offset it is at, mixed into h — without reading a string or
+ * a line: the same key, the same frames (stack.c's memo).  0 when the
+ * thread runs no Python, when a code object has no readable line table, or
+ * before a first ingero_python_frames walk has proved the layout. */
+uint64_t ingero_python_site(uint64_t h, int max);
+
 #endif

@@ -58,6 +58,7 @@
 #include "ingero/msgpack_sink.h"
 #include "pack.h"
 #include "record.h"
+#include "stack.h"
 #include "symbolize.h"
 #include "ingero/u64map.h"
 
@@ -733,6 +734,11 @@ static void report_self_time(void)
 	fprintf(stderr, "ingero: self time: %.1f ns a recorded call, over %llu calls (pid %d)\n",
 		1000.0 * (double)atomic_load(&ingero_self_ticks) / (double)tpu / (double)calls,
 		(unsigned long long)calls, (int)getpid());
+	uint64_t unwound = atomic_load(&ingero_stacks_unwound), remembered = atomic_load(&ingero_stacks_remembered);
+	if (unwound + remembered)
+		fprintf(stderr, "ingero: stacks: %llu unwound, %llu remembered, %.1f us a stack (pid %d)\n",
+			(unsigned long long)unwound, (unsigned long long)remembered,
+			(double)atomic_load(&ingero_stacks_ns) / 1000.0 / (double)(unwound + remembered), (int)getpid());
 #ifdef INGERO_SELF_SEGMENTS
 	for (int i = 0; i < INGERO_SELF_SEGMENTS; i++)
 		fprintf(stderr, "ingero: self time segment %d: %.1f ns\n", i,

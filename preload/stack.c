@@ -11,6 +11,19 @@
  *
  * Symbolising native frames costs dladdr and file reads; it is the sender
  * thread's job, not the hot path's (sender.c).
+ *
+ * In a Python thread most stacks repeat: the same line of a training loop
+ * calls the same operator every step.  libunwind's walk through libtorch
+ * and the interpreter costs 20-35 us a stack there (docs/gpu-runs.md,
+ * section 9); reading the Python frames' code objects and offsets, well
+ * under a microsecond.  So each thread remembers, per key of its Python
+ * frames (python_frames.h) and of what the call was (API, kernel), the id
+ * of the stack it took there, and gives it again without unwinding.  What
+ * that assumes: one bytecode instruction reaches one CUDA API (and kernel)
+ * through one native path — true of an operator call; a C++ extension that
+ * makes the same call from two places under one Python call gets the first
+ * one's native frames for both.  Threads without Python frames (autograd's
+ * backward threads, C++ programs) always unwind.
  */
 #define UNW_LOCAL_ONLY
 #include "stack.h"
@@ -28,6 +41,8 @@
 #include "ingero/wire.h"
 
 static uintptr_t self_lo, self_hi;   /* our executable segment */
+
+_Atomic uint64_t ingero_stacks_unwound, ingero_stacks_remembered, ingero_stacks_ns;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -64,7 +79,19 @@ static __thread struct scratch {
 	} u;
 } scratch __attribute__((tls_model("initial-exec")));
 
-uint64_t ingero_stack_take(uint32_t pid)
+/* Stacks a thread remembers by the key of its Python frames (4 KiB). */
+#define MEMO_SLOTS 256
+static __thread struct memo_slot {
+	uint64_t site, id;
+} memo[MEMO_SLOTS] __attribute__((tls_model("initial-exec")));
+
+static int python_max(uint32_t depth)
+{
+	int maxpy = (int)(depth ? depth : INGERO_PY_FRAMES_MAX);
+	return maxpy > INGERO_PY_FRAMES_MAX ? INGERO_PY_FRAMES_MAX : maxpy;
+}
+
+uint64_t ingero_stack_take(uint32_t pid, uint64_t what)
 {
 	/* The record is built in place: header, ips, then Python frames. */
 	struct scratch *sc = &scratch;
@@ -72,6 +99,18 @@ uint64_t ingero_stack_take(uint32_t pid)
 	uint32_t depth = ingero_cfg.stack_depth;
 	void *ips[INGERO_WIRE_MAX_NATIVE + 8];
 	int n = 0;
+
+	struct memo_slot *m = NULL;
+	uint64_t site = ingero_cfg.python ? ingero_python_site(what, python_max(depth)) : 0;
+	if (site) {
+		m = &memo[(site >> 32) & (MEMO_SLOTS - 1)];
+		/* (a fork child, or a new ring, defines its stacks again) */
+		if (m->site == site && ingero_set_has(&ingero_stacks_put, m->id)) {
+			atomic_fetch_add_explicit(&ingero_stacks_remembered, 1, memory_order_relaxed);
+			return m->id;
+		}
+	}
+	atomic_fetch_add_explicit(&ingero_stacks_unwound, 1, memory_order_relaxed);
 
 	if (depth) {
 		int want = (int)depth + 8;
@@ -98,10 +137,7 @@ uint64_t ingero_stack_take(uint32_t pid)
 	int np = 0;
 	if (ingero_cfg.python) {
 		struct ingero_pyframe *pf = sc->pf;
-		int maxpy = (int)(depth ? depth : INGERO_PY_FRAMES_MAX);
-		if (maxpy > INGERO_PY_FRAMES_MAX)
-			maxpy = INGERO_PY_FRAMES_MAX;
-		int got = ingero_python_frames(pf, maxpy, sc->sbuf, sizeof sc->sbuf);
+		int got = ingero_python_frames(pf, python_max(depth), sc->sbuf, sizeof sc->sbuf);
 		for (int i = 0; i < got; i++) {
 			size_t need = sizeof(struct rrec_pyframe) + pf[i].file_len + pf[i].func_len;
 			if (off + need > sizeof sc->u.bytes)
@@ -121,6 +157,8 @@ uint64_t ingero_stack_take(uint32_t pid)
 		return 0;
 	if (h == 0)
 		h = 1;
+	if (m)
+		*m = (struct memo_slot){ site, h };
 	if (ingero_set_has(&ingero_stacks_put, h))
 		return h;
 
@@ -133,7 +171,7 @@ uint64_t ingero_stack_take(uint32_t pid)
 	st->n_python = (uint16_t)np;
 	st->pad = 0;
 	if (!ingero_put(sc->u.bytes, (uint32_t)off, false))
-		return 0;   /* no definition in the ring: do not refer to it */
+		return 0;   /* no definition in the ring: do not refer to it (nor will the memo) */
 	ingero_set_add(&ingero_stacks_put, h);
 	return h;
 }

@@ -6,10 +6,16 @@
 #ifndef INGERO_PRELOAD_STACK_H
 #define INGERO_PRELOAD_STACK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
-/* The stack id of the current call site (0 if none could be taken). */
-uint64_t ingero_stack_take(uint32_t pid);
+/* The stack id of the current call site (0 if none could be taken);
+ * `what` tells calls apart that the same Python frames make (API, kernel). */
+uint64_t ingero_stack_take(uint32_t pid, uint64_t what);
+/* Stacks taken by unwinding, and given again from a thread's memo; the
+ * time all of them took (ns, record.c): said at exit with INGERO_SELF_TIME. */
+extern _Atomic uint64_t ingero_stacks_unwound, ingero_stacks_remembered, ingero_stacks_ns;
+
 /* Constructor: find our own code's address range (frames to leave out). */
 void ingero_stack_init(void);
 

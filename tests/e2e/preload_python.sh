@@ -45,6 +45,27 @@ check_eq "regenerated code: 100 calls on each of lines 2, 3 (A), 5, 6 (B) and 8,
 	"2x100 3x100 5x100 6x100 8x100 9x100" \
 	"$(tr '\n' ' ' <"$T/regen.lines" | sed 's/ $//')"
 
+# A stack repeated at the same Python frames is given again from the
+# thread's memo, not unwound (preload/stack.c): 2,200 syncs from one line, 8
+# frames deep, a stack each; the regenerated code's 600 syncs above come
+# from 6 lines in 3 code objects that share addresses, each unwound once
+start_sink "$T/memo.sink" -i 1000
+INGERO_SELF_TIME=1 INGERO_STACKS=sync INGERO_STACK_BUDGET_PPM=1000000 \
+	traced python3 tests/bench/preload_pystack.py "$LIBRT" 2000 8 >/dev/null 2>"$T/memo.err"
+check_eq "memo: exits 0" 0 $?
+wait_sink
+set -- $(sed -n 's/^ingero: stacks: \([0-9]*\) unwound, \([0-9]*\) remembered.*/\1 \2/p' "$T/memo.err")
+check "memo: at most 3 stacks unwound (${1:-none})" test "${1:-99}" -le 3
+check_eq "memo: every other stack remembered" 2200 $((${1:-0} + ${2:-0}))
+# (two call sites of the loop at the top: the warm-up's and the timed one's)
+check_eq "memo: the sink got two stack definitions for the sync line" 2 \
+	"$(grep -c '^pyframe .* depth=0 .*func=f0 ' "$T/memo.sink")"
+start_sink "$T/regen2.sink" -i 1000
+INGERO_SELF_TIME=1 INGERO_STACK_BUDGET_PPM=1000000 traced python3 "$PY" "$LIBRT" regen >/dev/null 2>"$T/regen.err"
+wait_sink
+set -- $(sed -n 's/^ingero: stacks: \([0-9]*\) unwound, \([0-9]*\) remembered.*/\1 \2/p' "$T/regen.err")
+check "regenerated code: each of its 6 lines unwound at least once (${1:-none})" test "${1:-0}" -ge 6
+
 for method in fork spawn forkserver; do
 	start_sink "$T/mp.sink" -i 1500
 	traced python3 "$PY" "$LIBRT" mp "$method" >"$T/mp.truth"
