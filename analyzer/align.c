@@ -206,6 +206,7 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 		acc[a->api].s = x;
 	}
 	uint64_t win_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
+	win_ns -= ia_capture_paused_in(&t->capture, t->first_ns, t->last_ns);   /* (nothing recorded there) */
 	uint64_t all_pages = 0;
 	if (e)
 		for (size_t p = 0; p < e->npages; p++)

@@ -20,11 +20,22 @@ struct ia_capture {
 	uint64_t recorded_ns;  /* inside windows, all processes' added up */
 	int open;              /* a window still open at the end */
 	int applied;           /* the analysis window was set to [first, last) */
+	/* Between first and last, the stretches in which no process was
+	 * recording (between windows): (start, end) pairs, in time order.
+	 * Nothing of the program's CUDA calls or of its kernel evidence is
+	 * there, so the analysis leaves them out (phases.h: "not recorded"). */
+	uint64_t *paused; size_t npaused;
+	uint64_t paused_ns;
 };
 
 /* Reads the windows; end is the trace's last evidence (an open window's end).
  * 0, or -1 with a one-line reason. */
 int ia_capture_load(sqlite3 *db, uint64_t end, struct ia_capture *c, char *err, size_t errlen);
+
+void ia_capture_free(struct ia_capture *c);
+
+/* Time of [a, b) between windows (c->paused). */
+uint64_t ia_capture_paused_in(const struct ia_capture *c, uint64_t a, uint64_t b);
 
 /* One line for explain and stats (nothing when there were no windows);
  * times relative to t0. */

@@ -32,6 +32,8 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "\n");
 	}
 	ia_capture_print(f, &t->capture, t->t0);
+	if (win)   /* shares are of the recorded part of the window (less the time between capture windows) */
+		win = a->idle.window_ns;
 	const char *pyf = ia_session(t, "python_frames");
 	if (pyf && !strncmp(pyf, "off", 3))   /* which Python code ran is then not known */
 		fprintf(f, "On-CPU samples have native frames only (Python frames %s).\n", pyf);
@@ -63,7 +65,7 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	if (win && i->steady_ns < win) {   /* one-time phases in the window: said before any chain */
 		fprintf(f, "Phases:");
 		for (int p = 1; p < IA_PHASE_N; p++)
-			if (i->phase_ns[p])
+			if (i->phase_ns[p] && p != IA_PHASE_PAUSED)   /* (the capture line says that one) */
 				fprintf(f, " %s %s (%.0f%%),", ia_phase_title((enum ia_phase)p),
 					ia_fmt_dur(d1, sizeof d1, i->phase_ns[p]), pct(i->phase_ns[p], win));
 		fprintf(f, " steady state %s (%.0f%%", ia_fmt_dur(d1, sizeof d1, i->steady_ns), pct(i->steady_ns, win));

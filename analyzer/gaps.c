@@ -323,6 +323,44 @@ static int measured_gaps(const struct ia_trace *t, struct ia_gaps *g, const uint
 	return 0;
 }
 
+/* The stretches between capture windows are cut out of the gaps: nothing
+ * was recorded there, so what is left of a gap around one is the host time
+ * recorded before the stop and after the next start. */
+static int cut_paused(const struct ia_capture *c, struct ia_gaps *g)
+{
+	if (!c->npaused)
+		return 0;
+	struct ia_gap *out = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		struct ia_gap x = g->g[i];
+		for (size_t k = 0; k < c->npaused && x.start < x.end; k++) {
+			uint64_t p0 = c->paused[2 * k], p1 = c->paused[2 * k + 1];
+			if (p1 <= x.start || p0 >= x.end)
+				continue;
+			if (p0 > x.start) {   /* the part before this stretch */
+				if (ia_grow((void **)&out, &cap, n + 1, sizeof *out) < 0)
+					goto oom;
+				out[n] = x;
+				out[n++].end = p0;
+			}
+			x.start = p1;
+		}
+		if (x.start < x.end) {
+			if (ia_grow((void **)&out, &cap, n + 1, sizeof *out) < 0)
+				goto oom;
+			out[n++] = x;
+		}
+	}
+	free(g->g);
+	g->g = out;
+	g->n = n;
+	return 0;
+oom:
+	free(out);
+	return -1;
+}
+
 /* Moves the gaps that lie mostly in a one-time phase out of g->g, into the
  * per-phase counts: the attribution that follows is the steady state's. */
 static void set_phase_gaps_apart(const struct ia_phases *ph, struct ia_gaps *g)
@@ -437,6 +475,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		return -1;
 	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
 		goto oom;
+	if (cut_paused(&t->capture, g) < 0)
+		goto oom;
 	set_phase_gaps_apart(ph, g);
 
 	/* main thread in each gap: gaps and the thread's intervals are both
@@ -464,18 +504,32 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
 	}
+	/* time between capture windows is no part of the bounds: nothing was
+	 * recorded there (what the GPU did in it is not known either) */
+	uint64_t paused_idle = 0, paused_busy = 0;
+	g->capture = &t->capture;
+	for (size_t k = 0; k < t->capture.npaused; k++) {
+		uint64_t p0 = t->capture.paused[2 * k], p1 = t->capture.paused[2 * k + 1];
+		g->paused_ns += ia_overlap(p0, p1, g->win_start, g->win_end);
+		paused_idle += ia_spans_within(g->gpu.idle, g->gpu.nidle, p0, p1);
+		paused_busy += ia_spans_within(g->gpu.busy, g->gpu.nbusy, p0, p1);
+	}
+	uint64_t rec = win - g->paused_ns;   /* the recorded part of the window */
 	g->idle_low_ns = g->total_ns;
 	for (int p = 0; p < IA_PHASE_N; p++)   /* the whole window's bounds hold the phases' gaps too */
-		g->idle_low_ns += g->phase_gap_ns[p];
+		if (p != IA_PHASE_PAUSED)
+			g->idle_low_ns += g->phase_gap_ns[p];
 	if (g->gpu.measured)   /* measured: every certainly idle stretch, short ones too */
-		g->idle_low_ns = g->gpu.idle_low_ns;
-	g->idle_high_ns = win > g->known_busy_ns ? win - g->known_busy_ns : 0;
-	if (g->gpu.measured)
-		g->idle_high_ns = g->gpu.idle_high_ns;
+		g->idle_low_ns = g->gpu.idle_low_ns > paused_idle ? g->gpu.idle_low_ns - paused_idle : 0;
+	g->idle_high_ns = rec > g->known_busy_ns ? rec - g->known_busy_ns : 0;
+	if (g->gpu.measured) {
+		uint64_t unknown = g->paused_ns > paused_busy ? g->paused_ns - paused_busy : 0;
+		g->idle_high_ns = g->gpu.idle_high_ns > unknown ? g->gpu.idle_high_ns - unknown : 0;
+	}
 	if (g->idle_high_ns < g->idle_low_ns)
 		g->idle_high_ns = g->idle_low_ns;
 	uint64_t in_calls = g->in_sync_ns + g->in_copy_ns + g->in_launch_ns + g->in_other_ns;
-	g->queued_host_ns = win > in_calls + g->idle_low_ns ? win - in_calls - g->idle_low_ns : 0;
+	g->queued_host_ns = rec > in_calls + g->idle_low_ns ? rec - in_calls - g->idle_low_ns : 0;
 
 	/* workers' CPU time over all gaps */
 	g->worker_oncpu_ns = calloc(pp->n + 1, sizeof *g->worker_oncpu_ns);

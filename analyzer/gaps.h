@@ -64,6 +64,8 @@ struct ia_gap_line {
 
 struct ia_gaps {
 	uint64_t win_start, win_end;          /* CUDA activity window of the main process */
+	uint64_t paused_ns;                   /* of it, between capture windows (capture.h): left out */
+	const struct ia_capture *capture;     /* the trace's, for those stretches */
 	uint32_t *main_calls; size_t nmain_calls;   /* its calls in time order (ia_proc_calls), for the
 						       chains and hostbound.c to walk again */
 	struct ia_gap *g; size_t n;

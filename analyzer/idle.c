@@ -41,11 +41,18 @@ static void measured_steady(const struct ia_gaps *g, const struct ia_phases *ph,
 	}
 	if (w != whole)
 		free(w);
-	/* the estimate's busy spans: p75 times -> most busy -> least idle */
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	/* the estimate's busy spans: p75 times -> most busy -> least idle;
+	 * over the recorded part of the window (out->window_ns) */
+	const struct ia_capture *c = g->capture;
+	size_t np = c ? c->npaused : 0;
 	for (int q = 0; q < 3; q++) {
 		uint64_t b = ia_spans_within(g->gpu.est[2 - q], g->gpu.nest[2 - q], g->win_start, g->win_end);
-		out->est_ns[q] = win > b ? win - b : 0;
+		for (size_t k = 0; k < np; k++) {
+			uint64_t in = ia_spans_within(g->gpu.est[2 - q], g->gpu.nest[2 - q], c->paused[2 * k],
+						      c->paused[2 * k + 1]);
+			b = b > in ? b - in : 0;
+		}
+		out->est_ns[q] = out->window_ns > b ? out->window_ns - b : 0;
 		out->steady_est_ns[q] = out->steady_ns > est[2 - q] ? out->steady_ns - est[2 - q] : 0;
 	}
 	out->ntimed = g->gpu.ntimed;
@@ -64,14 +71,19 @@ static void measured_steady(const struct ia_gaps *g, const struct ia_phases *ph,
 void ia_idle_compute(const struct ia_gaps *g, const struct ia_phases *ph, struct ia_idle *out)
 {
 	memset(out, 0, sizeof *out);
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	/* W is the recorded part of the window: the time between capture
+	 * windows is neither steady nor a one-time phase */
+	uint64_t span = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
+	uint64_t win = span > g->paused_ns ? span - g->paused_ns : 0;
 	out->window_ns = win;
 	out->low_ns = g->idle_low_ns;
 	out->high_ns = g->idle_high_ns;
 	uint64_t phases = 0;
 	for (int p = 1; p < IA_PHASE_N; p++) {
-		out->phase_ns[p] = ia_phases_time_in(ph, (enum ia_phase)p, g->win_start, g->win_end);
-		phases += out->phase_ns[p];
+		out->phase_ns[p] = p == IA_PHASE_PAUSED ? g->paused_ns
+							: ia_phases_time_in(ph, (enum ia_phase)p, g->win_start, g->win_end);
+		if (p != IA_PHASE_PAUSED)
+			phases += out->phase_ns[p];
 	}
 	out->steady_ns = win > phases ? win - phases : 0;
 	out->phase_ns[IA_PHASE_STEADY] = out->steady_ns;
@@ -185,11 +197,12 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 	cJSON_AddStringToObject(idle, "basis", i->measured
 		? "measured: CUDA events the preload library put behind the program's work, timed on the GPU; "
 		  "low = time every marked stream was certainly idle; high = window minus time some stream "
-		  "certainly had unfinished work; steady_* = the same over the steady state (the window minus "
-		  "start-up, compilation, autotuning and epoch boundaries)"
+		  "certainly had unfinished work; the window leaves out the time between capture windows; "
+		  "steady_* = the same over the steady state (the window minus start-up, compilation, "
+		  "autotuning and epoch boundaries)"
 		: "host evidence only (no GPU timestamps): low = time with no CUDA work queued by the main process; "
 		  "high = window minus time the GPU was known busy (host waiting in syncs or blocking copies); "
-		  "steady_* = the same over the steady state (the window minus start-up, compilation, "
+		  "the window leaves out the time between capture windows; steady_* = the same over the steady state (the window minus start-up, compilation, "
 		  "autotuning and epoch boundaries)");
 	return idle;
 }

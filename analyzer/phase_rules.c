@@ -73,6 +73,7 @@ const char *ia_phase_name(enum ia_phase p)
 	case IA_PHASE_COMPILE: return "compilation";
 	case IA_PHASE_AUTOTUNE: return "autotuning";
 	case IA_PHASE_EPOCH: return "epoch_boundary";
+	case IA_PHASE_PAUSED: return "not_recorded";
 	default: return "steady";
 	}
 }
@@ -82,6 +83,7 @@ const char *ia_phase_title(enum ia_phase p)
 	switch (p) {
 	case IA_PHASE_STARTUP: return "start-up";
 	case IA_PHASE_EPOCH: return "epoch boundaries";
+	case IA_PHASE_PAUSED: return "not recorded (between capture windows)";
 	case IA_PHASE_STEADY: return "steady state";
 	default: return ia_phase_name(p);
 	}

@@ -30,6 +30,7 @@ enum ia_phase {
 	IA_PHASE_COMPILE,      /* torch.compile, Triton, XLA, NVRTC, compiler processes */
 	IA_PHASE_AUTOTUNE,     /* cuDNN benchmark, Inductor max-autotune, Triton's autotuner */
 	IA_PHASE_EPOCH,        /* an epoch boundary: the DataLoader's iterator (re)started, the sampler's permutation */
+	IA_PHASE_PAUSED,       /* between capture windows (capture.h): nothing recorded, no finding, left out */
 	IA_PHASE_N
 };
 

@@ -170,6 +170,47 @@ static int decide_slices(struct ia_phases *ph, const struct ia_phase_vote *v, si
 	return 0;
 }
 
+/* Slices at least half between capture windows are "not recorded",
+ * whatever else voted in them (the edges' samples). */
+static void mark_paused(struct ia_phases *ph, const struct ia_capture *c)
+{
+	for (size_t i = 0; i < c->npaused; i++) {
+		uint64_t a = c->paused[2 * i], b = c->paused[2 * i + 1];
+		for (size_t s = a < ph->t0 ? 0 : slice_of(ph, a); s < ph->nslices; s++) {
+			uint64_t s0 = ph->t0 + s * IA_PHASE_SLICE_NS;
+			if (s0 >= b)
+				break;
+			if (2 * ia_capture_paused_in(c, s0, s0 + IA_PHASE_SLICE_NS) >= IA_PHASE_SLICE_NS)
+				ph->slice[s] = IA_PHASE_PAUSED;
+		}
+	}
+}
+
+/* A "not recorded" episode's edges are the capture's own (its slices
+ * only locate it): the steady windows around it then end and start where
+ * the recording did. */
+static void snap_paused(struct ia_phases *ph, const struct ia_capture *c)
+{
+	for (size_t i = 0; i < ph->nep; i++) {
+		struct ia_phase_episode *e = &ph->ep[i];
+		if (e->phase != IA_PHASE_PAUSED)
+			continue;
+		uint64_t lo = i ? ph->ep[i - 1].end : ph->t0, hi = i + 1 < ph->nep ? ph->ep[i + 1].start : UINT64_MAX;
+		uint64_t s = UINT64_MAX, t = 0;
+		for (size_t k = 0; k < c->npaused; k++)
+			if (ia_overlap(c->paused[2 * k], c->paused[2 * k + 1], e->start, e->end)) {
+				if (c->paused[2 * k] < s)
+					s = c->paused[2 * k];
+				if (c->paused[2 * k + 1] > t)
+					t = c->paused[2 * k + 1];
+			}
+		if (s < t) {
+			e->start = s > lo ? s : lo;
+			e->end = t < hi ? t : hi;
+		}
+	}
+}
+
 /* Runs of slices of phase p. */
 static size_t runs_of(const struct ia_phases *ph, enum ia_phase p)
 {
@@ -486,6 +527,7 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		free(v);
 		goto oom;
 	}
+	mark_paused(ph, &t->capture);
 	if (find_steps(t, pp, ph, err, errlen) < 0) {
 		free(v);
 		return -1;
@@ -494,7 +536,10 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		qsort(v, nv, sizeof *v, cmp_vote_ts);
 	ph->votes = v;   /* kept for ia_phases_focus */
 	ph->nvotes = nv;
-	if (build_episodes(ph) < 0 || details(ph, names, v, nv, 0, UINT64_MAX) < 0 || episode_sites(ph, names, v, nv) < 0)
+	if (build_episodes(ph) < 0)
+		goto oom;
+	snap_paused(ph, &t->capture);
+	if (details(ph, names, v, nv, 0, UINT64_MAX) < 0 || episode_sites(ph, names, v, nv) < 0)
 		goto oom;
 	mark_repeats(ph);
 	return 0;
@@ -549,6 +594,10 @@ uint64_t ia_phases_time_in(const struct ia_phases *ph, enum ia_phase p, uint64_t
 
 enum ia_phase ia_phases_gap(const struct ia_phases *ph, uint64_t a, uint64_t b)
 {
+	/* a gap that is mostly time between capture windows is that, whatever
+	 * was sampled at its edges */
+	if (2 * ia_phases_time_in(ph, IA_PHASE_PAUSED, a, b) > b - a)
+		return IA_PHASE_PAUSED;
 	/* the main thread's own samples in the gap, when it has any: a few
 	 * milliseconds of lazy kernel loading between two steady slices are
 	 * start-up, whatever the 50 ms slice around them says */
@@ -615,6 +664,28 @@ uint64_t *ia_phases_steady_windows(const struct ia_phases *ph, uint64_t a, uint6
 	return w;
 }
 
+uint64_t *ia_phases_windows(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *n)
+{
+	uint64_t *w = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < ph->nep; i++) {
+		const struct ia_phase_episode *e = &ph->ep[i];
+		uint64_t s = e->start > a ? e->start : a, t = e->end < b ? e->end : b;
+		if (e->phase != p || t <= s)
+			continue;
+		if (ia_grow((void **)&w, &cap, 2 * (*n + 1), sizeof *w) < 0) {
+			free(w);
+			*n = 0;
+			return NULL;
+		}
+		w[2 * *n] = s;
+		w[2 * *n + 1] = t;
+		(*n)++;
+	}
+	return w;
+}
+
 size_t ia_phases_episodes(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *repeats)
 {
 	size_t n = 0, r = 0;
@@ -636,7 +707,9 @@ cJSON *ia_phases_json(const struct ia_phases *ph, const struct ia_trace *t, uint
 	uint64_t other = 0;
 	for (int p = 1; p < IA_PHASE_N; p++) {
 		char key[48];
-		uint64_t n = ia_phases_time_in(ph, (enum ia_phase)p, a, b);
+		/* (between capture windows: the capture's exact stretches) */
+		uint64_t n = p == IA_PHASE_PAUSED ? ia_capture_paused_in(&t->capture, a, b)
+						  : ia_phases_time_in(ph, (enum ia_phase)p, a, b);
 		snprintf(key, sizeof key, "%s_ns", ia_phase_name((enum ia_phase)p));
 		ia_json_u64(o, key, n);
 		other += n;

@@ -347,10 +347,11 @@ int ia_cmd_report(const struct ia_cli *c)
 		fputs(", ", f);
 		esc(f, t.gpu);
 	}
-	if (win)
+	uint64_t rec = a.idle.window_ns;   /* the window less the time between capture windows */
+	if (win && rec)
 		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(%s)</small></p>\n",
-			ia_fmt_pct_range(d1, sizeof d1, 100.0 * (double)g->idle_low_ns / (double)win,
-					 100.0 * (double)g->idle_high_ns / (double)win),
+			ia_fmt_pct_range(d1, sizeof d1, 100.0 * (double)g->idle_low_ns / (double)rec,
+					 100.0 * (double)g->idle_high_ns / (double)rec),
 			g->gpu.measured ? "measured: CUDA event marks timed on the GPU; low = certainly idle, high = not "
 					  "certainly busy"
 					: "estimate from host evidence: no GPU timestamps; low = no CUDA work queued, "

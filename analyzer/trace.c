@@ -672,6 +672,7 @@ void ia_trace_free(struct ia_trace *t)
 		free(t->procs[i].cmdline);
 		free(t->procs[i].calls);
 	}
+	ia_capture_free(&t->capture);
 	for (size_t i = 0; i < t->nlosses; i++)
 		free(t->losses[i].source);
 	free(t->losses);

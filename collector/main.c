@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ingero/config.h>
 #include <ingero/exit.h>
 
 #include "cli.h"
@@ -200,6 +201,11 @@ int main(int argc, char **argv)
 			return INGERO_EXIT_RUNTIME;
 		}
 		procs_enroll(t, st, (uint32_t)l.pid, 0);
+		/* a program that will record only between cudaProfilerStart and
+		 * Stop (the library reads the same variable) starts paused here
+		 * too: its first start, not its launch, begins the evidence */
+		if (ingero_capture_profiler(getenv(INGERO_ENV_CAPTURE)))
+			tracer_capture(t, (uint32_t)l.pid, 0);
 		launch_release(&l);
 	}
 

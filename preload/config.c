@@ -119,7 +119,7 @@ void ingero_config_load(void)
 
 	const char *cap = getenv(INGERO_ENV_CAPTURE);
 	if (cap && *cap && strcasecmp(cap, "all") != 0) {
-		if (strcasecmp(cap, "cudaProfilerApi") == 0)
+		if (ingero_capture_profiler(cap))
 			ingero_cfg.capture_profiler = true;
 		else
 			ingero_debug("%s=%s ignored (all, cudaProfilerApi)", INGERO_ENV_CAPTURE, cap);

@@ -6,6 +6,8 @@
 #ifndef INGERO_CONFIG_H
 #define INGERO_CONFIG_H
 
+#include <strings.h>
+
 /* nng endpoint; both the preload library and the collector read the variable. */
 #define INGERO_ENV_ENDPOINT      "INGERO_ENDPOINT"
 #define INGERO_DEFAULT_DIR       "/run/ingero"
@@ -15,9 +17,9 @@
 #define INGERO_ENV_DISABLE       "INGERO_DISABLE"        /* "1": pure pass-through */
 #define INGERO_ENV_STACKS        "INGERO_STACKS"         /* which classes get stacks: e.g. "sync,copy", "all", "none" */
 #define INGERO_ENV_STACK_DEPTH   "INGERO_STACK_DEPTH"    /* native frames, default 16 */
-#define INGERO_ENV_LAUNCH_SAMPLE "INGERO_LAUNCH_SAMPLE"  /* 1 launch stack in N, default 64; 0 = none */
+#define INGERO_ENV_LAUNCH_SAMPLE "INGERO_LAUNCH_SAMPLE"  /* 1 launch stack in N, default 256; 0 = none */
 #define INGERO_ENV_PYTHON        "INGERO_PYTHON"         /* "0": no Python frames */
-#define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks, default 5000 */
+#define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks, default 2000 */
 #define INGERO_ENV_RING_EVENTS   "INGERO_RING_EVENTS"    /* shared ring capacity in events, power of two */
 #define INGERO_ENV_GPU_MARKS     "INGERO_GPU_MARKS"      /* "0": no measured GPU time (CUDA event marks) */
 #define INGERO_ENV_GPU_MARK_US   "INGERO_GPU_MARK_US"    /* program threads' marks where the GPU keeps up: one per N us per process, default 4000; 0 none */
@@ -25,5 +27,13 @@
 #define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
 #define INGERO_ENV_SELF_TIME     "INGERO_SELF_TIME"      /* "1": time the library's own part of each recorded call, say it at exit */
+
+/* Whether a value of INGERO_CAPTURE asks to record only between
+ * cudaProfilerStart and cudaProfilerStop: the library's reading, which the
+ * collector shares to pause a program it launches from the start. */
+static inline int ingero_capture_profiler(const char *v)
+{
+	return v && strcasecmp(v, "cudaProfilerApi") == 0;
+}
 
 #endif

@@ -43,6 +43,35 @@ PYEOF
 "$B/ingero-analyze" stats --from 0 "$T/cap.db" >"$T/cap.stats2" 2>&1
 check "a window asked for wins" grep -q "read in the window asked instead" "$T/cap.stats2"
 
+# the time between windows is left out of the analysis (it holds nothing
+# recorded): 500 ms asleep after the stop, between the windows' own 500 ms
+# naps at the first's end and the second's start.  Without that the pause
+# was one gap with the naps around it, and the window the whole span.
+INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" --no-bpf -q -o "$T/gap.db" -- \
+	"$B/tests/preload_calls" capture 9 >/dev/null 2>&1
+check_eq "collector run with a pause between windows" 0 $?
+"$B/ingero-analyze" explain "$T/gap.db" >"$T/gap.txt" 2>&1
+check "explain says the time between windows is left out" \
+	grep -q "^Captured (cudaProfilerStart/Stop): 2 windows, .* between windows left out" "$T/gap.txt"
+"$B/ingero-analyze" explain --json "$T/gap.db" >"$T/gap.json" 2>&1
+check "the window, its phases and its gaps leave the pause out" python3 - "$T/gap.json" "$T/gap.db" <<'PYEOF'
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+t = [r[0] for r in db.execute("SELECT t_ns FROM capture ORDER BY t_ns")]
+pause = t[2] - t[1]   # the first stop to the second start
+c = d["trace"]["capture"]
+assert 450e6 <= pause and abs(c["between_windows_ns"] - pause) < 1e6, (c, pause)
+assert d["phases"]["not_recorded_ns"] == c["between_windows_ns"], d["phases"]
+span = d["trace"]["window_end_rel_ns"] - d["trace"]["window_start_rel_ns"]
+w = d["where_time_went"]["window_ns"]
+assert w == span - c["between_windows_ns"], (w, span, c)
+# the naps either side of the pause are gaps; the pause is in none
+g = d["gaps"]
+assert g["count"] >= 2 and 900e6 <= g["total_ns"] <= w, (g, w)
+assert d["gpu_idle_pct"]["high"] <= 100, d["gpu_idle_pct"]
+PYEOF
+
 # with eBPF: paused, the process's scheduler evidence stops too (the
 # collector flips it in the `traced` map when the stop arrives: allow
 # 200 ms for that on a loaded machine), and comes back with the next start
@@ -56,7 +85,10 @@ if is_root; then
 			AND o.start_ns >= a.t_ns + $3 AND o.start_ns < b.t_ns"
 	}
 	# capture rows: 1 start, 2 stop, 3 start, 4 stop; naps of 5 ms for 500 ms
-	# before the stop, after it, and after the second start
+	# before the first start, before the stop, after it, and after the second start
+	before=$(sqlite3 "$T/bpf.db" "SELECT count(*) FROM off_cpu o WHERE o.tid = (SELECT pid FROM capture LIMIT 1)
+		AND o.start_ns < (SELECT min(t_ns) FROM capture) AND o.end_ns - o.start_ns BETWEEN 4000000 AND 20000000")
+	check_eq "before the first start: no nap recorded (the collector launched it paused)" 0 "$before"
 	check_ge "window: the main thread's naps recorded" "$(naps 1 2 0)" 20
 	check_eq "paused: none recorded once the stop reached the collector" 0 "$(naps 2 3 200000000)"
 	check_ge "resumed: the naps after the second start recorded" "$(naps 3 4 200000000)" 20

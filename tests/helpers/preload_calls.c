@@ -29,8 +29,9 @@
  *                                  N × cudaDeviceSynchronize again, then N × cudaMemsetAsync
  *                                  inside a second start/stop; with INGERO_CAPTURE=cudaProfilerApi
  *                                  the syncs outside are counted as "cudaDeviceSynchronize(paused)";
- *                                  PRELOAD_CALLS_NAP_MS: that long asleep (5 ms naps) at the end of
- *                                  the first window, after it, and at the start of the second
+ *                                  PRELOAD_CALLS_NAP_MS: that long asleep (5 ms naps) before the
+ *                                  first start, at the end of the first window, after it, and at
+ *                                  the start of the second
  *   preload_calls stamps N         N × cudaDeviceSynchronize, printing "stamp BEFORE AFTER"
  *                                  (CLOCK_MONOTONIC ns around each call)
  */
@@ -482,6 +483,8 @@ int main(int argc, char **argv)
 		const char *nap = getenv("PRELOAD_CALLS_NAP_MS");
 		long naps = nap ? atol(nap) / 5 : 0;
 		struct timespec five = { 0, 5000000 };
+		for (long i = 0; i < naps; i++)   /* (and before the first start) */
+			nanosleep(&five, NULL);
 		CK(cudaProfilerStart(), "cudaProfilerStart(not traced)");
 		for (long i = 0; i < n; i++) {
 			CK(cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, s), "cudaLaunchKernel");

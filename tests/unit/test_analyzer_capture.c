@@ -40,6 +40,15 @@ static void windows_paired_per_process(void **state)
 	assert_int_equal(c.recorded_ns, 100 + 150 + 100);
 	assert_false(c.open);
 	assert_false(c.applied);
+	/* no process recorded in [250, 300): left out of the analysis */
+	assert_int_equal(c.npaused, 1);
+	assert_int_equal(c.paused[0], 250);
+	assert_int_equal(c.paused[1], 300);
+	assert_int_equal(c.paused_ns, 50);
+	assert_int_equal(ia_capture_paused_in(&c, 0, 1000), 50);
+	assert_int_equal(ia_capture_paused_in(&c, 260, 280), 20);
+	assert_int_equal(ia_capture_paused_in(&c, 100, 250), 0);
+	ia_capture_free(&c);
 	sqlite3_close(db);
 }
 
@@ -54,6 +63,9 @@ static void open_window_lasts_to_the_end(void **state)
 	assert_true(c.open);
 	assert_int_equal(c.last, 900);
 	assert_int_equal(c.recorded_ns, 100 + 400);
+	assert_int_equal(c.npaused, 1);
+	assert_int_equal(c.paused_ns, 300);
+	ia_capture_free(&c);
 	sqlite3_close(db);
 }
 
