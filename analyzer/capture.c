@@ -20,7 +20,8 @@ static int by_start(const void *a, const void *b)
  * windows w (n (start, end) pairs, any order): into c->paused. */
 static int paused_between(struct ia_capture *c, uint64_t *w, size_t n)
 {
-	qsort(w, n, 2 * sizeof *w, by_start);
+	if (n)
+		qsort(w, n, 2 * sizeof *w, by_start);
 	size_t cap = 0;
 	uint64_t cur = c->first;   /* covered up to here */
 	for (size_t i = 0; i <= n; i++) {

@@ -664,28 +664,6 @@ uint64_t *ia_phases_steady_windows(const struct ia_phases *ph, uint64_t a, uint6
 	return w;
 }
 
-uint64_t *ia_phases_windows(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *n)
-{
-	uint64_t *w = NULL;
-	size_t cap = 0;
-	*n = 0;
-	for (size_t i = 0; i < ph->nep; i++) {
-		const struct ia_phase_episode *e = &ph->ep[i];
-		uint64_t s = e->start > a ? e->start : a, t = e->end < b ? e->end : b;
-		if (e->phase != p || t <= s)
-			continue;
-		if (ia_grow((void **)&w, &cap, 2 * (*n + 1), sizeof *w) < 0) {
-			free(w);
-			*n = 0;
-			return NULL;
-		}
-		w[2 * *n] = s;
-		w[2 * *n + 1] = t;
-		(*n)++;
-	}
-	return w;
-}
-
 size_t ia_phases_episodes(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *repeats)
 {
 	size_t n = 0, r = 0;

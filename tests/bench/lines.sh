@@ -20,6 +20,9 @@
 # ~0.9 us, from L1/L2 ~0.2: `make bench-cold`):
 #   lines_read  lines_written  code_lines  instr           recording (GPU marks off)
 #   ..._marks                                             with GPU marks
+#   ..._drv                      with marks, the launch made through the
+#                                driver's cuLaunchKernel as cuGetProcAddress
+#                                hands it out (PyTorch's path: recorded there)
 #   ..._paused                                            paused
 #                                (INGERO_CAPTURE=cudaProfilerApi): the
 #                                interposition alone
@@ -62,7 +65,8 @@ echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N laun
 # (marks: the calling threads' ration scaled to valgrind's pace, ~0.3 ms a
 # launch here, so that they mark one launch in ~90 as on the H200 loop —
 # 46 us a launch, one mark per INGERO_GPU_MARK_US, 4 ms — not one in ten)
-for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
+for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" \
+	"drv INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000 PRELOAD_CALLS_LAUNCH=driver" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
 	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
 	set -- $(run $v)
 	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\n' "$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4"
