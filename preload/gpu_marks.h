@@ -95,7 +95,7 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t k
 
 static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
-	if (atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) >= 0)
+	if (__builtin_expect(atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) >= 0, 1))   /* (on by default) */
 		ingero_gpu_note_slow(stream, t1, api, kernel);
 }
 

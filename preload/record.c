@@ -117,8 +117,9 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 	if (c == INGERO_CLASS_LAUNCH) {
 		if (ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH))
 			return true;
+		/* (sampling is on by default: one launch in launch_sample) */
 		uint32_t n = ingero_hot.launch_sample;
-		if (n && ++ingero_tls.launches >= n) {
+		if (__builtin_expect(n != 0, 1) && __builtin_expect(++ingero_tls.launches >= n, 0)) {
 			ingero_tls.launches = 0;
 			*flags |= INGERO_FLAG_STACK_SAMPLED;
 			return true;
@@ -172,7 +173,9 @@ static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *
 	ev->stack_id = 0;
 	if (__builtin_expect(want_stack(ev->api, cls, kernel_kind, &ev->flags), 0))
 		emit_stack(ev);
-	if (kernel_kind != INGERO_KERNEL_NONE && __builtin_expect(ev->kernel != 0, 1))
+	/* (a launch names its kernel: laid out in line) */
+	bool named = kernel_kind != INGERO_KERNEL_NONE && ev->kernel != 0;
+	if (cls == INGERO_CLASS_LAUNCH ? __builtin_expect(named, 1) : named)
 		ingero_kernel_note(ev->kernel, kernel_kind, ev->pid);
 	INGERO_SEG(3);
 	put_call(ev, tsc);
