@@ -9,7 +9,10 @@
 #   deep   runs 1 MiB of code and touches 4 MiB (DEEP_KB): a 2 MiB L2 loses
 #          all of it too, the lines come from L3
 # Launches on the fake runtime (each spinning FAKECUDA_LAUNCH_NS on the host),
-# no stacks, no GPU marks; the test sink drains the ring.  The figure is the
+# no stacks, no GPU marks (MARKS=1: with them); the test sink drains the ring.
+# LAUNCH=driver: through the driver's cuLaunchKernel as cuGetProcAddress hands
+# it out, PyTorch's path (the default, cudaLaunchKernel, records in the
+# runtime's wrapper and passes through the driver's).  The figure is the
 # wall time inside the launch calls (preload_calls' in_call_ns: the program's
 # own work, whose time varies far more than the library's, is left out).
 # Each run measures, interleaved: untraced, then traced by SO (and by SO_B,
@@ -26,7 +29,7 @@ N=${N:-20000}
 SO=${SO:-$PWD/$B/libingero_preload.so}
 SO_B=${SO_B:-}
 export FAKECUDA_LAUNCH_NS=${FAKECUDA_LAUNCH_NS:-2000} FAKECUDA_KERNEL_US=1 \
-	PRELOAD_CALLS_LAUNCH=1 INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0 INGERO_GPU_MARKS=0
+	PRELOAD_CALLS_LAUNCH=${LAUNCH:-1} INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0 INGERO_GPU_MARKS=${MARKS:-0}
 . tests/bench/fake_launch_lib.sh
 in_call() { # N, then the environment
 	_n=$1; shift
@@ -43,7 +46,7 @@ for r in $(seq "$RUNS"); do
 	run "$N" PRELOAD_CALLS_THRASH_KB=${KB:-256} $CODE >>"$T/code"
 	run $((N / 4)) PRELOAD_CALLS_THRASH_KB=${DEEP_KB:-4096} $CODE >>"$T/deep"
 done
-echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(date -u +%Y-%m-%dT%H:%MZ), $RUNS runs of $N launches ($((N / 4)) deep)"
+echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(date -u +%Y-%m-%dT%H:%MZ), $RUNS runs of $N launches ($((N / 4)) deep), PRELOAD_CALLS_LAUNCH=$PRELOAD_CALLS_LAUNCH, GPU marks $INGERO_GPU_MARKS"
 for c in hot data code deep; do
 	echo "cold_${c}_ns=$(awk '{ print $2 - $1 }' "$T/$c" | med)"
 done
