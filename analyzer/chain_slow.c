@@ -166,6 +166,8 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	ia_json_u64(ev, "slow_calls", s->nslow);
 	ia_json_u64(ev, "slow_ns", s->slow_ns);
 	ia_json_u64(ev, "excess_ns", s->excess_ns);
+	/* with none, the tail is the GPU's own work: not a cause of starvation (verdict.h) */
+	cJSON_AddBoolToObject(ev, "host_cause", v->contention || v->pageable);
 	ia_json_u64(ev, "runq_ns", s->runq_ns);
 	ia_json_u64(ev, "blocked_ns", s->blocked_ns);
 	ia_json_u64(ev, "oncpu_ns", s->oncpu_ns);

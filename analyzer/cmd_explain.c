@@ -8,6 +8,7 @@
 #include "finding.h"
 #include "json_out.h"
 #include "util.h"
+#include "verdict.h"
 
 #include <string.h>
 
@@ -95,6 +96,10 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	if (win)
 		fprintf(f, "%s\n", first ? "-" : "");
 
+	struct ia_verdict v;
+	ia_verdict_compute(a, &v);
+	if (v.state != IA_VERDICT_NONE)
+		fprintf(f, "\n%s\n", v.text);
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
 	for (size_t i = 0; i < a->nchains; i++)

@@ -3,7 +3,7 @@
  * explain --json document, the contract of issue 5:
  *   {"chains":[{"severity","kind","api","summary","root_cause","fixes",
  *               "timeline","evidence","source"}],
- *    "gpu_idle_pct":{"low","high","estimate":true,"basis"},
+ *    "gpu_idle_pct":{"low","high","estimate":true,"basis"}, "verdict":{…} (verdict.h),
  *    "where_time_went":{…}, "gaps":{…}, "processes":[…], "trace":{…}}
  */
 #include "progress.h"
@@ -12,6 +12,7 @@
 
 #include "json_out.h"
 #include "util.h"
+#include "verdict.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -147,6 +148,9 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 
 	uint64_t win = a->idle.window_ns;
 	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
+	struct ia_verdict v;
+	ia_verdict_compute(a, &v);
+	cJSON_AddItemToObject(root, "verdict", ia_verdict_json(&v));
 	cJSON_AddItemToObject(root, "phases", ia_phases_json(&a->ph, t, g->win_start, g->win_end));
 
 	cJSON *w = cJSON_AddObjectToObject(root, "where_time_went");

@@ -124,14 +124,15 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	if (total > limit)
 		cJSON_AddNumberToObject(data, "chains_left_out", total - limit);
 	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
-	char sum[1024], idle[160];
+	char sum[2048], idle[160];
 	idle_words(idle, sizeof idle, data);
+	const cJSON *vt = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(data, "verdict"), "text");
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
-		 "first%s; %s (%s). "
+		 "first%s; %s (%s). %s%s"
 		 "Each chain: severity, kind, summary, root cause, fixes, timeline, evidence, Python source line.",
 		 total, total == 1 ? "" : "s", ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM),
 		 ia_chains_count(an, IA_SEV_LOW), total > limit ? " (the rest left out: raise limit)" : "", idle,
-		 idle_basis(data));
+		 idle_basis(data), cJSON_IsString(vt) ? vt->valuestring : "", cJSON_IsString(vt) ? " " : "");
 	return mcp_result_data(sum, data);
 }
 
@@ -144,7 +145,7 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	/* the GPU-time part of explain --json, as explain computed it */
 	cJSON *doc = ia_explain_json(&v->an);
 	cJSON *data = cJSON_CreateObject();
-	static const char *const keys[] = { "gpu_idle_pct", "where_time_went", "gaps" };
+	static const char *const keys[] = { "gpu_idle_pct", "verdict", "where_time_went", "gaps" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[i]);
 		cJSON_AddItemToObject(data, keys[i], x ? x : cJSON_CreateNull());
@@ -253,12 +254,14 @@ const struct mcp_tool mcp_tools[] = {
 		"saturation, the thread's run-queue and blocked time, competing processes, page allocations, "
 		"copy bandwidth), the root cause, fixes with concrete values, and the Python file:line. Also the "
 		"GPU idle share as low/high bounds (measured with CUDA event marks when the trace has them, else an "
-		"estimate from host evidence). Same as "
+		"estimate from host evidence), and the verdict: whether the GPU starves in the steady state "
+		"(busy, partly_idle, starving, unknown) and the finding that says why. Same as "
 		"`ingero-analyze explain --json`.",
 		OBJ(WINDOW_PROPS ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":"
 		    "\"at most this many chains (default 20)\"}", ""),
 		OUT("\"chains\":{\"type\":\"array\"},\"gpu_idle_pct\":{\"type\":\"object\"},"
-		    "\"where_time_went\":{\"type\":\"object\"}", "\"chains\",\"gpu_idle_pct\""),
+		    "\"verdict\":{\"type\":\"object\"},\"where_time_went\":{\"type\":\"object\"}",
+		    "\"chains\",\"gpu_idle_pct\""),
 		t_chains,
 	},
 	{
@@ -308,10 +311,12 @@ const struct mcp_tool mcp_tools[] = {
 		"with CUDA event marks timed on the GPU when the trace has them, schema 3; else estimated from "
 		"host evidence), and where that time went: host "
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
-		"(runnable but not running), copies, syncs.",
+		"(runnable but not running), copies, syncs; and the verdict (whether the GPU starves in the "
+		"steady state).",
 		OBJ(WINDOW_PROPS, ""),
 		OUT("\"gpu_idle_pct\":{\"type\":\"object\",\"required\":[\"low\",\"high\"],\"description\":"
-		    "\"percent of the window, bounds; null when no CUDA work was queued\"},\"where_time_went\":"
+		    "\"percent of the window, bounds; null when no CUDA work was queued\"},\"verdict\":"
+		    "{\"type\":\"object\"},\"where_time_went\":"
 		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
 	},

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "finding.h"
 #include "util.h"
+#include "verdict.h"
 
 #include <ingero/api.h>
 
@@ -310,7 +311,7 @@ static const char css[] =
 	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}"
 	"td:first-child,th:first-child{text-align:left}.lbl{font-size:11px}.tick{font-size:9px;fill:#555}"
 	".hists{display:flex;flex-wrap:wrap;gap:18px}figure{margin:0}figcaption{font-size:12px}"
-	".idle{font-size:18px}.ok{color:#2e7d32}";
+	".idle{font-size:18px}.verdict{font-size:16px}.ok{color:#2e7d32}";
 
 int ia_cmd_report(const struct ia_cli *c)
 {
@@ -358,6 +359,13 @@ int ia_cmd_report(const struct ia_cli *c)
 					  "high = not known busy");
 	else
 		fputs("</p>\n<p class='idle'>No CUDA work queued by the selected processes: no GPU idle estimate.</p>\n", f);
+	struct ia_verdict v;
+	ia_verdict_compute(&a, &v);
+	if (v.state != IA_VERDICT_NONE) {
+		fputs("<p class='verdict'><b>", f);
+		esc(f, v.text);
+		fputs("</b></p>\n", f);
+	}
 	fputs("<h2>Causal chains</h2>\n", f);
 	chains_html(f, &a);
 	fputs("<h2>Timeline: GPU waiting vs host activity</h2>\n", f);

@@ -79,6 +79,10 @@ check_one() { # NAME EXPECT JSON
 				| .kind][0] // "none"' "$j")
 			if [ "$(sev_rank "$got")" -le "$(sev_rank "$v")" ]; then ok "$n: steady state at most $v (is $got)"
 			else miss "$n: steady state at most $v, but $what is $got"; fi ;;
+		verdict)
+			got=$(jq -r '.verdict.state // "none"' "$j")
+			if echo "$got" | grep -Eqx "$v"; then ok "$n: verdict $got"
+			else miss "$n: verdict $got, expected $v"; fi ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac

@@ -1,0 +1,177 @@
+/*
+ * verdict.c — is the GPU starving, in one line (verdict.h).
+ */
+#include "verdict.h"
+
+#include "json_out.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BUSY_BELOW_PCT 3.0      /* below the gaps' LOW threshold: no starvation to report */
+#define STARVING_FROM_PCT 10.0  /* the gaps' MEDIUM threshold: bounds reaching it may hide starvation */
+#define ONE_TIME_FROM 0.10      /* a phase finding's share of the window worth naming */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* What starves the GPU, by the kind of the finding that shows it. */
+static const char *cause_words(enum ia_kind k)
+{
+	switch (k) {
+	case IA_KIND_GAPS_HOST_BUSY: return "the main thread's own work between CUDA calls";
+	case IA_KIND_GAPS_WAITING_WORKERS: return "the main thread waiting for DataLoader workers";
+	case IA_KIND_GAPS_HOST_BLOCKED: return "the main thread blocked between CUDA calls";
+	case IA_KIND_GAPS_HOST_PREEMPTED: return "the main thread waiting for a CPU between CUDA calls";
+	case IA_KIND_SLOW_CALLS: return "slow CUDA calls";
+	case IA_KIND_PAGEABLE_COPIES: return "copies from pageable host memory";
+	case IA_KIND_SYNC_PER_STEP: return "a sync every step";
+	case IA_KIND_SYNC_FREES: return "frees that wait for the GPU between launches";
+	case IA_KIND_HOST_BOUND_LAUNCHES: return "the host's launch rate (each kernel is done before the next arrives)";
+	case IA_KIND_CPU_CONTENTION: return "the loop thread waiting for CPUs other processes held";
+	default: return ia_kind_name(k);
+	}
+}
+
+/* A phase finding's kind for people, and when it is paid. */
+static void phase_words(enum ia_kind k, const char **what, const char **when)
+{
+	switch (k) {
+	case IA_KIND_STARTUP: *what = "start-up", *when = "once per process"; break;
+	case IA_KIND_COMPILATION: *what = "compilation", *when = "once per process and program shape"; break;
+	case IA_KIND_RECOMPILATION: *what = "recompilation", *when = "again for each new shape or failed guard"; break;
+	case IA_KIND_AUTOTUNING: *what = "autotuning", *when = "for each new input shape"; break;
+	case IA_KIND_EPOCH_BOUNDARIES: *what = "epoch boundaries", *when = "at each epoch's start"; break;
+	default: *what = ia_kind_name(k), *when = "apart from the steps"; break;
+	}
+}
+
+static const char *state_name(enum ia_verdict_state s)
+{
+	switch (s) {
+	case IA_VERDICT_BUSY: return "busy";
+	case IA_VERDICT_PARTLY: return "partly_idle";
+	case IA_VERDICT_STARVING: return "starving";
+	case IA_VERDICT_SLOWED: return "slowed";
+	case IA_VERDICT_UNKNOWN: return "unknown";
+	default: return "none";
+	}
+}
+
+/* A finding that names why the GPU waits in the steady state: not a
+ * phase's, and not a slow call with no host cause (its tail is the GPU's
+ * own work: what a busy GPU looks like). */
+static int is_cause(const struct ia_chain *c)
+{
+	if (ia_kind_is_phase(c->kind))
+		return 0;
+	if (c->kind == IA_KIND_SLOW_CALLS)
+		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->evidence, "host_cause"));
+	return 1;
+}
+
+void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	const struct ia_idle *i = &a->idle;
+	if (!i->steady_ns)
+		return;
+	for (size_t k = 0; k < a->nchains; k++) {
+		const struct ia_chain *c = &a->chains[k];
+		if (is_cause(c)) {
+			if (!v->cause)
+				v->cause = c;
+		} else if (ia_kind_is_phase(c->kind) && c->impact >= ONE_TIME_FROM &&
+			   (!v->one_time || c->impact > v->one_time->impact)) {
+			v->one_time = c;
+		}
+	}
+	v->low = pct(i->steady_low_ns, i->steady_ns);
+	v->high = pct(i->steady_high_ns, i->steady_ns);
+	/* the estimate inside measured bounds, where there is one */
+	double est = ia_idle_estimated(i) ? pct(i->steady_est_ns[1], i->steady_ns) : -1;
+	/* the findings' own severity says starving (their thresholds:
+	 * docs/chains.md); the bounds say busy, or leave it open */
+	int busy = v->high < BUSY_BELOW_PCT || (est >= 0 && est < BUSY_BELOW_PCT);
+	/* a finding of MEDIUM or more where the GPU idles under 10 %: what it
+	 * costs is not idle GPU time (a slow copy keeps the copy engine busy) */
+	int mostly_busy = v->high < STARVING_FROM_PCT || (est >= 0 && est < STARVING_FROM_PCT);
+	if (v->cause && v->cause->sev >= IA_SEV_MEDIUM)
+		v->state = mostly_busy ? IA_VERDICT_SLOWED : IA_VERDICT_STARVING;
+	else if (busy)
+		v->state = IA_VERDICT_BUSY;
+	else if (!i->measured && v->low < BUSY_BELOW_PCT && v->high >= STARVING_FROM_PCT && !v->cause)
+		v->state = IA_VERDICT_UNKNOWN;
+	else
+		v->state = IA_VERDICT_PARTLY;
+
+	char idle[96];
+	ia_idle_fmt_steady(i, idle, sizeof idle);
+	if (!i->measured && v->high - v->low >= 20)   /* say how little host evidence pins down */
+		snprintf(idle + strlen(idle), sizeof idle - strlen(idle), " (host evidence only)");
+	size_t n = sizeof v->text;
+	switch (v->state) {
+	case IA_VERDICT_BUSY:
+		snprintf(v->text, n, "Verdict: not starving. The GPU had work nearly all the steady state (idle %s): "
+			 "its own work is what the run waits for; to go faster make that cheaper (a kernel profiler: "
+			 "nsys, torch.profiler), not the host.", idle);
+		break;
+	case IA_VERDICT_STARVING:
+	case IA_VERDICT_PARTLY: {
+		/* below the MEDIUM threshold with only LOW causes, the GPU is mostly busy */
+		int much = v->low >= STARVING_FROM_PCT || est >= STARVING_FROM_PCT;
+		snprintf(v->text, n, "Verdict: %s %s of the steady state. %s%s%s",
+			 v->state == IA_VERDICT_STARVING ? "the GPU starves: idle"
+			 : much ? "the GPU idles" : "mostly busy: the GPU idles", idle,
+			 v->cause ? "The cause: " : "No cause passed its threshold for a finding",
+			 v->cause ? cause_words(v->cause->kind) : " (where the main thread's time went is above)",
+			 v->cause ? (v->cause == &a->chains[0] ? " (the first finding below)."
+							      : " (the first steady-state finding below).") : ".");
+		break;
+	}
+	case IA_VERDICT_SLOWED:
+		snprintf(v->text, n, "Verdict: not starving, but slowed. The GPU had work most of the steady state "
+			 "(idle %s), and the steps lose time to %s (the first%s finding below).", idle,
+			 cause_words(v->cause->kind), v->cause == &a->chains[0] ? "" : " steady-state");
+		break;
+	case IA_VERDICT_UNKNOWN:
+		snprintf(v->text, n, "Verdict: not known. GPU idle %s of the steady state, from host evidence alone (no "
+			 "GPU timestamps in this trace): too wide to tell; a trace with GPU marks (the default) "
+			 "measures it.", idle);
+		break;
+	default:
+		break;
+	}
+	if (v->one_time) {
+		char d[32];
+		const char *what, *when;
+		phase_words(v->one_time->kind, &what, &when);
+		size_t used = strlen(v->text);
+		snprintf(v->text + used, n - used, " Apart from the steps: %s took %.0f%% of the window (%s), paid %s%s.",
+			 what, 100 * v->one_time->impact, ia_fmt_dur(d, sizeof d, v->one_time->cost_ns), when,
+			 v->one_time == &a->chains[0] ? " (the first finding below: it costs the run the most)" : "");
+	}
+}
+
+cJSON *ia_verdict_json(const struct ia_verdict *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "state", state_name(v->state));
+	if (v->state == IA_VERDICT_NONE)
+		return o;
+	ia_json_round(o, "steady_idle_low_pct", v->low, 1);
+	ia_json_round(o, "steady_idle_high_pct", v->high, 1);
+	if (v->cause)
+		cJSON_AddStringToObject(o, "cause_kind", ia_kind_name(v->cause->kind));
+	else
+		cJSON_AddNullToObject(o, "cause_kind");
+	if (v->one_time)
+		cJSON_AddStringToObject(o, "one_time_kind", ia_kind_name(v->one_time->kind));
+	else
+		cJSON_AddNullToObject(o, "one_time_kind");
+	cJSON_AddStringToObject(o, "text", v->text);
+	return o;
+}

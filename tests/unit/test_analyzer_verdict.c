@@ -1,0 +1,148 @@
+/*
+ * test_analyzer_verdict.c — the one-line verdict from hand-set figures:
+ * busy under 3 % steady idle, starving with a MEDIUM steady finding, slowed
+ * when that finding comes with under 10 % idle, unknown for wide host-only
+ * bounds without a finding, a slow call with no host cause never named as
+ * the cause, the costliest phase finding named apart, nothing without a
+ * steady state.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/verdict.h"
+
+#include <string.h>
+
+#define MS 1000000ull
+
+static struct ia_analysis an;
+static struct ia_chain ch[4];
+
+/* a steady state of 1 s with steady GPU idle in [lo, hi] ms */
+static void steady(uint64_t lo, uint64_t hi, int measured)
+{
+	memset(&an, 0, sizeof an);
+	memset(ch, 0, sizeof ch);
+	an.idle.steady_ns = 1000 * MS;
+	an.idle.window_ns = 1000 * MS;
+	an.idle.steady_low_ns = lo * MS;
+	an.idle.steady_high_ns = hi * MS;
+	an.idle.measured = measured;
+	an.chains = ch;
+}
+
+static void add(enum ia_kind k, enum ia_severity sev, double impact, cJSON *evidence)
+{
+	struct ia_chain *c = &ch[an.nchains++];
+	c->kind = k;
+	c->sev = sev;
+	c->impact = impact;
+	c->cost_ns = (uint64_t)(impact * 1000 * MS);
+	c->evidence = evidence;
+}
+
+static void busy_without_findings(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(0, 20, 1);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_BUSY);
+	assert_null(v.cause);
+	assert_non_null(strstr(v.text, "not starving"));
+}
+
+static void starving_names_the_first_steady_cause(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(400, 600, 1);
+	add(IA_KIND_STARTUP, IA_SEV_MEDIUM, 0.5, NULL);   /* costs more, but a phase */
+	add(IA_KIND_GAPS_WAITING_WORKERS, IA_SEV_HIGH, 0.4, NULL);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_STARVING);
+	assert_ptr_equal(v.cause, &ch[1]);
+	assert_ptr_equal(v.one_time, &ch[0]);
+	assert_non_null(strstr(v.text, "DataLoader workers"));
+	assert_non_null(strstr(v.text, "start-up took 50% of the window"));
+	cJSON *j = ia_verdict_json(&v);
+	assert_string_equal(cJSON_GetObjectItem(j, "state")->valuestring, "starving");
+	assert_string_equal(cJSON_GetObjectItem(j, "cause_kind")->valuestring, "gaps_waiting_workers");
+	assert_string_equal(cJSON_GetObjectItem(j, "one_time_kind")->valuestring, "startup");
+	cJSON_Delete(j);
+}
+
+static void slowed_when_the_gpu_barely_idles(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(20, 35, 1);
+	add(IA_KIND_PAGEABLE_COPIES, IA_SEV_MEDIUM, 0.08, NULL);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_SLOWED);
+	assert_non_null(strstr(v.text, "pageable host memory"));
+}
+
+static void slow_calls_without_a_host_cause_are_no_cause(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(50, 70, 1);
+	cJSON *no = cJSON_CreateObject(), *yes = cJSON_CreateObject();
+	cJSON_AddBoolToObject(no, "host_cause", 0);
+	cJSON_AddBoolToObject(yes, "host_cause", 1);
+	add(IA_KIND_SLOW_CALLS, IA_SEV_MEDIUM, 0.2, no);
+	ia_verdict_compute(&an, &v);
+	assert_null(v.cause);
+	assert_int_equal(v.state, IA_VERDICT_PARTLY);
+	add(IA_KIND_SLOW_CALLS, IA_SEV_MEDIUM, 0.1, yes);
+	ia_verdict_compute(&an, &v);
+	assert_ptr_equal(v.cause, &ch[1]);
+	assert_int_equal(v.state, IA_VERDICT_SLOWED);   /* 5-7 % idle: slowed, not starved */
+	cJSON_Delete(no);
+	cJSON_Delete(yes);
+}
+
+static void wide_host_bounds_are_unknown(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(10, 900, 0);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_UNKNOWN);
+	assert_non_null(strstr(v.text, "host evidence only"));
+	/* the same bounds measured: partly idle, not unknown */
+	steady(10, 900, 1);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_PARTLY);
+}
+
+static void nothing_without_a_steady_state(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(0, 0, 1);
+	an.idle.steady_ns = 0;
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_NONE);
+	assert_string_equal(v.text, "");
+	cJSON *j = ia_verdict_json(&v);
+	assert_string_equal(cJSON_GetObjectItem(j, "state")->valuestring, "none");
+	assert_null(cJSON_GetObjectItem(j, "text"));
+	cJSON_Delete(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(busy_without_findings),
+		cmocka_unit_test(starving_names_the_first_steady_cause),
+		cmocka_unit_test(slowed_when_the_gpu_barely_idles),
+		cmocka_unit_test(slow_calls_without_a_host_cause_are_no_cause),
+		cmocka_unit_test(wide_host_bounds_are_unknown),
+		cmocka_unit_test(nothing_without_a_steady_state),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
