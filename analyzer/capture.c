@@ -146,9 +146,9 @@ void ia_capture_print(FILE *f, const struct ia_capture *c, uint64_t t0)
 		ia_fmt_dur(d, sizeof d, c->last - t0), c->open ? " (still recording at the end)" : "");
 	if (!c->applied)
 		fprintf(f, "; read in the window asked instead");
-	if (c->paused_ns)
+	if (c->paused_in_ns)
 		fprintf(f, "; %s between windows left out (nothing was recorded there)",
-			ia_fmt_dur(a, sizeof a, c->paused_ns));
+			ia_fmt_dur(a, sizeof a, c->paused_in_ns));
 	fputc('\n', f);
 }
 
@@ -163,5 +163,5 @@ void ia_capture_json(cJSON *obj, const struct ia_capture *c, uint64_t t0)
 	ia_json_u64(o, "last_rel_ns", c->last - t0);
 	cJSON_AddBoolToObject(o, "open", c->open);
 	cJSON_AddBoolToObject(o, "applied", c->applied);
-	ia_json_u64(o, "between_windows_ns", c->paused_ns);
+	ia_json_u64(o, "between_windows_ns", c->paused_in_ns);   /* inside the analysis window */
 }

@@ -26,6 +26,7 @@ struct ia_capture {
 	 * there, so the analysis leaves them out (phases.h: "not recorded"). */
 	uint64_t *paused; size_t npaused;
 	uint64_t paused_ns;
+	uint64_t paused_in_ns;  /* of it, inside the analysis window (what explain leaves out) */
 };
 
 /* Reads the windows; end is the trace's last evidence (an open window's end).

@@ -67,7 +67,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 		}
 	}
 	for (size_t i = 0; i < g->n; i++)
-		if (ia_call_is_waiting_free(&t->calls[g->g[i].open_call]))
+		if (!(g->g[i].cut & IA_GAP_CUT_START) && ia_call_is_waiting_free(&t->calls[g->g[i].open_call]))
 			fe->gap_ns += g->g[i].end - g->g[i].start;
 	if (fe->nlines)   /* most frees first */
 		qsort(fe->lines, fe->nlines, sizeof *fe->lines, ia_gap_line_by_count);

@@ -331,20 +331,25 @@ static int cut_paused(const struct ia_capture *c, struct ia_gaps *g)
 	if (!c->npaused)
 		return 0;
 	struct ia_gap *out = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, k = 0;
+	/* both in time order: one walk */
 	for (size_t i = 0; i < g->n; i++) {
 		struct ia_gap x = g->g[i];
-		for (size_t k = 0; k < c->npaused && x.start < x.end; k++) {
-			uint64_t p0 = c->paused[2 * k], p1 = c->paused[2 * k + 1];
-			if (p1 <= x.start || p0 >= x.end)
-				continue;
-			if (p0 > x.start) {   /* the part before this stretch */
+		while (k < c->npaused && c->paused[2 * k + 1] <= x.start)
+			k++;
+		for (size_t q = k; q < c->npaused && x.start < x.end; q++) {
+			uint64_t p0 = c->paused[2 * q], p1 = c->paused[2 * q + 1];
+			if (p0 >= x.end)
+				break;
+			if (p0 > x.start) {   /* the part before this stretch: its stop ended it */
 				if (ia_grow((void **)&out, &cap, n + 1, sizeof *out) < 0)
 					goto oom;
 				out[n] = x;
-				out[n++].end = p0;
+				out[n].end = p0;
+				out[n++].cut |= IA_GAP_CUT_END;
 			}
-			x.start = p1;
+			x.start = p1;   /* the next start opens what follows */
+			x.cut |= IA_GAP_CUT_START;
 		}
 		if (x.start < x.end) {
 			if (ia_grow((void **)&out, &cap, n + 1, sizeof *out) < 0)
@@ -564,6 +569,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 
 	/* Python line of the call ending each gap, weighted by the gap */
 	for (size_t i = 0; i < g->n; i++) {
+		if (g->g[i].cut & IA_GAP_CUT_END)   /* a capture stop ended it, not a call */
+			continue;
 		const struct ia_call *c = &t->calls[g->g[i].end_call];
 		const char *py = ia_stack_source(names, t->stack_ids[c->stack]);
 		struct ia_gap_line *l = ia_line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
@@ -591,7 +598,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	}
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ia_call *c = &t->calls[g->g[i].open_call];
-		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
+		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || (g->g[i].cut & IA_GAP_CUT_START))
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)

@@ -43,7 +43,13 @@ struct ia_gap {
 	uint64_t main_off_ns, main_runq_ns;   /* main thread during the gap */
 	uint64_t main_iowait_ns;              /* of its blocked time: in D state (disk, page-fault I/O) */
 	uint32_t open_call, end_call;         /* indexes into trace.calls */
+	uint8_t cut;                          /* enum ia_gap_cut: a capture window's edge, not a call, opened or ended it */
 };
+
+/* A gap around the time between capture windows is cut to its recorded
+ * parts (gaps.c): the part before the stop was not ended by end_call, the
+ * part after the start not opened by open_call. */
+enum ia_gap_cut { IA_GAP_CUT_END = 1, IA_GAP_CUT_START = 2 };
 
 struct ia_gap_stack {
 	char label[160];        /* innermost native symbol, or the Python function running */

@@ -256,8 +256,17 @@ static size_t intersect(const struct ia_span *x, size_t nx, const struct ia_span
 
 uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b)
 {
+	/* sorted and disjoint: from the first span ending after a */
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].b <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	uint64_t t = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = lo; i < n && s[i].a < b; i++)
 		t += ia_overlap(s[i].a, s[i].b, a, b);
 	return t;
 }

@@ -64,7 +64,8 @@ void ia_gpu_time_free(struct ia_gpu_time *g);
 /* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */
 size_t ia_spans_merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi);
 
-/* Time of the spans inside [a, b). */
+/* Time of the spans inside [a, b); the spans sorted and disjoint (as
+ * ia_spans_merge leaves them), found by a binary search. */
 uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b);
 
 #endif

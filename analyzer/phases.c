@@ -172,18 +172,29 @@ static int decide_slices(struct ia_phases *ph, const struct ia_phase_vote *v, si
 
 /* Slices at least half between capture windows are "not recorded",
  * whatever else voted in them (the edges' samples). */
-static void mark_paused(struct ia_phases *ph, const struct ia_capture *c)
+static int mark_paused(struct ia_phases *ph, const struct ia_capture *c)
 {
+	if (!c->npaused)
+		return 0;
+	uint64_t *in = calloc(ph->nslices, sizeof *in);   /* paused ns per slice */
+	if (!in)
+		return -1;
+	uint64_t end = ph->t0 + ph->nslices * IA_PHASE_SLICE_NS;
 	for (size_t i = 0; i < c->npaused; i++) {
-		uint64_t a = c->paused[2 * i], b = c->paused[2 * i + 1];
-		for (size_t s = a < ph->t0 ? 0 : slice_of(ph, a); s < ph->nslices; s++) {
+		uint64_t a = c->paused[2 * i] > ph->t0 ? c->paused[2 * i] : ph->t0;
+		uint64_t b = c->paused[2 * i + 1] < end ? c->paused[2 * i + 1] : end;
+		for (size_t s = a < b ? slice_of(ph, a) : ph->nslices; s < ph->nslices; s++) {
 			uint64_t s0 = ph->t0 + s * IA_PHASE_SLICE_NS;
 			if (s0 >= b)
 				break;
-			if (2 * ia_capture_paused_in(c, s0, s0 + IA_PHASE_SLICE_NS) >= IA_PHASE_SLICE_NS)
-				ph->slice[s] = IA_PHASE_PAUSED;
+			in[s] += ia_overlap(s0, s0 + IA_PHASE_SLICE_NS, a, b);
 		}
 	}
+	for (size_t s = 0; s < ph->nslices; s++)
+		if (2 * in[s] >= IA_PHASE_SLICE_NS)
+			ph->slice[s] = IA_PHASE_PAUSED;
+	free(in);
+	return 0;
 }
 
 /* A "not recorded" episode's edges are the capture's own (its slices
@@ -527,7 +538,10 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		free(v);
 		goto oom;
 	}
-	mark_paused(ph, &t->capture);
+	if (mark_paused(ph, &t->capture) < 0) {
+		free(v);
+		goto oom;
+	}
 	if (find_steps(t, pp, ph, err, errlen) < 0) {
 		free(v);
 		return -1;
@@ -594,10 +608,6 @@ uint64_t ia_phases_time_in(const struct ia_phases *ph, enum ia_phase p, uint64_t
 
 enum ia_phase ia_phases_gap(const struct ia_phases *ph, uint64_t a, uint64_t b)
 {
-	/* a gap that is mostly time between capture windows is that, whatever
-	 * was sampled at its edges */
-	if (2 * ia_phases_time_in(ph, IA_PHASE_PAUSED, a, b) > b - a)
-		return IA_PHASE_PAUSED;
 	/* the main thread's own samples in the gap, when it has any: a few
 	 * milliseconds of lazy kernel loading between two steady slices are
 	 * start-up, whatever the 50 ms slice around them says */
@@ -628,7 +638,12 @@ enum ia_phase ia_phases_majority(const struct ia_phases *ph, uint64_t a, uint64_
 {
 	uint64_t best = 0;
 	enum ia_phase bp = IA_PHASE_STEADY;
+	/* (not "not recorded": gaps and stretches are of recorded time, cut to
+	 * the capture's exact edges, while a slice half between windows is
+	 * marked whole) */
 	for (int p = 1; p < IA_PHASE_N; p++) {
+		if (p == IA_PHASE_PAUSED)
+			continue;
 		uint64_t n = ia_phases_time_in(ph, (enum ia_phase)p, a, b);
 		if (n > best) {
 			best = n;

@@ -287,6 +287,7 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 		snprintf(err, errlen, "empty time window: --to must be after --from");
 		return -1;
 	}
+	t->capture.paused_in_ns = ia_capture_paused_in(&t->capture, t->from, t->to);
 	return 0;
 }
 

@@ -121,8 +121,9 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		break;
 	case IA_VERDICT_STARVING:
 	case IA_VERDICT_PARTLY: {
-		/* below the MEDIUM threshold with only LOW causes, the GPU is mostly busy */
-		int much = v->low >= STARVING_FROM_PCT || est >= STARVING_FROM_PCT;
+		/* mostly busy only where all of the range (or the estimate) is
+		 * under the MEDIUM threshold */
+		int much = est >= 0 ? est >= STARVING_FROM_PCT : v->high >= STARVING_FROM_PCT;
 		snprintf(v->text, n, "Verdict: %s %s of the steady state. %s%s%s",
 			 v->state == IA_VERDICT_STARVING ? "the GPU starves: idle"
 			 : much ? "the GPU idles" : "mostly busy: the GPU idles", idle,

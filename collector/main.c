@@ -204,7 +204,8 @@ int main(int argc, char **argv)
 		/* a program that will record only between cudaProfilerStart and
 		 * Stop (the library reads the same variable) starts paused here
 		 * too: its first start, not its launch, begins the evidence */
-		if (ingero_capture_profiler(getenv(INGERO_ENV_CAPTURE)))
+		if (ingero_capture_profiler(getenv(INGERO_ENV_CAPTURE)) &&
+		    !ingero_env_flag_value(getenv(INGERO_ENV_DISABLE), 0))   /* (a disabled library never starts it) */
 			tracer_capture(t, (uint32_t)l.pid, 0);
 		launch_release(&l);
 	}

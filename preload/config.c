@@ -102,11 +102,7 @@ static int env_u64(const char *name, uint64_t *out, uint64_t lo, uint64_t hi)
 
 static bool env_flag(const char *name, bool dflt)
 {
-	const char *v = getenv(name);
-	if (!v || !*v)
-		return dflt;
-	return !(strcmp(v, "0") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0 ||
-		 strcasecmp(v, "false") == 0);
+	return ingero_env_flag_value(getenv(name), dflt);
 }
 
 void ingero_config_load(void)

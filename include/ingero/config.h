@@ -6,6 +6,7 @@
 #ifndef INGERO_CONFIG_H
 #define INGERO_CONFIG_H
 
+#include <string.h>
 #include <strings.h>
 
 /* nng endpoint; both the preload library and the collector read the variable. */
@@ -27,6 +28,17 @@
 #define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
 #define INGERO_ENV_SELF_TIME     "INGERO_SELF_TIME"      /* "1": time the library's own part of each recorded call, say it at exit */
+
+/* A yes/no variable's value: unset or empty is dflt; "0", "no", "off",
+ * "false" (any case) are no, anything else yes (the library's reading, which
+ * the collector shares). */
+static inline int ingero_env_flag_value(const char *v, int dflt)
+{
+	if (!v || !*v)
+		return dflt;
+	return !(strcmp(v, "0") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0 ||
+		 strcasecmp(v, "false") == 0);
+}
 
 /* Whether a value of INGERO_CAPTURE asks to record only between
  * cudaProfilerStart and cudaProfilerStop: the library's reading, which the

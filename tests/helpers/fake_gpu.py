@@ -25,10 +25,14 @@ class FakeGPU:
                                      ctypes.c_size_t(0), self.stream)
 
     def renew(self):
-        """The stream destroyed once its work is done, and a new one made."""
+        """A new stream made, and the old one destroyed once its work is
+        done (made first, so the two handles differ; a later one may get a
+        destroyed one's address back)."""
         self.sync()
-        self.rt.cudaStreamDestroy(self.stream)
+        old = self.stream
+        self.stream = ctypes.c_void_p()
         self.rt.cudaStreamCreate(ctypes.byref(self.stream))
+        self.rt.cudaStreamDestroy(old)
 
     def sync(self):
         self.rt.cudaStreamSynchronize(self.stream)
