@@ -176,14 +176,23 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
 		note_mark(s, stream, t1, prev, kernel);
 }
 
+/* The answer "not timed" kept for a (stream, API): a per-thread stream
+ * stays one, and a full table stays full (retired slots are not reused). */
+static struct ingero_gpu_stream no_slot;
+
 /* A thread's first submission on a stream through an API: the slot found
  * by a probe, and kept for its next. */
 static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel,
 						      uint64_t key)
 {
-	struct ingero_gpu_stream *s;
-	if (per_thread_stream(stream, api) || !(s = slot_of(stream, true)))
+	if (key == ingero_tls.gpu_key && ingero_tls.gpu_slot == &no_slot)
 		return;
+	struct ingero_gpu_stream *s;
+	if (per_thread_stream(stream, api) || !(s = slot_of(stream, true))) {
+		ingero_tls.gpu_key = key;
+		ingero_tls.gpu_slot = &no_slot;
+		return;
+	}
 	ingero_tls.gpu_key = key;
 	ingero_tls.gpu_slot = s;
 	note_in(s, stream, t1, kernel);

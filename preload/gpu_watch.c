@@ -130,7 +130,10 @@ static void make_events(struct ingero_gpu_stream *s)
 	for (unsigned i = 0; i < EVENTS_PER_STREAM && ok; i++)
 		ok = W.d->event_create(&s->q[i].ev, 0) == INGERO_CU_SUCCESS;
 	pop();
-	atomic_store_explicit(&s->ready, ok ? 1 : -1, memory_order_release);
+	/* (a stream destroyed meanwhile stays retired: ingero_gpu_forget's -1 wins) */
+	int zero = 0;
+	atomic_compare_exchange_strong_explicit(&s->ready, &zero, ok ? 1 : -1, memory_order_release,
+						memory_order_relaxed);
 }
 
 static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done, uint64_t seen,
