@@ -33,6 +33,7 @@ variant() { # NAME DB CMD...
 	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q -o "$_db" -- "$@" ;;   # no measured GPU time
 	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
 	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
+	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }
