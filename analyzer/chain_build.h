@@ -3,7 +3,8 @@
  * in the analysis, its timeline lines and fixes (printf-style, cut to the
  * fixed sizes of struct ia_chain), severity by share, and the machine's
  * figures the fixes quote (CPUs, a num_workers value).  Internal to the
- * rule files (chain_*.c); callers of the analysis use chains.h.
+ * rule files (chain_*.c) and the verdict that reads their chains with the
+ * same thresholds (verdict.c); callers of the analysis use chains.h.
  */
 #ifndef IA_CHAIN_BUILD_H
 #define IA_CHAIN_BUILD_H

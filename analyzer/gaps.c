@@ -511,14 +511,10 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	}
 	/* time between capture windows is no part of the bounds: nothing was
 	 * recorded there (what the GPU did in it is not known either) */
-	uint64_t paused_idle = 0, paused_busy = 0;
-	g->capture = &t->capture;
-	for (size_t k = 0; k < t->capture.npaused; k++) {
-		uint64_t p0 = t->capture.paused[2 * k], p1 = t->capture.paused[2 * k + 1];
-		g->paused_ns += ia_overlap(p0, p1, g->win_start, g->win_end);
-		paused_idle += ia_spans_within(g->gpu.idle, g->gpu.nidle, p0, p1);
-		paused_busy += ia_spans_within(g->gpu.busy, g->gpu.nbusy, p0, p1);
-	}
+	const struct ia_capture *cap = g->capture = &t->capture;
+	g->paused_ns = ia_capture_paused_in(cap, g->win_start, g->win_end);
+	uint64_t paused_idle = ia_spans_within_windows(g->gpu.idle, g->gpu.nidle, cap->paused, cap->npaused);
+	uint64_t paused_busy = ia_spans_within_windows(g->gpu.busy, g->gpu.nbusy, cap->paused, cap->npaused);
 	uint64_t rec = win - g->paused_ns;   /* the recorded part of the window */
 	g->idle_low_ns = g->total_ns;
 	for (int p = 0; p < IA_PHASE_N; p++)   /* the whole window's bounds hold the phases' gaps too */

@@ -271,6 +271,14 @@ uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t
 	return t;
 }
 
+uint64_t ia_spans_within_windows(const struct ia_span *s, size_t n, const uint64_t *w, size_t nw)
+{
+	uint64_t t = 0;
+	for (size_t k = 0; k < nw; k++)
+		t += ia_spans_within(s, n, w[2 * k], w[2 * k + 1]);
+	return t;
+}
+
 static void acc_free(struct acc *a)
 {
 	for (size_t i = 0; i < a->n; i++) {

@@ -67,5 +67,7 @@ size_t ia_spans_merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi);
 /* Time of the spans inside [a, b); the spans sorted and disjoint (as
  * ia_spans_merge leaves them), found by a binary search. */
 uint64_t ia_spans_within(const struct ia_span *s, size_t n, uint64_t a, uint64_t b);
+/* The same inside each of nw windows w ((start, end) pairs, disjoint), added up. */
+uint64_t ia_spans_within_windows(const struct ia_span *s, size_t n, const uint64_t *w, size_t nw);
 
 #endif

@@ -32,26 +32,19 @@ static void measured_steady(const struct ia_gaps *g, const struct ia_phases *ph,
 		w = whole;
 		n = 1;
 	}
-	uint64_t idle = 0, busy = 0, est[3] = { 0 };
-	for (size_t k = 0; k < n; k++) {
-		idle += ia_spans_within(g->gpu.idle, g->gpu.nidle, w[2 * k], w[2 * k + 1]);
-		busy += ia_spans_within(g->gpu.busy, g->gpu.nbusy, w[2 * k], w[2 * k + 1]);
-		for (int q = 0; q < 3; q++)
-			est[q] += ia_spans_within(g->gpu.est[q], g->gpu.nest[q], w[2 * k], w[2 * k + 1]);
-	}
+	uint64_t idle = ia_spans_within_windows(g->gpu.idle, g->gpu.nidle, w, n);
+	uint64_t busy = ia_spans_within_windows(g->gpu.busy, g->gpu.nbusy, w, n), est[3];
+	for (int q = 0; q < 3; q++)
+		est[q] = ia_spans_within_windows(g->gpu.est[q], g->gpu.nest[q], w, n);
 	if (w != whole)
 		free(w);
 	/* the estimate's busy spans: p75 times -> most busy -> least idle;
 	 * over the recorded part of the window (out->window_ns) */
 	const struct ia_capture *c = g->capture;
-	size_t np = c ? c->npaused : 0;
 	for (int q = 0; q < 3; q++) {
 		uint64_t b = ia_spans_within(g->gpu.est[2 - q], g->gpu.nest[2 - q], g->win_start, g->win_end);
-		for (size_t k = 0; k < np; k++) {
-			uint64_t in = ia_spans_within(g->gpu.est[2 - q], g->gpu.nest[2 - q], c->paused[2 * k],
-						      c->paused[2 * k + 1]);
-			b = b > in ? b - in : 0;
-		}
+		uint64_t in = c ? ia_spans_within_windows(g->gpu.est[2 - q], g->gpu.nest[2 - q], c->paused, c->npaused) : 0;
+		b = b > in ? b - in : 0;
 		out->est_ns[q] = out->window_ns > b ? out->window_ns - b : 0;
 		out->steady_est_ns[q] = out->steady_ns > est[2 - q] ? out->steady_ns - est[2 - q] : 0;
 	}

@@ -3,20 +3,18 @@
  */
 #include "verdict.h"
 
+#include "chain_build.h"
 #include "json_out.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define BUSY_BELOW_PCT 3.0      /* below the gaps' LOW threshold: no starvation to report */
-#define STARVING_FROM_PCT 10.0  /* the gaps' MEDIUM threshold: bounds reaching it may hide starvation */
-#define ONE_TIME_FROM 0.10      /* a phase finding's share of the window worth naming */
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
+/* the gaps' thresholds (chain_build.h), in percent: below LOW no
+ * starvation is reported; bounds reaching MEDIUM may hide some */
+#define BUSY_BELOW_PCT (100 * SHARE_LOW)
+#define STARVING_FROM_PCT (100 * SHARE_MEDIUM)
+#define ONE_TIME_FROM SHARE_MEDIUM   /* a phase finding's share of the window worth naming */
 
 /* What starves the GPU, by the kind of the finding that shows it. */
 static const char *cause_words(enum ia_kind k)
@@ -89,10 +87,10 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->one_time = c;
 		}
 	}
-	v->low = pct(i->steady_low_ns, i->steady_ns);
-	v->high = pct(i->steady_high_ns, i->steady_ns);
+	v->low = ia_pct(i->steady_low_ns, i->steady_ns);
+	v->high = ia_pct(i->steady_high_ns, i->steady_ns);
 	/* the estimate inside measured bounds, where there is one */
-	double est = ia_idle_estimated(i) ? pct(i->steady_est_ns[1], i->steady_ns) : -1;
+	double est = ia_idle_estimated(i) ? ia_pct(i->steady_est_ns[1], i->steady_ns) : -1;
 	/* the findings' own severity says starving (their thresholds:
 	 * docs/chains.md); the bounds say busy, or leave it open */
 	int busy = v->high < BUSY_BELOW_PCT || (est >= 0 && est < BUSY_BELOW_PCT);
@@ -111,7 +109,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	char idle[96];
 	ia_idle_fmt_steady(i, idle, sizeof idle);
 	if (!i->measured && v->high - v->low >= 20)   /* say how little host evidence pins down */
-		snprintf(idle + strlen(idle), sizeof idle - strlen(idle), " (host evidence only)");
+		ia_addf(idle, sizeof idle, " (host evidence only)");
 	size_t n = sizeof v->text;
 	switch (v->state) {
 	case IA_VERDICT_BUSY:
@@ -150,10 +148,9 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		char d[32];
 		const char *what, *when;
 		phase_words(v->one_time->kind, &what, &when);
-		size_t used = strlen(v->text);
-		snprintf(v->text + used, n - used, " Apart from the steps: %s took %.0f%% of the window (%s), paid %s%s.",
-			 what, 100 * v->one_time->impact, ia_fmt_dur(d, sizeof d, v->one_time->cost_ns), when,
-			 v->one_time == &a->chains[0] ? " (the first finding below: it costs the run the most)" : "");
+		ia_addf(v->text, n, " Apart from the steps: %s took %.0f%% of the window (%s), paid %s%s.", what,
+			100 * v->one_time->impact, ia_fmt_dur(d, sizeof d, v->one_time->cost_ns), when,
+			v->one_time == &a->chains[0] ? " (the first finding below: it costs the run the most)" : "");
 	}
 }
 

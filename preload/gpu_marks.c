@@ -106,16 +106,19 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
 	return true;
 }
 
-/* A first submission on a stream (or the watcher not running yet): out of
- * the launch path's line of code. */
-static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream *s, uint64_t stream, int on)
+/* The process's first submission: its watcher is started (by the
+ * process that owns the ring).  Out of the launch path's line of code. */
+static __attribute__((noinline, cold)) void note_before_watch(void)
 {
-	if (on == 0) {
-		if (ingero_self.owner)
-			ingero_gpu_watch_start();
-		return;
-	}
-	if (!s || atomic_load_explicit(&s->ready, memory_order_acquire) != 0 || s->ctx || !trylock(s))
+	if (ingero_self.owner)
+		ingero_gpu_watch_start();
+}
+
+/* A stream not ready yet (its first submission, or events still to be
+ * made): out of the launch path's line of code. */
+static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream *s, uint64_t stream)
+{
+	if (atomic_load_explicit(&s->ready, memory_order_acquire) != 0 || s->ctx || !trylock(s))
 		return;
 	/* the watcher needs the stream's context to make events; the
 	 * caller's thread is where it is current */
@@ -144,8 +147,8 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 	if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
 		owed = ingero_gpu_fresh_find(kernel, t1);
 	if (!fresh) {
-		/* a token bucket (GCRA): bursts of MARK_BURST kernels, one per
-		 * mark_ticks on average */
+		/* a token bucket (GCRA): bursts of INGERO_GPU_MARK_BURST kernels,
+		 * one per mark_ticks on average */
 		uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
 		uint64_t base = tat > t1 ? tat : t1;
 		if (base - t1 > ingero_gpu.burst_ticks)
@@ -169,7 +172,7 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
 	uint64_t prev = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
 	if (__builtin_expect(atomic_load_explicit(&s->ready, memory_order_acquire) != 1, 0))
-		note_first(s, stream, 1);
+		note_first(s, stream);
 	else if (atomic_load_explicit(&s->keeps_up, memory_order_relaxed) &&
 		 (atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) ||
 		  atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed) <= t1 + ingero_gpu.burst_ticks))
@@ -208,7 +211,7 @@ INGERO_HOT void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api,
 	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
 	if (__builtin_expect(on != 1, 0)) {
 		if (on == 0)
-			note_first(NULL, stream, on);
+			note_before_watch();
 		return;
 	}
 	/* a thread mostly queues on one stream through one API: the last
