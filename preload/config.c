@@ -16,6 +16,7 @@
 #include "ingero/api.h"
 #include "ingero/config.h"
 #include "ingero/wire.h"
+#include "lane.h"
 
 struct ingero_preload_config ingero_cfg = {
 	.python = true,
@@ -24,6 +25,7 @@ struct ingero_preload_config ingero_cfg = {
 	.launch_sample = INGERO_DEFAULT_LAUNCH_SAMPLE,
 	.stack_budget_ppm = INGERO_DEFAULT_STACK_BUDGET,
 	.ring_events = INGERO_DEFAULT_RING_EVENTS,
+	.lanes = INGERO_DEFAULT_LANES,
 	.gpu_marks = true,
 	.gpu_mark_us = INGERO_DEFAULT_GPU_MARK_US,
 	.gpu_poll_us = INGERO_DEFAULT_GPU_POLL_US,
@@ -150,6 +152,8 @@ void ingero_config_load(void)
 		ingero_cfg.gpu_mark_us = (uint32_t)v;
 	if (env_u64(INGERO_ENV_GPU_POLL_US, &v, 50, 100000))
 		ingero_cfg.gpu_poll_us = (uint32_t)v;
+	if (env_u64(INGERO_ENV_LANES, &v, 0, INGERO_LANES_MAX))
+		ingero_cfg.lanes = (uint32_t)v;
 	if (env_u64(INGERO_ENV_RING_EVENTS, &v, 1024, 1u << 24)) {
 		if (v & (v - 1))
 			ingero_debug("%s=%llu is not a power of two, ignored", INGERO_ENV_RING_EVENTS,

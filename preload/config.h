@@ -17,6 +17,7 @@ struct ingero_preload_config {
 	uint32_t launch_sample;    /* 1 launch stack in N; 0 = none */
 	uint32_t stack_budget_ppm; /* share of a thread's time for stacks (stack_budget.h); 1000000 = no limit */
 	uint64_t ring_events;      /* slots, power of two */
+	uint32_t lanes;            /* threads with a lane of their own (lane.h); 0: the ring only */
 	bool gpu_marks;            /* INGERO_GPU_MARKS (default on): measured GPU time (gpu_marks.h) */
 	uint32_t gpu_mark_us;      /* calling threads' marks (where the GPU keeps up): one per this many us; 0 none */
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
@@ -63,6 +64,11 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * a 20,000-call burst in tests/e2e/preload_apis.sh on 2 vCPUs; so it is a
  * setting (INGERO_RING_EVENTS), not the default (docs/benchmarks.md) */
 #define INGERO_DEFAULT_RING_EVENTS   65536
+/* 64 threads of a process tree with a lane of their own (128 KiB each,
+ * faulted in when a thread claims it): the threads that make CUDA calls are
+ * few (the main one, autograd's, a pin-memory thread); the rest share the
+ * ring. */
+#define INGERO_DEFAULT_LANES         64
 #define INGERO_DEFAULT_GPU_MARK_US   4000
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 

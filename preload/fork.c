@@ -82,7 +82,7 @@ static bool choose_ring(void)
 		return false;
 	if (s->forked && !s->nng_touched &&
 	    atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) != INGERO_SENDER_RUNNING) {
-		struct ingero_shm *fresh = ingero_shm_create(ingero_cfg.ring_events, s->pid);
+		struct ingero_shm *fresh = ingero_shm_create(ingero_cfg.ring_events, ingero_cfg.lanes, s->pid);
 		if (fresh) {
 			/* The inherited mapping stays: descendants forked before
 			 * this point may still write into it. */

@@ -32,7 +32,7 @@ __attribute__((constructor)) static void ingero_init(void)
 	}
 	ingero_stack_init();
 	ingero_clock_init();
-	struct ingero_shm *shm = ingero_shm_create(ingero_cfg.ring_events, (uint32_t)getpid());
+	struct ingero_shm *shm = ingero_shm_create(ingero_cfg.ring_events, ingero_cfg.lanes, (uint32_t)getpid());
 	if (!shm)
 		ingero_debug("cannot map the event ring: tracing off");
 	ingero_self_init(shm);

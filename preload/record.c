@@ -30,6 +30,9 @@ static inline uint32_t my_tid(void)
 	if (__builtin_expect(t->gen != g || !t->tid, 0)) {
 		t->tid = (uint32_t)gettid();
 		t->gen = g;
+		/* a fork child's thread: the lane is its parent thread's */
+		t->lane.lane = NULL;
+		t->lane_retry = 0;
 	}
 	return t->tid;
 }
@@ -81,18 +84,57 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 	return true;
 }
 
-/* A CALL record, written straight into its slot: one copy of the event,
- * of a size the compiler knows (no libc memcpy: its code is lines a big
- * program has evicted too). */
+/* The thread's first recorded call (or the first since a fork): a lane of
+ * its own if one is free; if none is, the ring for the next 4,096 calls
+ * before looking again. */
+static __attribute__((noinline, cold)) bool lane_claim(struct ingero_shm *shm)
+{
+	struct ingero_tls *t = &ingero_tls;
+	if (shm->nlanes == 0 || (t->lane_retry && --t->lane_retry))
+		return false;
+	if (ingero_lane_claim(ingero_shm_lanes(shm), shm->nlanes, ingero_lane_owner(ingero_self.pid, t->tid),
+			      &t->lane)) {
+		atomic_fetch_add_explicit(&shm->lane_claims, 1, memory_order_relaxed);
+		return true;
+	}
+	t->lane_retry = 4096;
+	return false;
+}
+
+/* After a call went into the lane: as put_done, the sender is woken when
+ * it sleeps and the lane is a quarter full (the head read again first). */
+static inline void lane_done(struct ingero_shm *shm, struct ingero_lane_writer *w)
+{
+	if (__builtin_expect((++ingero_tls.puts & 63) == 0, 0) &&
+	    atomic_load_explicit(&shm->sleeping, memory_order_relaxed) &&
+	    ingero_lane_writer_used(w) > INGERO_LANE_UNITS / 4) {
+		w->head = atomic_load_explicit(&w->lane->head, memory_order_acquire);
+		if (ingero_lane_writer_used(w) > INGERO_LANE_UNITS / 4)
+			ingero_shm_nudge(shm);
+	}
+}
+
+/* A CALL record: into the thread's lane, plain stores only; where it has
+ * none, or it is full (the sender is behind: woken), into a ring slot,
+ * written straight in — one copy of the event, of a size the compiler
+ * knows (no libc memcpy: its code is lines a big program has evicted too). */
 static inline __attribute__((always_inline)) void put_call(const struct ingero_cuda_call *ev, bool tsc)
 {
 	_Static_assert(sizeof(struct rrec_call) <= INGERO_SLOT_DATA, "a CALL record fits one slot");
 	struct ingero_shm *shm = ingero_self.shm;
-	struct ingero_ring *r = ingero_shm_ring(shm);
 	if (child_sender_gone(shm)) {
 		ingero_shm_count_drop(shm, ingero_self.procslot);
 		return;
 	}
+	struct ingero_lane_writer *w = &ingero_tls.lane;
+	if (__builtin_expect(w->lane != NULL, 1) || lane_claim(shm)) {
+		if (__builtin_expect(ingero_lane_put(w, ev, tsc), 1)) {
+			lane_done(shm, w);
+			return;
+		}
+		ingero_shm_nudge(shm);
+	}
+	struct ingero_ring *r = ingero_shm_ring(shm);
 	uint64_t pos;
 	if (!ingero_ring_claim(r, 1, &pos)) {
 		put_failed(shm, INGERO_RING_FULL, true);

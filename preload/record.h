@@ -18,6 +18,7 @@
 
 #include "ingero/api.h"
 #include "ingero/event.h"
+#include "lane.h"
 #include "stack_budget.h"
 
 enum ingero_rrec_type {
@@ -127,7 +128,8 @@ struct rrec_kernel {
 #define INGERO_HOT __attribute__((hot, aligned(64)))
 
 /* --- per-thread state of the hot path -------------------------------------- */
-struct ingero_tls {
+/* (what a recorded launch reads and writes, in the first cache line) */
+struct __attribute__((aligned(64))) ingero_tls {
 	int depth;          /* nesting of interposed calls: only depth 0 records */
 	unsigned gen;       /* ingero_self.gen when tid was cached */
 	uint32_t tid;
@@ -137,6 +139,9 @@ struct ingero_tls {
 	 * (gpu_marks.c): a launch loop finds it here, not by a probe */
 	uint64_t gpu_key;
 	void *gpu_slot;
+	/* this thread's lane (lane.h), claimed at its first recorded call */
+	struct ingero_lane_writer lane;
+	uint32_t lane_retry;  /* none was free: calls through the ring until this counts down */
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;

@@ -1,7 +1,8 @@
 /*
  * sender.c — the owner's sender thread.
  *
- * It drains the shared ring in order, turns ring records into wire.h
+ * It drains the shared ring in order, and the threads' lanes (lane.h),
+ * turns their records into wire.h
  * records with msgpack-c, and pushes batches over nng.  It is the only code
  * that touches nng, and it only runs in the ring's owner (fork.c says why).
  *
@@ -118,6 +119,7 @@ static struct {
 	uint64_t cache_bytes;
 	uint64_t last_counts;
 	uint64_t holes, failed_sends, sent_msgs, bad_records;
+	uint64_t lane_calls, lanes_freed;   /* calls taken from lanes; lanes freed (INGERO_DEBUG) */
 	char comm[17], exe[1024], cmdline[4096];
 } S;
 
@@ -482,6 +484,24 @@ static void on_gpu(struct rrec_gpu *g)
 	S.nrec++;
 }
 
+/* A CALL from the ring or a lane: checked (it comes from other processes'
+ * memory), its ticks made nanoseconds. */
+static void on_call_taken(struct ingero_cuda_call *ev, bool tsc)
+{
+	if (!ingero_pack_valid_id(ev->pid) || !ingero_pack_valid_id(ev->tid) || ev->api == 0 ||
+	    ev->api >= INGERO_API_MAX) {
+		S.bad_records++;
+		return;
+	}
+	if (tsc) {
+		uint64_t start = ingero_clock_ns(ev->start_ns);
+		uint64_t end = ingero_clock_ns(ev->start_ns + ev->dur_ns);
+		ev->start_ns = start;
+		ev->dur_ns = end > start ? end - start : 0;
+	}
+	on_call(ev);
+}
+
 static void on_record(const unsigned char *buf, uint32_t len)
 {
 	struct rrec_hdr h;
@@ -500,18 +520,11 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		if (len < sizeof c)
 			return;
 		memcpy(&c, buf, sizeof c);
-		if (c.ev.pid != h.pid || !ingero_pack_valid_id(c.ev.tid) || c.ev.api == 0 ||
-		    c.ev.api >= INGERO_API_MAX) {
+		if (c.ev.pid != h.pid) {
 			S.bad_records++;
 			return;
 		}
-		if (c.h.flags & INGERO_RREC_TSC) {
-			uint64_t start = ingero_clock_ns(c.ev.start_ns);
-			uint64_t end = ingero_clock_ns(c.ev.start_ns + c.ev.dur_ns);
-			c.ev.start_ns = start;
-			c.ev.dur_ns = end > start ? end - start : 0;
-		}
-		on_call(&c.ev);
+		on_call_taken(&c.ev, c.h.flags & INGERO_RREC_TSC);
 		break;
 	}
 	case INGERO_RREC_HELLO: {
@@ -624,16 +637,50 @@ static void on_connect_change(void)
 	ingero_map_each(&S.pids, unconfirm_acct, NULL);
 }
 
-/* Takes what the ring has (up to max records); returns how many. */
+/* After each record taken: a full batch goes out.  *now is the drain's
+ * clock (one read per drain, not per record: it only times holes and the
+ * batch's start), read again after a send, which can wait. */
+static void record_taken(uint64_t *now, int final)
+{
+	if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES) {
+		send_batch(final);
+		*now = ingero_now();
+	}
+}
+
+struct lane_take_ctx {
+	uint64_t now;
+	int final;
+};
+
+static void on_lane_call(struct ingero_cuda_call *ev, bool tsc, void *arg)
+{
+	struct lane_take_ctx *c = arg;
+	if (S.nrec == 0)
+		S.batch_start = c->now;
+	on_call_taken(ev, tsc);
+	S.lane_calls++;
+	record_taken(&c->now, c->final);
+}
+
+/* Takes what the ring has (up to max records), then what the lanes had
+ * before the ring's tail was read (lane.h: so that the definitions their
+ * calls name come first); returns how many. */
 static int drain(int max, uint64_t hole_timeout, int final)
 {
 	static unsigned char buf[INGERO_RING_MAX_REC];
+	static uint64_t upto[INGERO_LANES_MAX];
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
+	struct ingero_lane *lanes = ingero_shm_lanes(S.shm);
+	uint32_t nl = S.shm->nlanes;
+	for (uint32_t i = 0; i < nl; i++)
+		upto[i] = atomic_load_explicit(&lanes[i].tail, memory_order_acquire);
+	uint64_t ring_upto = atomic_load_explicit(&r->tail, memory_order_seq_cst);
 	int n = 0;
-	/* one clock read per drain, not per record: it only times holes, and
-	 * the next drain reads it again */
 	uint64_t now = ingero_now();
-	while (n < max) {
+	/* past max while short of ring_upto: a ring kept busy (a thread whose
+	 * lane is full) must not keep the lanes waiting */
+	while (n < max || (int64_t)(atomic_load_explicit(&r->head, memory_order_relaxed) - ring_upto) < 0) {
 		uint32_t len;
 		int rc = ingero_ring_get(r, buf, &len, now, hole_timeout);
 		if (rc == INGERO_RING_SKIPPED) {
@@ -646,11 +693,26 @@ static int drain(int max, uint64_t hole_timeout, int final)
 			S.batch_start = now;
 		on_record(buf, len);
 		n++;
-		if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES) {
-			send_batch(final);
-			now = ingero_now();   /* a send can wait: holes are timed from now on */
-		}
+		record_taken(&now, final);
 	}
+	/* the ring not yet taken to there (a hole): the lanes wait */
+	if ((int64_t)(atomic_load_explicit(&r->head, memory_order_relaxed) - ring_upto) < 0)
+		return n;
+	struct lane_take_ctx ctx = { now, final };
+	for (uint32_t i = 0; i < nl; i++)
+		if (upto[i] != atomic_load_explicit(&lanes[i].head, memory_order_relaxed))
+			n += (int)ingero_lane_take(&lanes[i], upto[i], on_lane_call, &ctx, &S.bad_records);
+	return n;
+}
+
+/* Records put into the ring or a lane and not yet taken (approximate). */
+static uint64_t pending(void)
+{
+	uint64_t n = ingero_ring_used(ingero_shm_ring(S.shm));
+	struct ingero_lane *lanes = ingero_shm_lanes(S.shm);
+	for (uint32_t i = 0; i < S.shm->nlanes; i++)
+		n += atomic_load_explicit(&lanes[i].tail, memory_order_acquire) -
+		     atomic_load_explicit(&lanes[i].head, memory_order_relaxed);
 	return n;
 }
 
@@ -756,12 +818,11 @@ static void final_flush(void)
 	ingero_clock_calibrate(0);
 	if (S.sock_ok)
 		nng_socket_set_ms(S.sock, NNG_OPT_SENDTIMEO, FINAL_SEND_TIMEOUT_MS);
-	struct ingero_ring *r = ingero_shm_ring(S.shm);
 	while (ingero_now() < deadline) {
 		on_connect_change();
 		drain(BATCH_RECORDS, FINAL_HOLE_TIMEOUT_NS, 1);
 		send_batch(1);
-		if (ingero_ring_used(r) == 0)
+		if (pending() == 0)
 			break;
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
@@ -778,6 +839,9 @@ static void final_flush(void)
 	ingero_debug("sender done: %llu messages, %llu failed sends, %llu ring holes",
 		     (unsigned long long)S.sent_msgs, (unsigned long long)S.failed_sends,
 		     (unsigned long long)S.holes);
+	ingero_debug("lanes: %u claimed, %llu freed, %llu calls taken from lanes",
+		     atomic_load(&S.shm->lane_claims), (unsigned long long)S.lanes_freed,
+		     (unsigned long long)S.lane_calls);
 	if (S.sock_ok)
 		nng_close(S.sock);
 	S.sock_ok = 0;
@@ -793,7 +857,6 @@ static void *sender_main(void *arg)
 	if (me)
 		hello_define(me, ingero_self.ppid, ingero_self.start_ns, S.comm);
 	S.last_counts = ingero_now();
-	struct ingero_ring *r = ingero_shm_ring(S.shm);
 	while (!atomic_load_explicit(&S.stop, memory_order_acquire)) {
 		ingero_clock_calibrate(CALIBRATE_EVERY_NS);
 		on_connect_change();
@@ -815,8 +878,9 @@ static void *sender_main(void *arg)
 		if (now - S.last_counts >= COUNTS_EVERY_NS) {
 			send_counts(0, 0, 0, 0);
 			S.last_counts = now;
+			S.lanes_freed += ingero_lanes_free_gone(ingero_shm_lanes(S.shm), S.shm->nlanes);
 		}
-		if (n == 0 || ingero_ring_used(r) == 0)
+		if (n == 0 || pending() == 0)
 			ingero_shm_wait(S.shm, S.nrec ? BATCH_LINGER_NS / 4 : IDLE_WAIT_NS);
 	}
 	final_flush();

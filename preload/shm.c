@@ -14,9 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t owner_pid)
+struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t nlanes, uint32_t owner_pid)
 {
-	size_t bytes = INGERO_SHM_RING_OFF + ingero_ring_bytes(cap);
+	size_t lanes_off = (INGERO_SHM_RING_OFF + ingero_ring_bytes(cap) + 4095) & ~(size_t)4095;
+	size_t bytes = lanes_off + (size_t)nlanes * sizeof(struct ingero_lane);
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -24,6 +25,8 @@ struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t owner_pid)
 	s->magic = INGERO_SHM_MAGIC;
 	s->owner_pid = owner_pid;
 	s->bytes = bytes;
+	s->nlanes = nlanes;
+	s->lanes_off = lanes_off;
 	ingero_ring_init(ingero_shm_ring(s), cap);
 	return s;
 }

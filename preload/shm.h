@@ -3,6 +3,9 @@
  * a small header (who owns it, whether its sender runs), a table of
  * per-process drop counters, and the event ring.
  *
+ * After the ring come the lanes (lane.h): each thread's own queue of CALL
+ * records, claimed at its first recorded call.
+ *
  * It is one MAP_SHARED|MAP_ANONYMOUS mapping, created by the library
  * constructor (before any fork) or by a forked child that has to become an
  * owner itself (fork.c).  Everything in it is reached with atomics only:
@@ -14,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "lane.h"
 #include "ring.h"
 
 #define INGERO_SHM_MAGIC 0x494e4752u   /* "INGR" */
@@ -43,7 +47,10 @@ struct ingero_shm {
 	_Atomic uint32_t nprocs;            /* proc slots handed out */
 	_Atomic uint64_t unattributed_dropped; /* drops of processes beyond the table */
 	_Atomic uint64_t lost_late;         /* records published after being skipped */
-	char pad[64];
+	uint32_t nlanes;                    /* lanes after the ring (lane.h), maybe 0 */
+	_Atomic uint32_t lane_claims;       /* lanes claimed so far (INGERO_DEBUG's exit line) */
+	uint64_t lanes_off;                 /* their offset from the mapping's start */
+	char pad[48];
 	struct ingero_proc_slot procs[INGERO_PROCTAB_SLOTS];
 };
 
@@ -54,8 +61,14 @@ static inline struct ingero_ring *ingero_shm_ring(struct ingero_shm *s)
 	return (struct ingero_ring *)((char *)s + INGERO_SHM_RING_OFF);
 }
 
-/* A fresh mapping with a ring of cap slots; NULL if mmap fails. */
-struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t owner_pid);
+static inline struct ingero_lane *ingero_shm_lanes(struct ingero_shm *s)
+{
+	return (struct ingero_lane *)((char *)s + s->lanes_off);
+}
+
+/* A fresh mapping with a ring of cap slots and nlanes lanes; NULL if mmap
+ * fails.  Pages are untouched until used (a claimed lane's by its thread). */
+struct ingero_shm *ingero_shm_create(uint64_t cap, uint32_t nlanes, uint32_t owner_pid);
 void ingero_shm_destroy(struct ingero_shm *s);
 
 /* A slot in the process table for pid, or -1 when the table is full. */

@@ -22,6 +22,7 @@
 #define INGERO_ENV_PYTHON        "INGERO_PYTHON"         /* "0": no Python frames */
 #define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks, default 2000 */
 #define INGERO_ENV_RING_EVENTS   "INGERO_RING_EVENTS"    /* shared ring capacity in events, power of two */
+#define INGERO_ENV_LANES         "INGERO_LANES"          /* threads with a queue of their own (0-256), default 64; 0: all calls through the ring */
 #define INGERO_ENV_GPU_MARKS     "INGERO_GPU_MARKS"      /* "0": no measured GPU time (CUDA event marks) */
 #define INGERO_ENV_GPU_MARK_US   "INGERO_GPU_MARK_US"    /* program threads' marks where the GPU keeps up: one per N us per process, default 4000; 0 none */
 #define INGERO_ENV_GPU_POLL_US   "INGERO_GPU_POLL_US"    /* watcher poll period while marks are outstanding, default 1000 */

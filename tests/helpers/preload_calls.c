@@ -15,6 +15,8 @@
  *   preload_calls outlive N        N calls; a child makes N, the parent exits, the child N more
  *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
+ *   preload_calls waves T N        PRELOAD_CALLS_WAVES (3) waves, 1.2 s apart, of T threads ×
+ *                                  N × (cudaLaunchKernel, and every 8th a cudaStreamSynchronize)
  *   preload_calls loop N [W [D]]   W warm-up calls, then N × cudaStreamSynchronize on a new
  *                                  stream (use FAKECUDA_NOOP=1), D calls deep (for stacks of
  *                                  D+ frames); prints ns_per_call (wall), cpu_ns_per_call
@@ -275,6 +277,18 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void *wave_main(void *arg)
+{
+	long n = (long)arg;
+	dim3 g = { 1, 1, 1 }, b = { 1, 1, 1 };
+	for (long i = 0; i < n; i++) {
+		cudaLaunchKernel((const void *)kernel_a, g, b, NULL, 0, 0);
+		if (i % 8 == 0)
+			cudaStreamSynchronize(0);
+	}
+	return NULL;
+}
+
 /* 1 MiB of code, one jump per cache line, each to the next line, then a
  * return: entered CODE_KB from its end, it runs through that much code
  * (and CODE_KB / 4 pages), as a big program runs through its own between
@@ -463,6 +477,28 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
 		count("cudaLaunchKernel", n * k);
+	} else if (strcmp(mode, "waves") == 0) {
+		/* threads that come and go: the sender frees a gone thread's lane
+		 * within a second, for the next wave's threads */
+		pthread_t th[1024];
+		const char *wv = getenv("PRELOAD_CALLS_WAVES");
+		long waves = wv ? atol(wv) : 3;
+		if (n < 1 || n > 1024) {
+			fprintf(stderr, "preload_calls: 1..1024 threads\n");
+			return 2;
+		}
+		for (long w = 0; w < waves; w++) {
+			if (w) {
+				struct timespec ts = { 1, 200000000 };
+				nanosleep(&ts, NULL);
+			}
+			for (long i = 0; i < n; i++)
+				pthread_create(&th[i], NULL, wave_main, (void *)k);
+			for (long i = 0; i < n; i++)
+				pthread_join(th[i], NULL);
+		}
+		count("cudaLaunchKernel", waves * n * k);
+		count("cudaStreamSynchronize", waves * n * ((k + 7) / 8));
 	} else if (strcmp(mode, "loop") == 0) {
 		loop_deep(argc > 4 ? atol(argv[4]) : 0, n, k);
 	} else if (strcmp(mode, "copy-latency") == 0) {
