@@ -131,13 +131,15 @@ static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream 
 	unlock(s);
 }
 
-/* This thread may mark its submission: where the GPU keeps up, one kernel
- * at a time, within the process's budget (the watcher marks every poll). */
+/* A mark may be due (the ration has one, or a new kernel is owed one):
+ * this thread marks its submission where the GPU keeps up, one kernel at a
+ * time (the watcher marks every poll).  prev: the stream's submission
+ * before this one, read only while new kernels are owed marks. */
 static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uint64_t stream, uint64_t t1,
 						uint64_t prev, uint64_t kernel)
 {
-	if (!ingero_gpu.mark_ticks)
-		return;   /* INGERO_GPU_MARK_US=0 */
+	if (!ingero_gpu.mark_ticks || !atomic_load_explicit(&s->keeps_up, memory_order_relaxed))
+		return;   /* INGERO_GPU_MARK_US=0, or the GPU is behind: the watcher's marks say it */
 	/* shortly after a kernel new to the process appeared, every launch is
 	 * marked, outside the ration (gpu_fresh.c); one right behind a marked
 	 * launch times its kernel alone, and pays what a new kernel is owed */
@@ -165,17 +167,15 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 		ingero_gpu_fresh_paid(owed);
 }
 
-/* The submission noted in its stream's slot; a mark where one is due. */
+/* The submission noted in a ready stream's slot (a store: the line is not
+ * read unless a mark may be due, by what the state's first line says). */
 static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stream *s, uint64_t stream,
 							  uint64_t t1, uint64_t kernel)
 {
-	uint64_t prev = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
+	bool owing = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) != 0;
+	uint64_t prev = owing ? atomic_load_explicit(&s->last_submit, memory_order_relaxed) : 0;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
-	if (__builtin_expect(atomic_load_explicit(&s->ready, memory_order_acquire) != 1, 0))
-		note_first(s, stream);
-	else if (atomic_load_explicit(&s->keeps_up, memory_order_relaxed) &&
-		 (atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) ||
-		  atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed) <= t1 + ingero_gpu.burst_ticks))
+	if (owing || atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed) <= t1 + ingero_gpu.burst_ticks)
 		note_mark(s, stream, t1, prev, kernel);
 }
 
@@ -183,28 +183,35 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
  * stays one, and a full table stays full (retired slots are not reused). */
 static struct ingero_gpu_stream no_slot;
 
-/* A thread's first submission on a stream through an API: the slot found
- * by a probe, and kept for its next. */
+/* A thread's first submission on a stream through an API (or the first
+ * since a slot was retired, or while the stream is not ready): the slot
+ * found by a probe, and kept for its next once the stream is ready. */
 static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel,
-						      uint64_t key)
+						      uint64_t key, uint32_t gen)
 {
-	if (key == ingero_tls.gpu_key && ingero_tls.gpu_slot == &no_slot)
-		return;
 	struct ingero_gpu_stream *s;
 	if (per_thread_stream(stream, api) || !(s = slot_of(stream, true))) {
 		ingero_tls.gpu_key = key;
+		ingero_tls.gpu_gen = gen;
 		ingero_tls.gpu_slot = &no_slot;
 		return;
 	}
+	if (atomic_load_explicit(&s->ready, memory_order_acquire) != 1) {
+		atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
+		note_first(s, stream);
+		ingero_tls.gpu_slot = NULL;   /* probed again until the watcher readies it */
+		return;
+	}
 	ingero_tls.gpu_key = key;
+	ingero_tls.gpu_gen = gen;
 	ingero_tls.gpu_slot = s;
 	note_in(s, stream, t1, kernel);
 }
 
 /* Every launch and async copy comes here: the common case (the stream
- * this thread used last, ready, nothing to mark) is one short run of code
- * over two lines of data, the state's first and the stream's, with every
- * call a tail call (no registers to save). */
+ * this thread used last, ready, nothing to mark) reads the state's first
+ * line and the thread's own, and writes the stream's last submission,
+ * with every call a tail call (no registers to save). */
 INGERO_HOT void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
 	/* (a fork child of a process that ran the watcher finds -1: fork.c) */
@@ -215,13 +222,13 @@ INGERO_HOT void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api,
 		return;
 	}
 	/* a thread mostly queues on one stream through one API: the last
-	 * answer, checked against the slot (it may have been retired since) */
+	 * answer, while no slot has been retired since (its stream destroyed) */
 	uint64_t key = stream ^ ((uint64_t)api << 52);   /* handles are user-space pointers */
+	uint32_t gen = atomic_load_explicit(&ingero_gpu.slots_gen, memory_order_acquire);
 	struct ingero_gpu_stream *s = ingero_tls.gpu_slot;
-	if (__builtin_expect(key != ingero_tls.gpu_key || !s ||
-			     atomic_load_explicit(&s->key, memory_order_relaxed) != stream + 1, 0))
-		note_new_stream(stream, t1, api, kernel, key);
-	else
+	if (__builtin_expect(key != ingero_tls.gpu_key || gen != ingero_tls.gpu_gen || !s, 0))
+		note_new_stream(stream, t1, api, kernel, key, gen);
+	else if (__builtin_expect(s != &no_slot, 1))
 		note_in(s, stream, t1, kernel);
 }
 
@@ -245,6 +252,8 @@ void ingero_gpu_forget(uint64_t stream)
 		__builtin_ia32_pause();
 	atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
 	atomic_store_explicit(&s->key, TOMB, memory_order_release);
+	/* every thread's cached slot is looked up again (it may be this one) */
+	atomic_fetch_add_explicit(&ingero_gpu.slots_gen, 1, memory_order_release);
 	if (held)
 		unlock(s);
 }

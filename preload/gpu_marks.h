@@ -49,7 +49,8 @@ struct ingero_gpu_mark {
 
 /* One stream the program queued work on.  The calling threads write
  * last_submit; whoever holds `lock` may record a mark (head); the watcher
- * alone consumes completed marks (tail). */
+ * alone consumes completed marks (tail).  A launch only writes the line
+ * (a store waits for no miss); it reads it only when a mark is due. */
 struct __attribute__((aligned(64))) ingero_gpu_stream {
 	_Atomic uint64_t key;      /* stream handle + 1; 0 = free slot */
 	_Atomic uint64_t last_submit;  /* ticks of the latest submission */
@@ -79,6 +80,7 @@ struct ingero_gpu_state {
 	uint64_t burst_ticks;      /* INGERO_GPU_MARK_BURST of them: what they may mark back to back */
 	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
 	_Atomic uint32_t fresh_n;      /* new kernels with marks owed (gpu_fresh.c) */
+	_Atomic uint32_t slots_gen;    /* bumped when a slot is retired: threads' cached slots are stale */
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
 	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
 	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */

@@ -136,7 +136,9 @@ struct __attribute__((aligned(64))) ingero_tls {
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
 	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
 	/* the stream this thread queued work on last, and its GPU-mark slot
-	 * (gpu_marks.c): a launch loop finds it here, not by a probe */
+	 * (gpu_marks.c): a launch loop finds it here, not by a probe; valid
+	 * while ingero_gpu.slots_gen is gpu_gen */
+	uint32_t gpu_gen;
 	uint64_t gpu_key;
 	void *gpu_slot;
 	/* this thread's lane (lane.h), claimed at its first recorded call */

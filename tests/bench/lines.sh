@@ -10,7 +10,8 @@
 # Launches on the fake runtime with PRELOAD_CALLS_THRASH_KB (256) touched
 # between them, no stacks, no collector (N stays far below the ring's slots:
 # nothing is dropped), 64 KiB of code run between them too (tests/helpers/
-# preload_calls.c's code sled: a 32 KiB L1i loses the library's code), a
+# preload_calls.c's code sled: a 32 KiB L1i loses the library's code; the
+# 100 warm-up calls and N fit the thread's lane, 2,048 units), a
 # 48 KiB L1d and a 2 MiB last level modelled.  The
 # library's part of a launch is the inclusive cost of its cudaLaunchKernel
 # wrapper less the runtime's own, plus that of the driver wrapper the
@@ -19,6 +20,9 @@
 # fetched; on the H200 a launch whose code and data come from L3 costs
 # ~0.9 us, from L1/L2 ~0.2: `make bench-cold`):
 #   lines_read  lines_written  code_lines  instr           recording (GPU marks off)
+#   ..._ring                                              GPU marks off, the
+#                                shared ring instead of the thread's lane
+#                                (INGERO_LANES=0, the path before lanes)
 #   ..._marks                                             with GPU marks
 #   ..._drv                      with marks, the launch made through the
 #                                driver's cuLaunchKernel as cuGetProcAddress
@@ -28,7 +32,7 @@
 #                                interposition alone
 set -u
 B=${B:-build}
-N=${N:-5000}
+N=${N:-1800}
 SO=${SO:-$PWD/$B/libingero_preload.so}
 CALLS=$B/tests/preload_calls
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
@@ -65,7 +69,7 @@ echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N laun
 # (marks: the calling threads' ration scaled to valgrind's pace, ~0.3 ms a
 # launch here, so that they mark one launch in ~90 as on the H200 loop —
 # 46 us a launch, one mark per INGERO_GPU_MARK_US, 4 ms — not one in ten)
-for v in "rec INGERO_GPU_MARKS=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" \
+for v in "rec INGERO_GPU_MARKS=0" "ring INGERO_GPU_MARKS=0 INGERO_LANES=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" \
 	"drv INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000 PRELOAD_CALLS_LAUNCH=driver" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
 	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
 	set -- $(run $v)
