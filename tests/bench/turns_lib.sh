@@ -31,6 +31,7 @@ variant() { # NAME DB CMD...
 	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$_db" -- "$@" ;;
 	nosampler) exec "$RUN" -q --sample-hz 0 -o "$_db" -- "$@" ;;
 	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q -o "$_db" -- "$@" ;;   # no measured GPU time
+	ring) exec env INGERO_LANES=0 "$RUN" -q -o "$_db" -- "$@" ;;   # every call through the shared ring, no lanes
 	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
 	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
 	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
@@ -156,11 +157,18 @@ turns_paired() { # OUT PAIRS VARIANTS
 # both halves and not in the figure (the nopreload variant of turns shows
 # them).  Each recording chunk is read against the mean of the paused chunks
 # before and after it (the first 5 % of the chunks, at least two, are
-# warm-up).  PROCS processes
-# per variant, interleaved; logs per process its mean ratio, then per variant
+# warm-up): its difference d.  The overhead is the sum of the d over the sum
+# of the paused means (a ratio of means: the mean of per-chunk ratios is
+# biased upwards by about half the chunks' squared spread, ~0.25 points at
+# the H200's ~7 % per 30-step chunk, which the A/A read as 0.07-0.53).
+# PROCS processes per variant, interleaved; logs per process its ratio, then
+# per variant
 #   toggle_variant=V overhead_pct=… ci95_low=… ci95_high=… procs=N chunks=M
-# with the 95 % CI over the processes' means (Student's t), and the same
-# pooled over all chunks as chunk_ci95.  With ANALYZE (ingero-analyze) set,
+#   chunk_mean_pct=… chunk_ci95=…-… ratio_mean_pct=…
+# with the 95 % CI over the processes' ratios (Student's t), the same pooled
+# over all chunks (the d's mean ± 1.96 standard errors, over the paused
+# mean), and the old mean of per-chunk ratios.  Each process's chunk lines
+# are kept as toggle.V.P.out.  With ANALYZE (ingero-analyze) set,
 # each traced process's line also says how many calls it recorded
 # (V_calls=N): those of its recording chunks only, if pausing works; and
 # its BPF programs' run time in the loop in % of one CPU (V_bpf_pct_cpu:
@@ -190,12 +198,14 @@ turns_toggle() { # OUT PROCS VARIANTS
 		for __tv in $__tvs; do
 			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
+			cp "$__to/toggle.out" "$__to/toggle.$__tv.$__ti.out"
+			# per recording chunk: variant, process, its wall, the paused neighbours' mean
 			sed 's/[a-z_]*=//g' "$__to/toggle.out" | awk -v p=$__ti -v v="$__tv" '
-				{ on[$1] = $2; w[$1] = $3; c[$1] = $4; n = $1 }
+				{ on[$1] = $2; w[$1] = $3; n = $1 }
 				END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
-					print v, p, w[i] / ((w[i - 1] + w[i + 1]) / 2), c[i] / ((c[i - 1] + c[i + 1]) / 2) }' \
+					print v, p, w[i], (w[i - 1] + w[i + 1]) / 2 }' \
 				>>"$__to/toggle.txt"
-			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { s += $3; n++ } END { if (n) printf "%.5f", s / n; else print "-" }' "$__to/toggle.txt")
+			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { a += $3; b += $4 } END { if (b) printf "%.5f", a / b; else print "-" }' "$__to/toggle.txt")
 			__line="$__line $__tv=$__m"
 			# what a traced one recorded: only its recording chunks' calls
 			# (pausing reached the program's profiler calls)
@@ -215,15 +225,15 @@ turns_toggle() { # OUT PROCS VARIANTS
 	for __tv in $__tvs; do
 		log "$(awk -v v="$__tv" "$TURNS_T95"'
 			$1 != v { next }
-			{ s[$2] += $3; k[$2]++; cs += $3; css += $3 * $3; cn++ }
+			{ on[$2] += $3; off[$2] += $4; dd = $3 - $4; ds += dd; dss += dd * dd; os += $4; rs += $3 / $4; cn++ }
 			END {
-				n = 0; for (p in s) { d[++n] = 100 * (s[p] / k[p] - 1); m += d[n] }
+				n = 0; for (p in on) { d[++n] = 100 * (on[p] / off[p] - 1); m += d[n] }
 				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
 				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
 				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
-				cm = cs / cn; ch = 1.96 * sqrt((css - cn * cm * cm) / (cn - 1)) / sqrt(cn)
-				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f\n",
-					v, m, m - h, m + h, n, cn, 100 * (cm - 1), 100 * (cm - ch - 1), 100 * (cm + ch - 1)
+				dm = ds / cn; om = os / cn; dh = 1.96 * sqrt((dss - cn * dm * dm) / (cn - 1)) / sqrt(cn)
+				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
+					v, m, m - h, m + h, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
 			}' "$__to/toggle.txt")"
 	done
 }
