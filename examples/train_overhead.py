@@ -33,6 +33,8 @@ def main():
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
     ap.add_argument("--toggle", action="store_true")
+    ap.add_argument("--no-profiler-calls", action="store_true",
+                    help="--toggle without the profiler start()/stop() calls: the method's A/A without them")
     ap.add_argument("--settle-ms", type=float, default=10,
                     help="--toggle: sleep before each chunk, for the tracer's sender to drain the last one")
     ap.add_argument("--chunks", type=int, default=60)
@@ -62,7 +64,8 @@ def main():
     if a.toggle:
         for i in range(a.chunks):
             on = i % 2
-            (torch.cuda.profiler.start if on else torch.cuda.profiler.stop)()
+            if not a.no_profiler_calls:
+                (torch.cuda.profiler.start if on else torch.cuda.profiler.stop)()
             time.sleep(a.settle_ms / 1000)
             wall, cpu, _ = run(a.steps)
             print(f"chunk={i} on={on} wall_s={wall:.5f} thread_cpu_s={cpu:.5f}", flush=True)
