@@ -15,6 +15,8 @@
 #include "ingero/event.h"
 #include "real.h"
 #include "clock.h"
+#include "fork.h"
+#include "gpu_marks.h"
 #include "record.h"
 
 #define INGERO_EXPORT __attribute__((visibility("default")))
@@ -108,6 +110,26 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		}                                                                         \
 	} while (0)
 
+/* Before a recorded call's real function (microseconds of the driver's
+ * work): the lines its record will read or write after it, fetched
+ * meanwhile — a big program has evicted them since its last call, and each
+ * was a miss the call waited for.  Only addresses known without a load
+ * that could miss (a prefetch waiting for one would hold the call up as
+ * the load itself did, docs/gpu-runs.md section 9): globals, and what this
+ * thread's TLS line, read already, points at. */
+static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
+{
+	struct ingero_tls *t = &ingero_tls;
+	__builtin_prefetch(&ingero_self, 0, 3);
+	__builtin_prefetch(&ingero_gpu, 0, 3);
+	if (__builtin_expect(t->lane.lane != NULL, 1)) {
+		__builtin_prefetch(t->lane.lane->units[t->lane.tail & (INGERO_LANE_UNITS - 1)], 1, 3);
+		__builtin_prefetch(&t->lane.lane->tail, 1, 3);
+	}
+	if (t->gpu_slot)
+		__builtin_prefetch(t->gpu_slot, 1, 3);
+}
+
 /* The recording half of HOOK_CALL, for a wrapper that records out of line
  * after HOOK_FORWARD (driver_hooks.c: the nested pass-through then needs
  * no frame of its own). */
@@ -117,6 +139,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		bool tsc_ = ingero_hot.use_tsc;                                               \
 		uint64_t e_ = __builtin_expect(ingero_hot.self_time, 0) ? ingero_stamp(tsc_) : 0; \
 		INGERO_SEG_START(e_);                                                     \
+		ingero_prefetch_record();                                                 \
 		uint64_t t0_ = ingero_stamp(tsc_);                                        \
 		INGERO_SEG(0);                                                            \
 		int r_ = (CALL);                                                          \

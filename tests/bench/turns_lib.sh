@@ -167,8 +167,10 @@ turns_paired() { # OUT PAIRS VARIANTS
 #   chunk_mean_pct=… chunk_ci95=…-… ratio_mean_pct=…
 # with the 95 % CI over the processes' ratios (Student's t), the same pooled
 # over all chunks (the d's mean ± 1.96 standard errors, over the paused
-# mean), and the old mean of per-chunk ratios.  Each process's chunk lines
-# are kept as toggle.V.P.out.  With ANALYZE (ingero-analyze) set,
+# mean), and the old mean of per-chunk ratios; then per traced variant
+#   toggle_vs_aa=V pct=… ci95=…-…
+# its chunk figure less the A/A's.  Each process's chunk lines are kept as
+# toggle.V.P.out.  With ANALYZE (ingero-analyze) set,
 # each traced process's line also says how many calls it recorded
 # (V_calls=N): those of its recording chunks only, if pausing works; and
 # its BPF programs' run time in the loop in % of one CPU (V_bpf_pct_cpu:
@@ -234,6 +236,24 @@ turns_toggle() { # OUT PROCS VARIANTS
 				dm = ds / cn; om = os / cn; dh = 1.96 * sqrt((dss - cn * dm * dm) / (cn - 1)) / sqrt(cn)
 				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
 					v, m, m - h, m + h, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
+			}' "$__to/toggle.txt")"
+	done
+	# each traced variant less the A/A (the untraced processes' own on/off
+	# difference, whatever its cause: chunk parity, the profiler calls),
+	# its CI from both variants' chunk CIs
+	for __tv in $__tvs; do
+		[ "$__tv" = untraced ] && continue
+		log "$(awk -v v="$__tv" '
+			$1 != v && $1 != "untraced" { next }
+			{ k = $1 == v; dd = $3 - $4; ds[k] += dd; dss[k] += dd * dd; os[k] += $4; cn[k]++ }
+			END {
+				if (cn[0] < 2 || cn[1] < 2) { printf "toggle_vs_aa=%s pct=- ci95=-\n", v; exit }
+				for (k = 0; k <= 1; k++) {
+					dm = ds[k] / cn[k]; om = os[k] / cn[k]
+					p[k] = 100 * dm / om; h[k] = 196 * sqrt((dss[k] - cn[k] * dm * dm) / (cn[k] - 1)) / sqrt(cn[k]) / om
+				}
+				d = p[1] - p[0]; hh = sqrt(h[0] ^ 2 + h[1] ^ 2)
+				printf "toggle_vs_aa=%s pct=%.2f ci95=%.2f-%.2f\n", v, d, d - hh, d + hh
 			}' "$__to/toggle.txt")"
 	done
 }
