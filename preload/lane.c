@@ -43,7 +43,7 @@ uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, ingero_lane_fn f
 		atomic_store_explicit(&l->head, upto, memory_order_release);
 		return 0;
 	}
-	while (h < upto) {
+	while (h != upto) {   /* (not h < upto: positions from scribbled memory may wrap) */
 		const unsigned char *u = l->units[h & (INGERO_LANE_UNITS - 1)];
 		uint8_t tag = u[0];
 		bool tsc = tag & INGERO_LANE_TSC;
@@ -68,7 +68,7 @@ uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, ingero_lane_fn f
 			h += 2;
 			break;
 		case INGERO_LANE_PAD:
-			h += 1;
+			atomic_store_explicit(&l->head, ++h, memory_order_release);
 			continue;
 		default:
 			goto scribbled;
