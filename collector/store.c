@@ -175,7 +175,11 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_STACK] = "INSERT OR IGNORE INTO stacks(id,pid) VALUES(?,?)",
 	[ST_FRAME] = "INSERT OR IGNORE INTO stack_frames(stack_id,depth,kind,ip,symbol,module,offset,"
 		     "file,line) VALUES(?,?,?,?,?,?,?,?,?)",
-	[ST_KERNEL] = "INSERT OR IGNORE INTO kernels(pid,addr,name) VALUES(?,?,?)",
+	/* a kernel first defined without a name (its sender had no KERNEL
+	 * record yet) takes the name a later definition brings */
+	[ST_KERNEL] = "INSERT INTO kernels(pid,addr,name) VALUES(?,?,?) ON CONFLICT(pid,addr) DO UPDATE "
+		      "SET name=excluded.name WHERE (kernels.name IS NULL OR kernels.name='') "
+		      "AND excluded.name IS NOT NULL AND excluded.name<>''",
 	[ST_SESSION] = "INSERT OR REPLACE INTO session(key,value) VALUES(?,?)",
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
 	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",

@@ -68,6 +68,8 @@ void ingero_self_init(struct ingero_shm *shm)
 	atomic_store_explicit(&ingero_self.gen, 1, memory_order_relaxed);
 	ingero_self.start_ns = ingero_now();
 	ingero_self.shm = shm;
+	ingero_self.lanes = shm ? ingero_shm_lanes(shm) : NULL;
+	ingero_self.nlanes = shm ? shm->nlanes : 0;
 	ingero_self.owner = shm != NULL;
 	atomic_store_explicit(&ingero_self.state, shm ? INGERO_SELF_UNCHECKED : INGERO_SELF_OFF,
 			      memory_order_release);
@@ -87,6 +89,8 @@ static bool choose_ring(void)
 			/* The inherited mapping stays: descendants forked before
 			 * this point may still write into it. */
 			s->shm = fresh;
+			s->lanes = ingero_shm_lanes(fresh);
+			s->nlanes = fresh->nlanes;
 			s->owner = true;
 			ingero_intern_reset();
 			ingero_debug("fork child %u: parent %u has no sender, tracing on its own ring",

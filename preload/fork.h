@@ -24,6 +24,8 @@ struct ingero_self {
 	uint32_t pid, ppid;
 	uint64_t start_ns;          /* library init, or the fork */
 	struct ingero_shm *shm;     /* the ring this process writes into */
+	struct ingero_lane *lanes;  /* its lanes, as the mapping's maker laid them out (not read back from it) */
+	uint32_t nlanes;
 	bool owner;                 /* shm is ours: our sender thread drains it */
 	bool forked;                /* a fork child that has not chosen its ring yet */
 	bool nng_touched;           /* nng was used here, or in an ancestor before the fork */

@@ -196,7 +196,14 @@ static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t 
 		ingero_tls.gpu_slot = &no_slot;
 		return;
 	}
-	if (atomic_load_explicit(&s->ready, memory_order_acquire) != 1) {
+	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
+	if (ready == -1) {   /* never timed (no context, events refused): kept as such */
+		ingero_tls.gpu_key = key;
+		ingero_tls.gpu_gen = gen;
+		ingero_tls.gpu_slot = &no_slot;
+		return;
+	}
+	if (ready != 1) {
 		atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
 		note_first(s, stream);
 		ingero_tls.gpu_slot = NULL;   /* probed again until the watcher readies it */

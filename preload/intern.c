@@ -27,7 +27,8 @@ int ingero_set_add(struct ingero_set *s, uint64_t key)
 		if (k == key)
 			return 0;
 		if (k == 0) {
-			if (atomic_compare_exchange_strong_explicit(&s->keys[i], &k, key, memory_order_relaxed,
+			/* release: pairs with ingero_set_has's acquire (intern.h) */
+			if (atomic_compare_exchange_strong_explicit(&s->keys[i], &k, key, memory_order_release,
 								    memory_order_relaxed))
 				return 1;
 			if (k == key)

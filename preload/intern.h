@@ -29,7 +29,9 @@ static inline bool ingero_set_has(const struct ingero_set *s, uint64_t key)
 	uint32_t m = s->cap - 1;
 	uint32_t i = (uint32_t)ingero_mix64(key) & m;
 	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
-		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
+		/* acquire: what was put into the ring before the key was added
+		 * (its definition) is ordered before what the caller puts next */
+		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_acquire);
 		if (k == key)
 			return true;
 		if (k == 0)

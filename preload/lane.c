@@ -32,18 +32,19 @@ bool ingero_lane_claim(struct ingero_lane *lanes, uint32_t n, uint64_t owner, st
 	return false;
 }
 
-uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, ingero_lane_fn fn, void *arg, uint64_t *bad)
+uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, uint32_t max, ingero_lane_fn fn, void *arg,
+			  uint64_t *bad)
 {
 	uint64_t h = atomic_load_explicit(&l->head, memory_order_relaxed);
-	uint32_t pid = (uint32_t)(atomic_load_explicit(&l->owner, memory_order_relaxed) >> 32);
-	uint32_t tid = (uint32_t)atomic_load_explicit(&l->owner, memory_order_relaxed);
+	uint64_t owner = atomic_load_explicit(&l->owner, memory_order_relaxed);
+	uint32_t pid = (uint32_t)(owner >> 32), tid = (uint32_t)owner;
 	uint32_t calls = 0;
 	if (upto - h > INGERO_LANE_UNITS) {   /* a tail no producer wrote */
 		(*bad)++;
 		atomic_store_explicit(&l->head, upto, memory_order_release);
 		return 0;
 	}
-	while (h != upto) {   /* (not h < upto: positions from scribbled memory may wrap) */
+	while (h != upto && calls < max) {   /* (not h < upto: positions from scribbled memory may wrap) */
 		const unsigned char *u = l->units[h & (INGERO_LANE_UNITS - 1)];
 		uint8_t tag = u[0];
 		bool tsc = tag & INGERO_LANE_TSC;
@@ -65,6 +66,8 @@ uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, ingero_lane_fn f
 			if (upto - h < 2 || (h & (INGERO_LANE_UNITS - 1)) == INGERO_LANE_UNITS - 1)
 				goto scribbled;
 			memcpy(&ev, u + offsetof(struct ingero_lane_full, ev), sizeof ev);
+			ev.pid = pid;   /* the writer's own, unless the memory was scribbled */
+			ev.tid = tid;
 			h += 2;
 			break;
 		case INGERO_LANE_PAD:

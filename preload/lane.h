@@ -148,11 +148,12 @@ static inline uint64_t ingero_lane_writer_used(const struct ingero_lane_writer *
 /* One call taken from a lane: pid and tid filled in, tsc says the clock. */
 typedef void (*ingero_lane_fn)(struct ingero_cuda_call *ev, bool tsc, void *arg);
 
-/* Takes the lane's entries up to position upto (a tail read earlier), each
- * given to fn; returns how many calls.  An entry whose tag is unknown (the
- * memory was scribbled on: it is the program's) ends the take: the lane is
- * emptied to upto and *bad counts it. */
-uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, ingero_lane_fn fn, void *arg, uint64_t *bad);
+/* Takes the lane's entries up to position upto (a tail read earlier), at
+ * most max calls, each given to fn; returns how many.  An entry whose tag is
+ * unknown (the memory was scribbled on: it is the program's) ends the take:
+ * the lane is emptied to upto and *bad counts it. */
+uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, uint32_t max, ingero_lane_fn fn, void *arg,
+			  uint64_t *bad);
 
 /* Frees each lane whose thread is gone and whose calls were all taken (the
  * sender, now and then: a thread does not say when it ends); how many. */

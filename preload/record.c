@@ -90,9 +90,9 @@ bool ingero_put(const void *rec, uint32_t len, bool is_call)
 static __attribute__((noinline, cold)) bool lane_claim(struct ingero_shm *shm)
 {
 	struct ingero_tls *t = &ingero_tls;
-	if (shm->nlanes == 0 || (t->lane_retry && --t->lane_retry))
+	if (ingero_self.nlanes == 0 || (t->lane_retry && --t->lane_retry))
 		return false;
-	if (ingero_lane_claim(ingero_shm_lanes(shm), shm->nlanes, ingero_lane_owner(ingero_self.pid, t->tid),
+	if (ingero_lane_claim(ingero_self.lanes, ingero_self.nlanes, ingero_lane_owner(ingero_self.pid, t->tid),
 			      &t->lane)) {
 		atomic_fetch_add_explicit(&shm->lane_claims, 1, memory_order_relaxed);
 		return true;

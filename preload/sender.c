@@ -84,6 +84,8 @@ struct def {
 	size_t len;
 	uint8_t confirmed;   /* went out in a message the socket accepted */
 	uint8_t in_batch;    /* already in the batch being built */
+	uint8_t synth;       /* a kernel named here for want of its KERNEL record: a later one replaces it */
+	uint8_t resend;      /* replaced while in the batch: the batch holds the old bytes */
 };
 
 struct pid_acct {
@@ -120,6 +122,8 @@ static struct {
 	uint64_t last_counts;
 	uint64_t holes, failed_sends, sent_msgs, bad_records;
 	uint64_t lane_calls, lanes_freed;   /* calls taken from lanes; lanes freed (INGERO_DEBUG) */
+	struct ingero_lane *lanes;          /* the owner's own record of them, not the shared header's */
+	uint32_t nlanes;
 	char comm[17], exe[1024], cmdline[4096];
 } S;
 
@@ -297,8 +301,9 @@ static void send_batch(int final)
 	msgpack_sbuffer_destroy(&hdr);
 	for (size_t i = 0; i < S.ndefs; i++) {
 		S.defs[i]->in_batch = 0;
-		if (ok)
+		if (ok && !S.defs[i]->resend)
 			S.defs[i]->confirmed = 1;
+		S.defs[i]->resend = 0;
 	}
 	if (!ok)
 		for (size_t i = 0; i < S.nb; i++) {
@@ -415,11 +420,9 @@ static uint64_t kernel_key(uint32_t pid, uint64_t addr)
 	return ingero_mix64(addr ^ ((uint64_t)pid << 32)) | 1;
 }
 
-static struct def *kernel_define(uint32_t pid, uint64_t addr, const char *name, size_t len)
+/* A kernel's definition, packed into d (replacing what it held). */
+static void kernel_pack(struct def *d, uint32_t pid, uint64_t addr, const char *name, size_t len)
 {
-	struct def *d = calloc(1, sizeof *d);
-	if (!d)
-		return NULL;
 	if (!len) {
 		name = ingero_symbol_name(addr);
 		len = name ? strlen(name) : 0;
@@ -429,14 +432,24 @@ static struct def *kernel_define(uint32_t pid, uint64_t addr, const char *name, 
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	ingero_pack_kernel(&pk, pid, addr, name, len);
-	def_set(d, &sb);
+	size_t old = d->bytes ? d->len : 0;
+	if (def_set(d, &sb) == 0)
+		S.cache_bytes += d->len - old;
 	msgpack_sbuffer_destroy(&sb);
+}
+
+static struct def *kernel_define(uint32_t pid, uint64_t addr, const char *name, size_t len)
+{
+	struct def *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	kernel_pack(d, pid, addr, name, len);
 	if (ingero_map_put(&S.kernels, kernel_key(pid, addr), d) != 0) {
+		S.cache_bytes -= d->len;
 		free(d->bytes);
 		free(d);
 		return NULL;
 	}
-	S.cache_bytes += d->len;
 	return d;
 }
 
@@ -458,8 +471,11 @@ static void on_call(struct ingero_cuda_call *ev)
 	}
 	if (ev->kernel && ingero_api_class(ev->api) == INGERO_CLASS_LAUNCH) {
 		struct def *d = ingero_map_get(&S.kernels, kernel_key(ev->pid, ev->kernel));
-		if (!d && S.cache_bytes < DEF_CACHE_MAX)
-			d = kernel_define(ev->pid, ev->kernel, NULL, 0);
+		/* (its KERNEL record may have found the ring full while the
+		 * call went into the thread's lane: named here, replaced if the
+		 * record comes with a later launch) */
+		if (!d && S.cache_bytes < DEF_CACHE_MAX && (d = kernel_define(ev->pid, ev->kernel, NULL, 0)))
+			d->synth = 1;
 		def_use(d);
 	}
 	/* room first, so that the sink copies each field without a call */
@@ -565,8 +581,14 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		const struct rrec_kernel *k = (const struct rrec_kernel *)buf;
 		if (len < sizeof *k || sizeof *k + k->name_len > len)
 			return;
-		if (!ingero_map_get(&S.kernels, kernel_key(k->h.pid, k->addr)) && S.cache_bytes < DEF_CACHE_MAX)
+		struct def *d = ingero_map_get(&S.kernels, kernel_key(k->h.pid, k->addr));
+		if (d && d->synth && k->name_len) {
+			kernel_pack(d, k->h.pid, k->addr, k->name, k->name_len);   /* sent again, named */
+			d->synth = 0;
+			d->resend = d->in_batch;
+		} else if (!d && S.cache_bytes < DEF_CACHE_MAX) {
 			kernel_define(k->h.pid, k->addr, k->name, k->name_len);
+		}
 		break;
 	}
 	case INGERO_RREC_BYE: {
@@ -663,24 +685,30 @@ static void on_lane_call(struct ingero_cuda_call *ev, bool tsc, void *arg)
 	record_taken(&c->now, c->final);
 }
 
-/* Takes what the ring has (up to max records), then what the lanes had
- * before the ring's tail was read (lane.h: so that the definitions their
- * calls name come first); returns how many. */
+/* Which lane records may be taken: those published before the ring's tail
+ * was read (ring_upto), once the ring is taken to there (lane.h).  Kept
+ * across drains until the lanes reach it, so that a ring kept busy cannot
+ * keep them waiting, while a drain still takes at most max records. */
+static struct {
+	bool armed;
+	uint64_t ring_upto;
+	uint64_t upto[INGERO_LANES_MAX];
+} L;
+
+/* Takes up to max records: what the ring has, then the lanes' share. */
 static int drain(int max, uint64_t hole_timeout, int final)
 {
 	static unsigned char buf[INGERO_RING_MAX_REC];
-	static uint64_t upto[INGERO_LANES_MAX];
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
-	struct ingero_lane *lanes = ingero_shm_lanes(S.shm);
-	uint32_t nl = S.shm->nlanes;
-	for (uint32_t i = 0; i < nl; i++)
-		upto[i] = atomic_load_explicit(&lanes[i].tail, memory_order_acquire);
-	uint64_t ring_upto = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+	if (!L.armed) {
+		for (uint32_t i = 0; i < S.nlanes; i++)
+			L.upto[i] = atomic_load_explicit(&S.lanes[i].tail, memory_order_acquire);
+		L.ring_upto = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+		L.armed = true;
+	}
 	int n = 0;
 	uint64_t now = ingero_now();
-	/* past max while short of ring_upto: a ring kept busy (a thread whose
-	 * lane is full) must not keep the lanes waiting */
-	while (n < max || (int64_t)(atomic_load_explicit(&r->head, memory_order_relaxed) - ring_upto) < 0) {
+	while (n < max) {
 		uint32_t len;
 		int rc = ingero_ring_get(r, buf, &len, now, hole_timeout);
 		if (rc == INGERO_RING_SKIPPED) {
@@ -695,13 +723,20 @@ static int drain(int max, uint64_t hole_timeout, int final)
 		n++;
 		record_taken(&now, final);
 	}
-	/* the ring not yet taken to there (a hole): the lanes wait */
-	if ((int64_t)(atomic_load_explicit(&r->head, memory_order_relaxed) - ring_upto) < 0)
+	/* the ring not yet taken to there (a hole, or max): the lanes wait */
+	if ((int64_t)(atomic_load_explicit(&r->head, memory_order_relaxed) - L.ring_upto) < 0)
 		return n;
 	struct lane_take_ctx ctx = { now, final };
-	for (uint32_t i = 0; i < nl; i++)
-		if (upto[i] != atomic_load_explicit(&lanes[i].head, memory_order_relaxed))
-			n += (int)ingero_lane_take(&lanes[i], upto[i], on_lane_call, &ctx, &S.bad_records);
+	bool reached = true;
+	for (uint32_t i = 0; i < S.nlanes; i++) {
+		if (L.upto[i] == atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed))
+			continue;
+		if (n < max)
+			n += (int)ingero_lane_take(&S.lanes[i], L.upto[i], (uint32_t)(max - n), on_lane_call, &ctx,
+						   &S.bad_records);
+		reached &= L.upto[i] == atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed);
+	}
+	L.armed = !reached;
 	return n;
 }
 
@@ -709,10 +744,9 @@ static int drain(int max, uint64_t hole_timeout, int final)
 static uint64_t pending(void)
 {
 	uint64_t n = ingero_ring_used(ingero_shm_ring(S.shm));
-	struct ingero_lane *lanes = ingero_shm_lanes(S.shm);
-	for (uint32_t i = 0; i < S.shm->nlanes; i++)
-		n += atomic_load_explicit(&lanes[i].tail, memory_order_acquire) -
-		     atomic_load_explicit(&lanes[i].head, memory_order_relaxed);
+	for (uint32_t i = 0; i < S.nlanes; i++)
+		n += atomic_load_explicit(&S.lanes[i].tail, memory_order_acquire) -
+		     atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed);
 	return n;
 }
 
@@ -878,7 +912,7 @@ static void *sender_main(void *arg)
 		if (now - S.last_counts >= COUNTS_EVERY_NS) {
 			send_counts(0, 0, 0, 0);
 			S.last_counts = now;
-			S.lanes_freed += ingero_lanes_free_gone(ingero_shm_lanes(S.shm), S.shm->nlanes);
+			S.lanes_freed += ingero_lanes_free_gone(S.lanes, S.nlanes);
 		}
 		if (n == 0 || pending() == 0)
 			ingero_shm_wait(S.shm, S.nrec ? BATCH_LINGER_NS / 4 : IDLE_WAIT_NS);
@@ -893,6 +927,8 @@ int ingero_sender_start(struct ingero_shm *shm)
 	if (S.running)
 		return 0;
 	S.shm = shm;
+	S.lanes = ingero_self.lanes;
+	S.nlanes = ingero_self.nlanes;
 	atomic_store(&S.stop, 0);
 	atomic_store(&S.done, 0);
 	msgpack_sbuffer_init(&S.body);
@@ -942,4 +978,6 @@ void ingero_sender_forget(void)
 	 * nng here.  The parent's bookkeeping is not ours to send. */
 	S.running = 0;
 	S.sock_ok = 0;
+	S.lane_calls = S.lanes_freed = 0;
+	L.armed = false;
 }

@@ -65,14 +65,6 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 void ingero_stack_init(void)
 {
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ingero_stack_init);
-	/* Where unw_backtrace's fast trace cannot follow a frame (much of
-	 * libtorch: 20-65 us a stack on the H200, ~1 us through CPython here),
-	 * each step of the slow walk looks its frame up in libunwind's cache
-	 * of register states; the local address space's default, one global
-	 * cache, takes a lock around each look-up and blocks every signal
-	 * while it holds it: two sigprocmask system calls a frame.  A cache
-	 * per thread needs neither (and a thread only ever unwinds itself). */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }
 
 /* Per-thread scratch (14 KiB: too much for the stacks of some threads).

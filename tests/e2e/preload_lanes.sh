@@ -8,14 +8,15 @@
 . tests/helpers/preload_lib.sh
 export FAKECUDA_NOOP=1
 
-# lanes_line ERR FIELD: from the exit's "lanes: N claimed, M freed, K calls taken from lanes"
+# lanes_field ERR FIELD: from the exit's "lanes: N claimed, M freed, K calls taken from lanes"
+# ("missing" without that line: a check on it then fails)
 lanes_field() {
 	v=$(sed -n "s/.*lanes: \([0-9]*\) claimed, \([0-9]*\) freed, \([0-9]*\) calls taken.*/\\$2/p" "$1" | tail -n 1)
-	echo "${v:-0}"
+	echo "${v:-missing}"
 }
 
 # --- waves of threads, each launch with a stack (one call site: one stack, defined once) --
-start_sink "$T/waves.sink" -i 1500
+start_sink "$T/waves.sink" -v -i 1500
 INGERO_DEBUG=1 INGERO_STACKS=launch,sync INGERO_STACK_BUDGET_PPM=1000000 INGERO_LANES=48 \
 	traced "$B/tests/preload_calls" waves 40 400 >"$T/waves.truth" 2>"$T/waves.err"
 check_eq "waves: program exits 0" 0 $?
@@ -30,6 +31,10 @@ echo "# 3 waves of 40 threads, 48 lanes: $claimed claimed, $freed freed, $taken 
 check_eq "waves: each of the 120 threads had a lane (the gone ones' freed for the next wave)" 120 "$claimed"
 check_ge "waves: the first two waves' lanes were freed" "$freed" 80
 check_eq "waves: all 54,000 calls came through lanes" 54000 "$taken"
+# a short entry carries no tid: the lane's owner gives it (pids are handed out
+# cyclically, so the 120 threads have 120 tids)
+tids=$(grep '^CALL cudaLaunchKernel ' "$T/waves.sink" | sed 's/.* tid=\([0-9]*\) .*/\1/' | sort -u | wc -l)
+check_eq "waves: the launches name their 120 threads" 120 "$tids"
 for api in cudaLaunchKernel cudaStreamSynchronize; do
 	got=$(grep "^calls pid=$pid api=$api " "$T/waves.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')
 	want=$(sink_calls "$T/waves.sink" "$pid" "$api")

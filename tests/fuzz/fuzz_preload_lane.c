@@ -3,8 +3,8 @@
  * of the tree write (preload/lane.c), so a lane's units and tail are
  * untrusted bytes: whatever they hold, ingero_lane_take reads only inside
  * the lane, gives at most one call per unit between head and the tail it
- * was handed, each short one with the lane owner's pid and tid, and leaves
- * the head at that tail.
+ * was handed, each with the lane owner's pid and tid, and leaves the head
+ * at that tail.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +21,8 @@ static void on_call(struct ingero_cuda_call *ev, bool tsc, void *arg)
 {
 	struct seen *s = arg;
 	(void)tsc;
-	(void)ev;
+	if (ev->pid != s->pid || ev->tid != s->tid)
+		abort();
 	s->calls++;
 }
 
@@ -43,9 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_store(&l->owner, owner);
 	atomic_store(&l->head, head);
 	atomic_store(&l->tail, upto);
-	struct seen s = { 0, 0, 0 };
+	struct seen s = { 0, (uint32_t)(owner >> 32), (uint32_t)owner };
 	uint64_t bad = 0;
-	uint32_t n = ingero_lane_take(l, upto, on_call, &s, &bad);
+	uint32_t n = ingero_lane_take(l, upto, UINT32_MAX, on_call, &s, &bad);
 	if (n != s.calls || atomic_load(&l->head) != upto)
 		abort();
 	if (upto - head <= INGERO_LANE_UNITS && n > upto - head)

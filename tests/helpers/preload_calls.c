@@ -15,7 +15,7 @@
  *   preload_calls outlive N        N calls; a child makes N, the parent exits, the child N more
  *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
- *   preload_calls waves T N        PRELOAD_CALLS_WAVES (3) waves, 1.2 s apart, of T threads ×
+ *   preload_calls waves T N        PRELOAD_CALLS_WAVES (3) waves, 2.2 s apart, of T threads ×
  *                                  N × (cudaLaunchKernel, and every 8th a cudaStreamSynchronize)
  *   preload_calls loop N [W [D]]   W warm-up calls, then N × cudaStreamSynchronize on a new
  *                                  stream (use FAKECUDA_NOOP=1), D calls deep (for stacks of
@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 		count("cudaLaunchKernel", n * k);
 	} else if (strcmp(mode, "waves") == 0) {
 		/* threads that come and go: the sender frees a gone thread's lane
-		 * within a second, for the next wave's threads */
+		 * within a second (and a drain, and a send), for the next wave's */
 		pthread_t th[1024];
 		const char *wv = getenv("PRELOAD_CALLS_WAVES");
 		long waves = wv ? atol(wv) : 3;
@@ -489,7 +489,7 @@ int main(int argc, char **argv)
 		}
 		for (long w = 0; w < waves; w++) {
 			if (w) {
-				struct timespec ts = { 1, 200000000 };
+				struct timespec ts = { 2, 200000000 };
 				nanosleep(&ts, NULL);
 			}
 			for (long i = 0; i < n; i++)

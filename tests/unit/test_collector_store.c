@@ -238,6 +238,10 @@ static void kernel_rows_and_aggregates(void **state)
 	store_stack(s, -5, 5, f, 2);
 	store_stack(s, -5, 5, f, 2);                /* interned: stored once */
 	store_kernel(s, 5, 0x7000, "gemm_kernelXXX", 11);
+	store_kernel(s, 5, 0x7000, "other", 5);     /* a name stays */
+	store_kernel(s, 5, 0x7100, "", 0);          /* defined without a name first ... */
+	store_kernel(s, 5, 0x7100, "reduce_kernel", 13);   /* ... named by a later definition */
+	store_kernel(s, 5, 0x7100, "", 0);          /* and not unnamed again */
 	store_session(s, "mode", "full");
 	store_session(s, "mode", "cuda-only");      /* latest wins */
 	store_close(s);
@@ -250,8 +254,10 @@ static void kernel_rows_and_aggregates(void **state)
 	assert_int_equal(q("SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id=s.stack_id "
 			   "WHERE f.symbol='gather_rows'"), 1);
 	char buf[64];
-	qs("SELECT name FROM kernels", buf, sizeof buf);
+	qs("SELECT name FROM kernels WHERE addr=28672", buf, sizeof buf);
 	assert_string_equal(buf, "gemm_kernel");
+	qs("SELECT name FROM kernels WHERE addr=28928", buf, sizeof buf);
+	assert_string_equal(buf, "reduce_kernel");
 	qs("SELECT value FROM session WHERE key='mode'", buf, sizeof buf);
 	assert_string_equal(buf, "cuda-only");
 	qs("SELECT comm FROM competitors", buf, sizeof buf);

@@ -63,10 +63,8 @@ static void check_call(struct ingero_cuda_call *ev, bool tsc, void *arg)
 {
 	struct got *g = arg;
 	struct ingero_cuda_call want = call_of(g->next);
-	if (want.bytes == 0) {   /* short: pid and tid are the lane's owner's */
-		want.pid = 42;
-		want.tid = 43;
-	}
+	want.pid = 42;   /* the lane's owner's */
+	want.tid = 43;
 	assert_memory_equal(ev, &want, sizeof want);
 	assert_int_equal(tsc, g->tsc);
 	g->next++;
@@ -96,7 +94,12 @@ static void order_over_laps(void **state)
 			made++;
 		}
 		uint64_t upto = atomic_load(&l->tail);
-		ingero_lane_take(l, upto, check_call, &g, &bad);
+		/* at most max calls a take: the rest with the next */
+		uint64_t before = g.n;
+		assert_int_equal(ingero_lane_take(l, upto, 100, check_call, &g, &bad), 100);
+		assert_int_equal(g.n - before, 100);
+		assert_true(atomic_load(&l->head) != upto);
+		ingero_lane_take(l, upto, UINT32_MAX, check_call, &g, &bad);
 		assert_int_equal(atomic_load(&l->head), upto);
 	}
 	assert_int_equal(g.n, made);
@@ -125,7 +128,7 @@ static void full_then_room(void **state)
 	for (int i = 0; i < 10; i++) {
 		uint64_t h = atomic_load(&l->head);
 		g.next = 1;
-		ingero_lane_take(l, h + 1, check_call, &g, &bad);
+		ingero_lane_take(l, h + 1, UINT32_MAX, check_call, &g, &bad);
 	}
 	assert_int_equal(g.n, 10);
 	for (int i = 0; i < 10; i++)
@@ -164,7 +167,7 @@ static void claims_and_frees(void **state)
 	assert_true(ingero_lane_put(&w[1], &ev, false));
 	assert_int_equal(ingero_lanes_free_gone(l, 3), 1);   /* w[2]'s: gone, empty */
 	uint64_t n = 0, bad = 0;
-	ingero_lane_take(w[1].lane, atomic_load(&w[1].lane->tail), noop, &n, &bad);
+	ingero_lane_take(w[1].lane, atomic_load(&w[1].lane->tail), UINT32_MAX, noop, &n, &bad);
 	assert_int_equal(n, 1);
 	assert_int_equal(ingero_lanes_free_gone(l, 3), 1);   /* now w[1]'s */
 	assert_int_equal(atomic_load(&w[0].lane->owner), ingero_lane_owner(me, me));   /* alive: kept */
@@ -188,12 +191,12 @@ static void scribbles_are_skipped(void **state)
 		assert_true(ingero_lane_put(&w, &ev, false));
 	l->units[2][0] = 0x55;   /* an unknown tag */
 	uint64_t n = 0, bad = 0;
-	ingero_lane_take(l, 4, noop, &n, &bad);
+	ingero_lane_take(l, 4, UINT32_MAX, noop, &n, &bad);
 	assert_int_equal(n, 2);
 	assert_int_equal(bad, 1);
 	assert_int_equal(atomic_load(&l->head), 4);
 	/* a tail no producer wrote (more than a lane ahead) */
-	ingero_lane_take(l, 4 + 2 * INGERO_LANE_UNITS, noop, &n, &bad);
+	ingero_lane_take(l, 4 + 2 * INGERO_LANE_UNITS, UINT32_MAX, noop, &n, &bad);
 	assert_int_equal(n, 2);
 	assert_int_equal(bad, 2);
 	lanes_free(l, 1);
@@ -229,7 +232,7 @@ static void producer_and_consumer_at_once(void **state)
 		if (upto == atomic_load(&l->head))
 			sched_yield();
 		else
-			ingero_lane_take(l, upto, check_call, &g, &bad);
+			ingero_lane_take(l, upto, UINT32_MAX, check_call, &g, &bad);
 	}
 	pthread_join(th, NULL);
 	assert_int_equal(g.n, CONCURRENT_CALLS);
