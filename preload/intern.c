@@ -9,12 +9,10 @@
 
 #include <string.h>
 
-#define SET_CAP 16384
-
-static _Atomic uint64_t stack_keys[SET_CAP];
-static _Atomic uint64_t kernel_keys[SET_CAP];
-struct ingero_set ingero_stacks_put = { SET_CAP, stack_keys };
-struct ingero_set ingero_kernels_put = { SET_CAP, kernel_keys };
+static _Atomic uint64_t stack_keys[INGERO_SET_CAP];
+_Atomic uint64_t ingero_kernel_keys[INGERO_SET_CAP];
+struct ingero_set ingero_stacks_put = { INGERO_SET_CAP, stack_keys };
+struct ingero_set ingero_kernels_put = { INGERO_SET_CAP, ingero_kernel_keys };
 
 int ingero_set_add(struct ingero_set *s, uint64_t key)
 {

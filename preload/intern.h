@@ -20,24 +20,32 @@ struct ingero_set {
 
 #define INGERO_SET_PROBES 64
 
+#define INGERO_SET_CAP 16384
+
 /* Key 0 is never stored (it means "no stack"/"no kernel").  Inline: every
- * launch asks whether its kernel was named yet. */
-static inline bool ingero_set_has(const struct ingero_set *s, uint64_t key)
+ * launch asks whether its kernel was named yet; with keys and cap known
+ * where it is inlined (ingero_kernel_keys), no line of the set's own. */
+static inline bool ingero_set_has_in(_Atomic uint64_t *keys, uint32_t cap, uint64_t key)
 {
 	if (!key)
 		return false;
-	uint32_t m = s->cap - 1;
+	uint32_t m = cap - 1;
 	uint32_t i = (uint32_t)ingero_mix64(key) & m;
 	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
 		/* acquire: what was put into the ring before the key was added
 		 * (its definition) is ordered before what the caller puts next */
-		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_acquire);
+		uint64_t k = atomic_load_explicit(&keys[i], memory_order_acquire);
 		if (k == key)
 			return true;
 		if (k == 0)
 			return false;
 	}
 	return false;
+}
+
+static inline bool ingero_set_has(const struct ingero_set *s, uint64_t key)
+{
+	return ingero_set_has_in(s->keys, s->cap, key);
 }
 /* 1: added, 0: was there, -1: no room. */
 int ingero_set_add(struct ingero_set *s, uint64_t key);
@@ -46,6 +54,8 @@ void ingero_set_clear(struct ingero_set *s);
 /* Per-process sets: stacks and kernels this process put into its ring. */
 extern struct ingero_set ingero_stacks_put;
 extern struct ingero_set ingero_kernels_put;
+/* the kernels set's table (INGERO_SET_CAP keys), for the per-launch check */
+extern _Atomic uint64_t ingero_kernel_keys[INGERO_SET_CAP] __attribute__((visibility("hidden")));
 /* A fork child that becomes an owner starts with empty sets. */
 void ingero_intern_reset(void);
 

@@ -17,7 +17,7 @@ void ingero_kernel_name(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pi
 /* Every launch: a kernel not yet put into the ring by this process is named. */
 static inline void ingero_kernel_note(uint64_t addr, enum ingero_kernel_kind kind, uint32_t pid)
 {
-	if (!ingero_set_has(&ingero_kernels_put, addr))
+	if (!ingero_set_has_in(ingero_kernel_keys, INGERO_SET_CAP, addr))
 		ingero_kernel_name(addr, kind, pid);
 }
 
