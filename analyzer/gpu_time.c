@@ -35,7 +35,8 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 		a->oom = 1;
 		return;
 	}
-	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func };
+	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH };
 }
 
 static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)
@@ -289,6 +290,8 @@ static void acc_free(struct acc *a)
 	free(a->busy);
 	free(a->smp);
 	free(a->typical);
+	free(a->kt);
+	ia_map_free(&a->kmap);
 }
 
 static int out_of_memory(struct acc *a, struct ia_gpu_time *g, char *err, size_t errlen)
@@ -392,6 +395,8 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	if (g->idle_high_ns < g->idle_low_ns)
 		g->idle_high_ns = g->idle_low_ns;
 	g->measured = g->nstreams > 0;
+	if (ia_gt_kernels_name(t, &a, g) < 0)
+		return out_of_memory(&a, g, err, errlen);
 	acc_free(&a);
 	return 0;
 }
@@ -402,5 +407,8 @@ void ia_gpu_time_free(struct ia_gpu_time *g)
 	free(g->idle);
 	for (int q = 0; q < 3; q++)
 		free(g->est[q]);
+	for (size_t i = 0; i < g->nkernels; i++)
+		free(g->kernels[i].name);
+	free(g->kernels);
 	memset(g, 0, sizeof *g);
 }

@@ -41,6 +41,14 @@ struct ia_span {
 	uint64_t a, b;
 };
 
+/* A kernel's share of the estimate: GPU time of its launches in the window
+ * (the median replay's pieces, clipped to their completions). */
+struct ia_kernel_time {
+	char *name;                       /* as the trace has it (mangled, for C++ kernels) */
+	char short_name[96];              /* its nested name, without template arguments: at::native::foo */
+	uint64_t ns, launches;
+};
+
 struct ia_gpu_time {
 	int measured;                     /* the traced processes' streams carry marks */
 	uint64_t win_start, win_end;
@@ -53,7 +61,12 @@ struct ia_gpu_time {
 	struct ia_span *est[3]; size_t nest[3];
 	size_t ntimed;                    /* pieces of work timed alone (the estimate's samples) */
 	size_t nwork, nwork_alike;        /* work queued in the window; of it, alike some timed */
+	/* the estimate's GPU time by kernel, most first (named ones, at most
+	 * IA_GPU_KERNELS_MAX), and all launches' time, named or not */
+	struct ia_kernel_time *kernels; size_t nkernels;
+	uint64_t launches_ns;
 };
+#define IA_GPU_KERNELS_MAX 8
 
 /* Over [win_start, win_end), for the selected processes.  0, or -1 with one
  * line in err (a read error of the trace). */

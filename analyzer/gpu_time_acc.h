@@ -7,6 +7,7 @@
 #define IA_GPU_TIME_ACC_H
 
 #include "gpu_time.h"
+#include "util.h"
 
 /* A mark done this soon after it was recorded found its stream empty. */
 #define EMPTY_NS 20000ull
@@ -25,6 +26,7 @@ struct cpt {
 struct sub {
 	uint64_t a, b;
 	uint32_t work, func;
+	int launch;                /* a kernel (else a copy or memset) */
 };
 
 struct stream_acc {
@@ -50,6 +52,9 @@ struct acc {
 	struct sample *smp; size_t nsmp, csmp;
 	size_t ntimed;             /* pieces timed alone (each filed twice in smp) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
+	/* the median replay's GPU time by kernel (gpu_kernels.c) */
+	struct ia_map kmap;        /* func -> index into kt */
+	struct kacc { uint32_t func; uint64_t ns, n; } *kt; size_t nkt, ckt;
 	int oom;
 };
 
@@ -72,5 +77,11 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
  * (both added to). */
 void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
 		    size_t *alike);
+
+/* gpu_kernels.c: a launch's piece of the median replay, ns of GPU time in
+ * the window; then the kernels named from the trace, most time first (into
+ * g->kernels); 0 or -1 (out of memory). */
+void ia_gt_kernel_add(struct acc *a, uint32_t func, uint64_t ns);
+int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

@@ -71,6 +71,22 @@ static int is_cause(const struct ia_chain *c)
 	return 1;
 }
 
+#define KERNELS_SAID 3
+#define KERNEL_NAME_SAID 60
+
+/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." */
+static void busy_kernels(const struct ia_gpu_time *g, char *text, size_t n)
+{
+	ia_addf(text, n, " Its kernels by estimated GPU time:");
+	for (size_t k = 0; k < g->nkernels && k < KERNELS_SAID; k++) {
+		const char *name = g->kernels[k].short_name;
+		int cut = strlen(name) > KERNEL_NAME_SAID;
+		ia_addf(text, n, "%s %.*s%s %.0f%%", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
+			ia_pct(g->kernels[k].ns, g->launches_ns));
+	}
+	ia_addf(text, n, ".");
+}
+
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 {
 	memset(v, 0, sizeof *v);
@@ -116,6 +132,10 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		snprintf(v->text, n, "Verdict: not starving. The GPU had work nearly all the steady state (idle %s): "
 			 "its own work is what the run waits for; to go faster make that cheaper (a kernel profiler: "
 			 "nsys, torch.profiler), not the host.", idle);
+		if (a->gaps.gpu.nkernels && a->gaps.gpu.launches_ns) {
+			v->gpu = &a->gaps.gpu;
+			busy_kernels(v->gpu, v->text, n);
+		}
 		break;
 	case IA_VERDICT_STARVING:
 	case IA_VERDICT_PARTLY: {
@@ -170,6 +190,19 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 		cJSON_AddStringToObject(o, "one_time_kind", ia_kind_name(v->one_time->kind));
 	else
 		cJSON_AddNullToObject(o, "one_time_kind");
+	if (v->gpu) {   /* busy: the kernels its time went to, estimated, most first */
+		cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+		for (size_t k = 0; k < v->gpu->nkernels; k++) {
+			const struct ia_kernel_time *kt = &v->gpu->kernels[k];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "name", kt->name);
+			cJSON_AddStringToObject(e, "short_name", kt->short_name);
+			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->launches_ns), 1);
+			ia_json_round(e, "gpu_ms", (double)kt->ns / 1e6, 3);
+			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
+			cJSON_AddItemToArray(ks, e);
+		}
+	}
 	cJSON_AddStringToObject(o, "text", v->text);
 	return o;
 }

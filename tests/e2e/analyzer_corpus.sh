@@ -45,6 +45,7 @@ check_one() { # NAME EXPECT JSON
 	chain_text "$j" all >"$T/all.txt"
 	jq -r '.chains[0].fixes // [] | .[]' "$j" >"$T/fixes.txt"
 	jq -r '.chains[0].source // ""' "$j" >"$T/source.txt"
+	jq -r '.verdict.text // ""' "$j" >"$T/verdict.txt"
 	grep -v '^[[:space:]]*#' "$e" | grep '=' | while IFS= read -r kv; do
 		k=${kv%%=*}; v=${kv#*=}
 		case $k in
@@ -83,6 +84,18 @@ check_one() { # NAME EXPECT JSON
 			got=$(jq -r '.verdict.state // "none"' "$j")
 			if echo "$got" | grep -Eqx "$v"; then ok "$n: verdict $got"
 			else miss "$n: verdict $got, expected $v"; fi ;;
+		busy_top_kernel)
+			# a busy verdict names the kernels the GPU's time went to, most first
+			st=$(jq -r '.verdict.state // "none"' "$j")
+			top=$(jq -r '.verdict.kernels[0].short_name // ""' "$j")
+			share=$(jq -r '.verdict.kernels[0].gpu_share_pct // 0 | floor' "$j")
+			if [ "$st" = busy ]; then
+				check_k "$n: busy: the most GPU time is /$v/'s (is '$top', $share %)" \
+					sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
+				check_k "$n: busy: the verdict's line names it" grep -Fq -- "$(printf %.40s "$top")" "$T/verdict.txt"
+			else
+				check_eq "$n: not busy ($st): no kernels listed" "" "$top"
+			fi ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac

@@ -9,7 +9,7 @@
  * nothing in the short replay, the process's typical time in the middle
  * one and all it can in the long one; fewer than three times of a kind say
  * nothing; a kernel timed under another geometry stands in when its own
- * was never timed.
+ * was never timed; the median replay's time summed by kernel.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +26,7 @@
 static void sub(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func)
 {
 	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
-	s->sub[s->nsub++] = (struct sub){ a, b, work, func };
+	s->sub[s->nsub++] = (struct sub){ a, b, work, func, 1 };   /* (a launch) */
 }
 
 static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
@@ -60,6 +60,8 @@ static void acc_free(struct acc *a)
 	free(a->smp);
 	free(a->typical);
 	free(a->busy);
+	free(a->kt);
+	ia_map_free(&a->kmap);
 }
 
 static uint64_t total(const struct ia_span *sp, size_t n)
@@ -110,8 +112,14 @@ static void timed_alone_and_replayed(void **st)
 	size_t n;
 	/* p50: every 7 takes 20 us from its call's end; the 8, never timed
 	 * alike, the process's typical piece (20 us too) */
+	s->sub[5].launch = 0;   /* the 8 as a copy: not a kernel's time */
 	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 120 * US);
 	assert_int_equal(n, 6);
+	/* the median replay's time by kernel: the 7's five pieces, 20 us each */
+	assert_int_equal(a.nkt, 1);
+	assert_int_equal(a.kt[0].func, 70);
+	assert_int_equal(a.kt[0].ns, 100 * US);
+	assert_int_equal(a.kt[0].n, 5);
 	assert_int_equal(e[3].a, 310 * US);
 	assert_int_equal(e[3].b, 330 * US);
 	assert_int_equal(e[5].a, 610 * US);

@@ -1,0 +1,115 @@
+/*
+ * gpu_kernels.c — the estimate's GPU time by kernel, named (gpu_time.h):
+ * where a GPU that is busy spends its time, so that a run that waits on
+ * its own GPU work is told which kernels to make cheaper.
+ *
+ * The median replay (gpu_estimate.c) gives each launch a span of GPU time,
+ * clipped to the completions the marks measured; they are summed by kernel
+ * (ia_call.func) here, and named from the trace's kernels table, whose
+ * addresses give the same func (scan.c, ia_launch_func).
+ */
+#include "gpu_time_acc.h"
+#include "scan.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ia_gt_kernel_add(struct acc *a, uint32_t func, uint64_t ns)
+{
+	uint32_t i = ia_map_get(&a->kmap, func);
+	if (i == UINT32_MAX) {
+		if (ia_grow((void **)&a->kt, &a->ckt, a->nkt + 1, sizeof *a->kt) < 0 ||
+		    ia_map_put(&a->kmap, func, (uint32_t)a->nkt) < 0) {
+			a->oom = 1;
+			return;
+		}
+		i = (uint32_t)a->nkt;
+		a->kt[a->nkt++] = (struct kacc){ func, 0, 0 };
+	}
+	a->kt[i].ns += ns;
+	a->kt[i].n++;
+}
+
+/* "_ZN2at6native29vectorized_elementwise_kernelILi4E…" → "at::native::
+ * vectorized_elementwise_kernel": the nested name's parts, up to its
+ * template arguments or end; what is not a mangled name, as it is. */
+static void short_name(const char *m, char *out, size_t n)
+{
+	size_t o = 0;
+	const char *p = NULL;
+	if (strncmp(m, "_ZN", 3) == 0)
+		p = m + 3;
+	else if (strncmp(m, "_Z", 2) == 0 && m[2] >= '1' && m[2] <= '9')
+		p = m + 2;
+	while (p && *p >= '1' && *p <= '9') {
+		char *end;
+		unsigned long len = strtoul(p, &end, 10);
+		if (len > strlen(end) || o + len + 3 > n)
+			break;
+		if (o) {
+			memcpy(out + o, "::", 2);
+			o += 2;
+		}
+		memcpy(out + o, end, len);
+		o += len;
+		p = end + len;
+		if (m[1] == 'Z' && m[2] != 'N')
+			break;   /* not nested: one part */
+	}
+	if (!o)
+		snprintf(out, n, "%s", m);
+	else
+		out[o] = 0;
+}
+
+static int most_time_first(const void *x, const void *y)
+{
+	const struct kacc *p = x, *q = y;
+	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : (p->func > q->func) - (p->func < q->func);
+}
+
+int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g)
+{
+	for (size_t i = 0; i < a->nkt; i++)
+		g->launches_ns += a->kt[i].ns;
+	if (!a->nkt || !g->launches_ns || !t->db)
+		return 0;
+	qsort(a->kt, a->nkt, sizeof *a->kt, most_time_first);
+	/* the names of the kernels with the most time: every process's
+	 * definition of an address is the same kernel's (a library's code) */
+	size_t want = a->nkt < IA_GPU_KERNELS_MAX ? a->nkt : IA_GPU_KERNELS_MAX;
+	char **names = calloc(want, sizeof *names);
+	if (!names)
+		return -1;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(t->db, "SELECT addr, name FROM kernels WHERE name IS NOT NULL AND name <> ''", -1,
+			       &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			uint32_t f = ia_launch_func((uint64_t)sqlite3_column_int64(st, 0));
+			for (size_t k = 0; k < want; k++)
+				if (a->kt[k].func == f && !names[k]) {
+					names[k] = strdup((const char *)sqlite3_column_text(st, 1));
+					break;
+				}
+		}
+	}
+	sqlite3_finalize(st);   /* a trace without the table: no names, no list */
+	g->kernels = calloc(want, sizeof *g->kernels);
+	if (!g->kernels) {
+		for (size_t k = 0; k < want; k++)
+			free(names[k]);
+		free(names);
+		return -1;
+	}
+	for (size_t k = 0; k < want; k++)
+		if (names[k] && a->kt[k].ns) {
+			struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
+			*kt = (struct ia_kernel_time){ .name = names[k], .ns = a->kt[k].ns, .launches = a->kt[k].n };
+			short_name(names[k], kt->short_name, sizeof kt->short_name);
+		} else
+			free(names[k]);
+	free(names);
+	return 0;
+}
