@@ -144,7 +144,7 @@ static uint32_t fnv(uint32_t h, uint64_t v)
 uint32_t ia_launch_func(uint64_t kernel)
 {
 	uint32_t f = fnv(fnv(2166136261u, INGERO_CLASS_LAUNCH), kernel);
-	return f ? f : 1;
+	return f ? f : 1;   /* (0 is "nothing queued") */
 }
 
 /* ia_call.work and .func (0 when the call queues nothing known) */
@@ -156,7 +156,7 @@ static void work_keys(const struct ingero_cuda_call *x, uint32_t *work, uint32_t
 	if (cls == INGERO_CLASS_LAUNCH) {
 		if (!x->kernel)
 			return;
-		f = h = fnv(h, x->kernel);   /* (ia_launch_func) */
+		f = h = ia_launch_func(x->kernel);
 		for (int i = 0; i < 3; i++)
 			h = fnv(fnv(h, x->grid[i]), x->block[i]);
 	} else if (cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) {
