@@ -80,8 +80,8 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 	/* the names of the kernels with the most time: every process's
 	 * definition of an address is the same kernel's (a library's code) */
 	size_t want = a->nkt < IA_GPU_KERNELS_MAX ? a->nkt : IA_GPU_KERNELS_MAX;
-	char **names = calloc(want, sizeof *names);
-	if (!names)
+	g->kernels = calloc(want, sizeof *g->kernels);
+	if (!g->kernels)
 		return -1;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(t->db, "SELECT addr, name FROM kernels WHERE name IS NOT NULL AND name <> ''", -1,
@@ -89,27 +89,24 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			uint32_t f = ia_launch_func((uint64_t)sqlite3_column_int64(st, 0));
 			for (size_t k = 0; k < want; k++)
-				if (a->kt[k].func == f && !names[k]) {
-					names[k] = strdup((const char *)sqlite3_column_text(st, 1));
+				if (a->kt[k].func == f && !g->kernels[k].name) {
+					g->kernels[k].name = strdup((const char *)sqlite3_column_text(st, 1));
 					break;
 				}
 		}
 	}
 	sqlite3_finalize(st);   /* a trace without the table: no names, no list */
-	g->kernels = calloc(want, sizeof *g->kernels);
-	if (!g->kernels) {
-		for (size_t k = 0; k < want; k++)
-			free(names[k]);
-		free(names);
-		return -1;
+	/* the named ones with time, in order (the others stay in launches_ns) */
+	for (size_t k = 0; k < want; k++) {
+		char *name = g->kernels[k].name;
+		g->kernels[k].name = NULL;
+		if (!name || !a->kt[k].ns) {
+			free(name);
+			continue;
+		}
+		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
+		*kt = (struct ia_kernel_time){ .name = name, .ns = a->kt[k].ns, .launches = a->kt[k].n };
+		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
-	for (size_t k = 0; k < want; k++)
-		if (names[k] && a->kt[k].ns) {
-			struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
-			*kt = (struct ia_kernel_time){ .name = names[k], .ns = a->kt[k].ns, .launches = a->kt[k].n };
-			short_name(names[k], kt->short_name, sizeof kt->short_name);
-		} else
-			free(names[k]);
-	free(names);
 	return 0;
 }

@@ -186,21 +186,24 @@ static struct ingero_gpu_stream no_slot;
 /* A thread's first submission on a stream through an API (or the first
  * since a slot was retired, or while the stream is not ready): the slot
  * found by a probe, and kept for its next once the stream is ready. */
+static void remember(uint64_t key, uint32_t gen, struct ingero_gpu_stream *s)
+{
+	ingero_tls.gpu_key = key;
+	ingero_tls.gpu_gen = gen;
+	ingero_tls.gpu_slot = s;
+}
+
 static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel,
 						      uint64_t key, uint32_t gen)
 {
 	struct ingero_gpu_stream *s;
 	if (per_thread_stream(stream, api) || !(s = slot_of(stream, true))) {
-		ingero_tls.gpu_key = key;
-		ingero_tls.gpu_gen = gen;
-		ingero_tls.gpu_slot = &no_slot;
+		remember(key, gen, &no_slot);
 		return;
 	}
 	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	if (ready == -1) {   /* never timed (no context, events refused): kept as such */
-		ingero_tls.gpu_key = key;
-		ingero_tls.gpu_gen = gen;
-		ingero_tls.gpu_slot = &no_slot;
+		remember(key, gen, &no_slot);
 		return;
 	}
 	if (ready != 1) {
@@ -209,9 +212,7 @@ static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t 
 		ingero_tls.gpu_slot = NULL;   /* probed again until the watcher readies it */
 		return;
 	}
-	ingero_tls.gpu_key = key;
-	ingero_tls.gpu_gen = gen;
-	ingero_tls.gpu_slot = s;
+	remember(key, gen, s);
 	note_in(s, stream, t1, kernel);
 }
 

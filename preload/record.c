@@ -62,10 +62,15 @@ static inline bool child_sender_gone(struct ingero_shm *shm)
  * full (at least 256 slots).  Looked at every 64th record a thread puts, so
  * that most calls leave the shared header's line alone; it reads the
  * sender's lines only while the sender sleeps. */
+static inline bool wake_check_due(struct ingero_shm *shm)
+{
+	return __builtin_expect((++ingero_tls.puts & 63) == 0, 0) &&
+	       atomic_load_explicit(&shm->sleeping, memory_order_relaxed);
+}
+
 static inline void put_done(struct ingero_shm *shm, struct ingero_ring *r)
 {
-	if (__builtin_expect((++ingero_tls.puts & 63) == 0, 0) &&
-	    atomic_load_explicit(&shm->sleeping, memory_order_relaxed) && ingero_ring_used(r) > (r->cap >> 2))
+	if (wake_check_due(shm) && ingero_ring_used(r) > (r->cap >> 2))
 		ingero_shm_nudge(shm);
 }
 
@@ -105,9 +110,7 @@ static __attribute__((noinline, cold)) bool lane_claim(struct ingero_shm *shm)
  * it sleeps and the lane is a quarter full (the head read again first). */
 static inline void lane_done(struct ingero_shm *shm, struct ingero_lane_writer *w)
 {
-	if (__builtin_expect((++ingero_tls.puts & 63) == 0, 0) &&
-	    atomic_load_explicit(&shm->sleeping, memory_order_relaxed) &&
-	    ingero_lane_writer_used(w) > INGERO_LANE_UNITS / 4) {
+	if (wake_check_due(shm) && ingero_lane_writer_used(w) > INGERO_LANE_UNITS / 4) {
 		w->head = atomic_load_explicit(&w->lane->head, memory_order_acquire);
 		if (ingero_lane_writer_used(w) > INGERO_LANE_UNITS / 4)
 			ingero_shm_nudge(shm);

@@ -122,8 +122,6 @@ static struct {
 	uint64_t last_counts;
 	uint64_t holes, failed_sends, sent_msgs, bad_records;
 	uint64_t lane_calls, lanes_freed;   /* calls taken from lanes; lanes freed (INGERO_DEBUG) */
-	struct ingero_lane *lanes;          /* the owner's own record of them, not the shared header's */
-	uint32_t nlanes;
 	char comm[17], exe[1024], cmdline[4096];
 } S;
 
@@ -685,7 +683,9 @@ static void on_lane_call(struct ingero_cuda_call *ev, bool tsc, void *arg)
 	record_taken(&c->now, c->final);
 }
 
-/* Which lane records may be taken: those published before the ring's tail
+/* (The lanes are ingero_self's: as the mapping's maker laid them out, not
+ * read back from the shared header.)  Which lane records may be taken:
+ * those published before the ring's tail
  * was read (ring_upto), once the ring is taken to there (lane.h).  Kept
  * across drains until the lanes reach it, so that a ring kept busy cannot
  * keep them waiting, while a drain still takes at most max records. */
@@ -701,8 +701,8 @@ static int drain(int max, uint64_t hole_timeout, int final)
 	static unsigned char buf[INGERO_RING_MAX_REC];
 	struct ingero_ring *r = ingero_shm_ring(S.shm);
 	if (!L.armed) {
-		for (uint32_t i = 0; i < S.nlanes; i++)
-			L.upto[i] = atomic_load_explicit(&S.lanes[i].tail, memory_order_acquire);
+		for (uint32_t i = 0; i < ingero_self.nlanes; i++)
+			L.upto[i] = atomic_load_explicit(&ingero_self.lanes[i].tail, memory_order_acquire);
 		L.ring_upto = atomic_load_explicit(&r->tail, memory_order_seq_cst);
 		L.armed = true;
 	}
@@ -728,13 +728,13 @@ static int drain(int max, uint64_t hole_timeout, int final)
 		return n;
 	struct lane_take_ctx ctx = { now, final };
 	bool reached = true;
-	for (uint32_t i = 0; i < S.nlanes; i++) {
-		if (L.upto[i] == atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed))
+	for (uint32_t i = 0; i < ingero_self.nlanes; i++) {
+		if (L.upto[i] == atomic_load_explicit(&ingero_self.lanes[i].head, memory_order_relaxed))
 			continue;
 		if (n < max)
-			n += (int)ingero_lane_take(&S.lanes[i], L.upto[i], (uint32_t)(max - n), on_lane_call, &ctx,
-						   &S.bad_records);
-		reached &= L.upto[i] == atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed);
+			n += (int)ingero_lane_take(&ingero_self.lanes[i], L.upto[i], (uint32_t)(max - n), on_lane_call,
+						   &ctx, &S.bad_records);
+		reached &= L.upto[i] == atomic_load_explicit(&ingero_self.lanes[i].head, memory_order_relaxed);
 	}
 	L.armed = !reached;
 	return n;
@@ -744,9 +744,9 @@ static int drain(int max, uint64_t hole_timeout, int final)
 static uint64_t pending(void)
 {
 	uint64_t n = ingero_ring_used(ingero_shm_ring(S.shm));
-	for (uint32_t i = 0; i < S.nlanes; i++)
-		n += atomic_load_explicit(&S.lanes[i].tail, memory_order_acquire) -
-		     atomic_load_explicit(&S.lanes[i].head, memory_order_relaxed);
+	for (uint32_t i = 0; i < ingero_self.nlanes; i++)
+		n += atomic_load_explicit(&ingero_self.lanes[i].tail, memory_order_acquire) -
+		     atomic_load_explicit(&ingero_self.lanes[i].head, memory_order_relaxed);
 	return n;
 }
 
@@ -912,7 +912,7 @@ static void *sender_main(void *arg)
 		if (now - S.last_counts >= COUNTS_EVERY_NS) {
 			send_counts(0, 0, 0, 0);
 			S.last_counts = now;
-			S.lanes_freed += ingero_lanes_free_gone(S.lanes, S.nlanes);
+			S.lanes_freed += ingero_lanes_free_gone(ingero_self.lanes, ingero_self.nlanes);
 		}
 		if (n == 0 || pending() == 0)
 			ingero_shm_wait(S.shm, S.nrec ? BATCH_LINGER_NS / 4 : IDLE_WAIT_NS);
@@ -927,8 +927,6 @@ int ingero_sender_start(struct ingero_shm *shm)
 	if (S.running)
 		return 0;
 	S.shm = shm;
-	S.lanes = ingero_self.lanes;
-	S.nlanes = ingero_self.nlanes;
 	atomic_store(&S.stop, 0);
 	atomic_store(&S.done, 0);
 	msgpack_sbuffer_init(&S.body);
