@@ -41,6 +41,18 @@ const char *ia_session(const struct ia_trace *t, const char *key)
 	return NULL;
 }
 
+const char *ia_session_next(const struct ia_trace *t, const char *prefix, size_t *i, const char **val)
+{
+	const struct maps *m = t->maps;
+	size_t n = strlen(prefix);
+	for (; m && *i < m->nsess; (*i)++)
+		if (!strncmp(m->skeys[*i], prefix, n)) {
+			*val = m->svals[*i];
+			return m->skeys[(*i)++] + n;
+		}
+	return NULL;
+}
+
 const char *ia_api_name(const struct ia_trace *t, unsigned api)
 {
 	const char *n = ingero_api_name(api);

@@ -143,5 +143,8 @@ uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const ui
 
 /* Session value by key (strdup'd into the trace on load for known keys); NULL if none. */
 const char *ia_session(const struct ia_trace *t, const char *key);
+/* The session keys that start with prefix, one per call from *i = 0: the
+ * key less the prefix (its value in *val), NULL after the last. */
+const char *ia_session_next(const struct ia_trace *t, const char *prefix, size_t *i, const char **val);
 
 #endif

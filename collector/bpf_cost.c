@@ -10,6 +10,7 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +29,9 @@ void bpf_cost_enable(struct tracer *t)
 	t->stats_fd = want && strcmp(want, "1") == 0 ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 }
 
-static void add_object(const struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
+/* Per program too ("bpf_run_ns.on_switch"): which of them a workload
+ * pays for (a context switch, a sample, a page fault). */
+static void add_object(struct tracer *t, const struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
 {
 	struct bpf_program *p;
 
@@ -44,6 +47,13 @@ static void add_object(const struct bpf_object *obj, uint64_t *ns, uint64_t *run
 			continue;
 		*ns += info.run_time_ns;
 		*runs += info.run_cnt;
+		if (!info.run_cnt)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "bpf_run_ns.%s", bpf_program__name(p));
+		session_set_u64(t->store, key, info.run_time_ns);
+		snprintf(key, sizeof key, "bpf_runs.%s", bpf_program__name(p));
+		session_set_u64(t->store, key, info.run_cnt);
 	}
 }
 
@@ -53,10 +63,10 @@ void bpf_cost_store(struct tracer *t)
 
 	if (t->stats_fd < 0)
 		return;
-	add_object(t->sched ? t->sched->obj : NULL, &ns, &runs);
-	add_object(t->proc ? t->proc->obj : NULL, &ns, &runs);
-	add_object(t->mem ? t->mem->obj : NULL, &ns, &runs);
-	add_object(t->samples ? t->samples->obj : NULL, &ns, &runs);
+	add_object(t, t->sched ? t->sched->obj : NULL, &ns, &runs);
+	add_object(t, t->proc ? t->proc->obj : NULL, &ns, &runs);
+	add_object(t, t->mem ? t->mem->obj : NULL, &ns, &runs);
+	add_object(t, t->samples ? t->samples->obj : NULL, &ns, &runs);
 	session_set_u64(t->store, "bpf_run_ns", ns);
 	session_set_u64(t->store, "bpf_runs", runs);
 }

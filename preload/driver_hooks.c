@@ -15,14 +15,15 @@
 
 /* DRVX: a wrapper whose forwarding expression is CALL (using fn_ and the
  * parameters, ARGS their names); DRV: the common case, forwarding ARGS
- * unchanged; DRV_HOT: a launch's, with the per-launch path (INGERO_HOT).
+ * unchanged; DRV_HOT: a launch's, with the per-launch path (INGERO_HOT_AT:
+ * the entry at KEY, its out-of-line half at KEY_OUTER).
  * A nested call (a runtime call's own driver call: every launch of a
  * runtime kernel) is forwarded before this function has a frame, as a
  * tail call; the rest — the real function still to be found, a paused
  * call, a recorded one — is out of line, in sym_outer. */
-#define DRVX_(ATTR, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                                  \
+#define DRVX_(ATTR, ATTR_OUTER, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                      \
 	_Atomic(void *) ingero_drv_real_##sym;                                                 \
-	static __attribute__((noinline)) ATTR CUresult sym##_outer PARAMS                      \
+	static __attribute__((noinline)) ATTR_OUTER CUresult sym##_outer PARAMS                \
 	{                                                                                      \
 		CUresult(*fn_) PARAMS =                                                        \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
@@ -37,9 +38,10 @@
 			return (CALL);                                                         \
 		return sym##_outer ARGS;                                                       \
 	}
-#define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, sym, API, PARAMS, ARGS, CALL, FILL, KIND)
-#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
-#define DRV_HOT(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(INGERO_HOT, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
+#define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, , sym, API, PARAMS, ARGS, CALL, FILL, KIND)
+#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, , sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
+#define DRV_HOT(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                     \
+	DRVX_(INGERO_HOT_AT(KEY), INGERO_HOT_AT(KEY_OUTER), sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 
 #define NOFILL (void)0
 #define STREAM(s_) (ev_.stream = (uint64_t)(uintptr_t)(s_), ev_.flags |= INGERO_FLAG_ASYNC)
@@ -97,19 +99,22 @@ static void fill_2d(struct ingero_cuda_call *ev, const CUDA_MEMCPY2D *c)
 	(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,     \
 	 unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra)
 #define LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
-DRV_HOT(cuLaunchKernel, INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS,
+/* (the first of the launch path: it starts a page, so that the path's
+ * 3.5 KiB of code is in one) */
+DRVX_(INGERO_HOT_AT(10) __attribute__((aligned(4096))), INGERO_HOT_AT(11), cuLaunchKernel,
+    INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS, fn_ LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
-DRV_HOT(cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,
+DRV_HOT(40, 41, cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
-DRV_HOT(cuLaunchKernelEx, INGERO_API_CU_LAUNCH_KERNEL_EX,
+DRV_HOT(20, 21, cuLaunchKernelEx, INGERO_API_CU_LAUNCH_KERNEL_EX,
     (const CUlaunchConfig *c, CUfunction f, void **params, void **extra), (c, f, params, extra),
     LAUNCH_EX(c, f), INGERO_KERNEL_CUFUNC)
-DRV_HOT(cuLaunchKernelEx_ptsz, INGERO_API_CU_LAUNCH_KERNEL_EX_PTSZ,
+DRV_HOT(42, 43, cuLaunchKernelEx_ptsz, INGERO_API_CU_LAUNCH_KERNEL_EX_PTSZ,
     (const CUlaunchConfig *c, CUfunction f, void **params, void **extra), (c, f, params, extra),
     LAUNCH_EX(c, f), INGERO_KERNEL_CUFUNC)
-DRV_HOT(cuGraphLaunch, INGERO_API_CU_GRAPH_LAUNCH, (CUgraphExec g, CUstream s), (g, s), STREAM(s),
+DRV_HOT(44, 45, cuGraphLaunch, INGERO_API_CU_GRAPH_LAUNCH, (CUgraphExec g, CUstream s), (g, s), STREAM(s),
     INGERO_KERNEL_NONE)
-DRV_HOT(cuGraphLaunch_ptsz, INGERO_API_CU_GRAPH_LAUNCH_PTSZ, (CUgraphExec g, CUstream s), (g, s),
+DRV_HOT(46, 47, cuGraphLaunch_ptsz, INGERO_API_CU_GRAPH_LAUNCH_PTSZ, (CUgraphExec g, CUstream s), (g, s),
     STREAM(s), INGERO_KERNEL_NONE)
 
 /* --- waits ------------------------------------------------------------------------- */

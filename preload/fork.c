@@ -39,8 +39,6 @@
 #include "record.h"
 #include "sender.h"
 
-struct ingero_self ingero_self = { .procslot = -1 };
-
 static void after_fork_child(void)
 {
 	ingero_self.pid = (uint32_t)getpid();

@@ -15,8 +15,7 @@
 #include "ingero/event.h"
 #include "record.h"
 
-struct ingero_gpu_state ingero_gpu;
-
+struct ingero_gpu_stream ingero_gpu_streams[INGERO_GPU_STREAMS];
 
 /* A retired slot keeps this key, so probes go on past it. */
 #define TOMB UINT64_MAX
@@ -32,7 +31,7 @@ static struct ingero_gpu_stream *slot_of(uint64_t stream, bool create)
 	uint64_t key = stream + 1;
 	unsigned h = slot_hash(key);
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
-		struct ingero_gpu_stream *s = &ingero_gpu.streams[(h + i) % INGERO_GPU_STREAMS];
+		struct ingero_gpu_stream *s = &ingero_gpu_streams[(h + i) % INGERO_GPU_STREAMS];
 		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
 		if (k == key)
 			return s;
@@ -220,7 +219,7 @@ static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t 
  * this thread used last, ready, nothing to mark) reads the state's first
  * line and the thread's own, and writes the stream's last submission,
  * with every call a tail call (no registers to save). */
-INGERO_HOT void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
+INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
 	/* (a fork child of a process that ran the watcher finds -1: fork.c) */
 	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);

@@ -72,7 +72,8 @@ enum ingero_gpu_mark_flags {
 };
 
 /* The first line is what every launch reads (one line: a big program has
- * evicted it since the last launch). */
+ * evicted it since the last launch); it lies in the page of the other
+ * globals every call reads (hot_data.c), the streams' slots apart. */
 struct ingero_gpu_state {
 	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
 	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
@@ -84,11 +85,13 @@ struct ingero_gpu_state {
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
 	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
 	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
-	struct ingero_gpu_stream streams[INGERO_GPU_STREAMS] __attribute__((aligned(64)));
-	_Atomic uint64_t made, lost;   /* marks recorded / lost (no slot, error, never read) */
+	/* marks recorded / lost (no slot, error, never read): a line of
+	 * their own, as each mark writes it */
+	_Atomic uint64_t made __attribute__((aligned(64))), lost;
 };
 
-extern struct ingero_gpu_state ingero_gpu __attribute__((aligned(64)));
+extern struct ingero_gpu_state ingero_gpu;
+extern struct ingero_gpu_stream ingero_gpu_streams[INGERO_GPU_STREAMS];
 
 /* The hot path: a call that queued work on `stream` returned at `t1`
  * (ticks).  api tells the per-thread default stream apart; kernel is the

@@ -251,7 +251,7 @@ static bool pass(bool mark)
 	bool busy = false;
 	uint64_t now = ingero_ticks();
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
-		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
+		struct ingero_gpu_stream *s = &ingero_gpu_streams[i];
 		uint64_t key = atomic_load_explicit(&s->key, memory_order_acquire);
 		if (!key)
 			continue;
@@ -333,7 +333,7 @@ static void *watch_main(void *arg)
 		nanosleep(&ts, NULL);
 	}
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
-		struct ingero_gpu_stream *s = &ingero_gpu.streams[i];
+		struct ingero_gpu_stream *s = &ingero_gpu_streams[i];
 		uint32_t n = atomic_load(&s->head) - atomic_load(&s->tail);
 		atomic_fetch_add(&ingero_gpu.lost, n);
 	}

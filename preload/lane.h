@@ -104,7 +104,7 @@ static inline bool ingero_lane_room(struct ingero_lane_writer *w, uint64_t units
 
 /* Puts one finished call (pid, tid: the owner's when short); false when the
  * lane is full (nothing written).  Inline: the per-call path is plain stores. */
-static inline bool ingero_lane_put(struct ingero_lane_writer *w, const struct ingero_cuda_call *ev, bool tsc)
+static inline __attribute__((always_inline)) bool ingero_lane_put(struct ingero_lane_writer *w, const struct ingero_cuda_call *ev, bool tsc)
 {
 	struct ingero_lane *l = w->lane;
 	uint8_t tsc_bit = tsc ? INGERO_LANE_TSC : 0;

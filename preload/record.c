@@ -17,7 +17,6 @@
 #include "stack.h"
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
-struct ingero_hot ingero_hot __attribute__((aligned(64)));
 _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
 #ifdef INGERO_SELF_SEGMENTS
 _Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
@@ -233,7 +232,7 @@ void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum in
 	emit(ev, cls, kernel_kind, tsc);
 }
 
-INGERO_HOT void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
+INGERO_HOT_AT(12) void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
 {
 	emit(ev, INGERO_CLASS_LAUNCH, kernel_kind, tsc);
 }

@@ -120,12 +120,19 @@ struct rrec_kernel {
 
 #define INGERO_KERNEL_NAME_MAX 1024
 
-/* The per-launch path's functions: the compiler puts them together
- * (.text.hot), so that a launch's code is a few consecutive lines in one
- * page rather than scattered over the library, whose lines and pages a big
- * program has evicted between two of its calls (`make bench-cold`); each
- * starts a cache line (one line fewer, on average, than starting mid-line). */
-#define INGERO_HOT __attribute__((hot, aligned(64)))
+/* The per-launch path's functions, together and in the order a launch runs
+ * them, so that its code is a few consecutive lines in one page rather than
+ * scattered over the library, whose lines and pages a big program has
+ * evicted between two of its calls (`make bench-cold`): each goes into
+ * .text.sorted.ingero.KEY, which the linker places in the order of KEY,
+ * right after .text.hot (binutils 2.36+; older ones put it in .text, as
+ * they do any named section).  Each starts a cache line (one line fewer, on
+ * average, than starting mid-line).  Keys, by what calls them:
+ *   1x  PyTorch's and cuBLAS's launches (the driver's cuLaunchKernel, as
+ *       cuGetProcAddress hands it out) and what they share with every
+ *       launch (ingero_emit_launch, ingero_gpu_note_slow)
+ *   2x  cuLaunchKernelEx   3x  the runtime's launches   4x  the rest */
+#define INGERO_HOT_AT(key) __attribute__((hot, aligned(64), section(".text.sorted.ingero." #key)))
 
 /* --- per-thread state of the hot path -------------------------------------- */
 /* (what a recorded launch reads and writes, in the first cache line) */

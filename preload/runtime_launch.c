@@ -18,7 +18,7 @@ typedef cudaError_t (*graph_fn)(cudaGraphExec_t, cudaStream_t);
 	 ev_.grid[2] = (g_).z, ev_.block[0] = (b_).x, ev_.block[1] = (b_).y,                 \
 	 ev_.block[2] = (b_).z)
 
-INGERO_EXPORT INGERO_HOT cudaError_t __cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args,
+INGERO_EXPORT INGERO_HOT_AT(30) cudaError_t __cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args,
 					     size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(__cudaLaunchKernel);
@@ -26,7 +26,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t __cudaLaunchKernel(const void *kernel, dim3
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(kernel, grid, block, s), INGERO_KERNEL_CUKERNEL);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 grid, dim3 block,
+INGERO_EXPORT INGERO_HOT_AT(48) cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 grid, dim3 block,
 						  void **args, size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(__cudaLaunchKernel_ptsz);
@@ -34,7 +34,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(kernel, grid, block, s), INGERO_KERNEL_CUKERNEL);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+INGERO_EXPORT INGERO_HOT_AT(31) cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
 					   size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(cudaLaunchKernel);
@@ -42,7 +42,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernel(const void *func, dim3 gri
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(func, grid, block, s), INGERO_KERNEL_HOST_STUB);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+INGERO_EXPORT INGERO_HOT_AT(49) cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
 						size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(cudaLaunchKernel_ptsz);
@@ -52,7 +52,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim
 
 static const cudaLaunchConfig_t no_config;
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *cfg, const void *func,
+INGERO_EXPORT INGERO_HOT_AT(32) cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *cfg, const void *func,
 					      void **args)
 {
 	launch_exc_fn fn_ = (launch_exc_fn)RT_REAL(cudaLaunchKernelExC);
@@ -61,7 +61,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_
 		  LAUNCH_FILL(func, c->gridDim, c->blockDim, c->stream), INGERO_KERNEL_HOST_STUB);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *cfg, const void *func,
+INGERO_EXPORT INGERO_HOT_AT(4a) cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *cfg, const void *func,
 						   void **args)
 {
 	launch_exc_fn fn_ = (launch_exc_fn)RT_REAL(cudaLaunchKernelExC_ptsz);
@@ -70,7 +70,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchCo
 		  LAUNCH_FILL(func, c->gridDim, c->blockDim, c->stream), INGERO_KERNEL_HOST_STUB);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaGraphLaunch(cudaGraphExec_t g, cudaStream_t s)
+INGERO_EXPORT INGERO_HOT_AT(4b) cudaError_t cudaGraphLaunch(cudaGraphExec_t g, cudaStream_t s)
 {
 	graph_fn fn_ = (graph_fn)RT_REAL(cudaGraphLaunch);
 	HOOK_CALL(INGERO_API_CUDA_GRAPH_LAUNCH, fn_(g, s), CUDART_ERROR_NO_SYMBOL,
@@ -78,7 +78,7 @@ INGERO_EXPORT INGERO_HOT cudaError_t cudaGraphLaunch(cudaGraphExec_t g, cudaStre
 		  INGERO_KERNEL_NONE);
 }
 
-INGERO_EXPORT INGERO_HOT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t g, cudaStream_t s)
+INGERO_EXPORT INGERO_HOT_AT(4c) cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t g, cudaStream_t s)
 {
 	graph_fn fn_ = (graph_fn)RT_REAL(cudaGraphLaunch_ptsz);
 	HOOK_CALL(INGERO_API_CUDA_GRAPH_LAUNCH_PTSZ, fn_(g, s), CUDART_ERROR_NO_SYMBOL,

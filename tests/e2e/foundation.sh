@@ -20,6 +20,7 @@ rc=$?
 check_eq "collector exits with the workload's exit code" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/err.txt" | tail -n 20
 check "report.db exists" test -s "$DB"
+check_ge "BPF run time stored per program (sched_switch's)" "$(q "SELECT count(*) FROM session WHERE key = 'bpf_run_ns.on_switch' AND CAST(value AS INTEGER) > 0")" 1
 check_eq "schema version" 4 "$(q 'PRAGMA user_version')"
 check_eq "truth has the parent and 4 workers" 5 "$(wc -l <"$TRUTH" | tr -d ' ')"
 
