@@ -52,11 +52,14 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * launches by line; 1 in 64 cost that loop ~0.3 us a launch on average
  * (~20 us a stack: INGERO_SELF_TIME, docs/gpu-runs.md section 9). */
 #define INGERO_DEFAULT_LAUNCH_SAMPLE 256
-/* 0.2 %: in the H200 loop a sync's stack takes ~33 us in place, and syncs
- * wanted 2.3 % of the thread; 0.5 % spent all of it (its 50 ms starting
- * credit, ppm x 10 s, was 1 us a call over a 2 s capture), 0.2 % still
- * keeps ~60 stacks a second (docs/gpu-runs.md section 9). */
-#define INGERO_DEFAULT_STACK_BUDGET  2000
+/* 0.05 %.  A Python thread's repeated stacks are remembered, not unwound
+ * (stack.c), so what the budget meets in steady state is threads without
+ * Python frames (autograd's backward thread: each of its sampled launches
+ * an unwind, 25-60 us in PyTorch), which want ~0.25 % in the H200's
+ * launch-bound loop and took all of 0.2 %, a fifth of the tracer's cost
+ * there (docs/gpu-runs.md section 12).  0.05 % still keeps ~10 unwinds a
+ * second per thread, and its starting credit (ppm x 10 s: 5 ms) ~100. */
+#define INGERO_DEFAULT_STACK_BUDGET  500
 /* 8 MiB of slots: a burst of 65,536 calls before the sender runs is kept
  * whole.  A 2 MiB ring (16384) costs a big program less per call — its
  * slots come back to the caller still in the caches: 0.1 µs on the GPU

@@ -36,9 +36,9 @@ static void before_exit(void)
 {
 	/* A vfork child (posix_spawn, subprocess) shares our memory and ran no
 	 * fork handler: it must not stop the parent's sender.  Its pid tells. */
-	if (!ingero_hot.on || (uint32_t)getpid() != ingero_self.pid)
+	if (!ingero_hot.on || (uint32_t)getpid() != ingero_hot.pid)
 		return;
-	if (ingero_self.owner)
+	if (ingero_hot.owner)
 		ingero_sender_stop();
 	else
 		ingero_emit_bye();

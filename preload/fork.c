@@ -41,35 +41,35 @@
 
 static void after_fork_child(void)
 {
-	ingero_self.pid = (uint32_t)getpid();
+	ingero_hot.pid = (uint32_t)getpid();
 	ingero_self.ppid = (uint32_t)getppid();
-	atomic_fetch_add_explicit(&ingero_self.gen, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ingero_hot.gen, 1, memory_order_relaxed);
 	ingero_self.start_ns = ingero_now();
-	ingero_self.owner = false;
+	ingero_hot.owner = false;
 	ingero_self.forked = true;
 	ingero_self.procslot = -1;
-	atomic_store_explicit(&ingero_self.state,
-			      ingero_self.shm ? INGERO_SELF_UNCHECKED : INGERO_SELF_OFF,
+	atomic_store_explicit(&ingero_hot.state,
+			      ingero_hot.shm ? INGERO_SELF_UNCHECKED : INGERO_SELF_OFF,
 			      memory_order_relaxed);
 	ingero_sender_forget();
 	ingero_pinned_after_fork();
 	/* the parent's GPU-mark watcher is not here, nor is CUDA usable: no
 	 * marks (a child of a process that had not started one may start its own) */
-	if (atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) != 0)
-		atomic_store_explicit(&ingero_gpu.on, -1, memory_order_relaxed);
+	if (atomic_load_explicit(&ingero_hot.gpu_on, memory_order_relaxed) != 0)
+		atomic_store_explicit(&ingero_hot.gpu_on, -1, memory_order_relaxed);
 }
 
 void ingero_self_init(struct ingero_shm *shm)
 {
-	ingero_self.pid = (uint32_t)getpid();
+	ingero_hot.pid = (uint32_t)getpid();
 	ingero_self.ppid = (uint32_t)getppid();
-	atomic_store_explicit(&ingero_self.gen, 1, memory_order_relaxed);
+	atomic_store_explicit(&ingero_hot.gen, 1, memory_order_relaxed);
 	ingero_self.start_ns = ingero_now();
-	ingero_self.shm = shm;
+	ingero_hot.shm = shm;
 	ingero_self.lanes = shm ? ingero_shm_lanes(shm) : NULL;
 	ingero_self.nlanes = shm ? shm->nlanes : 0;
-	ingero_self.owner = shm != NULL;
-	atomic_store_explicit(&ingero_self.state, shm ? INGERO_SELF_UNCHECKED : INGERO_SELF_OFF,
+	ingero_hot.owner = shm != NULL;
+	atomic_store_explicit(&ingero_hot.state, shm ? INGERO_SELF_UNCHECKED : INGERO_SELF_OFF,
 			      memory_order_release);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -78,32 +78,33 @@ void ingero_self_init(struct ingero_shm *shm)
 static bool choose_ring(void)
 {
 	struct ingero_self *s = &ingero_self;
-	if (!s->shm)
+	struct ingero_hot *h = &ingero_hot;
+	if (!h->shm)
 		return false;
 	if (s->forked && !s->nng_touched &&
-	    atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) != INGERO_SENDER_RUNNING) {
-		struct ingero_shm *fresh = ingero_shm_create(ingero_cfg.ring_events, ingero_cfg.lanes, s->pid);
+	    atomic_load_explicit(&h->shm->sender_state, memory_order_acquire) != INGERO_SENDER_RUNNING) {
+		struct ingero_shm *fresh = ingero_shm_create(ingero_cfg.ring_events, ingero_cfg.lanes, h->pid);
 		if (fresh) {
 			/* The inherited mapping stays: descendants forked before
 			 * this point may still write into it. */
-			s->shm = fresh;
+			h->shm = fresh;
 			s->lanes = ingero_shm_lanes(fresh);
 			s->nlanes = fresh->nlanes;
-			s->owner = true;
+			h->owner = true;
 			ingero_intern_reset();
 			ingero_debug("fork child %u: parent %u has no sender, tracing on its own ring",
-				     s->pid, s->ppid);
+				     h->pid, s->ppid);
 		}
 	}
 	ingero_clock_check();
 	char st;
 	uint64_t start = 0;
-	if (ingero_read_stat(s->pid, &st, &start) < 0)
+	if (ingero_read_stat(h->pid, &st, &start) < 0)
 		start = 0;   /* unknown: never named an orphan */
-	s->procslot = ingero_shm_proc_claim(s->shm, s->pid, s->ppid, start);
-	if (s->owner) {
-		if (atomic_load_explicit(&s->shm->sender_state, memory_order_acquire) == INGERO_SENDER_NONE &&
-		    ingero_sender_start(s->shm) != 0)
+	s->procslot = ingero_shm_proc_claim(h->shm, h->pid, s->ppid, start);
+	if (h->owner) {
+		if (atomic_load_explicit(&h->shm->sender_state, memory_order_acquire) == INGERO_SENDER_NONE &&
+		    ingero_sender_start(h->shm) != 0)
 			ingero_debug("sender did not start: events will be counted as dropped");
 	} else {
 		ingero_emit_hello();
@@ -114,19 +115,19 @@ static bool choose_ring(void)
 
 bool ingero_activate_slow(void)
 {
-	int st = atomic_load_explicit(&ingero_self.state, memory_order_acquire);
+	int st = atomic_load_explicit(&ingero_hot.state, memory_order_acquire);
 	if (st == INGERO_SELF_UNCHECKED) {
-		if (atomic_compare_exchange_strong(&ingero_self.state, &st, INGERO_SELF_ACTIVATING)) {
+		if (atomic_compare_exchange_strong(&ingero_hot.state, &st, INGERO_SELF_ACTIVATING)) {
 			bool ok = choose_ring();
-			atomic_store_explicit(&ingero_self.state, ok ? INGERO_SELF_ACTIVE : INGERO_SELF_OFF,
+			atomic_store_explicit(&ingero_hot.state, ok ? INGERO_SELF_ACTIVE : INGERO_SELF_OFF,
 					      memory_order_release);
 			return ok;
 		}
 	}
 	/* Another thread is choosing: it takes microseconds (an mmap, a
 	 * pthread_create); wait for it rather than write into the old ring. */
-	for (int i = 0; i < 100000 && atomic_load_explicit(&ingero_self.state, memory_order_acquire) ==
+	for (int i = 0; i < 100000 && atomic_load_explicit(&ingero_hot.state, memory_order_acquire) ==
 					       INGERO_SELF_ACTIVATING; i++)
 		sched_yield();
-	return atomic_load_explicit(&ingero_self.state, memory_order_acquire) == INGERO_SELF_ACTIVE;
+	return atomic_load_explicit(&ingero_hot.state, memory_order_acquire) == INGERO_SELF_ACTIVE;
 }

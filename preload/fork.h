@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hot_data.h"
 #include "shm.h"
 
 enum ingero_self_state {
@@ -18,15 +19,13 @@ enum ingero_self_state {
 	INGERO_SELF_OFF = 3,        /* disabled, or no ring: pass-through */
 };
 
+/* The process: its state (enum ingero_self_state), gen, pid, shm and
+ * owner, which every call reads, are in ingero_hot (hot_data.h). */
 struct ingero_self {
-	_Atomic int state;          /* enum ingero_self_state */
-	_Atomic unsigned gen;       /* bumped in every fork child: per-thread caches compare it */
-	uint32_t pid, ppid;
+	uint32_t ppid;
 	uint64_t start_ns;          /* library init, or the fork */
-	struct ingero_shm *shm;     /* the ring this process writes into */
 	struct ingero_lane *lanes;  /* its lanes, as the mapping's maker laid them out (not read back from it) */
 	uint32_t nlanes;
-	bool owner;                 /* shm is ours: our sender thread drains it */
 	bool forked;                /* a fork child that has not chosen its ring yet */
 	bool nng_touched;           /* nng was used here, or in an ancestor before the fork */
 	int procslot;               /* our entry in shm->procs, -1 if none */
@@ -43,7 +42,7 @@ bool ingero_activate_slow(void);
 
 static inline bool ingero_is_active(void)
 {
-	return atomic_load_explicit(&ingero_self.state, memory_order_acquire) == INGERO_SELF_ACTIVE ||
+	return atomic_load_explicit(&ingero_hot.state, memory_order_acquire) == INGERO_SELF_ACTIVE ||
 	       ingero_activate_slow();
 }
 

@@ -51,7 +51,7 @@ void ingero_gpu_fresh_add(uint64_t kernel)
 	uint64_t now = ingero_ticks();
 	/* a new window: what the last one left unpaid is forgotten */
 	if (now - atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) >= ingero_gpu.fresh_ticks)
-		atomic_store_explicit(&ingero_gpu.fresh_n, 0, memory_order_relaxed);
+		atomic_store_explicit(&ingero_hot.gpu_fresh_n, 0, memory_order_relaxed);
 	unsigned h = slot0(kernel);
 	for (unsigned i = 0; i < FRESH_PROBE; i++) {
 		struct fresh_slot *s = &fresh[(h + i) & (FRESH_SLOTS - 1)];
@@ -65,7 +65,7 @@ void ingero_gpu_fresh_add(uint64_t kernel)
 		atomic_store_explicit(&s->key, kernel, memory_order_relaxed);
 		atomic_store_explicit(&s->added, now, memory_order_relaxed);
 		atomic_store_explicit(&s->owed, INGERO_GPU_FRESH_TIMES, memory_order_release);
-		atomic_fetch_add_explicit(&ingero_gpu.fresh_n, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_hot.gpu_fresh_n, 1, memory_order_relaxed);
 		break;
 	}
 	/* (no room: this kernel is timed only as the window's launches are) */
@@ -93,6 +93,6 @@ void ingero_gpu_fresh_paid(void *slot)
 	 * one that takes it to 0 counts it off the list; a slot taken over by
 	 * another kernel meanwhile owes that one a mark less: harmless) */
 	if (atomic_fetch_sub_explicit(&s->owed, 1, memory_order_acq_rel) == 1 &&
-	    atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed))
-		atomic_fetch_sub_explicit(&ingero_gpu.fresh_n, 1, memory_order_relaxed);
+	    atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed))
+		atomic_fetch_sub_explicit(&ingero_hot.gpu_fresh_n, 1, memory_order_relaxed);
 }

@@ -109,7 +109,7 @@ bool ingero_gpu_record(struct ingero_gpu_stream *s, uint64_t stream, uint64_t no
  * process that owns the ring).  Out of the launch path's line of code. */
 static __attribute__((noinline, cold)) void note_before_watch(void)
 {
-	if (ingero_self.owner)
+	if (ingero_hot.owner)
 		ingero_gpu_watch_start();
 }
 
@@ -143,18 +143,18 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 	 * marked, outside the ration (gpu_fresh.c); one right behind a marked
 	 * launch times its kernel alone, and pays what a new kernel is owed */
 	void *owed = NULL;
-	bool fresh = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) &&
+	bool fresh = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed) &&
 		     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
 	if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
 		owed = ingero_gpu_fresh_find(kernel, t1);
 	if (!fresh) {
 		/* a token bucket (GCRA): bursts of INGERO_GPU_MARK_BURST kernels,
 		 * one per mark_ticks on average */
-		uint64_t tat = atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed);
+		uint64_t tat = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
 		uint64_t base = tat > t1 ? tat : t1;
-		if (base - t1 > ingero_gpu.burst_ticks)
+		if (base - t1 > ingero_hot.gpu_burst_ticks)
 			return;
-		if (!atomic_compare_exchange_strong_explicit(&ingero_gpu.next_mark, &tat, base + ingero_gpu.mark_ticks,
+		if (!atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_next_mark, &tat, base + ingero_gpu.mark_ticks,
 							     memory_order_relaxed, memory_order_relaxed))
 			return;
 	}
@@ -171,10 +171,10 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stream *s, uint64_t stream,
 							  uint64_t t1, uint64_t kernel)
 {
-	bool owing = atomic_load_explicit(&ingero_gpu.fresh_n, memory_order_relaxed) != 0;
+	bool owing = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed) != 0;
 	uint64_t prev = owing ? atomic_load_explicit(&s->last_submit, memory_order_relaxed) : 0;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
-	if (owing || atomic_load_explicit(&ingero_gpu.next_mark, memory_order_relaxed) <= t1 + ingero_gpu.burst_ticks)
+	if (owing || atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed) <= t1 + ingero_hot.gpu_burst_ticks)
 		note_mark(s, stream, t1, prev, kernel);
 }
 
@@ -222,7 +222,7 @@ static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t 
 INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
 	/* (a fork child of a process that ran the watcher finds -1: fork.c) */
-	int on = atomic_load_explicit(&ingero_gpu.on, memory_order_acquire);
+	int on = atomic_load_explicit(&ingero_hot.gpu_on, memory_order_acquire);
 	if (__builtin_expect(on != 1, 0)) {
 		if (on == 0)
 			note_before_watch();
@@ -231,7 +231,7 @@ INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsign
 	/* a thread mostly queues on one stream through one API: the last
 	 * answer, while no slot has been retired since (its stream destroyed) */
 	uint64_t key = stream ^ ((uint64_t)api << 52);   /* handles are user-space pointers */
-	uint32_t gen = atomic_load_explicit(&ingero_gpu.slots_gen, memory_order_acquire);
+	uint32_t gen = atomic_load_explicit(&ingero_hot.gpu_slots_gen, memory_order_acquire);
 	struct ingero_gpu_stream *s = ingero_tls.gpu_slot;
 	if (__builtin_expect(key != ingero_tls.gpu_key || gen != ingero_tls.gpu_gen || !s, 0))
 		note_new_stream(stream, t1, api, kernel, key, gen);
@@ -242,13 +242,13 @@ INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsign
 void ingero_gpu_pause(uint64_t ns)
 {
 	/* (before the watcher runs there is no ration to hold back) */
-	atomic_fetch_add_explicit(&ingero_gpu.next_mark, ns * ingero_gpu.tpu / 1000, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ingero_hot.gpu_next_mark, ns * ingero_gpu.tpu / 1000, memory_order_relaxed);
 }
 
 void ingero_gpu_forget(uint64_t stream)
 {
-	if (atomic_load_explicit(&ingero_gpu.on, memory_order_acquire) != 1 ||
-	    atomic_load_explicit(&ingero_self.gen, memory_order_relaxed) != ingero_gpu.gen)
+	if (atomic_load_explicit(&ingero_hot.gpu_on, memory_order_acquire) != 1 ||
+	    atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) != ingero_gpu.gen)
 		return;
 	struct ingero_gpu_stream *s = slot_of(stream, false);
 	if (!s)
@@ -260,7 +260,7 @@ void ingero_gpu_forget(uint64_t stream)
 	atomic_store_explicit(&s->ready, -1, memory_order_relaxed);
 	atomic_store_explicit(&s->key, TOMB, memory_order_release);
 	/* every thread's cached slot is looked up again (it may be this one) */
-	atomic_fetch_add_explicit(&ingero_gpu.slots_gen, 1, memory_order_release);
+	atomic_fetch_add_explicit(&ingero_hot.gpu_slots_gen, 1, memory_order_release);
 	if (held)
 		unlock(s);
 }

@@ -35,6 +35,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hot_data.h"
+
 #define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
 #define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
 #define INGERO_GPU_MARK_BURST 32   /* marks the calling threads may record back to back (a step's kernels) */
@@ -75,13 +77,10 @@ enum ingero_gpu_mark_flags {
  * evicted it since the last launch); it lies in the page of the other
  * globals every call reads (hot_data.c), the streams' slots apart. */
 struct ingero_gpu_state {
-	_Atomic int on;            /* 0 off, 1 watcher running (marks allowed), -1 gave up */
-	unsigned gen;              /* ingero_self.gen of the process that runs the watcher */
+	/* (on, next_mark, burst_ticks, fresh_n, slots_gen: ingero_hot's gpu_*,
+	 * hot_data.h, read by every launch) */
+	unsigned gen;              /* ingero_hot.gen of the process that runs the watcher */
 	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
-	uint64_t burst_ticks;      /* INGERO_GPU_MARK_BURST of them: what they may mark back to back */
-	_Atomic uint64_t next_mark;    /* ticks: when the calling threads may mark next */
-	_Atomic uint32_t fresh_n;      /* new kernels with marks owed (gpu_fresh.c) */
-	_Atomic uint32_t slots_gen;    /* bumped when a slot is retired: threads' cached slots are stale */
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
 	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
 	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
@@ -100,7 +99,7 @@ void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t k
 
 static inline void ingero_gpu_note(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {
-	if (__builtin_expect(atomic_load_explicit(&ingero_gpu.on, memory_order_relaxed) >= 0, 1))   /* (on by default) */
+	if (__builtin_expect(atomic_load_explicit(&ingero_hot.gpu_on, memory_order_relaxed) >= 0, 1))   /* (on by default) */
 		ingero_gpu_note_slow(stream, t1, api, kernel);
 }
 

@@ -143,7 +143,7 @@ static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done
 	memset(&g, 0, sizeof g);
 	g.h.type = INGERO_RREC_GPU;
 	g.h.flags = ingero_hot.use_tsc ? INGERO_RREC_TSC : 0;
-	g.h.pid = ingero_self.pid;
+	g.h.pid = ingero_hot.pid;
 	g.mflags = flags;
 	g.stream = stream;
 	g.rec = m->rec;
@@ -237,7 +237,7 @@ static void emit_stats(void)
 	struct rrec_gpu_stats st;
 	memset(&st, 0, sizeof st);
 	st.h.type = INGERO_RREC_GPU_STATS;
-	st.h.pid = ingero_self.pid;
+	st.h.pid = ingero_hot.pid;
 	st.made = atomic_load(&ingero_gpu.made);
 	st.lost = atomic_load(&ingero_gpu.lost);
 	ingero_put(&st, sizeof st, false);
@@ -308,12 +308,12 @@ static void *watch_main(void *arg)
 	uint64_t tpu = ticks_per_us();
 	ingero_gpu.tpu = tpu;
 	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
-	ingero_gpu.burst_ticks = INGERO_GPU_MARK_BURST * ingero_gpu.mark_ticks;
+	ingero_hot.gpu_burst_ticks = INGERO_GPU_MARK_BURST * ingero_gpu.mark_ticks;
 	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
 	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;
 	W.stats_at = ingero_now();
-	atomic_store_explicit(&ingero_gpu.on, 1, memory_order_release);
+	atomic_store_explicit(&ingero_hot.gpu_on, 1, memory_order_release);
 	while (!atomic_load_explicit(&W.stop, memory_order_acquire)) {
 		if (pass(true)) {
 			struct timespec ts = { 0, (long)W.poll_ns };
@@ -344,22 +344,22 @@ static void *watch_main(void *arg)
 int ingero_gpu_watch_start(void)
 {
 	int expect = 0;
-	if (!atomic_compare_exchange_strong(&ingero_gpu.on, &expect, 2))
+	if (!atomic_compare_exchange_strong(&ingero_hot.gpu_on, &expect, 2))
 		return 0;
 	W.d = ingero_gpu_driver();
 	if (!ingero_cfg.gpu_marks || !W.d) {
 		ingero_debug("GPU marks off (%s)", W.d ? "INGERO_GPU_MARKS=0" : "driver lacks event functions");
-		atomic_store(&ingero_gpu.on, -1);
+		atomic_store(&ingero_hot.gpu_on, -1);
 		return -1;
 	}
-	ingero_gpu.gen = atomic_load(&ingero_self.gen);
+	ingero_gpu.gen = atomic_load(&ingero_hot.gen);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rv = pthread_create(&W.th, NULL, watch_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rv != 0) {
-		atomic_store(&ingero_gpu.on, -1);
+		atomic_store(&ingero_hot.gpu_on, -1);
 		return -1;
 	}
 	W.running = true;
@@ -371,11 +371,11 @@ int ingero_gpu_watch_start(void)
 
 void ingero_gpu_watch_stop(void)
 {
-	if (!W.running || (uint32_t)getpid() != ingero_self.pid ||
-	    atomic_load(&ingero_self.gen) != ingero_gpu.gen)
+	if (!W.running || (uint32_t)getpid() != ingero_hot.pid ||
+	    atomic_load(&ingero_hot.gen) != ingero_gpu.gen)
 		return;
 	W.running = false;
-	atomic_store(&ingero_gpu.on, -1);
+	atomic_store(&ingero_hot.gpu_on, -1);
 	atomic_store_explicit(&W.stop, 1, memory_order_release);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);

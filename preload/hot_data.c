@@ -1,18 +1,21 @@
 /*
  * hot_data.c — the globals every recorded call reads, in one page: the
- * library's switches (ingero_hot), the process (ingero_self) and the GPU
- * marks' state (ingero_gpu; its streams' slots apart, gpu_marks.c).  A big
- * program evicts the library's lines and their pages' TLB entries between
- * two of its calls; each page a call touches is then a page walk, which in
- * a virtual machine walks the host's tables too.
+ * line of what every call reads (ingero_hot, hot_data.h), and the rest of
+ * the process (ingero_self) and of the GPU marks' state (ingero_gpu; its
+ * streams' slots apart, gpu_marks.c), which a call reads now and then (a
+ * mark due, a thread's first call).  A big program evicts the library's
+ * lines and their pages' TLB entries between two of its calls; each page a
+ * call touches is then a page walk, which in a virtual machine walks the
+ * host's tables too.
  *
  * One section of this file alone, so the linker keeps them together; the
  * compiler lays a file's variables out last defined first, so ingero_hot,
- * aligned to 256 bytes, starts it and the three (64 + 64 + 128 bytes) end
+ * aligned to 256 bytes, starts it and the three (64 + 64 + 128 bytes at most) end
  * at its next 256-byte boundary, inside the page (test_preload_hot_data
  * checks the layout the build made).
  */
 #include "fork.h"
+#include "hot_data.h"
 #include "gpu_marks.h"
 #include "record.h"
 

@@ -46,9 +46,9 @@ __attribute__((constructor)) static void ingero_init(void)
 
 __attribute__((destructor)) static void ingero_fini(void)
 {
-	if (!ingero_hot.on || (uint32_t)getpid() != ingero_self.pid)   /* not in a vfork child */
+	if (!ingero_hot.on || (uint32_t)getpid() != ingero_hot.pid)   /* not in a vfork child */
 		return;
-	if (ingero_self.owner)
+	if (ingero_hot.owner)
 		ingero_sender_stop();
 	else
 		ingero_emit_bye();

@@ -25,7 +25,7 @@ _Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
 static inline uint32_t my_tid(void)
 {
 	struct ingero_tls *t = &ingero_tls;
-	unsigned g = atomic_load_explicit(&ingero_self.gen, memory_order_relaxed);
+	unsigned g = atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed);
 	if (__builtin_expect(t->gen != g || !t->tid, 0)) {
 		t->tid = (uint32_t)gettid();
 		t->gen = g;
@@ -53,7 +53,7 @@ static __attribute__((noinline, cold)) bool put_failed(struct ingero_shm *shm, i
  * records — a BYE — still go in: the final drain may yet take them). */
 static inline bool child_sender_gone(struct ingero_shm *shm)
 {
-	return __builtin_expect(!ingero_self.owner, 0) &&
+	return __builtin_expect(!ingero_hot.owner, 0) &&
 	       atomic_load_explicit(&shm->sender_state, memory_order_relaxed) == INGERO_SENDER_GONE;
 }
 
@@ -75,7 +75,7 @@ static inline void put_done(struct ingero_shm *shm, struct ingero_ring *r)
 
 bool ingero_put(const void *rec, uint32_t len, bool is_call)
 {
-	struct ingero_shm *shm = ingero_self.shm;
+	struct ingero_shm *shm = ingero_hot.shm;
 	struct ingero_ring *r = ingero_shm_ring(shm);
 	if (is_call && child_sender_gone(shm)) {
 		ingero_shm_count_drop(shm, ingero_self.procslot);
@@ -96,7 +96,7 @@ static __attribute__((noinline, cold)) bool lane_claim(struct ingero_shm *shm)
 	struct ingero_tls *t = &ingero_tls;
 	if (ingero_self.nlanes == 0 || (t->lane_retry && --t->lane_retry))
 		return false;
-	if (ingero_lane_claim(ingero_self.lanes, ingero_self.nlanes, ingero_lane_owner(ingero_self.pid, t->tid),
+	if (ingero_lane_claim(ingero_self.lanes, ingero_self.nlanes, ingero_lane_owner(ingero_hot.pid, t->tid),
 			      &t->lane)) {
 		atomic_fetch_add_explicit(&shm->lane_claims, 1, memory_order_relaxed);
 		return true;
@@ -123,7 +123,7 @@ static inline void lane_done(struct ingero_shm *shm, struct ingero_lane_writer *
 static inline __attribute__((always_inline)) void put_call(const struct ingero_cuda_call *ev, bool tsc)
 {
 	_Static_assert(sizeof(struct rrec_call) <= INGERO_SLOT_DATA, "a CALL record fits one slot");
-	struct ingero_shm *shm = ingero_self.shm;
+	struct ingero_shm *shm = ingero_hot.shm;
 	if (child_sender_gone(shm)) {
 		ingero_shm_count_drop(shm, ingero_self.procslot);
 		return;
@@ -205,7 +205,7 @@ static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *
 	INGERO_SEG(1);
 	if (__builtin_expect(!ingero_is_active(), 0))
 		return;
-	ev->pid = ingero_self.pid;
+	ev->pid = ingero_hot.pid;
 	ev->tid = my_tid();
 	/* (the expected outcomes laid out as one straight run) */
 	if (__builtin_expect(ev->ret == 0, 1) &&
@@ -242,7 +242,7 @@ void ingero_emit_hello(void)
 	struct rrec_hello h;
 	memset(&h, 0, sizeof h);
 	h.h.type = INGERO_RREC_HELLO;
-	h.h.pid = ingero_self.pid;
+	h.h.pid = ingero_hot.pid;
 	h.ppid = ingero_self.ppid;
 	h.start_ns = ingero_self.start_ns;
 	prctl(PR_GET_NAME, h.comm, 0, 0, 0);
@@ -256,7 +256,7 @@ void ingero_emit_capture(bool on, uint64_t t_ns)
 	struct rrec_capture c;
 	memset(&c, 0, sizeof c);
 	c.h.type = INGERO_RREC_CAPTURE;
-	c.h.pid = ingero_self.pid;
+	c.h.pid = ingero_hot.pid;
 	c.t_ns = t_ns;
 	c.recording = on;
 	ingero_put(&c, sizeof c, false);
@@ -264,12 +264,12 @@ void ingero_emit_capture(bool on, uint64_t t_ns)
 
 void ingero_emit_bye(void)
 {
-	if (atomic_load_explicit(&ingero_self.state, memory_order_acquire) != INGERO_SELF_ACTIVE)
+	if (atomic_load_explicit(&ingero_hot.state, memory_order_acquire) != INGERO_SELF_ACTIVE)
 		return;
 	struct rrec_bye b;
 	memset(&b, 0, sizeof b);
 	b.h.type = INGERO_RREC_BYE;
-	b.h.pid = ingero_self.pid;
+	b.h.pid = ingero_hot.pid;
 	b.end_ns = ingero_now();
 	ingero_put(&b, sizeof b, false);
 }

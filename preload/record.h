@@ -18,6 +18,7 @@
 
 #include "ingero/api.h"
 #include "ingero/event.h"
+#include "hot_data.h"
 #include "lane.h"
 #include "stack_budget.h"
 
@@ -138,13 +139,13 @@ struct rrec_kernel {
 /* (what a recorded launch reads and writes, in the first cache line) */
 struct __attribute__((aligned(64))) ingero_tls {
 	int depth;          /* nesting of interposed calls: only depth 0 records */
-	unsigned gen;       /* ingero_self.gen when tid was cached */
+	unsigned gen;       /* ingero_hot.gen when tid was cached */
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
 	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
 	/* the stream this thread queued work on last, and its GPU-mark slot
 	 * (gpu_marks.c): a launch loop finds it here, not by a probe; valid
-	 * while ingero_gpu.slots_gen is gpu_gen */
+	 * while ingero_hot.gpu_slots_gen is gpu_gen */
 	uint32_t gpu_gen;
 	uint64_t gpu_key;
 	void *gpu_slot;
@@ -160,18 +161,6 @@ struct __attribute__((aligned(64))) ingero_tls {
 };
 extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 
-/* What every interposed call reads first, together in one cache line: a
- * big program evicts the library's lines between its calls, and each line
- * a call touches is then a miss (`make bench-lines` counts them). */
-struct ingero_hot {
-	bool on;                  /* the library records at all (not INGERO_DISABLE, a ring) */
-	_Atomic bool recording;   /* on, less the spans the program paused (capture.c); hooks stay */
-	bool use_tsc;             /* stamps are TSC ticks, else CLOCK_MONOTONIC ns (clock.c) */
-	bool self_time;           /* INGERO_SELF_TIME: time the library's own part of each call */
-	/* ingero_cfg's, copied at load (never changed after): which calls take stacks */
-	uint32_t stack_classes, launch_sample;
-};
-extern struct ingero_hot ingero_hot;
 /* INGERO_SELF_TIME: the library's own time in recorded calls (TSC ticks:
  * a recorded call's time less its real function's), and how many calls;
  * the sender says it at exit.  What a call costs the program in place —

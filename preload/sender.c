@@ -364,7 +364,7 @@ static uint32_t pack_orphans(msgpack_packer *pk)
 		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
 		uint64_t start = S.shm->procs[i].start_ticks, now_start;
 		char state;
-		if (!pid || pid == S.shm->owner_pid || pid == ingero_self.pid || !start ||
+		if (!pid || pid == S.shm->owner_pid || pid == ingero_hot.pid || !start ||
 		    ingero_read_stat(pid, &state, &now_start) < 0 || state == 'Z' || state == 'X' || now_start != start)
 			continue;
 		ingero_pack_orphan(pk, pid);
@@ -932,8 +932,8 @@ int ingero_sender_start(struct ingero_shm *shm)
 	msgpack_sbuffer_init(&S.body);
 	msgpack_packer_init(&S.pk, &S.body, ingero_sbuffer_sink);
 	prctl(PR_GET_NAME, S.comm, 0, 0, 0);
-	read_exe(ingero_self.pid, S.exe, sizeof S.exe);
-	ingero_read_cmdline(ingero_self.pid, S.cmdline, sizeof S.cmdline);
+	read_exe(ingero_hot.pid, S.exe, sizeof S.exe);
+	ingero_read_cmdline(ingero_hot.pid, S.cmdline, sizeof S.cmdline);
 
 	/* From here a fork child must not use nng (fork.c). */
 	ingero_self.nng_touched = true;
