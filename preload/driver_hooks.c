@@ -99,9 +99,9 @@ static void fill_2d(struct ingero_cuda_call *ev, const CUDA_MEMCPY2D *c)
 	(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,     \
 	 unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra)
 #define LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
-/* (the first of the launch path: it starts a page, so that the path's
- * 3.5 KiB of code is in one) */
-DRVX_(INGERO_HOT_AT(10) __attribute__((aligned(4096))), INGERO_HOT_AT(11), cuLaunchKernel,
+/* (its entry, which every launch passes through, in the page the runtime's
+ * __cudaLaunchKernel starts; its recording half right after that page) */
+DRVX_(INGERO_HOT_AT(11), INGERO_HOT_AT(14), cuLaunchKernel,
     INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS, fn_ LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
 DRV_HOT(40, 41, cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,

@@ -129,10 +129,13 @@ struct rrec_kernel {
  * right after .text.hot (binutils 2.36+; older ones put it in .text, as
  * they do any named section).  Each starts a cache line (one line fewer, on
  * average, than starting mid-line).  Keys, by what calls them:
- *   1x  PyTorch's and cuBLAS's launches (the driver's cuLaunchKernel, as
- *       cuGetProcAddress hands it out) and what they share with every
- *       launch (ingero_emit_launch, ingero_gpu_note_slow)
- *   2x  cuLaunchKernelEx   3x  the runtime's launches   4x  the rest */
+ *   10-13  in one page: PyTorch's own kernels' launches (the runtime's
+ *          __cudaLaunchKernel, whose driver call passes through our
+ *          cuLaunchKernel's entry) and what every launch shares
+ *          (ingero_emit_launch, ingero_gpu_note_slow); 14 the recording
+ *          half of the driver's cuLaunchKernel (cuBLAS's and Triton's
+ *          launches, as cuGetProcAddress hands it out), the next page
+ *   2x  cuLaunchKernelEx   3x  the runtime's public launches   4x  the rest */
 #define INGERO_HOT_AT(key) __attribute__((hot, aligned(64), section(".text.sorted.ingero." #key)))
 
 /* --- per-thread state of the hot path -------------------------------------- */

@@ -4,9 +4,11 @@
 # program evicts the library's pages from the TLB between two of its calls,
 # so each page a launch touches is a page walk.  Checked on the built
 # library with nm:
-#   - PyTorch's launch path (the driver's cuLaunchKernel as cuGetProcAddress
-#     hands it out, its out-of-line half, ingero_emit_launch,
-#     ingero_gpu_note_slow) lies in one page, in the order it runs;
+#   - the launch path of PyTorch's own kernels (the runtime's
+#     __cudaLaunchKernel, the driver's cuLaunchKernel entry its driver call
+#     passes through, ingero_emit_launch, ingero_gpu_note_slow) lies in one
+#     page, in the order it runs, and the driver's recording half (cuBLAS's
+#     launches) at most one page further;
 #   - the globals every call reads (ingero_hot, ingero_self, ingero_gpu's
 #     header) lie in one page, and the GPU streams' slots elsewhere.
 . tests/lib.sh
@@ -21,15 +23,19 @@ addr() { set -- $(awk -v s="$1" '$NF == s { print $1; exit }' "$T/nm"); echo $((
 end() { set -- $(awk -v s="$1" '$NF == s { print $1, $2; exit }' "$T/nm"); echo $((0x${1:-0} + 0x${2:-1} - 1)); }
 page() { echo $(($1 / 4096)); }
 
-first=$(addr cuLaunchKernel)
-check "cuLaunchKernel found" test "$first" -gt 0
+# PyTorch's own kernels' path in one page, in the order it runs; the
+# driver's recording half (cuBLAS's launches) right after it
+first=$(addr __cudaLaunchKernel)
+check "__cudaLaunchKernel found" test "$first" -gt 0
 prev=$first
-for f in cuLaunchKernel_outer ingero_emit_launch ingero_gpu_note_slow; do
+for f in cuLaunchKernel ingero_emit_launch ingero_gpu_note_slow; do
 	a=$(addr "$f")
 	check "$f after the function before it on the launch path" test "$a" -gt "$prev"
-	check_eq "$f in cuLaunchKernel's page" "$(page "$first")" "$(page "$(end "$f")")"
+	check_eq "$f in __cudaLaunchKernel's page" "$(page "$first")" "$(page "$(end "$f")")"
 	prev=$a
 done
+a=$(addr cuLaunchKernel_outer)
+check "cuLaunchKernel_outer right after them" test "$a" -gt "$prev" -a "$(page "$a")" -le "$(($(page "$first") + 1))"
 
 hot=$(addr ingero_hot)
 check "ingero_hot found" test "$hot" -gt 0
