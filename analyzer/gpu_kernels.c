@@ -64,6 +64,16 @@ static void short_name(const char *m, char *out, size_t n)
 		out[o] = 0;
 }
 
+/* Launches of func timed alone, in any process: the samples the replay
+ * stood its other launches on (each is filed under its function too). */
+static uint64_t timed_alone(const struct acc *a, uint32_t func)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < a->nsmp; i++)
+		n += a->smp[i].by_func && a->smp[i].key == func;
+	return n;
+}
+
 static int most_time_first(const void *x, const void *y)
 {
 	const struct kacc *p = x, *q = y;
@@ -105,7 +115,8 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 			continue;
 		}
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
-		*kt = (struct ia_kernel_time){ .name = name, .ns = a->kt[k].ns, .launches = a->kt[k].n };
+		*kt = (struct ia_kernel_time){ .name = name, .ns = a->kt[k].ns, .launches = a->kt[k].n,
+					       .timed = timed_alone(a, a->kt[k].func) };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
 	return 0;

@@ -47,6 +47,7 @@ struct ia_kernel_time {
 	char *name;                       /* as the trace has it (mangled, for C++ kernels) */
 	char short_name[96];              /* its nested name, without template arguments: at::native::foo */
 	uint64_t ns, launches;
+	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */
 };
 
 struct ia_gpu_time {

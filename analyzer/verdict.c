@@ -74,17 +74,33 @@ static int is_cause(const struct ia_chain *c)
 #define KERNELS_SAID 3
 #define KERNEL_NAME_SAID 60
 
-/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." */
-static void busy_kernels(const struct ia_gpu_time *g, char *text, size_t n)
+/* A kernel's time stands on its launches timed alone (gpu_estimate.c);
+ * with fewer, it is alike work's or the process's typical piece. */
+#define KERNEL_TIMED_FEW 3
+
+/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." and, where one
+ * of them was timed alone fewer than KERNEL_TIMED_FEW times, how rough its
+ * share is.  lead: "Its kernels" or, where the GPU also idled, what they
+ * share ("While busy, its kernels"). */
+static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *text, size_t n)
 {
-	ia_addf(text, n, " Its kernels by estimated GPU time:");
-	for (size_t k = 0; k < g->nkernels && k < KERNELS_SAID; k++) {
+	ia_addf(text, n, " %s by estimated GPU time:", lead);
+	size_t said = g->nkernels < KERNELS_SAID ? g->nkernels : KERNELS_SAID, few = said;
+	for (size_t k = 0; k < said; k++) {
 		const char *name = g->kernels[k].short_name;
 		int cut = strlen(name) > KERNEL_NAME_SAID;
 		ia_addf(text, n, "%s %.*s%s %.0f%%", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
 			ia_pct(g->kernels[k].ns, g->launches_ns));
+		if (few == said && g->kernels[k].timed < KERNEL_TIMED_FEW)
+			few = k;
 	}
 	ia_addf(text, n, ".");
+	if (few < said) {
+		const struct ia_kernel_time *kt = &g->kernels[few];
+		ia_addf(text, n, " (%.*s%s's share is rough: %llu of its launches %s timed alone.)", KERNEL_NAME_SAID,
+			kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
+			(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
+	}
 }
 
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
@@ -134,7 +150,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			 "nsys, torch.profiler), not the host.", idle);
 		if (a->gaps.gpu.nkernels && a->gaps.gpu.launches_ns) {
 			v->gpu = &a->gaps.gpu;
-			busy_kernels(v->gpu, v->text, n);
+			gpu_kernels(v->gpu, "Its kernels", v->text, n);
 		}
 		break;
 	case IA_VERDICT_STARVING:
@@ -149,6 +165,13 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			 v->cause ? cause_words(v->cause->kind) : " (where the main thread's time went is above)",
 			 v->cause ? (v->cause == &a->chains[0] ? " (the first finding below)."
 							      : " (the first steady-state finding below).") : ".");
+		/* partly idle: where the GPU time the steps do have goes
+		 * (measured GPU time only; a starving GPU's few kernels are not
+		 * what to look at) */
+		if (v->state == IA_VERDICT_PARTLY && i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.launches_ns) {
+			v->gpu = &a->gaps.gpu;
+			gpu_kernels(v->gpu, "While busy, its kernels", v->text, n);
+		}
 		break;
 	}
 	case IA_VERDICT_SLOWED:
@@ -190,7 +213,7 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 		cJSON_AddStringToObject(o, "one_time_kind", ia_kind_name(v->one_time->kind));
 	else
 		cJSON_AddNullToObject(o, "one_time_kind");
-	if (v->gpu) {   /* busy: the kernels its time went to, estimated, most first */
+	if (v->gpu) {   /* (mostly) busy: the kernels its time went to, estimated, most first */
 		cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
 		for (size_t k = 0; k < v->gpu->nkernels; k++) {
 			const struct ia_kernel_time *kt = &v->gpu->kernels[k];
@@ -200,6 +223,7 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->launches_ns), 1);
 			ia_json_round(e, "gpu_ms", (double)kt->ns / 1e6, 3);
 			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
+			cJSON_AddNumberToObject(e, "timed_alone", (double)kt->timed);
 			cJSON_AddItemToArray(ks, e);
 		}
 	}

@@ -35,7 +35,7 @@ struct ia_verdict {
 	double low, high;                 /* steady-state GPU idle, % */
 	const struct ia_chain *cause;     /* the first steady-state finding, or NULL */
 	const struct ia_chain *one_time;  /* the costliest phase finding of >= 10 % of the window, or NULL */
-	const struct ia_gpu_time *gpu;    /* busy: where its time went, by kernel (gpu_time.h) */
+	const struct ia_gpu_time *gpu;    /* busy or mostly busy: where its time went, by kernel (gpu_time.h) */
 	char text[900];                   /* "Verdict: …" */
 };
 

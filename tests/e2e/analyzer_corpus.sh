@@ -96,6 +96,17 @@ check_one() { # NAME EXPECT JSON
 			else
 				check_eq "$n: not busy ($st): no kernels listed" "" "$top"
 			fi ;;
+		top_kernel)
+			# a GPU that is busy or partly idle: the verdict says where the
+			# time it has goes, by kernel, most first
+			st=$(jq -r '.verdict.state // "none"' "$j")
+			top=$(jq -r '.verdict.kernels[0].short_name // ""' "$j")
+			share=$(jq -r '.verdict.kernels[0].gpu_share_pct // 0 | floor' "$j")
+			check_k "$n: $st: the most GPU time is /$v/'s (is '$top', $share %)" \
+				sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
+			check_k "$n: $st: the verdict's line names it" grep -Fq -- "$(printf %.40s "$top")" "$T/verdict.txt"
+			check_k "$n: $st: with how many of its launches were timed alone" \
+				test "$(jq -r '.verdict.kernels[0].timed_alone // "none"' "$j")" != none ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
