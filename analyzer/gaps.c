@@ -152,10 +152,12 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 }
 
 /* The tracer's own threads in a traced process (the preload's sender and
- * nng's): their CPU time is the tracer's, not the program's. */
+ * GPU watcher, "ingero-…", and nng's): their CPU time is the tracer's, not
+ * the program's.  (Since the eleventh session the BPF programs leave them
+ * out, bpf/traced.bpf.h; older traces have their samples.) */
 static int is_tracer_thread(const char *comm)
 {
-	return !strcmp(comm, "ingero-sender") || !strncmp(comm, "nng:", 4);
+	return !strncmp(comm, "ingero-", 7) || !strncmp(comm, "nng:", 4);
 }
 
 /* Index of the gap containing ts, or -1. */

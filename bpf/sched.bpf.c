@@ -169,6 +169,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool prev_traced, next_traced;
 	struct start *ps = task_state(prev, prev_tgid, &prev_traced);
 	struct start *ns = task_state(next, next_tgid, &next_traced);
+	/* a traced process's own threads are recorded, not the tracer's in
+	 * it (which, taking a CPU from the program, are no competitor) */
+	bool prev_rec = prev_traced && !is_tracer_thread(prev);
+	bool next_rec = next_traced && !is_tracer_thread(next);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
 
 	if (st) {
@@ -182,7 +186,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	if (prev_traced && !(prev_state & TASK_DEAD)) {
+	if (prev_rec && !(prev_state & TASK_DEAD)) {
 		bool preempted = preempt || prev_state == TASK_RUNNING;
 		struct start *s = ps;
 
@@ -205,7 +209,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	if (next_traced) {
+	if (next_rec) {
 		struct start *s = ns;
 		struct off_cpu_event *e;
 
@@ -241,7 +245,7 @@ static __always_inline void mark_runnable(struct task_struct *p)
 		s->traced = is_recorded(p->tgid);
 		s->gen = gen;
 	}
-	if (s->traced)
+	if (s->traced && !is_tracer_thread(p))
 		s->runnable_ns = bpf_ktime_get_ns();
 }
 

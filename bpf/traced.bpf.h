@@ -82,6 +82,23 @@ static __always_inline void submit(void *rec)
 	bpf_ringbuf_submit(rec, avail > (4 << 20) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
+/* One of the tracer's own threads in a traced process: the preload's
+ * (named "ingero-…": its sender, its GPU watcher) and nng's ("nng:…",
+ * which only the preload's sender uses there).  Their scheduling and
+ * samples are the tracer's, not the program's: in the real traces they
+ * were most of the off-CPU records (the watcher alone ~1,000 a second).
+ * Read from the name each time, not cached: a thread names itself after
+ * its first switch.  (A program of its own using nng loses its nng
+ * threads' evidence too.) */
+static __always_inline bool is_tracer_thread(const struct task_struct *t)
+{
+	const char *c = t->comm;
+
+	if (c[0] == 'i')
+		return c[1] == 'n' && c[2] == 'g' && c[3] == 'e' && c[4] == 'r' && c[5] == 'o' && c[6] == '-';
+	return c[0] == 'n' && c[1] == 'n' && c[2] == 'g' && c[3] == ':';
+}
+
 static __always_inline u64 bucket_of(u64 ts)
 {
 	return ts - ts % bucket_ns;

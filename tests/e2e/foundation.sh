@@ -21,6 +21,14 @@ check_eq "collector exits with the workload's exit code" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/err.txt" | tail -n 20
 check "report.db exists" test -s "$DB"
 check_ge "BPF run time stored per program (sched_switch's)" "$(q "SELECT count(*) FROM session WHERE key = 'bpf_run_ns.on_switch' AND CAST(value AS INTEGER) > 0")" 1
+# the tracer's own threads (the preload's "ingero-…", nng's "nng:…") are not the program's
+# evidence: at most the wait before a thread first ran, before it named itself
+own="t.comm LIKE 'ingero-%' OR t.comm LIKE 'nng:%'"
+check_ge "the tracer's own threads are in the threads table" "$(q "SELECT count(*) FROM threads t WHERE $own")" 1
+check_ge "no off-CPU interval of the tracer's own threads past their first" \
+	"$(q "SELECT count(*) FROM threads t WHERE $own")" "$(q "SELECT count(*) FROM off_cpu o JOIN threads t ON t.tid = o.tid WHERE $own")"
+check_eq "no on-CPU sample of the tracer's own threads" 0 \
+	"$(q "SELECT count(*) FROM cpu_samples o JOIN threads t ON t.tid = o.tid WHERE $own")"
 check_eq "schema version" 4 "$(q 'PRAGMA user_version')"
 check_eq "truth has the parent and 4 workers" 5 "$(wc -l <"$TRUTH" | tr -d ' ')"
 
