@@ -38,7 +38,7 @@ static cJSON *bpf_programs_json(const struct ia_trace *t)
 	size_t i = 0;
 	const char *ns, *prog;
 	while ((prog = ia_session_next(t, "bpf_run_ns.", &i, &ns))) {
-		char key[80];
+		char key[128];
 		snprintf(key, sizeof key, "bpf_runs.%s", prog);
 		const char *runs = ia_session(t, key);
 		cJSON *o = cJSON_CreateObject();
@@ -56,7 +56,7 @@ static void bpf_programs_print(FILE *f, const struct ia_trace *t, uint64_t span)
 	const char *ns, *prog;
 	char a[32], b[32], c[32];
 	while ((prog = ia_session_next(t, "bpf_run_ns.", &i, &ns))) {
-		char key[80];
+		char key[128];
 		snprintf(key, sizeof key, "bpf_runs.%s", prog);
 		const char *r = ia_session(t, key);
 		uint64_t run_ns = strtoull(ns, NULL, 10), runs = r ? strtoull(r, NULL, 10) : 0;

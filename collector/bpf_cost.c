@@ -49,7 +49,7 @@ static void add_object(struct tracer *t, const struct bpf_object *obj, uint64_t 
 		*runs += info.run_cnt;
 		if (!info.run_cnt)
 			continue;
-		char key[64];
+		char key[128];
 		snprintf(key, sizeof key, "bpf_run_ns.%s", bpf_program__name(p));
 		session_set_u64(t->store, key, info.run_time_ns);
 		snprintf(key, sizeof key, "bpf_runs.%s", bpf_program__name(p));

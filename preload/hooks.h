@@ -120,8 +120,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 {
 	struct ingero_tls *t = &ingero_tls;
-	__builtin_prefetch(&ingero_self, 0, 3);
-	__builtin_prefetch(&ingero_gpu, 0, 3);
+	__builtin_prefetch(&ingero_gpu, 0, 3);   /* (ingero_hot, read before the call, holds the rest) */
 	if (__builtin_expect(t->lane.lane != NULL, 1)) {
 		__builtin_prefetch(t->lane.lane->units[t->lane.tail & (INGERO_LANE_UNITS - 1)], 1, 3);
 		__builtin_prefetch(&t->lane.lane->tail, 1, 3);

@@ -5,7 +5,10 @@
  * (`make bench-lines` counts them).  So the fields a call reads of the
  * library's switches, of the process (fork.h's ingero_self holds the rest)
  * and of the GPU marks (gpu_marks.h's ingero_gpu holds the rest) live
- * here, together; hot_data.c places the three in one page.
+ * here, together; hot_data.c places the three in one page.  A few of its
+ * fields are written now and then (a GPU mark's budget by each mark, one
+ * per INGERO_GPU_MARK_US; a new kernel; a retired stream; a pause), which
+ * costs every other thread one miss on its next call: rare enough.
  */
 #ifndef INGERO_PRELOAD_HOT_DATA_H
 #define INGERO_PRELOAD_HOT_DATA_H

@@ -20,7 +20,7 @@
 #define INGERO_ENV_STACK_DEPTH   "INGERO_STACK_DEPTH"    /* native frames, default 16 */
 #define INGERO_ENV_LAUNCH_SAMPLE "INGERO_LAUNCH_SAMPLE"  /* 1 launch stack in N, default 256; 0 = none */
 #define INGERO_ENV_PYTHON        "INGERO_PYTHON"         /* "0": no Python frames */
-#define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks, default 2000 */
+#define INGERO_ENV_STACK_BUDGET  "INGERO_STACK_BUDGET_PPM" /* share of a thread's time for stacks in ppm, default 500 */
 #define INGERO_ENV_RING_EVENTS   "INGERO_RING_EVENTS"    /* shared ring capacity in events, power of two */
 #define INGERO_ENV_LANES         "INGERO_LANES"          /* threads with a queue of their own (0-256), default 64; 0: all calls through the ring */
 #define INGERO_ENV_GPU_MARKS     "INGERO_GPU_MARKS"      /* "0": no measured GPU time (CUDA event marks) */

@@ -19,8 +19,9 @@ T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 nm -S "$SO" >"$T/nm"
 # addr SYMBOL / end SYMBOL: its first / last byte, in decimal
-addr() { set -- $(awk -v s="$1" '$NF == s { print $1; exit }' "$T/nm"); echo $((0x${1:-0})); }
-end() { set -- $(awk -v s="$1" '$NF == s { print $1, $2; exit }' "$T/nm"); echo $((0x${1:-0} + 0x${2:-1} - 1)); }
+# (SYMBOL, or a clone the compiler made of it: SYMBOL.constprop.0, .isra.0)
+addr() { set -- $(awk -v s="$1" '$NF == s || index($NF, s ".") == 1 { print $1; exit }' "$T/nm"); echo $((0x${1:-0})); }
+end() { set -- $(awk -v s="$1" '$NF == s || index($NF, s ".") == 1 { print $1, $2; exit }' "$T/nm"); echo $((0x${1:-0} + 0x${2:-1} - 1)); }
 page() { echo $(($1 / 4096)); }
 
 # PyTorch's own kernels' path in one page, in the order it runs; the
