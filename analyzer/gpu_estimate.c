@@ -262,11 +262,12 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 	}
 	while (j < s->ncp)
 		complete(&r, &s->cp[j++]);
-	/* the median replay's pieces (one span per piece, in order) by kernel */
+	/* the median replay's pieces (one span per piece, in order) by kernel,
+	 * or kind of copy or memset */
 	for (size_t k = 0; q == 1 && k < r.n && k < s->nsub && !a->oom; k++) {
 		uint64_t x = r.sp[k].a > lo ? r.sp[k].a : lo, y = r.sp[k].b < hi ? r.sp[k].b : hi;
-		if (s->sub[k].launch && s->sub[k].func && s->sub[k].a >= lo && s->sub[k].a < hi)
-			ia_gt_kernel_add(a, s->sub[k].func, y > x ? y - x : 0);
+		if (s->sub[k].func && s->sub[k].a >= lo && s->sub[k].a < hi)
+			ia_gt_kernel_add(a, s->sub[k].func, s->sub[k].launch, y > x ? y - x : 0);
 	}
 	if (!a->oom) {
 		size_t n = ia_spans_merge(r.sp, r.n, lo, hi);

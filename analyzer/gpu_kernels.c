@@ -1,22 +1,28 @@
 /*
  * gpu_kernels.c — the estimate's GPU time by kernel, named (gpu_time.h):
  * where a GPU that is busy spends its time, so that a run that waits on
- * its own GPU work is told which kernels to make cheaper.
+ * its own GPU work is told which kernels to make cheaper — or that copies
+ * are what it does.
  *
- * The median replay (gpu_estimate.c) gives each launch a span of GPU time,
- * clipped to the completions the marks measured; they are summed by kernel
- * (ia_call.func) here, and named from the trace's kernels table, whose
- * addresses give the same func (scan.c, ia_launch_func).
+ * The median replay (gpu_estimate.c) gives each launch, copy and memset a
+ * span of GPU time, clipped to the completions the marks measured; they
+ * are summed by kernel, or by kind of copy (ia_call.func) here, and named:
+ * kernels from the trace's kernels table, whose addresses give the same
+ * func (scan.c, ia_launch_func), copies and memsets by their direction and
+ * host memory (ia_copy_func).
  */
 #include "gpu_time_acc.h"
 #include "scan.h"
 #include "util.h"
 
+#include <ingero/api.h>
+#include <ingero/event.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void ia_gt_kernel_add(struct acc *a, uint32_t func, uint64_t ns)
+void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns)
 {
 	uint32_t i = ia_map_get(&a->kmap, func);
 	if (i == UINT32_MAX) {
@@ -26,7 +32,7 @@ void ia_gt_kernel_add(struct acc *a, uint32_t func, uint64_t ns)
 			return;
 		}
 		i = (uint32_t)a->nkt;
-		a->kt[a->nkt++] = (struct kacc){ func, 0, 0 };
+		a->kt[a->nkt++] = (struct kacc){ func, launch, 0, 0 };
 	}
 	a->kt[i].ns += ns;
 	a->kt[i].n++;
@@ -74,6 +80,30 @@ static uint64_t timed_alone(const struct acc *a, uint32_t func)
 	return n;
 }
 
+/* "copies host to device (pinned)": a copy's or memset's func named by
+ * trying every kind (ia_copy_func); false when it is none of them. */
+static int copy_name(uint32_t func, char *out, size_t n)
+{
+	static const char *const dirs[] = {
+		[INGERO_DIR_NONE] = "", [INGERO_DIR_HTOD] = " host to device", [INGERO_DIR_DTOH] = " device to host",
+		[INGERO_DIR_DTOD] = " device to device", [INGERO_DIR_HTOH] = " host to host",
+		[INGERO_DIR_DEFAULT] = " (direction by address)", [INGERO_DIR_PEER] = " peer to peer",
+	};
+	for (unsigned d = 0; d < sizeof dirs / sizeof *dirs; d++)
+		for (int pinned = 0; pinned <= 1; pinned++) {
+			if (ia_copy_func(INGERO_CLASS_MEMSET, d, pinned) == func) {
+				snprintf(out, n, "memsets");
+				return 1;
+			}
+			if (ia_copy_func(INGERO_CLASS_COPY, d, pinned) == func) {
+				int host = d == INGERO_DIR_HTOD || d == INGERO_DIR_DTOH || d == INGERO_DIR_HTOH;
+				snprintf(out, n, "copies%s%s", dirs[d], host ? (pinned ? " (pinned)" : " (pageable)") : "");
+				return 1;
+			}
+		}
+	return 0;
+}
+
 static int most_time_first(const void *x, const void *y)
 {
 	const struct kacc *p = x, *q = y;
@@ -83,8 +113,8 @@ static int most_time_first(const void *x, const void *y)
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g)
 {
 	for (size_t i = 0; i < a->nkt; i++)
-		g->launches_ns += a->kt[i].ns;
-	if (!a->nkt || !g->launches_ns || !t->db)
+		g->work_ns += a->kt[i].ns;
+	if (!a->nkt || !g->work_ns || !t->db)
 		return 0;
 	qsort(a->kt, a->nkt, sizeof *a->kt, most_time_first);
 	/* the names of the kernels with the most time: every process's
@@ -105,8 +135,13 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 				}
 		}
 	}
-	sqlite3_finalize(st);   /* a trace without the table: no names, no list */
-	/* the named ones with time, in order (the others stay in launches_ns) */
+	sqlite3_finalize(st);   /* a trace without the table: no kernels' names */
+	for (size_t k = 0; k < want; k++) {
+		char name[64];
+		if (!a->kt[k].launch && !g->kernels[k].name && copy_name(a->kt[k].func, name, sizeof name))
+			g->kernels[k].name = strdup(name);
+	}
+	/* the named ones with time, in order (the others stay in work_ns) */
 	for (size_t k = 0; k < want; k++) {
 		char *name = g->kernels[k].name;
 		g->kernels[k].name = NULL;
@@ -115,8 +150,8 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 			continue;
 		}
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
-		*kt = (struct ia_kernel_time){ .name = name, .ns = a->kt[k].ns, .launches = a->kt[k].n,
-					       .timed = timed_alone(a, a->kt[k].func) };
+		*kt = (struct ia_kernel_time){ .name = name, .launch = a->kt[k].launch, .ns = a->kt[k].ns,
+					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func) };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
 	return 0;

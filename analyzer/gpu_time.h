@@ -41,10 +41,12 @@ struct ia_span {
 	uint64_t a, b;
 };
 
-/* A kernel's share of the estimate: GPU time of its launches in the window
- * (the median replay's pieces, clipped to their completions). */
+/* A kernel's share of the estimate — or a kind of copy's, or the memsets' —
+ * GPU time of its launches in the window (the median replay's pieces,
+ * clipped to their completions). */
 struct ia_kernel_time {
-	char *name;                       /* as the trace has it (mangled, for C++ kernels) */
+	char *name;                       /* as the trace has it (mangled, for C++ kernels); "copies host to device (pinned)", "memsets" */
+	int launch;                       /* a kernel (else copies or memsets) */
 	char short_name[96];              /* its nested name, without template arguments: at::native::foo */
 	uint64_t ns, launches;
 	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */
@@ -62,10 +64,10 @@ struct ia_gpu_time {
 	struct ia_span *est[3]; size_t nest[3];
 	size_t ntimed;                    /* pieces of work timed alone (the estimate's samples) */
 	size_t nwork, nwork_alike;        /* work queued in the window; of it, alike some timed */
-	/* the estimate's GPU time by kernel, most first (named ones, at most
-	 * IA_GPU_KERNELS_MAX), and all launches' time, named or not */
+	/* the estimate's GPU time by kernel or kind of copy, most first (named
+	 * ones, at most IA_GPU_KERNELS_MAX), and all its work's, named or not */
 	struct ia_kernel_time *kernels; size_t nkernels;
-	uint64_t launches_ns;
+	uint64_t work_ns;
 };
 #define IA_GPU_KERNELS_MAX 8
 

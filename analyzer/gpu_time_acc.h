@@ -52,9 +52,10 @@ struct acc {
 	struct sample *smp; size_t nsmp, csmp;
 	size_t ntimed;             /* pieces timed alone (each filed twice in smp) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
-	/* the median replay's GPU time by kernel (gpu_kernels.c) */
+	/* the median replay's GPU time by kernel, or kind of copy or memset
+	 * (gpu_kernels.c) */
 	struct ia_map kmap;        /* func -> index into kt */
-	struct kacc { uint32_t func; uint64_t ns, n; } *kt; size_t nkt, ckt;
+	struct kacc { uint32_t func; int launch; uint64_t ns, n; } *kt; size_t nkt, ckt;
 	int oom;
 };
 
@@ -81,7 +82,7 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 /* gpu_kernels.c: a launch's piece of the median replay, ns of GPU time in
  * the window; then the kernels named from the trace, most time first (into
  * g->kernels); 0 or -1 (out of memory). */
-void ia_gt_kernel_add(struct acc *a, uint32_t func, uint64_t ns);
+void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns);
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

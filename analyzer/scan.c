@@ -147,11 +147,17 @@ uint32_t ia_launch_func(uint64_t kernel)
 	return f ? f : 1;   /* (0 is "nothing queued") */
 }
 
+uint32_t ia_copy_func(unsigned cls, unsigned dir, int pinned)
+{
+	uint32_t f = fnv(fnv(fnv(2166136261u, cls), dir), pinned ? INGERO_FLAG_HOST_PINNED : 0);
+	return f ? f : 1;
+}
+
 /* ia_call.work and .func (0 when the call queues nothing known) */
 static void work_keys(const struct ingero_cuda_call *x, uint32_t *work, uint32_t *func)
 {
 	unsigned cls = ingero_api_class(x->api);
-	uint32_t h = fnv(2166136261u, cls), f;
+	uint32_t h, f;
 	*work = *func = 0;
 	if (cls == INGERO_CLASS_LAUNCH) {
 		if (!x->kernel)
@@ -163,7 +169,7 @@ static void work_keys(const struct ingero_cuda_call *x, uint32_t *work, uint32_t
 		unsigned lg = 0;
 		for (uint64_t b = x->bytes; b > 1; b >>= 1)
 			lg++;
-		f = h = fnv(fnv(h, x->dir), x->flags & INGERO_FLAG_HOST_PINNED);
+		f = h = ia_copy_func(cls, x->dir, x->flags & INGERO_FLAG_HOST_PINNED);
 		h = fnv(h, lg);
 	} else {
 		return;

@@ -78,19 +78,23 @@ static int is_cause(const struct ia_chain *c)
  * with fewer, it is alike work's or the process's typical piece. */
 #define KERNEL_TIMED_FEW 3
 
-/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." and, where one
- * of them was timed alone fewer than KERNEL_TIMED_FEW times, how rough its
- * share is.  lead: "Its kernels" or, where the GPU also idled, what they
- * share ("While busy, its kernels"). */
+/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." ("kernels and
+ * copies" where one of those said is copies or memsets) and, where one of
+ * them was timed alone fewer than KERNEL_TIMED_FEW times, how rough its
+ * share is.  lead: "Its" or, where the GPU also idled, what they share
+ * ("While busy, its"). */
 static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *text, size_t n)
 {
-	ia_addf(text, n, " %s by estimated GPU time:", lead);
 	size_t said = g->nkernels < KERNELS_SAID ? g->nkernels : KERNELS_SAID, few = said;
+	int copies = 0;
+	for (size_t k = 0; k < said; k++)
+		copies |= !g->kernels[k].launch;
+	ia_addf(text, n, " %s kernels%s by estimated GPU time:", lead, copies ? " and copies" : "");
 	for (size_t k = 0; k < said; k++) {
 		const char *name = g->kernels[k].short_name;
 		int cut = strlen(name) > KERNEL_NAME_SAID;
 		ia_addf(text, n, "%s %.*s%s %.0f%%", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
-			ia_pct(g->kernels[k].ns, g->launches_ns));
+			ia_pct(g->kernels[k].ns, g->work_ns));
 		if (few == said && g->kernels[k].timed < KERNEL_TIMED_FEW)
 			few = k;
 	}
@@ -148,9 +152,9 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		snprintf(v->text, n, "Verdict: not starving. The GPU had work nearly all the steady state (idle %s): "
 			 "its own work is what the run waits for; to go faster make that cheaper (a kernel profiler: "
 			 "nsys, torch.profiler), not the host.", idle);
-		if (a->gaps.gpu.nkernels && a->gaps.gpu.launches_ns) {
+		if (a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
-			gpu_kernels(v->gpu, "Its kernels", v->text, n);
+			gpu_kernels(v->gpu, "Its", v->text, n);
 		}
 		break;
 	case IA_VERDICT_STARVING:
@@ -168,9 +172,9 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		/* partly idle: where the GPU time the steps do have goes
 		 * (measured GPU time only; a starving GPU's few kernels are not
 		 * what to look at) */
-		if (v->state == IA_VERDICT_PARTLY && i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.launches_ns) {
+		if (v->state == IA_VERDICT_PARTLY && i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
-			gpu_kernels(v->gpu, "While busy, its kernels", v->text, n);
+			gpu_kernels(v->gpu, "While busy, its", v->text, n);
 		}
 		break;
 	}
@@ -220,8 +224,9 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "name", kt->name);
 			cJSON_AddStringToObject(e, "short_name", kt->short_name);
-			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->launches_ns), 1);
+			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->work_ns), 1);
 			ia_json_round(e, "gpu_ms", (double)kt->ns / 1e6, 3);
+			cJSON_AddStringToObject(e, "kind", kt->launch ? "kernel" : !strcmp(kt->name, "memsets") ? "memset" : "copy");
 			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
 			cJSON_AddNumberToObject(e, "timed_alone", (double)kt->timed);
 			cJSON_AddItemToArray(ks, e);

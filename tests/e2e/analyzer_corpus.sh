@@ -108,6 +108,12 @@ check_one() { # NAME EXPECT JSON
 			check_k "$n: $st: the verdict's line names it" grep -Fq -- "$(printf %.40s "$top")" "$T/verdict.txt"
 			check_k "$n: $st: with how many of its launches were timed alone" \
 				test "$(jq -r '.verdict.kernels[0].timed_alone // "none"' "$j")" != none ;;
+		lists_work)
+			# the verdict's list of where the GPU's time went has an entry
+			# (a kernel, a kind of copy, the memsets) matching
+			st=$(jq -r '.verdict.state // "none"' "$j")
+			check_k "$n: $st: its GPU work lists /$v/ ($(jq -r '[.verdict.kernels[]? | .short_name + " " + (.gpu_share_pct|tostring) + "%"] | join(", ")' "$j"))" \
+				sh -c 'jq -r ".verdict.kernels[]?.short_name" "$1" | grep -Eq -- "$2"' _ "$j" "$v" ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac

@@ -112,14 +112,20 @@ static void timed_alone_and_replayed(void **st)
 	size_t n;
 	/* p50: every 7 takes 20 us from its call's end; the 8, never timed
 	 * alike, the process's typical piece (20 us too) */
-	s->sub[5].launch = 0;   /* the 8 as a copy: not a kernel's time */
+	s->sub[5].launch = 0;   /* the 8 as a copy: its own entry, of a copy */
 	assert_int_equal(estimate(&a, 1, NULL, 0, &e, &n), 120 * US);
 	assert_int_equal(n, 6);
-	/* the median replay's time by kernel: the 7's five pieces, 20 us each */
-	assert_int_equal(a.nkt, 1);
+	/* the median replay's time by kernel (the 7's five pieces, 20 us each)
+	 * and by kind of copy (the 8's one, 20 us) */
+	assert_int_equal(a.nkt, 2);
 	assert_int_equal(a.kt[0].func, 70);
+	assert_int_equal(a.kt[0].launch, 1);
 	assert_int_equal(a.kt[0].ns, 100 * US);
 	assert_int_equal(a.kt[0].n, 5);
+	assert_int_equal(a.kt[1].func, 80);
+	assert_int_equal(a.kt[1].launch, 0);
+	assert_int_equal(a.kt[1].ns, 20 * US);
+	assert_int_equal(a.kt[1].n, 1);
 	assert_int_equal(e[3].a, 310 * US);
 	assert_int_equal(e[3].b, 330 * US);
 	assert_int_equal(e[5].a, 610 * US);
