@@ -186,6 +186,54 @@ print(s["bpf_run_ns"], int(s["end_mono_ns"]) - int(s["start_mono_ns"])) if "bpf_
 ' "$1" 2>/dev/null || echo "- -"
 }
 
+# toggle_rows VARIANT PROC CHUNKFILE: per recording chunk of one process's
+# chunk lines ("chunk=I on=0|1 wall_s=W ..."), "VARIANT PROC wall
+# neighbours' mean", the first 5 % of the chunks (at least two) left out
+toggle_rows() {
+	sed 's/[a-z_]*=//g' "$3" | awk -v p="$2" -v v="$1" '
+		{ on[$1] = $2; w[$1] = $3; n = $1 }
+		END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
+			print v, p, w[i], (w[i - 1] + w[i + 1]) / 2 }'
+}
+
+# toggle_summary ROWS "VARIANTS": from toggle_rows' lines, per variant the
+# toggle_variant= line and, per traced one, toggle_vs_aa= (turns_toggle's
+# figures; tests/bench/toggle_pool.sh pools runs' chunk files with it)
+toggle_summary() {
+	for __sv in $2; do
+		log "$(awk -v v="$__sv" "$TURNS_T95"'
+			$1 != v { next }
+			{ on[$2] += $3; off[$2] += $4; dd = $3 - $4; ds += dd; dss += dd * dd; os += $4; rs += $3 / $4; cn++ }
+			END {
+				n = 0; for (p in on) { d[++n] = 100 * (on[p] / off[p] - 1); m += d[n] }
+				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
+				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
+				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
+				dm = ds / cn; om = os / cn; dh = 1.96 * sqrt((dss - cn * dm * dm) / (cn - 1)) / sqrt(cn)
+				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
+					v, m, m - h, m + h, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
+			}' "$1")"
+	done
+	# each traced variant less the A/A (the untraced processes' own on/off
+	# difference, whatever its cause: chunk parity, the profiler calls),
+	# its CI from both variants' chunk CIs
+	for __sv in $2; do
+		[ "$__sv" = untraced ] && continue
+		log "$(awk -v v="$__sv" '
+			$1 != v && $1 != "untraced" { next }
+			{ k = $1 == v; dd = $3 - $4; ds[k] += dd; dss[k] += dd * dd; os[k] += $4; cn[k]++ }
+			END {
+				if (cn[0] < 2 || cn[1] < 2) { printf "toggle_vs_aa=%s pct=- ci95=-\n", v; exit }
+				for (k = 0; k <= 1; k++) {
+					dm = ds[k] / cn[k]; om = os[k] / cn[k]
+					p[k] = 100 * dm / om; h[k] = 196 * sqrt((dss[k] - cn[k] * dm * dm) / (cn[k] - 1)) / sqrt(cn[k]) / om
+				}
+				d = p[1] - p[0]; hh = sqrt(h[0] ^ 2 + h[1] ^ 2)
+				printf "toggle_vs_aa=%s pct=%.2f ci95=%.2f-%.2f\n", v, d, d - hh, d + hh
+			}' "$1")"
+	done
+}
+
 turns_toggle() { # OUT PROCS VARIANTS
 	__to=$1; __tn=$2; __tvs=$3; __ti=0
 	: >"$__to/toggle.txt"
@@ -201,12 +249,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			cp "$__to/toggle.out" "$__to/toggle.$__tv.$__ti.out"
-			# per recording chunk: variant, process, its wall, the paused neighbours' mean
-			sed 's/[a-z_]*=//g' "$__to/toggle.out" | awk -v p=$__ti -v v="$__tv" '
-				{ on[$1] = $2; w[$1] = $3; n = $1 }
-				END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
-					print v, p, w[i], (w[i - 1] + w[i + 1]) / 2 }' \
-				>>"$__to/toggle.txt"
+			toggle_rows "$__tv" "$__ti" "$__to/toggle.out" >>"$__to/toggle.txt"
 			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { a += $3; b += $4 } END { if (b) printf "%.5f", a / b; else print "-" }' "$__to/toggle.txt")
 			__line="$__line $__tv=$__m"
 			# what a traced one recorded: only its recording chunks' calls
@@ -224,38 +267,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 		log "$__line"
 		__ti=$((__ti + 1))
 	done
-	for __tv in $__tvs; do
-		log "$(awk -v v="$__tv" "$TURNS_T95"'
-			$1 != v { next }
-			{ on[$2] += $3; off[$2] += $4; dd = $3 - $4; ds += dd; dss += dd * dd; os += $4; rs += $3 / $4; cn++ }
-			END {
-				n = 0; for (p in on) { d[++n] = 100 * (on[p] / off[p] - 1); m += d[n] }
-				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
-				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
-				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
-				dm = ds / cn; om = os / cn; dh = 1.96 * sqrt((dss - cn * dm * dm) / (cn - 1)) / sqrt(cn)
-				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
-					v, m, m - h, m + h, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
-			}' "$__to/toggle.txt")"
-	done
-	# each traced variant less the A/A (the untraced processes' own on/off
-	# difference, whatever its cause: chunk parity, the profiler calls),
-	# its CI from both variants' chunk CIs
-	for __tv in $__tvs; do
-		[ "$__tv" = untraced ] && continue
-		log "$(awk -v v="$__tv" '
-			$1 != v && $1 != "untraced" { next }
-			{ k = $1 == v; dd = $3 - $4; ds[k] += dd; dss[k] += dd * dd; os[k] += $4; cn[k]++ }
-			END {
-				if (cn[0] < 2 || cn[1] < 2) { printf "toggle_vs_aa=%s pct=- ci95=-\n", v; exit }
-				for (k = 0; k <= 1; k++) {
-					dm = ds[k] / cn[k]; om = os[k] / cn[k]
-					p[k] = 100 * dm / om; h[k] = 196 * sqrt((dss[k] - cn[k] * dm * dm) / (cn[k] - 1)) / sqrt(cn[k]) / om
-				}
-				d = p[1] - p[0]; hh = sqrt(h[0] ^ 2 + h[1] ^ 2)
-				printf "toggle_vs_aa=%s pct=%.2f ci95=%.2f-%.2f\n", v, d, d - hh, d + hh
-			}' "$__to/toggle.txt")"
-	done
+	toggle_summary "$__to/toggle.txt" "$__tvs"
 }
 
 # turns_by_method OUT — the method the environment picks, for the variants

@@ -1,0 +1,41 @@
+#!/bin/sh
+# bench_toggle_pool.sh — the toggle's estimator (tests/bench/turns_lib.sh:
+# toggle_rows, toggle_summary), which every H200 overhead figure comes
+# from, on chunk files of known content, through tests/bench/toggle_pool.sh:
+#   - a process whose recording chunks take 2 % longer than their paused
+#     neighbours reads 2.00, whatever the drift both share;
+#   - the first 5 % of the chunks (at least two) are warm-up, left out;
+#   - runs in two directories pool: processes and chunks add up;
+#   - the A/A (untraced) reads 0 and each traced variant is read against it;
+#   - no chunk file: one error line, exit 2.
+. tests/lib.sh
+T=$(tmpdir)
+trap 'rm -rf "$T"' EXIT
+# chunks FILE N PCT: N chunks alternating paused/recording, the paused ones
+# drifting up 0.1 % a chunk, the recording ones PCT % above that drift;
+# chunk 0 and 1 (warm-up) 50 % slower
+chunks() {
+	awk -v n="$2" -v pct="$3" 'BEGIN { for (i = 0; i < n; i++) { on = i % 2; w = 0.040 * (1 + 0.001 * i)
+		if (on) w *= 1 + pct / 100; if (i < 2) w *= 1.5
+		printf "chunk=%d on=%d wall_s=%.9f thread_cpu_s=%.9f\n", i, on, w, w * 0.7 } }' >"$1"
+}
+mkdir -p "$T/a" "$T/b"
+chunks "$T/a/toggle.full.0.out" 41 2
+chunks "$T/a/toggle.untraced.0.out" 41 0
+chunks "$T/b/toggle.full.0.out" 41 2
+chunks "$T/b/toggle.untraced.0.out" 41 0
+sh tests/bench/toggle_pool.sh "$T/a" "$T/b" >"$T/out" 2>&1
+check_eq "exits 0" 0 $?
+line() { grep "^$1" "$T/out"; }
+val() { line "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+check_eq "full: recording 2 % slower reads 2.00 (drift shared)" 2.00 "$(val "toggle_variant=full " chunk_mean_pct)"
+check_eq "full: two processes pooled" 2 "$(val "toggle_variant=full " procs)"
+# 41 chunks: recording ones 3, 5, ..., 39 (chunk 1 is warm-up, 40 has no next)
+check_eq "full: 19 recording chunks a process, warm-up and the last left out" 38 "$(val "toggle_variant=full " chunks)"
+check_eq "untraced (A/A) reads 0.00" 0.00 "$(val "toggle_variant=untraced " chunk_mean_pct)"
+check_eq "full less the A/A" 2.00 "$(val "toggle_vs_aa=full " pct)"
+check "the A/A is listed first" sh -c 'head -n 1 "$1" | grep -q "^toggle_variant=untraced "' _ "$T/out"
+sh tests/bench/toggle_pool.sh "$T/none" >"$T/err" 2>&1
+check_eq "no chunk files: exit 2" 2 $?
+check_eq "no chunk files: one line" 1 "$(wc -l <"$T/err" | tr -d ' ')"
+finish
