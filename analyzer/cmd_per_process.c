@@ -28,8 +28,8 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_per_pr
 	}
 	if (pp->main >= 0 && pp->main_thread != UINT32_MAX)
 		fprintf(f, "\nmain: pid %d, thread %u; blocked %s in total. \"waiting\" = a worker's share of the CPU time "
-			"workers used while the main thread was blocked. off-CPU and switches add up all of a "
-			"process's threads.\n",
+			"workers used while the main thread was blocked. CPU, off-CPU and switches add up a "
+			"process's threads, the tracer's own (ingero-*, nng:*) left out.\n",
 			t->procs[pp->p[pp->main].proc].pid, t->threads[pp->main_thread].tid,
 			ia_fmt_dur(a, sizeof a, pp->main_blocked_ns));
 }

@@ -151,15 +151,6 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 	return l;
 }
 
-/* The tracer's own threads in a traced process (the preload's sender and
- * GPU watcher, "ingero-…", and nng's): their CPU time is the tracer's, not
- * the program's.  (Since the eleventh session the BPF programs leave them
- * out, bpf/traced.bpf.h; older traces have their samples.) */
-static int is_tracer_thread(const char *comm)
-{
-	return !strncmp(comm, "ingero-", 7) || !strncmp(comm, "nng:", 4);
-}
-
 /* Index of the gap containing ts, or -1. */
 static long gap_at(const struct ia_gaps *g, uint64_t ts)
 {
@@ -198,7 +189,7 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			continue;
 		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
 		int th = ia_thread_index(t, tid);
-		if (th < 0 || !t->procs[t->threads[th].proc].selected || is_tracer_thread(t->threads[th].comm))
+		if (th < 0 || !t->procs[t->threads[th].proc].selected || ia_thread_is_tracer(&t->threads[th]))
 			continue;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
 		enum ia_gap_role role = tid == main_tid ? IA_GAP_MAIN
@@ -554,7 +545,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
 	}
 	for (size_t th = 0; th < t->nthreads; th++) {
-		if (t->threads[th].proc != mproc || th == pp->main_thread || is_tracer_thread(t->threads[th].comm))
+		if (t->threads[th].proc != mproc || th == pp->main_thread || ia_thread_is_tracer(&t->threads[th]))
 			continue;
 		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		g->siblings_oncpu_ns += on;

@@ -382,6 +382,8 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 			if (x->proc != s->proc)
 				continue;
 			s->nthreads++;
+			if (ia_thread_is_tracer(x))
+				continue;   /* the tracer's CPU and switches, not the program's */
 			if (ia_grow((void **)&rq, &rqcap, nrq + x->off_n + 1, sizeof *rq) < 0) {
 				free(rq);
 				snprintf(err, errlen, "out of memory");

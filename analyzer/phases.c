@@ -30,11 +30,6 @@ struct ia_phase_vote {
 	uint8_t hints;      /* enum ia_frame_hint of its stack */
 };
 
-static int is_tracer_thread(const char *comm)
-{
-	return !strcmp(comm, "ingero-sender") || !strncmp(comm, "nng:", 4);
-}
-
 static int cmp_vote_ts(const void *x, const void *y)
 {
 	const struct ia_phase_vote *a = x, *b = y;
@@ -65,7 +60,7 @@ static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp,
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int th = ia_thread_index(t, (uint32_t)sqlite3_column_int64(st, 0));
-		if (th < 0 || is_tracer_thread(t->threads[th].comm))
+		if (th < 0 || ia_thread_is_tracer(&t->threads[th]))
 			continue;
 		uint32_t proc = t->threads[th].proc;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, proc);

@@ -740,6 +740,11 @@ void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_
 		*nswitch = n;
 }
 
+int ia_thread_is_tracer(const struct ia_thread *x)
+{
+	return !strncmp(x->comm, "ingero-", 7) || !strncmp(x->comm, "nng:", 4);
+}
+
 void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b)
 {
 	const struct ia_thread *x = &t->threads[th];

@@ -135,6 +135,12 @@ size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a);
 
 /* Lifetime of a thread inside the window (first to last evidence, from the
  * process start for its main thread and to the process exit). */
+/* One of the tracer's own threads in a traced process (the preload's
+ * sender and GPU watcher, "ingero-…", and nng's, "nng:…"): its CPU and
+ * scheduling are the tracer's, not the program's.  Since 2026-12-02 the
+ * BPF programs record none of theirs (bpf/traced.bpf.h); older traces
+ * have them, and every reader leaves them out by this. */
+int ia_thread_is_tracer(const struct ia_thread *x);
 void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b);
 
 /* CPU time of thread th inside windows w[0..n) — pairs (start, end), sorted
