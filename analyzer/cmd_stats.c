@@ -31,20 +31,32 @@ static bool bpf_cost(const struct ia_trace *t, uint64_t *ns, uint64_t *runs, uin
 	return true;
 }
 
-/* Each program's share (bpf_run_ns.<program>), when the trace has them. */
+/* The next program's own figures (bpf_run_ns.<program>, bpf_runs.<program>),
+ * from *i = 0; NULL after the last. */
+static const char *bpf_program_next(const struct ia_trace *t, size_t *i, uint64_t *run_ns, uint64_t *runs)
+{
+	const char *ns, *prog = ia_session_next(t, "bpf_run_ns.", i, &ns);
+	if (!prog)
+		return NULL;
+	char key[128];
+	snprintf(key, sizeof key, "bpf_runs.%s", prog);
+	const char *r = ia_session(t, key);
+	*run_ns = strtoull(ns, NULL, 10);
+	*runs = r ? strtoull(r, NULL, 10) : 0;
+	return prog;
+}
+
 static cJSON *bpf_programs_json(const struct ia_trace *t)
 {
 	cJSON *arr = cJSON_CreateArray();
 	size_t i = 0;
-	const char *ns, *prog;
-	while ((prog = ia_session_next(t, "bpf_run_ns.", &i, &ns))) {
-		char key[128];
-		snprintf(key, sizeof key, "bpf_runs.%s", prog);
-		const char *runs = ia_session(t, key);
+	uint64_t run_ns, runs;
+	const char *prog;
+	while ((prog = bpf_program_next(t, &i, &run_ns, &runs))) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "program", prog);
-		ia_json_u64(o, "run_ns", strtoull(ns, NULL, 10));
-		ia_json_u64(o, "runs", runs ? strtoull(runs, NULL, 10) : 0);
+		ia_json_u64(o, "run_ns", run_ns);
+		ia_json_u64(o, "runs", runs);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -53,13 +65,10 @@ static cJSON *bpf_programs_json(const struct ia_trace *t)
 static void bpf_programs_print(FILE *f, const struct ia_trace *t, uint64_t span)
 {
 	size_t i = 0;
-	const char *ns, *prog;
+	uint64_t run_ns, runs;
+	const char *prog;
 	char a[32], b[32], c[32];
-	while ((prog = ia_session_next(t, "bpf_run_ns.", &i, &ns))) {
-		char key[128];
-		snprintf(key, sizeof key, "bpf_runs.%s", prog);
-		const char *r = ia_session(t, key);
-		uint64_t run_ns = strtoull(ns, NULL, 10), runs = r ? strtoull(r, NULL, 10) : 0;
+	while ((prog = bpf_program_next(t, &i, &run_ns, &runs))) {
 		fprintf(f, "  %-24s %9s in %9s runs (%s a run), %.3f%% of one CPU\n", prog,
 			ia_fmt_dur(a, sizeof a, run_ns), ia_fmt_count(b, sizeof b, runs),
 			ia_fmt_dur(c, sizeof c, runs ? run_ns / runs : 0), 100.0 * (double)run_ns / (double)span);
@@ -153,12 +162,12 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 		fputc('\n', f);
 	}
 	uint64_t bns, bruns, span;
-	if (bpf_cost(t, &bns, &bruns, &span) && span)
+	if (bpf_cost(t, &bns, &bruns, &span) && span) {
 		fprintf(f, "Tracer's BPF programs: %s in %s runs, %.2f%% of one CPU over the %s traced\n",
 			ia_fmt_dur(a, sizeof a, bns), ia_fmt_count(b, sizeof b, bruns), 100.0 * (double)bns / (double)span,
 			ia_fmt_dur(c, sizeof c, span));
-	if (bpf_cost(t, &bns, &bruns, &span) && span)
 		bpf_programs_print(f, t, span);
+	}
 	int hdr = 0;
 	for (size_t i = 0; i < s->napis; i++) {
 		const struct ia_api_stats *x = &s->apis[i];

@@ -81,8 +81,9 @@ static uint64_t timed_alone(const struct acc *a, uint32_t func)
 }
 
 /* "copies host to device (pinned)": a copy's or memset's func named by
- * trying every kind (ia_copy_func); false when it is none of them. */
-static int copy_name(uint32_t func, char *out, size_t n)
+ * trying every kind (ia_copy_func); its kind, IA_WORK_KERNEL when it is
+ * none of them. */
+static enum ia_work_kind copy_name(uint32_t func, char *out, size_t n)
 {
 	static const char *const dirs[] = {
 		[INGERO_DIR_NONE] = "", [INGERO_DIR_HTOD] = " host to device", [INGERO_DIR_DTOH] = " device to host",
@@ -93,15 +94,15 @@ static int copy_name(uint32_t func, char *out, size_t n)
 		for (int pinned = 0; pinned <= 1; pinned++) {
 			if (ia_copy_func(INGERO_CLASS_MEMSET, d, pinned) == func) {
 				snprintf(out, n, "memsets");
-				return 1;
+				return IA_WORK_MEMSET;
 			}
 			if (ia_copy_func(INGERO_CLASS_COPY, d, pinned) == func) {
 				int host = d == INGERO_DIR_HTOD || d == INGERO_DIR_DTOH || d == INGERO_DIR_HTOH;
 				snprintf(out, n, "copies%s%s", dirs[d], host ? (pinned ? " (pinned)" : " (pageable)") : "");
-				return 1;
+				return IA_WORK_COPY;
 			}
 		}
-	return 0;
+	return IA_WORK_KERNEL;
 }
 
 static int most_time_first(const void *x, const void *y)
@@ -138,19 +139,21 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 	sqlite3_finalize(st);   /* a trace without the table: no kernels' names */
 	for (size_t k = 0; k < want; k++) {
 		char name[64];
-		if (!a->kt[k].launch && !g->kernels[k].name && copy_name(a->kt[k].func, name, sizeof name))
+		if (!a->kt[k].launch && !g->kernels[k].name &&
+		    (g->kernels[k].kind = copy_name(a->kt[k].func, name, sizeof name)) != IA_WORK_KERNEL)
 			g->kernels[k].name = strdup(name);
 	}
 	/* the named ones with time, in order (the others stay in work_ns) */
 	for (size_t k = 0; k < want; k++) {
 		char *name = g->kernels[k].name;
+		enum ia_work_kind kind = g->kernels[k].kind;
 		g->kernels[k].name = NULL;
 		if (!name || !a->kt[k].ns) {
 			free(name);
 			continue;
 		}
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
-		*kt = (struct ia_kernel_time){ .name = name, .launch = a->kt[k].launch, .ns = a->kt[k].ns,
+		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
 					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func) };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}

@@ -46,7 +46,7 @@ struct ia_span {
  * clipped to their completions). */
 struct ia_kernel_time {
 	char *name;                       /* as the trace has it (mangled, for C++ kernels); "copies host to device (pinned)", "memsets" */
-	int launch;                       /* a kernel (else copies or memsets) */
+	enum ia_work_kind { IA_WORK_KERNEL, IA_WORK_COPY, IA_WORK_MEMSET } kind;
 	char short_name[96];              /* its nested name, without template arguments: at::native::foo */
 	uint64_t ns, launches;
 	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */

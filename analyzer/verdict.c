@@ -88,7 +88,7 @@ static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *tex
 	size_t said = g->nkernels < KERNELS_SAID ? g->nkernels : KERNELS_SAID, few = said;
 	int copies = 0;
 	for (size_t k = 0; k < said; k++)
-		copies |= !g->kernels[k].launch;
+		copies |= g->kernels[k].kind != IA_WORK_KERNEL;
 	ia_addf(text, n, " %s kernels%s by estimated GPU time:", lead, copies ? " and copies" : "");
 	for (size_t k = 0; k < said; k++) {
 		const char *name = g->kernels[k].short_name;
@@ -226,7 +226,9 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 			cJSON_AddStringToObject(e, "short_name", kt->short_name);
 			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->work_ns), 1);
 			ia_json_round(e, "gpu_ms", (double)kt->ns / 1e6, 3);
-			cJSON_AddStringToObject(e, "kind", kt->launch ? "kernel" : !strcmp(kt->name, "memsets") ? "memset" : "copy");
+			static const char *const kinds[] = { [IA_WORK_KERNEL] = "kernel", [IA_WORK_COPY] = "copy",
+							     [IA_WORK_MEMSET] = "memset" };
+			cJSON_AddStringToObject(e, "kind", kinds[kt->kind]);
 			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
 			cJSON_AddNumberToObject(e, "timed_alone", (double)kt->timed);
 			cJSON_AddItemToArray(ks, e);

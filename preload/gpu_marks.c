@@ -167,7 +167,7 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 }
 
 /* The submission noted in a ready stream's slot (a store: the line is not
- * read unless a mark may be due, by what the state's first line says). */
+ * read unless a mark may be due, by what ingero_hot's line says). */
 static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stream *s, uint64_t stream,
 							  uint64_t t1, uint64_t kernel)
 {
@@ -216,8 +216,8 @@ static __attribute__((noinline)) void note_new_stream(uint64_t stream, uint64_t 
 }
 
 /* Every launch and async copy comes here: the common case (the stream
- * this thread used last, ready, nothing to mark) reads the state's first
- * line and the thread's own, and writes the stream's last submission,
+ * this thread used last, ready, nothing to mark) reads ingero_hot's line
+ * (hot_data.h) and the thread's own, and writes the stream's last submission,
  * with every call a tail call (no registers to save). */
 INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsigned api, uint64_t kernel)
 {

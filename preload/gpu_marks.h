@@ -73,12 +73,11 @@ enum ingero_gpu_mark_flags {
 	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
 };
 
-/* The first line is what every launch reads (one line: a big program has
- * evicted it since the last launch); it lies in the page of the other
- * globals every call reads (hot_data.c), the streams' slots apart. */
+/* The marks' state a launch reads only when a mark may be due (what every
+ * launch reads — on, next_mark, burst_ticks, fresh_n, slots_gen — is
+ * ingero_hot's gpu_*, hot_data.h); in the page of the globals every call
+ * reads (hot_data.c), the streams' slots apart. */
 struct ingero_gpu_state {
-	/* (on, next_mark, burst_ticks, fresh_n, slots_gen: ingero_hot's gpu_*,
-	 * hot_data.h, read by every launch) */
 	unsigned gen;              /* ingero_hot.gen of the process that runs the watcher */
 	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */

@@ -115,12 +115,12 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
  * meanwhile — a big program has evicted them since its last call, and each
  * was a miss the call waited for.  Only addresses known without a load
  * that could miss (a prefetch waiting for one would hold the call up as
- * the load itself did, docs/gpu-runs.md section 9): globals, and what this
- * thread's TLS line, read already, points at. */
+ * the load itself did, docs/gpu-runs.md section 9): what this thread's TLS
+ * line, read already, points at.  (The globals a call reads are ingero_hot's
+ * one line, read before the call: nothing to fetch for them.) */
 static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 {
 	struct ingero_tls *t = &ingero_tls;
-	__builtin_prefetch(&ingero_gpu, 0, 3);   /* (ingero_hot, read before the call, holds the rest) */
 	if (__builtin_expect(t->lane.lane != NULL, 1)) {
 		__builtin_prefetch(t->lane.lane->units[t->lane.tail & (INGERO_LANE_UNITS - 1)], 1, 3);
 		__builtin_prefetch(&t->lane.lane->tail, 1, 3);

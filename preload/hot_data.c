@@ -18,7 +18,6 @@
 #include "fork.h"
 #include "hot_data.h"
 #include "gpu_marks.h"
-#include "record.h"
 
 #define HOT_DATA(align) __attribute__((section(".data.ingero.hot"), aligned(align)))
 
