@@ -10,9 +10,12 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 {
 	if (ppm >= INGERO_STACK_BUDGET_UNLIMITED)
 		return true;
+	if (ppm == 0)
+		return false;
 	int64_t most = (int64_t)(WINDOW_NS / 1000000u * ppm);
 	if (!b->last_ns) {
 		b->credit_ns = most;
+		b->reserve_ns = 4 * most < INGERO_STACK_RESERVE_NS ? 4 * most : INGERO_STACK_RESERVE_NS;
 		b->last_ns = now ? now : 1;
 	} else if (now > b->last_ns) {
 		uint64_t dt = now - b->last_ns;
@@ -31,5 +34,8 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 			}
 		}
 	}
-	return b->credit_ns > (sampled ? most / 2 : 0);
+	if (sampled)
+		return b->credit_ns > most / 2;
+	/* the credit is never below 0 while the reserve lasts (spend) */
+	return b->credit_ns > 0 || b->reserve_ns > 0;
 }

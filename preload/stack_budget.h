@@ -10,6 +10,15 @@
  * what each stack really took.  Sampled launch stacks need more than half
  * the most credit, so they never spend what sync and copy stacks (the
  * evidence for stalls) need.
+ *
+ * A thread's first unwinds are cold: libunwind reads the libraries'
+ * .eh_frame from disk, 18 ms for one stack in the H200's first run after
+ * boot.  At 0.05 % the credit is 5 ms, so one such stack would withhold all
+ * the stacks after it, syncs' included, for ~36 s.  So each thread also
+ * holds a one-time reserve that pays what a stack cost beyond the credit:
+ * four times the most credit, at most INGERO_STACK_RESERVE_NS (so 20 ms from
+ * 0.05 % up, and a rate far below it still allows only a few stacks); it
+ * is not earned back.
  */
 #ifndef INGERO_PRELOAD_STACK_BUDGET_H
 #define INGERO_PRELOAD_STACK_BUDGET_H
@@ -18,11 +27,13 @@
 #include <stdint.h>
 
 #define INGERO_STACK_BUDGET_UNLIMITED 1000000u
+#define INGERO_STACK_RESERVE_NS 20000000   /* the most reserve: 20 ms, once per thread */
 
 struct ingero_stack_budget {
 	uint64_t last_ns;   /* when credit was last earned; 0 = never */
 	int64_t credit_ns;  /* stack time the thread may still spend */
 	uint64_t paused_ns; /* the process's paused time as of the last look */
+	int64_t reserve_ns; /* what is left of the one-time reserve (set at first use) */
 };
 
 /* Time the program had recording paused (capture.c) earns nothing:
@@ -43,10 +54,15 @@ static inline void ingero_stack_budget_pause(struct ingero_stack_budget *b, uint
 bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, bool sampled,
 				uint64_t now);
 
-/* A stack took `ns`. */
+/* A stack took `ns`: the credit pays, the reserve what the credit cannot. */
 static inline void ingero_stack_budget_spend(struct ingero_stack_budget *b, uint64_t ns)
 {
 	b->credit_ns -= (int64_t)ns;
+	if (b->credit_ns < 0 && b->reserve_ns > 0) {
+		int64_t take = -b->credit_ns < b->reserve_ns ? -b->credit_ns : b->reserve_ns;
+		b->reserve_ns -= take;
+		b->credit_ns += take;
+	}
 }
 
 #endif

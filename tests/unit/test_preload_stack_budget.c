@@ -2,8 +2,9 @@
  * test_preload_stack_budget.c — the stack-time budget (preload/stack_budget.c):
  * starting credit, earning at ppm of wall time up to the cap, sampled launch
  * stacks held back below half the cap, no limit at 1000000, no overflow
- * after a long idle time, a clock that does not move, and time spent
- * paused (INGERO_CAPTURE) earning nothing.
+ * after a long idle time, a clock that does not move, time spent paused
+ * (INGERO_CAPTURE) earning nothing, and the one-time reserve that pays for
+ * a thread's cold first stacks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +24,9 @@ static void starts_full_and_spends(void **state)
 	struct ingero_stack_budget b = { 0 };
 	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
 	assert_int_equal(b.credit_ns, 50 * MS);
-	ingero_stack_budget_spend(&b, 50 * MS);   /* one very slow stack */
+	ingero_stack_budget_spend(&b, 70 * MS);   /* one very slow stack: the credit and the reserve */
+	assert_int_equal(b.credit_ns, 0);
+	assert_int_equal(b.reserve_ns, 0);
 	assert_false(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
 	/* 1 s earns 5 ms */
 	assert_true(ingero_stack_budget_allows(&b, 5000, false, 2 * S));
@@ -60,7 +63,7 @@ static void samples_need_half(void **state)
 static void paused_time_earns_nothing(void **state)
 {
 	(void)state;
-	struct ingero_stack_budget b = { 0, 0, 0 };
+	struct ingero_stack_budget b = { 0 };
 	ingero_stack_budget_pause(&b, 0);
 	ingero_stack_budget_allows(&b, 5000, false, 1 * S);
 	ingero_stack_budget_spend(&b, 50 * MS);
@@ -72,7 +75,7 @@ static void paused_time_earns_nothing(void **state)
 	ingero_stack_budget_allows(&b, 5000, false, 4 * S);
 	assert_int_equal(b.credit_ns, 5 * MS);
 	/* a budget first used after pauses starts from its first use */
-	struct ingero_stack_budget c = { 0, 0, 0 };
+	struct ingero_stack_budget c = { 0 };
 	ingero_stack_budget_pause(&c, 7 * S);
 	assert_true(ingero_stack_budget_allows(&c, 5000, false, 9 * S));
 	assert_int_equal(c.credit_ns, 50 * MS);
@@ -125,7 +128,8 @@ static void unlimited_and_frozen_clock(void **state)
 	}
 	struct ingero_stack_budget c = { 0 };
 	ingero_stack_budget_allows(&c, 100, false, 7 * S);
-	ingero_stack_budget_spend(&c, 2 * MS);
+	assert_int_equal(c.reserve_ns, 4 * MS);   /* a low rate: four times its 1 ms of credit */
+	ingero_stack_budget_spend(&c, 25 * MS);
 	/* the clock does not move (or steps back): no credit earned, no wrap */
 	assert_false(ingero_stack_budget_allows(&c, 100, false, 7 * S));
 	assert_false(ingero_stack_budget_allows(&c, 100, false, 6 * S));
@@ -133,6 +137,33 @@ static void unlimited_and_frozen_clock(void **state)
 	/* ppm 0: never a stack */
 	struct ingero_stack_budget z = { 0 };
 	assert_false(ingero_stack_budget_allows(&z, 0, false, 1 * S));
+}
+
+/* 0.05 % (5 ms of credit): a cold first stack of 18 ms is paid by the
+ * reserve, so the next sync's stack is still taken; sampled launches wait
+ * for earned credit; once the reserve is spent only earned credit pays, and
+ * the reserve is not earned back. */
+static void cold_first_stacks_paid_by_reserve(void **state)
+{
+	(void)state;
+	struct ingero_stack_budget b = { 0 };
+	assert_true(ingero_stack_budget_allows(&b, 500, false, 1 * S));
+	ingero_stack_budget_spend(&b, 18 * MS);
+	assert_int_equal(b.credit_ns, 0);
+	assert_int_equal(b.reserve_ns, 7 * MS);
+	assert_true(ingero_stack_budget_allows(&b, 500, false, 1 * S));
+	assert_false(ingero_stack_budget_allows(&b, 500, true, 1 * S));
+	ingero_stack_budget_spend(&b, 10 * MS);   /* another cold one: 7 ms of reserve left, 3 over */
+	assert_int_equal(b.reserve_ns, 0);
+	assert_int_equal(b.credit_ns, -3 * (int64_t)MS);
+	assert_false(ingero_stack_budget_allows(&b, 500, false, 1 * S));
+	/* 6 s earn 3 ms: back to 0, still nothing; 7 s: 0.5 ms */
+	assert_false(ingero_stack_budget_allows(&b, 500, false, 7 * S));
+	assert_true(ingero_stack_budget_allows(&b, 500, false, 8 * S));
+	/* a long idle time fills the credit, not the reserve */
+	assert_true(ingero_stack_budget_allows(&b, 500, false, 100 * S));
+	assert_int_equal(b.credit_ns, 5 * MS);
+	assert_int_equal(b.reserve_ns, 0);
 }
 
 int main(void)
@@ -145,6 +176,7 @@ int main(void)
 		cmocka_unit_test(long_run_spends_about_ppm),
 		cmocka_unit_test(frequent_calls_earn),
 		cmocka_unit_test(unlimited_and_frozen_clock),
+		cmocka_unit_test(cold_first_stacks_paid_by_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
