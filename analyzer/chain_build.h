@@ -78,6 +78,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap);                  
 int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap);                            /* chain_frees.c */
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap);                             /* chain_hostbound.c */
 int ia_rule_phases(struct ia_analysis *a, size_t *cap);                                /* chain_phases.c */
+int ia_rule_layout(struct ia_analysis *a, size_t *cap);                                /* chain_layout.c */
 int ia_rule_epochs(struct ia_analysis *a, size_t *cap);                                /* chain_epochs.c */
 int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap);                        /* chain_contention.c */
 

@@ -47,6 +47,7 @@ const char *ia_kind_name(enum ia_kind k)
 		[IA_KIND_RECOMPILATION] = "recompilation",
 		[IA_KIND_AUTOTUNING] = "autotuning",
 		[IA_KIND_EPOCH_BOUNDARIES] = "epoch_boundaries",
+		[IA_KIND_LAYOUT_CONVERSIONS] = "layout_conversions",
 	};
 	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
 }
@@ -100,7 +101,7 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 			goto oom;
 	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
 	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
-	    ia_rule_epochs(a, &cap) < 0)
+	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0)
 		goto oom;
 	hold_phases(a);
 	if (a->nchains)

@@ -21,6 +21,8 @@
  *   autotuning            cuDNN benchmark, Inductor/Triton autotuning (again for each new shape)
  * Paid once per epoch (phases.h), ranked the same way:
  *   epoch_boundaries      the DataLoader's iterator (re)started, the sampler's permutation, workers forked
+ * The GPU's own work (measured GPU time), not a cause of idling:
+ *   layout_conversions    kernels that only convert tensors between NCHW and NHWC
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.
  */
@@ -60,6 +62,7 @@ enum ia_kind {
 	IA_KIND_RECOMPILATION,
 	IA_KIND_AUTOTUNING,
 	IA_KIND_EPOCH_BOUNDARIES,
+	IA_KIND_LAYOUT_CONVERSIONS,
 	IA_KIND_N
 };
 const char *ia_kind_name(enum ia_kind k);

@@ -154,7 +154,8 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 		}
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
 		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
-					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func) };
+					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
+					       .func = a->kt[k].func };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
 	return 0;

@@ -50,6 +50,7 @@ struct ia_kernel_time {
 	char short_name[96];              /* its nested name, without template arguments: at::native::foo */
 	uint64_t ns, launches;
 	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */
+	uint32_t func;                    /* ia_call.func of its work: the calls that queued it */
 };
 
 struct ia_gpu_time {

@@ -64,8 +64,8 @@ static const char *state_name(enum ia_verdict_state s)
  * own work: what a busy GPU looks like). */
 static int is_cause(const struct ia_chain *c)
 {
-	if (ia_kind_is_phase(c->kind))
-		return 0;
+	if (ia_kind_is_phase(c->kind) || c->kind == IA_KIND_LAYOUT_CONVERSIONS)
+		return 0;   /* (layout conversions are the GPU's own work, not why it waits) */
 	if (c->kind == IA_KIND_SLOW_CALLS)
 		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->evidence, "host_cause"));
 	return 1;
@@ -104,6 +104,19 @@ static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *tex
 		ia_addf(text, n, " (%.*s%s's share is rough: %llu of its launches %s timed alone.)", KERNEL_NAME_SAID,
 			kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
 			(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
+	}
+}
+
+/* Where the list names layout conversions: the finding that says what to do about them. */
+static void layout_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	for (size_t k = 0; k < a->nchains; k++) {
+		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(a->chains[k].evidence, "share_of_gpu_work_pct");
+		if (a->chains[k].kind == IA_KIND_LAYOUT_CONVERSIONS && cJSON_IsNumber(sh)) {
+			ia_addf(text, n, " Conversions between the NCHW and NHWC layouts are %.0f%% of that work (the "
+				"layout_conversions finding below).", sh->valuedouble);
+			return;
+		}
 	}
 }
 
@@ -155,6 +168,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		if (a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
+			layout_said(a, v->text, n);
 		}
 		break;
 	case IA_VERDICT_STARVING:
@@ -175,6 +189,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		if (v->state == IA_VERDICT_PARTLY && i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
+			layout_said(a, v->text, n);
 		}
 		break;
 	}
