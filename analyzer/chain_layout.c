@@ -121,8 +121,9 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 		 "layout conversions: %.0f%% of the GPU's estimated time converted tensors between NCHW and NHWC "
 		 "(%s)", 100 * share, list);
 	ia_chain_line(c, "[CUDA] %s launches of %zu conversion kernel%s, %s of the %s of GPU work estimated in the "
-		      "window (%.0f%%)", ia_fmt_count(nl, sizeof nl, launches), nf, nf == 1 ? "" : "s",
-		      ia_fmt_dur(d, sizeof d, ns), ia_fmt_dur(w, sizeof w, g->work_ns), 100 * share);
+		      "%s (%.0f%%)", ia_fmt_count(nl, sizeof nl, launches), nf, nf == 1 ? "" : "s",
+		      ia_fmt_dur(d, sizeof d, ns), ia_fmt_dur(w, sizeof w, g->work_ns),
+		      g->kernels_steady ? "steady state" : "window", 100 * share);
 	ia_chain_line(c, "[CUDA] the GPU had work %.0f%% of the steady state: %s", 100 * busy,
 		      busy >= 1 - SHARE_MEDIUM ? "the steps wait for its work, conversions included"
 						: "the conversions cost the steps only where they wait for the GPU");

@@ -469,7 +469,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	else
 		g->win_start = g->win_end = t->first_ns;   /* no CUDA work: nothing to estimate */
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	if (started && ia_gpu_time_compute(t, g->win_start, g->win_end, &g->gpu, err, errlen) < 0)
+	if (started && ia_gpu_time_compute(t, g->win_start, g->win_end, ph, &g->gpu, err, errlen) < 0)
 		return -1;
 	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
 		goto oom;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns)
+void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns, int steady)
 {
 	uint32_t i = ia_map_get(&a->kmap, func);
 	if (i == UINT32_MAX) {
@@ -32,10 +32,14 @@ void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns)
 			return;
 		}
 		i = (uint32_t)a->nkt;
-		a->kt[a->nkt++] = (struct kacc){ func, launch, 0, 0 };
+		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch };
 	}
 	a->kt[i].ns += ns;
 	a->kt[i].n++;
+	if (steady) {
+		a->kt[i].steady_ns += ns;
+		a->kt[i].steady_n++;
+	}
 }
 
 /* "_ZN2at6native29vectorized_elementwise_kernelILi4E…" → "at::native::
@@ -113,6 +117,16 @@ static int most_time_first(const void *x, const void *y)
 
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g)
 {
+	uint64_t steady = 0;
+	for (size_t i = 0; i < a->nkt; i++)
+		steady += a->kt[i].steady_ns;
+	if (steady) {   /* the steady state's shares: the rest was one-time work's */
+		g->kernels_steady = 1;
+		for (size_t i = 0; i < a->nkt; i++) {
+			a->kt[i].ns = a->kt[i].steady_ns;
+			a->kt[i].n = a->kt[i].steady_n;
+		}
+	}
 	for (size_t i = 0; i < a->nkt; i++)
 		g->work_ns += a->kt[i].ns;
 	if (!a->nkt || !g->work_ns || !t->db)

@@ -302,7 +302,7 @@ static int out_of_memory(struct acc *a, struct ia_gpu_time *g, char *err, size_t
 	return -1;
 }
 
-int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
+int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end, const struct ia_phases *ph,
 			struct ia_gpu_time *g, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof *g);
@@ -310,7 +310,7 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	g->win_end = win_end;
 	if (win_end <= win_start)
 		return 0;
-	struct acc a = { 0 };
+	struct acc a = { .ph = ph };
 	if (collect_marks(t, win_start, win_end, &a, &g->nmarks, err, errlen) < 0) {
 		acc_free(&a);
 		return -1;

@@ -41,9 +41,12 @@ struct ia_span {
 	uint64_t a, b;
 };
 
+struct ia_phases;   /* phases.h */
+
 /* A kernel's share of the estimate — or a kind of copy's, or the memsets' —
- * GPU time of its launches in the window (the median replay's pieces,
- * clipped to their completions). */
+ * GPU time of its launches in the steady state (or the window: see
+ * ia_gpu_time.kernels_steady; the median replay's pieces, clipped to their
+ * completions). */
 struct ia_kernel_time {
 	char *name;                       /* as the trace has it (mangled, for C++ kernels); "copies host to device (pinned)", "memsets" */
 	enum ia_work_kind { IA_WORK_KERNEL, IA_WORK_COPY, IA_WORK_MEMSET } kind;
@@ -66,15 +69,20 @@ struct ia_gpu_time {
 	size_t ntimed;                    /* pieces of work timed alone (the estimate's samples) */
 	size_t nwork, nwork_alike;        /* work queued in the window; of it, alike some timed */
 	/* the estimate's GPU time by kernel or kind of copy, most first (named
-	 * ones, at most IA_GPU_KERNELS_MAX), and all its work's, named or not */
+	 * ones, at most IA_GPU_KERNELS_MAX), and all its work's, named or not:
+	 * over the steady state's work (kernels_steady) where the phases were
+	 * given and it had some — what the steps' GPU time goes to, not a
+	 * start-up's or an autotuner's — else over the window's */
 	struct ia_kernel_time *kernels; size_t nkernels;
 	uint64_t work_ns;
+	int kernels_steady;
 };
 #define IA_GPU_KERNELS_MAX 8
 
-/* Over [win_start, win_end), for the selected processes.  0, or -1 with one
- * line in err (a read error of the trace). */
-int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end,
+/* Over [win_start, win_end), for the selected processes; ph (or NULL): the
+ * run's phases, whose steady state the kernels' shares are of.  0, or -1
+ * with one line in err (a read error of the trace). */
+int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end, const struct ia_phases *ph,
 			struct ia_gpu_time *g, char *err, size_t errlen);
 void ia_gpu_time_free(struct ia_gpu_time *g);
 

@@ -55,7 +55,8 @@ struct acc {
 	/* the median replay's GPU time by kernel, or kind of copy or memset
 	 * (gpu_kernels.c) */
 	struct ia_map kmap;        /* func -> index into kt */
-	struct kacc { uint32_t func; int launch; uint64_t ns, n; } *kt; size_t nkt, ckt;
+	struct kacc { uint32_t func; int launch; uint64_t ns, n, steady_ns, steady_n; } *kt; size_t nkt, ckt;
+	const struct ia_phases *ph;   /* what is the steady state (NULL: not known) */
 	int oom;
 };
 
@@ -82,7 +83,8 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 /* gpu_kernels.c: a launch's piece of the median replay, ns of GPU time in
  * the window; then the kernels named from the trace, most time first (into
  * g->kernels); 0 or -1 (out of memory). */
-void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns);
+/* steady: the piece was queued in the steady state (acc.ph) */
+void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns, int steady);
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

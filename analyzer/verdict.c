@@ -233,6 +233,7 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 	else
 		cJSON_AddNullToObject(o, "one_time_kind");
 	if (v->gpu) {   /* (mostly) busy: the kernels its time went to, estimated, most first */
+		cJSON_AddStringToObject(o, "kernels_over", v->gpu->kernels_steady ? "steady_state" : "window");
 		cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
 		for (size_t k = 0; k < v->gpu->nkernels; k++) {
 			const struct ia_kernel_time *kt = &v->gpu->kernels[k];

@@ -118,6 +118,12 @@ static void verdict_lists_not_blames(void **state)
 	assert_null(v.cause);
 	assert_int_equal(v.state, IA_VERDICT_PARTLY);
 	assert_non_null(strstr(v.text, "NCHW and NHWC layouts are 27%"));
+	/* the JSON says what the shares are of */
+	an.gaps.gpu.kernels_steady = 1;
+	cJSON *j = ia_verdict_json(&v);
+	assert_string_equal(cJSON_GetObjectItem(j, "kernels_over")->valuestring, "steady_state");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "kernels")), 4);
+	cJSON_Delete(j);
 	cleanup();
 }
 
