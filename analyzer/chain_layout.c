@@ -83,15 +83,17 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 	if (!g->measured || !g->work_ns || !i->steady_ns)
 		return 0;
 	uint64_t ns = 0, launches = 0;
+	const struct ia_kernel_time *conv[IA_GPU_KERNELS_MAX];
 	uint32_t funcs[IA_GPU_KERNELS_MAX];
 	size_t nf = 0;
-	for (size_t k = 0; k < g->nkernels; k++) {
+	for (size_t k = 0; k < g->nkernels && nf < IA_GPU_KERNELS_MAX; k++) {
 		const struct ia_kernel_time *kt = &g->kernels[k];
 		if (kt->kind != IA_WORK_KERNEL || !is_layout_conversion(kt->name))
 			continue;
 		ns += kt->ns;
 		launches += kt->launches;
-		funcs[nf++] = kt->func;
+		funcs[nf] = kt->func;
+		conv[nf++] = kt;
 	}
 	double share = (double)ns / (double)g->work_ns;
 	if (share < LAYOUT_MIN_SHARE)
@@ -111,12 +113,9 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 	c->impact = ia_idle_impact(i, ns);
 
 	char d[32], w[32], nl[32], list[400] = "";
-	for (size_t k = 0, said = 0; k < g->nkernels; k++) {
-		const struct ia_kernel_time *kt = &g->kernels[k];
-		if (kt->kind == IA_WORK_KERNEL && is_layout_conversion(kt->name))
-			ia_addf(list, sizeof list, "%s%s %.0f%%", said++ ? ", " : "", kt->short_name,
-				ia_pct(kt->ns, g->work_ns));
-	}
+	for (size_t k = 0; k < nf; k++)
+		ia_addf(list, sizeof list, "%s%s %.0f%%", k ? ", " : "", conv[k]->short_name,
+			ia_pct(conv[k]->ns, g->work_ns));
 	snprintf(c->summary, sizeof c->summary,
 		 "layout conversions: %.0f%% of the GPU's estimated time converted tensors between NCHW and NHWC "
 		 "(%s)", 100 * share, list);
@@ -153,10 +152,8 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 	ia_json_round(ev, "share_of_gpu_work_pct", 100 * share, 1);
 	ia_json_round(ev, "steady_gpu_busy_pct", 100 * busy, 1);
 	cJSON *ks = cJSON_AddArrayToObject(ev, "kernels");
-	for (size_t k = 0; k < g->nkernels; k++) {
-		const struct ia_kernel_time *kt = &g->kernels[k];
-		if (kt->kind != IA_WORK_KERNEL || !is_layout_conversion(kt->name))
-			continue;
+	for (size_t k = 0; k < nf; k++) {
+		const struct ia_kernel_time *kt = conv[k];
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "name", kt->name);
 		cJSON_AddStringToObject(e, "short_name", kt->short_name);
