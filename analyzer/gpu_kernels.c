@@ -22,8 +22,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns, int steady)
+/* The stream's running total of its pieces' time. */
+static void stream_add(struct acc *a, uint32_t stream, uint64_t ns, int steady)
 {
+	size_t k = 0;
+	while (k < a->nsw && a->sw[k].key != stream)
+		k++;
+	if (k == a->nsw) {
+		if (ia_grow((void **)&a->sw, &a->csw, a->nsw + 1, sizeof *a->sw) < 0) {
+			a->oom = 1;
+			return;
+		}
+		a->sw[a->nsw++] = (typeof(*a->sw)){ .key = stream };
+	}
+	a->sw[k].ns += ns;
+	if (steady)
+		a->sw[k].steady_ns += ns;
+}
+
+void ia_gt_kernel_add(struct acc *a, uint32_t stream, uint32_t func, int launch, uint64_t ns, int steady)
+{
+	stream_add(a, stream, ns, steady);
 	uint32_t i = ia_map_get(&a->kmap, func);
 	if (i == UINT32_MAX) {
 		if (ia_grow((void **)&a->kt, &a->ckt, a->nkt + 1, sizeof *a->kt) < 0 ||
@@ -32,8 +51,10 @@ void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns, int
 			return;
 		}
 		i = (uint32_t)a->nkt;
-		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch };
+		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch, .stream = stream, .streams = 1 };
 	}
+	if (a->kt[i].stream != stream)
+		a->kt[i].streams = 2;
 	a->kt[i].ns += ns;
 	a->kt[i].n++;
 	if (steady) {
@@ -109,6 +130,13 @@ static enum ia_work_kind copy_name(uint32_t func, char *out, size_t n)
 	return IA_WORK_KERNEL;
 }
 
+const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel_time *kt)
+{
+	if (g->nwork_streams <= 1)
+		return "main";
+	return kt->several_streams ? "several" : kt->stream == g->main_stream ? "main" : "other";
+}
+
 static int most_time_first(const void *x, const void *y)
 {
 	const struct kacc *p = x, *q = y;
@@ -127,6 +155,18 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 			a->kt[i].n = a->kt[i].steady_n;
 		}
 	}
+	/* the stream the most work ran on, where there were several */
+	uint64_t most = 0;
+	for (size_t k = 0; k < a->nsw; k++) {
+		uint64_t ns = steady ? a->sw[k].steady_ns : a->sw[k].ns;
+		if (ns > most) {
+			most = ns;
+			g->main_stream = a->sw[k].key;
+		}
+	}
+	g->nwork_streams = 0;
+	for (size_t k = 0; k < a->nsw; k++)
+		g->nwork_streams += (steady ? a->sw[k].steady_ns : a->sw[k].ns) > 0;
 	for (size_t i = 0; i < a->nkt; i++)
 		g->work_ns += a->kt[i].ns;
 	if (!a->nkt || !g->work_ns || !t->db)
@@ -169,7 +209,9 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
 		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
 					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
-					       .func = a->kt[k].func };
+					       .func = a->kt[k].func,
+					       .stream = a->kt[k].streams == 1 ? a->kt[k].stream : 0,
+					       .several_streams = a->kt[k].streams > 1 };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
 	return 0;

@@ -291,6 +291,7 @@ static void acc_free(struct acc *a)
 	free(a->smp);
 	free(a->typical);
 	free(a->kt);
+	free(a->sw);
 	ia_map_free(&a->kmap);
 }
 

@@ -54,6 +54,8 @@ struct ia_kernel_time {
 	uint64_t ns, launches;
 	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */
 	uint32_t func;                    /* ia_call.func of its work: the calls that queued it */
+	uint32_t stream;                  /* the stream (ia_stream_key) it ran on, 0 when several */
+	int several_streams;
 };
 
 struct ia_gpu_time {
@@ -76,6 +78,10 @@ struct ia_gpu_time {
 	struct ia_kernel_time *kernels; size_t nkernels;
 	uint64_t work_ns;
 	int kernels_steady;
+	/* where work ran on several streams, which may run at once (the shares
+	 * add each stream's time): how many, and the one with the most */
+	size_t nwork_streams;
+	uint32_t main_stream;
 };
 #define IA_GPU_KERNELS_MAX 8
 
@@ -85,6 +91,10 @@ struct ia_gpu_time {
 int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t win_end, const struct ia_phases *ph,
 			struct ia_gpu_time *g, char *err, size_t errlen);
 void ia_gpu_time_free(struct ia_gpu_time *g);
+
+/* Where an entry ran, for people and JSON: "main" (the stream with the
+ * most work, or the only one), "other" (one other stream), "several". */
+const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel_time *kt);
 
 /* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */
 size_t ia_spans_merge(struct ia_span *s, size_t n, uint64_t lo, uint64_t hi);

@@ -55,7 +55,13 @@ struct acc {
 	/* the median replay's GPU time by kernel, or kind of copy or memset
 	 * (gpu_kernels.c) */
 	struct ia_map kmap;        /* func -> index into kt */
-	struct kacc { uint32_t func; int launch; uint64_t ns, n, steady_ns, steady_n; } *kt; size_t nkt, ckt;
+	struct kacc {
+		uint32_t func; int launch;
+		uint64_t ns, n, steady_ns, steady_n;
+		uint32_t stream; int streams;   /* the stream it ran on; 2: more than one */
+	} *kt; size_t nkt, ckt;
+	/* per stream (key), its pieces' time: which one the most work ran on */
+	struct { uint32_t key; uint64_t ns, steady_ns; } *sw; size_t nsw, csw;
 	const struct ia_phases *ph;   /* what is the steady state (NULL: not known) */
 	int oom;
 };
@@ -84,7 +90,7 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
  * the window; then the kernels named from the trace, most time first (into
  * g->kernels); 0 or -1 (out of memory). */
 /* steady: the piece was queued in the steady state (acc.ph) */
-void ia_gt_kernel_add(struct acc *a, uint32_t func, int launch, uint64_t ns, int steady);
+void ia_gt_kernel_add(struct acc *a, uint32_t stream, uint32_t func, int launch, uint64_t ns, int steady);
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

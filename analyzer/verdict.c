@@ -90,15 +90,21 @@ static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *tex
 	for (size_t k = 0; k < said; k++)
 		copies |= g->kernels[k].kind != IA_WORK_KERNEL;
 	ia_addf(text, n, " %s kernels%s by estimated GPU time:", lead, copies ? " and copies" : "");
+	int apart = 0;
 	for (size_t k = 0; k < said; k++) {
 		const char *name = g->kernels[k].short_name;
 		int cut = strlen(name) > KERNEL_NAME_SAID;
-		ia_addf(text, n, "%s %.*s%s %.0f%%", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
-			ia_pct(g->kernels[k].ns, g->work_ns));
+		const char *where = ia_kernel_stream(g, &g->kernels[k]);
+		ia_addf(text, n, "%s %.*s%s %.0f%%%s", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
+			ia_pct(g->kernels[k].ns, g->work_ns),
+			!strcmp(where, "other") ? " (on another stream)" : !strcmp(where, "several") ? " (on several streams)" : "");
+		apart |= strcmp(where, "main") != 0;
 		if (few == said && g->kernels[k].timed < KERNEL_TIMED_FEW)
 			few = k;
 	}
 	ia_addf(text, n, ".");
+	if (apart)   /* the shares add the streams' times: overlapping work counts on each */
+		ia_addf(text, n, " (Streams may run at once: each share is of the streams' summed time.)");
 	if (few < said) {
 		const struct ia_kernel_time *kt = &g->kernels[few];
 		ia_addf(text, n, " (%.*s%s's share is rough: %llu of its launches %s timed alone.)", KERNEL_NAME_SAID,
@@ -247,6 +253,7 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 			cJSON_AddStringToObject(e, "kind", kinds[kt->kind]);
 			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
 			cJSON_AddNumberToObject(e, "timed_alone", (double)kt->timed);
+			cJSON_AddStringToObject(e, "stream", ia_kernel_stream(v->gpu, kt));
 			cJSON_AddItemToArray(ks, e);
 		}
 	}

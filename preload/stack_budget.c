@@ -15,7 +15,7 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 	int64_t most = (int64_t)(WINDOW_NS / 1000000u * ppm);
 	if (!b->last_ns) {
 		b->credit_ns = most;
-		b->reserve_ns = 4 * most < INGERO_STACK_RESERVE_NS ? 4 * most : INGERO_STACK_RESERVE_NS;
+		b->reserve_ns = 20 * most < INGERO_STACK_RESERVE_NS ? 20 * most : INGERO_STACK_RESERVE_NS;
 		b->last_ns = now ? now : 1;
 	} else if (now > b->last_ns) {
 		uint64_t dt = now - b->last_ns;

@@ -12,13 +12,15 @@
  * evidence for stalls) need.
  *
  * A thread's first unwinds are cold: libunwind reads the libraries'
- * .eh_frame from disk, 18 ms for one stack in the H200's first run after
- * boot.  At 0.05 % the credit is 5 ms, so one such stack would withhold all
- * the stacks after it, syncs' included, for ~36 s.  So each thread also
- * holds a one-time reserve that pays what a stack cost beyond the credit:
- * four times the most credit, at most INGERO_STACK_RESERVE_NS (so 20 ms from
- * 0.05 % up, and a rate far below it still allows only a few stacks); it
- * is not earned back.
+ * .eh_frame from disk, ~20 ms a stack in the H200's first run after boot
+ * (and more for a thread whose first stack crosses more libraries).  At
+ * 0.05 % the credit is 5 ms, so one such stack would withhold all the
+ * stacks after it, syncs' included, for ~30 s or more: a short job would
+ * have none.  So each thread also holds a one-time reserve that pays what a
+ * stack cost beyond the credit: twenty times the most credit, at most
+ * INGERO_STACK_RESERVE_NS (so 100 ms from 0.05 % up, and a rate far below it
+ * still allows only a few stacks); it is not earned back, so what it costs
+ * a run is bounded, once per thread.
  */
 #ifndef INGERO_PRELOAD_STACK_BUDGET_H
 #define INGERO_PRELOAD_STACK_BUDGET_H
@@ -27,7 +29,7 @@
 #include <stdint.h>
 
 #define INGERO_STACK_BUDGET_UNLIMITED 1000000u
-#define INGERO_STACK_RESERVE_NS 20000000   /* the most reserve: 20 ms, once per thread */
+#define INGERO_STACK_RESERVE_NS 100000000   /* the most reserve: 100 ms, once per thread */
 
 struct ingero_stack_budget {
 	uint64_t last_ns;   /* when credit was last earned; 0 = never */

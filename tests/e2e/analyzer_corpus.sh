@@ -114,6 +114,12 @@ check_one() { # NAME EXPECT JSON
 			st=$(jq -r '.verdict.state // "none"' "$j")
 			check_k "$n: $st: its GPU work lists /$v/ ($(jq -r '[.verdict.kernels[]? | .short_name + " " + (.gpu_share_pct|tostring) + "%"] | join(", ")' "$j"))" \
 				sh -c 'jq -r ".verdict.kernels[]?.short_name" "$1" | grep -Eq -- "$2"' _ "$j" "$v" ;;
+		work_stream)
+			# REGEX:WHERE — the verdict's entry matching REGEX ran on the
+			# stream with the most work ("main"), another ("other"), "several"
+			pat=${v%:*}; want=${v##*:}
+			got=$(jq -r --arg p "$pat" '[.verdict.kernels[]? | select(.short_name | test($p)) | .stream][0] // "none"' "$j")
+			check_k "$n: /$pat/ ran on the $want stream (is $got)" test "$got" = "$want" ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac

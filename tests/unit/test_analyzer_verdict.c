@@ -4,7 +4,7 @@
  * when that finding comes with under 10 % idle, unknown for wide host-only
  * bounds without a finding, a slow call with no host cause never named as
  * the cause, the costliest phase finding named apart, nothing without a
- * steady state.
+ * steady state, a busy GPU's kernels with the streams they ran on.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +134,39 @@ static void nothing_without_a_steady_state(void **state)
 	cJSON_Delete(j);
 }
 
+/* a busy GPU's list says which entries ran on another stream than the
+ * most work, and that the shares add the streams' times */
+static void busy_list_says_the_streams(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	struct ia_kernel_time kt[3] = {
+		{ .name = "gemm", .short_name = "gemm", .ns = 500 * MS, .timed = 5, .stream = 7 },
+		{ .name = "copies host to device (pinned)", .short_name = "copies host to device (pinned)",
+		  .kind = IA_WORK_COPY, .ns = 300 * MS, .timed = 5, .stream = 9 },
+		{ .name = "relu", .short_name = "relu", .ns = 200 * MS, .timed = 5, .several_streams = 1 },
+	};
+	steady(0, 10, 1);
+	an.gaps.gpu = (struct ia_gpu_time){ .measured = 1, .kernels = kt, .nkernels = 3, .work_ns = 1000 * MS,
+					    .nwork_streams = 2, .main_stream = 7 };
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_BUSY);
+	assert_non_null(strstr(v.text, "gemm 50%,"));
+	assert_non_null(strstr(v.text, "(pinned) 30% (on another stream)"));
+	assert_non_null(strstr(v.text, "relu 20% (on several streams)"));
+	assert_non_null(strstr(v.text, "each share is of the streams' summed time"));
+	cJSON *j = ia_verdict_json(&v);
+	cJSON *ks = cJSON_GetObjectItem(j, "kernels");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 0), "stream")->valuestring, "main");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 1), "stream")->valuestring, "other");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 2), "stream")->valuestring, "several");
+	cJSON_Delete(j);
+	/* one stream: nothing said */
+	an.gaps.gpu.nwork_streams = 1;
+	ia_verdict_compute(&an, &v);
+	assert_null(strstr(v.text, "stream"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +176,7 @@ int main(void)
 		cmocka_unit_test(slow_calls_without_a_host_cause_are_no_cause),
 		cmocka_unit_test(wide_host_bounds_are_unknown),
 		cmocka_unit_test(nothing_without_a_steady_state),
+		cmocka_unit_test(busy_list_says_the_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

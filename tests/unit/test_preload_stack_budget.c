@@ -24,7 +24,7 @@ static void starts_full_and_spends(void **state)
 	struct ingero_stack_budget b = { 0 };
 	assert_true(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
 	assert_int_equal(b.credit_ns, 50 * MS);
-	ingero_stack_budget_spend(&b, 70 * MS);   /* one very slow stack: the credit and the reserve */
+	ingero_stack_budget_spend(&b, 150 * MS);   /* one very slow stack: the credit and the reserve */
 	assert_int_equal(b.credit_ns, 0);
 	assert_int_equal(b.reserve_ns, 0);
 	assert_false(ingero_stack_budget_allows(&b, 5000, false, 1 * S));
@@ -128,7 +128,7 @@ static void unlimited_and_frozen_clock(void **state)
 	}
 	struct ingero_stack_budget c = { 0 };
 	ingero_stack_budget_allows(&c, 100, false, 7 * S);
-	assert_int_equal(c.reserve_ns, 4 * MS);   /* a low rate: four times its 1 ms of credit */
+	assert_int_equal(c.reserve_ns, 20 * MS);   /* a low rate: twenty times its 1 ms of credit */
 	ingero_stack_budget_spend(&c, 25 * MS);
 	/* the clock does not move (or steps back): no credit earned, no wrap */
 	assert_false(ingero_stack_budget_allows(&c, 100, false, 7 * S));
@@ -150,10 +150,10 @@ static void cold_first_stacks_paid_by_reserve(void **state)
 	assert_true(ingero_stack_budget_allows(&b, 500, false, 1 * S));
 	ingero_stack_budget_spend(&b, 18 * MS);
 	assert_int_equal(b.credit_ns, 0);
-	assert_int_equal(b.reserve_ns, 7 * MS);
+	assert_int_equal(b.reserve_ns, 87 * MS);
 	assert_true(ingero_stack_budget_allows(&b, 500, false, 1 * S));
 	assert_false(ingero_stack_budget_allows(&b, 500, true, 1 * S));
-	ingero_stack_budget_spend(&b, 10 * MS);   /* another cold one: 7 ms of reserve left, 3 over */
+	ingero_stack_budget_spend(&b, 90 * MS);   /* another cold one: 87 ms of reserve left, 3 over */
 	assert_int_equal(b.reserve_ns, 0);
 	assert_int_equal(b.credit_ns, -3 * (int64_t)MS);
 	assert_false(ingero_stack_budget_allows(&b, 500, false, 1 * S));
