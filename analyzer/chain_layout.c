@@ -35,7 +35,9 @@ static int is_layout_conversion(const char *name)
 }
 
 /* The Python line most of the conversions' sampled launches came from (the
- * convolution's forward call: cuDNN launches them inside it), or NULL. */
+ * convolution's forward call: cuDNN launches them inside it), of the steady
+ * state's where the shares are, or NULL; the first 8 lines seen are
+ * counted (a convolution layer's few call sites). */
 static const char *launch_line(const struct ia_analysis *a, const uint32_t *funcs, size_t nf, size_t *with,
 			       size_t *sampled)
 {
@@ -45,7 +47,8 @@ static const char *launch_line(const struct ia_analysis *a, const uint32_t *func
 	*with = *sampled = 0;
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ia_call *c = &t->calls[i];
-		if (!c->stack || ingero_api_class(c->api) != INGERO_CLASS_LAUNCH)
+		if (!c->stack || ingero_api_class(c->api) != INGERO_CLASS_LAUNCH ||
+		    (a->gaps.gpu.kernels_steady && ia_phase_at(&a->ph, c->start) != IA_PHASE_STEADY))
 			continue;
 		size_t f = 0;
 		while (f < nf && funcs[f] != c->func)
@@ -109,8 +112,11 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 	if (!c)
 		return -1;
 	c->sev = sev;
-	c->cost_ns = ns;
-	c->impact = ia_idle_impact(i, ns);
+	/* what the steps wait for of it (GPU time summed over streams, where
+	 * several may run at once, can exceed the steady state itself) */
+	double waited = (double)ns * busy;
+	c->cost_ns = waited < (double)i->steady_ns ? (uint64_t)waited : i->steady_ns;
+	c->impact = ia_idle_impact(i, c->cost_ns);
 
 	char d[32], w[32], nl[32], list[400] = "";
 	for (size_t k = 0; k < nf; k++)

@@ -59,9 +59,15 @@ int ia_kind_is_phase(enum ia_kind k)
 }
 
 /* A phase (one-time or per epoch) never outranks a steady-state cause that costs the run
- * at least as much: its severity is held to that cause's.  (Phases are
+ * at least as much: its severity is held to that cause's (a finding about the GPU's own
+ * work is no cause).  (Phases are
  * judged on the whole window, steady causes on the steady state, so the
  * two severities alone do not compare.) */
+int ia_kind_is_gpu_work(enum ia_kind k)
+{
+	return k == IA_KIND_LAYOUT_CONVERSIONS;
+}
+
 static void hold_phases(struct ia_analysis *a)
 {
 	for (size_t i = 0; i < a->nchains; i++) {
@@ -70,7 +76,8 @@ static void hold_phases(struct ia_analysis *a)
 			continue;
 		for (size_t j = 0; j < a->nchains; j++) {
 			const struct ia_chain *s = &a->chains[j];
-			if (!ia_kind_is_phase(s->kind) && s->impact >= p->impact && p->sev > s->sev)
+			if (!ia_kind_is_phase(s->kind) && !ia_kind_is_gpu_work(s->kind) && s->impact >= p->impact &&
+			    p->sev > s->sev)
 				p->sev = s->sev;
 		}
 	}

@@ -69,6 +69,8 @@ const char *ia_kind_name(enum ia_kind k);
 /* 1 for the kinds of a phase of the run, not its steady state: one-time (start-up, compilation,
  * recompilation, autotuning) or once per epoch (epoch boundaries). */
 int ia_kind_is_phase(enum ia_kind k);
+/* 1 for the kinds about the GPU's own work (layout conversions): steady, but never why it waits. */
+int ia_kind_is_gpu_work(enum ia_kind k);
 
 #define IA_CHAIN_MAX_LINES 8
 

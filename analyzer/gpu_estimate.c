@@ -268,7 +268,7 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 	for (size_t k = 0; q == 1 && k < r.n && k < s->nsub && !a->oom; k++) {
 		uint64_t x = r.sp[k].a > lo ? r.sp[k].a : lo, y = r.sp[k].b < hi ? r.sp[k].b : hi;
 		if (s->sub[k].func && s->sub[k].a >= lo && s->sub[k].a < hi)
-			ia_gt_kernel_add(a, s->key, s->sub[k].func, s->sub[k].launch, y > x ? y - x : 0,
+			ia_gt_kernel_add(a, s, s->sub[k].func, s->sub[k].launch, y > x ? y - x : 0,
 					 a->ph && ia_phase_at(a->ph, s->sub[k].a) == IA_PHASE_STEADY);
 	}
 	if (!a->oom) {

@@ -22,27 +22,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The stream's running total of its pieces' time. */
-static void stream_add(struct acc *a, uint32_t stream, uint64_t ns, int steady)
+void ia_gt_mark_main(struct acc *a)
 {
-	size_t k = 0;
-	while (k < a->nsw && a->sw[k].key != stream)
-		k++;
-	if (k == a->nsw) {
-		if (ia_grow((void **)&a->sw, &a->csw, a->nsw + 1, sizeof *a->sw) < 0) {
-			a->oom = 1;
-			return;
+	for (size_t i = 0; i < a->n; i++) {
+		struct stream_acc *s = &a->s[i], *best = s;
+		for (size_t j = 0; j < a->n; j++) {
+			const struct stream_acc *o = &a->s[j];
+			if (o->pid != s->pid || !o->nsub)
+				continue;
+			if (o != s && s->nsub)
+				a->several = 1;
+			if (o->nsub > best->nsub || (o->nsub == best->nsub && o < best))
+				best = (struct stream_acc *)o;
 		}
-		a->sw[a->nsw++] = (typeof(*a->sw)){ .key = stream };
+		s->main = best == s && s->nsub;
 	}
-	a->sw[k].ns += ns;
-	if (steady)
-		a->sw[k].steady_ns += ns;
 }
 
-void ia_gt_kernel_add(struct acc *a, uint32_t stream, uint32_t func, int launch, uint64_t ns, int steady)
+void ia_gt_kernel_add(struct acc *a, const struct stream_acc *s, uint32_t func, int launch, uint64_t ns, int steady)
 {
-	stream_add(a, stream, ns, steady);
 	uint32_t i = ia_map_get(&a->kmap, func);
 	if (i == UINT32_MAX) {
 		if (ia_grow((void **)&a->kt, &a->ckt, a->nkt + 1, sizeof *a->kt) < 0 ||
@@ -51,15 +49,16 @@ void ia_gt_kernel_add(struct acc *a, uint32_t stream, uint32_t func, int launch,
 			return;
 		}
 		i = (uint32_t)a->nkt;
-		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch, .stream = stream, .streams = 1 };
+		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch };
 	}
-	if (a->kt[i].stream != stream)
-		a->kt[i].streams = 2;
+	unsigned on = ns ? (s->main ? IA_ON_MAIN : IA_ON_OTHER) : 0;   /* (a piece clipped away ran nowhere here) */
+	a->kt[i].where |= on;
 	a->kt[i].ns += ns;
 	a->kt[i].n++;
 	if (steady) {
 		a->kt[i].steady_ns += ns;
 		a->kt[i].steady_n++;
+		a->kt[i].steady_where |= on;
 	}
 }
 
@@ -132,9 +131,9 @@ static enum ia_work_kind copy_name(uint32_t func, char *out, size_t n)
 
 const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel_time *kt)
 {
-	if (g->nwork_streams <= 1)
+	if (!g->several_streams || kt->where == IA_ON_MAIN || !kt->where)
 		return "main";
-	return kt->several_streams ? "several" : kt->stream == g->main_stream ? "main" : "other";
+	return kt->where == IA_ON_OTHER ? "other" : "several";
 }
 
 static int most_time_first(const void *x, const void *y)
@@ -153,20 +152,10 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 		for (size_t i = 0; i < a->nkt; i++) {
 			a->kt[i].ns = a->kt[i].steady_ns;
 			a->kt[i].n = a->kt[i].steady_n;
+			a->kt[i].where = a->kt[i].steady_where;
 		}
 	}
-	/* the stream the most work ran on, where there were several */
-	uint64_t most = 0;
-	for (size_t k = 0; k < a->nsw; k++) {
-		uint64_t ns = steady ? a->sw[k].steady_ns : a->sw[k].ns;
-		if (ns > most) {
-			most = ns;
-			g->main_stream = a->sw[k].key;
-		}
-	}
-	g->nwork_streams = 0;
-	for (size_t k = 0; k < a->nsw; k++)
-		g->nwork_streams += (steady ? a->sw[k].steady_ns : a->sw[k].ns) > 0;
+	g->several_streams = a->several;
 	for (size_t i = 0; i < a->nkt; i++)
 		g->work_ns += a->kt[i].ns;
 	if (!a->nkt || !g->work_ns || !t->db)
@@ -209,9 +198,7 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
 		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
 					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
-					       .func = a->kt[k].func,
-					       .stream = a->kt[k].streams == 1 ? a->kt[k].stream : 0,
-					       .several_streams = a->kt[k].streams > 1 };
+					       .func = a->kt[k].func, .where = a->kt[k].where };
 		short_name(name, kt->short_name, sizeof kt->short_name);
 	}
 	return 0;

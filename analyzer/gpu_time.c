@@ -291,7 +291,6 @@ static void acc_free(struct acc *a)
 	free(a->smp);
 	free(a->typical);
 	free(a->kt);
-	free(a->sw);
 	ia_map_free(&a->kmap);
 }
 
@@ -333,6 +332,7 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		ia_gt_time_alone(&a, s);
 	}
 	ia_gt_samples_ready(&a);
+	ia_gt_mark_main(&a);
 	g->ntimed = a.ntimed;
 	size_t cest[3] = { 0 };
 	struct ia_span *idle = NULL, *tmp = NULL;

@@ -54,9 +54,11 @@ struct ia_kernel_time {
 	uint64_t ns, launches;
 	uint64_t timed;                   /* of its launches (any process's), timed alone: what its time stands on */
 	uint32_t func;                    /* ia_call.func of its work: the calls that queued it */
-	uint32_t stream;                  /* the stream (ia_stream_key) it ran on, 0 when several */
-	int several_streams;
+	unsigned where;                   /* IA_ON_MAIN | IA_ON_OTHER: the streams it ran on */
 };
+/* A process's main stream is the one it queued the most work on. */
+#define IA_ON_MAIN 1u
+#define IA_ON_OTHER 2u
 
 struct ia_gpu_time {
 	int measured;                     /* the traced processes' streams carry marks */
@@ -78,10 +80,9 @@ struct ia_gpu_time {
 	struct ia_kernel_time *kernels; size_t nkernels;
 	uint64_t work_ns;
 	int kernels_steady;
-	/* where work ran on several streams, which may run at once (the shares
-	 * add each stream's time): how many, and the one with the most */
-	size_t nwork_streams;
-	uint32_t main_stream;
+	/* a process queued work on several streams, which may run at once (the
+	 * shares add each stream's time) */
+	int several_streams;
 };
 #define IA_GPU_KERNELS_MAX 8
 
@@ -92,8 +93,9 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 			struct ia_gpu_time *g, char *err, size_t errlen);
 void ia_gpu_time_free(struct ia_gpu_time *g);
 
-/* Where an entry ran, for people and JSON: "main" (the stream with the
- * most work, or the only one), "other" (one other stream), "several". */
+/* Where an entry ran, for people and JSON: "main" (its process's stream
+ * with the most work queued, or the only one), "other" (another of its
+ * process's streams), "several" (both). */
 const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel_time *kt);
 
 /* Sorts and merges spans in place, clipped to [lo, hi); returns the count. */

@@ -32,6 +32,7 @@ struct sub {
 struct stream_acc {
 	int pid;
 	uint32_t key;
+	int main;                  /* its process queued the most work on it (ia_gt_mark_main) */
 	size_t nmarks;
 	struct sub *sub; size_t nsub, csub;
 	struct cpt *cp; size_t ncp, ccp;
@@ -58,10 +59,9 @@ struct acc {
 	struct kacc {
 		uint32_t func; int launch;
 		uint64_t ns, n, steady_ns, steady_n;
-		uint32_t stream; int streams;   /* the stream it ran on; 2: more than one */
+		unsigned where, steady_where;   /* IA_ON_MAIN | IA_ON_OTHER: the streams its pieces ran on */
 	} *kt; size_t nkt, ckt;
-	/* per stream (key), its pieces' time: which one the most work ran on */
-	struct { uint32_t key; uint64_t ns, steady_ns; } *sw; size_t nsw, csw;
+	int several;               /* a process queued work on more than one stream */
 	const struct ia_phases *ph;   /* what is the steady state (NULL: not known) */
 	int oom;
 };
@@ -89,8 +89,10 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 /* gpu_kernels.c: a launch's piece of the median replay, ns of GPU time in
  * the window; then the kernels named from the trace, most time first (into
  * g->kernels); 0 or -1 (out of memory). */
-/* steady: the piece was queued in the steady state (acc.ph) */
-void ia_gt_kernel_add(struct acc *a, uint32_t stream, uint32_t func, int launch, uint64_t ns, int steady);
+/* Flags each stream with work that its process queued the most pieces on. */
+void ia_gt_mark_main(struct acc *a);
+/* One piece of s's work, of ns GPU time; steady: queued in the steady state (acc.ph). */
+void ia_gt_kernel_add(struct acc *a, const struct stream_acc *s, uint32_t func, int launch, uint64_t ns, int steady);
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

@@ -64,8 +64,8 @@ static const char *state_name(enum ia_verdict_state s)
  * own work: what a busy GPU looks like). */
 static int is_cause(const struct ia_chain *c)
 {
-	if (ia_kind_is_phase(c->kind) || c->kind == IA_KIND_LAYOUT_CONVERSIONS)
-		return 0;   /* (layout conversions are the GPU's own work, not why it waits) */
+	if (ia_kind_is_phase(c->kind) || ia_kind_is_gpu_work(c->kind))
+		return 0;
 	if (c->kind == IA_KIND_SLOW_CALLS)
 		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->evidence, "host_cause"));
 	return 1;
@@ -111,6 +111,26 @@ static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *tex
 			kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
 			(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
 	}
+}
+
+/* " (the first finding below)", or where the cause c is among them: after
+ * phases only, "the first steady-state finding"; after another steady
+ * finding (the GPU's own work), its place. */
+static void where_below(const struct ia_analysis *a, const struct ia_chain *c, char *buf, size_t n)
+{
+	static const char *const nth[] = { "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth" };
+	size_t at = (size_t)(c - a->chains);
+	int steady_before = 0;
+	for (size_t k = 0; k < at; k++)
+		steady_before |= !ia_kind_is_phase(a->chains[k].kind);
+	if (!at)
+		snprintf(buf, n, " (the first finding below)");
+	else if (!steady_before)
+		snprintf(buf, n, " (the first steady-state finding below)");
+	else if (at < sizeof nth / sizeof nth[0])
+		snprintf(buf, n, " (the %s finding below)", nth[at]);
+	else
+		snprintf(buf, n, " (finding %zu below)", at + 1);
 }
 
 /* Where the list names layout conversions: the finding that says what to do about them. */
@@ -161,7 +181,9 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	else
 		v->state = IA_VERDICT_PARTLY;
 
-	char idle[96];
+	char idle[96], below[64] = "";
+	if (v->cause)
+		where_below(a, v->cause, below, sizeof below);
 	ia_idle_fmt_steady(i, idle, sizeof idle);
 	if (!i->measured && v->high - v->low >= 20)   /* say how little host evidence pins down */
 		ia_addf(idle, sizeof idle, " (host evidence only)");
@@ -187,8 +209,8 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			 : much ? "the GPU idles" : "mostly busy: the GPU idles", idle,
 			 v->cause ? "The cause: " : "No cause passed its threshold for a finding",
 			 v->cause ? cause_words(v->cause->kind) : " (where the main thread's time went is above)",
-			 v->cause ? (v->cause == &a->chains[0] ? " (the first finding below)."
-							      : " (the first steady-state finding below).") : ".");
+			 v->cause ? below : "");
+		ia_addf(v->text, n, ".");
 		/* partly idle: where the GPU time the steps do have goes
 		 * (measured GPU time only; a starving GPU's few kernels are not
 		 * what to look at) */
@@ -201,8 +223,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	}
 	case IA_VERDICT_SLOWED:
 		snprintf(v->text, n, "Verdict: not starving, but slowed. The GPU had work most of the steady state "
-			 "(idle %s), and the steps lose time to %s (the first%s finding below).", idle,
-			 cause_words(v->cause->kind), v->cause == &a->chains[0] ? "" : " steady-state");
+			 "(idle %s), and the steps lose time to %s%s.", idle, cause_words(v->cause->kind), below);
 		break;
 	case IA_VERDICT_UNKNOWN:
 		snprintf(v->text, n, "Verdict: not known. GPU idle %s of the steady state, from host evidence alone (no "

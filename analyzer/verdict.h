@@ -36,7 +36,7 @@ struct ia_verdict {
 	const struct ia_chain *cause;     /* the first steady-state finding, or NULL */
 	const struct ia_chain *one_time;  /* the costliest phase finding of >= 10 % of the window, or NULL */
 	const struct ia_gpu_time *gpu;    /* busy or mostly busy: where its time went, by kernel (gpu_time.h) */
-	char text[900];                   /* "Verdict: …" */
+	char text[1536];                  /* "Verdict: …" */
 };
 
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v);

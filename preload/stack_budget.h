@@ -8,8 +8,9 @@
  * at `ppm` millionths of its wall time, holds at most 10 s worth (which is
  * also its starting credit, for the first calls of a program), and pays
  * what each stack really took.  Sampled launch stacks need more than half
- * the most credit, so they never spend what sync and copy stacks (the
- * evidence for stalls) need.
+ * the most credit, so they do not spend what sync and copy stacks (the
+ * evidence for stalls) need — but for a cold one's overdraft, which the
+ * reserve below pays whatever the stack was.
  *
  * A thread's first unwinds are cold: libunwind reads the libraries'
  * .eh_frame from disk, ~20 ms a stack in the H200's first run after boot

@@ -70,7 +70,8 @@ static void sums_the_conversions_alone(void **state)
 	const struct ia_chain *c = run();
 	assert_non_null(c);
 	assert_int_equal(c->kind, IA_KIND_LAYOUT_CONVERSIONS);
-	assert_int_equal(c->cost_ns, 270 * MS);
+	/* what the steps wait for of its 270 ms: the 89 % the GPU was busy */
+	assert_true(c->cost_ns > 240 * MS && c->cost_ns < 241 * MS);
 	/* 27 % of the work at 89 % busy: 0.24 of the steps, MEDIUM */
 	assert_int_equal(c->sev, IA_SEV_MEDIUM);
 	assert_non_null(strstr(c->summary, "27%"));

@@ -141,14 +141,14 @@ static void busy_list_says_the_streams(void **state)
 	(void)state;
 	struct ia_verdict v;
 	struct ia_kernel_time kt[3] = {
-		{ .name = "gemm", .short_name = "gemm", .ns = 500 * MS, .timed = 5, .stream = 7 },
+		{ .name = "gemm", .short_name = "gemm", .ns = 500 * MS, .timed = 5, .where = IA_ON_MAIN },
 		{ .name = "copies host to device (pinned)", .short_name = "copies host to device (pinned)",
-		  .kind = IA_WORK_COPY, .ns = 300 * MS, .timed = 5, .stream = 9 },
-		{ .name = "relu", .short_name = "relu", .ns = 200 * MS, .timed = 5, .several_streams = 1 },
+		  .kind = IA_WORK_COPY, .ns = 300 * MS, .timed = 5, .where = IA_ON_OTHER },
+		{ .name = "relu", .short_name = "relu", .ns = 200 * MS, .timed = 5, .where = IA_ON_MAIN | IA_ON_OTHER },
 	};
 	steady(0, 10, 1);
 	an.gaps.gpu = (struct ia_gpu_time){ .measured = 1, .kernels = kt, .nkernels = 3, .work_ns = 1000 * MS,
-					    .nwork_streams = 2, .main_stream = 7 };
+					    .several_streams = 1 };
 	ia_verdict_compute(&an, &v);
 	assert_int_equal(v.state, IA_VERDICT_BUSY);
 	assert_non_null(strstr(v.text, "gemm 50%,"));
@@ -161,8 +161,8 @@ static void busy_list_says_the_streams(void **state)
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 1), "stream")->valuestring, "other");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 2), "stream")->valuestring, "several");
 	cJSON_Delete(j);
-	/* one stream: nothing said */
-	an.gaps.gpu.nwork_streams = 1;
+	/* one stream a process: nothing said */
+	an.gaps.gpu.several_streams = 0;
 	ia_verdict_compute(&an, &v);
 	assert_null(strstr(v.text, "stream"));
 }
