@@ -346,6 +346,14 @@ uint64_t ingero_python_site(uint64_t h, int max)
 	return n ? (h ? h : 1) : 0;
 }
 
+int ingero_python_thread(void)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) != 1 ||
+	    !atomic_load_explicit(&validated, memory_order_acquire) || !L.is_initialized())
+		return -1;
+	return top_frame() != NULL;
+}
+
 int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t cap)
 {
 	int s = atomic_load_explicit(&state, memory_order_acquire);

@@ -31,4 +31,10 @@ int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t 
  * before a first ingero_python_frames walk has proved the layout. */
 uint64_t ingero_python_site(uint64_t h, int max);
 
+/* 1: the calling thread is running Python code (it has a frame); 0: this is
+ * a Python process, proved by a first walk, and the thread has none (a C++
+ * thread: autograd's backward threads); -1: not known (no Python, or before
+ * that first walk). */
+int ingero_python_thread(void);
+
 #endif

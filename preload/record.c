@@ -186,7 +186,8 @@ static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *
 	ingero_stack_budget_pause(b, atomic_load_explicit(&ingero_paused_ns, memory_order_relaxed));
 	if (ingero_stack_budget_allows(b, ingero_cfg.stack_budget_ppm, ev->flags & INGERO_FLAG_STACK_SAMPLED,
 				       t0)) {
-		ev->stack_id = ingero_stack_take(ev->pid, ev->api ^ ev->kernel * 0x9e3779b97f4a7c15ull);
+		ev->stack_id = ingero_stack_take(ev->pid, ev->api ^ ev->kernel * 0x9e3779b97f4a7c15ull,
+						 ev->flags & INGERO_FLAG_STACK_SAMPLED);
 		uint64_t dt = ingero_now() - t0;
 		ingero_stack_budget_spend(b, dt);
 		atomic_fetch_add_explicit(&ingero_stacks_ns, dt, memory_order_relaxed);

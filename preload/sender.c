@@ -832,9 +832,11 @@ static void report_self_time(void)
 		(unsigned long long)calls, (int)getpid());
 	uint64_t unwound = atomic_load(&ingero_stacks_unwound), remembered = atomic_load(&ingero_stacks_remembered);
 	if (unwound + remembered)
-		fprintf(stderr, "ingero: stacks: %llu unwound, %llu remembered, %.1f us a stack (pid %d)\n",
+		fprintf(stderr, "ingero: stacks: %llu unwound, %llu remembered, %.1f us a stack; %llu launch samples "
+			"passed over on threads without Python frames (pid %d)\n",
 			(unsigned long long)unwound, (unsigned long long)remembered,
-			(double)atomic_load(&ingero_stacks_ns) / 1000.0 / (double)(unwound + remembered), (int)getpid());
+			(double)atomic_load(&ingero_stacks_ns) / 1000.0 / (double)(unwound + remembered),
+			(unsigned long long)atomic_load(&ingero_stacks_thinned), (int)getpid());
 #ifdef INGERO_SELF_SEGMENTS
 	for (int i = 0; i < INGERO_SELF_SEGMENTS; i++)
 		fprintf(stderr, "ingero: self time segment %d: %.1f ns\n", i,

@@ -23,7 +23,13 @@
  * through one native path — true of an operator call; a C++ extension that
  * makes the same call from two places under one Python call gets the first
  * one's native frames for both.  Threads without Python frames (autograd's
- * backward threads, C++ programs) always unwind.
+ * backward threads, C++ programs) always unwind — so in a Python process
+ * such a thread takes a launch's sample only 1 in INGERO_NOPY_SAMPLE_EVERY
+ * times it is due: each is a ~60 us walk through libtorch (section 11 of
+ * docs/gpu-runs.md: the 86 unwinds of a 100-chunk run were all autograd's)
+ * that names no Python line, which is what a launch's sample is for; its
+ * syncs and copies (not sampled) keep their stacks, and so does a program
+ * without Python.
  */
 #define UNW_LOCAL_ONLY
 #include "stack.h"
@@ -42,7 +48,10 @@
 
 static uintptr_t self_lo, self_hi;   /* our executable segment */
 
-_Atomic uint64_t ingero_stacks_unwound, ingero_stacks_remembered, ingero_stacks_ns;
+_Atomic uint64_t ingero_stacks_unwound, ingero_stacks_remembered, ingero_stacks_thinned, ingero_stacks_ns;
+
+/* launch samples due on this thread while it ran no Python (a Python process's) */
+static __thread uint32_t nopy_samples __attribute__((tls_model("initial-exec")));
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -91,7 +100,7 @@ static int python_max(uint32_t depth)
 	return maxpy > INGERO_PY_FRAMES_MAX ? INGERO_PY_FRAMES_MAX : maxpy;
 }
 
-uint64_t ingero_stack_take(uint32_t pid, uint64_t what)
+uint64_t ingero_stack_take(uint32_t pid, uint64_t what, bool sampled)
 {
 	/* The record is built in place: header, ips, then Python frames. */
 	struct scratch *sc = &scratch;
@@ -109,6 +118,9 @@ uint64_t ingero_stack_take(uint32_t pid, uint64_t what)
 			atomic_fetch_add_explicit(&ingero_stacks_remembered, 1, memory_order_relaxed);
 			return m->id;
 		}
+	} else if (sampled && ingero_python_thread() == 0 && nopy_samples++ % INGERO_NOPY_SAMPLE_EVERY != 0) {
+		atomic_fetch_add_explicit(&ingero_stacks_thinned, 1, memory_order_relaxed);
+		return 0;
 	}
 	atomic_fetch_add_explicit(&ingero_stacks_unwound, 1, memory_order_relaxed);
 

@@ -78,4 +78,26 @@ for method in fork spawn forkserver; do
 	done <"$T/mp.truth"
 	check_eq "multiprocessing $method: workers announced with their real parent" 0 $bad
 done
+
+# A Python process's thread that runs no Python (autograd's backward threads
+# in PyTorch) takes a launch's sample 1 in 16 times it is due (preload/stack.c):
+# 320 launches from Python, then 320 from a native thread, every launch a
+# sample (INGERO_LAUNCH_SAMPLE=1), no budget: 320 + 20 stacks
+start_sink "$T/nopy.sink" -i 1000
+INGERO_SELF_TIME=1 INGERO_LAUNCH_SAMPLE=1 INGERO_STACK_BUDGET_PPM=1000000 \
+	traced python3 "$PY" "$LIBRT" nopy "$PWD/$B/tests/libnative_launcher.so" 320 >"$T/nopy.truth" 2>"$T/nopy.err"
+check_eq "no-Python thread: exits 0" 0 $?
+wait_sink
+check "no-Python thread: calls counted" compare_truth "$T/nopy.truth" "$T/nopy.sink" nopy
+check_eq "no-Python thread: Python's launches all sampled, the native thread's 1 in 16" 340 \
+	"$(grep "api=cudaLaunchKernel count" "$T/nopy.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')"
+check_eq "no-Python thread: the 300 passed over are said" 300 \
+	"$(sed -n 's/.* \([0-9]*\) launch samples passed over.*/\1/p' "$T/nopy.err")"
+# a program without Python: every due sample is taken, on any thread
+start_sink "$T/cthreads.sink" -i 1000
+INGERO_LAUNCH_SAMPLE=1 INGERO_STACK_BUDGET_PPM=1000000 traced "$B/tests/preload_calls" threads 4 80 >/dev/null
+check_eq "C threads: exits 0" 0 $?
+wait_sink
+check_eq "C threads: every launch sampled (320)" 320 \
+	"$(grep "api=cudaLaunchKernel count" "$T/cthreads.sink" | sed 's/.* stacks=\([0-9]*\).*/\1/')"
 finish

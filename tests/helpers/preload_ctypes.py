@@ -7,6 +7,8 @@ numbers the library should report ("expect ..." lines).
     python3 preload_ctypes.py LIBCUDART regen      code compiled again and again (exec):
         two sources of one function `gen` in one file name, freed after each call, so
         new code objects and line tables reuse the old ones' addresses
+    python3 preload_ctypes.py LIBCUDART nopy HELPER N   N launches from Python, then N from a
+        thread that runs no Python (HELPER: libnative_launcher.so's native_launches)
 """
 import ctypes
 import inspect
@@ -89,9 +91,26 @@ def regen(rounds=300):
     print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaStreamSynchronize count={n}")
 
 
+def nopy(helper, n):
+    rt = ctypes.CDLL(LIB, mode=ctypes.RTLD_GLOBAL)  # (the helper's thread finds it by name)
+    sync_here(rt, 1)  # a first stack from Python: the library proves the interpreter's layout
+    class Dim3(ctypes.Structure):
+        _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
+    rt.cudaLaunchKernel.argtypes = [ctypes.c_void_p, Dim3, Dim3, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    for _ in range(n):
+        rt.cudaLaunchKernel(0x1000, Dim3(1, 1, 1), Dim3(32, 1, 1), None, 0, None)
+    done = ctypes.CDLL(helper).native_launches(ctypes.c_long(n))
+    if done != n:
+        raise SystemExit(f"native_launches: {done} of {n}")
+    print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaLaunchKernel count={2 * n}")
+    print(f"truth pid={os.getpid()} ppid={os.getppid()} api=cudaStreamSynchronize count=1")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[2] == "regen":
         regen()
+    elif len(sys.argv) > 4 and sys.argv[2] == "nopy":
+        nopy(sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) > 3 and sys.argv[2] == "mp":
         mp(sys.argv[3])
     else:
