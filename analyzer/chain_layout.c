@@ -10,7 +10,8 @@
  * compute nothing.  Measured GPU time (gpu_time.h) says how much of the
  * GPU's work they are.  It is the GPU's work, not a reason the GPU waits:
  * what it costs the run is that time where the GPU is what the steps wait
- * for, so severity weighs the share by how busy the steady state kept it.
+ * for, so severity is by that time weighed by how busy the steady state
+ * kept the GPU, as a share of the steady state.
  */
 #include "chain_build.h"
 
@@ -101,21 +102,26 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 	double share = (double)ns / (double)g->work_ns;
 	if (share < LAYOUT_MIN_SHARE)
 		return 0;
-	/* what the GPU's time weighs in the steps: all of it where the GPU is
-	 * what they wait for, less where it idles */
+	/* what the steps wait for of it: all of it where the GPU is what they
+	 * wait for, less where it idles; severity by that share of the time
+	 * the shares are of (the steady state's, or the window's).  Not by the
+	 * share of the estimated work alone: where the estimate holds little of
+	 * the GPU's busy time (c03: synchronous copies) that overstates it.
+	 * (GPU time summed over streams that may run at once can exceed the
+	 * time itself: at most all of it.) */
 	uint64_t idle = ia_idle_estimated(i) ? i->steady_est_ns[1] : (i->steady_low_ns + i->steady_high_ns) / 2;
 	double busy = idle < i->steady_ns ? 1.0 - (double)idle / (double)i->steady_ns : 0.0;
-	enum ia_severity sev = ia_by_share(share * busy, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+	uint64_t span = g->kernels_steady ? i->steady_ns : i->window_ns;
+	double waited = (double)ns * busy;
+	uint64_t cost = waited < (double)span ? (uint64_t)waited : span;
+	enum ia_severity sev = ia_by_share(span ? (double)cost / (double)span : 0, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 	if (sev == IA_SEV_NONE)
 		return 0;
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_LAYOUT_CONVERSIONS);
 	if (!c)
 		return -1;
 	c->sev = sev;
-	/* what the steps wait for of it (GPU time summed over streams, where
-	 * several may run at once, can exceed the steady state itself) */
-	double waited = (double)ns * busy;
-	c->cost_ns = waited < (double)i->steady_ns ? (uint64_t)waited : i->steady_ns;
+	c->cost_ns = cost;
 	c->impact = ia_idle_impact(i, c->cost_ns);
 
 	char d[32], w[32], nl[32], list[400] = "";
