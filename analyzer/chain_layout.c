@@ -39,8 +39,8 @@ static int is_layout_conversion(const char *name)
  * convolution's forward call: cuDNN launches them inside it), of the steady
  * state's where the shares are, or NULL; the first 8 lines seen are
  * counted (a convolution layer's few call sites). */
-static const char *launch_line(const struct ia_analysis *a, const uint32_t *funcs, size_t nf, size_t *with,
-			       size_t *sampled)
+static const char *launch_line(const struct ia_analysis *a, const struct ia_kernel_time *const *conv, size_t nf,
+			       size_t *with, size_t *sampled)
 {
 	const struct ia_trace *t = a->t;
 	struct { const char *line; size_t n; } top[8];
@@ -52,7 +52,7 @@ static const char *launch_line(const struct ia_analysis *a, const uint32_t *func
 		    (a->gaps.gpu.kernels_steady && ia_phase_at(&a->ph, c->start) != IA_PHASE_STEADY))
 			continue;
 		size_t f = 0;
-		while (f < nf && funcs[f] != c->func)
+		while (f < nf && conv[f]->func != c->func)
 			f++;
 		if (f == nf)
 			continue;
@@ -88,7 +88,6 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 		return 0;
 	uint64_t ns = 0, launches = 0;
 	const struct ia_kernel_time *conv[IA_GPU_KERNELS_MAX];
-	uint32_t funcs[IA_GPU_KERNELS_MAX];
 	size_t nf = 0;
 	for (size_t k = 0; k < g->nkernels && nf < IA_GPU_KERNELS_MAX; k++) {
 		const struct ia_kernel_time *kt = &g->kernels[k];
@@ -96,7 +95,6 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 			continue;
 		ns += kt->ns;
 		launches += kt->launches;
-		funcs[nf] = kt->func;
 		conv[nf++] = kt;
 	}
 	double share = (double)ns / (double)g->work_ns;
@@ -139,7 +137,7 @@ int ia_rule_layout(struct ia_analysis *a, size_t *cap)
 		      busy >= 1 - SHARE_MEDIUM ? "the steps wait for its work, conversions included"
 						: "the conversions cost the steps only where they wait for the GPU");
 	size_t with = 0, sampled = 0;
-	const char *line = launch_line(a, funcs, nf, &with, &sampled);
+	const char *line = launch_line(a, conv, nf, &with, &sampled);
 	if (line) {
 		ia_chain_line(c, "[HOST] launched from %s (%zu of the %zu sampled launches with a stack)", line, with,
 			      sampled);

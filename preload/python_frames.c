@@ -311,11 +311,17 @@ static int walk(struct ingero_pyframe *out, int max, char *buf, size_t cap)
 	return n;
 }
 
+/* A Python process whose first walk proved the layout: plain loads are
+ * trusted from here on. */
+static bool layout_proved(void)
+{
+	return atomic_load_explicit(&state, memory_order_acquire) == 1 &&
+	       atomic_load_explicit(&validated, memory_order_acquire) && L.is_initialized();
+}
+
 uint64_t ingero_python_site(uint64_t h, int max)
 {
-	/* only once the first walk proved the layout (plain loads are trusted) */
-	if (atomic_load_explicit(&state, memory_order_acquire) != 1 ||
-	    !atomic_load_explicit(&validated, memory_order_acquire) || !L.is_initialized())
+	if (!layout_proved())
 		return 0;
 	const void *fr = top_frame();
 	int n = 0;
@@ -348,10 +354,7 @@ uint64_t ingero_python_site(uint64_t h, int max)
 
 int ingero_python_thread(void)
 {
-	if (atomic_load_explicit(&state, memory_order_acquire) != 1 ||
-	    !atomic_load_explicit(&validated, memory_order_acquire) || !L.is_initialized())
-		return -1;
-	return top_frame() != NULL;
+	return layout_proved() ? top_frame() != NULL : -1;
 }
 
 int ingero_python_frames(struct ingero_pyframe *out, int max, char *buf, size_t cap)
