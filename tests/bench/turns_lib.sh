@@ -161,7 +161,9 @@ turns_paired() { # OUT PAIRS VARIANTS
 # of the paused means (a ratio of means: the mean of per-chunk ratios is
 # biased upwards by about half the chunks' squared spread, ~0.25 points at
 # the H200's ~7 % per 30-step chunk, which the A/A read as 0.07-0.53).
-# PROCS processes per variant, interleaved; logs per process its ratio, then
+# PROCS processes per variant, interleaved (TOGGLE_AA=N: the untraced A/A in
+# the first N only, so that a device call's time goes to the traced variant's
+# chunks); logs per process its ratio, then
 # per variant
 #   toggle_variant=V overhead_pct=… ci95_low=… ci95_high=… procs=N chunks=M
 #   chunk_mean_pct=… chunk_ci95=…-… ratio_mean_pct=…
@@ -206,12 +208,14 @@ toggle_summary() {
 			{ on[$2] += $3; off[$2] += $4; dd = $3 - $4; ds += dd; dss += dd * dd; os += $4; rs += $3 / $4; cn++ }
 			END {
 				n = 0; for (p in on) { d[++n] = 100 * (on[p] / off[p] - 1); m += d[n] }
-				if (n < 2 || cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
+				if (cn < 2) { printf "toggle_variant=%s overhead_pct=- ci95_low=- ci95_high=- procs=%d chunks=%d\n", v, n, cn; exit }
 				m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
-				h = t95(n) * sqrt(ss / (n - 1)) / sqrt(n)
+				# (the CI over the processes needs two; one process still has its chunks)
+				pf = n < 2 ? sprintf("overhead_pct=%.2f ci95_low=- ci95_high=-", m) : \
+					sprintf("overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f", m, m - t95(n) * sqrt(ss / (n - 1)) / sqrt(n), m + t95(n) * sqrt(ss / (n - 1)) / sqrt(n))
 				dm = ds / cn; om = os / cn; dh = 1.96 * sqrt((dss - cn * dm * dm) / (cn - 1)) / sqrt(cn)
-				printf "toggle_variant=%s overhead_pct=%.2f ci95_low=%.2f ci95_high=%.2f procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
-					v, m, m - h, m + h, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
+				printf "toggle_variant=%s %s procs=%d chunks=%d chunk_mean_pct=%.2f chunk_ci95=%.2f-%.2f ratio_mean_pct=%.2f\n",
+					v, pf, n, cn, 100 * dm / om, 100 * (dm - dh) / om, 100 * (dm + dh) / om, 100 * (rs / cn - 1)
 			}' "$1")"
 	done
 	# each traced variant less the A/A (the untraced processes' own on/off
@@ -246,6 +250,8 @@ turns_toggle() { # OUT PROCS VARIANTS
 	while [ $__ti -lt "$__tn" ]; do
 		__line="toggle_proc=$__ti"
 		for __tv in $__tvs; do
+			# (TOGGLE_AA=N: the A/A's untraced process only in the first N)
+			[ "$__tv" = untraced ] && [ $__ti -ge "${TOGGLE_AA:-$__tn}" ] && continue
 			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			cp "$__to/toggle.out" "$__to/toggle.$__tv.$__ti.out"

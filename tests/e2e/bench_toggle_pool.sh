@@ -7,6 +7,7 @@
 #   - the first 5 % of the chunks (at least two) are warm-up, left out;
 #   - runs in two directories pool: processes and chunks add up;
 #   - the A/A (untraced) reads 0 and each traced variant is read against it;
+#   - one process of a variant still reads from its chunks;
 #   - no chunk file: one error line, exit 2.
 . tests/lib.sh
 T=$(tmpdir)
@@ -35,6 +36,11 @@ check_eq "full: 19 recording chunks a process, warm-up and the last left out" 38
 check_eq "untraced (A/A) reads 0.00" 0.00 "$(val "toggle_variant=untraced " chunk_mean_pct)"
 check_eq "full less the A/A" 2.00 "$(val "toggle_vs_aa=full " pct)"
 check "the A/A is listed first" sh -c 'head -n 1 "$1" | grep -q "^toggle_variant=untraced "' _ "$T/out"
+# one process of a variant (TOGGLE_AA=1: the A/A in the first process only):
+# no CI over processes, its chunks' figures all the same
+sh tests/bench/toggle_pool.sh "$T/a" >"$T/one" 2>&1
+check_eq "one process: its chunks read" 2.00 "$(grep '^toggle_variant=full ' "$T/one" | tr ' ' '\n' | sed -n 's/^chunk_mean_pct=//p')"
+check_eq "one process: no CI over processes" - "$(grep '^toggle_variant=full ' "$T/one" | tr ' ' '\n' | sed -n 's/^ci95_low=//p')"
 sh tests/bench/toggle_pool.sh "$T/none" >"$T/err" 2>&1
 check_eq "no chunk files: exit 2" 2 $?
 check_eq "no chunk files: one line" 1 "$(wc -l <"$T/err" | tr -d ' ')"
