@@ -20,15 +20,16 @@
  * A nested call (a runtime call's own driver call: every launch of a
  * runtime kernel) is forwarded before this function has a frame, as a
  * tail call; the rest — the real function still to be found, a paused
- * call, a recorded one — is out of line, in sym_outer. */
-#define DRVX_(ATTR, ATTR_OUTER, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                      \
+ * call, a recorded one — is out of line, in sym_outer, which records with
+ * REC (HOOK_RECORD; HOOK_RECORD_LAUNCH for a launch: its record is a lane unit). */
+#define DRVX_(ATTR, ATTR_OUTER, REC, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                 \
 	_Atomic(void *) ingero_drv_real_##sym;                                                 \
 	static __attribute__((noinline)) ATTR_OUTER CUresult sym##_outer PARAMS                \
 	{                                                                                      \
 		CUresult(*fn_) PARAMS =                                                        \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
 		HOOK_FORWARD(CALL, CU_ERROR_NO_SYMBOL);                                        \
-		HOOK_RECORD(API, CALL, FILL, KIND);                                            \
+		REC(API, CALL, FILL, KIND);                                                    \
 	}                                                                                      \
 	INGERO_EXPORT ATTR CUresult sym PARAMS                                                 \
 	{                                                                                      \
@@ -38,10 +39,10 @@
 			return (CALL);                                                         \
 		return sym##_outer ARGS;                                                       \
 	}
-#define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, , sym, API, PARAMS, ARGS, CALL, FILL, KIND)
-#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, , sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
+#define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, CALL, FILL, KIND)
+#define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 #define DRV_HOT(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                     \
-	DRVX_(INGERO_HOT_AT(KEY), INGERO_HOT_AT(KEY_OUTER), sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
+	DRVX_(INGERO_HOT_AT(KEY), INGERO_HOT_AT(KEY_OUTER), HOOK_RECORD_LAUNCH, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 
 #define NOFILL (void)0
 #define STREAM(s_) (ev_.stream = (uint64_t)(uintptr_t)(s_), ev_.flags |= INGERO_FLAG_ASYNC)
@@ -101,7 +102,7 @@ static void fill_2d(struct ingero_cuda_call *ev, const CUDA_MEMCPY2D *c)
 #define LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
 /* (its entry, which every launch passes through, in the page the runtime's
  * __cudaLaunchKernel starts; its recording half right after that page) */
-DRVX_(INGERO_HOT_AT(11), INGERO_HOT_AT(14), cuLaunchKernel,
+DRVX_(INGERO_HOT_AT(11), INGERO_HOT_AT(14), HOOK_RECORD_LAUNCH, cuLaunchKernel,
     INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS, fn_ LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
 DRV_HOT(40, 41, cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,

@@ -86,7 +86,8 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
  * is a statement that completes ev_ (stream, bytes, dir, ...).  Start and
  * duration are in TSC ticks when tsc_ (the sender converts them, clock.h).
  * The API's class is found here, where the API is a constant and the
- * look-up folds away: one cache line fewer per call in a big program. */
+ * look-up folds away: one cache line fewer per call in a big program.
+ * A launch's wrapper uses HOOK_CALL_LAUNCH (its record is a lane unit). */
 #define HOOK_CALL(API, CALL, ERR, FILL, KIND)                                             \
 	do {                                                                              \
 		HOOK_FORWARD(CALL, ERR);                                                  \
@@ -131,14 +132,23 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 
 /* The recording half of HOOK_CALL, for a wrapper that records out of line
  * after HOOK_FORWARD (driver_hooks.c: the nested pass-through then needs
- * no frame of its own). */
+ * no frame of its own): HOOK_RECORD_BEGIN, the real call timed, ev_ filled
+ * in and given to ingero_emit, HOOK_RECORD_END. */
+#define HOOK_RECORD_BEGIN()                                                               \
+	ingero_enter();                                                                   \
+	bool tsc_ = ingero_hot.use_tsc;                                                   \
+	uint64_t e_ = __builtin_expect(ingero_hot.self_time, 0) ? ingero_stamp(tsc_) : 0; \
+	INGERO_SEG_START(e_);                                                             \
+	ingero_prefetch_record()
+#define HOOK_RECORD_END()                                                                 \
+	INGERO_SEG(5);                                                                    \
+	if (__builtin_expect(e_ != 0, 0))                                                 \
+		ingero_self_time_add(ingero_stamp(tsc_) - e_ - (t1_ - t0_));              \
+	ingero_leave();                                                                   \
+	return r_
 #define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
 	do {                                                                              \
-		ingero_enter();                                                           \
-		bool tsc_ = ingero_hot.use_tsc;                                               \
-		uint64_t e_ = __builtin_expect(ingero_hot.self_time, 0) ? ingero_stamp(tsc_) : 0; \
-		INGERO_SEG_START(e_);                                                     \
-		ingero_prefetch_record();                                                 \
+		HOOK_RECORD_BEGIN();                                                      \
 		uint64_t t0_ = ingero_stamp(tsc_);                                        \
 		INGERO_SEG(0);                                                            \
 		int r_ = (CALL);                                                          \
@@ -147,15 +157,37 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 		struct ingero_cuda_call ev_ = { .api = (API), .ret = r_, .start_ns = t0_, \
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
-		if (ingero_api_class(API) == INGERO_CLASS_LAUNCH)                          \
-			ingero_emit_launch(&ev_, (KIND), tsc_);                           \
-		else                                                                      \
-			ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);           \
-		INGERO_SEG(5);                                                            \
-		if (__builtin_expect(e_ != 0, 0))                                         \
-			ingero_self_time_add(ingero_stamp(tsc_) - e_ - (t1_ - t0_));      \
-		ingero_leave();                                                           \
-		return r_;                                                                \
+		ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);                   \
+		HOOK_RECORD_END();                                                        \
+	} while (0)
+
+/* A launch (INGERO_CLASS_LAUNCH): the lane unit it will most likely be,
+ * one line of the stack (record.h, ingero_emit_launch).  FILL, which sets
+ * its stream, kernel, grid, block and flags (named as a cuda_call's) from
+ * the arguments alone, runs before the real call: the arguments go
+ * straight into the unit, not kept aside for after it. */
+#define HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND)                                         \
+	do {                                                                              \
+		HOOK_RECORD_BEGIN();                                                      \
+		struct ingero_lane_short ev_ = { .api = (API) };                          \
+		FILL;                                                                     \
+		uint64_t t0_ = ingero_stamp(tsc_);                                        \
+		INGERO_SEG(0);                                                            \
+		int r_ = (CALL);                                                          \
+		uint64_t t1_ = ingero_stamp(tsc_);                                        \
+		INGERO_SEG_START(t1_);                                                    \
+		ev_.tag = INGERO_LANE_SHORT | (tsc_ ? INGERO_LANE_TSC : 0);               \
+		ev_.ret = r_;                                                             \
+		ev_.start = t0_;                                                          \
+		ev_.dur = t1_ - t0_;                                                      \
+		ingero_emit_launch(&ev_, (KIND));                                         \
+		HOOK_RECORD_END();                                                        \
+	} while (0)
+
+#define HOOK_CALL_LAUNCH(API, CALL, ERR, FILL, KIND)                                      \
+	do {                                                                              \
+		HOOK_FORWARD(CALL, ERR);                                                  \
+		HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND);                                \
 	} while (0)
 
 /* A free's fill: a NULL pointer (cudaFree(0), the context set-up idiom)

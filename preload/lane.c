@@ -53,12 +53,7 @@ uint32_t ingero_lane_take(struct ingero_lane *l, uint64_t upto, uint32_t max, in
 		case INGERO_LANE_SHORT: {
 			struct ingero_lane_short s;
 			memcpy(&s, u, sizeof s);
-			ev = (struct ingero_cuda_call){
-				.api = s.api, .flags = s.flags, .ret = s.ret, .pid = pid, .tid = tid,
-				.start_ns = s.start, .dur_ns = s.dur, .stream = s.stream, .kernel = s.kernel,
-				.grid = { s.grid[0], s.grid[1], s.grid[2] },
-				.block = { s.block[0], s.block[1], s.block[2] },
-			};
+			ev = ingero_lane_short_call(&s, pid, tid);
 			h += 1;
 			break;
 		}

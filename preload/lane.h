@@ -102,6 +102,28 @@ static inline bool ingero_lane_room(struct ingero_lane_writer *w, uint64_t units
 	return w->tail + units - w->head <= INGERO_LANE_UNITS;
 }
 
+/* Puts one short unit, room for it known: the unit, then the tail. */
+static inline __attribute__((always_inline)) void ingero_lane_put_unit(struct ingero_lane_writer *w,
+								       const struct ingero_lane_short *u)
+{
+	uint64_t t = w->tail;
+	__builtin_memcpy(w->lane->units[t & (INGERO_LANE_UNITS - 1)], u, sizeof *u);
+	atomic_store_explicit(&w->lane->tail, t + 1, memory_order_release);
+	w->tail = t + 1;
+}
+
+/* The call a short unit holds, made by pid:tid (the lane's owner). */
+static inline struct ingero_cuda_call ingero_lane_short_call(const struct ingero_lane_short *s, uint32_t pid,
+							     uint32_t tid)
+{
+	return (struct ingero_cuda_call){
+		.api = s->api, .flags = s->flags, .ret = s->ret, .pid = pid, .tid = tid,
+		.start_ns = s->start, .dur_ns = s->dur, .stream = s->stream, .kernel = s->kernel,
+		.grid = { s->grid[0], s->grid[1], s->grid[2] },
+		.block = { s->block[0], s->block[1], s->block[2] },
+	};
+}
+
 /* Puts one finished call (pid, tid: the owner's when short); false when the
  * lane is full (nothing written).  Inline: the per-call path is plain stores. */
 static inline __attribute__((always_inline)) bool ingero_lane_put(struct ingero_lane_writer *w, const struct ingero_cuda_call *ev, bool tsc)
@@ -112,26 +134,24 @@ static inline __attribute__((always_inline)) bool ingero_lane_put(struct ingero_
 	if (__builtin_expect(ev->stack_id == 0 && ev->bytes == 0 && ev->dir == 0, 1)) {
 		if (__builtin_expect(!ingero_lane_room(w, 1), 0))
 			return false;
-		struct ingero_lane_short *s = (struct ingero_lane_short *)l->units[t & (INGERO_LANE_UNITS - 1)];
-		*s = (struct ingero_lane_short){
+		ingero_lane_put_unit(w, &(struct ingero_lane_short){
 			.tag = INGERO_LANE_SHORT | tsc_bit, .flags = ev->flags, .api = ev->api, .ret = ev->ret,
 			.start = ev->start_ns, .dur = ev->dur_ns, .stream = ev->stream, .kernel = ev->kernel,
 			.grid = { ev->grid[0], ev->grid[1], ev->grid[2] },
 			.block = { ev->block[0], ev->block[1], ev->block[2] },
-		};
-		t += 1;
-	} else {
-		/* two units, never split over the lane's end */
-		uint64_t pad = (t & (INGERO_LANE_UNITS - 1)) == INGERO_LANE_UNITS - 1;
-		if (!ingero_lane_room(w, pad + 2))
-			return false;
-		if (pad)
-			l->units[t++ & (INGERO_LANE_UNITS - 1)][0] = INGERO_LANE_PAD;
-		struct ingero_lane_full *f = (struct ingero_lane_full *)l->units[t & (INGERO_LANE_UNITS - 1)];
-		f->tag = INGERO_LANE_FULL | tsc_bit;
-		__builtin_memcpy(&f->ev, ev, sizeof *ev);
-		t += 2;
+		});
+		return true;
 	}
+	/* two units, never split over the lane's end */
+	uint64_t pad = (t & (INGERO_LANE_UNITS - 1)) == INGERO_LANE_UNITS - 1;
+	if (!ingero_lane_room(w, pad + 2))
+		return false;
+	if (pad)
+		l->units[t++ & (INGERO_LANE_UNITS - 1)][0] = INGERO_LANE_PAD;
+	struct ingero_lane_full *f = (struct ingero_lane_full *)l->units[t & (INGERO_LANE_UNITS - 1)];
+	f->tag = INGERO_LANE_FULL | tsc_bit;
+	__builtin_memcpy(&f->ev, ev, sizeof *ev);
+	t += 2;
 	atomic_store_explicit(&l->tail, t, memory_order_release);
 	w->tail = t;
 	return true;

@@ -116,26 +116,12 @@ static inline void lane_done(struct ingero_shm *shm, struct ingero_lane_writer *
 	}
 }
 
-/* A CALL record: into the thread's lane, plain stores only; where it has
- * none, or it is full (the sender is behind: woken), into a ring slot,
+/* A CALL record into a ring slot (the thread has no lane, or it is full),
  * written straight in — one copy of the event, of a size the compiler
  * knows (no libc memcpy: its code is lines a big program has evicted too). */
-static inline __attribute__((always_inline)) void put_call(const struct ingero_cuda_call *ev, bool tsc)
+static void put_call_ring(struct ingero_shm *shm, const struct ingero_cuda_call *ev, bool tsc)
 {
 	_Static_assert(sizeof(struct rrec_call) <= INGERO_SLOT_DATA, "a CALL record fits one slot");
-	struct ingero_shm *shm = ingero_hot.shm;
-	if (child_sender_gone(shm)) {
-		ingero_shm_count_drop(shm, ingero_self.procslot);
-		return;
-	}
-	struct ingero_lane_writer *w = &ingero_tls.lane;
-	if (__builtin_expect(w->lane != NULL, 1) || lane_claim(shm)) {
-		if (__builtin_expect(ingero_lane_put(w, ev, tsc), 1)) {
-			lane_done(shm, w);
-			return;
-		}
-		ingero_shm_nudge(shm);
-	}
 	struct ingero_ring *r = ingero_shm_ring(shm);
 	uint64_t pos;
 	if (!ingero_ring_claim(r, 1, &pos)) {
@@ -154,6 +140,26 @@ static inline __attribute__((always_inline)) void put_call(const struct ingero_c
 		put_failed(shm, rc, true);
 	else
 		put_done(shm, r);
+}
+
+/* A CALL record: into the thread's lane, plain stores only; where it has
+ * none, or it is full (the sender is behind: woken), into a ring slot. */
+static inline __attribute__((always_inline)) void put_call(const struct ingero_cuda_call *ev, bool tsc)
+{
+	struct ingero_shm *shm = ingero_hot.shm;
+	if (child_sender_gone(shm)) {
+		ingero_shm_count_drop(shm, ingero_self.procslot);
+		return;
+	}
+	struct ingero_lane_writer *w = &ingero_tls.lane;
+	if (__builtin_expect(w->lane != NULL, 1) || lane_claim(shm)) {
+		if (__builtin_expect(ingero_lane_put(w, ev, tsc), 1)) {
+			lane_done(shm, w);
+			return;
+		}
+		ingero_shm_nudge(shm);
+	}
+	put_call_ring(shm, ev, tsc);
 }
 
 static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel_kind kk, uint8_t *flags)
@@ -198,44 +204,92 @@ static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *
 		ev->flags &= (uint8_t)~INGERO_FLAG_STACK_SAMPLED;
 }
 
-/* ingero_emit's body, for a class known where it is inlined: the launch
- * path (ingero_emit_launch) is then one straight run of code. */
+/* ingero_emit's body.  stack: whether the call takes one, or -1 to decide
+ * here (want_stack); a launch's fast path (ingero_emit_launch) has decided. */
 static inline __attribute__((always_inline)) void emit(struct ingero_cuda_call *ev, enum ingero_api_class cls,
-						       enum ingero_kernel_kind kernel_kind, bool tsc)
+						       enum ingero_kernel_kind kernel_kind, bool tsc, int stack)
 {
-	INGERO_SEG(1);
 	if (__builtin_expect(!ingero_is_active(), 0))
 		return;
 	ev->pid = ingero_hot.pid;
 	ev->tid = my_tid();
-	/* (the expected outcomes laid out as one straight run) */
-	if (__builtin_expect(ev->ret == 0, 1) &&
+	if (ev->ret == 0 &&
 	    (cls == INGERO_CLASS_LAUNCH ||
 	     ((cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) && (ev->flags & INGERO_FLAG_ASYNC))))
 		ingero_gpu_note(ev->stream, ev->start_ns + ev->dur_ns, ev->api,
 				cls == INGERO_CLASS_LAUNCH ? ev->kernel : 0);
-	INGERO_SEG(2);
 	ev->stack_id = 0;
-	if (__builtin_expect(want_stack(ev->api, cls, kernel_kind, &ev->flags), 0))
+	if (stack > 0)
+		ev->flags |= INGERO_FLAG_STACK_SAMPLED;
+	if (stack > 0 || (stack < 0 && want_stack(ev->api, cls, kernel_kind, &ev->flags)))
 		emit_stack(ev);
-	/* (a launch names its kernel: laid out in line) */
-	bool named = kernel_kind != INGERO_KERNEL_NONE && ev->kernel != 0;
-	if (cls == INGERO_CLASS_LAUNCH ? __builtin_expect(named, 1) : named)
+	if (kernel_kind != INGERO_KERNEL_NONE && ev->kernel != 0)
 		ingero_kernel_note(ev->kernel, kernel_kind, ev->pid);
-	INGERO_SEG(3);
 	put_call(ev, tsc);
-	INGERO_SEG(4);
 }
 
 void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
 		 bool tsc)
 {
-	emit(ev, cls, kernel_kind, tsc);
+	emit(ev, cls, kernel_kind, tsc, -1);
 }
 
-INGERO_HOT_AT(12) void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc)
+/* A launch whose unit cannot go into the lane as it is: made a record and
+ * taken by the general path (stack: as emit's). */
+static __attribute__((noinline, cold)) void launch_general(const struct ingero_lane_short *u,
+							   enum ingero_kernel_kind kernel_kind, int stack)
 {
-	emit(ev, INGERO_CLASS_LAUNCH, kernel_kind, tsc);
+	struct ingero_cuda_call ev = ingero_lane_short_call(u, 0, 0);
+	emit(&ev, INGERO_CLASS_LAUNCH, kernel_kind, u->tag & INGERO_LANE_TSC, stack);
+}
+
+/* The lane is full (the sender is behind: woken): the launch goes into the
+ * ring, noted already. */
+static __attribute__((noinline, cold)) void launch_lane_full(const struct ingero_lane_short *u)
+{
+	struct ingero_shm *shm = ingero_hot.shm;
+	struct ingero_cuda_call ev = ingero_lane_short_call(u, ingero_hot.pid, ingero_tls.tid);
+	ingero_shm_nudge(shm);
+	put_call_ring(shm, &ev, u->tag & INGERO_LANE_TSC);
+}
+
+/* The launch path: what emit does for a launch, in one straight run of
+ * code and with the unit copied as it is, when the process records, this
+ * thread's id is cached for it, it has a lane, launches take no stack by
+ * class, and the process owns its ring (a fork child's sender may be gone);
+ * anything else is the general path's. */
+INGERO_HOT_AT(12) void ingero_emit_launch(const struct ingero_lane_short *u, enum ingero_kernel_kind kernel_kind)
+{
+	INGERO_SEG(1);
+	struct ingero_tls *t = &ingero_tls;
+	struct ingero_lane_writer *w = &t->lane;
+	if (__builtin_expect(atomic_load_explicit(&ingero_hot.state, memory_order_acquire) != INGERO_SELF_ACTIVE ||
+			     t->gen != atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) || !t->tid ||
+			     !w->lane || (ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) ||
+			     !ingero_hot.owner, 0)) {
+		launch_general(u, kernel_kind, -1);
+		return;
+	}
+	/* (sampling is on by default: one launch in launch_sample takes a stack) */
+	uint32_t n = ingero_hot.launch_sample;
+	if (__builtin_expect(n != 0, 1) && __builtin_expect(++t->launches >= n, 0)) {
+		t->launches = 0;
+		launch_general(u, kernel_kind, 1);
+		return;
+	}
+	if (__builtin_expect(u->ret == 0, 1))
+		ingero_gpu_note(u->stream, u->start + u->dur, u->api, u->kernel);
+	INGERO_SEG(2);
+	if (__builtin_expect(kernel_kind != INGERO_KERNEL_NONE && u->kernel != 0, 1))
+		ingero_kernel_note(u->kernel, kernel_kind, ingero_hot.pid);
+	INGERO_SEG(3);
+	if (__builtin_expect(!ingero_lane_room(w, 1), 0)) {
+		launch_lane_full(u);
+		return;
+	}
+	ingero_lane_put_unit(w, u);
+	lane_done(ingero_hot.shm, w);
+	INGERO_SEG(4);
 }
 
 void ingero_emit_hello(void)

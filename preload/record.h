@@ -255,9 +255,15 @@ static inline void ingero_leave(void)
  * start_ns/dur_ns hold TSC ticks. */
 void ingero_emit(struct ingero_cuda_call *ev, enum ingero_api_class cls, enum ingero_kernel_kind kernel_kind,
 		 bool tsc);
-/* The same for a launch (INGERO_CLASS_LAUNCH), whose path is the one a
- * training loop takes tens of thousands of times a second. */
-void ingero_emit_launch(struct ingero_cuda_call *ev, enum ingero_kernel_kind kernel_kind, bool tsc);
+/* A launch (INGERO_CLASS_LAUNCH), the path a training loop takes tens of
+ * thousands of times a second: the wrapper fills in the lane unit the call
+ * will most likely be (lane.h's short one: tag with its TSC bit, api, ret,
+ * start, dur, stream, kernel, grid, block, flags), one line of its stack
+ * where a cuda_call record is two; it is copied into the thread's lane as
+ * is, and turned into a record only where it cannot be (a stack, no lane,
+ * a full lane, a fork child).  Every line a call touches is one the
+ * program's own work fetches again after it (`make bench-lines`). */
+void ingero_emit_launch(const struct ingero_lane_short *u, enum ingero_kernel_kind kernel_kind);
 
 /* The program asked to record (on) or to pause at t_ns (capture.c). */
 void ingero_emit_capture(bool on, uint64_t t_ns);

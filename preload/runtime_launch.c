@@ -24,7 +24,7 @@ INGERO_EXPORT INGERO_HOT_AT(10) __attribute__((aligned(4096))) cudaError_t __cud
 					     size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(__cudaLaunchKernel);
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL_STUB, fn_(kernel, grid, block, args, shmem, s),
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL_STUB, fn_(kernel, grid, block, args, shmem, s),
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(kernel, grid, block, s), INGERO_KERNEL_CUKERNEL);
 }
 
@@ -32,7 +32,7 @@ INGERO_EXPORT INGERO_HOT_AT(48) cudaError_t __cudaLaunchKernel_ptsz(const void *
 						  void **args, size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(__cudaLaunchKernel_ptsz);
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL_STUB_PTSZ, fn_(kernel, grid, block, args, shmem, s),
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL_STUB_PTSZ, fn_(kernel, grid, block, args, shmem, s),
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(kernel, grid, block, s), INGERO_KERNEL_CUKERNEL);
 }
 
@@ -40,7 +40,7 @@ INGERO_EXPORT INGERO_HOT_AT(30) cudaError_t cudaLaunchKernel(const void *func, d
 					   size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(cudaLaunchKernel);
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL, fn_(func, grid, block, args, shmem, s),
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL, fn_(func, grid, block, args, shmem, s),
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(func, grid, block, s), INGERO_KERNEL_HOST_STUB);
 }
 
@@ -48,7 +48,7 @@ INGERO_EXPORT INGERO_HOT_AT(49) cudaError_t cudaLaunchKernel_ptsz(const void *fu
 						size_t shmem, cudaStream_t s)
 {
 	launch_fn fn_ = (launch_fn)RT_REAL(cudaLaunchKernel_ptsz);
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL_PTSZ, fn_(func, grid, block, args, shmem, s),
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL_PTSZ, fn_(func, grid, block, args, shmem, s),
 		  CUDART_ERROR_NO_SYMBOL, LAUNCH_FILL(func, grid, block, s), INGERO_KERNEL_HOST_STUB);
 }
 
@@ -59,7 +59,7 @@ INGERO_EXPORT INGERO_HOT_AT(31) cudaError_t cudaLaunchKernelExC(const cudaLaunch
 {
 	launch_exc_fn fn_ = (launch_exc_fn)RT_REAL(cudaLaunchKernelExC);
 	const cudaLaunchConfig_t *c = cfg ? cfg : &no_config;
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL_EXC, fn_(cfg, func, args), CUDART_ERROR_NO_SYMBOL,
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL_EXC, fn_(cfg, func, args), CUDART_ERROR_NO_SYMBOL,
 		  LAUNCH_FILL(func, c->gridDim, c->blockDim, c->stream), INGERO_KERNEL_HOST_STUB);
 }
 
@@ -68,14 +68,14 @@ INGERO_EXPORT INGERO_HOT_AT(4a) cudaError_t cudaLaunchKernelExC_ptsz(const cudaL
 {
 	launch_exc_fn fn_ = (launch_exc_fn)RT_REAL(cudaLaunchKernelExC_ptsz);
 	const cudaLaunchConfig_t *c = cfg ? cfg : &no_config;
-	HOOK_CALL(INGERO_API_CUDA_LAUNCH_KERNEL_EXC_PTSZ, fn_(cfg, func, args), CUDART_ERROR_NO_SYMBOL,
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_LAUNCH_KERNEL_EXC_PTSZ, fn_(cfg, func, args), CUDART_ERROR_NO_SYMBOL,
 		  LAUNCH_FILL(func, c->gridDim, c->blockDim, c->stream), INGERO_KERNEL_HOST_STUB);
 }
 
 INGERO_EXPORT INGERO_HOT_AT(4b) cudaError_t cudaGraphLaunch(cudaGraphExec_t g, cudaStream_t s)
 {
 	graph_fn fn_ = (graph_fn)RT_REAL(cudaGraphLaunch);
-	HOOK_CALL(INGERO_API_CUDA_GRAPH_LAUNCH, fn_(g, s), CUDART_ERROR_NO_SYMBOL,
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_GRAPH_LAUNCH, fn_(g, s), CUDART_ERROR_NO_SYMBOL,
 		  (ev_.stream = (uint64_t)(uintptr_t)s, ev_.flags |= INGERO_FLAG_ASYNC),
 		  INGERO_KERNEL_NONE);
 }
@@ -83,7 +83,7 @@ INGERO_EXPORT INGERO_HOT_AT(4b) cudaError_t cudaGraphLaunch(cudaGraphExec_t g, c
 INGERO_EXPORT INGERO_HOT_AT(4c) cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t g, cudaStream_t s)
 {
 	graph_fn fn_ = (graph_fn)RT_REAL(cudaGraphLaunch_ptsz);
-	HOOK_CALL(INGERO_API_CUDA_GRAPH_LAUNCH_PTSZ, fn_(g, s), CUDART_ERROR_NO_SYMBOL,
+	HOOK_CALL_LAUNCH(INGERO_API_CUDA_GRAPH_LAUNCH_PTSZ, fn_(g, s), CUDART_ERROR_NO_SYMBOL,
 		  (ev_.stream = (uint64_t)(uintptr_t)s, ev_.flags |= INGERO_FLAG_ASYNC),
 		  INGERO_KERNEL_NONE);
 }
