@@ -130,6 +130,53 @@ static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream 
 	unlock(s);
 }
 
+/* A ration's mark was recorded (or not: the run ends): a run ends after
+ * INGERO_GPU_MARK_RUN, and the next starts after a drawn number of
+ * launches (xorshift, seeded by the thread's id). */
+static void run_went(bool marked)
+{
+	struct ingero_tls *t = &ingero_tls;
+	if (marked && ++t->mark_run < INGERO_GPU_MARK_RUN)
+		return;
+	if (!marked && t->mark_run == 0)
+		return;   /* no run to end */
+	uint32_t x = t->mark_rng ? t->mark_rng : t->tid * 2654435761u + 1;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->mark_rng = x;
+	t->mark_run = 0;
+	t->mark_skip = (uint16_t)(x % INGERO_GPU_MARK_SKIP);
+}
+
+/* The calling threads' ration, a token bucket (GCRA): bursts of
+ * INGERO_GPU_MARK_BURST kernels, one per mark_ticks on average, taken in
+ * runs (gpu_marks.h): a run starts after this thread passed over its drawn
+ * number of launches and with two marks' budget, and goes on while there is
+ * one.  True when this launch is to be marked (its mark paid for). */
+static bool ration_allows(uint64_t t1)
+{
+	struct ingero_tls *t = &ingero_tls;
+	uint64_t tat = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
+	uint64_t base = tat > t1 ? tat : t1;
+	if (t->mark_run == 0) {
+		if (t->mark_skip) {
+			t->mark_skip--;
+			return false;
+		}
+		if (base + ingero_gpu.mark_ticks - t1 > ingero_hot.gpu_burst_ticks)
+			return false;   /* less than two marks' budget */
+	} else if (base - t1 > ingero_hot.gpu_burst_ticks) {
+		run_went(false);
+		return false;
+	}
+	if (atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_next_mark, &tat, base + ingero_gpu.mark_ticks,
+						    memory_order_relaxed, memory_order_relaxed))
+		return true;
+	run_went(false);
+	return false;
+}
+
 /* A mark may be due (the ration has one, or a new kernel is owed one):
  * this thread marks its submission where the GPU keeps up, one kernel at a
  * time (the watcher marks every poll).  prev: the stream's submission
@@ -147,21 +194,15 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 		     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
 	if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
 		owed = ingero_gpu_fresh_find(kernel, t1);
-	if (!fresh) {
-		/* a token bucket (GCRA): bursts of INGERO_GPU_MARK_BURST kernels,
-		 * one per mark_ticks on average */
-		uint64_t tat = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
-		uint64_t base = tat > t1 ? tat : t1;
-		if (base - t1 > ingero_hot.gpu_burst_ticks)
-			return;
-		if (!atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_next_mark, &tat, base + ingero_gpu.mark_ticks,
-							     memory_order_relaxed, memory_order_relaxed))
-			return;
-	}
-	if (!trylock(s))
+	if (!fresh && !ration_allows(t1))
 		return;
-	bool marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 && ingero_gpu_record(s, stream, t1, 0);
-	unlock(s);
+	bool marked = false;
+	if (trylock(s)) {
+		marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 && ingero_gpu_record(s, stream, t1, 0);
+		unlock(s);
+	}
+	if (!fresh)
+		run_went(marked);
 	if (marked && owed)
 		ingero_gpu_fresh_paid(owed);
 }

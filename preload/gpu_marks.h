@@ -22,6 +22,12 @@
  * behind all of them cannot tell apart; there the calling thread marks its
  * submissions itself, one each, within a budget of one mark per
  * INGERO_GPU_MARK_US for the process, so each such kernel's end is measured.
+ * It marks in runs of consecutive launches (a kernel is timed alone only by
+ * a mark right behind it with the launch before it marked too: a lone mark
+ * times nothing), started only with two marks' budget, each at a drawn
+ * number of launches into the program's: a budget spent as soon as it
+ * allowed went to the same first launches of every step, and kernels later
+ * in the step were never timed (the real traces' widest estimates).
  *
  * Marks are never recorded into a stream that is being captured into a
  * CUDA graph (they would become part of the graph), nor into the
@@ -40,6 +46,8 @@
 #define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
 #define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
 #define INGERO_GPU_MARK_BURST 32   /* marks the calling threads may record back to back (a step's kernels) */
+#define INGERO_GPU_MARK_RUN 8      /* consecutive launches a run of the calling threads' marks takes at most */
+#define INGERO_GPU_MARK_SKIP 64    /* a run starts after passing over 0 to this many - 1 launches (drawn) */
 
 /* One mark in flight: the event and when it was recorded (ticks, clock.h). */
 struct ingero_gpu_mark {

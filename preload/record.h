@@ -155,6 +155,11 @@ struct __attribute__((aligned(64))) ingero_tls {
 	/* this thread's lane (lane.h), claimed at its first recorded call */
 	struct ingero_lane_writer lane;
 	uint32_t lane_retry;  /* none was free: calls through the ring until this counts down */
+	/* the calling thread's GPU marks (gpu_marks.c): where its current run
+	 * of marked launches stands, launches to pass over before the next
+	 * run, and the generator that draws that number */
+	uint16_t mark_run, mark_skip;
+	uint32_t mark_rng;
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;

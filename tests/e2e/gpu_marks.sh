@@ -102,6 +102,23 @@ check "new kernels: an estimate from kernels timed alone ($est)" test "$est" -ge
 check "new kernels: the estimate ($est) within 5 points of the truth ($truth)" \
 	test "$est" -le $((truth + 50)) -a "$est" -ge $((truth - 50))
 
+# the calling threads' ration spread over the step: each step launches the
+# same 50 kernels one by one (the GPU keeps up), the budget one mark per 3
+# ms (two a step). A lone mark times nothing alone (the launch before it must be
+# marked too): the ration's marks come in runs, each at a drawn point of the
+# launches, so once the new kernels' own marks are done (their 250 ms), the
+# kernels timed alone are many different ones (spent as soon as the budget
+# allowed, each mark fell alone, on the same few launches every step)
+trace_loop 20 DISTINCT=1 INGERO_GPU_MARK_US=3000 -- 150 50 20 2 60
+check_eq "spread ration: workload exits 0" 0 $?
+timed_alone=$(q "WITH l AS (SELECT row_number() OVER (ORDER BY start_ns) AS i, start_ns + dur_ns AS e, kernel
+		FROM cuda_calls WHERE kernel != 0),
+	mi AS (SELECT DISTINCT (SELECT max(i) FROM l WHERE l.e <= g.recorded_ns) AS i FROM gpu_marks g
+		WHERE flags & 1 = 0 AND recorded_ns > (SELECT min(start_ns) FROM cuda_calls) + 400000000)
+	SELECT count(DISTINCT l.kernel) FROM mi JOIN l ON l.i = mi.i WHERE mi.i - 1 IN (SELECT i FROM mi)")
+echo "# spread ration: $timed_alone of 50 kernels timed alone after the new kernels' window"
+check_ge "spread ration: kernels timed alone by the ration (of 50)" "$timed_alone" 10
+
 # a stream per step, destroyed after it: each new stream is marked too (a
 # thread's cached slot of its last stream is checked, not trusted)
 trace RENEW=1

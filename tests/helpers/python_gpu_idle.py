@@ -10,7 +10,8 @@ keeps up (a launch-bound loop), and the truth is the same sum.  With KERNELS,
 the kernel launched changes that many times over the run (as after each
 recompilation of a compiled model: new kernel handles).  With RENEW=1 in the
 environment each step runs on a stream of its own, made for it and destroyed
-after it.  Prints one truth line."""
+after it.  With DISTINCT=1 each launch of a step (SPACING_US) is a kernel of its
+own, the same ones every step (a model's layers).  Prints one truth line."""
 import os
 import sys
 import time
@@ -24,6 +25,7 @@ kernel_us, host_ms = float(sys.argv[4]), float(sys.argv[5])
 spacing_ns = int(float(sys.argv[6]) * 1000) if len(sys.argv) > 6 else 0
 kernels = int(sys.argv[7]) if len(sys.argv) > 7 else 1
 renew = os.environ.get("RENEW") == "1"
+distinct = os.environ.get("DISTINCT") == "1"
 
 
 def spin_until(t):
@@ -42,8 +44,8 @@ for step in range(steps):
         g.renew()
     k = 0x1000 + 0x40 * (step * kernels // steps)
     if spacing_ns:
-        for _ in range(launches):
-            g.launch(1, k)
+        for i in range(launches):
+            g.launch(1, 0x100000 + 0x40 * i if distinct else k)
             spin_until(time.monotonic_ns() + spacing_ns)
     else:
         g.launch(launches, k)
