@@ -107,12 +107,14 @@ int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum i
 	*out = NULL;
 	if (sev == IA_SEV_NONE)
 		return 0;
-	if (once && sev > IA_SEV_MEDIUM)   /* paid once per process: a longer run amortises it */
+	int amortised = once && sev > IA_SEV_MEDIUM;
+	if (amortised)   /* paid once per process: a longer run amortises it */
 		sev = IA_SEV_MEDIUM;
 	struct ia_chain *c = ia_chain_new(a, cap, kind);
 	if (!c)
 		return -1;
 	c->sev = sev;
+	c->amortised = amortised;
 	c->impact = impact;
 	c->cost_ns = ns;
 	const struct ia_phase_detail *d = &a->ph.d[p];

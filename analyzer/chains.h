@@ -71,6 +71,10 @@ const char *ia_kind_name(enum ia_kind k);
 int ia_kind_is_phase(enum ia_kind k);
 /* 1 for the kinds about the GPU's own work (layout conversions): steady, but never why it waits. */
 int ia_kind_is_gpu_work(enum ia_kind k);
+/* qsort's order of two struct ia_chain: severity; then a phase paid once
+ * that the cap held to MEDIUM after the rest of its severity; then cost; on
+ * a tie the steady state first. */
+int ia_chains_order(const void *a, const void *b);
 
 #define IA_CHAIN_MAX_LINES 8
 
@@ -79,6 +83,7 @@ struct ia_chain {
 	enum ia_kind kind;
 	uint16_t api;                  /* 0 when the chain is not about one API */
 	double impact;                 /* what it costs the whole window, as a share (ordering) */
+	int amortised;                 /* a phase paid once per process, held to MEDIUM though its share is HIGH */
 	uint64_t cost_ns;              /* that time */
 	char summary[400];
 	char root_cause[1200];

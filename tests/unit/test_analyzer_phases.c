@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../../analyzer/competitors.h"
+#include "../../analyzer/chains.h"
 #include "../../analyzer/phase_rules.h"
 
 #include <stdlib.h>
@@ -88,6 +89,27 @@ static void phases_and_rank(void **state)
 	for (int w = 0; w < IA_WHY_N; w++)
 		assert_non_null(ia_why_name((enum ia_phase_why)w));
 	assert_string_equal(ia_phase_name(IA_PHASE_COMPILE), "compilation");
+}
+
+/* The chains' order: a phase paid once whose share the cap held to MEDIUM
+ * goes after the MEDIUM findings a longer run does not shrink, whatever its
+ * share; an uncapped one keeps its place by cost. */
+static void amortised_phase_order(void **state)
+{
+	(void)state;
+	struct ia_chain c[5];
+	memset(c, 0, sizeof c);
+	c[0] = (struct ia_chain){ .kind = IA_KIND_STARTUP, .sev = IA_SEV_MEDIUM, .impact = 0.40, .amortised = 1 };
+	c[1] = (struct ia_chain){ .kind = IA_KIND_GAPS_HOST_BUSY, .sev = IA_SEV_MEDIUM, .impact = 0.12 };
+	c[2] = (struct ia_chain){ .kind = IA_KIND_RECOMPILATION, .sev = IA_SEV_MEDIUM, .impact = 0.25 };
+	c[3] = (struct ia_chain){ .kind = IA_KIND_COMPILATION, .sev = IA_SEV_MEDIUM, .impact = 0.20 };
+	c[4] = (struct ia_chain){ .kind = IA_KIND_HOST_BOUND_LAUNCHES, .sev = IA_SEV_HIGH, .impact = 0.05 };
+	qsort(c, 5, sizeof *c, ia_chains_order);
+	assert_int_equal(c[0].kind, IA_KIND_HOST_BOUND_LAUNCHES);        /* severity first */
+	assert_int_equal(c[1].kind, IA_KIND_RECOMPILATION);    /* then by cost ... */
+	assert_int_equal(c[2].kind, IA_KIND_COMPILATION);      /* (uncapped: its place by cost) */
+	assert_int_equal(c[3].kind, IA_KIND_GAPS_HOST_BUSY);
+	assert_int_equal(c[4].kind, IA_KIND_STARTUP);          /* ... the capped one last of its severity */
 }
 
 /* The reason of a stack given as its Python frames (file, function) and
@@ -242,6 +264,7 @@ int main(void)
 		cmocka_unit_test(python_frames),
 		cmocka_unit_test(native_frames),
 		cmocka_unit_test(phases_and_rank),
+		cmocka_unit_test(amortised_phase_order),
 		cmocka_unit_test(epoch_frames),
 		cmocka_unit_test(compiler_names),
 		cmocka_unit_test(competitors_by_name),
