@@ -130,43 +130,44 @@ static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream 
 	unlock(s);
 }
 
+/* The calling thread's runs (gpu_marks.h), in ingero_tls.mark_state, on
+ * the thread's first line: 0, a run may start; 1 to INGERO_GPU_MARK_RUN - 1,
+ * the marks of the run going on; PASSING | n, n launches with budget for a
+ * run still to pass over (counted in note_in, in line). */
+#define PASSING 0x8000u
+
 /* A ration's mark was recorded (or not: the run ends): a run ends after
- * INGERO_GPU_MARK_RUN, and the next starts after a drawn number of
- * launches (xorshift, seeded by the thread's id). */
-static void run_went(bool marked)
+ * INGERO_GPU_MARK_RUN, and the next starts after a drawn number of the
+ * launches that find budget for it (xorshift, seeded by the thread's id). */
+static __attribute__((noinline, cold)) void run_went(bool marked)
 {
 	struct ingero_tls *t = &ingero_tls;
-	if (marked && ++t->mark_run < INGERO_GPU_MARK_RUN)
+	if (marked && ++t->mark_state < INGERO_GPU_MARK_RUN)
 		return;
-	if (!marked && t->mark_run == 0)
+	if (!marked && t->mark_state == 0)
 		return;   /* no run to end */
 	uint32_t x = t->mark_rng ? t->mark_rng : t->tid * 2654435761u + 1;
 	x ^= x << 13;
 	x ^= x >> 17;
 	x ^= x << 5;
 	t->mark_rng = x;
-	t->mark_run = 0;
-	t->mark_skip = (uint16_t)(x % INGERO_GPU_MARK_SKIP);
+	uint16_t n = (uint16_t)(x % INGERO_GPU_MARK_SKIP);
+	t->mark_state = n ? (uint16_t)(PASSING | n) : 0;
 }
 
 /* The calling threads' ration, a token bucket (GCRA): bursts of
  * INGERO_GPU_MARK_BURST kernels, one per mark_ticks on average, taken in
- * runs (gpu_marks.h): a run starts after this thread passed over its drawn
- * number of launches and with two marks' budget, and goes on while there is
+ * runs: a run starts with two marks' budget and goes on while there is
  * one.  True when this launch is to be marked (its mark paid for). */
 static bool ration_allows(uint64_t t1)
 {
 	struct ingero_tls *t = &ingero_tls;
+	if (t->mark_state & PASSING)
+		return false;
 	uint64_t tat = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
 	uint64_t base = tat > t1 ? tat : t1;
-	if (t->mark_run == 0) {
-		if (t->mark_skip) {
-			t->mark_skip--;
-			return false;
-		}
-		if (base + ingero_gpu.mark_ticks - t1 > ingero_hot.gpu_burst_ticks)
-			return false;   /* less than two marks' budget */
-	} else if (base - t1 > ingero_hot.gpu_burst_ticks) {
+	uint64_t need = t->mark_state ? 0 : ingero_gpu.mark_ticks;
+	if (base + need - t1 > ingero_hot.gpu_burst_ticks) {
 		run_went(false);
 		return false;
 	}
@@ -184,14 +185,24 @@ static bool ration_allows(uint64_t t1)
 static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uint64_t stream, uint64_t t1,
 						uint64_t prev, uint64_t kernel)
 {
-	if (!ingero_gpu.mark_ticks || !atomic_load_explicit(&s->keeps_up, memory_order_relaxed))
+	if (!ingero_gpu.mark_ticks || !atomic_load_explicit(&s->keeps_up, memory_order_relaxed)) {
+		run_went(false);   /* (a run this launch breaks ends) */
 		return;   /* INGERO_GPU_MARK_US=0, or the GPU is behind: the watcher's marks say it */
+	}
 	/* shortly after a kernel new to the process appeared, every launch is
 	 * marked, outside the ration (gpu_fresh.c); one right behind a marked
 	 * launch times its kernel alone, and pays what a new kernel is owed */
 	void *owed = NULL;
-	bool fresh = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed) &&
-		     t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks;
+	bool fresh = false;
+	uint32_t n = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed);
+	if (n) {
+		if (t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks)
+			fresh = true;
+		else   /* the window is over: what it left unpaid is forgotten, or
+			* every launch after it would come here (owing, note_in) */
+			atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_fresh_n, &n, 0, memory_order_relaxed,
+								memory_order_relaxed);
+	}
 	if (fresh && kernel && atomic_load_explicit(&s->marked_upto, memory_order_relaxed) == prev)
 		owed = ingero_gpu_fresh_find(kernel, t1);
 	if (!fresh && !ration_allows(t1))
@@ -215,8 +226,31 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
 	bool owing = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed) != 0;
 	uint64_t prev = owing ? atomic_load_explicit(&s->last_submit, memory_order_relaxed) : 0;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
-	if (owing || atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed) <= t1 + ingero_hot.gpu_burst_ticks)
-		note_mark(s, stream, t1, prev, kernel);
+	if (!owing) {
+		/* the ration's budget for this launch (most find none): a run goes
+		 * on with one mark's, starts with two (ration_allows); a launch
+		 * that finds a start's budget while the thread passes over
+		 * launches is counted here */
+		uint64_t nm = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
+		uint64_t room = ingero_hot.gpu_burst_ticks;
+		uint16_t st = ingero_tls.mark_state;
+		if (__builtin_expect(nm > t1 + room, 1)) {
+			/* a run this unmarked launch breaks ends: the next mark
+			 * would time nothing alone */
+			if (__builtin_expect(st != 0 && !(st & PASSING), 0))
+				run_went(false);
+			return;
+		}
+		if (st == 0 || (st & PASSING)) {
+			if (nm > t1 + room - room / INGERO_GPU_MARK_BURST)
+				return;
+			if (st & PASSING) {
+				ingero_tls.mark_state = (st & ~PASSING) > 1 ? (uint16_t)(st - 1) : 0;
+				return;
+			}
+		}
+	}
+	note_mark(s, stream, t1, prev, kernel);
 }
 
 /* The answer "not timed" kept for a (stream, API): a per-thread stream

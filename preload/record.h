@@ -145,7 +145,8 @@ struct __attribute__((aligned(64))) ingero_tls {
 	unsigned gen;       /* ingero_hot.gen when tid was cached */
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
-	uint32_t puts;      /* records put, for the sender's wake-up check (record.c) */
+	uint16_t puts;      /* records put, for the sender's wake-up check (record.c: its low bits) */
+	uint16_t mark_state; /* the calling thread's GPU-mark runs (gpu_marks.c: marks of the run, or launches to pass over) */
 	/* the stream this thread queued work on last, and its GPU-mark slot
 	 * (gpu_marks.c): a launch loop finds it here, not by a probe; valid
 	 * while ingero_hot.gpu_slots_gen is gpu_gen */
@@ -155,11 +156,7 @@ struct __attribute__((aligned(64))) ingero_tls {
 	/* this thread's lane (lane.h), claimed at its first recorded call */
 	struct ingero_lane_writer lane;
 	uint32_t lane_retry;  /* none was free: calls through the ring until this counts down */
-	/* the calling thread's GPU marks (gpu_marks.c): where its current run
-	 * of marked launches stands, launches to pass over before the next
-	 * run, and the generator that draws that number */
-	uint16_t mark_run, mark_skip;
-	uint32_t mark_rng;
+	uint32_t mark_rng;    /* draws the launches passed over before a run of GPU marks */
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;
