@@ -144,7 +144,7 @@ static __attribute__((noinline, cold)) void run_went(bool marked)
 	struct ingero_tls *t = &ingero_tls;
 	if (marked && ++t->mark_state < INGERO_GPU_MARK_RUN)
 		return;
-	if (!marked && t->mark_state == 0)
+	if (!marked && (t->mark_state == 0 || (t->mark_state & PASSING)))
 		return;   /* no run to end */
 	uint32_t x = t->mark_rng ? t->mark_rng : t->tid * 2654435761u + 1;
 	x ^= x << 13;
