@@ -47,7 +47,7 @@
 #define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
 #define INGERO_GPU_MARK_BURST 32   /* marks the calling threads may record back to back (a step's kernels) */
 #define INGERO_GPU_MARK_RUN 8      /* consecutive launches a run of the calling threads' marks takes at most */
-#define INGERO_GPU_MARK_SKIP 64    /* a run starts after passing over 0 to this many - 1 launches (drawn) */
+#define INGERO_GPU_MARK_SKIP 64    /* a run starts after passing over 0 to this many - 1 (drawn) of the launches with budget for one */
 
 /* One mark in flight: the event and when it was recorded (ticks, clock.h). */
 struct ingero_gpu_mark {
