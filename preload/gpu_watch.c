@@ -19,15 +19,7 @@
  * relaxed, so a program capturing a CUDA graph in global mode is not
  * disturbed by its queries, and never records into a capturing stream.
  * It polls every INGERO_GPU_POLL_US while a mark is outstanding or a stream
- * has unmarked work, and every IDLE_POLL_NS otherwise; LAG_DIV times as
- * often while a stream's GPU lags behind its host (its last mark waited).
- * There the marks it records each wait, and the bounds of the GPU's idle
- * time are as narrow as they are dense: polled every 1 ms the corpus'
- * GPU-bound CuPy FFT (c09) was known to 6.9 points, in the trace made when
- * the watcher polled every 250 us to 2 (docs/gpu-runs.md section 14).  And there the host is ahead of the GPU:
- * the watcher's driver calls beside the program's take nothing from its
- * steps.  Where the GPU keeps up, the host is what the steps wait for, and
- * the calling threads' own marks time the kernels.
+ * has unmarked work, and every IDLE_POLL_NS otherwise.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -54,10 +46,6 @@
 #define STATS_EVERY_NS 1000000000ull
 #define STOP_WAIT_NS 1000000000ull
 #define KEEPS_UP_NS 20000ull
-/* A stream whose GPU lags is polled this many times as often (at least
- * every LAG_POLL_MIN_NS apart). */
-#define LAG_DIV 4
-#define LAG_POLL_MIN_NS 50000ull
 /* At exit: how long the watcher waits for the marks behind the program's
  * last work to complete (well inside the stop's own bound, STOP_WAIT_NS). */
 #define FINAL_DRAIN_NS 100000000ull
@@ -78,8 +66,6 @@ static struct {
 	const struct ingero_gpu_driver *d;
 	struct ctx_clock clocks[MAX_CTX];
 	uint64_t poll_ns, poll_ticks;
-	uint64_t lag_ns, lag_ticks;    /* the same where a stream's GPU lags */
-	bool lagging;                  /* the last pass saw such a stream with work or marks out */
 	uint64_t stats_at;
 } W;
 
@@ -224,14 +210,12 @@ static bool mark_new_work(struct ingero_gpu_stream *s, uint64_t stream, uint64_t
 	uint64_t sub = atomic_load_explicit(&s->last_submit, memory_order_relaxed);
 	if (sub <= atomic_load_explicit(&s->marked_upto, memory_order_relaxed))
 		return false;
-	bool keeps_up = atomic_load_explicit(&s->keeps_up, memory_order_relaxed);
-	if (stream == INGERO_STREAM_PER_THREAD ||
-	    now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < (keeps_up ? W.poll_ticks : W.lag_ticks))
+	if (stream == INGERO_STREAM_PER_THREAD || now - atomic_load_explicit(&s->last_mark, memory_order_relaxed) < W.poll_ticks)
 		return true;   /* look again at the next poll */
 	/* where the GPU keeps up, the calling threads mark the kernels; the
 	 * watcher adds one only once the stream has gone quiet (its driver
 	 * calls share the program's locks: fewer is cheaper) */
-	if (keeps_up && now - sub < W.poll_ticks)
+	if (atomic_load_explicit(&s->keeps_up, memory_order_relaxed) && now - sub < W.poll_ticks)
 		return true;
 	int free_ = 0;
 	if (!atomic_compare_exchange_strong(&s->lock, &free_, 1))
@@ -265,7 +249,6 @@ static void emit_stats(void)
 static bool pass(bool mark)
 {
 	bool busy = false;
-	W.lagging = false;
 	uint64_t now = ingero_ticks();
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
 		struct ingero_gpu_stream *s = &ingero_gpu_streams[i];
@@ -279,11 +262,9 @@ static bool pass(bool mark)
 			continue;
 		struct ctx_clock *c = clock_of(s->ctx);
 		uint64_t stream = key - 1;
-		bool out = drain(s, c, stream);
+		busy |= drain(s, c, stream);
 		if (mark && atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
-			out |= mark_new_work(s, stream, now);
-		busy |= out;
-		W.lagging |= out && !atomic_load_explicit(&s->keeps_up, memory_order_relaxed);
+			busy |= mark_new_work(s, stream, now);
 	}
 	uint64_t t = ingero_now();
 	for (int i = 0; i < MAX_CTX && W.clocks[i].ctx; i++) {
@@ -331,15 +312,11 @@ static void *watch_main(void *arg)
 	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
 	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;
-	W.lag_ns = W.poll_ns / LAG_DIV > LAG_POLL_MIN_NS ? W.poll_ns / LAG_DIV : LAG_POLL_MIN_NS;
-	if (W.lag_ns > W.poll_ns)
-		W.lag_ns = W.poll_ns;
-	W.lag_ticks = W.lag_ns * tpu / 1000;
 	W.stats_at = ingero_now();
 	atomic_store_explicit(&ingero_hot.gpu_on, 1, memory_order_release);
 	while (!atomic_load_explicit(&W.stop, memory_order_acquire)) {
 		if (pass(true)) {
-			struct timespec ts = { 0, (long)(W.lagging ? W.lag_ns : W.poll_ns) };
+			struct timespec ts = { 0, (long)W.poll_ns };
 			nanosleep(&ts, NULL);
 			continue;
 		}
