@@ -136,6 +136,15 @@ static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream 
  * run still to pass over (counted in note_in, in line). */
 #define PASSING 0x8000u
 
+/* The ration's budget a launch in state st needs, as how far the bucket's
+ * time may be ahead of the launch's: a run goes on with one mark's, starts
+ * with two (INGERO_GPU_MARK_BURST marks' worth is the whole bucket). */
+static inline uint64_t run_room(uint16_t st)
+{
+	uint64_t room = ingero_hot.gpu_burst_ticks;
+	return st != 0 && !(st & PASSING) ? room : room - room / INGERO_GPU_MARK_BURST;
+}
+
 /* A ration's mark was recorded (or not: the run ends): a run ends after
  * INGERO_GPU_MARK_RUN, and the next starts after a drawn number of the
  * launches that find budget for it (xorshift, seeded by the thread's id). */
@@ -166,8 +175,7 @@ static bool ration_allows(uint64_t t1)
 		return false;
 	uint64_t tat = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
 	uint64_t base = tat > t1 ? tat : t1;
-	uint64_t need = t->mark_state ? 0 : ingero_gpu.mark_ticks;
-	if (base + need - t1 > ingero_hot.gpu_burst_ticks) {
+	if (base - t1 > run_room(t->mark_state)) {
 		run_went(false);
 		return false;
 	}
@@ -227,27 +235,23 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
 	uint64_t prev = owing ? atomic_load_explicit(&s->last_submit, memory_order_relaxed) : 0;
 	atomic_store_explicit(&s->last_submit, t1, memory_order_relaxed);
 	if (!owing) {
-		/* the ration's budget for this launch (most find none): a run goes
-		 * on with one mark's, starts with two (ration_allows); a launch
-		 * that finds a start's budget while the thread passes over
-		 * launches is counted here */
+		/* the ration's budget for this launch (most find none: one
+		 * compare); a launch that finds a start's budget while the thread
+		 * passes over launches is counted here */
 		uint64_t nm = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
-		uint64_t room = ingero_hot.gpu_burst_ticks;
 		uint16_t st = ingero_tls.mark_state;
-		if (__builtin_expect(nm > t1 + room, 1)) {
+		if (__builtin_expect(nm > t1 + ingero_hot.gpu_burst_ticks, 1)) {
 			/* a run this unmarked launch breaks ends: the next mark
 			 * would time nothing alone */
 			if (__builtin_expect(st != 0 && !(st & PASSING), 0))
 				run_went(false);
 			return;
 		}
-		if (st == 0 || (st & PASSING)) {
-			if (nm > t1 + room - room / INGERO_GPU_MARK_BURST)
-				return;
-			if (st & PASSING) {
-				ingero_tls.mark_state = (st & ~PASSING) > 1 ? (uint16_t)(st - 1) : 0;
-				return;
-			}
+		if (nm > t1 + run_room(st))
+			return;
+		if (st & PASSING) {
+			ingero_tls.mark_state = (st & ~PASSING) > 1 ? (uint16_t)(st - 1) : 0;
+			return;
 		}
 	}
 	note_mark(s, stream, t1, prev, kernel);

@@ -162,19 +162,27 @@ static inline __attribute__((always_inline)) void put_call(const struct ingero_c
 	put_call_ring(shm, ev, tsc);
 }
 
+/* One launch in launch_sample takes a stack (sampling is on by default):
+ * whether this one is due, counted. */
+static inline __attribute__((always_inline)) bool launch_sample_due(void)
+{
+	uint32_t n = ingero_hot.launch_sample;
+	if (__builtin_expect(n != 0, 1) && __builtin_expect(++ingero_tls.launches >= n, 0)) {
+		ingero_tls.launches = 0;
+		return true;
+	}
+	return false;
+}
+
 static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel_kind kk, uint8_t *flags)
 {
 	if (c == INGERO_CLASS_LAUNCH) {
 		if (ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH))
 			return true;
-		/* (sampling is on by default: one launch in launch_sample) */
-		uint32_t n = ingero_hot.launch_sample;
-		if (__builtin_expect(n != 0, 1) && __builtin_expect(++ingero_tls.launches >= n, 0)) {
-			ingero_tls.launches = 0;
-			*flags |= INGERO_FLAG_STACK_SAMPLED;
-			return true;
-		}
-		return false;
+		if (!launch_sample_due())
+			return false;
+		*flags |= INGERO_FLAG_STACK_SAMPLED;
+		return true;
 	}
 	(void)kk;
 	if (c == INGERO_CLASS_FREE && (ingero_hot.stack_classes & INGERO_STACK_WAITING_FREES_ONLY) &&
@@ -270,10 +278,7 @@ INGERO_HOT_AT(12) void ingero_emit_launch(const struct ingero_lane_short *u, enu
 		launch_general(u, kernel_kind, -1);
 		return;
 	}
-	/* (sampling is on by default: one launch in launch_sample takes a stack) */
-	uint32_t n = ingero_hot.launch_sample;
-	if (__builtin_expect(n != 0, 1) && __builtin_expect(++t->launches >= n, 0)) {
-		t->launches = 0;
+	if (launch_sample_due()) {
 		launch_general(u, kernel_kind, 1);
 		return;
 	}
