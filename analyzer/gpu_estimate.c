@@ -8,7 +8,10 @@
  * bounds cannot tell apart.  Some kernels were timed alone, though: a mark
  * right behind one piece of work queued on an empty stream says how long
  * that piece took, from the end of its call to the mark's completion (the
- * launch latency included).  A training loop queues the same kernels with
+ * launch latency included); so does one behind a piece queued while the
+ * work before it still ran, from that work's end, when a mark right behind
+ * it measured that (the library marks runs of consecutive launches: where
+ * the GPU lags, this is how a kernel is timed at all).  A training loop queues the same kernels with
  * the same geometry every step (ia_call.work), so their times stand in for
  * the untimed ones'.  Each stream is then replayed: its work runs one piece
  * after another, from when it was queued or when the piece before ended,
@@ -47,24 +50,37 @@ static void add_sample(struct acc *a, int pid, const struct sub *w, uint64_t ns)
 	a->ntimed++;
 }
 
+/* When the one piece of work between two completion points began on the
+ * GPU: when it was queued, if the stream was empty by then; else when the
+ * work before it ended, if the previous point measured that (a mark or a
+ * host wait that lasted, with nothing queued between it and the piece: the
+ * calling threads' runs of marks on back-to-back launches); else not
+ * known (0). */
+static uint64_t piece_start(const struct cpt *prev, const struct sub *w)
+{
+	if (!prev || prev->g <= w->a)
+		return w->b;
+	if (!prev->exact || w->a < prev->r)
+		return 0;
+	return prev->g > w->b ? prev->g : w->b;
+}
+
 void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 {
-	uint64_t prev_r = 0, prev_g = 0;
-	int first = 1;
 	for (size_t i = 0; i < s->ncp; i++) {
-		const struct cpt *c = &s->cp[i];
-		size_t k0 = first ? 0 : ia_gt_first_after(s, prev_r);
+		const struct cpt *c = &s->cp[i], *prev = i ? &s->cp[i - 1] : NULL;
+		size_t k0 = prev ? ia_gt_first_after(s, prev->r) : 0;
 		size_t k1 = ia_gt_first_after(s, c->r);
-		/* one piece of work since the previous completion, queued after
-		 * it: the stream was empty, the piece ran alone on it; timed when
+		/* one piece of work since the previous completion: it ran alone
+		 * on the stream from its start (piece_start) to the mark, when
 		 * the mark came right behind it or had to wait for it */
 		const struct sub *w = k1 == k0 + 1 ? &s->sub[k0] : NULL;
-		if (w && c->mark && w->work && (first || prev_g <= w->a) && w->b <= c->r &&
-		    (c->r - w->b <= ALONE_LAG_NS || c->g > c->r + EMPTY_NS))
-			add_sample(a, s->pid, w, c->g > w->b ? c->g - w->b : 0);
-		prev_r = c->r;
-		prev_g = c->g;
-		first = 0;
+		if (!w || !c->mark || !w->work || w->b > c->r ||
+		    (c->r - w->b > ALONE_LAG_NS && c->g <= c->r + EMPTY_NS))
+			continue;
+		uint64_t from = piece_start(prev, w);
+		if (from)
+			add_sample(a, s->pid, w, c->g > from ? c->g - from : 0);
 	}
 }
 
@@ -188,28 +204,60 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 struct replay {
 	struct acc *a;
 	struct ia_span *sp; size_t n, cap;
+	/* per piece (as sp): the time it was given, and its share of the
+	 * GPU time, what the kernels' table sums */
+	uint64_t *d, *share; size_t capd, caps;
 	size_t pending;            /* spans from here on are of work queued before the next completion */
 	uint64_t qend;             /* when the stream's queue runs dry, as replayed */
 };
 
-static void put(struct replay *r, uint64_t x, uint64_t y)
+static void put(struct replay *r, uint64_t x, uint64_t d)
 {
-	if (ia_grow((void **)&r->sp, &r->cap, r->n + 1, sizeof *r->sp) < 0) {
+	if (ia_grow((void **)&r->sp, &r->cap, r->n + 1, sizeof *r->sp) < 0 ||
+	    ia_grow((void **)&r->d, &r->capd, r->n + 1, sizeof *r->d) < 0 ||
+	    ia_grow((void **)&r->share, &r->caps, r->n + 1, sizeof *r->share) < 0) {
 		r->a->oom = 1;
 		return;
 	}
-	r->sp[r->n++] = (struct ia_span){ x, y };
+	r->sp[r->n] = (struct ia_span){ x, x + d };
+	r->d[r->n] = r->share[r->n] = d;
+	r->n++;
+}
+
+/* The GPU time the completion left to pieces [from, n) — their spans, one
+ * after another, clipped to it — shared among them as the times they were
+ * given: where the GPU lags behind the host, the work queued before a mark
+ * is more than the mark's stretch holds, and clipping would give the
+ * stretch to the first pieces queued and none to the last. */
+static void share_out(struct replay *r, size_t from)
+{
+	uint64_t held = 0, given = 0;
+	for (size_t i = from; i < r->n; i++) {
+		held += r->sp[i].b - r->sp[i].a;
+		if (r->d[i] >= FOREVER || given + r->d[i] < given)
+			given = FOREVER;   /* (work never timed: no proportion to keep) */
+		else
+			given += r->d[i];
+	}
+	for (size_t i = from; i < r->n; i++)
+		r->share[i] = given && given < FOREVER ? (uint64_t)((double)held * (double)r->d[i] / (double)given)
+						      : r->sp[i].b - r->sp[i].a;
 }
 
 /* A completion: what was queued before it was done by c->g. */
 static void complete(struct replay *r, const struct cpt *c)
 {
+	int clipped = 0;
 	for (size_t i = r->pending; i < r->n; i++) {
-		if (r->sp[i].b > c->g)
+		if (r->sp[i].b > c->g) {
 			r->sp[i].b = c->g;
+			clipped = 1;
+		}
 		if (r->sp[i].a > r->sp[i].b)
 			r->sp[i].a = r->sp[i].b;
 	}
+	if (clipped)
+		share_out(r, r->pending);
 	r->pending = r->n;
 	if (c->exact && c->g > c->r + EMPTY_NS)
 		r->qend = c->g;   /* the mark waited: busy until then */
@@ -259,7 +307,7 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 		uint64_t d = piece_ns(a, s->pid, w, q);
 		uint64_t st = w->b > r.qend ? w->b : r.qend;
 		r.qend = st + d;
-		put(&r, st, r.qend);
+		put(&r, st, d);
 	}
 	while (j < s->ncp)
 		complete(&r, &s->cp[j++]);
@@ -267,8 +315,11 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 	 * or kind of copy or memset */
 	for (size_t k = 0; q == 1 && k < r.n && k < s->nsub && !a->oom; k++) {
 		uint64_t x = r.sp[k].a > lo ? r.sp[k].a : lo, y = r.sp[k].b < hi ? r.sp[k].b : hi;
+		uint64_t len = r.sp[k].b - r.sp[k].a, in = y > x ? y - x : 0;
+		/* its share, as much of it as its span has in the window */
+		uint64_t ns = in == len ? r.share[k] : (uint64_t)((double)r.share[k] * (double)in / (double)len);
 		if (s->sub[k].func && s->sub[k].a >= lo && s->sub[k].a < hi)
-			ia_gt_kernel_add(a, s, s->sub[k].func, s->sub[k].launch, y > x ? y - x : 0,
+			ia_gt_kernel_add(a, s, s->sub[k].func, s->sub[k].launch, ns,
 					 a->ph && ia_phase_at(a->ph, s->sub[k].a) == IA_PHASE_STEADY);
 	}
 	if (!a->oom) {
@@ -276,4 +327,6 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 		subtract(a, r.sp, n, idle, nidle, out, nout, cout);
 	}
 	free(r.sp);
+	free(r.d);
+	free(r.share);
 }

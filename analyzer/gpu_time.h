@@ -26,8 +26,9 @@
  * measured and the analysis falls back to host evidence (gaps.h).
  *
  * Within the bounds, an estimate (gpu_estimate.c): work timed alone (a mark
- * right behind one piece of work on an empty stream) gives the GPU time of
- * alike work (same kernel and geometry, same kind and size of copy), and
+ * right behind one piece of work queued on an empty stream, or behind work
+ * whose end a mark right behind it measured) gives the GPU time of alike
+ * work (same kernel and geometry, same kind and size of copy), and
  * each stream is replayed with those times, held to its measured
  * completions.  Three replays, with the 25th, 50th and 75th percentile of
  * the times: est[1] is the estimate, est[0] and est[2] its range.

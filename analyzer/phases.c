@@ -291,12 +291,15 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 		return -1;
 	/* what ran before the loop's first full step is its set-up (a dataset
 	 * built, a buffer pinned, the model moved): one-time work, so start-up
-	 * — unless it queued as much GPU work as a few steps (an earlier loop) */
+	 * — unless it queued as much GPU work as a few steps (an earlier loop;
+	 * the loop's own first steps, slowed by a library loading, are in a
+	 * start-up slice already and say nothing of that) */
 	if (ph->steps.calls) {
 		size_t first = slice_of(ph, ph->steps.first_ns);
 		uint64_t launches = 0;
 		for (size_t k = 0; k < first && k < ph->nslices; k++)
-			launches += ph->launches[k];
+			if (ph->slice[k] == IA_PHASE_STEADY)
+				launches += ph->launches[k];
 		if (launches < 3 * (uint64_t)ph->steps.launches + 3)
 			for (size_t k = 0; k < first && k < ph->nslices; k++)
 				if (ph->slice[k] == IA_PHASE_STEADY)

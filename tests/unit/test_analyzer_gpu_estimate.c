@@ -9,7 +9,11 @@
  * nothing in the short replay, the process's typical time in the middle
  * one and all it can in the long one; fewer than three times of a kind say
  * nothing; a kernel timed under another geometry stands in when its own
- * was never timed; the median replay's time summed by kernel.
+ * was never timed; the median replay's time summed by kernel; a kernel
+ * queued behind another timed from the mark behind the one before (the
+ * calling threads' runs where the GPU lags), but not from a completion
+ * that only bounds; a stretch too short for the work queued before it
+ * shared among that work as its times, not given to the first pieces.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +37,13 @@ static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
 {
 	s->cp = realloc(s->cp, (s->ncp + 1) * sizeof *s->cp);
 	s->cp[s->ncp++] = (struct cpt){ r, g, 1, 1 };
+}
+
+/* A host wait that returned at once: done by then, but when is not known. */
+static void bound(struct stream_acc *s, uint64_t r, uint64_t g)
+{
+	s->cp = realloc(s->cp, (s->ncp + 1) * sizeof *s->cp);
+	s->cp[s->ncp++] = (struct cpt){ r, g, 0, 0 };
 }
 
 /* An empty accumulator with one stream, of process 1. */
@@ -218,6 +229,72 @@ static void another_geometry_stands_in(void **st)
 	acc_free(&a);
 }
 
+static void timed_back_to_back(void **st)
+{
+	(void)st;
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	/* the GPU lags: kernel 9 (the long one) queued, a mark right behind
+	 * it, then kernel 7 queued while 9 still runs, a mark right behind
+	 * it: 7 ran from 9's mark (done at 500) to its own (done at 530) */
+	for (uint64_t t = 0; t < 3000; t += 1000) {
+		sub(s, t * US, (t + 5) * US, 9, 90);
+		mark(s, (t + 6) * US, (t + 500) * US);
+		sub(s, (t + 10) * US, (t + 15) * US, 7, 70);
+		mark(s, (t + 16) * US, (t + 530) * US);
+	}
+	/* the same, but the completion before 7 a host wait that returned
+	 * at once (it says 9 was done by 3,600, not when): 7 not timed */
+	sub(s, 3000 * US, 3005 * US, 9, 90);
+	bound(s, 3006 * US, 3600 * US);
+	sub(s, 3010 * US, 3015 * US, 7, 70);
+	mark(s, 3016 * US, 3630 * US);
+	time_alone(&a, s);
+	/* three 9s (the first ran alone from its launch; so do the others:
+	 * the stream was empty when each came), three 7s back to back */
+	assert_int_equal(a.ntimed, 6);
+	int sevens = 0;
+	for (size_t i = 0; i < a.nsmp; i++)
+		if (a.smp[i].key == 7) {
+			assert_int_equal(a.smp[i].ns, 30 * US);
+			sevens++;
+		}
+	assert_int_equal(sevens, 3);
+	acc_free(&a);
+}
+
+static void short_stretch_shared(void **st)
+{
+	(void)st;
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	/* kernel 5 timed at 90 us and kernel 6 at 10 us, three times each */
+	for (uint64_t t = 0; t < 600; t += 200) {
+		sub(s, t * US, (t + 5) * US, 5, 50);
+		mark(s, (t + 6) * US, (t + 95) * US);
+		sub(s, (t + 100) * US, (t + 105) * US, 6, 60);
+		mark(s, (t + 106) * US, (t + 115) * US);
+	}
+	/* a 5 and a 6 queued together, a mark done 50 us later: the GPU
+	 * was busier than the times say; the 50 us are shared 9 to 1, not
+	 * all to the 5 queued first */
+	sub(s, 1000 * US, 1001 * US, 5, 50);
+	sub(s, 1001 * US, 1002 * US, 6, 60);
+	mark(s, 1003 * US, 1051 * US);
+	time_alone(&a, s);
+	struct ia_span *e;
+	size_t n;
+	estimate(&a, 1, NULL, 0, &e, &n);
+	free(e);
+	assert_int_equal(a.nkt, 2);
+	for (size_t i = 0; i < a.nkt; i++) {
+		/* three timed pieces, then the share of the 50 us */
+		uint64_t want = a.kt[i].func == 50 ? 3 * 90 * US + 45 * US : 3 * 10 * US + 5 * US;
+		assert_int_equal(a.kt[i].ns, want);
+	}
+	acc_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +302,8 @@ int main(void)
 		cmocka_unit_test(few_times_say_nothing),
 		cmocka_unit_test(held_to_completions),
 		cmocka_unit_test(another_geometry_stands_in),
+		cmocka_unit_test(timed_back_to_back),
+		cmocka_unit_test(short_stretch_shared),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
