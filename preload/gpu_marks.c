@@ -187,25 +187,31 @@ static bool ration_allows(uint64_t t1)
 }
 
 /* A mark may be due (the ration has one, or a new kernel is owed one):
- * this thread marks its submission where the GPU keeps up, one kernel at a
- * time (the watcher marks every poll).  prev: the stream's submission
- * before this one, read only while new kernels are owed marks. */
+ * this thread marks its submission, one kernel at a time (the watcher
+ * marks every poll).  Where the GPU keeps up, a mark right behind a
+ * kernel times it from its launch; where the GPU lags, from the mark
+ * before it, right behind the launch before (the run's): either way a
+ * kernel's own time, which the watcher's marks behind a poll's worth of
+ * work cannot tell.  prev: the stream's submission before this one, read
+ * only while new kernels are owed marks. */
 static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uint64_t stream, uint64_t t1,
 						uint64_t prev, uint64_t kernel)
 {
-	if (!ingero_gpu.mark_ticks || !atomic_load_explicit(&s->keeps_up, memory_order_relaxed)) {
+	if (!ingero_gpu.mark_ticks) {
 		run_went(false);   /* (a run this launch breaks ends) */
-		return;   /* INGERO_GPU_MARK_US=0, or the GPU is behind: the watcher's marks say it */
+		return;   /* INGERO_GPU_MARK_US=0: the watcher's marks alone */
 	}
 	/* shortly after a kernel new to the process appeared, every launch is
-	 * marked, outside the ration (gpu_fresh.c); one right behind a marked
-	 * launch times its kernel alone, and pays what a new kernel is owed */
+	 * marked, outside the ration (gpu_fresh.c), where the GPU keeps up
+	 * (where it lags, the program queues faster than kernels run: every
+	 * launch's mark would be too many); one right behind a marked launch
+	 * times its kernel alone, and pays what a new kernel is owed */
 	void *owed = NULL;
 	bool fresh = false;
 	uint32_t n = atomic_load_explicit(&ingero_hot.gpu_fresh_n, memory_order_relaxed);
 	if (n) {
 		if (t1 < atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed) + ingero_gpu.fresh_ticks)
-			fresh = true;
+			fresh = atomic_load_explicit(&s->keeps_up, memory_order_relaxed);
 		else   /* the window is over: what it left unpaid is forgotten, or
 			* every launch after it would come here (owing, note_in) */
 			atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_fresh_n, &n, 0, memory_order_relaxed,

@@ -16,15 +16,16 @@
  * poll period (INGERO_GPU_POLL_US): the program's threads pay nothing but
  * storing the submission time in the stream's slot.  That resolves the GPU
  * to a poll period wherever it lags behind the host (each mark then waits,
- * and the time it waits is busy for sure).  Where the GPU keeps up (the last
- * mark found the stream empty: small kernels launched one by one, the
- * host-bound case) a poll period holds many kernels whose run times a mark
- * behind all of them cannot tell apart; there the calling thread marks its
- * submissions itself, one each, within a budget of one mark per
- * INGERO_GPU_MARK_US for the process, so each such kernel's end is measured.
- * It marks in runs of consecutive launches (a kernel is timed alone only by
- * a mark right behind it with the launch before it marked too: a lone mark
- * times nothing), started only with two marks' budget, each at a drawn
+ * and the time it waits is busy for sure).  But a poll period holds many
+ * kernels whose run times a mark behind all of them cannot tell apart —
+ * where the GPU keeps up (small kernels launched one by one, the host-bound
+ * case: when the GPU idled) and where it lags (which kernels its time went
+ * to) — so the calling thread marks its submissions itself, one each,
+ * within a budget of one mark per INGERO_GPU_MARK_US for the process.  It
+ * marks in runs of consecutive launches (a kernel is timed only by a mark
+ * right behind it with the launch before it marked too — from its launch,
+ * or where the GPU lags from the mark before it: a lone mark times
+ * nothing), started only with two marks' budget, each at a drawn
  * number of launches into the program's: a budget spent as soon as it
  * allowed went to the same first launches of every step, and kernels later
  * in the step were never timed (the real traces' widest estimates).
