@@ -276,8 +276,18 @@ static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
 	else if (workers < nw)
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
 			     workers, cpus);
-	ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are ready "
-			"before they are needed");
+	/* the epoch boundaries say whether the workers outlive an epoch: no
+	 * advice to set what is set */
+	int persist = ia_phases_workers_persist(&v->a->ph);
+	if (persist == 1)
+		ia_chain_fix(c, "prefetch_factor=4 (the workers are persistent already: an epoch's iterator restart "
+				"forked none), so more batches are ready before they are needed");
+	else if (persist == 0)
+		ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here) and "
+				"prefetch_factor=4, so batches are ready before they are needed");
+	else
+		ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are "
+				"ready before they are needed");
 	if (!per_item && !g->samples_workers)
 		ia_batch_level_fix(c);
 }

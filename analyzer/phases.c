@@ -575,6 +575,21 @@ int ia_phases_focus(struct ia_phases *ph, struct ia_stack_names *names, uint64_t
 	return details(ph, names, ph->votes, ph->nvotes, a, b);
 }
 
+int ia_phases_workers_persist(const struct ia_phases *ph)
+{
+	size_t starts = 0, forks = 0;
+	for (size_t i = 0; i < ph->nep; i++) {
+		const struct ia_phase_episode *e = &ph->ep[i];
+		if (e->phase != IA_PHASE_EPOCH || !(e->hints & IA_HINT_LOADER_START))
+			continue;
+		starts++;
+		forks += (e->whys >> IA_WHY_LOADER_WORKERS) & 1;
+	}
+	if (starts < 2)
+		return -1;
+	return forks < starts;
+}
+
 enum ia_phase ia_phase_at(const struct ia_phases *ph, uint64_t ts)
 {
 	if (!ph->nslices || ts < ph->t0)

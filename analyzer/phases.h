@@ -110,6 +110,11 @@ int ia_phases_focus(struct ia_phases *ph, struct ia_stack_names *names, uint64_t
  * plan building is start-up unless the trace shows cudnn.benchmark, and an
  * epoch boundary's reasons are start-up unless ph->epochs). */
 enum ia_phase ia_phases_of_why(const struct ia_phases *ph, enum ia_phase_why w);
+/* Whether the DataLoader's workers outlive an epoch (persistent_workers),
+ * from the epoch boundaries' samples: 1 when an iterator restart forked
+ * none, 0 when every restart forked new ones, -1 when the trace cannot say
+ * (fewer than two iterator starts told apart). */
+int ia_phases_workers_persist(const struct ia_phases *ph);
 /* The phase at time ts (steady outside the slices). */
 enum ia_phase ia_phase_at(const struct ia_phases *ph, uint64_t ts);
 /* Time of [a, b) in slices of phase p; p = IA_PHASE_N: of any phase but steady. */

@@ -6,7 +6,9 @@
  * they are a phase and a finding of their own (counted, timed, the
  * permutation named, the steady state's gaps without them); with one, the
  * iterator's start is the loop's start-up and no epoch finding is made;
- * two stretches with no step between them are one boundary.
+ * two stretches with no step between them are one boundary; whether the
+ * workers outlive an epoch (no fork at a restart: persistent) or not (a
+ * fork at every start), which the workers' fix then says.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,7 +74,19 @@ static void stacks(sqlite3 *db)
 		 "(2, 4, 'python', '<module>', 'train.py', 19),"
 		 "(2, 0, 'native', 'at::native::randperm_out_cpu(long, at::Tensor&)', NULL, NULL),"
 		 "(2, 1, 'native', '_PyEval_EvalFrameDefault', NULL, NULL)");
+	/* stack 3: a worker forked by a new iterator (persistent_workers off) */
+	exec(db, "INSERT INTO stacks VALUES(3, 100)");
+	exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
+		 "(3, 0, 'python', 'Popen._launch', '/usr/lib/python3.12/multiprocessing/popen_fork.py', 66),"
+		 "(3, 1, 'python', '_MultiProcessingDataLoaderIter.__init__', '" SP "dataloader.py', 1101),"
+		 "(3, 2, 'python', 'DataLoader._get_iterator', '" SP "dataloader.py', 424),"
+		 "(3, 3, 'python', 'DataLoader.__iter__', '" SP "dataloader.py', 497),"
+		 "(3, 4, 'python', '<module>', 'train.py', 19),"
+		 "(3, 0, 'native', '_Fork', NULL, NULL)");
 }
+
+/* 1: at each boundary some samples show a worker forked (stack 3) */
+static int forks;
 
 /* Steps from 10 ms to END, paused at each of the nb boundaries and in the
  * quiet stretch; the main thread sampled every 10 ms; one DataLoader worker. */
@@ -104,8 +118,8 @@ static void build(const long *b, int nb, long quiet)
 	exec(db, "BEGIN");
 	for (long t = 10 * MS; t < END; t += 10 * MS) {
 		char sql[160];
-		snprintf(sql, sizeof sql, "INSERT INTO cpu_samples VALUES(100, 100, %ld, 0, %d)", t,
-			 in_boundary(b, nb, t) ? 2 : 1);
+		int k = in_boundary(b, nb, t) ? (forks && (t / (10 * MS)) % 4 == 0 ? 3 : 2) : 1;
+		snprintf(sql, sizeof sql, "INSERT INTO cpu_samples VALUES(100, 100, %ld, 0, %d)", t, k);
 		exec(db, sql);
 	}
 	exec(db, "COMMIT");
@@ -179,6 +193,7 @@ static void two_boundaries(void **state)
 	assert_non_null(strstr(c->fixes[0], "torch.randperm(n)"));
 	for (int i = 0; i < c->nfixes; i++)   /* the workers were never forked again */
 		assert_null(strstr(c->fixes[i], "persistent_workers"));
+	assert_int_equal(ia_phases_workers_persist(&a.ph), 1);   /* two restarts, no fork */
 	assert_string_equal(c->source, "train.py:19");
 	/* no steady-state chain: the steps keep the GPU busy */
 	for (size_t i = 0; i < a.nchains; i++)
@@ -199,6 +214,25 @@ static void one_boundary(void **state)
 	assert_int_equal(a.idle.phase_ns[IA_PHASE_EPOCH], 0);
 	assert_int_equal(a.idle.phase_ns[IA_PHASE_STARTUP], BOUNDARY);
 	assert_null(chain_of(&a, IA_KIND_EPOCH_BOUNDARIES));
+	assert_int_equal(ia_phases_workers_persist(&a.ph), -1);   /* one start says nothing */
+	done(&t, &a);
+}
+
+/* Two boundaries, each forking new workers: not persistent. */
+static void forked_each_epoch(void **state)
+{
+	(void)state;
+	const long b[] = { 1010 * MS, 2010 * MS };
+	forks = 1;
+	build(b, 2, -1);
+	forks = 0;
+	struct ia_trace t;
+	struct ia_analysis a;
+	analyze(&t, &a);
+	const struct ia_chain *c = chain_of(&a, IA_KIND_EPOCH_BOUNDARIES);
+	assert_non_null(c);
+	assert_int_equal(ev_u64(c, "worker_starts"), 2);
+	assert_int_equal(ia_phases_workers_persist(&a.ph), 0);
 	done(&t, &a);
 }
 
@@ -226,6 +260,7 @@ int main(void)
 		cmocka_unit_test(two_boundaries),
 		cmocka_unit_test(one_boundary),
 		cmocka_unit_test(joined_boundary),
+		cmocka_unit_test(forked_each_epoch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
