@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <ingero/event.h>
+#include <ingero/schema.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +136,7 @@ static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, s
 	if (has <= 0)
 		return has < 0 ? (snprintf(err, errlen, "%s: cannot read gpu_marks", ia_db_path()), -1) : 0;
 	sqlite3_stmt *q = ia_db_prepare(t->db,
-		"SELECT pid, stream, recorded_ns, done_ns FROM gpu_marks WHERE done_ns >= ?1 AND recorded_ns < ?2",
+		"SELECT pid, stream, recorded_ns, done_ns, flags FROM gpu_marks WHERE done_ns >= ?1 AND recorded_ns < ?2",
 		err, errlen);
 	if (!q)
 		return -1;
@@ -150,7 +151,11 @@ static int collect_marks(const struct ia_trace *t, uint64_t from, uint64_t to, s
 		struct stream_acc *s = stream_of(a, pid, ia_stream_key((uint64_t)sqlite3_column_int64(q, 1)));
 		if (!s)
 			break;
-		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), 1, 1);
+		/* a mark without a GPU timestamp says only that the work was
+		 * done by the time the library saw it: a bound, like a host call
+		 * that did not wait — it neither times work nor says "busy" */
+		int timed = !(sqlite3_column_int(q, 4) & INGERO_GPU_MARK_COARSE);
+		add_cpt(a, s, (uint64_t)sqlite3_column_int64(q, 2), (uint64_t)sqlite3_column_int64(q, 3), timed, timed);
 		s->nmarks++;
 		(*nmarks)++;
 	}

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "hot_data.h"
+#include "ingero/schema.h"
 
 #define INGERO_GPU_STREAMS 64      /* streams timed per process; more are counted, not timed */
 #define INGERO_GPU_QUEUE 256       /* marks in flight per stream (a power of two) */
@@ -75,12 +76,7 @@ struct __attribute__((aligned(64))) ingero_gpu_stream {
 	struct ingero_gpu_mark q[INGERO_GPU_QUEUE];
 };
 
-/* Flags of a mark (gpu_marks.flags in report.db). */
-enum ingero_gpu_mark_flags {
-	INGERO_GPU_MARK_WATCHER = 1u << 0,  /* recorded by the watcher (else by the calling thread) */
-	INGERO_GPU_MARK_CLAMPED = 1u << 1,   /* GPU time disagreed with what the host saw: clamped */
-	INGERO_GPU_MARK_COARSE = 1u << 2,    /* no GPU timestamp: done = when the watcher saw it */
-};
+/* Flags of a mark: enum ingero_gpu_mark_flags (ingero/schema.h, gpu_marks.flags in report.db). */
 
 /* The marks' state a launch reads only when a mark may be due (what every
  * launch reads — on, next_mark, burst_ticks, fresh_n, slots_gen — is

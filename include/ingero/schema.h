@@ -65,6 +65,14 @@
 	"page_faults"
 
 /* Loss sources (losses.source). */
+/* gpu_marks.flags (docs/schema.md): written by the preload library, read
+ * by the analyzer. */
+enum ingero_gpu_mark_flags {
+	INGERO_GPU_MARK_WATCHER = 1u << 0,  /* recorded by the watcher (else by the calling thread) */
+	INGERO_GPU_MARK_CLAMPED = 1u << 1,  /* GPU time disagreed with what the host saw: clamped */
+	INGERO_GPU_MARK_COARSE = 1u << 2,   /* no GPU timestamp: done = when the watcher saw it */
+};
+
 #define INGERO_LOSS_PRELOAD_DROPPED  "preload_dropped"   /* counted by the library, per pid */
 #define INGERO_LOSS_MALFORMED        "malformed_message" /* rejected by the decoder */
 #define INGERO_LOSS_SPOOFED          "spoofed_record"    /* record for a pid the sender may not speak for */

@@ -1,0 +1,134 @@
+/*
+ * test_analyzer_gpu_time.c — measured GPU time read from a hand-built
+ * report.db (analyzer/gpu_time.c): launches on one stream, each with a mark
+ * right behind it that waited 100 us for it.  With GPU timestamps the marks
+ * time each launch and make the stream certainly busy while they waited;
+ * marks the library could not timestamp (flags 4, COARSE: done = when it saw
+ * them) are bounds only — no piece timed, nothing certainly busy — yet the
+ * stream still counts as marked.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/db.h"
+#include "../../analyzer/gpu_time.h"
+#include "../../analyzer/trace.h"
+
+#include <ingero/api.h>
+#include <ingero/schema.h>
+
+#include "call_blocks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define US 1000ull
+#define STREAM 0x7f0000001000ull
+#define LAUNCHES 5
+
+static char path[64];
+
+static void exec(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+		fail_msg("%s: %s", sql, e);
+}
+
+/* LAUNCHES launches of one kernel, 1 ms apart, each 5 us, a mark recorded
+ * 1 us after each returns and done 100 us later, with mark flags `flags`. */
+static void build(unsigned flags)
+{
+	snprintf(path, sizeof path, "/tmp/ia-gpu-time-%d.db", (int)getpid());
+	unlink(path);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec(db, TB_SCHEMA_SQL);
+	exec(db, "INSERT INTO session VALUES('cpus','4'),('start_mono_ns','0'),('command','python3 train.py')");
+	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
+	struct ingero_cuda_call c[LAUNCHES];
+	for (int i = 0; i < LAUNCHES; i++) {
+		uint64_t t = (uint64_t)(i + 1) * 1000 * US;
+		c[i] = tb_call(100, 100, INGERO_API_CU_LAUNCH_KERNEL, t, 5 * US);
+		c[i].stream = STREAM;
+		c[i].kernel = 0x4000;
+		c[i].grid[0] = c[i].block[0] = 1;
+		char sql[200];
+		snprintf(sql, sizeof sql, "INSERT INTO gpu_marks VALUES(100, %llu, %llu, %llu, %u)",
+			 (unsigned long long)STREAM, (unsigned long long)(t + 6 * US),
+			 (unsigned long long)(t + 106 * US), flags);
+		exec(db, sql);
+	}
+	char err[256];
+	if (tb_insert_calls(db, c, LAUNCHES, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	sqlite3_close(db);
+}
+
+static void measure(struct ia_trace *t, struct ia_gpu_time *g)
+{
+	char err[256];
+	sqlite3 *db = ia_db_open(path, err, sizeof err);
+	if (!db)
+		fail_msg("%s", err);
+	struct ia_filter f = { 0 };
+	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	if (ia_gpu_time_compute(t, 0, (LAUNCHES + 1) * 1000 * US, NULL, g, err, sizeof err) < 0)
+		fail_msg("%s", err);
+}
+
+static void done(struct ia_trace *t, struct ia_gpu_time *g)
+{
+	sqlite3 *db = t->db;
+	ia_gpu_time_free(g);
+	ia_trace_free(t);
+	ia_db_close(db);
+	unlink(path);
+}
+
+static void timestamped_marks(void **state)
+{
+	(void)state;
+	build(0);
+	struct ia_trace t;
+	struct ia_gpu_time g;
+	measure(&t, &g);
+	assert_true(g.measured);
+	assert_int_equal(g.nmarks, LAUNCHES);
+	assert_int_equal(g.ntimed, LAUNCHES);   /* each from its call's end to its mark: 101 us */
+	/* busy from each launch's end until its mark was done */
+	assert_int_equal(g.busy_ns, LAUNCHES * 101 * US);
+	done(&t, &g);
+}
+
+static void coarse_marks_bound_only(void **state)
+{
+	(void)state;
+	build(INGERO_GPU_MARK_COARSE);
+	struct ia_trace t;
+	struct ia_gpu_time g;
+	measure(&t, &g);
+	assert_true(g.measured);
+	assert_int_equal(g.nmarks, LAUNCHES);
+	assert_int_equal(g.nunmarked, 0);
+	assert_int_equal(g.ntimed, 0);
+	assert_int_equal(g.busy_ns, 0);
+	/* idle for certain only before the first launch and after each mark */
+	assert_true(g.idle_low_ns < (LAUNCHES + 1) * 1000 * US);
+	done(&t, &g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(timestamped_marks),
+		cmocka_unit_test(coarse_marks_bound_only),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
