@@ -46,6 +46,30 @@ static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
 	return 0;
 }
 
+/* The period of the launches alone, where it is shorter than the calls'
+ * (or they have none): a loop that reads its loss every N steps (a copy
+ * and a sync more in one step of N), or whose allocator calls now and
+ * then, shifts the call sequence by a few calls each time; the comparison
+ * with itself one step later then fails for a whole step after each (c02:
+ * 7 % of the positions), or succeeds only N steps later, a "step" N times
+ * too long.  Its kernels keep their order.  Calls per step are then the
+ * stretch's mean.  seq is reordered (its launches first). */
+static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, struct ia_steps *out)
+{
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++)   /* in place: the launches, in order */
+		if (ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH && seq[i].kernel)
+			seq[nl++] = seq[i];
+	uint32_t p = find_period(seq, nl, max_period);
+	if (!p || nl <= p || seq[nl - 1].start <= seq[0].start || (out->calls && out->launches <= p))
+		return;
+	size_t steps = (nl - 1) / p;
+	out->launches = p;
+	out->calls = (uint32_t)((n * p + nl / 2) / nl);
+	out->ns = (seq[nl - 1].start - seq[0].start) / steps;
+	out->first_ns = seq[loop_start(seq, nl, p)].start;
+}
+
 int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period,
 		  struct ia_steps *out, char *err, size_t errlen)
 {
@@ -89,16 +113,23 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	}
 	sqlite3_finalize(st);
 	out->calls = find_period(seq, n, max_period);
-	for (uint32_t i = 0; i < out->calls; i++)
-		out->launches += ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH;
+	if (out->calls) {
+		/* one step's launches, counted from where the loop begins (what
+		 * comes before it is set-up, other work) */
+		size_t s0 = loop_start(seq, n, out->calls);
+		out->first_ns = seq[s0].start;
+		for (size_t i = s0; i < s0 + out->calls && i < n; i++)
+			out->launches += ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH;
+	}
 	if (out->calls && !out->launches)
 		out->calls = 0;   /* a repeat without launches says nothing about steps of GPU work */
 	if (out->calls && n > out->calls && last > first)
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
-	if (!out->calls)
+	if (!out->calls) {
 		out->launches = 0;
-	else
-		out->first_ns = seq[loop_start(seq, n, out->calls)].start;
+		out->first_ns = 0;
+	}
+	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;
 }

@@ -8,7 +8,11 @@
  * comparing the sequence with itself shifted by P, P = 2, 3, ..., for at
  * least three repeats and 95 % of the positions (a data-dependent branch
  * or an occasional sync does not break it).  A sequence too uniform to
- * tell a step apart (P = 1: one API, no kernel ids) has no period.
+ * tell a step apart (P = 1: one API, no kernel ids) has no period.  When
+ * the calls have none, their launches alone are compared: a loss read every
+ * N steps (a copy and a sync more) or an allocator's call now and then
+ * shifts the calls, not the kernels' order; calls per step are then the
+ * stretch's mean.
  */
 #ifndef IA_STEPS_H
 #define IA_STEPS_H

@@ -1,0 +1,133 @@
+/*
+ * test_analyzer_steps.c — the loop's step from its call sequence
+ * (analyzer/steps.c), on hand-built report.dbs: a loop of five kernels and a
+ * sync a step after three set-up launches.  A plain loop: the calls repeat,
+ * the step is six calls.  The same loop reading its loss every tenth step (a
+ * copy and a sync more): the calls repeat only every ten steps, and the
+ * launches give the step — five launches, six calls on average — and where
+ * the loop began.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/db.h"
+#include "../../analyzer/steps.h"
+#include "../../analyzer/trace.h"
+
+#include <ingero/api.h>
+#include <ingero/schema.h>
+
+#include "call_blocks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define US 1000ull
+#define STEPS 200
+#define STEP_NS (1000 * US)
+#define LOOP_START (500 * US)   /* after the set-up's launches */
+
+static char path[64];
+
+static void exec(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+		fail_msg("%s: %s", sql, e);
+}
+
+static struct ingero_cuda_call launch(uint64_t t, uint64_t kernel)
+{
+	struct ingero_cuda_call c = tb_call(100, 100, INGERO_API_CU_LAUNCH_KERNEL, t, 5 * US);
+	c.kernel = kernel;
+	return c;
+}
+
+/* every `loss_every` steps (0: never) a device-to-host copy and a sync more */
+static void build(int loss_every)
+{
+	snprintf(path, sizeof path, "/tmp/ia-steps-%d.db", (int)getpid());
+	unlink(path);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec(db, TB_SCHEMA_SQL);
+	exec(db, "INSERT INTO session VALUES('cpus','4'),('start_mono_ns','0'),('command','python3 train.py')");
+	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
+	struct ingero_cuda_call *c = calloc(8 * STEPS + 8, sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	for (int i = 0; i < 3; i++)   /* set-up: other kernels */
+		c[n++] = launch((uint64_t)(10 + 100 * i) * US, 0x9000 + (uint64_t)i);
+	for (int s = 0; s < STEPS; s++) {
+		uint64_t t = LOOP_START + (uint64_t)s * STEP_NS;
+		for (int k = 0; k < 5; k++)
+			c[n++] = launch(t + (uint64_t)k * 20 * US, 0x4000 + (uint64_t)k);
+		c[n++] = tb_call(100, 100, INGERO_API_CUDA_STREAM_SYNCHRONIZE, t + 120 * US, 800 * US);
+		if (loss_every && s % loss_every == 0) {
+			c[n] = tb_call(100, 100, INGERO_API_CUDA_MEMCPY_ASYNC, t + 930 * US, 10 * US);
+			c[n++].dir = INGERO_DIR_DTOH;
+			c[n++] = tb_call(100, 100, INGERO_API_CUDA_STREAM_SYNCHRONIZE, t + 945 * US, 5 * US);
+		}
+	}
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+}
+
+static void steps_of(struct ia_steps *st)
+{
+	char err[256];
+	sqlite3 *db = ia_db_open(path, err, sizeof err);
+	if (!db)
+		fail_msg("%s", err);
+	struct ia_trace t;
+	struct ia_filter f = { 0 };
+	if (ia_trace_load(&t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	if (ia_steps_find(&t, 100, 0, LOOP_START + (STEPS + 1) * STEP_NS, IA_STEPS_MAX_PERIOD, st, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	ia_trace_free(&t);
+	ia_db_close(db);
+	unlink(path);
+}
+
+static void plain_loop(void **state)
+{
+	(void)state;
+	build(0);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 6);
+	assert_int_equal(st.launches, 5);
+	assert_int_equal(st.first_ns, LOOP_START);
+	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
+}
+
+static void loss_read_every_ten(void **state)
+{
+	(void)state;
+	build(10);
+	struct ia_steps st;
+	steps_of(&st);
+	/* the calls repeat every ten steps (62 calls); the kernels every step */
+	assert_int_equal(st.launches, 5);
+	assert_int_equal(st.calls, 6);   /* 6.2 on average */
+	assert_int_equal(st.first_ns, LOOP_START);
+	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plain_loop),
+		cmocka_unit_test(loss_read_every_ten),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
