@@ -11,9 +11,9 @@
  * launch latency included); so does one behind a piece queued while the
  * work before it still ran, from that work's end, when a mark right behind
  * it measured that (the library marks runs of consecutive launches: where
- * the GPU lags, this is how a kernel is timed at all).  A training loop queues the same kernels with
- * the same geometry every step (ia_call.work), so their times stand in for
- * the untimed ones'.  Each stream is then replayed: its work runs one piece
+ * the GPU lags, this is how a kernel is timed at all).  A training loop
+ * queues the same kernels with the same geometry every step (ia_call.work),
+ * so their times stand in for the untimed ones'.  Each stream is then replayed: its work runs one piece
  * after another, from when it was queued or when the piece before ended,
  * held to the measured completions (work queued before a mark is done when
  * the mark is; a mark that waited says the stream was busy until then) and
