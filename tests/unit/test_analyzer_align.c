@@ -21,7 +21,7 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "call_blocks.h"
+#include "report_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +29,6 @@
 #include <unistd.h>
 
 static char path[64];
-
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *e = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
-		fail_msg("%s: %s", sql, e);
-}
 
 /* Rows of the fixture; `reverse` inserts the big tables backwards. */
 static void build(int reverse)
@@ -56,16 +49,12 @@ static void build(int reverse)
 		"(200, 200, 100, 150, 150, 0, 0, 0)",
 	};
 	snprintf(path, sizeof path, "/tmp/ia-unit-%d.db", (int)getpid());
-	unlink(path);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, TB_SCHEMA_SQL);
-	exec(db, "INSERT INTO session VALUES('cpus','2'),('start_mono_ns','0'),('command','fixture')");
-	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'worker')");
+	sqlite3 *db = rf_create(path, 2, "fixture");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'worker')");
 	/* a child of a Python program is a worker on evidence: PyTorch names a
 	 * DataLoader worker's thread so (per_process.h) */
-	exec(db, "INSERT INTO threads VALUES(200, 200, 'pt_data_worker')");
-	exec(db, "INSERT INTO cpu_busy VALUES(0, 1000, 500), (1, 1000, 250), (0, 1500, 500), (1, 1500, 500)");
+	rf_exec(db, "INSERT INTO threads VALUES(200, 200, 'pt_data_worker')");
+	rf_exec(db, "INSERT INTO cpu_busy VALUES(0, 1000, 500), (1, 1000, 250), (0, 1500, 500), (1, 1500, 500)");
 	/* backwards, the blocks hold their calls latest first */
 	struct ingero_cuda_call in[5];
 	char sql[256];
@@ -75,21 +64,14 @@ static void build(int reverse)
 		fail_msg("%s", sql);
 	for (int i = 0; i < 4; i++) {
 		snprintf(sql, sizeof sql, "INSERT INTO off_cpu VALUES %s", offs[reverse ? 3 - i : i]);
-		exec(db, sql);
+		rf_exec(db, sql);
 	}
 	sqlite3_close(db);
 }
 
 static void load(struct ia_trace *t, int pid)
 {
-	char err[256];
-	sqlite3 *db = ia_db_open(path, err, sizeof err);
-	if (!db)
-		fail_msg("%s", err);
-	struct ia_filter f = { 0 };
-	f.pid = pid;
-	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
-		fail_msg("%s", err);
+	rf_load(path, pid, t);
 }
 
 static void unload(struct ia_trace *t)

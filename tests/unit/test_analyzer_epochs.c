@@ -22,7 +22,7 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "call_blocks.h"
+#include "report_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +36,6 @@
 #define BOUNDARY (200 * MS)      /* an epoch boundary: no CUDA call, the sampler on the main thread */
 
 static char path[64];
-
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *e = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
-		fail_msg("%s: %s", sql, e);
-}
 
 static int in_boundary(const long *b, int nb, long t)
 {
@@ -62,8 +55,8 @@ static int in_quiet(long quiet, long t)
  * permuting under _reset, under DataLoader.__iter__ (innermost first). */
 static void stacks(sqlite3 *db)
 {
-	exec(db, "INSERT INTO stacks VALUES(1, 100), (2, 100)");
-	exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
+	rf_exec(db, "INSERT INTO stacks VALUES(1, 100), (2, 100)");
+	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
 		 "(1, 0, 'python', 'Linear.forward', '/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py', 134),"
 		 "(1, 1, 'python', '<module>', 'train.py', 20),"
 		 "(1, 0, 'native', 'cudaLaunchKernel', NULL, NULL),"
@@ -75,8 +68,8 @@ static void stacks(sqlite3 *db)
 		 "(2, 0, 'native', 'at::native::randperm_out_cpu(long, at::Tensor&)', NULL, NULL),"
 		 "(2, 1, 'native', '_PyEval_EvalFrameDefault', NULL, NULL)");
 	/* stack 3: a worker forked by a new iterator (persistent_workers off) */
-	exec(db, "INSERT INTO stacks VALUES(3, 100)");
-	exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
+	rf_exec(db, "INSERT INTO stacks VALUES(3, 100)");
+	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
 		 "(3, 0, 'python', 'Popen._launch', '/usr/lib/python3.12/multiprocessing/popen_fork.py', 66),"
 		 "(3, 1, 'python', '_MultiProcessingDataLoaderIter.__init__', '" SP "dataloader.py', 1101),"
 		 "(3, 2, 'python', 'DataLoader._get_iterator', '" SP "dataloader.py', 424),"
@@ -94,13 +87,9 @@ static void build(const long *b, int nb, long quiet)
 {
 	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
 	snprintf(path, sizeof path, "/tmp/ia-epochs-%d.db", (int)getpid());
-	unlink(path);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, TB_SCHEMA_SQL);
-	exec(db, "INSERT INTO session VALUES('cpus','4'),('start_mono_ns','0'),('command','python3 train.py')");
-	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'python3')");
-	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (200, 200, 'pt_data_worker')");
+	sqlite3 *db = rf_create(path, 4, "python3 train.py");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (200, 200, 'pt_data_worker')");
 	stacks(db);
 	size_t cap = 2 * (size_t)(END / STEP) + 2, n = 0;
 	struct ingero_cuda_call *c = calloc(cap, sizeof *c);
@@ -115,26 +104,21 @@ static void build(const long *b, int nb, long quiet)
 	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	free(c);
-	exec(db, "BEGIN");
+	rf_exec(db, "BEGIN");
 	for (long t = 10 * MS; t < END; t += 10 * MS) {
 		char sql[160];
 		int k = in_boundary(b, nb, t) ? (forks && (t / (10 * MS)) % 4 == 0 ? 3 : 2) : 1;
 		snprintf(sql, sizeof sql, "INSERT INTO cpu_samples VALUES(100, 100, %ld, 0, %d)", t, k);
-		exec(db, sql);
+		rf_exec(db, sql);
 	}
-	exec(db, "COMMIT");
+	rf_exec(db, "COMMIT");
 	sqlite3_close(db);
 }
 
 static void analyze(struct ia_trace *t, struct ia_analysis *a)
 {
 	char err[256];
-	sqlite3 *db = ia_db_open(path, err, sizeof err);
-	if (!db)
-		fail_msg("%s", err);
-	struct ia_filter f = { 0 };
-	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
-		fail_msg("%s", err);
+	rf_load(path, 0, t);
 	if (ia_analyze(t, a, err, sizeof err) < 0)
 		fail_msg("%s", err);
 }

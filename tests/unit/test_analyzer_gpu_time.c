@@ -19,7 +19,7 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "call_blocks.h"
+#include "report_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,25 +32,14 @@
 
 static char path[64];
 
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *e = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
-		fail_msg("%s: %s", sql, e);
-}
-
 /* LAUNCHES launches of one kernel, 1 ms apart, each 5 us, a mark recorded
  * 1 us after each returns and done 100 us later, with mark flags `flags`. */
 static void build(unsigned flags)
 {
 	snprintf(path, sizeof path, "/tmp/ia-gpu-time-%d.db", (int)getpid());
-	unlink(path);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, TB_SCHEMA_SQL);
-	exec(db, "INSERT INTO session VALUES('cpus','4'),('start_mono_ns','0'),('command','python3 train.py')");
-	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
-	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
+	sqlite3 *db = rf_create(path, 4, "python3 train.py");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
 	struct ingero_cuda_call c[LAUNCHES];
 	for (int i = 0; i < LAUNCHES; i++) {
 		uint64_t t = (uint64_t)(i + 1) * 1000 * US;
@@ -62,7 +51,7 @@ static void build(unsigned flags)
 		snprintf(sql, sizeof sql, "INSERT INTO gpu_marks VALUES(100, %llu, %llu, %llu, %u)",
 			 (unsigned long long)STREAM, (unsigned long long)(t + 6 * US),
 			 (unsigned long long)(t + 106 * US), flags);
-		exec(db, sql);
+		rf_exec(db, sql);
 	}
 	char err[256];
 	if (tb_insert_calls(db, c, LAUNCHES, err, sizeof err) < 0)
@@ -73,12 +62,7 @@ static void build(unsigned flags)
 static void measure(struct ia_trace *t, struct ia_gpu_time *g)
 {
 	char err[256];
-	sqlite3 *db = ia_db_open(path, err, sizeof err);
-	if (!db)
-		fail_msg("%s", err);
-	struct ia_filter f = { 0 };
-	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
-		fail_msg("%s", err);
+	rf_load(path, 0, t);
 	if (ia_gpu_time_compute(t, 0, (LAUNCHES + 1) * 1000 * US, NULL, g, err, sizeof err) < 0)
 		fail_msg("%s", err);
 }

@@ -18,7 +18,7 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "call_blocks.h"
+#include "report_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +26,6 @@
 #include <unistd.h>
 
 static char path[64];
-
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *e = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
-		fail_msg("%s: %s", sql, e);
-}
 
 static struct ingero_cuda_call calls[16];
 static size_t ncalls;
@@ -53,13 +46,9 @@ static void build(void)
 	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
 	ncalls = 0;
 	snprintf(path, sizeof path, "/tmp/ia-hb-%d.db", (int)getpid());
-	unlink(path);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, TB_SCHEMA_SQL);
-	exec(db, "INSERT INTO session VALUES('cpus','2'),('start_mono_ns','0'),('command','fixture')");
-	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
-	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'pt_autograd_0')");
+	sqlite3 *db = rf_create(path, 2, "fixture");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'pt_autograd_0')");
 	call(100, L, 1000, 10);
 	call(101, L, 1100, 10);
 	call(100, L, 1200, 10);
@@ -72,19 +61,14 @@ static void build(void)
 	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	/* main thread blocked [1050, 1250) inside the first stretch, runnable its last 50 ns */
-	exec(db, "INSERT INTO off_cpu VALUES(100, 100, 1050, 1250, 1200, 0, 0, 0)");
+	rf_exec(db, "INSERT INTO off_cpu VALUES(100, 100, 1050, 1250, 1200, 0, 0, 0)");
 	sqlite3_close(db);
 }
 
 static void analyze(struct ia_trace *t, struct ia_analysis *a)
 {
 	char err[256];
-	sqlite3 *db = ia_db_open(path, err, sizeof err);
-	if (!db)
-		fail_msg("%s", err);
-	struct ia_filter f = { 0 };
-	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
-		fail_msg("%s", err);
+	rf_load(path, 0, t);
 	if (ia_analyze(t, a, err, sizeof err) < 0)
 		fail_msg("%s", err);
 }

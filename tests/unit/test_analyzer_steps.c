@@ -19,7 +19,7 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "call_blocks.h"
+#include "report_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +33,6 @@
 
 static char path[64];
 
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *e = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
-		fail_msg("%s: %s", sql, e);
-}
-
 static struct ingero_cuda_call launch(uint64_t t, uint64_t kernel)
 {
 	struct ingero_cuda_call c = tb_call(100, 100, INGERO_API_CU_LAUNCH_KERNEL, t, 5 * US);
@@ -51,13 +44,9 @@ static struct ingero_cuda_call launch(uint64_t t, uint64_t kernel)
 static void build(int loss_every)
 {
 	snprintf(path, sizeof path, "/tmp/ia-steps-%d.db", (int)getpid());
-	unlink(path);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	exec(db, TB_SCHEMA_SQL);
-	exec(db, "INSERT INTO session VALUES('cpus','4'),('start_mono_ns','0'),('command','python3 train.py')");
-	exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
-	exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
+	sqlite3 *db = rf_create(path, 4, "python3 train.py");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
 	struct ingero_cuda_call *c = calloc(8 * STEPS + 8, sizeof *c);
 	assert_non_null(c);
 	size_t n = 0;
@@ -84,13 +73,9 @@ static void build(int loss_every)
 static void steps_of(struct ia_steps *st)
 {
 	char err[256];
-	sqlite3 *db = ia_db_open(path, err, sizeof err);
-	if (!db)
-		fail_msg("%s", err);
 	struct ia_trace t;
-	struct ia_filter f = { 0 };
-	if (ia_trace_load(&t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
-		fail_msg("%s", err);
+	rf_load(path, 0, &t);
+	sqlite3 *db = t.db;
 	if (ia_steps_find(&t, 100, 0, LOOP_START + (STEPS + 1) * STEP_NS, IA_STEPS_MAX_PERIOD, st, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	ia_trace_free(&t);
