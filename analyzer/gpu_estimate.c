@@ -13,8 +13,8 @@
  * it measured that (the library marks runs of consecutive launches: where
  * the GPU lags, this is how a kernel is timed at all).  A training loop
  * queues the same kernels with the same geometry every step (ia_call.work),
- * so their times stand in for the untimed ones'.  Each stream is then replayed: its work runs one piece
- * after another, from when it was queued or when the piece before ended,
+ * so their times stand in for the untimed ones'.  Each stream is then
+ * replayed: its work runs one piece after another, from when it was queued or when the piece before ended,
  * held to the measured completions (work queued before a mark is done when
  * the mark is; a mark that waited says the stream was busy until then) and
  * never inside the stream's certainly-idle spans.  Work of a kind never
@@ -204,9 +204,9 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 struct replay {
 	struct acc *a;
 	struct ia_span *sp; size_t n, cap;
-	/* per piece (as sp): the time it was given, and its share of the
-	 * GPU time, what the kernels' table sums */
-	uint64_t *d, *share; size_t capd, caps;
+	/* per piece (as sp): the time it was given; once a completion clipped
+	 * its stretch, its share of it (share_out) — what the kernels' table sums */
+	uint64_t *d; size_t capd;
 	size_t pending;            /* spans from here on are of work queued before the next completion */
 	uint64_t qend;             /* when the stream's queue runs dry, as replayed */
 };
@@ -214,13 +214,12 @@ struct replay {
 static void put(struct replay *r, uint64_t x, uint64_t d)
 {
 	if (ia_grow((void **)&r->sp, &r->cap, r->n + 1, sizeof *r->sp) < 0 ||
-	    ia_grow((void **)&r->d, &r->capd, r->n + 1, sizeof *r->d) < 0 ||
-	    ia_grow((void **)&r->share, &r->caps, r->n + 1, sizeof *r->share) < 0) {
+	    ia_grow((void **)&r->d, &r->capd, r->n + 1, sizeof *r->d) < 0) {
 		r->a->oom = 1;
 		return;
 	}
 	r->sp[r->n] = (struct ia_span){ x, x + d };
-	r->d[r->n] = r->share[r->n] = d;
+	r->d[r->n] = d;
 	r->n++;
 }
 
@@ -240,8 +239,8 @@ static void share_out(struct replay *r, size_t from)
 			given += r->d[i];
 	}
 	for (size_t i = from; i < r->n; i++)
-		r->share[i] = given && given < FOREVER ? (uint64_t)((double)held * (double)r->d[i] / (double)given)
-						      : r->sp[i].b - r->sp[i].a;
+		r->d[i] = given && given < FOREVER ? (uint64_t)((double)held * (double)r->d[i] / (double)given)
+						  : r->sp[i].b - r->sp[i].a;
 }
 
 /* A completion: what was queued before it was done by c->g. */
@@ -317,7 +316,7 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 		uint64_t x = r.sp[k].a > lo ? r.sp[k].a : lo, y = r.sp[k].b < hi ? r.sp[k].b : hi;
 		uint64_t len = r.sp[k].b - r.sp[k].a, in = y > x ? y - x : 0;
 		/* its share, as much of it as its span has in the window */
-		uint64_t ns = in == len ? r.share[k] : (uint64_t)((double)r.share[k] * (double)in / (double)len);
+		uint64_t ns = in == len ? r.d[k] : (uint64_t)((double)r.d[k] * (double)in / (double)len);
 		if (s->sub[k].func && s->sub[k].a >= lo && s->sub[k].a < hi)
 			ia_gt_kernel_add(a, s, s->sub[k].func, s->sub[k].launch, ns,
 					 a->ph && ia_phase_at(a->ph, s->sub[k].a) == IA_PHASE_STEADY);
@@ -328,5 +327,4 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 	}
 	free(r.sp);
 	free(r.d);
-	free(r.share);
 }

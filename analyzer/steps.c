@@ -74,7 +74,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		  struct ia_steps *out, char *err, size_t errlen)
 {
 	out->calls = out->launches = 0;
-	out->ns = 0;
+	out->ns = out->first_ns = 0;
 	if (b <= a)
 		return 0;
 	if (max_period > IA_STEPS_MAX_PERIOD)
@@ -125,10 +125,8 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		out->calls = 0;   /* a repeat without launches says nothing about steps of GPU work */
 	if (out->calls && n > out->calls && last > first)
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
-	if (!out->calls) {
-		out->launches = 0;
-		out->first_ns = 0;
-	}
+	if (!out->calls)
+		out->launches = out->first_ns = 0;
 	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;

@@ -64,7 +64,6 @@
 	"mode", "collector_version", "cuda_only_reason", "bucket_ns", "sample_hz", "endpoint", \
 	"page_faults"
 
-/* Loss sources (losses.source). */
 /* gpu_marks.flags (docs/schema.md): written by the preload library, read
  * by the analyzer. */
 enum ingero_gpu_mark_flags {
@@ -73,6 +72,7 @@ enum ingero_gpu_mark_flags {
 	INGERO_GPU_MARK_COARSE = 1u << 2,   /* no GPU timestamp: done = when the watcher saw it */
 };
 
+/* Loss sources (losses.source). */
 #define INGERO_LOSS_PRELOAD_DROPPED  "preload_dropped"   /* counted by the library, per pid */
 #define INGERO_LOSS_MALFORMED        "malformed_message" /* rejected by the decoder */
 #define INGERO_LOSS_SPOOFED          "spoofed_record"    /* record for a pid the sender may not speak for */
