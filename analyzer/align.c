@@ -284,6 +284,10 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 		}
 		if (who_took(t, pp, x, err, errlen) < 0)
 			goto fail;
+		/* kept: the rules read what the GPU did meanwhile (gpu_time.h) */
+		x->win = ac->win;
+		x->nwin = nw;
+		ac->win = NULL;
 	}
 	for (size_t a = 0; a < INGERO_API_MAX; a++)
 		free(acc[a].win);
@@ -298,6 +302,13 @@ fail:
 	for (size_t a = 0; a < INGERO_API_MAX; a++)
 		free(acc[a].win);
 	free(acc);
-	free(res);
+	ia_slow_apis_free(res, n);
 	return -1;
+}
+
+void ia_slow_apis_free(struct ia_slow_api *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		free(s[i].win);
+	free(s);
 }

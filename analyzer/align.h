@@ -59,10 +59,12 @@ struct ia_slow_api {
 	int ncomp;
 	struct { int pid; uint64_t ns; } took[3];     /* who took the CPU (next_pid, top calls) */
 	int ntook;
+	uint64_t *win; size_t nwin;                   /* the slow calls' times, merged: (start, end) pairs */
 };
 
-/* Every API with a slow tail, largest excess first. */
+/* Every API with a slow tail, largest excess first; ia_slow_apis_free frees them. */
 int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const struct ia_stats *s,
 		 const struct ia_per_process *pp, struct ia_slow_api **out, size_t *n, char *err, size_t errlen);
+void ia_slow_apis_free(struct ia_slow_api *s, size_t n);
 
 #endif

@@ -28,6 +28,7 @@
 #define IOWAIT_SHOWN 0.10
 #define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
+#define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90
 #define MAX_COMP 5                   /* competitor names shown */
 
@@ -156,6 +157,25 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		      v->end_py ? " at " : "", v->end_py ? v->end->line : "");
 }
 
+/* The share of the main thread's gap samples in torch's serialization
+ * (torch.save, torch.load: a checkpoint written or read between steps). */
+static double checkpoint_share(const struct ia_gaps *g, const char **user_line)
+{
+	uint64_t n = 0, all = ia_gap_samples(g, IA_GAP_MAIN), top = 0;
+	*user_line = NULL;
+	for (size_t k = 0; k < g->nstacks; k++) {
+		const struct ia_gap_stack *st = &g->stacks[k];
+		if (!st->main || !strstr(st->python, "torch/serialization.py"))
+			continue;
+		n += st->main;
+		if (st->main > top && st->user_python[0]) {
+			top = st->main;
+			*user_line = st->user_python;
+		}
+	}
+	return all ? (double)n / (double)all : 0;
+}
+
 static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -204,6 +224,24 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	if (v->blk >= 0.2 || v->rq >= 0.2)
 		ia_addf(c->root_cause, sizeof c->root_cause, " The rest of the gaps: blocked %.0f%%, waiting for a CPU %.0f%%.",
 			100 * v->blk, 100 * v->rq);
+	/* a checkpoint saved (or loaded) in the loop: its serialization and
+	 * writes on the CPU, its flush or fsync in D state */
+	const char *ckpt_line;
+	double ckpt = coll ? 0 : checkpoint_share(g, &ckpt_line);
+	int ckpt_io = g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns &&
+		      v->blk >= 0.2;
+	if (ckpt >= CHECKPOINT_SHARE) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of its samples are torch's serialization (torch.save or torch.load%s%s): a checkpoint "
+			"written or read between steps%s.", 100 * ckpt, ckpt_line ? " at " : "", ckpt_line ? ckpt_line : "",
+			ckpt_io ? ", then waited for on storage (the blocked time, in D state)" : "");
+		if (ckpt_line)
+			snprintf(c->source, sizeof c->source, "%s", ckpt_line);
+		ia_chain_fix(c, "Save checkpoints less often, or off the training thread: copy the state to the host "
+				"and let a background thread or process write it (torch.distributed.checkpoint.async_save), "
+				"so the next steps' GPU work is queued meanwhile%s",
+			     ckpt_io ? "; an fsync or flush in the loop waits for the disk every time" : "");
+	}
 	if (coll && !v->workers)
 		ia_chain_fix(c, "Assemble batches in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
 				"pin_memory=True) (%d CPUs: one left for the main process)", v->nw, v->cpus);
@@ -221,12 +259,12 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
 				"critical path: do it on the GPU, in another process, or after queueing the next step's "
 				"GPU work", ia_python_where(hot, where, sizeof where));
-	else if (!coll && hot_native)
+	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
 				"copying results back), in another thread or process, or after queueing the next step's GPU "
 				"work so the two overlap", hot_native->label, hot_native->user_python,
 			     ia_pct(hot_native->main, nmain));
-	else if (!coll)
+	else if (!coll && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "
 				"with GPU work");

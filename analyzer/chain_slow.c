@@ -20,6 +20,9 @@
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
+/* A launch is slow while the GPU certainly had work this much of the time:
+ * the host ran ahead of a busy GPU and waited for room in its queue. */
+#define QUEUE_FULL_BUSY 0.90
 
 /* What the parts of a slow-calls chain read, computed once. */
 struct slow_view {
@@ -27,7 +30,8 @@ struct slow_view {
 	const struct ia_trace *t;
 	const struct ia_slow_api *s;
 	double rq, blk, on;
-	int contention, cls, pageable, workers, cpus;
+	double gpu_busy;   /* share of the slow calls' time the GPU certainly had work; -1 not measured */
+	int contention, cls, pageable, queue_full, workers, cpus;
 	const struct ia_proc_stats *mps;
 	const struct ia_proc *mp;
 };
@@ -127,6 +131,14 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
 			 "while the host waits (see the pageable-copies chain).");
 		ia_pin_fix(c, a);
+	} else if (v->queue_full) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The GPU certainly had work %.0f%% of the time these launches took: the host had run ahead of "
+			 "the GPU, and a launch waits for room in the GPU's queue once it is full. That is what a busy "
+			 "GPU looks like, not a host-side cost: the steps go at the GPU's pace.",
+			 100 * v->gpu_busy);
+		ia_chain_fix(c, "Nothing to fix on the host; to go faster make the GPU's work cheaper (look at its kernels "
+		       "with nsys or torch.profiler)");
 	} else if (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "No host-side cause: the thread was %s, not waiting for a CPU (%.0f%%), during the slow calls. "
@@ -168,6 +180,9 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	ia_json_u64(ev, "excess_ns", s->excess_ns);
 	/* with none, the tail is the GPU's own work: not a cause of starvation (verdict.h) */
 	cJSON_AddBoolToObject(ev, "host_cause", v->contention || v->pageable);
+	if (v->gpu_busy >= 0)
+		ia_json_round(ev, "gpu_busy_in_slow_calls", v->gpu_busy, 3);
+	cJSON_AddBoolToObject(ev, "gpu_queue_full", v->queue_full);
 	ia_json_u64(ev, "runq_ns", s->runq_ns);
 	ia_json_u64(ev, "blocked_ns", s->blocked_ns);
 	ia_json_u64(ev, "oncpu_ns", s->oncpu_ns);
@@ -237,13 +252,23 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
 	int cls = ingero_api_class(s->api);
 	int pageable = cls == INGERO_CLASS_COPY && s->copy_pageable * 2 > s->nslow;
+	double gpu_busy = -1;
+	if (a->gaps.gpu.measured) {
+		uint64_t span = 0;
+		for (size_t w = 0; w < s->nwin; w++)
+			span += s->win[2 * w + 1] - s->win[2 * w];
+		if (span)
+			gpu_busy = (double)ia_spans_within_windows(a->gaps.gpu.busy, a->gaps.gpu.nbusy, s->win, s->nwin) /
+				   (double)span;
+	}
+	int queue_full = !contention && cls == INGERO_CLASS_LAUNCH && gpu_busy >= QUEUE_FULL_BUSY;
 	enum ia_severity sev;
 	if (contention)
 		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
 	else
 		/* a sync or free whose tail has no host cause waited for the
 		 * GPU's own work: what a busy GPU looks like, not starvation */
-		sev = (cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable ? IA_SEV_LOW
+		sev = ((cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable) || queue_full ? IA_SEV_LOW
 			: impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SLOW_CALLS);
 	if (!c)
@@ -267,11 +292,14 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		     ia_fmt_count(n1, sizeof n1, mps ? mps->context_switches : s->nswitch));
 	} else if (pageable) {
 		ia_addf(c->summary, sizeof c->summary, " - pageable host memory");
+	} else if (queue_full) {
+		ia_addf(c->summary, sizeof c->summary, " - the GPU's queue was full: it had work %.0f%% of that time",
+			100 * gpu_busy);
 	} else {
 		ia_addf(c->summary, sizeof c->summary, " - no host cause: the thread was %s during the slow calls",
 		     on >= blk ? "on-CPU" : "blocked");
 	}
-	struct slow_view v = { a, t, s, rq, blk, on, contention, cls, pageable, workers, cpus, mps, mp };
+	struct slow_view v = { a, t, s, rq, blk, on, gpu_busy, contention, cls, pageable, queue_full, workers, cpus, mps, mp };
 	slow_timeline(c, &v);
 	slow_cause(c, &v);
 	slow_evidence(c, &v);

@@ -126,7 +126,7 @@ void ia_analysis_free(struct ia_analysis *a)
 	for (size_t i = 0; i < a->nchains; i++)
 		cJSON_Delete(a->chains[i].evidence);
 	free(a->chains);
-	free(a->slow);
+	ia_slow_apis_free(a->slow, a->nslow);
 	ia_gaps_free(&a->gaps);
 	ia_phases_free(&a->ph);
 	ia_hostbound_free(&a->hb);

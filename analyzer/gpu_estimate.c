@@ -75,7 +75,13 @@ void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 		 * on the stream from its start (piece_start) to the mark, when
 		 * the mark came right behind it or had to wait for it */
 		const struct sub *w = k1 == k0 + 1 ? &s->sub[k0] : NULL;
-		if (!w || !c->mark || !w->work || w->b > c->r ||
+		/* a call that queued work and was still running when the mark
+		 * was recorded (a pageable copy, which holds the stream while
+		 * it stages) may be ahead of the mark or behind it: the mark
+		 * was recorded before its cuEventRecord, which may have waited
+		 * for that call; the piece before it is then not alone */
+		int straddled = k1 < s->nsub && s->sub[k1].a < c->r;
+		if (!w || straddled || !c->mark || !w->work || w->b > c->r ||
 		    (c->r - w->b > ALONE_LAG_NS && c->g <= c->r + EMPTY_NS))
 			continue;
 		uint64_t from = piece_start(prev, w);
@@ -303,8 +309,16 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 		const struct sub *w = &s->sub[k];
 		while (j < s->ncp && s->cp[j].r <= w->a)
 			complete(&r, &s->cp[j++]);
-		uint64_t d = piece_ns(a, s->pid, w, q);
-		uint64_t st = w->b > r.qend ? w->b : r.qend;
+		uint64_t d, st;
+		if (w->host_sync) {
+			/* its own call timed it: the transfer ran inside the
+			 * call, once the work queued before it was done */
+			st = w->a > r.qend ? w->a : r.qend;
+			d = w->b > st ? w->b - st : 0;
+		} else {
+			d = piece_ns(a, s->pid, w, q);
+			st = w->b > r.qend ? w->b : r.qend;
+		}
 		r.qend = st + d;
 		put(&r, st, d);
 	}

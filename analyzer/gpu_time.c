@@ -30,6 +30,17 @@ static struct stream_acc *stream_of(struct acc *a, int pid, uint32_t key)
 	return s;
 }
 
+/* A copy whose call returns only once the transfer is (nearly) done: from
+ * or to pageable memory the driver stages it through its own buffer while
+ * the host waits, and a copy to the host returns when it is there (CUDA's
+ * API sync notes).  Its call brackets its GPU time. */
+static int host_sync_copy(const struct ia_call *c)
+{
+	if (ingero_api_class(c->api) != INGERO_CLASS_COPY || (c->dir != INGERO_DIR_HTOD && c->dir != INGERO_DIR_DTOH))
+		return 0;
+	return (c->flags & INGERO_FLAG_HOST_PAGEABLE) || (c->dir == INGERO_DIR_DTOH && !(c->flags & INGERO_FLAG_HOST_PINNED));
+}
+
 static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c)
 {
 	if (ia_grow((void **)&s->sub, &s->csub, s->nsub + 1, sizeof *s->sub) < 0) {
@@ -37,7 +48,7 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 		return;
 	}
 	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH };
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c) };
 }
 
 static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)

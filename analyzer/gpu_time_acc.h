@@ -27,6 +27,7 @@ struct sub {
 	uint64_t a, b;
 	uint32_t work, func;
 	int launch;                /* a kernel (else a copy or memset) */
+	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
 };
 
 struct stream_acc {

@@ -212,9 +212,14 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			 v->cause ? below : "");
 		ia_addf(v->text, n, ".");
 		/* partly idle: where the GPU time the steps do have goes
-		 * (measured GPU time only; a starving GPU's few kernels are not
-		 * what to look at) */
-		if (v->state == IA_VERDICT_PARTLY && i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
+		 * (measured GPU time only).  A starving GPU's few kernels are
+		 * not what to look at — unless copies are most of its time:
+		 * then its "busy" is a transfer the steps wait for (a pageable
+		 * copy keeps the copy engine busy while the SMs idle) */
+		const struct ia_gpu_time *g = &a->gaps.gpu;
+		int copies_first = g->nkernels && g->kernels[0].kind != IA_WORK_KERNEL &&
+				   2 * g->kernels[0].ns >= g->work_ns;
+		if ((v->state == IA_VERDICT_PARTLY || copies_first) && i->measured && g->nkernels && g->work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
 			layout_said(a, v->text, n);
@@ -224,6 +229,11 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	case IA_VERDICT_SLOWED:
 		snprintf(v->text, n, "Verdict: not starving, but slowed. The GPU had work most of the steady state "
 			 "(idle %s), and the steps lose time to %s%s.", idle, cause_words(v->cause->kind), below);
+		/* what that work was: a slow transfer is GPU work too */
+		if (i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
+			v->gpu = &a->gaps.gpu;
+			gpu_kernels(v->gpu, "Its", v->text, n);
+		}
 		break;
 	case IA_VERDICT_UNKNOWN:
 		snprintf(v->text, n, "Verdict: not known. GPU idle %s of the steady state, from host evidence alone (no "

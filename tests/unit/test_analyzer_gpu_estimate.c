@@ -13,7 +13,10 @@
  * queued behind another timed from the mark behind the one before (the
  * calling threads' runs where the GPU lags), but not from a completion
  * that only bounds; a stretch too short for the work queued before it
- * shared among that work as its times, not given to the first pieces.
+ * shared among that work as its times, not given to the first pieces;
+ * a mark recorded while a long copy call on its stream still ran (the
+ * watcher's, whose cuEventRecord waited for that call) times nothing; a
+ * copy the host waited through takes its call's time in the replay.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +33,14 @@
 static void sub(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func)
 {
 	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
-	s->sub[s->nsub++] = (struct sub){ a, b, work, func, 1 };   /* (a launch) */
+	s->sub[s->nsub++] = (struct sub){ a, b, work, func, .launch = 1 };
+}
+
+/* A copy the host waited through (a pageable one): its call brackets it. */
+static void sync_copy(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func)
+{
+	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
+	s->sub[s->nsub++] = (struct sub){ a, b, work, func, .host_sync = 1 };
 }
 
 static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
@@ -295,6 +305,53 @@ static void short_stretch_shared(void **st)
 	acc_free(&a);
 }
 
+static void straddled_mark_times_nothing(void **st)
+{
+	(void)st;
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	/* three times over: kernel 4 (its call ends at 10), then a 9 ms
+	 * pageable copy from 50; a mark recorded at 1 ms — inside the copy's
+	 * call, so it may be ahead of the copy or behind it — done at 9.1 ms.
+	 * Taken as right behind the kernel, it would time it at 9 ms. */
+	for (uint64_t t = 0; t < 30000; t += 10000) {
+		sub(s, t * US, (t + 10) * US, 4, 40);
+		sync_copy(s, (t + 50) * US, (t + 9050) * US, 5, 50);
+		mark(s, (t + 1000) * US, (t + 9100) * US);
+	}
+	time_alone(&a, s);
+	assert_int_equal(a.ntimed, 0);
+	acc_free(&a);
+}
+
+static void host_sync_copy_takes_its_call(void **st)
+{
+	(void)st;
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	/* a kernel timed alone at 20 us three times, then a pageable copy
+	 * whose call ran from 1,000 to 4,000 us and a mark done at 4,010:
+	 * the copy is GPU work for its call's 3 ms, in the median replay and
+	 * in the kernels' table (not the process's typical piece at its end) */
+	for (uint64_t t = 0; t < 600; t += 200) {
+		sub(s, t * US, (t + 10) * US, 4, 40);
+		mark(s, (t + 11) * US, (t + 30) * US);
+	}
+	sync_copy(s, 1000 * US, 4000 * US, 5, 50);
+	mark(s, 4001 * US, 4010 * US);
+	time_alone(&a, s);
+	struct ia_span *e;
+	size_t n;
+	for (int q = 0; q <= 2; q++) {
+		assert_int_equal(estimate(&a, q, NULL, 0, &e, &n), 3 * 20 * US + 3000 * US);
+		free(e);
+	}
+	for (size_t i = 0; i < a.nkt; i++)
+		if (a.kt[i].func == 50)
+			assert_int_equal(a.kt[i].ns, 3000 * US);
+	acc_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +361,8 @@ int main(void)
 		cmocka_unit_test(another_geometry_stands_in),
 		cmocka_unit_test(timed_back_to_back),
 		cmocka_unit_test(short_stretch_shared),
+		cmocka_unit_test(straddled_mark_times_nothing),
+		cmocka_unit_test(host_sync_copy_takes_its_call),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
