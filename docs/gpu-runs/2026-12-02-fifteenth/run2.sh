@@ -1,13 +1,13 @@
 #!/bin/sh
 # device call 2 (fifteenth session): c13 (its workload fixed: the gradients dropped before
-# empty_cache) and the five new corpus workloads c21-c25 traced by main e1c5d89 (the preload as
+# empty_cache) and the five new corpus workloads c21-c28 traced by main e1c5d89 (the preload as
 # cca7090's); then c14 (a 64 MiB checkpoint fsync'ed every 10 steps) untraced and traced in turn,
 # three times each: what the tracer costs a job that writes to storage.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 t0=$(date +%s)
 R=/tmp/c3; mkdir -p $R
-UNTRACED=0 timeout 300 bash $D/corpus/collect.sh $D $R c13_empty_cache_step c21_item_every_step c22_prefetch_pinned_streams c23_workers_keep_up c24_no_caching_allocator c25_requests_sleep
+UNTRACED=0 timeout 360 bash $D/corpus/collect.sh $D $R c13_empty_cache_step c21_item_every_step c22_prefetch_pinned_streams c23_workers_keep_up c24_no_caching_allocator c25_requests_sleep c26_batch1_inference c27_tensor_dataset_main c28_many_small_copies
 echo "collect done after $(( $(date +%s) - t0 )) s"
 cat $R/*.run.txt
 cd $D/corpus/workloads
