@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define SYNC_MIN_COUNT 10
+#define UNCACHED_PER_STEP 3.0   /* frees a step, from all over it: the allocator does not cache */
 
 /* ---- frees that wait for the GPU, between launches ---- */
 
@@ -23,6 +24,7 @@
  * queued work did: how many, from where, the gaps they opened. */
 struct free_evidence {
 	uint64_t n, ns, gap_ns, mallocs_after;
+	uint64_t idle_in_ns;            /* estimated GPU idle inside the frees (the median replay), 0 without it */
 	int empty_cache;                /* a free's innermost Python function is empty_cache */
 	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
 	uint64_t empty_cache_n;
@@ -55,6 +57,13 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			l->api = c->api;
 			fe->n++;
 			fe->ns += c->dur;
+			/* the free drained the queue, then did its own work (unmapping)
+			 * with nothing for the GPU to do: how much of it, the estimate
+			 * says where the marks cannot (nothing is recorded inside) */
+			if (ia_idle_estimated(&a->idle) && g->gpu.nest[1]) {
+				uint64_t busy = ia_spans_within(g->gpu.est[1], g->gpu.nest[1], c->start, c->start + c->dur);
+				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
+			}
 			if (func && !strcmp(func, "empty_cache")) {
 				fe->empty_cache = 1;
 				if (py && l->count > fe->empty_cache_n) {
@@ -85,7 +94,7 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 		free(fe.lines);
 		return -1;
 	}
-	double share = ia_idle_share(&a->idle, fe.gap_ns);
+	double share = ia_idle_share(&a->idle, fe.gap_ns + fe.idle_in_ns);
 	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
 		free(fe.lines);
@@ -98,24 +107,31 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	}
 	const struct ia_gap_line *top = &fe.lines[0];
 	int has_line = strcmp(top->line, "(no Python frame)") != 0;
-	double per_step = (double)fe.n / (double)g->n;
+	/* per step where the steps were found (a step's period over the
+	 * steady state), else per gap */
+	double steps = a->ph.steps.ns ? (double)a->idle.steady_ns / (double)a->ph.steps.ns : (double)g->n;
+	double per_step = (double)fe.n / (steps > 1 ? steps : 1);
 	char n1[32], n2[32], d1[32], d2[32];
 	c->sev = sev;
 	c->api = top->api;
-	c->impact = ia_idle_impact(&a->idle, fe.gap_ns);
-	c->cost_ns = fe.gap_ns;
+	c->impact = ia_idle_impact(&a->idle, fe.gap_ns + fe.idle_in_ns);
+	c->cost_ns = fe.gap_ns + fe.idle_in_ns;
 	if (has_line)
 		snprintf(c->source, sizeof c->source, "%s", top->line);
 	snprintf(c->summary, sizeof c->summary,
 		 "frees that wait for the GPU%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
 		 has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
-		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, fe.gap_ns + fe.idle_in_ns));
 	ia_chain_line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
 		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),
 	     ia_fmt_dur(d2, sizeof d2, fe.gap_ns));
 	for (size_t i = 0; i < fe.nlines && i < 3; i++)
 		ia_chain_line(c, "[HOST] %s %s at %s", ia_fmt_count(n1, sizeof n1, fe.lines[i].count),
 		     ia_api_name(t, fe.lines[i].api), fe.lines[i].line);
+	if (fe.idle_in_ns)
+		ia_chain_line(c, "[GPU] inside the frees, once the queue had drained, the GPU idled about %s more (estimated "
+			      "from work timed alone: nothing can be marked inside a free)",
+			      ia_fmt_dur(d2, sizeof d2, fe.idle_in_ns));
 	if (fe.mallocs_after)
 		ia_chain_line(c, "[CUDA] %s cudaMalloc after the first of them: the memory is allocated again",
 		     ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
@@ -132,11 +148,23 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	if (fe.mallocs_after)
 		ia_addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
 		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+	/* frees spread over the step's lines, each allocated again: the
+	 * allocator is not caching at all (a retry after a failed allocation
+	 * frees the whole cache at one point, now and then) */
+	int uncached = !fe.empty_cache && per_step >= UNCACHED_PER_STEP && fe.mallocs_after * 5 >= fe.n * 4 &&
+		       top->count * 10 < fe.n * 6;
+	if (uncached)
+		ia_addf(c->root_cause, sizeof c->root_cause, " They come from all over the step (the most from one line: "
+			"%.0f%%), about as many allocations follow: every tensor's memory is allocated from and given back "
+			"to the driver, as when the caching allocator is off.", ia_pct(top->count, fe.n));
 	if (fe.empty_cache)
 		ia_chain_fix(c, "Take torch.cuda.empty_cache() out of the loop%s%s: it hands cached blocks back to the driver, "
 		       "and the next steps allocate them again, draining the GPU at each free",
 		    ec ? " at " : "", ec ? ec : "");
-	else
+	if (uncached)
+		ia_chain_fix(c, "Let PyTorch's caching allocator cache: unset PYTORCH_NO_CUDA_MEMORY_CACHING (a debugging "
+		       "setting), or drop a custom allocator that frees at once; then the blocks are reused, not freed");
+	if (!fe.empty_cache)
 		ia_chain_fix(c, "If the GPU's memory is nearly full the allocator frees its cache and retries: "
 		       "torch.cuda.memory_stats()['num_alloc_retries'] > 0 confirms it; lower the peak (a smaller "
 		       "batch, torch.autocast, activation checkpointing) or set "
@@ -148,8 +176,9 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "frees", fe.n);
 	ia_json_u64(ev, "free_ns", fe.ns);
 	ia_json_u64(ev, "gap_after_ns", fe.gap_ns);
+	ia_json_u64(ev, "idle_inside_estimated_ns", fe.idle_in_ns);
 	ia_json_u64(ev, "mallocs_after", fe.mallocs_after);
-	ia_json_u64(ev, "steps", g->n);
+	ia_json_round(ev, "steps", steps, 0);
 	ia_json_round(ev, "frees_per_step", per_step, 3);
 	cJSON_AddBoolToObject(ev, "empty_cache", fe.empty_cache);
 	ia_json_round(ev, "share_of_window", share, 4);

@@ -19,12 +19,21 @@
 #define HOSTBOUND_LOW 0.10
 #define HOSTBOUND_MIN_LAUNCHES 1000  /* enough launches for a rate to mean something */
 #define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
+#define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
 #define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
 {
-	char d1[32];
+	char d1[32], d2[32];
+	/* copies as many as the launches, each small: the host's time goes
+	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
+	if (h->copies && h->copies >= h->launches && h->copy_bytes / h->copies <= SMALL_COPY_BYTES)
+		ia_chain_fix(c, "%s copies (%s each on average) for %s launches: pack the tensors into one pinned buffer "
+		       "and copy it once (torch.cat on the host, or one preallocated buffer filled in place), then "
+		       "split it on the GPU; each copy call costs the host the same few microseconds, whatever it moves",
+		    ia_fmt_count((char[32]){ 0 }, 32, h->copies), ia_fmt_bytes(d2, sizeof d2, h->copy_bytes / h->copies),
+		    ia_fmt_count((char[32]){ 0 }, 32, h->launches));
 	if (h->period_calls)
 		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
 		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
@@ -103,7 +112,25 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	(void)g;
 	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
 		return 0;
-	double share = (double)h->ns / (double)win;
+	/* of the steady state: a stretch that began in start-up counts its steady part */
+	uint64_t cost = h->steady_ns < win ? h->steady_ns : win;
+	/* With GPU marks, what the stretches cost is the GPU's idle in them
+	 * (estimated from work timed alone), less the idle the gaps' findings
+	 * already name (certainly idle, the host waiting on something else):
+	 * a stretch in which the GPU stayed busy is not bound by the host
+	 * (c23: one 1 s stretch with the GPU busy 80 % of it, its idle the
+	 * workers' gaps) */
+	const struct ia_gpu_time *gt = &a->gaps.gpu;
+	int measured = ia_idle_estimated(&a->idle) && gt->nest[1];
+	uint64_t idle_in = 0;
+	if (measured) {
+		uint64_t busy = ia_spans_within_windows(gt->est[1], gt->nest[1], h->w, h->n);
+		uint64_t gapped = ia_spans_within_windows(gt->idle, gt->nidle, h->w, h->n);
+		idle_in = h->ns > busy + gapped ? h->ns - busy - gapped : 0;
+		if (idle_in < cost)
+			cost = idle_in;
+	}
+	double share = (double)cost / (double)win;
 	/* The threads that issue the launches must keep a CPU busy: mostly
 	 * off-CPU, they wait on something and are not issue-bound.  Their CPU
 	 * time adds up: PyTorch's main thread blocks while pt_autograd_N runs
@@ -121,8 +148,8 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	const struct ia_trace *t = a->t;
 	const struct ia_call *cl = &t->calls[h->long_close];
 	c->sev = sev;
-	c->impact = ia_idle_impact(&a->idle, h->ns);
-	c->cost_ns = h->ns;
+	c->impact = ia_idle_impact(&a->idle, cost);
+	c->cost_ns = cost;
 	c->api = cl->api;
 	if (h->nlines)
 		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);

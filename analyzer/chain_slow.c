@@ -20,7 +20,8 @@
 #define CONTENTION_RUNQ 0.20         /* runnable share of slow-call time */
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
-/* A launch is slow while the GPU certainly had work this much of the time:
+/* A call that queues work (a launch, memset, async copy) is slow while the
+ * GPU certainly had work this much of the time:
  * the host ran ahead of a busy GPU and waited for room in its queue. */
 #define QUEUE_FULL_BUSY 0.90
 
@@ -134,7 +135,7 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 	} else if (v->queue_full) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The GPU certainly had work %.0f%% of the time these launches took: the host had run ahead of "
-			 "the GPU, and a launch waits for room in the GPU's queue once it is full. That is what a busy "
+			 "the GPU, and a call that queues work waits for room in the GPU's queue once it is full. That is what a busy "
 			 "GPU looks like, not a host-side cost: the steps go at the GPU's pace.",
 			 100 * v->gpu_busy);
 		ia_chain_fix(c, "Nothing to fix on the host; to go faster make the GPU's work cheaper (look at its kernels "
@@ -261,7 +262,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 			gpu_busy = (double)ia_spans_within_windows(a->gaps.gpu.busy, a->gaps.gpu.nbusy, s->win, s->nwin) /
 				   (double)span;
 	}
-	int queue_full = !contention && cls == INGERO_CLASS_LAUNCH && gpu_busy >= QUEUE_FULL_BUSY;
+	int queue_full = !contention && !pageable && ia_api_queues_work(s->api) && gpu_busy >= QUEUE_FULL_BUSY;
 	enum ia_severity sev;
 	if (contention)
 		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;

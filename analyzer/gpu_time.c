@@ -85,6 +85,47 @@ static int event_wait(unsigned api)
 	return api == INGERO_API_CUDA_EVENT_SYNCHRONIZE || api == INGERO_API_CU_EVENT_SYNCHRONIZE;
 }
 
+/* A call that holds the driver while it works on the host: a free that
+ * waits (unmapping), an allocation, a copy staged through the driver's
+ * buffer.  Another thread's cuEventRecord waits for it to return. */
+static int holds_driver(const struct ia_call *c)
+{
+	return ia_call_is_waiting_free(c) || ingero_api_class(c->api) == INGERO_CLASS_ALLOC || host_sync_copy(c);
+}
+
+/* A mark recorded (by the watcher) while the process was inside such a
+ * call went into the stream only once the call returned: its time was
+ * taken before its cuEventRecord, which waited.  Read as recorded then,
+ * its wait would say "busy" for time the GPU may have been idle in (c13:
+ * empty_cache's frees; c16: the pageable copies).  held: the process's
+ * spans of such calls, sorted by start, merged. */
+static void marks_after_held(struct acc *a, int pid, const struct ia_span *held, size_t nheld)
+{
+	for (size_t i = 0; nheld && i < a->n; i++) {
+		struct stream_acc *s = &a->s[i];
+		if (s->pid != pid)
+			continue;
+		for (size_t k = 0; k < s->ncp; k++) {
+			struct cpt *c = &s->cp[k];
+			if (!c->mark)
+				continue;
+			size_t lo = 0, hi = nheld;   /* the last span starting before r */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (held[mid].a < c->r)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo && held[lo - 1].b > c->r) {
+				c->r = held[lo - 1].b;
+				if (c->g < c->r)
+					c->g = c->r;
+			}
+		}
+	}
+}
+
 /* One process's calls: its streams' submissions and host waits. */
 static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a)
 {
@@ -96,9 +137,21 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 	}
 	int pid = t->procs[proc].pid;
 	size_t first_stream = a->n;
+	struct ia_span *held = NULL;
+	size_t nheld = 0, cheld = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct ia_call *c = &t->calls[idx[i]];
 		uint64_t end = c->start + c->dur;
+		if (holds_driver(c) && c->dur) {   /* (starts in order: merged as they come) */
+			if (nheld && c->start <= held[nheld - 1].b) {
+				if (end > held[nheld - 1].b)
+					held[nheld - 1].b = end;
+			} else if (ia_grow((void **)&held, &cheld, nheld + 1, sizeof *held) < 0) {
+				a->oom = 1;
+			} else {
+				held[nheld++] = (struct ia_span){ c->start, end };
+			}
+		}
 		/* a copy to the host returns once it is done (CUDA's API sync
 		 * notes): it waits for its stream like a stream sync */
 		if (c->dir == INGERO_DIR_DTOH && ingero_api_class(c->api) == INGERO_CLASS_COPY &&
@@ -121,7 +174,11 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 		}
 		if (!ia_call_completes_work(c))
 			continue;
-		int waited = c->dur > IA_SYNC_FLOOR_NS;
+		/* a free's own work (unmapping, ~100 us for a large block) is
+		 * in its time too: it says the queue was done by its end, not
+		 * that the GPU was busy until then (c13: empty_cache's 160 us
+		 * frees read as busy hid the idle they open) */
+		int waited = c->dur > IA_SYNC_FLOOR_NS && !ingero_api_free_waits(c->api);
 		if (waited)
 			ia_gt_add_busy(a, c->start, end - IA_SYNC_FLOOR_NS);
 		if (event_wait(c->api))
@@ -137,6 +194,8 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 				add_cpt(a, &a->s[k], c->start, end, waited, 0);
 		}
 	}
+	marks_after_held(a, pid, held, nheld);
+	free(held);
 	free(idx);
 }
 

@@ -108,6 +108,7 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 	h->w[2 * h->n + 1] = b;
 	h->n++;
 	h->ns += b - a;
+	h->steady_ns += wk->ph ? ia_phases_time_in(wk->ph, IA_PHASE_STEADY, a, b) : b - a;
 	h->launches += launches;
 	h->calls += last - first + 1;
 	h->in_calls_ns += in;
@@ -115,6 +116,10 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 	uint64_t prev_launch = 0;
 	for (size_t k = first; k <= last; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
+		if (ingero_api_class(c->api) == INGERO_CLASS_COPY) {
+			h->copies++;
+			h->copy_bytes += c->bytes;
+		}
 		if (is_launch(c->api)) {
 			wk->th_launches[c->th]++;
 			if (prev_launch) {

@@ -42,7 +42,9 @@
 struct ia_hostbound {
 	size_t n;                       /* host-bound stretches */
 	uint64_t ns;                    /* their total time */
+	uint64_t steady_ns;             /* of it, in the steady state (a stretch counts by its majority) */
 	uint64_t launches, calls;       /* calls of the main process in them */
+	uint64_t copies, copy_bytes;    /* of those calls, copies, and what they moved */
 	uint64_t in_calls_ns;           /* inside CUDA calls (union across threads) */
 	uint64_t in_launch_ns;          /* ... of which inside launches */
 	uint64_t launch_gap_ns, launch_gaps;   /* start-to-start of consecutive launches */
