@@ -4,7 +4,7 @@
 import time, torch
 from torch.utils.data import Dataset, DataLoader
 class Rows(Dataset):
-    def __len__(self): return 60_000
+    def __len__(self): return 300_000
     def __getitem__(self, i):
         g = torch.Generator().manual_seed(i)
         v = torch.rand(1024, generator=g)
