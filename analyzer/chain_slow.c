@@ -263,6 +263,22 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 				   (double)span;
 	}
 	int queue_full = !contention && !pageable && ia_api_queues_work(s->api) && gpu_busy >= QUEUE_FULL_BUSY;
+	if (queue_full) {
+		/* one finding for the full queue: the other APIs that waited on
+		 * it (memsets, copies, the driver's launches) are lines of the
+		 * first, not findings of their own (c22: six, all LOW) */
+		for (size_t k = 0; k < a->nchains; k++) {
+			struct ia_chain *q = &a->chains[k];
+			if (q->kind != IA_KIND_SLOW_CALLS ||
+			    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q->evidence, "gpu_queue_full")))
+				continue;
+			char p99[32], n1[32];
+			ia_chain_line(q, "[CUDA] %s waited on the same full queue: %s calls >= %s, p99=%s",
+				      ia_api_name(t, s->api), ia_fmt_count(n1, sizeof n1, s->nslow),
+				      ia_fmt_dur((char[32]){ 0 }, 32, s->threshold), ia_fmt_dur(p99, sizeof p99, s->p99));
+			return 0;
+		}
+	}
 	enum ia_severity sev;
 	if (contention)
 		sev = impact >= SLOW_HIGH ? IA_SEV_HIGH : impact >= SLOW_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
