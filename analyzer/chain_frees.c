@@ -38,6 +38,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 	const uint32_t *ix = g->main_calls;
 	size_t n = g->nmain_calls;
 	uint64_t last_queue = 0;
+	int estimated = ia_idle_estimated(&a->idle) && g->gpu.nest[1];
 	for (size_t k = 0; k < n; k++)
 		if (ia_api_queues_work(t->calls[ix[k]].api))
 			last_queue = t->calls[ix[k]].start;
@@ -60,7 +61,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			/* the free drained the queue, then did its own work (unmapping)
 			 * with nothing for the GPU to do: how much of it, the estimate
 			 * says where the marks cannot (nothing is recorded inside) */
-			if (ia_idle_estimated(&a->idle) && g->gpu.nest[1]) {
+			if (estimated) {
 				uint64_t busy = ia_spans_within(g->gpu.est[1], g->gpu.nest[1], c->start, c->start + c->dur);
 				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
 			}

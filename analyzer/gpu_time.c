@@ -142,20 +142,15 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 	for (size_t i = 0; i < n; i++) {
 		const struct ia_call *c = &t->calls[idx[i]];
 		uint64_t end = c->start + c->dur;
-		if (holds_driver(c) && c->dur) {   /* (starts in order: merged as they come) */
-			if (nheld && c->start <= held[nheld - 1].b) {
-				if (end > held[nheld - 1].b)
-					held[nheld - 1].b = end;
-			} else if (ia_grow((void **)&held, &cheld, nheld + 1, sizeof *held) < 0) {
+		if (holds_driver(c) && c->dur) {
+			if (ia_grow((void **)&held, &cheld, nheld + 1, sizeof *held) < 0)
 				a->oom = 1;
-			} else {
+			else
 				held[nheld++] = (struct ia_span){ c->start, end };
-			}
 		}
 		/* a copy to the host returns once it is done (CUDA's API sync
 		 * notes): it waits for its stream like a stream sync */
-		if (c->dir == INGERO_DIR_DTOH && ingero_api_class(c->api) == INGERO_CLASS_COPY &&
-		    !(c->flags & INGERO_FLAG_HOST_PINNED)) {
+		if (c->dir == INGERO_DIR_DTOH && host_sync_copy(c)) {
 			struct stream_acc *s = stream_of(a, pid, c->stream);
 			int waited = c->dur > IA_SYNC_FLOOR_NS;
 			if (waited)
@@ -194,7 +189,7 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 				add_cpt(a, &a->s[k], c->start, end, waited, 0);
 		}
 	}
-	marks_after_held(a, pid, held, nheld);
+	marks_after_held(a, pid, held, ia_spans_merge(held, nheld, 0, UINT64_MAX));
 	free(held);
 	free(idx);
 }
