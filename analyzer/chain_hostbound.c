@@ -17,6 +17,9 @@
 
 #define HOSTBOUND_MEDIUM 0.30        /* share of the window; never HIGH: GPU idle inside is not measured */
 #define HOSTBOUND_LOW 0.10
+/* With GPU marks the cost is the GPU's estimated idle inside the stretches,
+ * judged as the other rules judge idle (SHARE_MEDIUM, SHARE_LOW), and still
+ * never HIGH: an estimate, not certain idle */
 #define HOSTBOUND_MIN_LAUNCHES 1000  /* enough launches for a rate to mean something */
 #define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
 #define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
@@ -104,6 +107,23 @@ static void hostbound_json(cJSON *ev, const struct ia_analysis *a, uint64_t win,
 	}
 }
 
+/* With GPU marks a stretch may close in a sync that waited: the Python
+ * line whose syncs close at least half of the stretches (one per step, the
+ * gaps' sync lines), where the host spends time waiting that a host-bound
+ * loop needs for issuing (c21: .item() every step); NULL when none does. */
+static const struct ia_gap_line *closing_sync_line(const struct ia_analysis *a)
+{
+	const struct ia_gaps *g = &a->gaps;
+	const struct ia_gap_line *best = NULL;
+	for (size_t i = 0; i < g->nsync_lines; i++) {
+		const struct ia_gap_line *l = &g->sync_lines[i];
+		if (strcmp(l->line, "(no Python frame)") != 0 && 2 * l->count >= a->hb.n &&
+		    (!best || l->count > best->count))
+			best = l;
+	}
+	return best && a->hb.busy_close_n * 2 >= a->hb.n ? best : NULL;
+}
+
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_hostbound *h = &a->hb;
@@ -122,11 +142,31 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	 * workers' gaps) */
 	const struct ia_gpu_time *gt = &a->gaps.gpu;
 	int measured = ia_idle_estimated(&a->idle) && gt->nest[1];
-	uint64_t idle_in = 0;
+	uint64_t idle_in = 0, gapped = 0, calls_idle = 0, refill = 0;
 	if (measured) {
-		uint64_t busy = ia_spans_within_windows(gt->est[1], gt->nest[1], h->w, h->n);
-		uint64_t gapped = ia_spans_within_windows(gt->idle, gt->nidle, h->w, h->n);
+		uint64_t busy = ia_spans_within_windows(gt->est[2], gt->nest[2], h->w, h->n);
+		gapped = ia_spans_within_windows(gt->idle, gt->nidle, h->w, h->n);
 		idle_in = h->ns > busy + gapped ? h->ns - busy - gapped : 0;
+		/* less the idle while the host was inside calls that queue nothing
+		 * (an allocation, a free): theirs, not the issue rate's */
+		uint64_t in_calls = 0;
+		for (size_t k = 0; k < h->ncalls_w; k++)
+			in_calls += h->calls_w[2 * k + 1] - h->calls_w[2 * k];
+		uint64_t taken = ia_spans_within_windows(gt->est[2], gt->nest[2], h->calls_w, h->ncalls_w) +
+				 ia_spans_within_windows(gt->idle, gt->nidle, h->calls_w, h->ncalls_w);
+		calls_idle = in_calls > taken ? in_calls - taken : 0;
+		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
+		/* less each stretch's refill after a sync that drained the queue:
+		 * that sync's cost (chain_syncs.c), not the issue rate's */
+		for (size_t k = 0; k < h->n; k++) {
+			if (!h->drain_wait[k])
+				continue;
+			uint64_t a0 = h->w[2 * k], b0 = h->w[2 * k + 1];
+			uint64_t in = ia_spans_within(gt->est[2], gt->nest[2], a0, b0) + ia_spans_within(gt->idle, gt->nidle, a0, b0);
+			uint64_t idle_k = b0 - a0 > in ? b0 - a0 - in : 0;
+			refill += idle_k < h->drain_wait[k] ? idle_k : h->drain_wait[k];
+		}
+		idle_in = idle_in > refill ? idle_in - refill : 0;
 		if (idle_in < cost)
 			cost = idle_in;
 	}
@@ -139,7 +179,8 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	double issuing = (double)(h->ns - h->main_off_ns + h->others_oncpu_ns) / (double)h->ns;
 	if (h->has_offcpu && issuing < HOSTBOUND_ONCPU)
 		return 0;
-	enum ia_severity sev = share >= HOSTBOUND_MEDIUM ? IA_SEV_MEDIUM : share >= HOSTBOUND_LOW ? IA_SEV_LOW : IA_SEV_NONE;
+	double medium = measured ? SHARE_MEDIUM : HOSTBOUND_MEDIUM, low = measured ? SHARE_LOW : HOSTBOUND_LOW;
+	enum ia_severity sev = share >= medium ? IA_SEV_MEDIUM : share >= low ? IA_SEV_LOW : IA_SEV_NONE;
 	if (sev == IA_SEV_NONE)
 		return 0;
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_HOST_BOUND_LAUNCHES);
@@ -160,7 +201,13 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	char n1[32], n2[32], d1[32], d2[32], d3[32], d4[32];
 	ia_fmt_count(n1, sizeof n1, h->launches);
 	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
-	if (h->n == 1)
+	if (measured)
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s in %s stretch%s (%s); the GPU idled about %s inside them (%.0f%% of "
+			 "the steady state, estimated from work timed alone) while the host issued the work",
+			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), h->n == 1 ? "" : "es", ia_fmt_dur(d1, sizeof d1, h->ns),
+			 ia_fmt_dur(d2, sizeof d2, idle_in), 100 * share);
+	else if (h->n == 1)
 		snprintf(c->summary, sizeof c->summary,
 			 "host-bound: %s launches at %s/s over %s (%.0f%% of the window); the %s after them waited %s "
 			 "(GPU already idle) - the GPU keeps up with the host",
@@ -195,19 +242,45 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
 		     "likely one training step each", h->period_calls, h->period_launches,
 		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls));
-	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (floor %s: nothing "
-	     "left to wait for)", ia_fmt_dur(d1, sizeof d1, h->long_end - h->long_start),
+	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (floor %s: %s)",
+	     ia_fmt_dur(d1, sizeof d1, h->long_end - h->long_start),
 	     ia_fmt_count(d4, sizeof d4, h->long_launches), ia_api_name(t, cl->api),
 	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
-	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS));
-	snprintf(c->root_cause, sizeof c->root_cause,
-		 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
-		 "launch call, the rest in Python and framework code between calls), and the sync that closes each "
-		 "stretch found the GPU already done with everything queued (waited at most %s). The GPU kept up with "
-		 "the host, so faster kernels would not make this part faster; fewer launches, each doing more work, "
-		 "would. How busy the GPU was inside the stretches is not measured (no GPU timestamps).",
-		 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
-		 ia_fmt_dur(d3, sizeof d3, h->close_max_ns));
+	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS),
+	     cl->dur <= IA_SYNC_FLOOR_NS ? "nothing left to wait for" : "the GPU still had work queued");
+	const struct ia_gap_line *sl = measured ? closing_sync_line(a) : NULL;
+	if (sl)
+		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "
+		     "spend issuing the next step's work while the GPU runs this one's (the sync's own finding)",
+		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns));
+	if (measured)
+		ia_chain_line(c, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated from work "
+		     "timed alone), besides %s in gaps other findings name, %s while the host was inside calls that queue "
+		     "nothing (allocations, frees) and %s refilling a queue a sync had drained; %s of the %s stretches end "
+		     "in a sync that waited for the GPU's last work",
+		     ia_fmt_dur(d2, sizeof d2, h->ns), ia_fmt_dur(d1, sizeof d1, idle_in), ia_fmt_dur(d3, sizeof d3, gapped),
+		     ia_fmt_dur(n2, sizeof n2, calls_idle), ia_fmt_dur((char[32]){ 0 }, 32, refill),
+		     ia_fmt_count(d4, sizeof d4, h->busy_close_n), ia_fmt_count(n1, sizeof n1, h->n));
+	if (measured)
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
+			 "launch call, the rest in Python and framework code between calls), and the GPU, timed by its "
+			 "marks, ran out of queued work for about %s of these stretches while the host was still issuing "
+			 "them%s. Faster kernels would not make this part faster; fewer launches, each doing more work, "
+			 "would.",
+			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
+			 ia_fmt_dur(d3, sizeof d3, idle_in),
+			 h->busy_close_n ? " (a sync closing a stretch can still wait for its last kernels: the GPU "
+					   "idled earlier in the stretch, between launches)" : "");
+	else
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
+			 "launch call, the rest in Python and framework code between calls), and the sync that closes each "
+			 "stretch found the GPU already done with everything queued (waited at most %s). The GPU kept up with "
+			 "the host, so faster kernels would not make this part faster; fewer launches, each doing more work, "
+			 "would. How busy the GPU was inside the stretches is not measured (no GPU timestamps).",
+			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
+			 ia_fmt_dur(d3, sizeof d3, h->close_max_ns));
 	hostbound_fixes(c, h, interval);
 	hostbound_json(c->evidence, a, win, share, rate);
 	return 0;

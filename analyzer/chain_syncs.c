@@ -30,7 +30,10 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		double per_step = (double)l->count / (double)g->n;
 		if (l->count < SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
 			continue;
-		double share = ia_idle_share(&a->idle, l->overlap_ns);
+		/* with the GPU estimate, the refill after each sync (gaps.h) */
+		int refill = ia_idle_estimated(&a->idle) && l->est_overlap_ns > l->overlap_ns;
+		uint64_t cost = refill ? l->est_overlap_ns : l->overlap_ns;
+		double share = ia_idle_share(&a->idle, cost);
 		enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 		if (sev == IA_SEV_NONE)
 			continue;
@@ -40,8 +43,8 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			return -1;
 		c->sev = sev;
 		c->api = l->api;
-		c->impact = ia_idle_impact(&a->idle, l->overlap_ns);
-		c->cost_ns = l->overlap_ns;
+		c->impact = ia_idle_impact(&a->idle, cost);
+		c->cost_ns = cost;
 		if (has_line)
 			snprintf(c->source, sizeof c->source, "%s", l->line);
 		char n1[32], d1[32], d2[32], d3[32];
@@ -53,13 +56,18 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps (gaps)", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
+		if (refill)
+			ia_chain_line(c, "[GPU] after each sync the GPU starts from an empty queue: while the host issues the next "
+			     "step it idles between launches, about %s in all up to each sync's wait (estimated from work timed "
+			     "alone; the certain part is the %s right after the syncs)",
+			     ia_fmt_dur(d1, sizeof d1, l->est_overlap_ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "%s makes the host wait for the GPU every step (.item(), .cpu(), printing or comparing a CUDA "
 			 "tensor, or an explicit synchronize)%s%s. The next step's work is queued only after the GPU has "
 			 "drained, so the GPU idles while the host prepares it: up to %s of GPU work could have overlapped "
 			 "with that host time.",
 			 has_line ? l->line : "A call without a Python frame", l->inner[0] ? "; here inside " : "",
-			 l->inner, ia_fmt_dur(d1, sizeof d1, l->overlap_ns));
+			 l->inner, ia_fmt_dur(d1, sizeof d1, cost));
 		int scaler = strstr(l->inner, "grad_scaler.py") != NULL;
 		if (scaler)
 			ia_chain_fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
@@ -77,6 +85,8 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		ia_json_u64(ev, "sync_ns", l->ns);
 		ia_json_u64(ev, "gap_after_ns", l->gap_ns);
 		ia_json_u64(ev, "overlap_possible_ns", l->overlap_ns);
+		if (refill)
+			ia_json_u64(ev, "refill_idle_ns", l->est_overlap_ns);
 		ia_json_round(ev, "share_of_window", share, 4);
 	}
 	return 0;

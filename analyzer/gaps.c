@@ -376,6 +376,37 @@ static void set_phase_gaps_apart(const struct ia_phases *ph, struct ia_gaps *g)
 	g->n = keep;
 }
 
+/* Each sync's refill (ia_gap_line.est_overlap_ns): its wait, up to the
+ * GPU's estimated idle from its end to the next call that completes work. */
+static int sync_refills(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g, size_t *scap,
+			const uint32_t *ix, size_t n)
+{
+	const struct ia_span *busy = g->gpu.est[2];
+	size_t nbusy = g->gpu.nest[2];
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || c->dur <= IA_SYNC_FLOOR_NS)
+			continue;
+		uint64_t a = c->start + c->dur, b = g->win_end;
+		for (size_t m = k + 1; m < n; m++) {
+			const struct ia_call *d = &t->calls[ix[m]];
+			if (d->start >= a && ia_call_completes_work(d)) {
+				b = d->start;
+				break;
+			}
+		}
+		if (b <= a)
+			continue;
+		uint64_t idle = b - a - ia_spans_within(busy, nbusy, a, b);
+		uint64_t wait = c->dur - IA_SYNC_FLOOR_NS;
+		struct ia_gap_line *l = sync_line(t, names, g, scap, c);
+		if (!l)
+			return -1;
+		l->est_overlap_ns += idle < wait ? idle : wait;
+	}
+	return 0;
+}
+
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen)
 {
@@ -597,6 +628,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		l->gap_ns += len;
 		l->overlap_ns += len < wait ? len : wait;
 	}
+	if (g->gpu.nest[2] && sync_refills(t, names, g, &scap, ix, n) < 0)
+		goto oom;
 	if (g->nsync_lines)
 		qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
 	return attribute_samples(t, pp, names, g, err, errlen);

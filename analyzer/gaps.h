@@ -65,6 +65,14 @@ struct ia_gap_line {
 	uint16_t api;           /* the API most often at that line */
 	uint64_t count, ns;     /* gaps it ends (or syncs it made), and their time */
 	uint64_t gap_ns, overlap_ns;   /* sync lines: gaps they open; sum of min(gap, sync wait) */
+	/* sync lines, with the GPU estimate (gpu_time.h): sum of min(sync wait,
+	 * the GPU's idle from the sync's end to the next completing call, by the
+	 * replay that leaves it least idle) — the refill: a host that waited for
+	 * the queue to drain then issues the next step while the GPU idles
+	 * between its launches, which the certain gap right after the sync is
+	 * only the start of (c21: .item() every step, 60 ms certain, ~200 ms
+	 * estimated); 0 without the estimate */
+	uint64_t est_overlap_ns;
 	char inner[240];        /* sync lines: "function (file:line)" of the library code that syncs, or "" */
 };
 

@@ -57,6 +57,9 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 struct walk {
 	size_t lcap, ucap;           /* of h->lines, h->user_lines */
 	size_t wcap;                 /* of h->w */
+	size_t cwcap;                /* of h->calls_w */
+	size_t dwcap;                /* of h->drain_wait */
+	uint64_t drained;            /* the wait beyond the floor of the last completing call */
 	uint64_t *th_launches;       /* per thread index */
 	const struct ia_phases *ph;
 };
@@ -84,7 +87,10 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 		       struct ia_hostbound *h, struct walk *wk, const uint32_t *ix, size_t first, size_t last)
 {
 	const struct ia_call *close = &t->calls[ix[last]];
-	uint64_t a = t->calls[ix[first]].start, b = close->start + close->dur;
+	/* a closing call that waited (kept only with the GPU estimate) ends the
+	 * stretch where it began: its wait is the sync's, not the host's issuing */
+	uint64_t a = t->calls[ix[first]].start,
+		 b = close->start + (close->dur > IA_SYNC_FLOOR_NS ? 0 : close->dur);
 	uint64_t launches = 0;
 	for (size_t k = first; k <= last; k++)
 		launches += is_launch(t->calls[ix[k]].api);
@@ -104,6 +110,9 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 	}
 	if (ia_grow((void **)&h->w, &wk->wcap, 2 * (h->n + 1), sizeof *h->w) < 0)
 		return -1;
+	if (ia_grow((void **)&h->drain_wait, &wk->dwcap, h->n + 1, sizeof *h->drain_wait) < 0)
+		return -1;
+	h->drain_wait[h->n] = wk->drained;
 	h->w[2 * h->n] = a;
 	h->w[2 * h->n + 1] = b;
 	h->n++;
@@ -114,6 +123,22 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 	h->in_calls_ns += in;
 	h->in_launch_ns += in_launch;
 	uint64_t prev_launch = 0;
+	for (size_t k = first; k < last; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (ia_api_queues_work(c->api) || c->dur <= IA_SYNC_FLOOR_NS)
+			continue;
+		uint64_t e = c->start + c->dur < b ? c->start + c->dur : b;
+		if (h->ncalls_w && c->start <= h->calls_w[2 * h->ncalls_w - 1]) {   /* overlaps the last (another thread) */
+			if (e > h->calls_w[2 * h->ncalls_w - 1])
+				h->calls_w[2 * h->ncalls_w - 1] = e;
+			continue;
+		}
+		if (ia_grow((void **)&h->calls_w, &wk->cwcap, 2 * (h->ncalls_w + 1), sizeof *h->calls_w) < 0)
+			return -1;
+		h->calls_w[2 * h->ncalls_w] = c->start;
+		h->calls_w[2 * h->ncalls_w + 1] = e;
+		h->ncalls_w++;
+	}
 	for (size_t k = first; k <= last; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) == INGERO_CLASS_COPY) {
@@ -137,6 +162,8 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 		h->main_off_ns += off;
 		h->main_runq_ns += rq;
 	}
+	if (close->dur > IA_SYNC_FLOOR_NS)
+		h->busy_close_n++;
 	if (close->dur > h->close_max_ns)
 		h->close_max_ns = close->dur;
 	if (b - a > h->long_end - h->long_start) {
@@ -185,7 +212,7 @@ static void issuing_threads(const struct ia_trace *t, const struct ia_per_proces
 }
 
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 const struct ia_phases *ph, const uint32_t *ix, size_t n, struct ia_hostbound *h,
+			 const struct ia_phases *ph, const uint32_t *ix, size_t n, int gpu_estimate, struct ia_hostbound *h,
 			 char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
@@ -204,10 +231,11 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 			first = k;
 		if (!ia_call_completes_work(c))
 			continue;
-		if (first != SIZE_MAX && c->dur <= IA_SYNC_FLOOR_NS &&
+		if (first != SIZE_MAX && (c->dur <= IA_SYNC_FLOOR_NS || gpu_estimate) &&
 		    add_stretch(t, pp, names, h, &wk, ix, first, k) < 0)
 			goto oom;
 		first = SIZE_MAX;   /* whatever it waited, the queue is drained now */
+		wk.drained = c->dur > IA_SYNC_FLOOR_NS ? c->dur - IA_SYNC_FLOOR_NS : 0;
 	}
 	issuing_threads(t, pp, h, &wk);
 	free(wk.th_launches);
@@ -227,5 +255,7 @@ void ia_hostbound_free(struct ia_hostbound *h)
 	free(h->lines);
 	free(h->user_lines);
 	free(h->w);
+	free(h->calls_w);
+	free(h->drain_wait);
 	memset(h, 0, sizeof *h);
 }

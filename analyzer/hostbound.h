@@ -26,7 +26,14 @@
  * step, when steps are recognisable).
  *
  * Nothing here says how busy the GPU was inside a stretch: without GPU
- * timestamps only its end is known (idle when the host asked).
+ * timestamps only its end is known (idle when the host asked).  With them
+ * (the estimate from work timed alone, gpu_time.h) the closing call's wait
+ * is no longer the proof: a stretch whose closing sync waited is kept too
+ * (counted in busy_close_n), and the rule reads the GPU's estimated idle
+ * inside the stretches (chain_hostbound.c) — a step whose GPU ran dry
+ * while the host issued it, then still had its last kernels queued when
+ * the per-step sync came (c21: .item() every step, ~24 % idle estimated,
+ * none of it closed by an idle sync).
  */
 #ifndef IA_HOSTBOUND_H
 #define IA_HOSTBOUND_H
@@ -71,13 +78,27 @@ struct ia_hostbound {
 	uint64_t launch_samples;
 	uint64_t *w;                    /* the stretches as (start, end) pairs, n of them */
 	size_t waited_n;                /* stretches left out: the host waited in calls (see above) */
+	size_t busy_close_n;            /* stretches kept whose closing call waited (GPU estimate only) */
+	/* inside the stretches, the main process's calls that queue no work and
+	 * took longer than IA_SYNC_FLOOR_NS (an allocation, a free, a host
+	 * sync), merged, as (start, end) pairs: the GPU's idle during them is
+	 * theirs, not the issue rate's (c13: each step's cudaMalloc again after
+	 * empty_cache) */
+	uint64_t *calls_w; size_t ncalls_w;
+	/* per stretch (as w), how long the completing call before it waited
+	 * beyond IA_SYNC_FLOOR_NS: it drained the queue, so the stretch began
+	 * with an empty GPU, and up to that wait of the idle inside is the
+	 * refill — that sync's cost, not the issue rate's (chain_syncs.c) */
+	uint64_t *drain_wait;
 };
 
 struct ia_phases;
 /* ix[0..n): the main process's calls in time order (ia_gaps.main_calls);
- * ph: the run's phases (NULL: every stretch is steady). */
+ * ph: the run's phases (NULL: every stretch is steady); gpu_estimate: the
+ * GPU's busy time is estimated (keep stretches whatever their closing
+ * call waited, above). */
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 const struct ia_phases *ph, const uint32_t *ix, size_t n, struct ia_hostbound *h,
+			 const struct ia_phases *ph, const uint32_t *ix, size_t n, int gpu_estimate, struct ia_hostbound *h,
 			 char *err, size_t errlen);
 void ia_hostbound_free(struct ia_hostbound *h);
 
