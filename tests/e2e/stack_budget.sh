@@ -26,7 +26,10 @@ held=$(q "SELECT count(*) FROM cuda_calls WHERE flags & 16")
 total=$(q "SELECT count(*) FROM cuda_calls")
 check_ge "every sync stored ($syncs)" "$syncs" $N
 check_ge "1 ppm: the first syncs have stacks" "$with" 1
-check "1 ppm: few stacks ($with of $total)" test "$with" -lt 200
+# (the starting credit pays for a number of stacks that depends on how fast
+# this machine unwinds and how long the run took: 223 once on a loaded 2-vCPU
+# VM; without the budget every one of the N syncs has its stack)
+check "1 ppm: few stacks ($with of $total)" test "$with" -lt $((N / 10))
 check_eq "1 ppm: every call without its stack is flagged withheld" "$total" "$((with + held))"
 check_eq "no call has both a stack and the withheld flag" 0 \
 	"$(q "SELECT count(*) FROM cuda_calls WHERE flags & 16 AND stack_id IS NOT NULL AND stack_id != 0")"
