@@ -359,6 +359,7 @@ static void acc_free(struct acc *a)
 	free(a->s);
 	free(a->busy);
 	free(a->smp);
+	free(a->smp_sum);
 	free(a->typical);
 	free(a->kt);
 	ia_map_free(&a->kmap);

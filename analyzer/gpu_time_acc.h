@@ -52,6 +52,7 @@ struct acc {
 	struct stream_acc *s; size_t n, cap;
 	struct ia_span *busy; size_t nbusy, cbusy;
 	struct sample *smp; size_t nsmp, csmp;
+	uint64_t *smp_sum;         /* smp_sum[i]: the ns of smp[0..i), summed (a key's mean in O(1)) */
 	size_t ntimed;             /* pieces timed alone (each filed twice in smp) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
 	/* the median replay's GPU time by kernel, or kind of copy or memset

@@ -183,8 +183,9 @@ cJSON *ia_idle_json(const struct ia_idle *i)
 		cJSON_AddStringToObject(e, "basis",
 			"within the measured bounds: each stream's work replayed one piece after another, each "
 			"piece taking the GPU time of alike work (same kernel and geometry; same kind and size "
-			"of copy) timed alone by a mark right behind it (median; low/high with the 75th/25th "
-			"percentile), held to the measured completions; work never timed alike takes none "
+			"of copy) timed alone by a mark right behind it (median; low/high with the ends of the "
+			"median's 95% confidence interval, widened to hold the mean, within the quartiles), held "
+			"to the measured completions; work never timed alike takes none "
 			"(high), all the time it can (low), and the process's median piece in the estimate");
 	}
 	cJSON_AddStringToObject(idle, "basis", i->measured
