@@ -25,6 +25,7 @@
 struct free_evidence {
 	uint64_t n, ns, gap_ns, mallocs_after;
 	uint64_t idle_in_ns;            /* estimated GPU idle inside the frees (the median replay), 0 without it */
+	uint64_t refill_ns;             /* with the estimate: the refills after them (gaps.h ia_refill_after) */
 	int empty_cache;                /* a free's innermost Python function is empty_cache */
 	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
 	uint64_t empty_cache_n;
@@ -64,6 +65,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			if (estimated) {
 				uint64_t busy = ia_spans_within(g->gpu.est[1], g->gpu.nest[1], c->start, c->start + c->dur);
 				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
+				fe->refill_ns += ia_refill_after(t, g, ix, n, k);
 			}
 			if (func && !strcmp(func, "empty_cache")) {
 				fe->empty_cache = 1;
@@ -95,7 +97,12 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 		free(fe.lines);
 		return -1;
 	}
-	double share = ia_idle_share(&a->idle, fe.gap_ns + fe.idle_in_ns);
+	/* after each free the queue refills while the host issues the next
+	 * step: with the estimate, that refill (the certain gap its start) is
+	 * the free's, as a sync's is (docs/chains.md) */
+	uint64_t after = fe.refill_ns > fe.gap_ns ? fe.refill_ns : fe.gap_ns;
+	uint64_t cost = after + fe.idle_in_ns;
+	double share = ia_idle_share(&a->idle, cost);
 	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
 	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
 		free(fe.lines);
@@ -115,14 +122,14 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	char n1[32], n2[32], d1[32], d2[32];
 	c->sev = sev;
 	c->api = top->api;
-	c->impact = ia_idle_impact(&a->idle, fe.gap_ns + fe.idle_in_ns);
-	c->cost_ns = fe.gap_ns + fe.idle_in_ns;
+	c->impact = ia_idle_impact(&a->idle, cost);
+	c->cost_ns = cost;
 	if (has_line)
 		snprintf(c->source, sizeof c->source, "%s", top->line);
 	snprintf(c->summary, sizeof c->summary,
-		 "frees that wait for the GPU%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+		 "frees that wait for the GPU%s%s: %s %s (%.1f per step); the GPU idles %s in them and until the queue they drained refills",
 		 has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
-		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, fe.gap_ns + fe.idle_in_ns));
+		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, cost));
 	ia_chain_line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
 		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),
 	     ia_fmt_dur(d2, sizeof d2, fe.gap_ns));
@@ -133,6 +140,10 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 		ia_chain_line(c, "[GPU] inside the frees, once the queue had drained, the GPU idled about %s more (estimated "
 			      "from work timed alone: nothing can be marked inside a free)",
 			      ia_fmt_dur(d2, sizeof d2, fe.idle_in_ns));
+	if (fe.refill_ns > fe.gap_ns)
+		ia_chain_line(c, "[GPU] after them the GPU starts from an empty queue and idles between launches while the host "
+			      "issues the next step: about %s, up to each free's own time (estimated; the certain part is the %s "
+			      "right after them)", ia_fmt_dur(d2, sizeof d2, fe.refill_ns), ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
 	if (fe.mallocs_after)
 		ia_chain_line(c, "[CUDA] %s cudaMalloc after the first of them: the memory is allocated again",
 		     ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
@@ -178,6 +189,8 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "free_ns", fe.ns);
 	ia_json_u64(ev, "gap_after_ns", fe.gap_ns);
 	ia_json_u64(ev, "idle_inside_estimated_ns", fe.idle_in_ns);
+	if (fe.refill_ns > fe.gap_ns)
+		ia_json_u64(ev, "refill_idle_ns", fe.refill_ns);
 	ia_json_u64(ev, "mallocs_after", fe.mallocs_after);
 	ia_json_round(ev, "steps", steps, 0);
 	ia_json_round(ev, "frees_per_step", per_step, 3);

@@ -376,33 +376,38 @@ static void set_phase_gaps_apart(const struct ia_phases *ph, struct ia_gaps *g)
 	g->n = keep;
 }
 
-/* Each sync's refill (ia_gap_line.est_overlap_ns): its wait, up to the
- * GPU's estimated idle from its end to the next call that completes work. */
+uint64_t ia_refill_after(const struct ia_trace *t, const struct ia_gaps *g, const uint32_t *ix, size_t n, size_t k)
+{
+	const struct ia_call *c = &t->calls[ix[k]];
+	if (!g->gpu.nest[2] || c->dur <= IA_SYNC_FLOOR_NS)
+		return 0;
+	uint64_t a = c->start + c->dur, b = g->win_end;
+	for (size_t m = k + 1; m < n; m++) {
+		const struct ia_call *d = &t->calls[ix[m]];
+		if (d->start >= a && ia_call_completes_work(d)) {
+			b = d->start;
+			break;
+		}
+	}
+	if (b <= a)
+		return 0;
+	uint64_t idle = b - a - ia_spans_within(g->gpu.est[2], g->gpu.nest[2], a, b);
+	uint64_t wait = c->dur - IA_SYNC_FLOOR_NS;
+	return idle < wait ? idle : wait;
+}
+
+/* Each sync's refill (ia_gap_line.est_overlap_ns). */
 static int sync_refills(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g, size_t *scap,
 			const uint32_t *ix, size_t n)
 {
-	const struct ia_span *busy = g->gpu.est[2];
-	size_t nbusy = g->gpu.nest[2];
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || c->dur <= IA_SYNC_FLOOR_NS)
 			continue;
-		uint64_t a = c->start + c->dur, b = g->win_end;
-		for (size_t m = k + 1; m < n; m++) {
-			const struct ia_call *d = &t->calls[ix[m]];
-			if (d->start >= a && ia_call_completes_work(d)) {
-				b = d->start;
-				break;
-			}
-		}
-		if (b <= a)
-			continue;
-		uint64_t idle = b - a - ia_spans_within(busy, nbusy, a, b);
-		uint64_t wait = c->dur - IA_SYNC_FLOOR_NS;
 		struct ia_gap_line *l = sync_line(t, names, g, scap, c);
 		if (!l)
 			return -1;
-		l->est_overlap_ns += idle < wait ? idle : wait;
+		l->est_overlap_ns += ia_refill_after(t, g, ix, n, k);
 	}
 	return 0;
 }

@@ -144,6 +144,13 @@ int ia_api_completes_work(unsigned api);
 int ia_call_completes_work(const struct ia_call *c);
 /* A free that waited for the device (ingero_api_free_waits, not of NULL). */
 int ia_call_is_waiting_free(const struct ia_call *c);
+/* With the GPU estimate (g->gpu.est), the refill after the call ix[k]
+ * that waited for the device (a sync, a free): its wait beyond
+ * IA_SYNC_FLOOR_NS, up to the GPU's idle from its end to the next call that
+ * completes work, by the replay that leaves it least idle — the queue it
+ * drained refilling while the host issues the next step (docs/chains.md,
+ * sync_per_step); 0 without the estimate. */
+uint64_t ia_refill_after(const struct ia_trace *t, const struct ia_gaps *g, const uint32_t *ix, size_t n, size_t k);
 /* Whether an API queues device work (launch, copy, memset). */
 int ia_api_queues_work(unsigned api);
 

@@ -39,15 +39,29 @@
 /* Times of alike work stand in only when there are this many (a kernel's
  * first launch, which loads it, must not be the only say). */
 #define MIN_ALIKE 3
+/* Work in its place: the same work after the same work before it on its
+ * stream — one kernel with one geometry may run more than once a step at
+ * different lengths (c13: one twice a step, ~124 and ~232 us), and a
+ * median over both is right for neither; where its place has this many
+ * times, they stand in, else the work's. */
+#define MIN_IN_PLACE 8
+
+/* The key of a piece of work in its place (never 0). */
+static uint32_t in_place(const struct sub *w)
+{
+	uint32_t k = w->work * 2654435761u ^ (w->after * 40503u + 0x5bd1e995u);
+	return k ? k : 1;
+}
 
 static void add_sample(struct acc *a, int pid, const struct sub *w, uint64_t ns)
 {
-	if (ia_grow((void **)&a->smp, &a->csmp, a->nsmp + 2, sizeof *a->smp) < 0) {
+	if (ia_grow((void **)&a->smp, &a->csmp, a->nsmp + 3, sizeof *a->smp) < 0) {
 		a->oom = 1;
 		return;
 	}
 	a->smp[a->nsmp++] = (struct sample){ pid, 0, w->work, ns };
 	a->smp[a->nsmp++] = (struct sample){ pid, 1, w->func, ns };
+	a->smp[a->nsmp++] = (struct sample){ pid, 2, in_place(w), ns };
 	a->ntimed++;
 }
 
@@ -170,7 +184,7 @@ static size_t lower_bound(const struct acc *a, const struct sample *key, int pas
 }
 
 /* The samples filed under one key: [*first, return). */
-static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_t *first)
+static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_t *first, size_t min)
 {
 	*first = 0;
 	if (!k || !a->nsmp)
@@ -180,15 +194,19 @@ static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_
 	struct sample from = { pid, by_func, k, 0 }, to = { pid, by_func, k, UINT64_MAX };
 	*first = lower_bound(a, &from, 0);
 	size_t end = lower_bound(a, &to, 1);
-	return end - *first >= MIN_ALIKE ? end : *first;
+	return end - *first >= min ? end : *first;
 }
 
-/* The samples of work alike this one: the same work, else (another
- * geometry, another size) the same kernel or kind of copy. */
+/* The samples of work alike this one: the same work in its place, else the
+ * same work, else (another geometry, another size) the same kernel or kind
+ * of copy. */
 static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *first)
 {
-	size_t end = filed(a, pid, 0, w->work, first);
-	return end > *first ? end : filed(a, pid, 1, w->func, first);
+	size_t end = w->work ? filed(a, pid, 2, in_place(w), first, MIN_IN_PLACE) : 0;
+	if (end > *first)
+		return end;
+	end = filed(a, pid, 0, w->work, first, MIN_ALIKE);
+	return end > *first ? end : filed(a, pid, 1, w->func, first, MIN_ALIKE);
 }
 
 /* The time a piece of work is given: q 1, the median of the times of work

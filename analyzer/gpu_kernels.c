@@ -100,7 +100,7 @@ static uint64_t timed_alone(const struct acc *a, uint32_t func)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; i < a->nsmp; i++)
-		n += a->smp[i].by_func && a->smp[i].key == func;
+		n += a->smp[i].by_func == 1 && a->smp[i].key == func;
 	return n;
 }
 

@@ -47,8 +47,9 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 		a->oom = 1;
 		return;
 	}
+	uint32_t after = s->nsub ? s->sub[s->nsub - 1].work : 0;
 	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c) };
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after };
 }
 
 static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)

@@ -28,6 +28,7 @@ struct sub {
 	uint32_t work, func;
 	int launch;                /* a kernel (else a copy or memset) */
 	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
+	uint32_t after;            /* the work queued just before it on its stream (0: none): its place in a step */
 };
 
 struct stream_acc {
@@ -40,7 +41,8 @@ struct stream_acc {
 };
 
 /* The GPU time of one piece of work that ran alone (gpu_estimate.c),
- * filed twice: under its work (by_func 0) and its function (1). */
+ * filed three times: under its work (by_func 0), its function (1) and its
+ * work after the work before it (2). */
 struct sample {
 	int pid;
 	int by_func;
@@ -53,7 +55,7 @@ struct acc {
 	struct ia_span *busy; size_t nbusy, cbusy;
 	struct sample *smp; size_t nsmp, csmp;
 	uint64_t *smp_sum;         /* smp_sum[i]: the ns of smp[0..i), summed (a key's mean in O(1)) */
-	size_t ntimed;             /* pieces timed alone (each filed twice in smp) */
+	size_t ntimed;             /* pieces timed alone (each filed three times in smp) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
 	/* the median replay's GPU time by kernel, or kind of copy or memset
 	 * (gpu_kernels.c) */

@@ -18,7 +18,8 @@
  * watcher's, whose cuEventRecord waited for that call) times nothing; a
  * copy the host waited through takes its call's time in the replay; the
  * range's ends hold the mean of skewed times, and stay inside the
- * quartiles' where many were timed.
+ * quartiles' where many were timed; a kernel timed in two places of a
+ * step at two lengths stands in for each place with that place's time.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -388,6 +389,52 @@ static void range_holds_the_mean(void **st)
 	acc_free(&a);
 }
 
+/* Work queued after `after` on the stream (gpu_time.c sets it from the
+ * piece before). */
+static void sub_after(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t after)
+{
+	sub(s, a, b, work, work * 10);
+	s->sub[s->nsub - 1].after = after;
+}
+
+/* Kernel 4 timed 8 times after kernel 1 at 10 us and 8 times after kernel
+ * 2 at 30 us; with `last`, one more after kernel 2 with nothing behind it
+ * (the replay gives it its time whole): the estimate's median replay. */
+static uint64_t two_places(int last)
+{
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	for (uint64_t i = 0; i < 8; i++) {
+		uint64_t t = i * 1000;
+		sub_after(s, t * US, (t + 10) * US, 1, 0);
+		mark(s, (t + 11) * US, (t + 30) * US);
+		sub_after(s, (t + 100) * US, (t + 110) * US, 4, 1);
+		mark(s, (t + 111) * US, (t + 120) * US);
+		sub_after(s, (t + 300) * US, (t + 310) * US, 2, 4);
+		mark(s, (t + 311) * US, (t + 330) * US);
+		sub_after(s, (t + 400) * US, (t + 410) * US, 4, 2);
+		mark(s, (t + 411) * US, (t + 440) * US);
+	}
+	if (last)
+		sub_after(s, 9000 * US, 9010 * US, 4, 2);
+	time_alone(&a, s);
+	assert_int_equal(a.ntimed, 32);
+	struct ia_span *e;
+	size_t n;
+	uint64_t t = estimate(&a, 1, NULL, 0, &e, &n);
+	free(e);
+	acc_free(&a);
+	return t;
+}
+
+static void timed_in_its_place(void **st)
+{
+	(void)st;
+	/* the last piece takes its place's 30 us, not kernel 4's median over
+	 * both places (10 us: half its times are 10, half 30) */
+	assert_int_equal(two_places(1) - two_places(0), 30 * US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +447,7 @@ int main(void)
 		cmocka_unit_test(straddled_mark_times_nothing),
 		cmocka_unit_test(host_sync_copy_takes_its_call),
 		cmocka_unit_test(range_holds_the_mean),
+		cmocka_unit_test(timed_in_its_place),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
