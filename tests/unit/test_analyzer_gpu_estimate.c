@@ -356,6 +356,16 @@ static void host_sync_copy_takes_its_call(void **st)
 	acc_free(&a);
 }
 
+/* The GPU time of replay q (no idle spans), its spans let go. */
+static uint64_t replayed(struct acc *a, int q)
+{
+	struct ia_span *e;
+	size_t n;
+	uint64_t t = estimate(a, q, NULL, 0, &e, &n);
+	free(e);
+	return t;
+}
+
 static void range_holds_the_mean(void **st)
 {
 	(void)st;
@@ -372,14 +382,7 @@ static void range_holds_the_mean(void **st)
 	sub(s, 5000 * US, 5010 * US, 3, 30);
 	time_alone(&a, s);
 	assert_int_equal(a.ntimed, 20);
-	struct ia_span *e;
-	size_t n;
-	uint64_t mid = estimate(&a, 1, NULL, 0, &e, &n);
-	free(e);
-	uint64_t lo = estimate(&a, 0, NULL, 0, &e, &n);
-	free(e);
-	uint64_t hi = estimate(&a, 2, NULL, 0, &e, &n);
-	free(e);
+	uint64_t mid = replayed(&a, 1), lo = replayed(&a, 0), hi = replayed(&a, 2);
 	/* every piece 10 us at the median and at the range's low end, the
 	 * mean's 19 us at its high end (the quartiles' would be 10: no range
 	 * at all) where its completion leaves room: the two 100 us pieces and
@@ -419,10 +422,7 @@ static uint64_t two_places(int last)
 		sub_after(s, 9000 * US, 9010 * US, 4, 2);
 	time_alone(&a, s);
 	assert_int_equal(a.ntimed, 32);
-	struct ia_span *e;
-	size_t n;
-	uint64_t t = estimate(&a, 1, NULL, 0, &e, &n);
-	free(e);
+	uint64_t t = replayed(&a, 1);
 	acc_free(&a);
 	return t;
 }
