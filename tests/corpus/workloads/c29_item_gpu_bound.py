@@ -1,5 +1,5 @@
 # Class: a host sync every step in a GPU-bound loop. Four 4096-wide Linear layers on a batch of
-# 4096 read loss.item() after every optimizer step (line 14): each step's matrix products are tens
+# 4096 read loss.item() after every optimizer step (line 15): each step's matrix products are tens
 # of milliseconds of GPU work against about a millisecond of host time to issue them, so the sync
 # costs the GPU only the moment the host takes to queue the next step's first kernels. An expert
 # says: GPU-bound, the per-step .item() is harmless here; the GEMMs are the run's time.
