@@ -254,13 +254,24 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		     "spend issuing the next step's work while the GPU runs this one's (the sync's own finding)",
 		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns));
 	if (measured)
-		ia_chain_line(c, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated from work "
-		     "timed alone), besides %s in gaps other findings name, %s while the host was inside calls that queue "
-		     "nothing (allocations, frees) and %s refilling a queue a sync had drained; %s of the %s stretches end "
-		     "in a sync that waited for the GPU's last work",
-		     ia_fmt_dur(d2, sizeof d2, h->ns), ia_fmt_dur(d1, sizeof d1, idle_in), ia_fmt_dur(d3, sizeof d3, gapped),
-		     ia_fmt_dur(n2, sizeof n2, calls_idle), ia_fmt_dur((char[32]){ 0 }, 32, refill),
-		     ia_fmt_count(d4, sizeof d4, h->busy_close_n), ia_fmt_count(n1, sizeof n1, h->n));
+	if (measured)
+	{
+		/* what the idle inside the stretches was less, each part said only where there is one */
+		char gl[512], t1[32], t2[32];
+		snprintf(gl, sizeof gl, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated "
+			 "from work timed alone)", ia_fmt_dur(t1, sizeof t1, h->ns), ia_fmt_dur(t2, sizeof t2, idle_in));
+		if (gapped)
+			ia_addf(gl, sizeof gl, "; besides, %s in gaps other findings name", ia_fmt_dur(t1, sizeof t1, gapped));
+		if (calls_idle)
+			ia_addf(gl, sizeof gl, "; %s while the host was inside calls that queue nothing (allocations, frees)",
+				ia_fmt_dur(t1, sizeof t1, calls_idle));
+		if (refill)
+			ia_addf(gl, sizeof gl, "; %s refilling a queue a sync had drained (the sync's)", ia_fmt_dur(t1, sizeof t1, refill));
+		if (h->busy_close_n)
+			ia_addf(gl, sizeof gl, "; %s of the %s stretches end in a sync that waited for the GPU's last work",
+				ia_fmt_count(t1, sizeof t1, h->busy_close_n), ia_fmt_count(t2, sizeof t2, h->n));
+		ia_chain_line(c, "%s", gl);
+	}
 	if (measured)
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
