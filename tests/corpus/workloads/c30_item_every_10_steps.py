@@ -1,5 +1,5 @@
 # Class: host-bound, a sync only now and then. The model of c21 (eight 2048-wide Linear layers,
-# AdamW, a batch of 256), but the loss is read every 10th step (line 16): the host no longer drains
+# AdamW, a batch of 256), but the loss is read every 10th step (line 17): the host no longer drains
 # the GPU each step, and the step's ~2.4 ms of GPU work against ~3 ms of host time to issue it
 # leaves the GPU idling between launches — the host's issue rate sets the pace. An expert says:
 # host-bound; fewer launches (CUDA graphs, torch.compile, a fused optimizer); the sync every 10
