@@ -124,6 +124,16 @@ static const struct ia_gap_line *closing_sync_line(const struct ia_analysis *a)
 	return best && a->hb.busy_close_n * 2 >= a->hb.n ? best : NULL;
 }
 
+/* A finding of a per-step sync or of frees: the refills after them are its
+ * (chain_syncs.c, chain_frees.c), not the issue rate's. */
+static int refill_claimed(const struct ia_analysis *a)
+{
+	for (size_t k = 0; k < a->nchains; k++)
+		if (a->chains[k].kind == IA_KIND_SYNC_PER_STEP || a->chains[k].kind == IA_KIND_SYNC_FREES)
+			return 1;
+	return 0;
+}
+
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_hostbound *h = &a->hb;
@@ -157,8 +167,10 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		calls_idle = in_calls > taken ? in_calls - taken : 0;
 		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
 		/* less each stretch's refill after a sync that drained the queue:
-		 * that sync's cost (chain_syncs.c), not the issue rate's */
-		for (size_t k = 0; k < h->n; k++) {
+		 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
+		 * of a per-step sync or of frees claims it; a sync now and then
+		 * (c30: every 10th step) has none, and its refill stays here */
+		for (size_t k = 0; refill_claimed(a) && k < h->n; k++) {
 			if (!h->drain_wait[k])
 				continue;
 			uint64_t a0 = h->w[2 * k], b0 = h->w[2 * k + 1];
@@ -251,8 +263,9 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	const struct ia_gap_line *sl = measured ? closing_sync_line(a) : NULL;
 	if (sl)
 		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "
-		     "spend issuing the next step's work while the GPU runs this one's (the sync's own finding)",
-		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns));
+		     "spend issuing the next step's work while the GPU runs this one's%s",
+		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns),
+		     refill_claimed(a) ? " (the sync's own finding)" : "");
 	if (measured)
 	if (measured)
 	{
