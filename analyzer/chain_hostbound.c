@@ -24,6 +24,7 @@
 #define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
 #define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
 #define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
+#define SYNC_LINE_MIN_STRETCHES 10   /* stretches a sync line must close, at least, to be named */
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
@@ -121,7 +122,36 @@ static const struct ia_gap_line *closing_sync_line(const struct ia_analysis *a)
 		    (!best || l->count > best->count))
 			best = l;
 	}
-	return best && a->hb.busy_close_n * 2 >= a->hb.n ? best : NULL;
+	/* (steps: a few stretches closed by set-up syncs are no per-step pattern) */
+	return best && a->hb.n >= SYNC_LINE_MIN_STRETCHES && a->hb.busy_close_n * 2 >= a->hb.n ? best : NULL;
+}
+
+/* Of windows w (nw (start, end) pairs, sorted, disjoint), the parts inside
+ * the steady state's windows st: their time, and in it the GPU's estimated
+ * busy time (the least-idle replay) and its certainly idle time. */
+struct steady_part {
+	uint64_t len, busy, gapped;
+};
+
+static struct steady_part steady_part(const struct ia_gpu_time *gt, const uint64_t *st, size_t nst, const uint64_t *w,
+				      size_t nw)
+{
+	struct steady_part p = { 0, 0, 0 };
+	size_t j = 0;
+	for (size_t k = 0; k < nw; k++) {
+		uint64_t a0 = w[2 * k], b0 = w[2 * k + 1];
+		while (j < nst && st[2 * j + 1] <= a0)
+			j++;
+		for (size_t i = j; i < nst && st[2 * i] < b0; i++) {
+			uint64_t x = st[2 * i] > a0 ? st[2 * i] : a0, y = st[2 * i + 1] < b0 ? st[2 * i + 1] : b0;
+			if (y <= x)
+				continue;
+			p.len += y - x;
+			p.busy += ia_spans_within(gt->est[2], gt->nest[2], x, y);
+			p.gapped += ia_spans_within(gt->idle, gt->nidle, x, y);
+		}
+	}
+	return p;
 }
 
 /* A finding of a per-step sync or of frees: the refills after them are its
@@ -153,18 +183,20 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	const struct ia_gpu_time *gt = &a->gaps.gpu;
 	int measured = ia_idle_estimated(&a->idle) && gt->nest[1];
 	uint64_t idle_in = 0, gapped = 0, calls_idle = 0, refill = 0;
+	size_t nst = 0;
+	uint64_t *st = measured ? ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nst) : NULL;
+	if (measured && !st)
+		measured = 0;   /* (out of memory, or no steady state: the stretches' time as without marks) */
 	if (measured) {
-		uint64_t busy = ia_spans_within_windows(gt->est[2], gt->nest[2], h->w, h->n);
-		gapped = ia_spans_within_windows(gt->idle, gt->nidle, h->w, h->n);
-		idle_in = h->ns > busy + gapped ? h->ns - busy - gapped : 0;
+		/* the steady parts of the stretches only: a stretch may run through
+		 * a phase (c32: the epochs' worker restarts, whose idle is theirs) */
+		struct steady_part sp = steady_part(gt, st, nst, h->w, h->n);
+		gapped = sp.gapped;
+		idle_in = sp.len > sp.busy + sp.gapped ? sp.len - sp.busy - sp.gapped : 0;
 		/* less the idle while the host was inside calls that queue nothing
 		 * (an allocation, a free): theirs, not the issue rate's */
-		uint64_t in_calls = 0;
-		for (size_t k = 0; k < h->ncalls_w; k++)
-			in_calls += h->calls_w[2 * k + 1] - h->calls_w[2 * k];
-		uint64_t taken = ia_spans_within_windows(gt->est[2], gt->nest[2], h->calls_w, h->ncalls_w) +
-				 ia_spans_within_windows(gt->idle, gt->nidle, h->calls_w, h->ncalls_w);
-		calls_idle = in_calls > taken ? in_calls - taken : 0;
+		struct steady_part cp = steady_part(gt, st, nst, h->calls_w, h->ncalls_w);
+		calls_idle = cp.len > cp.busy + cp.gapped ? cp.len - cp.busy - cp.gapped : 0;
 		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
 		/* less each stretch's refill after a sync that drained the queue:
 		 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
@@ -173,15 +205,15 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		for (size_t k = 0; refill_claimed(a) && k < h->n; k++) {
 			if (!h->drain_wait[k])
 				continue;
-			uint64_t a0 = h->w[2 * k], b0 = h->w[2 * k + 1];
-			uint64_t in = ia_spans_within(gt->est[2], gt->nest[2], a0, b0) + ia_spans_within(gt->idle, gt->nidle, a0, b0);
-			uint64_t idle_k = b0 - a0 > in ? b0 - a0 - in : 0;
+			struct steady_part kp = steady_part(gt, st, nst, &h->w[2 * k], 1);
+			uint64_t idle_k = kp.len > kp.busy + kp.gapped ? kp.len - kp.busy - kp.gapped : 0;
 			refill += idle_k < h->drain_wait[k] ? idle_k : h->drain_wait[k];
 		}
 		idle_in = idle_in > refill ? idle_in - refill : 0;
 		if (idle_in < cost)
 			cost = idle_in;
 	}
+	free(st);
 	double share = (double)cost / (double)win;
 	/* The threads that issue the launches must keep a CPU busy: mostly
 	 * off-CPU, they wait on something and are not issue-bound.  Their CPU

@@ -371,24 +371,47 @@ static void range_holds_the_mean(void **st)
 	(void)st;
 	struct acc a;
 	struct stream_acc *s = stream(&a);
-	/* kernel 3 timed alone 20 times: 18 at 10 us, 2 at 100 us (skewed:
-	 * median and both quartiles 10 us, mean 19 us) */
-	for (uint64_t i = 0; i < 20; i++) {
-		uint64_t t = i * 200, d = i < 18 ? 10 : 100;
+	/* kernel 3 timed alone 40 times: 32 at 10 us, 8 at 100 us (skewed:
+	 * median, p75 and the median's interval all 10 us; the mean less a
+	 * tenth at each end, 28 x 10 and 4 x 100 over 32: 21.25 us) */
+	for (uint64_t i = 0; i < 40; i++) {
+		uint64_t t = i * 200, d = i < 32 ? 10 : 100;
 		sub(s, t * US, (t + 10) * US, 3, 30);
 		mark(s, (t + 11) * US, (t + 10 + d) * US);
 	}
 	/* one more, nothing behind it: the replay gives it its time whole */
-	sub(s, 5000 * US, 5010 * US, 3, 30);
+	sub(s, 9000 * US, 9010 * US, 3, 30);
 	time_alone(&a, s);
-	assert_int_equal(a.ntimed, 20);
+	assert_int_equal(a.ntimed, 40);
 	uint64_t mid = replayed(&a, 1), lo = replayed(&a, 0), hi = replayed(&a, 2);
 	/* every piece 10 us at the median and at the range's low end, the
-	 * mean's 19 us at its high end (the quartiles' would be 10: no range
-	 * at all) where its completion leaves room: the two 100 us pieces and
-	 * the last one, 9 us more each (the others' completions clip them) */
+	 * trimmed mean's 21.25 at its high end (the quartiles' would be 10:
+	 * no range at all) where its completion leaves room: the eight 100 us
+	 * pieces and the last one, 11.25 us more each (the others' completions
+	 * clip them) */
 	assert_int_equal(mid - lo, 0);
-	assert_int_equal(hi - mid, 3 * 9 * US);
+	assert_int_equal(hi - mid, 9 * 11250);
+	acc_free(&a);
+}
+
+/* One piece timed while something else held the GPU (1.9 ms among
+ * eight of 22 us) moves neither end of the range. */
+static void range_ignores_one_stray_time(void **st)
+{
+	(void)st;
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	for (uint64_t i = 0; i < 8; i++) {
+		uint64_t t = i * 1000, d = i < 7 ? 22 : 1900;
+		sub(s, t * US, (t + 10) * US, 3, 30);
+		mark(s, (t + 11) * US, (t + 10 + d) * US);
+	}
+	sub(s, 9000 * US, 9010 * US, 3, 30);
+	time_alone(&a, s);
+	assert_int_equal(a.ntimed, 8);
+	/* the last piece (inside the replayed 10 ms): 22 us whatever the replay */
+	uint64_t mid = replayed(&a, 1), hi = replayed(&a, 2);
+	assert_int_equal(hi - mid, 0);
 	acc_free(&a);
 }
 
@@ -447,6 +470,7 @@ int main(void)
 		cmocka_unit_test(straddled_mark_times_nothing),
 		cmocka_unit_test(host_sync_copy_takes_its_call),
 		cmocka_unit_test(range_holds_the_mean),
+		cmocka_unit_test(range_ignores_one_stray_time),
 		cmocka_unit_test(timed_in_its_place),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
