@@ -154,6 +154,67 @@ static struct steady_part steady_part(const struct ia_gpu_time *gt, const uint64
 	return p;
 }
 
+/* Whether another thread of the main process queued work in [x, y) (the
+ * main process's calls in time order: PyTorch's backward pass, which the
+ * main thread blocks for while pt_autograd_N launches). */
+static int others_queue_in(const struct ia_analysis *a, uint64_t x, uint64_t y)
+{
+	const struct ia_trace *t = a->t;
+	const uint32_t *ix = a->gaps.main_calls;
+	size_t lo = 0, hi = a->gaps.nmain_calls;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->calls[ix[mid]].start < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < a->gaps.nmain_calls && t->calls[ix[k]].start < y; k++)
+		if (t->calls[ix[k]].th != a->pp.main_thread && ia_api_queues_work(t->calls[ix[k]].api))
+			return 1;
+	return 0;
+}
+
+/* With DataLoader workers: the GPU's idle, inside the stretches' steady
+ * parts, while the main thread was blocked (off a CPU, not waiting for one)
+ * and no other thread of its process queued work — it waited for a batch,
+ * not issuing (c32: blocked 47 % of its one long stretch; the gaps'
+ * findings name the workers), less the certainly idle part already named
+ * as gaps. */
+static uint64_t idle_while_main_waits(const struct ia_analysis *a, const struct ia_gpu_time *gt, const uint64_t *st,
+				      size_t nst)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_hostbound *h = &a->hb;
+	if (!a->pp.nworkers || a->pp.main_thread == UINT32_MAX || !h->n)
+		return 0;
+	uint32_t th = a->pp.main_thread;
+	const struct ia_thread *thr = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + thr->off_first;
+	uint64_t idle = 0;
+	for (size_t i = ia_thread_off_lower(t, th, h->w[0]); i < thr->off_n; i++) {
+		const struct ia_off *o = &t->offs[ix[i]];
+		if (o->start >= h->w[2 * h->n - 1])
+			break;
+		uint64_t blocked[2] = { o->start, o->end - o->runq };
+		if (blocked[1] <= blocked[0])
+			continue;
+		/* its parts inside the stretches, then inside their steady parts */
+		for (size_t k = 0; k < h->n; k++) {
+			uint64_t x = blocked[0] > h->w[2 * k] ? blocked[0] : h->w[2 * k];
+			uint64_t y = blocked[1] < h->w[2 * k + 1] ? blocked[1] : h->w[2 * k + 1];
+			if (y <= x)
+				continue;
+			if (others_queue_in(a, x, y))
+				continue;   /* the backward pass's wait: its thread issues */
+			uint64_t part[2] = { x, y };
+			struct steady_part p = steady_part(gt, st, nst, part, 1);
+			idle += p.len > p.busy + p.gapped ? p.len - p.busy - p.gapped : 0;
+		}
+	}
+	return idle;
+}
+
 /* A finding of a per-step sync or of frees: the refills after them are its
  * (chain_syncs.c, chain_frees.c), not the issue rate's. */
 static int refill_claimed(const struct ia_analysis *a)
@@ -182,7 +243,7 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	 * workers' gaps) */
 	const struct ia_gpu_time *gt = &a->gaps.gpu;
 	int measured = ia_idle_estimated(&a->idle) && gt->nest[1];
-	uint64_t idle_in = 0, gapped = 0, calls_idle = 0, refill = 0;
+	uint64_t idle_in = 0, gapped = 0, calls_idle = 0, refill = 0, waits = 0;
 	size_t nst = 0;
 	uint64_t *st = measured ? ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nst) : NULL;
 	if (measured && !st)
@@ -198,6 +259,8 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		struct steady_part cp = steady_part(gt, st, nst, h->calls_w, h->ncalls_w);
 		calls_idle = cp.len > cp.busy + cp.gapped ? cp.len - cp.busy - cp.gapped : 0;
 		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
+		waits = idle_while_main_waits(a, gt, st, nst);
+		idle_in = idle_in > waits ? idle_in - waits : 0;
 		/* less each stretch's refill after a sync that drained the queue:
 		 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
 		 * of a per-step sync or of frees claims it; a sync now and then
@@ -312,6 +375,9 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 				ia_fmt_dur(t1, sizeof t1, calls_idle));
 		if (refill)
 			ia_addf(gl, sizeof gl, "; %s refilling a queue a sync had drained (the sync's)", ia_fmt_dur(t1, sizeof t1, refill));
+		if (waits)
+			ia_addf(gl, sizeof gl, "; %s while the main thread was blocked, its DataLoader workers running (waiting "
+				"for a batch, not issuing)", ia_fmt_dur(t1, sizeof t1, waits));
 		if (h->busy_close_n)
 			ia_addf(gl, sizeof gl, "; %s of the %s stretches end in a sync that waited for the GPU's last work",
 				ia_fmt_count(t1, sizeof t1, h->busy_close_n), ia_fmt_count(t2, sizeof t2, h->n));
