@@ -137,7 +137,18 @@ static struct steady_part steady_part(const struct ia_gpu_time *gt, const uint64
 				      size_t nw)
 {
 	struct steady_part p = { 0, 0, 0 };
-	size_t j = 0;
+	if (!nw)
+		return p;
+	/* the first steady window that ends after w's start (binary search:
+	 * this is asked once per stretch) */
+	size_t j = 0, hi = nst;
+	while (j < hi) {
+		size_t mid = (j + hi) / 2;
+		if (st[2 * mid + 1] <= w[0])
+			j = mid + 1;
+		else
+			hi = mid;
+	}
 	for (size_t k = 0; k < nw; k++) {
 		uint64_t a0 = w[2 * k], b0 = w[2 * k + 1];
 		while (j < nst && st[2 * j + 1] <= a0)
@@ -152,6 +163,12 @@ static struct steady_part steady_part(const struct ia_gpu_time *gt, const uint64
 		}
 	}
 	return p;
+}
+
+/* The GPU's estimated idle in a part, less what is certainly idle. */
+static uint64_t part_idle(struct steady_part p)
+{
+	return p.len > p.busy + p.gapped ? p.len - p.busy - p.gapped : 0;
 }
 
 /* Whether another thread of the main process queued work in [x, y) (the
@@ -192,6 +209,7 @@ static uint64_t idle_while_main_waits(const struct ia_analysis *a, const struct 
 	const struct ia_thread *thr = &t->threads[th];
 	const uint32_t *ix = t->off_by_th + thr->off_first;
 	uint64_t idle = 0;
+	size_t k0 = 0;   /* the first stretch not over before the interval (both in time order) */
 	for (size_t i = ia_thread_off_lower(t, th, h->w[0]); i < thr->off_n; i++) {
 		const struct ia_off *o = &t->offs[ix[i]];
 		if (o->start >= h->w[2 * h->n - 1])
@@ -199,8 +217,10 @@ static uint64_t idle_while_main_waits(const struct ia_analysis *a, const struct 
 		uint64_t blocked[2] = { o->start, o->end - o->runq };
 		if (blocked[1] <= blocked[0])
 			continue;
+		while (k0 < h->n && h->w[2 * k0 + 1] <= blocked[0])
+			k0++;
 		/* its parts inside the stretches, then inside their steady parts */
-		for (size_t k = 0; k < h->n; k++) {
+		for (size_t k = k0; k < h->n && h->w[2 * k] < blocked[1]; k++) {
 			uint64_t x = blocked[0] > h->w[2 * k] ? blocked[0] : h->w[2 * k];
 			uint64_t y = blocked[1] < h->w[2 * k + 1] ? blocked[1] : h->w[2 * k + 1];
 			if (y <= x)
@@ -208,8 +228,7 @@ static uint64_t idle_while_main_waits(const struct ia_analysis *a, const struct 
 			if (others_queue_in(a, x, y))
 				continue;   /* the backward pass's wait: its thread issues */
 			uint64_t part[2] = { x, y };
-			struct steady_part p = steady_part(gt, st, nst, part, 1);
-			idle += p.len > p.busy + p.gapped ? p.len - p.busy - p.gapped : 0;
+			idle += part_idle(steady_part(gt, st, nst, part, 1));
 		}
 	}
 	return idle;
@@ -228,9 +247,7 @@ static int refill_claimed(const struct ia_analysis *a)
 int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_hostbound *h = &a->hb;
-	const struct ia_gaps *g = &a->gaps;
 	uint64_t win = a->idle.steady_ns;
-	(void)g;
 	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
 		return 0;
 	/* of the steady state: a stretch that began in start-up counts its steady part */
@@ -253,11 +270,10 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		 * a phase (c32: the epochs' worker restarts, whose idle is theirs) */
 		struct steady_part sp = steady_part(gt, st, nst, h->w, h->n);
 		gapped = sp.gapped;
-		idle_in = sp.len > sp.busy + sp.gapped ? sp.len - sp.busy - sp.gapped : 0;
+		idle_in = part_idle(sp);
 		/* less the idle while the host was inside calls that queue nothing
 		 * (an allocation, a free): theirs, not the issue rate's */
-		struct steady_part cp = steady_part(gt, st, nst, h->calls_w, h->ncalls_w);
-		calls_idle = cp.len > cp.busy + cp.gapped ? cp.len - cp.busy - cp.gapped : 0;
+		calls_idle = part_idle(steady_part(gt, st, nst, h->calls_w, h->ncalls_w));
 		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
 		waits = idle_while_main_waits(a, gt, st, nst);
 		idle_in = idle_in > waits ? idle_in - waits : 0;
@@ -265,11 +281,11 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
 		 * of a per-step sync or of frees claims it; a sync now and then
 		 * (c30: every 10th step) has none, and its refill stays here */
-		for (size_t k = 0; refill_claimed(a) && k < h->n; k++) {
+		int claimed = refill_claimed(a);
+		for (size_t k = 0; claimed && k < h->n; k++) {
 			if (!h->drain_wait[k])
 				continue;
-			struct steady_part kp = steady_part(gt, st, nst, &h->w[2 * k], 1);
-			uint64_t idle_k = kp.len > kp.busy + kp.gapped ? kp.len - kp.busy - kp.gapped : 0;
+			uint64_t idle_k = part_idle(steady_part(gt, st, nst, &h->w[2 * k], 1));
 			refill += idle_k < h->drain_wait[k] ? idle_k : h->drain_wait[k];
 		}
 		idle_in = idle_in > refill ? idle_in - refill : 0;
@@ -361,9 +377,7 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 		     "spend issuing the next step's work while the GPU runs this one's%s",
 		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns),
 		     refill_claimed(a) ? " (the sync's own finding)" : "");
-	if (measured)
-	if (measured)
-	{
+	if (measured) {
 		/* what the idle inside the stretches was less, each part said only where there is one */
 		char gl[512], t1[32], t2[32];
 		snprintf(gl, sizeof gl, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated "

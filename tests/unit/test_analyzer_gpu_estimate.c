@@ -366,6 +366,22 @@ static uint64_t replayed(struct acc *a, int q)
 	return t;
 }
 
+/* Kernel 3 queued n times on an empty stream `every` us apart, each timed
+ * alone at `d` us, the last `nlong` at `dlong`; then once more at 9 ms with
+ * nothing behind it (inside the replayed 10 ms: the replay gives it its
+ * time whole). */
+static void kernel3_timed(struct acc *a, struct stream_acc *s, uint64_t n, uint64_t every, uint64_t d, uint64_t nlong,
+			  uint64_t dlong)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t = i * every;
+		sub(s, t * US, (t + 10) * US, 3, 30);
+		mark(s, (t + 11) * US, (t + 10 + (i < n - nlong ? d : dlong)) * US);
+	}
+	sub(s, 9000 * US, 9010 * US, 3, 30);
+	time_alone(a, s);
+}
+
 static void range_holds_the_mean(void **st)
 {
 	(void)st;
@@ -374,14 +390,7 @@ static void range_holds_the_mean(void **st)
 	/* kernel 3 timed alone 40 times: 32 at 10 us, 8 at 100 us (skewed:
 	 * median, p75 and the median's interval all 10 us; the mean less a
 	 * tenth at each end, 28 x 10 and 4 x 100 over 32: 21.25 us) */
-	for (uint64_t i = 0; i < 40; i++) {
-		uint64_t t = i * 200, d = i < 32 ? 10 : 100;
-		sub(s, t * US, (t + 10) * US, 3, 30);
-		mark(s, (t + 11) * US, (t + 10 + d) * US);
-	}
-	/* one more, nothing behind it: the replay gives it its time whole */
-	sub(s, 9000 * US, 9010 * US, 3, 30);
-	time_alone(&a, s);
+	kernel3_timed(&a, s, 40, 200, 10, 8, 100);
 	assert_int_equal(a.ntimed, 40);
 	uint64_t mid = replayed(&a, 1), lo = replayed(&a, 0), hi = replayed(&a, 2);
 	/* every piece 10 us at the median and at the range's low end, the
@@ -401,15 +410,9 @@ static void range_ignores_one_stray_time(void **st)
 	(void)st;
 	struct acc a;
 	struct stream_acc *s = stream(&a);
-	for (uint64_t i = 0; i < 8; i++) {
-		uint64_t t = i * 1000, d = i < 7 ? 22 : 1900;
-		sub(s, t * US, (t + 10) * US, 3, 30);
-		mark(s, (t + 11) * US, (t + 10 + d) * US);
-	}
-	sub(s, 9000 * US, 9010 * US, 3, 30);
-	time_alone(&a, s);
+	kernel3_timed(&a, s, 8, 1000, 22, 1, 1900);
 	assert_int_equal(a.ntimed, 8);
-	/* the last piece (inside the replayed 10 ms): 22 us whatever the replay */
+	/* the last piece: 22 us whatever the replay */
 	uint64_t mid = replayed(&a, 1), hi = replayed(&a, 2);
 	assert_int_equal(hi - mid, 0);
 	acc_free(&a);
