@@ -28,6 +28,7 @@ struct ingero_preload_config ingero_cfg = {
 	.lanes = INGERO_DEFAULT_LANES,
 	.gpu_marks = true,
 	.gpu_mark_us = INGERO_DEFAULT_GPU_MARK_US,
+	.gpu_mark_steady = INGERO_DEFAULT_GPU_MARK_STEADY,
 	.gpu_poll_us = INGERO_DEFAULT_GPU_POLL_US,
 	.endpoint = INGERO_DEFAULT_ENDPOINT,
 };
@@ -150,6 +151,8 @@ void ingero_config_load(void)
 		ingero_cfg.stack_budget_ppm = (uint32_t)v;
 	if (env_u64(INGERO_ENV_GPU_MARK_US, &v, 0, 1000000))
 		ingero_cfg.gpu_mark_us = (uint32_t)v;
+	if (env_u64(INGERO_ENV_GPU_MARK_STEADY, &v, 0, 1u << 30))
+		ingero_cfg.gpu_mark_steady = (uint32_t)v;
 	if (env_u64(INGERO_ENV_GPU_POLL_US, &v, 50, 100000))
 		ingero_cfg.gpu_poll_us = (uint32_t)v;
 	if (env_u64(INGERO_ENV_LANES, &v, 0, INGERO_LANES_MAX))

@@ -20,6 +20,7 @@ struct ingero_preload_config {
 	uint32_t lanes;            /* threads with a lane of their own (lane.h); 0: the ring only */
 	bool gpu_marks;            /* INGERO_GPU_MARKS (default on): measured GPU time (gpu_marks.h) */
 	uint32_t gpu_mark_us;      /* calling threads' marks (where the GPU keeps up): one per this many us; 0 none */
+	uint32_t gpu_mark_steady;  /* the ration halves after this many of its marks with no new kernel; 0 never */
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
 	bool capture_profiler;     /* INGERO_CAPTURE=cudaProfilerApi: start paused (capture.c) */
 	bool self_time;            /* INGERO_SELF_TIME=1: the library times itself (record.h) */
@@ -73,6 +74,7 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * ring. */
 #define INGERO_DEFAULT_LANES         64
 #define INGERO_DEFAULT_GPU_MARK_US   4000
+#define INGERO_DEFAULT_GPU_MARK_STEADY 1000
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 
 #endif

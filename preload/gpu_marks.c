@@ -141,7 +141,7 @@ static __attribute__((noinline, cold)) void note_first(struct ingero_gpu_stream 
  * with two (INGERO_GPU_MARK_BURST marks' worth is the whole bucket). */
 static inline uint64_t run_room(uint16_t st)
 {
-	uint64_t room = ingero_hot.gpu_burst_ticks;
+	uint64_t room = atomic_load_explicit(&ingero_hot.gpu_burst_ticks, memory_order_relaxed);
 	return st != 0 && !(st & PASSING) ? room : room - room / INGERO_GPU_MARK_BURST;
 }
 
@@ -179,7 +179,8 @@ static bool ration_allows(uint64_t t1)
 		run_went(false);
 		return false;
 	}
-	if (atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_next_mark, &tat, base + ingero_gpu.mark_ticks,
+	uint64_t period = atomic_load_explicit(&ingero_gpu.mark_ticks, memory_order_relaxed);
+	if (atomic_compare_exchange_strong_explicit(&ingero_hot.gpu_next_mark, &tat, base + period,
 						    memory_order_relaxed, memory_order_relaxed))
 		return true;
 	run_went(false);
@@ -197,7 +198,7 @@ static bool ration_allows(uint64_t t1)
 static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uint64_t stream, uint64_t t1,
 						uint64_t prev, uint64_t kernel)
 {
-	if (!ingero_gpu.mark_ticks) {
+	if (!atomic_load_explicit(&ingero_gpu.mark_ticks, memory_order_relaxed)) {
 		run_went(false);   /* (a run this launch breaks ends) */
 		return;   /* INGERO_GPU_MARK_US=0: the watcher's marks alone */
 	}
@@ -226,8 +227,11 @@ static __attribute__((noinline)) void note_mark(struct ingero_gpu_stream *s, uin
 		marked = atomic_load_explicit(&s->ready, memory_order_relaxed) == 1 && ingero_gpu_record(s, stream, t1, 0);
 		unlock(s);
 	}
-	if (!fresh)
+	if (!fresh) {
 		run_went(marked);
+		if (marked)   /* (what stretches the ration while steady: gpu_watch.c) */
+			atomic_fetch_add_explicit(&ingero_gpu.rationed, 1, memory_order_relaxed);
+	}
 	if (marked && owed)
 		ingero_gpu_fresh_paid(owed);
 }
@@ -246,7 +250,7 @@ static inline __attribute__((always_inline)) void note_in(struct ingero_gpu_stre
 		 * passes over launches is counted here */
 		uint64_t nm = atomic_load_explicit(&ingero_hot.gpu_next_mark, memory_order_relaxed);
 		uint16_t st = ingero_tls.mark_state;
-		if (__builtin_expect(nm > t1 + ingero_hot.gpu_burst_ticks, 1)) {
+		if (__builtin_expect(nm > t1 + atomic_load_explicit(&ingero_hot.gpu_burst_ticks, memory_order_relaxed), 1)) {
 			/* a run this unmarked launch breaks ends: the next mark
 			 * would time nothing alone */
 			if (__builtin_expect(st != 0 && !(st & PASSING), 0))

@@ -30,6 +30,16 @@
  * allowed went to the same first launches of every step, and kernels later
  * in the step were never timed (the real traces' widest estimates).
  *
+ * The ration is there to time the program's work, and a steady workload's
+ * work is the same step after step: after INGERO_GPU_MARK_STEADY of its
+ * marks (1,000) with no kernel new to the process, it halves, and again
+ * after as many more, down to a sixteenth (one per 64 ms by default); a
+ * new kernel — a new phase, a recompilation — brings it back whole.  Each
+ * mark costs the calling thread a few microseconds in a big program (its
+ * driver calls' code is cold there); at one per 4 ms that was ~0.25 % of a
+ * launch-bound PyTorch loop, the larger part of the library's cost
+ * (docs/gpu-runs.md, section 18).
+ *
  * Marks are never recorded into a stream that is being captured into a
  * CUDA graph (they would become part of the graph), nor into the
  * per-thread default stream (the watcher cannot name another thread's),
@@ -84,13 +94,14 @@ struct __attribute__((aligned(64))) ingero_gpu_stream {
  * reads (hot_data.c), the streams' slots apart. */
 struct ingero_gpu_state {
 	unsigned gen;              /* ingero_hot.gen of the process that runs the watcher */
-	uint64_t mark_ticks;       /* INGERO_GPU_MARK_US in ticks: the calling threads' budget */
+	_Atomic uint64_t mark_ticks;   /* the calling threads' budget: INGERO_GPU_MARK_US in ticks, stretched while steady (gpu_watch.c) */
 	_Atomic uint64_t fresh_at;     /* ticks: the latest new kernel */
 	uint64_t fresh_ticks;      /* INGERO_GPU_FRESH_MS in ticks: after fresh_at, every launch is marked */
 	uint64_t tpu;              /* ticks per microsecond, set by the watcher (0 before) */
 	/* marks recorded / lost (no slot, error, never read): a line of
 	 * their own, as each mark writes it */
 	_Atomic uint64_t made __attribute__((aligned(64))), lost;
+	_Atomic uint64_t rationed;     /* of made, the calling threads' ration's */
 };
 
 extern struct ingero_gpu_state ingero_gpu;

@@ -19,7 +19,9 @@
  * relaxed, so a program capturing a CUDA graph in global mode is not
  * disturbed by its queries, and never records into a capturing stream.
  * It polls every INGERO_GPU_POLL_US while a mark is outstanding or a stream
- * has unmarked work, and every IDLE_POLL_NS otherwise.
+ * has unmarked work, and every IDLE_POLL_NS otherwise.  It also sets the
+ * calling threads' ration: stretched while the workload is steady
+ * (gpu_marks.h), whole again after a new kernel.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -67,7 +69,41 @@ static struct {
 	struct ctx_clock clocks[MAX_CTX];
 	uint64_t poll_ns, poll_ticks;
 	uint64_t stats_at;
+	/* the ration: INGERO_GPU_MARK_US in ticks, halved `halvings` times; the
+	 * latest new kernel seen, and the ration's marks made by then */
+	uint64_t base_ticks, fresh_seen, rationed_then;
+	unsigned halvings;
 } W;
+
+#define STEADY_HALVINGS_MAX 4
+
+/* The ration follows the workload: each INGERO_GPU_MARK_STEADY of its
+ * marks since the latest new kernel halve it (to a sixteenth at most); a
+ * new kernel makes it whole.  The calling threads read the period only
+ * when a mark may be due, and the burst on every launch (ingero_hot's
+ * line): both written only when they change. */
+static void ration_follow(void)
+{
+	uint64_t fresh = atomic_load_explicit(&ingero_gpu.fresh_at, memory_order_relaxed);
+	uint64_t made = atomic_load_explicit(&ingero_gpu.rationed, memory_order_relaxed);
+	if (fresh != W.fresh_seen) {
+		W.fresh_seen = fresh;
+		W.rationed_then = made;
+	}
+	uint64_t steady = ingero_cfg.gpu_mark_steady;
+	uint64_t h = steady ? (made - W.rationed_then) / steady : 0;
+	unsigned halvings = h > STEADY_HALVINGS_MAX ? STEADY_HALVINGS_MAX : (unsigned)h;
+	if (halvings == W.halvings)
+		return;
+	/* made whole: the budget the stretched ration ran ahead by is
+	 * forgiven, else the first marks would wait for the old periods */
+	if (halvings < W.halvings)
+		atomic_store_explicit(&ingero_hot.gpu_next_mark, ingero_ticks(), memory_order_relaxed);
+	W.halvings = halvings;
+	uint64_t period = W.base_ticks << halvings;
+	atomic_store_explicit(&ingero_gpu.mark_ticks, period, memory_order_relaxed);
+	atomic_store_explicit(&ingero_hot.gpu_burst_ticks, INGERO_GPU_MARK_BURST * period, memory_order_relaxed);
+}
 
 static void push(void *ctx)
 {
@@ -249,6 +285,7 @@ static void emit_stats(void)
 static bool pass(bool mark)
 {
 	bool busy = false;
+	ration_follow();
 	uint64_t now = ingero_ticks();
 	for (unsigned i = 0; i < INGERO_GPU_STREAMS; i++) {
 		struct ingero_gpu_stream *s = &ingero_gpu_streams[i];
@@ -307,8 +344,10 @@ static void *watch_main(void *arg)
 	ingero_gpu_tables_init();
 	uint64_t tpu = ticks_per_us();
 	ingero_gpu.tpu = tpu;
-	ingero_gpu.mark_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
-	ingero_hot.gpu_burst_ticks = INGERO_GPU_MARK_BURST * ingero_gpu.mark_ticks;
+	W.base_ticks = (uint64_t)ingero_cfg.gpu_mark_us * tpu;
+	atomic_store_explicit(&ingero_gpu.mark_ticks, W.base_ticks, memory_order_relaxed);
+	atomic_store_explicit(&ingero_hot.gpu_burst_ticks, INGERO_GPU_MARK_BURST * W.base_ticks,
+			      memory_order_relaxed);
 	ingero_gpu.fresh_ticks = (uint64_t)INGERO_GPU_FRESH_MS * 1000 * tpu;
 	W.poll_ns = (uint64_t)ingero_cfg.gpu_poll_us * 1000;
 	W.poll_ticks = (uint64_t)ingero_cfg.gpu_poll_us * tpu;

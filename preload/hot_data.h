@@ -7,7 +7,8 @@
  * and of the GPU marks (gpu_marks.h's ingero_gpu holds the rest) live
  * here, together; hot_data.c places the three in one page.  A few of its
  * fields are written now and then (a GPU mark's budget by each mark, one
- * per INGERO_GPU_MARK_US; a new kernel; a retired stream; a pause), which
+ * per INGERO_GPU_MARK_US; a new kernel; a retired stream; a pause; the
+ * ration stretched), which
  * costs every other thread one miss on its next call: rare enough.
  */
 #ifndef INGERO_PRELOAD_HOT_DATA_H
@@ -38,7 +39,7 @@ struct __attribute__((aligned(64))) ingero_hot {
 	bool owner;               /* shm is ours: our sender thread drains it */
 	struct ingero_shm *shm;   /* the ring this process writes into */
 	_Atomic uint64_t gpu_next_mark;     /* ticks: when the calling threads may mark next */
-	uint64_t gpu_burst_ticks; /* INGERO_GPU_MARK_BURST marks' worth: what they may mark back to back */
+	_Atomic uint64_t gpu_burst_ticks;   /* INGERO_GPU_MARK_BURST marks' worth: what they may mark back to back */
 };
 _Static_assert(sizeof(struct ingero_hot) == 64, "what every call reads is one cache line");
 

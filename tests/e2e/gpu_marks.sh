@@ -119,6 +119,27 @@ timed_alone=$(q "WITH l AS (SELECT row_number() OVER (ORDER BY start_ns) AS i, s
 echo "# spread ration: $timed_alone of 50 kernels timed alone after the new kernels' window"
 check_ge "spread ration: kernels timed alone by the ration (of 50)" "$timed_alone" 10
 
+# the ration follows the workload: halved after every 100 of its marks while
+# no kernel is new (down to a sixteenth), whole again after a new one.  A
+# launch-bound loop of 2 s, one kernel, replaced by another halfway, the
+# ration one mark per ms: before the change it had made ~400 marks and
+# marks once per 8 ms; right after, once per ms again
+trace_loop 20 INGERO_GPU_MARK_US=1000 INGERO_GPU_MARK_STEADY=100 -- 400 50 20 2 60 2
+check_eq "steady ration: workload exits 0" 0 $?
+change=$(q "SELECT min(start_ns) FROM cuda_calls WHERE kernel = (SELECT max(kernel) FROM cuda_calls)")
+before=$(q "SELECT count(*) FROM gpu_marks WHERE flags & 1 = 0 AND recorded_ns BETWEEN $change - 250000000 AND $change")
+after=$(q "SELECT count(*) FROM gpu_marks WHERE flags & 1 = 0 AND recorded_ns BETWEEN $change + 20000000 AND $change + 100000000")
+echo "# steady ration: $before calling-thread marks in the 250 ms before the new kernel, $after in 80 ms after it"
+check_ge "steady ration: still marking while steady" "$before" 5
+# (per ms: after / 80 more than four times before / 250)
+check "steady ration: stretched while steady, whole after the new kernel ($before in 250 ms, $after in 80 ms)" \
+	test $((after * 250)) -gt $((4 * before * 80))
+trace_loop 20 INGERO_GPU_MARK_US=1000 INGERO_GPU_MARK_STEADY=0 -- 400 50 20 2 60 2
+change=$(q "SELECT min(start_ns) FROM cuda_calls WHERE kernel = (SELECT max(kernel) FROM cuda_calls)")
+fixed=$(q "SELECT count(*) FROM gpu_marks WHERE flags & 1 = 0 AND recorded_ns BETWEEN $change - 250000000 AND $change")
+echo "# INGERO_GPU_MARK_STEADY=0: $fixed calling-thread marks in the 250 ms before the new kernel"
+check "INGERO_GPU_MARK_STEADY=0: the ration stays whole ($fixed against $before)" test "$fixed" -gt $((3 * before))
+
 # a stream per step, destroyed after it: each new stream is marked too (a
 # thread's cached slot of its last stream is checked, not trusted)
 trace RENEW=1
