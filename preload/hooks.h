@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "fork.h"
 #include "gpu_marks.h"
+#include "prefetch.h"
 #include "record.h"
 
 #define INGERO_EXPORT __attribute__((visibility("default")))
@@ -123,11 +124,11 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 {
 	struct ingero_tls *t = &ingero_tls;
 	if (__builtin_expect(t->lane.lane != NULL, 1)) {
-		__builtin_prefetch(t->lane.lane->units[t->lane.tail & (INGERO_LANE_UNITS - 1)], 1, 3);
-		__builtin_prefetch(&t->lane.lane->tail, 1, 3);
+		ingero_prefetch_write(t->lane.lane->units[t->lane.tail & (INGERO_LANE_UNITS - 1)]);
+		ingero_prefetch_write(&t->lane.lane->tail);
 	}
 	if (t->gpu_slot)
-		__builtin_prefetch(t->gpu_slot, 1, 3);
+		ingero_prefetch_write(t->gpu_slot);
 }
 
 /* The recording half of HOOK_CALL, for a wrapper that records out of line

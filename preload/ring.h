@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prefetch.h"
+
 #define INGERO_SLOT_BYTES   128
 #define INGERO_SLOT_DATA    (INGERO_SLOT_BYTES - 16)
 #define INGERO_RING_MAX_REC (64 * INGERO_SLOT_DATA)
@@ -116,7 +118,7 @@ static inline int ingero_ring_publish(struct ingero_ring *r, uint64_t pos, uint3
 	 * publish above waits for the stores queued behind it). */
 	const char *next = (const char *)&r->slots[(pos + n) & r->mask];
 	for (size_t off = 0; off < sizeof(struct ingero_slot); off += 64)
-		__builtin_prefetch(next + off, 1, 3);
+		ingero_prefetch_write(next + off);
 	return rc;
 }
 
