@@ -74,7 +74,7 @@ void ingero_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * ring. */
 #define INGERO_DEFAULT_LANES         64
 #define INGERO_DEFAULT_GPU_MARK_US   4000
-#define INGERO_DEFAULT_GPU_MARK_STEADY 1000
+#define INGERO_DEFAULT_GPU_MARK_STEADY 500
 #define INGERO_DEFAULT_GPU_POLL_US   1000
 
 #endif

@@ -32,13 +32,15 @@
  *
  * The ration is there to time the program's work, and a steady workload's
  * work is the same step after step: after INGERO_GPU_MARK_STEADY of its
- * marks (1,000) with no kernel new to the process, it halves, and again
+ * marks (500) with no kernel new to the process, it halves, and again
  * after as many more, down to a sixteenth (one per 64 ms by default); a
  * new kernel — a new phase, a recompilation — brings it back whole.  Each
- * mark costs the calling thread a few microseconds in a big program (its
- * driver calls' code is cold there); at one per 4 ms that was ~0.25 % of a
- * launch-bound PyTorch loop, the larger part of the library's cost
- * (docs/gpu-runs.md, section 18).
+ * mark costs the calling thread several microseconds in a big program (its
+ * driver calls' code is cold there): at one per 4 ms, ~60-85 ns of each
+ * recorded call of a launch-bound PyTorch loop, a fifth of the library's
+ * cost (docs/gpu-runs.md, section 18).  The whole ration is what short
+ * traces need (the real corpus with every trace's ration halved from the
+ * start lost c08's idle by 7.5 points; stretched this way, none).
  *
  * Marks are never recorded into a stream that is being captured into a
  * CUDA graph (they would become part of the graph), nor into the

@@ -25,7 +25,7 @@
 #define INGERO_ENV_LANES         "INGERO_LANES"          /* threads with a queue of their own (0-256), default 64; 0: all calls through the ring */
 #define INGERO_ENV_GPU_MARKS     "INGERO_GPU_MARKS"      /* "0": no measured GPU time (CUDA event marks) */
 #define INGERO_ENV_GPU_MARK_US   "INGERO_GPU_MARK_US"    /* program threads' marks where the GPU keeps up: one per N us per process, default 4000; 0 none */
-#define INGERO_ENV_GPU_MARK_STEADY "INGERO_GPU_MARK_STEADY" /* the ration halves after this many of its marks with no new kernel (4 times at most), default 1000; 0 never */
+#define INGERO_ENV_GPU_MARK_STEADY "INGERO_GPU_MARK_STEADY" /* the ration halves after this many of its marks with no new kernel (4 times at most), default 500; 0 never */
 #define INGERO_ENV_GPU_POLL_US   "INGERO_GPU_POLL_US"    /* watcher poll period while marks are outstanding, default 1000 */
 #define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
