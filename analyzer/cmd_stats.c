@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* What the tracer's own BPF programs ran (collector/bpf_cost.c): false
  * when the trace does not say (an older collector, a kernel without
@@ -35,7 +36,11 @@ static bool bpf_cost(const struct ia_trace *t, uint64_t *ns, uint64_t *runs, uin
  * from *i = 0; NULL after the last. */
 static const char *bpf_program_next(const struct ia_trace *t, size_t *i, uint64_t *run_ns, uint64_t *runs)
 {
-	const char *ns, *prog = ia_session_next(t, "bpf_run_ns.", i, &ns);
+	const char *ns, *prog;
+	/* (bpf_run_ns.<program>.<mode> and bpf_run_ns.<mode>: the split by mode, below) */
+	do
+		prog = ia_session_next(t, "bpf_run_ns.", i, &ns);
+	while (prog && (strchr(prog, '.') || !strcmp(prog, "recording") || !strcmp(prog, "paused")));
 	if (!prog)
 		return NULL;
 	char key[128];
@@ -75,6 +80,50 @@ static void bpf_programs_print(FILE *f, const struct ia_trace *t, uint64_t span)
 	}
 }
 
+/* The programs' time while the program recorded and while it paused its
+ * capture (collector/bpf_cost.c): false when the trace has no pause. */
+static bool bpf_mode(const struct ia_trace *t, const char *mode, uint64_t *run_ns, uint64_t *mode_ns)
+{
+	char k1[48], k2[48];
+	snprintf(k1, sizeof k1, "bpf_run_ns.%s", mode);
+	snprintf(k2, sizeof k2, "bpf_mode_ns.%s", mode);
+	const char *a = ia_session(t, k1), *b = ia_session(t, k2);
+	if (!a || !b)
+		return false;
+	*run_ns = strtoull(a, NULL, 10);
+	*mode_ns = strtoull(b, NULL, 10);
+	return *mode_ns > 0;
+}
+
+static const char *const bpf_modes[] = { "recording", "paused" };
+
+static cJSON *bpf_modes_json(const struct ia_trace *t)
+{
+	cJSON *o = NULL;
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t run_ns, mode_ns;
+		if (!bpf_mode(t, bpf_modes[k], &run_ns, &mode_ns))
+			continue;
+		if (!o)
+			o = cJSON_CreateObject();
+		cJSON *m = cJSON_AddObjectToObject(o, bpf_modes[k]);
+		ia_json_u64(m, "run_ns", run_ns);
+		ia_json_u64(m, "mode_ns", mode_ns);
+	}
+	return o;
+}
+
+static void bpf_modes_print(FILE *f, const struct ia_trace *t)
+{
+	char a[32], b[32];
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t run_ns, mode_ns;
+		if (bpf_mode(t, bpf_modes[k], &run_ns, &mode_ns))
+			fprintf(f, "  while %-9s %9s, %.3f%% of one CPU over %s\n", bpf_modes[k], ia_fmt_dur(a, sizeof a, run_ns),
+				100.0 * (double)run_ns / (double)mode_ns, ia_fmt_dur(b, sizeof b, mode_ns));
+	}
+}
+
 static cJSON *trace_json(const struct ia_trace *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -91,6 +140,9 @@ static cJSON *trace_json(const struct ia_trace *t)
 		ia_json_u64(o, "tracer_bpf_runs", runs);
 		ia_json_u64(o, "session_ns", span);
 		cJSON_AddItemToObject(o, "tracer_bpf_programs", bpf_programs_json(t));
+		cJSON *modes = bpf_modes_json(t);
+		if (modes)
+			cJSON_AddItemToObject(o, "tracer_bpf_by_capture_mode", modes);
 	}
 	ia_capture_json(o, &t->capture, t->t0);
 	return o;
@@ -166,6 +218,7 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 		fprintf(f, "Tracer's BPF programs: %s in %s runs, %.2f%% of one CPU over the %s traced\n",
 			ia_fmt_dur(a, sizeof a, bns), ia_fmt_count(b, sizeof b, bruns), 100.0 * (double)bns / (double)span,
 			ia_fmt_dur(c, sizeof c, span));
+		bpf_modes_print(f, t);
 		bpf_programs_print(f, t, span);
 	}
 	int hdr = 0;

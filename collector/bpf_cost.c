@@ -7,12 +7,19 @@
  * program on the machine, and add two clock reads to each run of each —
  * other tools' programs too.  Without them (not asked, a kernel before
  * 5.8) the keys are absent and `stats` says nothing of it.
+ *
+ * Where the program pauses and resumes its capture (the overhead bench's
+ * toggle: one process against itself), the programs' time is also split
+ * by mode — bpf_run_ns.recording and .paused beside bpf_mode_ns.recording
+ * and .paused, per program too — since the toggle's figure holds only
+ * what recording adds: a switch's record, a sample's stack walk.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf/mem.skel.h"
@@ -29,46 +36,137 @@ void bpf_cost_enable(struct tracer *t)
 	t->stats_fd = want && strcmp(want, "1") == 0 ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 }
 
-/* Per program too ("bpf_run_ns.on_switch"): which of them a workload
- * pays for (a context switch, a sample, a page fault). */
-static void add_object(struct tracer *t, const struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
+#define MODE_PROGS 32
+static const char *const mode_name[2] = { "paused", "recording" };
+
+struct bpf_modes {
+	int mode;                     /* 0 paused, 1 recording; -1 before the first change */
+	uint64_t since_ns;            /* when it began */
+	uint64_t mode_ns[2];
+	unsigned n;                   /* programs, in the order each_program gives them */
+	const char *name[MODE_PROGS];
+	uint64_t last_ns[MODE_PROGS], last_runs[MODE_PROGS];
+	uint64_t run_ns[2][MODE_PROGS], runs[2][MODE_PROGS];
+};
+
+/* Every program we loaded with its figures so far, in a fixed order. */
+static unsigned each_program(struct tracer *t, const char **name, uint64_t *ns, uint64_t *runs)
 {
-	struct bpf_program *p;
+	const struct bpf_object *objs[] = { t->sched ? t->sched->obj : NULL, t->proc ? t->proc->obj : NULL,
+					    t->mem ? t->mem->obj : NULL, t->samples ? t->samples->obj : NULL };
+	unsigned n = 0;
 
-	if (!obj)
-		return;
-	bpf_object__for_each_program(p, obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof info;
-		int fd = bpf_program__fd(p);
+	for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+		struct bpf_program *p;
 
-		memset(&info, 0, sizeof info);
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		if (!objs[i])
 			continue;
-		*ns += info.run_time_ns;
-		*runs += info.run_cnt;
-		if (!info.run_cnt)
-			continue;
-		char key[128];
-		snprintf(key, sizeof key, "bpf_run_ns.%s", bpf_program__name(p));
-		session_set_u64(t->store, key, info.run_time_ns);
-		snprintf(key, sizeof key, "bpf_runs.%s", bpf_program__name(p));
-		session_set_u64(t->store, key, info.run_cnt);
+		bpf_object__for_each_program(p, objs[i]) {
+			struct bpf_prog_info info;
+			uint32_t len = sizeof info;
+			int fd = bpf_program__fd(p);
+
+			if (n == MODE_PROGS)
+				return n;
+			memset(&info, 0, sizeof info);
+			if (fd >= 0)
+				bpf_obj_get_info_by_fd(fd, &info, &len);
+			name[n] = bpf_program__name(p);
+			ns[n] = info.run_time_ns;
+			runs[n] = info.run_cnt;
+			n++;
+		}
 	}
+	return n;
 }
 
-void bpf_cost_store(struct tracer *t)
+void bpf_cost_mode(struct tracer *t, int recording)
 {
-	uint64_t ns = 0, runs = 0;
+	const char *name[MODE_PROGS];
+	uint64_t ns[MODE_PROGS], runs[MODE_PROGS];
+	struct timespec ts;
 
 	if (t->stats_fd < 0)
 		return;
-	add_object(t, t->sched ? t->sched->obj : NULL, &ns, &runs);
-	add_object(t, t->proc ? t->proc->obj : NULL, &ns, &runs);
-	add_object(t, t->mem ? t->mem->obj : NULL, &ns, &runs);
-	add_object(t, t->samples ? t->samples->obj : NULL, &ns, &runs);
-	session_set_u64(t->store, "bpf_run_ns", ns);
-	session_set_u64(t->store, "bpf_runs", runs);
+	if (!t->modes) {
+		t->modes = calloc(1, sizeof *t->modes);
+		if (!t->modes)
+			return;
+		t->modes->mode = -1;
+	}
+	struct bpf_modes *m = t->modes;
+	unsigned n = each_program(t, name, ns, runs);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (m->mode >= 0 && n == m->n) {
+		m->mode_ns[m->mode] += now - m->since_ns;
+		for (unsigned i = 0; i < n; i++) {
+			m->run_ns[m->mode][i] += ns[i] - m->last_ns[i];
+			m->runs[m->mode][i] += runs[i] - m->last_runs[i];
+		}
+	}
+	m->n = n;
+	memcpy(m->name, name, n * sizeof name[0]);
+	memcpy(m->last_ns, ns, n * sizeof ns[0]);
+	memcpy(m->last_runs, runs, n * sizeof runs[0]);
+	m->mode = recording ? 1 : 0;
+	m->since_ns = now;
+}
+
+static void store_modes(struct tracer *t)
+{
+	struct bpf_modes *m = t->modes;
+	char key[160];
+
+	if (!m || m->mode < 0)
+		return;
+	bpf_cost_mode(t, m->mode);   /* the mode going on, up to now */
+	for (int k = 0; k < 2; k++) {
+		uint64_t ns = 0, runs = 0;
+
+		for (unsigned i = 0; i < m->n; i++) {
+			ns += m->run_ns[k][i];
+			runs += m->runs[k][i];
+			if (!m->runs[k][i])
+				continue;
+			snprintf(key, sizeof key, "bpf_run_ns.%s.%s", m->name[i], mode_name[k]);
+			session_set_u64(t->store, key, m->run_ns[k][i]);
+			snprintf(key, sizeof key, "bpf_runs.%s.%s", m->name[i], mode_name[k]);
+			session_set_u64(t->store, key, m->runs[k][i]);
+		}
+		snprintf(key, sizeof key, "bpf_mode_ns.%s", mode_name[k]);
+		session_set_u64(t->store, key, m->mode_ns[k]);
+		snprintf(key, sizeof key, "bpf_run_ns.%s", mode_name[k]);
+		session_set_u64(t->store, key, ns);
+		snprintf(key, sizeof key, "bpf_runs.%s", mode_name[k]);
+		session_set_u64(t->store, key, runs);
+	}
+}
+
+/* Per program too ("bpf_run_ns.on_switch"): which of them a workload
+ * pays for (a context switch, a sample, a page fault). */
+void bpf_cost_store(struct tracer *t)
+{
+	const char *name[MODE_PROGS];
+	uint64_t ns[MODE_PROGS], runs[MODE_PROGS], all_ns = 0, all_runs = 0;
+	char key[128];
+
+	if (t->stats_fd < 0)
+		return;
+	store_modes(t);
+	unsigned n = each_program(t, name, ns, runs);
+	for (unsigned i = 0; i < n; i++) {
+		all_ns += ns[i];
+		all_runs += runs[i];
+		if (!runs[i])
+			continue;
+		snprintf(key, sizeof key, "bpf_run_ns.%s", name[i]);
+		session_set_u64(t->store, key, ns[i]);
+		snprintf(key, sizeof key, "bpf_runs.%s", name[i]);
+		session_set_u64(t->store, key, runs[i]);
+	}
+	session_set_u64(t->store, "bpf_run_ns", all_ns);
+	session_set_u64(t->store, "bpf_runs", all_runs);
 }
 
 void bpf_cost_disable(struct tracer *t)
@@ -76,4 +174,6 @@ void bpf_cost_disable(struct tracer *t)
 	if (t->stats_fd >= 0)
 		close(t->stats_fd);
 	t->stats_fd = -1;
+	free(t->modes);
+	t->modes = NULL;
 }

@@ -161,8 +161,10 @@ int tracer_capture(struct tracer *t, uint32_t pid, int recording)
 		if (want != v && bpf_map_update_elem(t->traced_fd, &key, &want, BPF_EXIST) == 0)
 			changed = 1;
 	}
-	if (changed)   /* after the map: tasks look their flag up again */
+	if (changed) {   /* after the map: tasks look their flag up again */
 		sched_new_generation(t);
+		bpf_cost_mode(t, recording);
+	}
 	return 0;
 }
 

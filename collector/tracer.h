@@ -35,6 +35,7 @@ struct tracer {
 	struct pythons *py;     /* CPython in traced processes (python.c) */
 	uint64_t events;        /* records consumed */
 	int stats_fd;           /* BPF run-time statistics on while open (bpf_cost.c) */
+	struct bpf_modes *modes; /* their split between recording and paused (bpf_cost.c) */
 };
 
 /* NULL when BPF is unavailable; `why` then says why (for the CUDA-only notice). */
@@ -75,6 +76,9 @@ void samples_exit(struct tracer *t, uint32_t pid);
 /* the BPF programs' own run time (bpf_cost.c) */
 void bpf_cost_enable(struct tracer *t);
 void bpf_cost_store(struct tracer *t);   /* into the session table */
+/* A capture pause or resume took effect: the programs' time so far goes
+ * to the mode that ends (a program that toggles its capture: the toggle). */
+void bpf_cost_mode(struct tracer *t, int recording);
 void bpf_cost_disable(struct tracer *t);
 
 uint64_t mono_now_ns(void);

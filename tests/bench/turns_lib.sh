@@ -179,6 +179,24 @@ turns_paired() { # OUT PAIRS VARIANTS
 # the run's total less that of a traced run of the start-up alone), an
 # upper bound on what they take from the loop's thread, whose figure does
 # not include them.
+# (V_bpf_modes: the same programs' time while recording and while paused,
+# each in % of one CPU over that mode's time, then the sched_switch
+# program's and the sampler's while recording less while paused: what
+# recording adds, and so what the toggle's figure holds of them.)
+# toggle_bpf_modes DB: "rec paused switch_extra sample_extra" (% of one CPU), "-" unknown
+toggle_bpf_modes() {
+	python3 -c '
+import sqlite3, sys
+s = dict(sqlite3.connect(sys.argv[1]).execute("SELECT key, value FROM session"))
+g = lambda k: int(s.get(k, 0))
+r, p = g("bpf_mode_ns.recording"), g("bpf_mode_ns.paused")
+if not r or not p:
+    print("-"); sys.exit()
+pct = lambda k, m, t: 100.0 * g("bpf_run_ns.%s%s" % (k, m)) / t
+extra = lambda k: pct(k, ".recording", r) - pct(k, ".paused", p)
+print("%.3f/%.3f/%.3f/%.3f" % (pct("recording", "", r), pct("paused", "", p), extra("on_switch"), extra("on_sample")))
+' "$1" 2>/dev/null || echo "-"
+}
 # toggle_bpf DB: "bpf_run_ns run_ns" of a trace (collector/bpf_cost.c), "- -" unknown
 toggle_bpf() {
 	python3 -c '
@@ -265,6 +283,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 				tail -n 1 | sed 's/.*://')"   # the last is the trace's total
 			# the tracer's BPF programs' run time in the loop, in % of one
 			# CPU: over the whole run, less a run of the start-up alone
+			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_modes=$(toggle_bpf_modes "$__to/toggle.db")"
 			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_pct_cpu=$(set -- $(toggle_bpf "$__to/toggle.db");
 				echo "$1 $2 $__bpf0" | awk '$1 == "-" || $3 == "-" { print "-"; next }
 					{ printf "%.3f", 100 * ($1 - $3) / ($2 - $4) }')"

@@ -76,9 +76,22 @@ PYEOF
 # collector flips it in the `traced` map when the stop arrives: allow
 # 200 ms for that on a loaded machine), and comes back with the next start
 if is_root; then
-	INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" -q -o "$T/bpf.db" -- \
-		"$B/tests/preload_calls" capture 3 >/dev/null 2>&1
+	INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" -q \
+		-o "$T/bpf.db" -- "$B/tests/preload_calls" capture 3 >/dev/null 2>&1
 	check_eq "collector run with eBPF" 0 $?
+	# the BPF programs' time split by mode (INGERO_BPF_STATS=1): what
+	# recording adds is what the overhead bench's toggle sees
+	kv() { sqlite3 "$T/bpf.db" "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM session WHERE key = '$1'), 0)"; }
+	check_ge "BPF time by mode: recording's wall time" "$(kv bpf_mode_ns.recording)" 900000000
+	check_ge "BPF time by mode: paused wall time" "$(kv bpf_mode_ns.paused)" 400000000
+	check_ge "BPF time by mode: switches while recording" "$(kv bpf_runs.on_switch.recording)" 100
+	check_ge "BPF time by mode: switches while paused" "$(kv bpf_runs.on_switch.paused)" 50
+	check "BPF time by mode: the modes' sum within the whole ($(kv bpf_run_ns.recording) + $(kv bpf_run_ns.paused) of $(kv bpf_run_ns))" \
+		test $(($(kv bpf_run_ns.recording) + $(kv bpf_run_ns.paused))) -le "$(kv bpf_run_ns)"
+	"$B/ingero-analyze" stats "$T/bpf.db" >"$T/bpf.stats" 2>&1
+	check "stats: the programs' time while recording and while paused" \
+		sh -c "grep -q '^  while recording .* of one CPU over ' '$T/bpf.stats' && grep -q '^  while paused ' '$T/bpf.stats'"
+	check_eq "stats: a program listed once, not once per mode" 0 "$(grep -c '^  on_[a-z_]*\.\(recording\|paused\) ' "$T/bpf.stats")"
 	naps() { # FROM TO (SQL over the capture table): the main thread's off-CPU intervals starting in it
 		sqlite3 "$T/bpf.db" "WITH c AS (SELECT pid, t_ns, row_number() OVER (ORDER BY t_ns) AS k FROM capture)
 			SELECT count(*) FROM off_cpu o, c a, c b WHERE a.k = $1 AND b.k = $2 AND o.tid = a.pid
