@@ -35,12 +35,14 @@
  * marks (500) with no kernel new to the process, it halves, and again
  * after as many more, down to a sixteenth (one per 64 ms by default); a
  * new kernel — a new phase, a recompilation — brings it back whole.  Each
- * mark costs the calling thread several microseconds in a big program (its
- * driver calls' code is cold there): at one per 4 ms, ~60-85 ns of each
- * recorded call of a launch-bound PyTorch loop, a fifth of the library's
- * cost (docs/gpu-runs.md, section 18).  The whole ration is what short
- * traces need (the real corpus with every trace's ration halved from the
- * start lost c08's idle by 7.5 points; stretched this way, none).
+ * mark costs the calling thread microseconds of driver calls: in a PyTorch
+ * loop's first seconds ~60-85 ns of each recorded call at one per 4 ms, over
+ * a long run much less (halving them saved ~14 ns of ~210: docs/gpu-runs.md
+ * section 18) — and each is a driver call on the program's thread and a
+ * query on the watcher's that a steady state does not need.  The whole
+ * ration is what short traces need (the real corpus with every trace's
+ * ration halved from the start lost c08's idle by 7.5 points; stretched
+ * this way, none).
  *
  * Marks are never recorded into a stream that is being captured into a
  * CUDA graph (they would become part of the graph), nor into the
