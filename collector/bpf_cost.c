@@ -10,9 +10,10 @@
  *
  * Where the program pauses and resumes its capture (the overhead bench's
  * toggle: one process against itself), the programs' time is also split
- * by mode — bpf_run_ns.recording and .paused beside bpf_mode_ns.recording
- * and .paused, per program too — since the toggle's figure holds only
- * what recording adds: a switch's record, a sample's stack walk.
+ * by mode from its first start on — bpf_run_ns.recording and .paused beside
+ * bpf_mode_ns.recording and .paused, per program too — since the toggle's
+ * figure holds only what recording adds: a switch's record, a sample's
+ * stack walk.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -87,6 +88,11 @@ void bpf_cost_mode(struct tracer *t, int recording)
 	struct timespec ts;
 
 	if (t->stats_fd < 0)
+		return;
+	/* from the first start on: a program launched paused spends its
+	 * start-up (imports, forks, page faults) before it, which no paused
+	 * chunk of its loop has */
+	if (!t->modes && !recording)
 		return;
 	if (!t->modes) {
 		t->modes = calloc(1, sizeof *t->modes);
