@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bpf/mem.skel.h"
@@ -85,7 +84,6 @@ void bpf_cost_mode(struct tracer *t, int recording)
 {
 	const char *name[MODE_PROGS];
 	uint64_t ns[MODE_PROGS], runs[MODE_PROGS];
-	struct timespec ts;
 
 	if (t->stats_fd < 0)
 		return;
@@ -102,8 +100,7 @@ void bpf_cost_mode(struct tracer *t, int recording)
 	}
 	struct bpf_modes *m = t->modes;
 	unsigned n = each_program(t, name, ns, runs);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t now = mono_now_ns();
 	if (m->mode >= 0 && n == m->n) {
 		m->mode_ns[m->mode] += now - m->since_ns;
 		for (unsigned i = 0; i < n; i++) {
@@ -119,10 +116,21 @@ void bpf_cost_mode(struct tracer *t, int recording)
 	m->since_ns = now;
 }
 
+/* bpf_run_ns<what> and bpf_runs<what> ("", ".on_switch", ".on_switch.paused") */
+static void store_figures(struct tracer *t, const char *what, uint64_t ns, uint64_t runs)
+{
+	char key[160];
+
+	snprintf(key, sizeof key, "bpf_run_ns%s", what);
+	session_set_u64(t->store, key, ns);
+	snprintf(key, sizeof key, "bpf_runs%s", what);
+	session_set_u64(t->store, key, runs);
+}
+
 static void store_modes(struct tracer *t)
 {
 	struct bpf_modes *m = t->modes;
-	char key[160];
+	char what[128];
 
 	if (!m || m->mode < 0)
 		return;
@@ -135,17 +143,13 @@ static void store_modes(struct tracer *t)
 			runs += m->runs[k][i];
 			if (!m->runs[k][i])
 				continue;
-			snprintf(key, sizeof key, "bpf_run_ns.%s.%s", m->name[i], mode_name[k]);
-			session_set_u64(t->store, key, m->run_ns[k][i]);
-			snprintf(key, sizeof key, "bpf_runs.%s.%s", m->name[i], mode_name[k]);
-			session_set_u64(t->store, key, m->runs[k][i]);
+			snprintf(what, sizeof what, ".%s.%s", m->name[i], mode_name[k]);
+			store_figures(t, what, m->run_ns[k][i], m->runs[k][i]);
 		}
-		snprintf(key, sizeof key, "bpf_mode_ns.%s", mode_name[k]);
-		session_set_u64(t->store, key, m->mode_ns[k]);
-		snprintf(key, sizeof key, "bpf_run_ns.%s", mode_name[k]);
-		session_set_u64(t->store, key, ns);
-		snprintf(key, sizeof key, "bpf_runs.%s", mode_name[k]);
-		session_set_u64(t->store, key, runs);
+		snprintf(what, sizeof what, "bpf_mode_ns.%s", mode_name[k]);
+		session_set_u64(t->store, what, m->mode_ns[k]);
+		snprintf(what, sizeof what, ".%s", mode_name[k]);
+		store_figures(t, what, ns, runs);
 	}
 }
 
@@ -155,7 +159,7 @@ void bpf_cost_store(struct tracer *t)
 {
 	const char *name[MODE_PROGS];
 	uint64_t ns[MODE_PROGS], runs[MODE_PROGS], all_ns = 0, all_runs = 0;
-	char key[128];
+	char what[128];
 
 	if (t->stats_fd < 0)
 		return;
@@ -166,13 +170,10 @@ void bpf_cost_store(struct tracer *t)
 		all_runs += runs[i];
 		if (!runs[i])
 			continue;
-		snprintf(key, sizeof key, "bpf_run_ns.%s", name[i]);
-		session_set_u64(t->store, key, ns[i]);
-		snprintf(key, sizeof key, "bpf_runs.%s", name[i]);
-		session_set_u64(t->store, key, runs[i]);
+		snprintf(what, sizeof what, ".%s", name[i]);
+		store_figures(t, what, ns[i], runs[i]);
 	}
-	session_set_u64(t->store, "bpf_run_ns", all_ns);
-	session_set_u64(t->store, "bpf_runs", all_runs);
+	store_figures(t, "", all_ns, all_runs);
 }
 
 void bpf_cost_disable(struct tracer *t)

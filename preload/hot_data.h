@@ -8,8 +8,8 @@
  * here, together; hot_data.c places the three in one page.  A few of its
  * fields are written now and then (a GPU mark's budget by each mark, one
  * per INGERO_GPU_MARK_US; a new kernel; a retired stream; a pause; the
- * ration stretched), which
- * costs every other thread one miss on its next call: rare enough.
+ * ration stretched), which costs every other thread one miss on its next
+ * call: rare enough.
  */
 #ifndef INGERO_PRELOAD_HOT_DATA_H
 #define INGERO_PRELOAD_HOT_DATA_H
