@@ -105,11 +105,27 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 		if (ingero_nested())                                                      \
 			return (CALL);                                                    \
 		if (!ingero_recording_now()) {                                            \
+			if (__builtin_expect(ingero_hot.self_time, 0))                    \
+				HOOK_PAUSED_TIMED(CALL);                                  \
 			ingero_enter();                                                   \
 			int p_ = (CALL);                                                  \
 			ingero_leave();                                                   \
 			return p_;                                                        \
 		}                                                                         \
+	} while (0)
+
+/* INGERO_SELF_TIME's paused call: timed, for the real functions' and the
+ * program's time by capture mode (record.h) */
+#define HOOK_PAUSED_TIMED(CALL)                                                           \
+	do {                                                                              \
+		bool tp_ = ingero_hot.use_tsc;                                            \
+		ingero_enter();                                                           \
+		uint64_t i_ = ingero_stamp(tp_);                                          \
+		int p_ = (CALL);                                                          \
+		uint64_t o_ = ingero_stamp(tp_);                                          \
+		ingero_leave();                                                           \
+		ingero_mode_time_add(0, o_ - i_, i_, o_);                                 \
+		return p_;                                                                \
 	} while (0)
 
 /* Before a recorded call's real function (microseconds of the driver's
@@ -143,8 +159,11 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 	ingero_prefetch_record()
 #define HOOK_RECORD_END()                                                                 \
 	INGERO_SEG(5);                                                                    \
-	if (__builtin_expect(e_ != 0, 0))                                                 \
-		ingero_self_time_add(ingero_stamp(tsc_) - e_ - (t1_ - t0_));              \
+	if (__builtin_expect(e_ != 0, 0)) {                                               \
+		uint64_t x_ = ingero_stamp(tsc_);                                         \
+		ingero_self_time_add(x_ - e_ - (t1_ - t0_));                              \
+		ingero_mode_time_add(1, t1_ - t0_, e_, x_);                               \
+	}                                                                                 \
 	ingero_leave();                                                                   \
 	return r_
 #define HOOK_RECORD(API, CALL, FILL, KIND)                                                \

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fork.h"
 #include "gpu_marks.h"
@@ -18,9 +19,32 @@
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
+_Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2];
 #ifdef INGERO_SELF_SEGMENTS
 _Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
 #endif
+
+__attribute__((noinline)) void ingero_mode_time_add(int mode, uint64_t real, uint64_t in, uint64_t out)
+{
+	struct ingero_tls *t = &ingero_tls;
+	struct ingero_mode_time *m = &t->mode_time[mode];
+	if (!t->gap_max)   /* 0 again while the TSC's rate is not known yet */
+		t->gap_max = INGERO_GAP_MAX_NS / 1000 * ingero_clock_ticks_per_us();
+	uint64_t gap = in - t->last_exit;
+	t->last_exit = out;
+	m->real_ticks += real;
+	if (gap < t->gap_max) {
+		m->gap_ticks += gap;
+		m->gaps++;
+	}
+	if (++m->calls == 256) {
+		atomic_fetch_add_explicit(&ingero_mode_real[mode], m->real_ticks, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_mode_gap[mode], m->gap_ticks, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_mode_calls[mode], m->calls, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_mode_gaps[mode], m->gaps, memory_order_relaxed);
+		*m = (struct ingero_mode_time){ 0 };
+	}
+}
 
 static inline uint32_t my_tid(void)
 {

@@ -138,6 +138,12 @@ struct rrec_kernel {
  *   2x  cuLaunchKernelEx   3x  the runtime's public launches   4x  the rest */
 #define INGERO_HOT_AT(key) __attribute__((hot, aligned(64), section(".text.sorted.ingero." #key)))
 
+/* INGERO_SELF_TIME, a thread's share by capture mode (ingero_mode_real, below) */
+struct ingero_mode_time {
+	uint64_t real_ticks, gap_ticks;
+	uint32_t calls, gaps;
+};
+
 /* --- per-thread state of the hot path -------------------------------------- */
 /* (what a recorded launch reads and writes, in the first cache line) */
 struct __attribute__((aligned(64))) ingero_tls {
@@ -160,6 +166,10 @@ struct __attribute__((aligned(64))) ingero_tls {
 	struct ingero_stack_budget stack_budget;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;
+	/* INGERO_SELF_TIME, by capture mode (0 paused, 1 recording): not yet
+	 * added to ingero_mode_time; when this thread's last call returned */
+	struct ingero_mode_time mode_time[2];
+	uint64_t last_exit, gap_max;
 #ifdef INGERO_SELF_SEGMENTS
 	uint64_t seg_last, seg[INGERO_SELF_SEGMENTS];
 #endif
@@ -172,6 +182,13 @@ extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-e
  * its code and data fetched again after the program's own work evicted
  * them — which no microbenchmark reproduces exactly (`make bench-cold`). */
 extern _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
+/* INGERO_SELF_TIME, per capture mode: the real functions' time and the
+ * program's own between two calls of a thread (gaps under
+ * INGERO_GAP_MAX_NS: a sleep or a wait for the GPU is no code's time) —
+ * whether recording slows what is not the library's (the driver's calls,
+ * the program's code), against the same loop paused. */
+#define INGERO_GAP_MAX_NS 1000000ull
+extern _Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2];
 /* A build for finding where that time goes (-DINGERO_SELF_SEGMENTS=6, not
  * the product's: each mark reads the TSC): the recorded path's time split
  * at INGERO_SEG(i) marks (hooks.h, record.c), said at exit too. */
@@ -204,6 +221,10 @@ static inline void ingero_self_time_add(uint64_t ticks)
 #endif
 	}
 }
+
+/* INGERO_SELF_TIME: a call of the given mode returned; its real function
+ * took `real` ticks, it was entered at `in` and returned at `out`. */
+void ingero_mode_time_add(int mode, uint64_t real, uint64_t in, uint64_t out);
 
 /* CLOCK_MONOTONIC ns spent paused so far (capture.c): budgets earn nothing then. */
 extern _Atomic uint64_t ingero_paused_ns;

@@ -837,6 +837,18 @@ static void report_self_time(void)
 			(unsigned long long)unwound, (unsigned long long)remembered,
 			(double)atomic_load(&ingero_stacks_ns) / 1000.0 / (double)(unwound + remembered),
 			(unsigned long long)atomic_load(&ingero_stacks_thinned), (int)getpid());
+	/* by capture mode: what recording does to the rest of each call and
+	 * to the program's code between calls (record.h) */
+	for (int m = 0; m < 2; m++) {
+		uint64_t n = atomic_load(&ingero_mode_calls[m]), g = atomic_load(&ingero_mode_gaps[m]);
+		if (n)
+			fprintf(stderr, "ingero: %s: real functions %.1f ns a call over %llu calls, the program %.1f ns "
+				"between calls over %llu (pid %d)\n", m ? "recording" : "paused",
+				1000.0 * (double)atomic_load(&ingero_mode_real[m]) / (double)tpu / (double)n,
+				(unsigned long long)n,
+				g ? 1000.0 * (double)atomic_load(&ingero_mode_gap[m]) / (double)tpu / (double)g : 0.0,
+				(unsigned long long)g, (int)getpid());
+	}
 #ifdef INGERO_SELF_SEGMENTS
 	for (int i = 0; i < INGERO_SELF_SEGMENTS; i++)
 		fprintf(stderr, "ingero: self time segment %d: %.1f ns\n", i,

@@ -21,6 +21,20 @@ check_eq "each start and stop sent once, in order (CAPTURE records)" "1 0 1 0" \
 	"$(grep "^capture pid=$p " "$T/cap.sink" | sed 's/.*recording=//' | tr '\n' ' ' | sed 's/ $//')"
 check "their times move forward" sh -c "grep '^capture pid=$p ' '$T/cap.sink' | sed 's/.* t=\([0-9]*\) .*/\1/' | sort -c -n"
 
+# INGERO_SELF_TIME splits the calls' time by capture mode (what recording
+# does to the real functions and to the program between calls): 900 calls
+# recorded and 601 paused, said in threads' batches of 256
+start_sink "$T/mode.sink" -i 1000
+INGERO_SELF_TIME=1 INGERO_CAPTURE=cudaProfilerApi traced "$B/tests/preload_calls" capture 300 >/dev/null 2>"$T/mode.err"
+wait_sink
+check_eq "self time by mode: recording's calls" 768 \
+	"$(sed -n 's/^ingero: recording: real functions [0-9.]* ns a call over \([0-9]*\) calls.*/\1/p' "$T/mode.err")"
+check_eq "self time by mode: paused calls" 512 \
+	"$(sed -n 's/^ingero: paused: real functions [0-9.]* ns a call over \([0-9]*\) calls.*/\1/p' "$T/mode.err")"
+check "self time by mode: the recorded syncs waited for their kernels (1 us), the paused ones not" awk '
+	/^ingero: recording: real functions/ { r = $5 } /^ingero: paused: real functions/ { p = $5 }
+	END { exit !(r > 500 && p < r / 4) }' "$T/mode.err"
+
 # through the collector: the windows stored, the analysis reading that span
 INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" --no-bpf -q -o "$T/cap.db" -- \
 	"$B/tests/preload_calls" capture 9 >/dev/null 2>&1
