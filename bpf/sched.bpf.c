@@ -4,7 +4,13 @@
  *
  * sched_switch keeps, per traced thread, when it left the CPU and why
  * (task storage `start`); sched_wakeup marks when it became runnable; the switch that
- * brings it back emits the whole off-CPU interval (sched.h).  The same
+ * brings it back closes the interval, and the thread's next switch away
+ * emits it (sched.h): a woken thread waits for its switch-in to finish,
+ * while no one waits for a thread to leave, so the ring's reservation is
+ * kept off the path between a wake-up and the work it releases (a step's
+ * hand-over between PyTorch's main and autograd threads).  Intervals still
+ * closed but unsent at the collector's stop are sent by the task iterator
+ * flush_closed.  The same
  * switch hook accounts every CPU's busy time in buckets and the untraced
  * tasks that took a CPU from a preempted traced thread (competitors).
  * Raw BTF tracepoints only: they need neither tracefs nor kprobes.
@@ -24,8 +30,9 @@
 char LICENSE[] SEC("license") = "GPL";
 
 struct start {
-	u64 start_ns;
+	u64 start_ns;    /* an interval is open or closed: when it began; 0: none */
 	u64 runnable_ns;
+	u64 end_ns;      /* closed (switched back in), not sent yet: when */
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
@@ -157,6 +164,28 @@ static __always_inline struct start *task_state(struct task_struct *t, u32 tgid,
 	return s;
 }
 
+/* Send the task's closed interval.  (Never twice: a task switches on one
+ * CPU at a time, and flush_closed runs once sched_switch is detached.) */
+static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
+{
+	u64 end = s->end_ns;
+	struct off_cpu_event *e;
+
+	e = reserve(sizeof(*e), EV_OFF_CPU, DROP_SCHED_SWITCH);
+	if (e) {
+		e->pid = tgid;
+		e->tid = tid;
+		e->next_pid = s->next_pid;
+		e->start_ns = s->start_ns;
+		e->runnable_ns = s->runnable_ns ? s->runnable_ns : end;
+		e->end_ns = end;
+		e->cpu = s->cpu;
+		e->preempted = s->preempted;
+		submit(e);
+	}
+	s->end_ns = 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -186,6 +215,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
+	/* its last interval, closed when it came on this CPU (recording then,
+	 * whatever now); one still open was not closed (paused at the switch
+	 * in): it ended then, unrecorded */
+	if (ps && ps->start_ns) {
+		if (ps->end_ns)
+			send_closed(ps, prev_tgid, prev_tid);
+		ps->start_ns = 0;
+	}
 	if (prev_rec && !(prev_state & TASK_DEAD)) {
 		bool preempted = preempt || prev_state == TASK_RUNNING;
 		struct start *s = ps;
@@ -209,25 +246,27 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	if (next_rec) {
-		struct start *s = ns;
-		struct off_cpu_event *e;
+	/* closed here, sent when it leaves (or by flush_closed) */
+	if (next_rec && ns && ns->start_ns && !ns->end_ns)
+		ns->end_ns = now;
+	return 0;
+}
 
-		if (!s || !s->start_ns)
-			return 0;
-		e = reserve(sizeof(*e), EV_OFF_CPU, DROP_SCHED_SWITCH);
-		if (e) {
-			e->pid = next_tgid;
-			e->tid = next_tid;
-			e->next_pid = s->next_pid;
-			e->start_ns = s->start_ns;
-			e->runnable_ns = s->runnable_ns ? s->runnable_ns : now;
-			e->end_ns = now;
-			e->cpu = s->cpu;
-			e->preempted = s->preempted;
-			submit(e);
-		}
-		s->start_ns = 0;   /* consumed */
+/* At the collector's stop, after sched_switch is detached: the intervals
+ * closed since their thread's last switch away (a thread still on a CPU,
+ * in a program that goes on). */
+SEC("iter/task")
+int flush_closed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct start *s;
+
+	if (!t)
+		return 0;
+	s = bpf_task_storage_get(&start, t, 0, 0);
+	if (s && s->end_ns) {
+		send_closed(s, t->tgid, t->pid);
+		s->start_ns = 0;
 	}
 	return 0;
 }
@@ -239,7 +278,7 @@ static __always_inline void mark_runnable(struct task_struct *p)
 	struct start *s = bpf_task_storage_get(&start, p, 0, 0);
 	u32 gen = traced_gen + 1;
 
-	if (!s || !s->start_ns || s->runnable_ns)
+	if (!s || !s->start_ns || s->end_ns || s->runnable_ns)
 		return;
 	if (s->gen != gen) {
 		s->traced = is_recorded(p->tgid);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/types.h>
 #include <bpf/bpf.h>
@@ -28,7 +29,19 @@ int sched_attach(struct tracer *t)
 	if (!t->sched)
 		return -errno;
 	t->sched->rodata->bucket_ns = t->o.bucket_ns;
-	if ((err = sched_bpf__load(t->sched)) || (err = sched_bpf__attach(t->sched)))
+	if ((err = sched_bpf__load(t->sched))) {
+		/* a kernel without task iterators, or without task storage in
+		 * them: all but the final flush of closed intervals (lost then,
+		 * one per thread still on a CPU at the stop) */
+		sched_bpf__destroy(t->sched);
+		if (!(t->sched = sched_bpf__open()))
+			return -errno;
+		t->sched->rodata->bucket_ns = t->o.bucket_ns;
+		bpf_program__set_autoload(t->sched->progs.flush_closed, false);
+		if ((err = sched_bpf__load(t->sched)))
+			return err;
+	}
+	if ((err = sched_bpf__attach(t->sched)))
 		return err;
 	t->traced_fd = bpf_map__fd(t->sched->maps.traced);
 	t->events_fd = bpf_map__fd(t->sched->maps.events);
@@ -140,6 +153,24 @@ static void flush_cpu_state(struct tracer *t)
 	free(v);
 }
 
+/* The intervals closed (their thread came back on a CPU) but not sent yet,
+ * as their thread has not left it since: sched_switch detached first, so
+ * none can be closed or sent meanwhile, then the task iterator sends them. */
+static void flush_closed(struct tracer *t)
+{
+	struct bpf_link *it = t->sched->links.flush_closed;
+	char buf[64];
+	int fd;
+
+	bpf_link__destroy(t->sched->links.on_switch);
+	t->sched->links.on_switch = NULL;
+	if (!it || (fd = bpf_iter_create(bpf_link__fd(it))) < 0)
+		return;
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+	close(fd);
+}
+
 void sched_flush(struct tracer *t, int final)
 {
 	if (!t->sched)
@@ -147,6 +178,12 @@ void sched_flush(struct tracer *t, int final)
 	drain_competitors(t, final);
 	if (final)
 		flush_cpu_state(t);
+}
+
+void sched_flush_closed(struct tracer *t)
+{
+	if (t->sched)
+		flush_closed(t);
 }
 
 void sched_detach(struct tracer *t)

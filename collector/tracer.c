@@ -211,8 +211,10 @@ void tracer_flush(struct tracer *t, int final)
 {
 	if (!t)
 		return;
-	if (final)
+	if (final) {
+		sched_flush_closed(t);
 		ring_buffer__consume(t->rb);
+	}
 	sched_flush(t, final);
 	mem_flush(t, final);
 	flush_drops(t);

@@ -55,6 +55,8 @@ void sched_new_generation(struct tracer *t);
 int sched_attach(struct tracer *t);
 void sched_event(struct tracer *t, const void *data, size_t len);
 void sched_flush(struct tracer *t, int final);
+/* Stop: sched_switch detached, the intervals closed but not sent, sent. */
+void sched_flush_closed(struct tracer *t);
 void sched_detach(struct tracer *t);
 
 int procs_attach(struct tracer *t);

@@ -46,6 +46,41 @@ if is_root; then
 	check_ge "-p: its new children are enrolled" "$(q "SELECT count(*) FROM processes WHERE ppid=$LOOP AND comm='sleep'")" 5
 	check_ge "-p: and traced" "$(q "SELECT count(DISTINCT o.pid) FROM off_cpu o JOIN processes p ON p.pid=o.pid WHERE p.ppid=$LOOP")" 5
 
+	# an off-CPU interval is sent when its thread next leaves the CPU: at
+	# the stop, those of threads still on a CPU (here: each 50 ms nap is
+	# followed by 250 ms of spinning, SCHED_FIFO so that nothing preempts
+	# it) are sent by the final flush — every nap the program logged inside
+	# the traced span is in the trace, once (without the flush, the last
+	# one is missing)
+	chrt -f 10 python3 -c '
+import time
+while True:
+    a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    time.sleep(0.05)
+    b = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    print(a, b, flush=True)
+    while time.clock_gettime_ns(time.CLOCK_MONOTONIC) < b + 250000000:
+        pass
+' >"$T/naps.txt" &
+	NAPPER=$!
+	sleep 0.3
+	"$C" -q -o "$T/naps.db" -p "$NAPPER" --duration 1.4
+	check_eq "-p of a spinning napper: exit 0" 0 $?
+	kill "$NAPPER"
+	check "-p: every nap inside the traced span recorded once, the last one's too" python3 - "$T/naps.db" "$T/naps.txt" "$NAPPER" <<'PYEOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+s = dict(db.execute("SELECT key, value FROM session"))
+t0, t1 = int(s["start_mono_ns"]) + 200000000, int(s["end_mono_ns"]) - 2000000
+naps = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
+naps = [(a, b) for a, b in naps if a > t0 and b < t1]
+assert len(naps) >= 3, naps
+for a, b in naps:
+    n = db.execute("SELECT count(*) FROM off_cpu WHERE tid = ? AND start_ns >= ? AND end_ns <= ? "
+                   "AND end_ns - start_ns > 40000000", (int(sys.argv[3]), a, b)).fetchone()[0]
+    assert n == 1, (a, b, n)
+PYEOF
+
 	# CUDA-only without root
 	chmod 0777 "$T"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$C" -o "$T/nobody.db" --duration 0.3 2>"$T/err"
