@@ -3,9 +3,11 @@
 # (1) long in-place runs (600 chunks) with INGERO_SELF_TIME=1 (the library's own time, and since
 # this session the real functions' time a call and the program's own between calls, recording
 # against paused) and INGERO_BPF_STATS=1 (BPF time by capture mode); the trace's per-thread
-# evidence rates while recording; the chunk files' on/off wall and CPU ratios.  full twice, then
-# without the sampler, then without GPU marks.  (2) pyframes-pipelined against main, in place
-# (100 chunks: the stacks' us), twice each.
+# evidence rates while recording; the chunk files' on/off wall and CPU ratios.  This build's
+# collector (off-CPU records sent at the switch-out) against the previous one's (at the
+# switch-in: ingero-collector-old, 39bdf8b), twice each, interleaved; then without the sampler,
+# then without GPU marks.  (2) pyframes-pipelined against main, in place (100 chunks: the
+# stacks' us), twice each.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 T=/tmp/r1; rm -rf $T; mkdir -p $T
@@ -50,10 +52,12 @@ long() { # TAG [RUN-OPTION] ENV...
 	rm -f $T/$tag.db*
 }
 {
-	long full1
-	long nosampler1 --sample-hz=0
-	long nomarks1 INGERO_GPU_MARKS=0
-	long full2
+	long new1
+	long old1 INGERO_COLLECTOR=$D/ingero-collector-old
+	long new2
+	long old2 INGERO_COLLECTOR=$D/ingero-collector-old
+	long nosampler --sample-hz=0
+	long nomarks INGERO_GPU_MARKS=0
 } > $T/long.txt 2>&1
 cat $T/long.txt
 . tests/bench/inplace_lib.sh
