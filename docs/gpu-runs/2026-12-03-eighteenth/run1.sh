@@ -1,13 +1,11 @@
 #!/bin/sh
-# device call 1 (eighteenth session): where the toggle's other half goes.
+# device call 1 (eighteenth session): where the toggle's other half goes, and the toggle.
 # (1) long in-place runs (600 chunks) with INGERO_SELF_TIME=1 (the library's own time, and since
 # this session the real functions' time a call and the program's own between calls, recording
 # against paused) and INGERO_BPF_STATS=1 (BPF time by capture mode); the trace's per-thread
 # evidence rates while recording; the chunk files' on/off wall and CPU ratios.  This build's
 # collector (off-CPU records sent at the switch-out) against the previous one's (at the
-# switch-in: ingero-collector-old, 39bdf8b), twice each, interleaved; then without the sampler,
-# then without GPU marks.  (2) pyframes-pipelined against main, in place (100 chunks: the
-# stacks' us), twice each.
+# switch-in: ingero-collector-old, 39bdf8b).  (2) The toggle of this build, five processes.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 T=/tmp/r1; rm -rf $T; mkdir -p $T
@@ -54,16 +52,10 @@ long() { # TAG [RUN-OPTION] ENV...
 {
 	long new1
 	long old1 INGERO_COLLECTOR=$D/ingero-collector-old
-	long new2
-	long old2 INGERO_COLLECTOR=$D/ingero-collector-old
-	long nosampler --sample-hz=0
-	long nomarks INGERO_GPU_MARKS=0
 } > $T/long.txt 2>&1
 cat $T/long.txt
-. tests/bench/inplace_lib.sh
-for i in 1 2; do
-	inplace main$i $D/libingero_preload.so
-	inplace pp$i $D/libingero_preload_pp.so
-done > $T/pp.txt 2>&1
-cat $T/pp.txt
+ANALYZE=$D/ingero-analyze TOGGLE=5 TOGGLE_AA=0 CHUNKS=1100 TSTEPS=30 TURNS=full PARTS=turns \
+	timeout 420 sh tests/bench/gpu_dataloader.sh $D $T/tg 7000000 0 > $T/toggle.txt 2>&1
+rm -f $T/tg/*.db $T/tg/*.db-*
+cat $T/toggle.txt
 cd /tmp && tar czf $OUT/r1.tgz r1
