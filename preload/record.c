@@ -19,7 +19,8 @@
 
 __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-exec")));
 _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
-_Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2];
+_Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2],
+	ingero_mode_short[2], ingero_mode_shorts[2];
 #ifdef INGERO_SELF_SEGMENTS
 _Atomic uint64_t ingero_self_seg[INGERO_SELF_SEGMENTS];
 #endif
@@ -28,20 +29,29 @@ __attribute__((noinline)) void ingero_mode_time_add(int mode, uint64_t real, uin
 {
 	struct ingero_tls *t = &ingero_tls;
 	struct ingero_mode_time *m = &t->mode_time[mode];
-	if (!t->gap_max)   /* 0 again while the TSC's rate is not known yet */
-		t->gap_max = INGERO_GAP_MAX_NS / 1000 * ingero_clock_ticks_per_us();
+	if (!t->gap_max) {   /* 0 again while the TSC's rate is not known yet */
+		uint64_t tpu = ingero_clock_ticks_per_us();
+		t->gap_max = INGERO_GAP_MAX_NS / 1000 * tpu;
+		t->gap_short = INGERO_GAP_SHORT_NS / 1000 * tpu;
+	}
 	uint64_t gap = in - t->last_exit;
 	t->last_exit = out;
 	m->real_ticks += real;
 	if (gap < t->gap_max) {
 		m->gap_ticks += gap;
 		m->gaps++;
+		if (gap < t->gap_short) {
+			m->short_ticks += gap;
+			m->shorts++;
+		}
 	}
 	if (++m->calls == 256) {
 		atomic_fetch_add_explicit(&ingero_mode_real[mode], m->real_ticks, memory_order_relaxed);
 		atomic_fetch_add_explicit(&ingero_mode_gap[mode], m->gap_ticks, memory_order_relaxed);
 		atomic_fetch_add_explicit(&ingero_mode_calls[mode], m->calls, memory_order_relaxed);
 		atomic_fetch_add_explicit(&ingero_mode_gaps[mode], m->gaps, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_mode_short[mode], m->short_ticks, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ingero_mode_shorts[mode], m->shorts, memory_order_relaxed);
 		*m = (struct ingero_mode_time){ 0 };
 	}
 }

@@ -140,8 +140,8 @@ struct rrec_kernel {
 
 /* INGERO_SELF_TIME, a thread's share by capture mode (ingero_mode_real, below) */
 struct ingero_mode_time {
-	uint64_t real_ticks, gap_ticks;
-	uint32_t calls, gaps;
+	uint64_t real_ticks, gap_ticks, short_ticks;
+	uint32_t calls, gaps, shorts;
 };
 
 /* --- per-thread state of the hot path -------------------------------------- */
@@ -169,7 +169,7 @@ struct __attribute__((aligned(64))) ingero_tls {
 	/* INGERO_SELF_TIME, by capture mode (0 paused, 1 recording): not yet
 	 * added to ingero_mode_time; when this thread's last call returned */
 	struct ingero_mode_time mode_time[2];
-	uint64_t last_exit, gap_max;
+	uint64_t last_exit, gap_max, gap_short;
 #ifdef INGERO_SELF_SEGMENTS
 	uint64_t seg_last, seg[INGERO_SELF_SEGMENTS];
 #endif
@@ -184,11 +184,15 @@ extern __thread struct ingero_tls ingero_tls __attribute__((tls_model("initial-e
 extern _Atomic uint64_t ingero_self_ticks, ingero_self_calls;
 /* INGERO_SELF_TIME, per capture mode: the real functions' time and the
  * program's own between two calls of a thread (gaps under
- * INGERO_GAP_MAX_NS: a sleep or a wait for the GPU is no code's time) —
- * whether recording slows what is not the library's (the driver's calls,
- * the program's code), against the same loop paused. */
+ * INGERO_GAP_MAX_NS: a sleep or a wait for the GPU is no code's time; and
+ * apart, those under INGERO_GAP_SHORT_NS: the program's code alone, no
+ * hand-over to another thread, no preemption) — whether recording slows
+ * what is not the library's (the driver's calls, the program's code,
+ * what interrupts it), against the same loop paused. */
 #define INGERO_GAP_MAX_NS 1000000ull
-extern _Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2];
+#define INGERO_GAP_SHORT_NS 50000ull
+extern _Atomic uint64_t ingero_mode_real[2], ingero_mode_gap[2], ingero_mode_calls[2], ingero_mode_gaps[2],
+	ingero_mode_short[2], ingero_mode_shorts[2];
 /* A build for finding where that time goes (-DINGERO_SELF_SEGMENTS=6, not
  * the product's: each mark reads the TSC): the recorded path's time split
  * at INGERO_SEG(i) marks (hooks.h, record.c), said at exit too. */

@@ -840,14 +840,18 @@ static void report_self_time(void)
 	/* by capture mode: what recording does to the rest of each call and
 	 * to the program's code between calls (record.h) */
 	for (int m = 0; m < 2; m++) {
-		uint64_t n = atomic_load(&ingero_mode_calls[m]), g = atomic_load(&ingero_mode_gaps[m]);
+		uint64_t n = atomic_load(&ingero_mode_calls[m]), g = atomic_load(&ingero_mode_gaps[m]),
+			 sh = atomic_load(&ingero_mode_shorts[m]);
 		if (n)
 			fprintf(stderr, "ingero: %s: real functions %.1f ns a call over %llu calls, the program %.1f ns "
-				"between calls over %llu (pid %d)\n", m ? "recording" : "paused",
+				"between calls over %llu, %.1f ns over the %llu under %llu us (pid %d)\n",
+				m ? "recording" : "paused",
 				1000.0 * (double)atomic_load(&ingero_mode_real[m]) / (double)tpu / (double)n,
 				(unsigned long long)n,
 				g ? 1000.0 * (double)atomic_load(&ingero_mode_gap[m]) / (double)tpu / (double)g : 0.0,
-				(unsigned long long)g, (int)getpid());
+				(unsigned long long)g,
+				sh ? 1000.0 * (double)atomic_load(&ingero_mode_short[m]) / (double)tpu / (double)sh : 0.0,
+				(unsigned long long)sh, INGERO_GAP_SHORT_NS / 1000, (int)getpid());
 	}
 #ifdef INGERO_SELF_SEGMENTS
 	for (int i = 0; i < INGERO_SELF_SEGMENTS; i++)
