@@ -9,7 +9,9 @@ if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
 TRUTH=$T/truth.txt
 
-"$B/ingero-collector" -o "$DB" --sample-hz 499 --stats "$T/stats.txt" -- "$B/tests/starve" --mode workers \
+# (kernels of 1 ms: every step's sync waits ~5 ms, long enough to hold a
+# worker's sample; at the default 50 us a run could have no sync over 1 ms)
+FAKECUDA_KERNEL_US=1000 "$B/ingero-collector" -o "$DB" --sample-hz 499 --stats "$T/stats.txt" -- "$B/tests/starve" --mode workers \
 	--workers 4 --batches 16 --truth "$TRUTH" >"$T/out.txt" 2>"$T/err.txt"
 check_eq "collector exits with the workload's code" 0 $?
 check_eq "full mode" full "$(q "SELECT value FROM session WHERE key='mode'")"
