@@ -51,6 +51,14 @@ static __always_inline bool is_recorded(u32 tgid)
 	return v && !(*v & INGERO_TRACED_PAUSED);
 }
 
+/* Recorded, on-CPU samples included. */
+static __always_inline bool is_sampled(u32 tgid)
+{
+	u32 *v = tgid ? bpf_map_lookup_elem(&traced, &tgid) : NULL;
+
+	return v && !(*v & (INGERO_TRACED_PAUSED | INGERO_TRACED_NO_SAMPLES));
+}
+
 static __always_inline void count_drop(u32 slot)
 {
 	u64 *n = bpf_map_lookup_elem(&drops, &slot);

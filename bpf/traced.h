@@ -19,6 +19,9 @@
  * sample evidence is not, until it resumes. */
 #define INGERO_TRACED_ON     1u
 #define INGERO_TRACED_PAUSED 2u
+/* Recording, but no on-CPU samples: a benchmark's window (INGERO_SPLIT_BPF,
+ * collector/tracer.c) */
+#define INGERO_TRACED_NO_SAMPLES 4u
 #define INGERO_TASK_COMM    16
 
 enum ingero_ev_kind {

@@ -21,6 +21,7 @@ struct cli {
 	int no_bpf;                /* --no-bpf: CUDA-only on purpose */
 	int no_python_frames;      /* --no-python-frames */
 	const char *stats;         /* --stats FILE: key=value figures at exit */
+	int split_bpf;             /* $INGERO_SPLIT_BPF: enum tracer_split (tracer.h), for benchmarks */
 	int quiet;
 };
 

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 	to.bucket_ns = c.bucket_ns;
 	to.sample_hz = c.sample_hz;
 	to.python_frames = !c.no_python_frames;
+	to.split = (enum tracer_split)c.split_bpf;
 	if (c.no_bpf)
 		snprintf(why, sizeof why, "--no-bpf");
 	else
@@ -172,6 +173,8 @@ int main(int argc, char **argv)
 	session_start(st, &c, argc, argv, t ? "full" : "cuda-only");
 	if (!t)
 		store_session(st, "cuda_only_reason", why);
+	if (t && to.split)
+		store_session(st, "split_bpf", to.split == TRACER_SPLIT_ALL ? "all" : "samples");
 
 	io.endpoint = c.endpoint;
 	io.open_mode = !c.cmd && !c.npids;

@@ -143,6 +143,24 @@ int tracer_enroll(struct tracer *t, uint32_t pid)
 	return 0;
 }
 
+/* What a window that begins now keeps paused while the library records:
+ * the second, fourth, ... under INGERO_SPLIT_BPF, nothing otherwise. */
+static uint32_t split_held(struct tracer *t, int recording)
+{
+	uint32_t held = 0;
+
+	if (t->o.split == TRACER_SPLIT_NONE)
+		return 0;
+	if (recording) {
+		if (!t->split_recording)
+			t->split_windows++;
+		if (t->split_windows % 2 == 0)
+			held = t->o.split == TRACER_SPLIT_ALL ? INGERO_TRACED_PAUSED : INGERO_TRACED_NO_SAMPLES;
+	}
+	t->split_recording = recording;
+	return held;
+}
+
 int tracer_capture(struct tracer *t, uint32_t pid, int recording)
 {
 	uint32_t key, next, *prev = NULL, v;
@@ -150,6 +168,7 @@ int tracer_capture(struct tracer *t, uint32_t pid, int recording)
 
 	if (!t)
 		return 0;
+	uint32_t held = split_held(t, recording);
 	/* the process and its followed descendants (a DataLoader's workers):
 	 * one capture for the program's whole tree */
 	while (bpf_map_get_next_key(t->traced_fd, prev, &next) == 0) {
@@ -157,13 +176,14 @@ int tracer_capture(struct tracer *t, uint32_t pid, int recording)
 		prev = &key;
 		if (!proc_tree_is_descendant(key, pid) || bpf_map_lookup_elem(t->traced_fd, &key, &v))
 			continue;
-		uint32_t want = recording ? v & ~INGERO_TRACED_PAUSED : v | INGERO_TRACED_PAUSED;
+		uint32_t want = recording ? (v & ~(INGERO_TRACED_PAUSED | INGERO_TRACED_NO_SAMPLES)) | held
+					  : v | INGERO_TRACED_PAUSED;
 		if (want != v && bpf_map_update_elem(t->traced_fd, &key, &want, BPF_EXIST) == 0)
 			changed = 1;
 	}
 	if (changed) {   /* after the map: tasks look their flag up again */
 		sched_new_generation(t);
-		bpf_cost_mode(t, recording);
+		bpf_cost_mode(t, recording && !(held & INGERO_TRACED_PAUSED));
 	}
 	return 0;
 }

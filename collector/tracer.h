@@ -13,10 +13,20 @@
 struct store;
 struct symbolizer;
 
+/* INGERO_SPLIT_BPF, for benchmarks: every second capture window of the
+ * program keeps part of the eBPF evidence paused while the library records
+ * (tracer_capture) — all of it, or the on-CPU samples — so that one process
+ * toggling its capture measures that part's share of recording chunk by
+ * chunk against the rest, as the toggle measures recording against paused:
+ * between processes the spread is wider than a part's share
+ * (docs/gpu-runs.md section 20). */
+enum tracer_split { TRACER_SPLIT_NONE, TRACER_SPLIT_ALL, TRACER_SPLIT_SAMPLES };
+
 struct tracer_opts {
 	uint64_t bucket_ns;     /* aggregation bucket width */
 	unsigned sample_hz;     /* on-CPU sampling rate; 0 = off */
 	int python_frames;      /* Python frames in samples (bpf/samples.bpf.c's walk) */
+	enum tracer_split split;
 };
 
 struct tracer {
@@ -36,6 +46,8 @@ struct tracer {
 	uint64_t events;        /* records consumed */
 	int stats_fd;           /* BPF run-time statistics on while open (bpf_cost.c) */
 	struct bpf_modes *modes; /* their split between recording and paused (bpf_cost.c) */
+	unsigned split_windows; /* INGERO_SPLIT_BPF: capture windows begun so far */
+	int split_recording;    /* ... and whether one is open */
 };
 
 /* NULL when BPF is unavailable; `why` then says why (for the CUDA-only notice). */

@@ -6,8 +6,11 @@
 # buys ~10 chunk pairs a device second, and one variant's figure needs
 # thousands for a CI of ±0.3 points (docs/benchmarks.md).  Prints
 # turns_toggle's toggle_variant= lines (procs, chunks, the chunk figure and
-# its CI) and toggle_vs_aa= for each traced variant.
-#   sh tests/bench/toggle_pool.sh DIR...
+# its CI) and toggle_vs_aa= for each traced variant; with SPLIT=1 (the runs'
+# collectors ran with INGERO_SPLIT_BPF) each traced variant's held chunks as
+# VARIANT-held, and toggle_split= (the variant less its held chunks: the held
+# eBPF part's share of recording).
+#   [SPLIT=1] sh tests/bench/toggle_pool.sh DIR...
 set -u
 . tests/bench/turns_lib.sh
 log() { echo "$*"; }
@@ -21,8 +24,10 @@ for dir in "$@"; do
 		[ -f "$f" ] || continue
 		b=${f##*/}; b=${b#toggle.}; b=${b%.out}
 		v=${b%.*}; p=${b##*.}
-		toggle_rows "$v" "$d.$p" "$f" >>"$T"
-		case " $vs " in *" $v "*) ;; *) vs="$vs $v" ;; esac
+		split=
+		[ "${SPLIT:-}" = 1 ] && [ "$v" != untraced ] && split=split
+		toggle_rows "$v" "$d.$p" "$f" $split >>"$T"
+		case " $vs " in *" $v "*) ;; *) vs="$vs $v${split:+ $v-held}" ;; esac
 	done
 done
 [ -s "$T" ] || { echo "toggle_pool: no toggle.VARIANT.PROC.out chunk files under: $*" >&2; exit 2; }

@@ -206,14 +206,34 @@ print(s["bpf_run_ns"], int(s["end_mono_ns"]) - int(s["start_mono_ns"])) if "bpf_
 ' "$1" 2>/dev/null || echo "- -"
 }
 
-# toggle_rows VARIANT PROC CHUNKFILE: per recording chunk of one process's
-# chunk lines ("chunk=I on=0|1 wall_s=W ..."), "VARIANT PROC wall
-# neighbours' mean", the first 5 % of the chunks (at least two) left out
+# toggle_rows VARIANT PROC CHUNKFILE [split]: per recording chunk of one
+# process's chunk lines ("chunk=I on=0|1 wall_s=W ..."), "VARIANT PROC wall
+# neighbours' mean", the first 5 % of the chunks (at least two) left out.
+# split: the process's collector ran with INGERO_SPLIT_BPF (collector/tracer.h),
+# so its second, fourth, ... recording chunks (capture windows), the named
+# eBPF part held paused, are "VARIANT-held"
 toggle_rows() {
-	sed 's/[a-z_]*=//g' "$3" | awk -v p="$2" -v v="$1" '
-		{ on[$1] = $2; w[$1] = $3; n = $1 }
+	sed 's/[a-z_]*=//g' "$3" | awk -v p="$2" -v v="$1" -v sp="${4:-}" '
+		{ on[$1] = $2; w[$1] = $3; n = $1; if ($2 == 1) win[$1] = ++k }
 		END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
-			print v, p, w[i], (w[i - 1] + w[i + 1]) / 2 }'
+			print (sp != "" && win[i] % 2 == 0 ? v "-held" : v), p, w[i], (w[i - 1] + w[i + 1]) / 2 }'
+}
+
+# toggle_diff ROWS NAME A B: variant A's chunk figure less B's, its CI from
+# both chunk CIs: "NAME=A pct=D ci95=LO-HI"
+toggle_diff() {
+	awk -v a="$3" -v b="$4" -v name="$2" '
+		$1 != a && $1 != b { next }
+		{ k = $1 == a; dd = $3 - $4; ds[k] += dd; dss[k] += dd * dd; os[k] += $4; cn[k]++ }
+		END {
+			if (cn[0] < 2 || cn[1] < 2) { printf "%s=%s pct=- ci95=-\n", name, a; exit }
+			for (k = 0; k <= 1; k++) {
+				dm = ds[k] / cn[k]; om = os[k] / cn[k]
+				p[k] = 100 * dm / om; h[k] = 196 * sqrt((dss[k] - cn[k] * dm * dm) / (cn[k] - 1)) / sqrt(cn[k]) / om
+			}
+			d = p[1] - p[0]; hh = sqrt(h[0] ^ 2 + h[1] ^ 2)
+			printf "%s=%s pct=%.2f ci95=%.2f-%.2f\n", name, a, d, d - hh, d + hh
+		}' "$1"
 }
 
 # toggle_summary ROWS "VARIANTS": from toggle_rows' lines, per variant the
@@ -238,21 +258,12 @@ toggle_summary() {
 	done
 	# each traced variant less the A/A (the untraced processes' own on/off
 	# difference, whatever its cause: chunk parity, the profiler calls),
-	# its CI from both variants' chunk CIs
+	# its CI from both variants' chunk CIs; a split one's held part: the
+	# variant less its held chunks (toggle_rows)
 	for __sv in $2; do
 		[ "$__sv" = untraced ] && continue
-		log "$(awk -v v="$__sv" '
-			$1 != v && $1 != "untraced" { next }
-			{ k = $1 == v; dd = $3 - $4; ds[k] += dd; dss[k] += dd * dd; os[k] += $4; cn[k]++ }
-			END {
-				if (cn[0] < 2 || cn[1] < 2) { printf "toggle_vs_aa=%s pct=- ci95=-\n", v; exit }
-				for (k = 0; k <= 1; k++) {
-					dm = ds[k] / cn[k]; om = os[k] / cn[k]
-					p[k] = 100 * dm / om; h[k] = 196 * sqrt((dss[k] - cn[k] * dm * dm) / (cn[k] - 1)) / sqrt(cn[k]) / om
-				}
-				d = p[1] - p[0]; hh = sqrt(h[0] ^ 2 + h[1] ^ 2)
-				printf "toggle_vs_aa=%s pct=%.2f ci95=%.2f-%.2f\n", v, d, d - hh, d + hh
-			}' "$1")"
+		log "$(toggle_diff "$1" toggle_vs_aa "$__sv" untraced)"
+		case " $2 " in *" $__sv-held "*) log "$(toggle_diff "$1" toggle_split "$__sv" "$__sv-held")" ;; esac
 	done
 }
 
@@ -273,7 +284,8 @@ turns_toggle() { # OUT PROCS VARIANTS
 			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			cp "$__to/toggle.out" "$__to/toggle.$__tv.$__ti.out"
-			toggle_rows "$__tv" "$__ti" "$__to/toggle.out" >>"$__to/toggle.txt"
+			toggle_rows "$__tv" "$__ti" "$__to/toggle.out" $([ -n "${INGERO_SPLIT_BPF:-}" ] &&
+				[ "$__tv" != untraced ] && echo split) >>"$__to/toggle.txt"
 			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { a += $3; b += $4 } END { if (b) printf "%.5f", a / b; else print "-" }' "$__to/toggle.txt")
 			__line="$__line $__tv=$__m"
 			# what a traced one recorded: only its recording chunks' calls
@@ -292,6 +304,9 @@ turns_toggle() { # OUT PROCS VARIANTS
 		log "$__line"
 		__ti=$((__ti + 1))
 	done
+	# INGERO_SPLIT_BPF: each traced variant's held chunks too
+	[ -n "${INGERO_SPLIT_BPF:-}" ] && __tvs="$__tvs $(for __tv in $__tvs; do
+		[ "$__tv" != untraced ] && printf '%s-held ' "$__tv"; done)"
 	toggle_summary "$__to/toggle.txt" "$__tvs"
 }
 

@@ -8,6 +8,8 @@
 #   - runs in two directories pool: processes and chunks add up;
 #   - the A/A (untraced) reads 0 and each traced variant is read against it;
 #   - one process of a variant still reads from its chunks;
+#   - SPLIT=1 (INGERO_SPLIT_BPF's runs): the second, fourth, ... recording
+#     chunks read as VARIANT-held, and the variant less them;
 #   - no chunk file: one error line, exit 2.
 . tests/lib.sh
 T=$(tmpdir)
@@ -41,6 +43,19 @@ check "the A/A is listed first" sh -c 'head -n 1 "$1" | grep -q "^toggle_variant
 sh tests/bench/toggle_pool.sh "$T/a" >"$T/one" 2>&1
 check_eq "one process: its chunks read" 2.00 "$(grep '^toggle_variant=full ' "$T/one" | tr ' ' '\n' | sed -n 's/^chunk_mean_pct=//p')"
 check_eq "one process: no CI over processes" - "$(grep '^toggle_variant=full ' "$T/one" | tr ' ' '\n' | sed -n 's/^ci95_low=//p')"
+# split: recording windows alternate 3 % (all of it) and 1 % (a part held)
+# above the drift: 2 % of the 3 is the held part's share
+mkdir -p "$T/s"
+awk 'BEGIN { for (i = 0; i < 41; i++) { on = i % 2; w = 0.040 * (1 + 0.001 * i)
+	if (on) w *= (i % 4 == 1) ? 1.03 : 1.01
+	printf "chunk=%d on=%d wall_s=%.9f thread_cpu_s=%.9f\n", i, on, w, w * 0.7 } }' >"$T/s/toggle.full.0.out"
+SPLIT=1 sh tests/bench/toggle_pool.sh "$T/s" >"$T/split" 2>&1
+sval() { grep "^$1" "$T/split" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+check_eq "split: the first, third, ... windows read whole" 3.00 "$(sval "toggle_variant=full " chunk_mean_pct)"
+check_eq "split: the second, fourth, ... read held" 1.00 "$(sval "toggle_variant=full-held " chunk_mean_pct)"
+check_eq "split: 9 whole and 10 held chunks (windows 3, 5, ... and 2, 4, ...; 1 is warm-up)" "9 10" "$(sval "toggle_variant=full " chunks) $(sval "toggle_variant=full-held " chunks)"
+check_eq "split: the held part's share" 2.00 "$(sval "toggle_split=full " pct)"
+check_eq "without SPLIT: one variant" 0 "$(sh tests/bench/toggle_pool.sh "$T/s" | grep -c 'held')"
 sh tests/bench/toggle_pool.sh "$T/none" >"$T/err" 2>&1
 check_eq "no chunk files: exit 2" 2 $?
 check_eq "no chunk files: one line" 1 "$(wc -l <"$T/err" | tr -d ' ')"
