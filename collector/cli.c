@@ -146,18 +146,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 /* the collector's own benchmark setting (tracer.h), not the library's */
 #define SPLIT_BPF_ENV "INGERO_SPLIT_BPF"
 
-/* $INGERO_SPLIT_BPF: unset or empty is none; -1 an unknown value */
-static int split_parse(const char *v)
-{
-	if (!v || !*v)
-		return TRACER_SPLIT_NONE;
-	if (strcmp(v, "all") == 0)
-		return TRACER_SPLIT_ALL;
-	if (strcmp(v, "samples") == 0)
-		return TRACER_SPLIT_SAMPLES;
-	return -1;
-}
-
 int cli_parse(int argc, char **argv, struct cli *c)
 {
 	static const struct argp argp = { opts, parse_opt, args_doc, doc, NULL, NULL, NULL };
@@ -187,7 +175,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		c->endpoint = env && *env ? env : INGERO_DEFAULT_ENDPOINT;
 	}
 	env = getenv(SPLIT_BPF_ENV);
-	c->split_bpf = split_parse(env);
+	c->split_bpf = tracer_split_parse(env);
 	if (c->split_bpf < 0) {
 		fprintf(stderr, "ingero-collector: %s=%s: not one of all, samples\n", SPLIT_BPF_ENV, env);
 		return -1;

@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	if (!t)
 		store_session(st, "cuda_only_reason", why);
 	if (t && to.split)
-		store_session(st, "split_bpf", to.split == TRACER_SPLIT_ALL ? "all" : "samples");
+		store_session(st, "split_bpf", tracer_split_name(to.split));
 
 	io.endpoint = c.endpoint;
 	io.open_mode = !c.cmd && !c.npids;

@@ -8,6 +8,7 @@
  * everything and the open busy-time bucket of every CPU.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,24 +22,27 @@
 #include "store.h"
 #include "tracer.h"
 
-int sched_attach(struct tracer *t)
+/* Opened and loaded, with the stop's flush of closed intervals or without */
+static int sched_load(struct tracer *t, bool flush)
 {
-	int err;
-
 	t->sched = sched_bpf__open();
 	if (!t->sched)
 		return -errno;
 	t->sched->rodata->bucket_ns = t->o.bucket_ns;
-	if ((err = sched_bpf__load(t->sched))) {
+	bpf_program__set_autoload(t->sched->progs.flush_closed, flush);
+	return sched_bpf__load(t->sched);
+}
+
+int sched_attach(struct tracer *t)
+{
+	int err;
+
+	if ((err = sched_load(t, true))) {
 		/* a kernel without task iterators, or without task storage in
 		 * them: all but the final flush of closed intervals (lost then,
 		 * one per thread still on a CPU at the stop) */
 		sched_bpf__destroy(t->sched);
-		if (!(t->sched = sched_bpf__open()))
-			return -errno;
-		t->sched->rodata->bucket_ns = t->o.bucket_ns;
-		bpf_program__set_autoload(t->sched->progs.flush_closed, false);
-		if ((err = sched_bpf__load(t->sched)))
+		if ((err = sched_load(t, false)))
 			return err;
 	}
 	if ((err = sched_bpf__attach(t->sched)))

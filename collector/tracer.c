@@ -143,6 +143,23 @@ int tracer_enroll(struct tracer *t, uint32_t pid)
 	return 0;
 }
 
+static const char *const split_names[] = { [TRACER_SPLIT_ALL] = "all", [TRACER_SPLIT_SAMPLES] = "samples" };
+
+int tracer_split_parse(const char *name)
+{
+	if (!name || !*name)
+		return TRACER_SPLIT_NONE;
+	for (size_t i = 1; i < sizeof split_names / sizeof split_names[0]; i++)
+		if (strcmp(name, split_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *tracer_split_name(enum tracer_split s)
+{
+	return split_names[s];
+}
+
 /* What a window that begins now keeps paused while the library records:
  * the second, fourth, ... under INGERO_SPLIT_BPF, nothing otherwise. */
 static uint32_t split_held(struct tracer *t, int recording)

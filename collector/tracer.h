@@ -21,6 +21,10 @@ struct symbolizer;
  * between processes the spread is wider than a part's share
  * (docs/gpu-runs.md section 20). */
 enum tracer_split { TRACER_SPLIT_NONE, TRACER_SPLIT_ALL, TRACER_SPLIT_SAMPLES };
+/* The setting's value by name: none for unset or empty, -1 for a name not known. */
+int tracer_split_parse(const char *name);
+/* Its name ("all", "samples"); NULL for none. */
+const char *tracer_split_name(enum tracer_split s);
 
 struct tracer_opts {
 	uint64_t bucket_ns;     /* aggregation bucket width */

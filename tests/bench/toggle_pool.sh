@@ -24,10 +24,8 @@ for dir in "$@"; do
 		[ -f "$f" ] || continue
 		b=${f##*/}; b=${b#toggle.}; b=${b%.out}
 		v=${b%.*}; p=${b##*.}
-		split=
-		[ "${SPLIT:-}" = 1 ] && [ "$v" != untraced ] && split=split
-		toggle_rows "$v" "$d.$p" "$f" $split >>"$T"
-		case " $vs " in *" $v "*) ;; *) vs="$vs $v${split:+ $v-held}" ;; esac
+		toggle_rows "$v" "$d.$p" "$f" $([ "${SPLIT:-}" = 1 ] && echo split) >>"$T"
+		case " $vs " in *" $v "*) ;; *) vs="$vs $v" ;; esac
 	done
 done
 [ -s "$T" ] || { echo "toggle_pool: no toggle.VARIANT.PROC.out chunk files under: $*" >&2; exit 2; }

@@ -211,12 +211,12 @@ print(s["bpf_run_ns"], int(s["end_mono_ns"]) - int(s["start_mono_ns"])) if "bpf_
 # neighbours' mean", the first 5 % of the chunks (at least two) left out.
 # split: the process's collector ran with INGERO_SPLIT_BPF (collector/tracer.h),
 # so its second, fourth, ... recording chunks (capture windows), the named
-# eBPF part held paused, are "VARIANT-held"
+# eBPF part held paused, are "VARIANT-held" (untraced has no collector: never)
 toggle_rows() {
 	sed 's/[a-z_]*=//g' "$3" | awk -v p="$2" -v v="$1" -v sp="${4:-}" '
 		{ on[$1] = $2; w[$1] = $3; n = $1; if ($2 == 1) win[$1] = ++k }
 		END { for (i = (n > 60 ? int(n / 20) : 2) + 1; i < n; i++) if (on[i] == 1 && on[i - 1] == 0 && on[i + 1] == 0)
-			print (sp != "" && win[i] % 2 == 0 ? v "-held" : v), p, w[i], (w[i - 1] + w[i + 1]) / 2 }'
+			print (sp != "" && v != "untraced" && win[i] % 2 == 0 ? v "-held" : v), p, w[i], (w[i - 1] + w[i + 1]) / 2 }'
 }
 
 # toggle_diff ROWS NAME A B: variant A's chunk figure less B's, its CI from
@@ -238,8 +238,11 @@ toggle_diff() {
 
 # toggle_summary ROWS "VARIANTS": from toggle_rows' lines, per variant the
 # toggle_variant= line and, per traced one, toggle_vs_aa= (turns_toggle's
-# figures; tests/bench/toggle_pool.sh pools runs' chunk files with it)
+# figures; tests/bench/toggle_pool.sh pools runs' chunk files with it); a
+# variant whose rows hold split chunks is followed by VARIANT-held
 toggle_summary() {
+	set -- "$1" "$(for __sv in $2; do printf '%s ' "$__sv"
+		grep -q "^$__sv-held " "$1" && printf '%s-held ' "$__sv"; done)"
 	for __sv in $2; do
 		log "$(awk -v v="$__sv" "$TURNS_T95"'
 			$1 != v { next }
@@ -284,8 +287,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 			( INGERO_BPF_STATS=1 INGERO_CAPTURE=cudaProfilerApi variant "$__tv" "$__to/toggle.db" $(toggle_workload) ) \
 				>"$__to/toggle.out" 2>"$__to/toggle.$__tv.err"
 			cp "$__to/toggle.out" "$__to/toggle.$__tv.$__ti.out"
-			toggle_rows "$__tv" "$__ti" "$__to/toggle.out" $([ -n "${INGERO_SPLIT_BPF:-}" ] &&
-				[ "$__tv" != untraced ] && echo split) >>"$__to/toggle.txt"
+			toggle_rows "$__tv" "$__ti" "$__to/toggle.out" ${INGERO_SPLIT_BPF:+split} >>"$__to/toggle.txt"
 			__m=$(awk -v p=$__ti -v v="$__tv" '$1 == v && $2 == p { a += $3; b += $4 } END { if (b) printf "%.5f", a / b; else print "-" }' "$__to/toggle.txt")
 			__line="$__line $__tv=$__m"
 			# what a traced one recorded: only its recording chunks' calls
@@ -304,9 +306,6 @@ turns_toggle() { # OUT PROCS VARIANTS
 		log "$__line"
 		__ti=$((__ti + 1))
 	done
-	# INGERO_SPLIT_BPF: each traced variant's held chunks too
-	[ -n "${INGERO_SPLIT_BPF:-}" ] && __tvs="$__tvs $(for __tv in $__tvs; do
-		[ "$__tv" != untraced ] && printf '%s-held ' "$__tv"; done)"
 	toggle_summary "$__to/toggle.txt" "$__tvs"
 }
 
