@@ -3,7 +3,12 @@
  *
  * Per process: its mappings, read from /proc/PID/maps when it is enrolled,
  * forked (copied from the parent), exec'd, or when an address falls outside
- * every known mapping (re-read at most every 50 ms).  Per mapped file
+ * every known mapping.  Data mappings are kept too, though they hold no
+ * code: frame-pointer walks through code built without frame pointers
+ * return heap and stack words as "frames", and one of those must not send
+ * us back to /proc (a PyTorch process maps thousands of regions).  An
+ * address in no mapping re-reads at most every 50 ms, and each re-read
+ * that still does not place it doubles the wait, up to 2 s.  Per mapped file
  * (a "module", keyed by device, inode and path): its PT_LOAD segments and
  * its function symbols from .symtab and .dynsym (libelf), sorted for binary
  * search; the Elf handle stays open so names point into its mapping.
@@ -55,15 +60,20 @@ struct module {
 
 struct map {
 	uint64_t start, end, off;
-	struct module *mod;  /* NULL for anonymous / special mappings */
+	struct module *mod;  /* NULL for anonymous / special / data mappings */
 	const char *name;    /* "[vdso]", "[heap]", ... (static storage or module path) */
+	int exec;            /* holds code; the others only place an address */
 };
+
+#define MAPS_WAIT_MIN_NS 50000000ull
+#define MAPS_WAIT_MAX_NS 2000000000ull
 
 struct pidmaps {
 	uint32_t pid;        /* 0 = free slot */
-	struct map *maps;
+	struct map *maps;    /* ascending, as /proc/PID/maps lists them */
 	size_t n;
 	uint64_t loaded_ns;
+	uint64_t wait_ns;    /* before the next re-read for an unplaced address */
 };
 
 struct ksym {
@@ -78,6 +88,8 @@ struct symbolizer {
 	struct ksym *ksyms;
 	size_t nksyms;
 	int ksyms_loaded;
+	uint64_t maps_reads;
+	uint64_t (*clock)(void);   /* CLOCK_MONOTONIC ns; a test's own */
 };
 
 struct symbolizer *sym_new(void)
@@ -85,6 +97,8 @@ struct symbolizer *sym_new(void)
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
 	elf_version(EV_CURRENT);
+	if (s)
+		s->clock = mono_now_ns;
 	return s;
 }
 
@@ -266,8 +280,8 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 		int pos = 0;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &dmaj,
-			   &dmin, &ino, &pos) < 7 || perms[2] != 'x')
-			continue;   /* only executable mappings hold code */
+			   &dmin, &ino, &pos) < 7)
+			continue;
 		char *name = line + pos;
 		name[strcspn(name, "\n")] = 0;
 		if (n == cap) {
@@ -282,7 +296,10 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 		m->end = end;
 		m->off = off;
 		m->mod = NULL;
-		if (name[0] == '/' && ino) {
+		m->exec = perms[2] == 'x';
+		if (!m->exec) {
+			m->name = NULL;
+		} else if (name[0] == '/' && ino) {
 			char *del = strstr(name, " (deleted)");
 
 			if (del)
@@ -302,7 +319,8 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 	free(p->maps);
 	p->maps = maps;
 	p->n = n;
-	p->loaded_ns = mono_now_ns();
+	p->loaded_ns = s->clock();
+	s->maps_reads++;
 }
 
 void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent)
@@ -327,6 +345,7 @@ void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent)
 	c->maps = copy;
 	c->n = n;
 	c->loaded_ns = 0;   /* inherited: re-read on the first miss */
+	c->wait_ns = 0;
 }
 
 void sym_exec(struct symbolizer *s, uint32_t pid)
@@ -338,34 +357,61 @@ void sym_exec(struct symbolizer *s, uint32_t pid)
 		p->maps = NULL;
 		p->n = 0;
 		p->loaded_ns = 0;
+		p->wait_ns = 0;
 	}
 	sym_load_pid(s, pid);
 }
 
+/* The mapping holding ip, code or not; NULL when none does. */
 static const struct map *find_map(const struct pidmaps *p, uint64_t ip)
 {
-	for (size_t i = 0; p && i < p->n; i++)
-		if (ip >= p->maps[i].start && ip < p->maps[i].end)
-			return &p->maps[i];
+	size_t lo = 0, hi = p ? p->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ip < p->maps[mid].start)
+			hi = mid;
+		else if (ip >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
 	return NULL;
+}
+
+/* ip is in none of pid's known mappings: it may have been mapped since
+ * (dlopen) or be a broken walk's garbage, which no re-read places — so
+ * each fruitless re-read waits twice as long for the next. */
+static const struct map *find_map_fresh(struct symbolizer *s, uint32_t pid, uint64_t ip)
+{
+	struct pidmaps *p = pid_slot(s, pid, 0);
+	const struct map *m = find_map(p, ip);
+	uint64_t wait;
+
+	if (m)
+		return m;
+	wait = p && p->wait_ns ? p->wait_ns : MAPS_WAIT_MIN_NS;
+	if (p && p->loaded_ns && s->clock() - p->loaded_ns < wait)
+		return NULL;
+	sym_load_pid(s, pid);
+	if (!(p = pid_slot(s, pid, 0)))
+		return NULL;
+	m = find_map(p, ip);
+	p->wait_ns = m ? MAPS_WAIT_MIN_NS : wait * 2 < MAPS_WAIT_MAX_NS ? wait * 2 : MAPS_WAIT_MAX_NS;
+	return m;
 }
 
 void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r)
 {
-	struct pidmaps *p = pid_slot(s, pid, 0);
-	const struct map *m = find_map(p, ip);
+	const struct map *m = find_map_fresh(s, pid, ip);
 	struct module *mod;
 	uint64_t file_off, vaddr;
 
 	r->symbol = NULL;
 	r->module = NULL;
 	r->offset = ip;
-	if (!m && (!p || mono_now_ns() - p->loaded_ns > 50000000ull)) {
-		sym_load_pid(s, pid);
-		p = pid_slot(s, pid, 0);
-		m = find_map(p, ip);
-	}
-	if (!m)
+	if (!m || !m->exec)
 		return;
 	r->module = m->name;
 	mod = m->mod;
@@ -409,7 +455,7 @@ int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr)
 	unsigned char b[8];
 	uint64_t off;
 
-	if (!m || !m->mod)
+	if (!m || !m->exec || !m->mod)
 		return 0;
 	if (!m->mod->loaded)
 		load_module(m->mod, pid);
@@ -559,6 +605,16 @@ void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r)
 	}
 	r->symbol = s->ksyms[lo].name;
 	r->offset = ip - s->ksyms[lo].addr;
+}
+
+void sym_set_clock(struct symbolizer *s, uint64_t (*clock)(void))
+{
+	s->clock = clock;
+}
+
+uint64_t sym_maps_reads(const struct symbolizer *s)
+{
+	return s ? s->maps_reads : 0;
 }
 
 void sym_free(struct symbolizer *s)

@@ -22,7 +22,9 @@
 #include "ingero/schema.h"
 #include "../bpf/traced.h"
 #include "proc_tree.h"
+#include "session.h"
 #include "store.h"
+#include "symbolize.h"
 #include "tracer.h"
 
 static const char *const drop_names[DROP_NSLOTS] = {
@@ -255,8 +257,11 @@ void tracer_flush(struct tracer *t, int final)
 	sched_flush(t, final);
 	mem_flush(t, final);
 	flush_drops(t);
-	if (final)
+	if (final) {
 		bpf_cost_store(t);
+		if (t->sym)
+			session_set_u64(t->store, "maps_reads", sym_maps_reads(t->sym));
+	}
 }
 
 void tracer_close(struct tracer *t)
