@@ -26,7 +26,7 @@ static __always_inline struct mem_val *slot(void)
 	struct mem_key k = { .pid = tgid };
 	struct mem_val *v;
 
-	if (!is_recorded(tgid))
+	if (!is_recorded(tgid, INGERO_TRACED_NO_MEM))
 		return NULL;
 	k.bucket = bucket_of(bpf_ktime_get_ns());
 	v = bpf_map_lookup_elem(&mem, &k);

@@ -143,7 +143,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, bool python)
 	struct py_proc *py;
 	long n;
 
-	if (!is_sampled(tgid) || is_tracer_thread(bpf_get_current_task_btf()))
+	if (!is_recorded(tgid, INGERO_TRACED_NO_SAMPLES) || is_tracer_thread(bpf_get_current_task_btf()))
 		return 0;
 	e = reserve(sizeof(*e), EV_SAMPLE, DROP_SAMPLE);
 	if (!e)

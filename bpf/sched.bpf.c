@@ -36,7 +36,7 @@ struct start {
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
-	u32 traced;      /* is_recorded(tgid) as of generation gen */
+	u32 traced;      /* is_recorded(tgid, NO_SCHED) as of generation gen */
 	u32 gen;
 	u32 pad;
 };
@@ -153,11 +153,11 @@ static __always_inline struct start *task_state(struct task_struct *t, u32 tgid,
 		return NULL;
 	s = bpf_task_storage_get(&start, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		*traced = is_recorded(tgid);
+		*traced = is_recorded(tgid, INGERO_TRACED_NO_SCHED);
 		return NULL;
 	}
 	if (s->gen != gen) {
-		s->traced = is_recorded(tgid);
+		s->traced = is_recorded(tgid, INGERO_TRACED_NO_SCHED);
 		s->gen = gen;
 	}
 	*traced = s->traced;
@@ -281,7 +281,7 @@ static __always_inline void mark_runnable(struct task_struct *p)
 	if (!s || !s->start_ns || s->end_ns || s->runnable_ns)
 		return;
 	if (s->gen != gen) {
-		s->traced = is_recorded(p->tgid);
+		s->traced = is_recorded(p->tgid, INGERO_TRACED_NO_SCHED);
 		s->gen = gen;
 	}
 	if (s->traced && !is_tracer_thread(p))
@@ -303,7 +303,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	u64 now = bpf_ktime_get_ns();
 	struct start *s;
 
-	if (!is_recorded(p->tgid))
+	if (!is_recorded(p->tgid, INGERO_TRACED_NO_SCHED))
 		return 0;
 	s = bpf_task_storage_get(&start, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {

@@ -43,20 +43,13 @@ static __always_inline bool is_traced(u32 tgid)
 	return tgid && bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
-/* Followed and not paused: its evidence is recorded. */
-static __always_inline bool is_recorded(u32 tgid)
+/* Followed and not paused: its evidence of this part (INGERO_TRACED_NO_…,
+ * held in a benchmark's windows) is recorded. */
+static __always_inline bool is_recorded(u32 tgid, u32 part)
 {
 	u32 *v = tgid ? bpf_map_lookup_elem(&traced, &tgid) : NULL;
 
-	return v && !(*v & INGERO_TRACED_PAUSED);
-}
-
-/* Recorded, on-CPU samples included. */
-static __always_inline bool is_sampled(u32 tgid)
-{
-	u32 *v = tgid ? bpf_map_lookup_elem(&traced, &tgid) : NULL;
-
-	return v && !(*v & (INGERO_TRACED_PAUSED | INGERO_TRACED_NO_SAMPLES));
+	return v && !(*v & (INGERO_TRACED_PAUSED | part));
 }
 
 static __always_inline void count_drop(u32 slot)

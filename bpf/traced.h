@@ -19,9 +19,13 @@
  * sample evidence is not, until it resumes. */
 #define INGERO_TRACED_ON     1u
 #define INGERO_TRACED_PAUSED 2u
-/* Recording, but no on-CPU samples: a benchmark's window (INGERO_SPLIT_BPF,
- * collector/tracer.c) */
+/* Recording, but without one part of the eBPF evidence: a benchmark's
+ * window (INGERO_SPLIT_BPF, collector/tracer.c) — no on-CPU samples, no
+ * scheduler evidence (off-CPU intervals, competitors), no memory counts. */
 #define INGERO_TRACED_NO_SAMPLES 4u
+#define INGERO_TRACED_NO_SCHED   8u
+#define INGERO_TRACED_NO_MEM     16u
+#define INGERO_TRACED_HELD (INGERO_TRACED_NO_SAMPLES | INGERO_TRACED_NO_SCHED | INGERO_TRACED_NO_MEM)
 #define INGERO_TASK_COMM    16
 
 enum ingero_ev_kind {

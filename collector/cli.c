@@ -177,7 +177,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	env = getenv(SPLIT_BPF_ENV);
 	c->split_bpf = tracer_split_parse(env);
 	if (c->split_bpf < 0) {
-		fprintf(stderr, "ingero-collector: %s=%s: not one of all, samples\n", SPLIT_BPF_ENV, env);
+		fprintf(stderr, "ingero-collector: %s=%s: not one of %s\n", SPLIT_BPF_ENV, env,
+			tracer_split_choices());
 		return -1;
 	}
 	return 0;

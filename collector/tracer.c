@@ -145,21 +145,42 @@ int tracer_enroll(struct tracer *t, uint32_t pid)
 	return 0;
 }
 
-static const char *const split_names[] = { [TRACER_SPLIT_ALL] = "all", [TRACER_SPLIT_SAMPLES] = "samples" };
+/* Each split's name and what its held windows keep paused. */
+static const struct {
+	const char *name;
+	uint32_t held;
+} splits[] = {
+	[TRACER_SPLIT_ALL] = { "all", INGERO_TRACED_PAUSED },
+	[TRACER_SPLIT_SAMPLES] = { "samples", INGERO_TRACED_NO_SAMPLES },
+	[TRACER_SPLIT_SCHED] = { "sched", INGERO_TRACED_NO_SCHED },
+	[TRACER_SPLIT_MEM] = { "mem", INGERO_TRACED_NO_MEM },
+};
+#define NSPLITS (sizeof splits / sizeof splits[0])
 
 int tracer_split_parse(const char *name)
 {
 	if (!name || !*name)
 		return TRACER_SPLIT_NONE;
-	for (size_t i = 1; i < sizeof split_names / sizeof split_names[0]; i++)
-		if (strcmp(name, split_names[i]) == 0)
+	for (size_t i = 1; i < NSPLITS; i++)
+		if (strcmp(name, splits[i].name) == 0)
 			return (int)i;
 	return -1;
 }
 
 const char *tracer_split_name(enum tracer_split s)
 {
-	return split_names[s];
+	return splits[s].name;
+}
+
+const char *tracer_split_choices(void)
+{
+	static char list[64];
+
+	if (!list[0])
+		for (size_t i = 1; i < NSPLITS; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 1 ? ", " : "",
+				 splits[i].name);
+	return list;
 }
 
 /* What a window that begins now keeps paused while the library records:
@@ -174,7 +195,7 @@ static uint32_t split_held(struct tracer *t, int recording)
 		if (!t->split_recording)
 			t->split_windows++;
 		if (t->split_windows % 2 == 0)
-			held = t->o.split == TRACER_SPLIT_ALL ? INGERO_TRACED_PAUSED : INGERO_TRACED_NO_SAMPLES;
+			held = splits[t->o.split].held;
 	}
 	t->split_recording = recording;
 	return held;
@@ -195,7 +216,7 @@ int tracer_capture(struct tracer *t, uint32_t pid, int recording)
 		prev = &key;
 		if (!proc_tree_is_descendant(key, pid) || bpf_map_lookup_elem(t->traced_fd, &key, &v))
 			continue;
-		uint32_t want = recording ? (v & ~(INGERO_TRACED_PAUSED | INGERO_TRACED_NO_SAMPLES)) | held
+		uint32_t want = recording ? (v & ~(INGERO_TRACED_PAUSED | INGERO_TRACED_HELD)) | held
 					  : v | INGERO_TRACED_PAUSED;
 		if (want != v && bpf_map_update_elem(t->traced_fd, &key, &want, BPF_EXIST) == 0)
 			changed = 1;

@@ -15,16 +15,20 @@ struct symbolizer;
 
 /* INGERO_SPLIT_BPF, for benchmarks: every second capture window of the
  * program keeps part of the eBPF evidence paused while the library records
- * (tracer_capture) — all of it, or the on-CPU samples — so that one process
+ * (tracer_capture) — all of it, the on-CPU samples, the scheduler evidence
+ * (off-CPU intervals, competitors) or the memory counts — so that one process
  * toggling its capture measures that part's share of recording chunk by
  * chunk against the rest, as the toggle measures recording against paused:
  * between processes the spread is wider than a part's share
  * (docs/gpu-runs.md section 20). */
-enum tracer_split { TRACER_SPLIT_NONE, TRACER_SPLIT_ALL, TRACER_SPLIT_SAMPLES };
+enum tracer_split { TRACER_SPLIT_NONE, TRACER_SPLIT_ALL, TRACER_SPLIT_SAMPLES, TRACER_SPLIT_SCHED,
+		    TRACER_SPLIT_MEM };
 /* The setting's value by name: none for unset or empty, -1 for a name not known. */
 int tracer_split_parse(const char *name);
-/* Its name ("all", "samples"); NULL for none. */
+/* Its name ("all", "samples", "sched", "mem"); NULL for none. */
 const char *tracer_split_name(enum tracer_split s);
+/* The names accepted, ", "-separated, for an error line. */
+const char *tracer_split_choices(void);
 
 struct tracer_opts {
 	uint64_t bucket_ns;     /* aggregation bucket width */

@@ -6,12 +6,17 @@ parameter) and one cudaStreamSynchronize — the shape of the H200's Adam loop
 (examples/train_overhead.py: ~31 launches and a sync per step).
 
     python3 launch_loop.py LIBCUDART [--steps N] [--turns MINE THEIRS READY | --toggle] [--chunks N]
+                           [--fault-pages N]
+
+--fault-pages N: each step also maps N fresh pages, touches each, and unmaps
+them (N user page faults a step: tests of the memory evidence).
 
 Without --turns: one line "steps=N wall_s=W thread_cpu_s=C calls_per_s=R".
 With --turns or --toggle: as examples/train_overhead.py (tests/bench/turns_lib.sh).
 """
 import argparse
 import ctypes
+import mmap
 import os
 import time
 
@@ -22,6 +27,7 @@ ap.add_argument("--layers", type=int, default=5)
 ap.add_argument("--turns", nargs=3, metavar=("MINE", "THEIRS", "READY"))
 ap.add_argument("--toggle", action="store_true")
 ap.add_argument("--chunks", type=int, default=60)
+ap.add_argument("--fault-pages", type=int, default=0)
 a = ap.parse_args()
 
 rt = ctypes.CDLL(a.lib)
@@ -70,6 +76,11 @@ def step():
     for p in range(2 * a.layers):   # the optimizer: one launch per parameter
         dispatch(p, (256,))
     sync(stream)
+    if a.fault_pages:
+        m = mmap.mmap(-1, a.fault_pages * mmap.PAGESIZE)
+        for off in range(0, len(m), mmap.PAGESIZE):
+            m[off] = 1
+        m.close()
 
 
 def run(steps):

@@ -1,18 +1,20 @@
 #!/bin/sh
 # collector_split.sh — INGERO_SPLIT_BPF (a benchmark's setting, collector/tracer.h):
 # the library records in every capture window, the eBPF evidence it names
-# ("samples", or "all") only in the first, third, ... — so one process
-# toggling its capture measures that part's share of recording against the
-# rest.  The fake runtime's launch loop toggles over four windows of ~0.6 s,
-# CPU-bound, sampled at 199 Hz; an unknown value is refused.
+# ("samples", "sched", "mem", or "all") only in the first, third, ... — so
+# one process toggling its capture measures that part's share of recording
+# against the rest.  The fake runtime's launch loop toggles over four
+# windows of ~0.6 s, sampled at 199 Hz, each step's sync sleeping for its
+# kernels (off-CPU intervals) and each step faulting in 16 fresh pages; an
+# unknown value is refused.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
-export FAKECUDA_KERNEL_US=1
+export FAKECUDA_KERNEL_US=20
 
 INGERO_SPLIT_BPF=bogus "$B/ingero-collector" -q -o "$DB" -- true >/dev/null 2>"$T/bad.err"
 check_eq "an unknown INGERO_SPLIT_BPF: exit 2" 2 $?
-check_eq "... with one line saying what it accepts" "ingero-collector: INGERO_SPLIT_BPF=bogus: not one of all, samples" \
+check_eq "... with one line saying what it accepts" "ingero-collector: INGERO_SPLIT_BPF=bogus: not one of all, samples, sched, mem" \
 	"$(cat "$T/bad.err")"
 
 # per_window SQL: for each capture window in order (a start to the row after
@@ -27,19 +29,41 @@ per_window() {
 }
 samples='SELECT count(*) FROM cpu_samples c WHERE c.pid = w.pid AND c.ts_ns >= w.a AND c.ts_ns < w.b'
 calls='SELECT count(*) FROM cuda_calls c WHERE c.pid = w.pid AND c.start_ns >= w.a AND c.start_ns < w.b'
+off_cpu='SELECT count(*) FROM off_cpu o WHERE o.pid = w.pid AND o.start_ns >= w.a AND o.end_ns < w.b'
+# (50 ms buckets: those wholly inside the window)
+faults='SELECT coalesce(sum(faults), 0) FROM page_allocs m WHERE m.pid = w.pid AND m.bucket_ns >= w.a
+	AND m.bucket_ns + 50000000 <= w.b'
 
-for split in samples all; do
-	INGERO_SPLIT_BPF=$split INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" -q --sample-hz 199 -o "$DB" -- \
-		python3 tests/bench/launch_loop.py "$B/fakecuda/libcudart.so.13" --toggle --chunks 9 --steps 3000 \
-		>"$T/chunks.txt" 2>"$T/err.txt"
+# in_windows PART HELD: the count of $PART (the SQL above) in windows 1 and
+# 3 is some, in 2 and 4 none when HELD is "held", some in all four otherwise
+in_windows() {
+	eval "sql=\$$1"
+	set -- "$1" "$2" $(per_window "$sql")
+	check_eq "$split: four windows ($1)" 4 $(($# - 2))
+	check_ge "$split: $1 in window 1 ($3)" "${3:-0}" 5
+	check_ge "$split: $1 in window 3 ($5)" "${5:-0}" 5
+	if [ "$2" = held ]; then
+		check_eq "$split: no $1 in window 2" 0 "${4:--}"
+		check_eq "$split: no $1 in window 4" 0 "${6:--}"
+	else
+		check_ge "$split: $1 in window 2 too ($4)" "${4:-0}" 5
+		check_ge "$split: $1 in window 4 too ($6)" "${6:-0}" 5
+	fi
+}
+
+for split in samples sched mem all; do
+	INGERO_SPLIT_BPF=$split INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" -q --sample-hz 199 \
+		--bucket-ms 50 -o "$DB" -- python3 tests/bench/launch_loop.py "$B/fakecuda/libcudart.so.13" \
+		--toggle --chunks 9 --steps 1200 --fault-pages 16 >"$T/chunks.txt" 2>"$T/err.txt"
 	check_eq "$split: the loop traced, exit 0" 0 $?
 	check_eq "$split: the session says the split" "$split" "$(q "SELECT value FROM session WHERE key = 'split_bpf'")"
-	set -- $(per_window "$samples")
-	check_eq "$split: four windows" 4 $#
-	check_ge "$split: window 1 sampled ($1)" "${1:-0}" 5
-	check_eq "$split: window 2 not sampled" 0 "${2:--}"
-	check_ge "$split: window 3 sampled ($3)" "${3:-0}" 5
-	check_eq "$split: window 4 not sampled" 0 "${4:--}"
+	for part in samples off_cpu faults; do
+		case $split:$part in
+		all:*|samples:samples|sched:off_cpu|mem:faults) held=held ;;
+		*) held=kept ;;
+		esac
+		in_windows $part $held
+	done
 	set -- $(per_window "$calls")
 	check "$split: the library recorded in every window ($*)" \
 		test "${1:-0}" -gt 1000 -a "${2:-0}" -gt 1000 -a "${3:-0}" -gt 1000 -a "${4:-0}" -gt 1000
