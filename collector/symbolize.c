@@ -72,7 +72,7 @@ struct pidmaps {
 	uint32_t pid;        /* 0 = free slot */
 	struct map *maps;    /* ascending, as /proc/PID/maps lists them */
 	size_t n;
-	uint64_t loaded_ns;
+	uint64_t read_ns;    /* the last read, or try: a process gone keeps its maps */
 	uint64_t wait_ns;    /* before the next re-read for an unplaced address */
 };
 
@@ -270,6 +270,7 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 	size_t n = 0, cap = 0;
 
 	snprintf(path, sizeof path, "/proc/%u/maps", pid);
+	s->maps_reads++;
 	f = fopen(path, "re");
 	if (!f)
 		return;   /* gone: keep what we had */
@@ -319,8 +320,7 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 	free(p->maps);
 	p->maps = maps;
 	p->n = n;
-	p->loaded_ns = s->clock();
-	s->maps_reads++;
+	p->read_ns = s->clock();
 }
 
 void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent)
@@ -344,7 +344,7 @@ void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent)
 	free(c->maps);
 	c->maps = copy;
 	c->n = n;
-	c->loaded_ns = 0;   /* inherited: re-read on the first miss */
+	c->read_ns = 0;   /* inherited: re-read on the first miss */
 	c->wait_ns = 0;
 }
 
@@ -356,7 +356,7 @@ void sym_exec(struct symbolizer *s, uint32_t pid)
 		free(p->maps);
 		p->maps = NULL;
 		p->n = 0;
-		p->loaded_ns = 0;
+		p->read_ns = 0;
 		p->wait_ns = 0;
 	}
 	sym_load_pid(s, pid);
@@ -392,11 +392,12 @@ static const struct map *find_map_fresh(struct symbolizer *s, uint32_t pid, uint
 	if (m)
 		return m;
 	wait = p && p->wait_ns ? p->wait_ns : MAPS_WAIT_MIN_NS;
-	if (p && p->loaded_ns && s->clock() - p->loaded_ns < wait)
+	if (p && p->read_ns && s->clock() - p->read_ns < wait)
 		return NULL;
 	sym_load_pid(s, pid);
 	if (!(p = pid_slot(s, pid, 0)))
 		return NULL;
+	p->read_ns = s->clock();   /* (also when the process was gone) */
 	m = find_map(p, ip);
 	p->wait_ns = m ? MAPS_WAIT_MIN_NS : wait * 2 < MAPS_WAIT_MAX_NS ? wait * 2 : MAPS_WAIT_MAX_NS;
 	return m;

@@ -27,7 +27,7 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid);
 void sym_fork(struct symbolizer *s, uint32_t child, uint32_t parent);
 /* exec replaced the image: forget the old mappings. */
 void sym_exec(struct symbolizer *s, uint32_t pid);
-/* How many times a /proc/PID/maps was read, all processes together. */
+/* How many times a /proc/PID/maps was opened (or tried), all processes together. */
 uint64_t sym_maps_reads(const struct symbolizer *s);
 /* The clock the re-reads are rationed by (tests; mono_now_ns otherwise). */
 void sym_set_clock(struct symbolizer *s, uint64_t (*clock)(void));

@@ -6,7 +6,8 @@
  * pointers hand those over as frames, every sample); an address in no
  * mapping re-reads after 50 ms, each fruitless re-read doubling the wait up
  * to 2 s; a file mapped since is found by the next re-read, which resets
- * the wait.  Time is the test's own clock.
+ * the wait; a process gone keeps its maps, and the tries are rationed too.
+ * Time is the test's own clock.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -140,12 +143,57 @@ static void mapped_since(void **state)
 	sym_free(s);
 }
 
+/* A process gone (its samples still queued): its maps stay, and the tries to
+ * re-read them are rationed as the fruitless reads are. */
+static void process_gone(void **state)
+{
+	(void)state;
+	struct symbolizer *s = sym_new();
+	struct sym_result r;
+	int ready[2];
+	char c;
+
+	assert_non_null(s);
+	sym_set_clock(s, test_clock);
+	now_ns = 1000 * MS;
+	assert_int_equal(pipe(ready), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	sym_load_pid(s, (uint32_t)child);
+	assert_int_equal(sym_maps_reads(s), 1);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	/* the child's code is still named from the maps read while it lived */
+	sym_user(s, (uint32_t)child, (uint64_t)(uintptr_t)symbolize_marker + 4, &r);
+	assert_non_null(r.symbol);
+	assert_string_equal(r.symbol, "symbolize_marker");
+	for (int i = 0; i < 100; i++) {   /* 100 misses over 1 s: tries at 50, 150, 350, 750 ms */
+		now_ns += 10 * MS;
+		sym_user(s, (uint32_t)child, NOWHERE, &r);
+	}
+	assert_int_equal(sym_maps_reads(s), 5);
+	sym_user(s, (uint32_t)child, (uint64_t)(uintptr_t)symbolize_marker + 4, &r);
+	assert_non_null(r.symbol);
+	sym_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(code_and_data),
 		cmocka_unit_test(unplaced_waits_longer),
 		cmocka_unit_test(mapped_since),
+		cmocka_unit_test(process_gone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
