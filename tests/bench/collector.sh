@@ -16,6 +16,10 @@
 #                         same ping-pong without the collector, same run;
 #   bpf_ns_per_switch_untraced   the same with the programs attached but the
 #                         ping-pong not traced (the cost every other task pays)
+#   bpf_ns_per_fault      added cost of one user page fault of a traced process
+#                         (collector_faults: fresh pages touched, each a fault
+#                         and a page allocation, both counted by mem.bpf.c) over
+#                         the same faults without the collector, same run
 #   collector_cpu_pct     the collector's own CPU time (all threads) while it
 #                         traces `starve --mode workers`, sampling at 99 Hz,
 #                         in % of one core
@@ -23,7 +27,7 @@
 #                         two figures for another build of the collector,
 #                         interleaved run by run with this one (an A/B)
 # Environment: INGEST_CALLS (4000000), INGEST_RUNS (5), PINGPONG_ROUNDS (200000),
-# RUNS (5), ALT_COLLECTOR.
+# FAULT_ROUNDS (20), RUNS (5), ALT_COLLECTOR.
 B=${B:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -31,6 +35,7 @@ export INGERO_ENDPOINT="ipc://$T/ingero.sock"
 CALLS=${INGEST_CALLS:-4000000}
 INGEST_RUNS=${INGEST_RUNS:-5}
 ROUNDS=${PINGPONG_ROUNDS:-200000}
+FAULT_ROUNDS=${FAULT_ROUNDS:-20}
 RUNS=${RUNS:-5}
 
 kv() { sed -n "s/^$1=//p" "$2"; }
@@ -101,6 +106,18 @@ if [ "$(id -u)" -eq 0 ]; then
 		echo "bpf_ns_per_switch_alt=$(($(median <"$T/traced_alt") - base))"
 		echo "bpf_ns_per_switch_untraced_alt=$(($(median <"$T/untraced_alt") - base))"
 	fi
+
+	# --- page faults: the same pinning, runs interleaved -------------------------------
+	: >"$T/fbase"; : >"$T/ftraced"
+	for r in $(seq "$RUNS"); do
+		"$B/tests/collector_faults" "$FAULT_ROUNDS" | sed 's/ns_per_fault=//' >>"$T/fbase"
+		$PIN "$B/ingero-collector" -q -o "$T/f.db" --sample-hz 0 -- "$B/tests/collector_faults" \
+			"$FAULT_ROUNDS" 2>/dev/null | sed 's/ns_per_fault=//' >>"$T/ftraced"
+		rm -f "$T"/f.db*
+	done
+	fbase=$(median <"$T/fbase")
+	echo "fault_ns_baseline=$fbase"
+	echo "bpf_ns_per_fault=$(($(median <"$T/ftraced") - fbase))"
 
 	# --- the collector's own CPU while tracing the workload -------------------------
 	"$B/ingero-collector" -q -o "$T/w.db" --stats "$T/w.txt" -- "$B/tests/starve" --mode workers \
