@@ -12,7 +12,10 @@
  * closed but unsent at the collector's stop are sent by the task iterator
  * flush_closed.  The same
  * switch hook accounts every CPU's busy time in buckets and the untraced
- * tasks that took a CPU from a preempted traced thread (competitors).
+ * tasks that took a CPU from a preempted traced thread (competitors), and
+ * adds each traced thread's page faults since its last switch away to the
+ * memory aggregate (mem_map.bpf.h): the kernel counts them per task
+ * already (min_flt, maj_flt), so the fault path runs no program of ours.
  * Raw BTF tracepoints only: they need neither tracefs nor kprobes.
  */
 #include "vmlinux.h"
@@ -20,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "traced.bpf.h"
+#include "mem_map.bpf.h"
 #include "sched.h"
 
 #define TASK_RUNNING 0
@@ -36,9 +40,10 @@ struct start {
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
-	u32 traced;      /* is_recorded(tgid, NO_SCHED) as of generation gen */
+	u32 flags;       /* traced_flags(tgid) as of generation gen */
 	u32 gen;
-	u32 pad;
+	u32 flt_known;   /* flt holds the task's faults as last seen */
+	u64 flt;         /* min_flt + maj_flt at the last switch away (or birth) */
 };
 
 /* Bumped by the collector after each enrolment, pause or resume from user
@@ -141,27 +146,42 @@ static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preempti
 	__sync_fetch_and_add(&v->preemptions, preemptions);
 }
 
-/* The task's storage (created), with its traced flag fresh; NULL for the
- * idle task or when storage cannot be had (then *traced from the hash). */
-static __always_inline struct start *task_state(struct task_struct *t, u32 tgid, bool *traced)
+/* The task's storage (created), with its traced flags fresh; NULL for the
+ * idle task or when storage cannot be had (then *flags from the hash). */
+static __always_inline struct start *task_state(struct task_struct *t, u32 tgid, u32 *flags)
 {
 	struct start *s;
 	u32 gen = traced_gen + 1;   /* storage starts zeroed: 0 = never looked up */
 
-	*traced = false;
+	*flags = 0;
 	if (!tgid)
 		return NULL;
 	s = bpf_task_storage_get(&start, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		*traced = is_recorded(tgid, INGERO_TRACED_NO_SCHED);
+		*flags = traced_flags(tgid);
 		return NULL;
 	}
 	if (s->gen != gen) {
-		s->traced = is_recorded(tgid, INGERO_TRACED_NO_SCHED);
+		s->flags = traced_flags(tgid);
 		s->gen = gen;
 	}
-	*traced = s->traced;
+	*flags = s->flags;
 	return s;
+}
+
+/* The faults t made since s last saw its count go to its process's bucket
+ * of now, where its memory evidence is recorded; the first sight of a task
+ * older than the trace only takes its count. */
+static __always_inline void add_faults(struct start *s, struct task_struct *t, u32 tgid, u32 flags, u64 now)
+{
+	u64 flt = t->min_flt + t->maj_flt;
+	struct mem_val *v;
+
+	if (s->flt_known && flt > s->flt && flags_record(flags, INGERO_TRACED_NO_MEM) &&
+	    (v = mem_slot(tgid, now)))
+		__sync_fetch_and_add(&v->faults, flt - s->flt);
+	s->flt = flt;
+	s->flt_known = 1;
 }
 
 /* Send the task's closed interval.  (Never twice: a task switches on one
@@ -195,9 +215,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	u32 zero = 0;
 	u32 prev_tid = prev->pid, prev_tgid = prev->tgid;
 	u32 next_tid = next->pid, next_tgid = next->tgid;
-	bool prev_traced, next_traced;
-	struct start *ps = task_state(prev, prev_tgid, &prev_traced);
-	struct start *ns = task_state(next, next_tgid, &next_traced);
+	u32 prev_flags, next_flags;
+	struct start *ps = task_state(prev, prev_tgid, &prev_flags);
+	struct start *ns = task_state(next, next_tgid, &next_flags);
+	bool prev_traced = flags_record(prev_flags, INGERO_TRACED_NO_SCHED);
+	bool next_traced = flags_record(next_flags, INGERO_TRACED_NO_SCHED);
 	/* a traced process's own threads are recorded, not the tracer's in
 	 * it (which, taking a CPU from the program, are no competitor) */
 	bool prev_rec = prev_traced && !is_tracer_thread(prev);
@@ -214,6 +236,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			st->comp_tid = 0;
 		}
 	}
+
+	if (ps && prev_flags)
+		add_faults(ps, prev, prev_tgid, prev_flags, now);
 
 	/* its last interval, closed when it came on this CPU (recording then,
 	 * whatever now); one still open was not closed (paused at the switch
@@ -254,20 +279,25 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 /* At the collector's stop, after sched_switch is detached: the intervals
  * closed since their thread's last switch away (a thread still on a CPU,
- * in a program that goes on). */
+ * in a program that goes on), and the faults made since. */
 SEC("iter/task")
 int flush_closed(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct start *s;
+	u32 flags;
 
 	if (!t)
 		return 0;
 	s = bpf_task_storage_get(&start, t, 0, 0);
-	if (s && s->end_ns) {
+	if (!s)
+		return 0;
+	if (s->end_ns) {
 		send_closed(s, t->tgid, t->pid);
 		s->start_ns = 0;
 	}
+	if ((flags = traced_flags(t->tgid)))
+		add_faults(s, t, t->tgid, flags, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -281,10 +311,10 @@ static __always_inline void mark_runnable(struct task_struct *p)
 	if (!s || !s->start_ns || s->end_ns || s->runnable_ns)
 		return;
 	if (s->gen != gen) {
-		s->traced = is_recorded(p->tgid, INGERO_TRACED_NO_SCHED);
+		s->flags = traced_flags(p->tgid);
 		s->gen = gen;
 	}
-	if (s->traced && !is_tracer_thread(p))
+	if (flags_record(s->flags, INGERO_TRACED_NO_SCHED) && !is_tracer_thread(p))
 		s->runnable_ns = bpf_ktime_get_ns();
 }
 
@@ -296,26 +326,32 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 }
 
 /* A new thread or process is runnable from birth: its wait for a first
- * CPU is an off-CPU interval with no voluntary part. */
+ * CPU is an off-CPU interval with no voluntary part; its faults count from
+ * its first (a new task's counts start at zero). */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
 	u64 now = bpf_ktime_get_ns();
+	u32 flags = traced_flags(p->tgid);
 	struct start *s;
 
-	if (!is_recorded(p->tgid, INGERO_TRACED_NO_SCHED))
+	if (!flags)
 		return 0;
 	s = bpf_task_storage_get(&start, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
 		count_drop(DROP_START_MAP);
 		return 0;
 	}
+	s->flags = flags;
+	s->gen = traced_gen + 1;
+	s->flt = 0;
+	s->flt_known = 1;
+	if (!flags_record(flags, INGERO_TRACED_NO_SCHED))
+		return 0;
 	s->start_ns = now;
 	s->runnable_ns = now;
 	s->next_pid = 0;
 	s->cpu = bpf_get_smp_processor_id();
 	s->preempted = 0;
-	s->traced = 1;
-	s->gen = traced_gen + 1;
 	return 0;
 }

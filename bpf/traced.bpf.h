@@ -43,13 +43,24 @@ static __always_inline bool is_traced(u32 tgid)
 	return tgid && bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
-/* Followed and not paused: its evidence of this part (INGERO_TRACED_NO_…,
- * held in a benchmark's windows) is recorded. */
-static __always_inline bool is_recorded(u32 tgid, u32 part)
+/* tgid's `traced` value; 0 when not followed. */
+static __always_inline u32 traced_flags(u32 tgid)
 {
 	u32 *v = tgid ? bpf_map_lookup_elem(&traced, &tgid) : NULL;
 
-	return v && !(*v & (INGERO_TRACED_PAUSED | part));
+	return v ? *v : 0;
+}
+
+/* Followed and not paused: its evidence of this part (INGERO_TRACED_NO_…,
+ * held in a benchmark's windows) is recorded. */
+static __always_inline bool flags_record(u32 flags, u32 part)
+{
+	return flags && !(flags & (INGERO_TRACED_PAUSED | part));
+}
+
+static __always_inline bool is_recorded(u32 tgid, u32 part)
+{
+	return flags_record(traced_flags(tgid), part);
 }
 
 static __always_inline void count_drop(u32 slot)

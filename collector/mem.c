@@ -1,8 +1,9 @@
 /*
- * mem.c — loads bpf/mem.bpf.c and drains its per-(process, bucket)
- * aggregate into page_allocs.  Closed buckets only (the kernel still adds
- * to the current one); the final flush takes all.  page_fault_user is
- * attached only when this kernel has it, said in session.page_faults.
+ * mem.c — loads bpf/mem.bpf.c and drains the per-(process, bucket) memory
+ * aggregate (bpf/mem_map.bpf.h: its page allocations, and the page faults
+ * sched.bpf.c adds from the kernel's per-task counts) into page_allocs.
+ * Closed buckets only (the kernel still adds to the current one); the
+ * final flush takes all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/mem.skel.h"
+#include "bpf/sched.skel.h"
 #include "../bpf/mem.h"
 #include "store.h"
 #include "tracer.h"
@@ -25,15 +27,12 @@ int mem_attach(struct tracer *t)
 		return -errno;
 	t->mem->rodata->bucket_ns = t->o.bucket_ns;
 	if ((err = tracer_share_maps(t, t->mem->maps.traced, t->mem->maps.events,
-				     t->mem->maps.drops)))
+				     t->mem->maps.drops)) ||
+	    (err = bpf_map__reuse_fd(t->mem->maps.mem, bpf_map__fd(t->sched->maps.mem))))
 		return err;
-	/* the fault tracepoint is x86-only and may be missing: optional */
-	if (libbpf_find_vmlinux_btf_id("page_fault_user", BPF_TRACE_RAW_TP) <= 0)
-		bpf_program__set_autoload(t->mem->progs.on_fault, false);
 	if ((err = mem_bpf__load(t->mem)) || (err = mem_bpf__attach(t->mem)))
 		return err;
-	store_session(t->store, "page_faults",
-		      bpf_program__autoload(t->mem->progs.on_fault) ? "page_fault_user" : "none");
+	store_session(t->store, "page_faults", "task_counts");
 	return 0;
 }
 

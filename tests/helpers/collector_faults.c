@@ -6,7 +6,10 @@
  * per page, the two events mem.bpf.c counts.  Prints ns_per_fault=N (wall
  * time / pages touched).
  *
- *   collector_faults [ROUNDS] [CPU]     (default 20 rounds, CPU 0)
+ *   collector_faults [ROUNDS] [CPU] [SPIN_S]     (default 20 rounds, CPU 0)
+ *
+ * SPIN_S: then stay on the CPU that long, never blocking (a thread whose
+ * faults are still unsent when a tracer stops).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -44,5 +47,11 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("ns_per_fault=%.0f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)touched);
+	fflush(stdout);
+	for (double spin = argc > 3 ? atof(argv[3]) : 0; spin > 0;) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if ((a.tv_sec - b.tv_sec) + (a.tv_nsec - b.tv_nsec) / 1e9 >= spin)
+			break;
+	}
 	return 0;
 }
