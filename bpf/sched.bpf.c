@@ -239,6 +239,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	if (ps && prev_flags)
 		add_faults(ps, prev, prev_tgid, prev_flags, now);
+	else if (!ps && !prev_rec && flags_record(prev_flags, INGERO_TRACED_NO_MEM))
+		count_drop(DROP_START_MAP);   /* its faults since it came on: lost */
+	/* a thread seen first as it comes on a CPU (asleep when its process
+	 * was enrolled) counts its faults from here, not from its next switch */
+	if (ns && next_flags && !ns->flt_known) {
+		ns->flt = next->min_flt + next->maj_flt;
+		ns->flt_known = 1;
+	}
 
 	/* its last interval, closed when it came on this CPU (recording then,
 	 * whatever now); one still open was not closed (paused at the switch
@@ -332,6 +340,7 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
 	u64 now = bpf_ktime_get_ns();
+	u32 gen = traced_gen + 1;   /* before the flags: a change between them bumps it again */
 	u32 flags = traced_flags(p->tgid);
 	struct start *s;
 
@@ -343,7 +352,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 		return 0;
 	}
 	s->flags = flags;
-	s->gen = traced_gen + 1;
+	s->gen = gen;
 	s->flt = 0;
 	s->flt_known = 1;
 	if (!flags_record(flags, INGERO_TRACED_NO_SCHED))

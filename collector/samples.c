@@ -189,7 +189,7 @@ static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint
 	for (int i = 0; i < nu; i++, n++) {
 		struct sym_result r;
 
-		sym_user(t->sym, pid, uips[i] - (i > 0), &r);
+		(i ? sym_user : sym_user_leaf)(t->sym, pid, uips[i] - (i > 0), &r);
 		f[n] = (struct frame_row){ .kind = "native", .depth = i, .ip = uips[i],
 					   .symbol = r.symbol, .module = r.module,
 					   .offset = r.offset + (i > 0), .line = -1 };

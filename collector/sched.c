@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/types.h>
@@ -39,8 +40,9 @@ int sched_attach(struct tracer *t)
 
 	if ((err = sched_load(t, true))) {
 		/* a kernel without task iterators, or without task storage in
-		 * them: all but the final flush of closed intervals (lost then,
-		 * one per thread still on a CPU at the stop) */
+		 * them: all but the final flush of closed intervals and faults
+		 * (lost then: one interval per thread still on a CPU at the stop,
+		 * and the faults each thread made since it last left one) */
 		sched_bpf__destroy(t->sched);
 		if ((err = sched_load(t, false)))
 			return err;
@@ -158,8 +160,11 @@ static void flush_cpu_state(struct tracer *t)
 }
 
 /* The intervals closed (their thread came back on a CPU) but not sent yet,
- * as their thread has not left it since: sched_switch detached first, so
- * none can be closed or sent meanwhile, then the task iterator sends them. */
+ * as their thread has not left it since, and the faults made since:
+ * sched_switch detached first, so none can be closed or sent meanwhile,
+ * then the task iterator sends them.  (A detach does not wait for a run
+ * already going on another CPU: the pause lets it end, so that the
+ * iterator cannot send what it sends.) */
 static void flush_closed(struct tracer *t)
 {
 	struct bpf_link *it = t->sched->links.flush_closed;
@@ -168,6 +173,7 @@ static void flush_closed(struct tracer *t)
 
 	bpf_link__destroy(t->sched->links.on_switch);
 	t->sched->links.on_switch = NULL;
+	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	if (!it || (fd = bpf_iter_create(bpf_link__fd(it))) < 0)
 		return;
 	while (read(fd, buf, sizeof buf) > 0)

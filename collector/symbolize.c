@@ -382,30 +382,38 @@ static const struct map *find_map(const struct pidmaps *p, uint64_t ip)
 
 /* ip is in none of pid's known mappings: it may have been mapped since
  * (dlopen) or be a broken walk's garbage, which no re-read places — so
- * each fruitless re-read waits twice as long for the next. */
-static const struct map *find_map_fresh(struct symbolizer *s, uint32_t pid, uint64_t ip)
+ * each fruitless re-read waits twice as long for the next.  A sample's
+ * leaf is code for certain: found in a data mapping, or in none, the maps
+ * are stale (a library mapped where memory was freed), and it re-reads
+ * them at the shortest wait. */
+static const struct map *find_map_fresh(struct symbolizer *s, uint32_t pid, uint64_t ip, int leaf)
 {
 	struct pidmaps *p = pid_slot(s, pid, 0);
 	const struct map *m = find_map(p, ip);
 	uint64_t wait;
 
-	if (m)
+	if (m && (m->exec || !leaf))
 		return m;
-	wait = p && p->wait_ns ? p->wait_ns : MAPS_WAIT_MIN_NS;
+	wait = !leaf && p && p->wait_ns ? p->wait_ns : MAPS_WAIT_MIN_NS;
 	if (p && p->read_ns && s->clock() - p->read_ns < wait)
-		return NULL;
+		return m;
 	sym_load_pid(s, pid);
-	if (!(p = pid_slot(s, pid, 0)))
+	/* a process gone before its first read gets an empty slot: its
+	 * tries are rationed too */
+	if (!(p = pid_slot(s, pid, 1)))
 		return NULL;
-	p->read_ns = s->clock();   /* (also when the process was gone) */
+	p->read_ns = s->clock();
 	m = find_map(p, ip);
-	p->wait_ns = m ? MAPS_WAIT_MIN_NS : wait * 2 < MAPS_WAIT_MAX_NS ? wait * 2 : MAPS_WAIT_MAX_NS;
+	if (m && m->exec)
+		p->wait_ns = MAPS_WAIT_MIN_NS;
+	else if (!leaf)
+		p->wait_ns = wait * 2 < MAPS_WAIT_MAX_NS ? wait * 2 : MAPS_WAIT_MAX_NS;
 	return m;
 }
 
-void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r)
+static void sym_user_at(struct symbolizer *s, uint32_t pid, uint64_t ip, int leaf, struct sym_result *r)
 {
-	const struct map *m = find_map_fresh(s, pid, ip);
+	const struct map *m = find_map_fresh(s, pid, ip, leaf);
 	struct module *mod;
 	uint64_t file_off, vaddr;
 
@@ -447,6 +455,16 @@ void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result
 		return;
 	r->symbol = sym_name(y);
 	r->offset = vaddr - y->addr;
+}
+
+void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r)
+{
+	sym_user_at(s, pid, ip, 0, r);
+}
+
+void sym_user_leaf(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r)
+{
+	sym_user_at(s, pid, ip, 1, r);
 }
 
 int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr)

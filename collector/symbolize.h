@@ -34,6 +34,9 @@ void sym_set_clock(struct symbolizer *s, uint64_t (*clock)(void));
 
 /* An address in no known mapping re-reads pid's maps (rationed: symbolize.c). */
 void sym_user(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r);
+/* The same for a sample's leaf, which is code for certain: found in a data
+ * mapping too, the maps are re-read (at the shortest wait). */
+void sym_user_leaf(struct symbolizer *s, uint32_t pid, uint64_t ip, struct sym_result *r);
 /* 1 when addr, in pid's code, follows a call instruction. */
 int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr);
 void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r);

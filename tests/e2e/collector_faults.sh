@@ -3,7 +3,8 @@
 # (bpf/sched.bpf.c: each thread's min_flt + maj_flt since it last left a CPU)
 # into page_allocs.faults: a program touching a known number of fresh pages
 # has at least that many faults under its own pid (and no more than its
-# start-up adds), each of two programs run by one shell separately, and the
+# start-up adds), each of two programs run by one shell separately, a thread
+# asleep when the collector attaches to its process, and the
 # faults of a thread still running when the collector stops are there too
 # (by its last switch away, or else the stop's task iterator: which one,
 # the machine's other tasks decide).
@@ -30,6 +31,16 @@ check_eq "two programs in one shell, exit 0" 0 $?
 a=$(faults_of "$(pid_of 0)"); b=$(faults_of "$(pid_of 1)")
 check "the first's under its own pid ($a)" test "$a" -ge $PAGES -a "$a" -lt $((PAGES + 4000))
 check "the second's under its own ($b)" test "$b" -ge $((3 * PAGES)) -a "$b" -lt $((3 * PAGES + 4000))
+
+# asleep when the collector attaches (-p), then 2 rounds of faults: counted
+# from its first switch back onto a CPU, not lost until its next switch away
+"$B/tests/collector_faults" 2 0 0 1.5 >"$T/out" &
+FP=$!
+"$B/ingero-collector" -q --sample-hz 0 -o "$DB" -p "$FP" --duration 4 2>"$T/err"
+check_eq "attached with -p, exit 0" 0 $?
+wait "$FP"
+n=$(faults_of "$FP")
+check "a thread asleep at the attach: its faults counted ($n)" test "$n" -ge $((2 * PAGES)) -a "$n" -lt $((2 * PAGES + 4000))
 
 # faults, then 30 s on the CPU; the collector stops after the faults
 start_collector -q --sample-hz 0 -- "$B/tests/collector_faults" 1 0 30 >"$T/out"

@@ -6,10 +6,11 @@
  * per page, the two events mem.bpf.c counts.  Prints ns_per_fault=N (wall
  * time / pages touched).
  *
- *   collector_faults [ROUNDS] [CPU] [SPIN_S]     (default 20 rounds, CPU 0)
+ *   collector_faults [ROUNDS] [CPU] [SPIN_S] [SLEEP_S]     (default 20 rounds, CPU 0)
  *
  * SPIN_S: then stay on the CPU that long, never blocking (a thread whose
- * faults are still unsent when a tracer stops).
+ * faults are still unsent when a tracer stops).  SLEEP_S: first sleep that
+ * long (a thread asleep when a tracer attaches).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -32,6 +33,12 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof set, &set))
 		perror("sched_setaffinity");
+	if (argc > 4 && atof(argv[4]) > 0) {
+		double s = atof(argv[4]);
+		struct timespec nap = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+		nanosleep(&nap, NULL);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long r = 0; r < rounds; r++) {
 		char *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

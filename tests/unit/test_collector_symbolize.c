@@ -6,7 +6,9 @@
  * pointers hand those over as frames, every sample); an address in no
  * mapping re-reads after 50 ms, each fruitless re-read doubling the wait up
  * to 2 s; a file mapped since is found by the next re-read, which resets
- * the wait; a process gone keeps its maps, and the tries are rationed too.
+ * the wait; a process gone keeps its maps, and the tries are rationed too
+ * (also for one never read); a sample's leaf found in a data mapping (a
+ * library mapped where freed memory was) re-reads them.
  * Time is the test's own clock.
  */
 #include <stdarg.h>
@@ -187,6 +189,73 @@ static void process_gone(void **state)
 	sym_free(s);
 }
 
+/* A library mapped where freed memory was: the address sits in a data
+ * mapping as last read.  A deeper frame there stays unnamed without a
+ * re-read (it could be a walk's garbage); a sample's leaf is code for
+ * certain, so the maps are re-read for it. */
+static void stale_data_mapping(void **state)
+{
+	(void)state;
+	struct symbolizer *s = own();
+	uint32_t pid = (uint32_t)getpid();
+	struct sym_result r;
+	char *at = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(at != MAP_FAILED);
+	sym_free(s);
+	s = own();   /* its maps hold the data mapping */
+	munmap(at, 4096);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	char *code = mmap(at, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	assert_ptr_equal(code, at);
+	now_ns += 1000 * MS;
+	sym_user(s, pid, (uint64_t)(uintptr_t)code + 16, &r);
+	assert_null(r.module);
+	assert_int_equal(sym_maps_reads(s), 1);
+	sym_user_leaf(s, pid, (uint64_t)(uintptr_t)code + 16, &r);
+	assert_int_equal(sym_maps_reads(s), 2);
+	assert_non_null(r.module);
+	assert_non_null(strstr(r.module, "test_collector_symbolize"));
+	/* and a leaf in no mapping at all re-reads at the shortest wait, always */
+	for (int i = 0; i < 3; i++) {
+		now_ns += 49 * MS;
+		sym_user_leaf(s, pid, NOWHERE, &r);
+		assert_int_equal(sym_maps_reads(s), 2 + i);
+		now_ns += 1 * MS;
+		sym_user_leaf(s, pid, NOWHERE, &r);
+		assert_int_equal(sym_maps_reads(s), 3 + i);
+	}
+	munmap(code, 4096);
+	sym_free(s);
+}
+
+/* A process gone before its maps were ever read: its tries are rationed
+ * as a known one's. */
+static void gone_unread(void **state)
+{
+	(void)state;
+	struct symbolizer *s = sym_new();
+	struct sym_result r;
+	pid_t child = fork();
+
+	assert_non_null(s);
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	sym_set_clock(s, test_clock);
+	now_ns = 1000 * MS;
+	for (int i = 0; i < 100; i++) {   /* tries at 1000, 1100, 1300, 1700 ms */
+		sym_user(s, (uint32_t)child, NOWHERE, &r);
+		assert_null(r.module);
+		now_ns += 10 * MS;
+	}
+	assert_int_equal(sym_maps_reads(s), 4);
+	sym_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +263,8 @@ int main(void)
 		cmocka_unit_test(unplaced_waits_longer),
 		cmocka_unit_test(mapped_since),
 		cmocka_unit_test(process_gone),
+		cmocka_unit_test(stale_data_mapping),
+		cmocka_unit_test(gone_unread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
