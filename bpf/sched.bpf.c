@@ -169,12 +169,18 @@ static __always_inline struct start *task_state(struct task_struct *t, u32 tgid,
 	return s;
 }
 
+/* The kernel's own count of t's page faults, minor and major. */
+static __always_inline u64 task_faults(struct task_struct *t)
+{
+	return t->min_flt + t->maj_flt;
+}
+
 /* The faults t made since s last saw its count go to its process's bucket
  * of now, where its memory evidence is recorded; the first sight of a task
  * older than the trace only takes its count. */
 static __always_inline void add_faults(struct start *s, struct task_struct *t, u32 tgid, u32 flags, u64 now)
 {
-	u64 flt = t->min_flt + t->maj_flt;
+	u64 flt = task_faults(t);
 	struct mem_val *v;
 
 	if (s->flt_known && flt > s->flt && flags_record(flags, INGERO_TRACED_NO_MEM) &&
@@ -244,7 +250,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	/* a thread seen first as it comes on a CPU (asleep when its process
 	 * was enrolled) counts its faults from here, not from its next switch */
 	if (ns && next_flags && !ns->flt_known) {
-		ns->flt = next->min_flt + next->maj_flt;
+		ns->flt = task_faults(next);
 		ns->flt_known = 1;
 	}
 

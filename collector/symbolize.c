@@ -272,8 +272,13 @@ void sym_load_pid(struct symbolizer *s, uint32_t pid)
 	snprintf(path, sizeof path, "/proc/%u/maps", pid);
 	s->maps_reads++;
 	f = fopen(path, "re");
-	if (!f)
-		return;   /* gone: keep what we had */
+	if (!f) {
+		/* gone: keep what we had, and when we tried (a slot even for a
+		 * process never read, so its tries are rationed too) */
+		if ((p = pid_slot(s, pid, 1)))
+			p->read_ns = s->clock();
+		return;
+	}
 	while (fgets(line, sizeof line, f)) {
 		unsigned long long start, end, off, ino;
 		unsigned dmaj, dmin;
@@ -398,11 +403,8 @@ static const struct map *find_map_fresh(struct symbolizer *s, uint32_t pid, uint
 	if (p && p->read_ns && s->clock() - p->read_ns < wait)
 		return m;
 	sym_load_pid(s, pid);
-	/* a process gone before its first read gets an empty slot: its
-	 * tries are rationed too */
-	if (!(p = pid_slot(s, pid, 1)))
+	if (!(p = pid_slot(s, pid, 0)))
 		return NULL;
-	p->read_ns = s->clock();
 	m = find_map(p, ip);
 	if (m && m->exec)
 		p->wait_ns = MAPS_WAIT_MIN_NS;
@@ -474,7 +476,7 @@ int sym_is_return_address(struct symbolizer *s, uint32_t pid, uint64_t addr)
 	unsigned char b[8];
 	uint64_t off;
 
-	if (!m || !m->exec || !m->mod)
+	if (!m || !m->mod)   /* (only code mappings have a module) */
 		return 0;
 	if (!m->mod->loaded)
 		load_module(m->mod, pid);
