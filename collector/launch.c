@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ingero/config.h"
+#include "ingero/sched_batch.h"
 #include "launch.h"
 
 extern char **environ;
@@ -111,7 +112,7 @@ static char **child_env(const char *preload, const char *endpoint)
 	return env;
 }
 
-int launch_prepare(char **cmd, const char *endpoint, struct launch *l)
+int launch_prepare(char **cmd, const char *endpoint, int unbatch, struct launch *l)
 {
 	int gate[2];
 	char **env;
@@ -142,6 +143,8 @@ int launch_prepare(char **cmd, const char *endpoint, struct launch *l)
 		if (read(gate[0], &c, 1) != 1)
 			_exit(127);
 		close(gate[0]);
+		if (unbatch)
+			ingero_sched_default();
 		close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
 		for (int i = 0; i < n_inherited; i++)
 			fcntl(inherited[i], F_SETFD, 0);

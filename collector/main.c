@@ -29,6 +29,7 @@
 
 #include <ingero/config.h>
 #include <ingero/exit.h>
+#include <ingero/sched_batch.h>
 
 #include "cli.h"
 #include "intake.h"
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 	struct intake_stats is;
 	struct launch l = { .pid = 0 };
 	char why[256] = "";
-	int rc, exit_code = 0, child_done = 0, status = 0;
+	int rc, exit_code = 0, child_done = 0, status = 0, batched = 0;
 	uint64_t started, deadline = 0, next_flush = 0, finished_at;
 	double cpu_at_start;
 
@@ -154,6 +155,9 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? INGERO_EXIT_OK : INGERO_EXIT_USAGE;
 	install_signals();
+	/* before any thread exists: all of ours inherit it (nng's too) */
+	if (ingero_env_flag_value(getenv(INGERO_ENV_TRACER_BATCH), 1))
+		batched = ingero_sched_batch();
 
 	so.max_bytes = c.max_bytes;
 	st = store_open(c.output, &so);
@@ -173,6 +177,7 @@ int main(int argc, char **argv)
 	session_start(st, &c, argc, argv, t ? "full" : "cuda-only");
 	if (!t)
 		store_session(st, "cuda_only_reason", why);
+	store_session(st, "collector_sched", batched ? "batch" : "unchanged");
 	if (t && to.split)
 		store_session(st, "split_bpf", tracer_split_name(to.split));
 
@@ -197,7 +202,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (c.cmd) {
-		if (launch_prepare(c.cmd, c.endpoint, &l)) {
+		if (launch_prepare(c.cmd, c.endpoint, batched, &l)) {
 			intake_stop(in, NULL);
 			tracer_close(t);
 			store_close(st);

@@ -115,6 +115,7 @@ void ingero_config_load(void)
 	ingero_cfg.python = env_flag(INGERO_ENV_PYTHON, true);
 	ingero_cfg.gpu_marks = env_flag(INGERO_ENV_GPU_MARKS, true);
 	ingero_cfg.self_time = env_flag(INGERO_ENV_SELF_TIME, false);
+	ingero_cfg.tracer_batch = env_flag(INGERO_ENV_TRACER_BATCH, true);
 
 	const char *cap = getenv(INGERO_ENV_CAPTURE);
 	if (cap && *cap && strcasecmp(cap, "all") != 0) {

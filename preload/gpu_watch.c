@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ingero/sched_batch.h"
 #include "clock.h"
 #include "config.h"
 #include "fork.h"
@@ -338,6 +339,9 @@ static void *watch_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "ingero-gpu", 0, 0, 0);
+	/* its times come from the GPU's events, not from when it wakes */
+	if (ingero_cfg.tracer_batch)
+		ingero_sched_batch();
 	ingero_tls.depth = 1;   /* nothing this thread calls is the program's */
 	int mode = INGERO_CU_CAPTURE_MODE_RELAXED;
 	W.d->exchange_capture_mode(&mode);

@@ -35,6 +35,7 @@
  * cannot drop them.
  */
 #include <ingero/procfs.h>
+#include <ingero/sched_batch.h>
 #include "sender.h"
 
 #include <errno.h>
@@ -903,6 +904,8 @@ static void *sender_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
+	if (ingero_cfg.tracer_batch)
+		ingero_sched_batch();   /* before open_socket: nng's threads inherit it */
 	open_socket();   /* the dial proceeds (non-blocking) while the ring is faulted in */
 	ingero_ring_prefault(ingero_shm_ring(S.shm));
 	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
