@@ -35,6 +35,7 @@ variant() { # NAME DB CMD...
 	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
 	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
 	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
+	nobatch) exec env INGERO_TRACER_BATCH=0 "$RUN" -q -o "$_db" -- "$@" ;;   # the tracer's threads under the default policy, not SCHED_BATCH
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }
