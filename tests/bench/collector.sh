@@ -20,6 +20,9 @@
 #                         (collector_faults: fresh pages touched, each a fault
 #                         and a page allocation, both counted by mem.bpf.c) over
 #                         the same faults without the collector, same run
+#   bpf_ns_per_fault_untraced   the same faults, the collector running but not
+#                         tracing them: what mm_page_alloc's program costs
+#                         every other process's page allocations
 #   collector_cpu_pct     the collector's own CPU time (all threads) while it
 #                         traces `starve --mode workers`, sampling at 99 Hz,
 #                         in % of one core
@@ -108,16 +111,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	fi
 
 	# --- page faults: the same pinning, runs interleaved -------------------------------
-	: >"$T/fbase"; : >"$T/ftraced"
+	: >"$T/fbase"; : >"$T/ftraced"; : >"$T/funtraced"
 	for r in $(seq "$RUNS"); do
 		"$B/tests/collector_faults" "$FAULT_ROUNDS" | sed 's/ns_per_fault=//' >>"$T/fbase"
 		$PIN "$B/ingero-collector" -q -o "$T/f.db" --sample-hz 0 -- "$B/tests/collector_faults" \
 			"$FAULT_ROUNDS" 2>/dev/null | sed 's/ns_per_fault=//' >>"$T/ftraced"
-		rm -f "$T"/f.db*
+		$PIN "$B/ingero-collector" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
+		CP=$!
+		wait_socket
+		sleep 0.3
+		"$B/tests/collector_faults" "$FAULT_ROUNDS" | sed 's/ns_per_fault=//' >>"$T/funtraced"
+		kill -TERM $CP; wait $CP
+		rm -f "$T"/f.db* "$T"/idle.db*
 	done
 	fbase=$(median <"$T/fbase")
 	echo "fault_ns_baseline=$fbase"
 	echo "bpf_ns_per_fault=$(($(median <"$T/ftraced") - fbase))"
+	echo "bpf_ns_per_fault_untraced=$(($(median <"$T/funtraced") - fbase))"
 
 	# --- the collector's own CPU while tracing the workload -------------------------
 	"$B/ingero-collector" -q -o "$T/w.db" --stats "$T/w.txt" -- "$B/tests/starve" --mode workers \

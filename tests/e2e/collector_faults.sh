@@ -3,7 +3,9 @@
 # (bpf/sched.bpf.c: each thread's min_flt + maj_flt since it last left a CPU)
 # into page_allocs.faults: a program touching a known number of fresh pages
 # has at least that many faults under its own pid (and no more than its
-# start-up adds), each of two programs run by one shell separately, a thread
+# start-up adds) and at least as many page allocations (mem.bpf.c's
+# counter), none under a process not traced, each of two programs run by
+# one shell separately, a thread
 # asleep when the collector attaches to its process, and the
 # faults of a thread still running when the collector stops are there too
 # (by its last switch away, or else the stop's task iterator: which one,
@@ -24,6 +26,12 @@ check_eq "the session says where faults come from" task_counts \
 n=$(faults_of "$(pid_of)")
 check_ge "at least the pages it touched ($n)" "$n" $((2 * PAGES))
 check "and not many more: its start-up ($n)" test "$n" -lt $((2 * PAGES + 4000))
+# each fault of a fresh page allocates one: counted by mm_page_alloc's program,
+# for traced processes only
+n=$(q "SELECT coalesce(sum(pages), 0) FROM page_allocs WHERE pid = $(pid_of)")
+check "its page allocations: at least its pages ($n)" test "$n" -ge $((2 * PAGES))
+check_eq "no other process's allocations" 0 \
+	"$(q "SELECT count(*) FROM page_allocs WHERE pid NOT IN (SELECT pid FROM processes)")"
 
 "$B/ingero-collector" -q --sample-hz 0 -o "$DB" -- sh -c "'$B/tests/collector_faults' 1; '$B/tests/collector_faults' 3" \
 	>/dev/null 2>"$T/err"

@@ -5,7 +5,8 @@
 # one process toggling its capture measures that part's share of recording
 # against the rest.  The fake runtime's launch loop toggles over four
 # windows of ~0.6 s, sampled at 199 Hz, each step's sync sleeping for its
-# kernels (off-CPU intervals) and each step faulting in 16 fresh pages; an
+# kernels (off-CPU intervals) and each step faulting in 16 fresh pages
+# (page faults and allocations); an
 # unknown value is refused.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -33,6 +34,8 @@ off_cpu='SELECT count(*) FROM off_cpu o WHERE o.pid = w.pid AND o.start_ns >= w.
 # (50 ms buckets: those wholly inside the window)
 faults='SELECT coalesce(sum(faults), 0) FROM page_allocs m WHERE m.pid = w.pid AND m.bucket_ns >= w.a
 	AND m.bucket_ns + 50000000 <= w.b'
+# page allocations (mem.bpf.c's own counter, apart from the faults)
+pages=$(echo "$faults" | sed 's/sum(faults)/sum(pages)/')
 
 # in_windows PART HELD: the count of $PART (the SQL above) in windows 1 and
 # 3 is some, in 2 and 4 none when HELD is "held", some in all four otherwise
@@ -57,9 +60,9 @@ for split in samples sched mem all; do
 		--toggle --chunks 9 --steps 1200 --fault-pages 16 >"$T/chunks.txt" 2>"$T/err.txt"
 	check_eq "$split: the loop traced, exit 0" 0 $?
 	check_eq "$split: the session says the split" "$split" "$(q "SELECT value FROM session WHERE key = 'split_bpf'")"
-	for part in samples off_cpu faults; do
+	for part in samples off_cpu faults pages; do
 		case $split:$part in
-		all:*|samples:samples|sched:off_cpu|mem:faults) held=held ;;
+		all:*|samples:samples|sched:off_cpu|mem:faults|mem:pages) held=held ;;
 		*) held=kept ;;
 		esac
 		in_windows $part $held
