@@ -13,8 +13,9 @@
 #   one round of each variant; paired_variant=V overhead_pct=… ci95=…
 #   with TOGGLE=N (turns_lib.sh, turns_toggle): N processes per variant, each
 #   against itself, recording and paused in turns; toggle_variant=V …
+#   loaded_…: tests/bench/loaded.sh (every CPU but one busy; SCHED_BATCH or not)
 # Root (eBPF).  Environment: ROUNDS (4), CHUNKS (40), STEPS (300), TURNS
-# (full), PAIRS (unset), FAKECUDA_LAUNCH_NS (40000), FAKECUDA_KERNEL_US (20).
+# (full), PAIRS (unset), LOADED_PAIRS (5; 0 skips loaded.sh), FAKECUDA_LAUNCH_NS (40000), FAKECUDA_KERNEL_US (20).
 set -u
 B=${B:-build}
 ROUNDS=${ROUNDS:-4}; CHUNKS=${CHUNKS:-40}; STEPS=${STEPS:-300}; TURNS=${TURNS:-full}
@@ -37,3 +38,5 @@ workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --c
 ANALYZE=$INGERO_ANALYZE
 toggle_workload() { echo python3 tests/bench/launch_loop.py "$LIB" --steps "$STEPS" --chunks "$CHUNKS" --toggle; }
 turns_by_method "$OUT"
+# the tracer with no idle CPU: its threads under SCHED_BATCH against the default policy
+if [ "${LOADED_PAIRS:-5}" -gt 0 ]; then sh tests/bench/loaded.sh "$LIB"; fi
