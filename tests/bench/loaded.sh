@@ -12,6 +12,8 @@
 #   wall over untraced, %), loaded_batch_faster_pairs (pairs where the
 #   SCHED_BATCH run took less wall than the other, of loaded_pairs).
 #   sh tests/bench/loaded.sh LIBCUDART      (root; the collector is $INGERO_COLLECTOR)
+# LOADED_CMD replaces the loop (any command printing wall_s=…: on the GPU
+# machine examples/train_overhead.py; LIBCUDART is then unused).
 set -u
 LIB=$1; PAIRS=${LOADED_PAIRS:-5}; STEPS=${STEPS_LOADED:-3000}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-loaded.XXXXXX")
@@ -26,7 +28,7 @@ for c in $(seq 1 $((n - 1))); do
 	done
 done
 sleep 0.5
-W="python3 tests/bench/launch_loop.py $LIB --steps $STEPS"
+W=${LOADED_CMD:-"python3 tests/bench/launch_loop.py $LIB --steps $STEPS"}
 wall() { sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p'; }
 faster=0
 for r in $(seq "$PAIRS"); do
