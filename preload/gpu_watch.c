@@ -338,10 +338,12 @@ static uint64_t ticks_per_us(void)
 static void *watch_main(void *arg)
 {
 	(void)arg;
-	prctl(PR_SET_NAME, "ingero-gpu", 0, 0, 0);
-	/* its times come from the GPU's events, not from when it wakes */
+	/* Completion times come from the GPU's events, not from when it wakes
+	 * (a late wake-up only widens a mark's clamp bound and spaces its
+	 * marks); set before the name, which says the thread is up. */
 	if (ingero_cfg.tracer_batch)
 		ingero_sched_batch();
+	prctl(PR_SET_NAME, "ingero-gpu", 0, 0, 0);
 	ingero_tls.depth = 1;   /* nothing this thread calls is the program's */
 	int mode = INGERO_CU_CAPTURE_MODE_RELAXED;
 	W.d->exchange_capture_mode(&mode);

@@ -903,9 +903,11 @@ static void final_flush(void)
 static void *sender_main(void *arg)
 {
 	(void)arg;
-	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
+	/* before open_socket (nng's threads inherit it) and before the name
+	 * (which says the thread is up) */
 	if (ingero_cfg.tracer_batch)
-		ingero_sched_batch();   /* before open_socket: nng's threads inherit it */
+		ingero_sched_batch();
+	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
 	open_socket();   /* the dial proceeds (non-blocking) while the ring is faulted in */
 	ingero_ring_prefault(ingero_shm_ring(S.shm));
 	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
