@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingero/sched_batch.h"
 #include "clock.h"
 #include "config.h"
 #include "fork.h"
@@ -338,11 +337,10 @@ static uint64_t ticks_per_us(void)
 static void *watch_main(void *arg)
 {
 	(void)arg;
-	/* Completion times come from the GPU's events, not from when it wakes
-	 * (a late wake-up only widens a mark's clamp bound and spaces its
-	 * marks); set before the name, which says the thread is up. */
-	if (ingero_cfg.tracer_batch)
-		ingero_sched_batch();
+	/* Not SCHED_BATCH, unlike the sender: with no idle CPU a watcher that
+	 * waits for a tick marks the streams too late, and the measured GPU
+	 * idle bounds widened from ~4 to ~35 points (e2e gpu_marks with a CPU
+	 * busy, docs/benchmarks.md). */
 	prctl(PR_SET_NAME, "ingero-gpu", 0, 0, 0);
 	ingero_tls.depth = 1;   /* nothing this thread calls is the program's */
 	int mode = INGERO_CU_CAPTURE_MODE_RELAXED;

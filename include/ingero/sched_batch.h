@@ -1,9 +1,8 @@
 /*
  * sched_batch.h — the tracer's own threads give way to the program's.
  *
- * The collector's threads, and the preload library's sender and GPU
- * watcher (with the nng threads the sender creates, which inherit its
- * policy), run under SCHED_BATCH: the same share of the CPUs as any thread
+ * The collector's threads, and the preload library's sender (with the nng
+ * threads it creates, which inherit its policy), run under SCHED_BATCH: the same share of the CPUs as any thread
  * of their nice value, but a wake-up of theirs never preempts the thread
  * running where it lands; it waits for a free CPU or the next tick.  Their
  * work is throughput (rings that hold seconds of records), while the
@@ -11,7 +10,9 @@
  * traces the collector and its nng threads were the first competitors of
  * the program's threads.  Only a thread under the default policy changes:
  * a real-time or idle policy someone chose stays.  INGERO_TRACER_BATCH=0
- * keeps the default.
+ * keeps the default.  Not the library's GPU watcher: when it must wait for
+ * a tick its marks come late and the measured GPU idle loses its precision
+ * (preload/gpu_watch.c).
  */
 #ifndef INGERO_SCHED_BATCH_H
 #define INGERO_SCHED_BATCH_H
