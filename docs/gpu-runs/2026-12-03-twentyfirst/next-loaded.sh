@@ -3,13 +3,16 @@
 # SCHED_BATCH for the tracer's threads on real PyTorch with no idle CPU: every CPU but the
 # first runs two busy loops, and examples/train_overhead.py (3,000 steps) runs untraced, traced,
 # and traced with INGERO_TRACER_BATCH=0, six times in turn (tests/bench/loaded.sh; ~4 min).
-# On the dev VM the fake-CUDA loop's tracer cost fell from 4.6-4.8 % to 2.8-3.1 % (docs/benchmarks.md).
+# On the dev VM the fake-CUDA loop's tracer cost fell from 4.6-4.8 % to 2.8-3.1 % with the GPU
+# watcher batched too, which widened the measured GPU idle bounds (it is not, since a81d0b1);
+# with the sender and collector alone 3.79 against 3.70 (docs/benchmarks.md).
 export PATH=/opt/torch/.venv/bin:$PATH
 INGERO_COLLECTOR=$PWD/.devbin/ingero-collector LOADED_PAIRS=6 \
 	LOADED_CMD="python3 examples/train_overhead.py --steps 3000" \
 	timeout 400 sh tests/bench/loaded.sh - | tee "$OUT/loaded.txt"
 # And which threads run under SCHED_BATCH in a real job (a review's question: only the tracer's
-# — ingero-*, nng:* — never PyTorch's, the driver's or a DataLoader worker's): each thread's
+# — ingero-sender, nng:* — not ingero-gpu, never PyTorch's, the driver's or a DataLoader
+# worker's): each thread's
 # policy (stat field 41) in the traced process and its two workers, mid-epoch.
 P='import multiprocessing as mp, os, torch
 from torch.utils.data import DataLoader, TensorDataset
