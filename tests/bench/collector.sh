@@ -83,17 +83,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	# (the consumer's cost is collector_cpu_pct)
 	PIN=""
 	[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && PIN="taskset -c 1"
+	# untraced COLLECTOR CMD...: CMD runs while COLLECTOR is up tracing
+	# nothing (what every other process on the machine pays)
+	untraced() {
+		$PIN "$1" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
+		CP=$!
+		shift
+		wait_socket
+		sleep 0.3
+		"$@"
+		kill -TERM $CP; wait $CP
+	}
 	# traced: the ping-pong run by the collector; untraced: a collector
 	# running, the ping-pong not traced by it
 	switches() { # collector, suffix
 		$PIN "$1" -q -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
 			2>/dev/null | sed 's/ns_per_switch=//' >>"$T/traced$2"
-		$PIN "$1" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
-		CP=$!
-		wait_socket
-		sleep 0.3
-		"$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced$2"
-		kill -TERM $CP; wait $CP
+		untraced "$1" "$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced$2"
 		rm -f "$T"/*.db*
 	}
 	for r in $(seq "$RUNS"); do
@@ -116,12 +122,8 @@ if [ "$(id -u)" -eq 0 ]; then
 		"$B/tests/collector_faults" "$FAULT_ROUNDS" | sed 's/ns_per_fault=//' >>"$T/fbase"
 		$PIN "$B/ingero-collector" -q -o "$T/f.db" --sample-hz 0 -- "$B/tests/collector_faults" \
 			"$FAULT_ROUNDS" 2>/dev/null | sed 's/ns_per_fault=//' >>"$T/ftraced"
-		$PIN "$B/ingero-collector" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
-		CP=$!
-		wait_socket
-		sleep 0.3
-		"$B/tests/collector_faults" "$FAULT_ROUNDS" | sed 's/ns_per_fault=//' >>"$T/funtraced"
-		kill -TERM $CP; wait $CP
+		untraced "$B/ingero-collector" "$B/tests/collector_faults" "$FAULT_ROUNDS" |
+			sed 's/ns_per_fault=//' >>"$T/funtraced"
 		rm -f "$T"/f.db* "$T"/idle.db*
 	done
 	fbase=$(median <"$T/fbase")
