@@ -2,9 +2,10 @@
  * sched_batch.h — the tracer's own threads give way to the program's.
  *
  * The collector's threads, and the preload library's sender (with the nng
- * threads it creates, which inherit its policy), run under SCHED_BATCH: the same share of the CPUs as any thread
- * of their nice value, but a wake-up of theirs never preempts the thread
- * running where it lands; it waits for a free CPU or the next tick.  Their
+ * threads it creates, which inherit its policy), run under SCHED_BATCH:
+ * the same share of the CPUs as any thread of their nice value, but a
+ * wake-up of theirs never preempts the thread running where it lands; it
+ * waits for a free CPU or the next tick.  Their
  * work is throughput (rings that hold seconds of records), while the
  * thread they would preempt is often a step's critical one: in the real
  * traces the collector and its nng threads were the first competitors of

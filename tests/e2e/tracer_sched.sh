@@ -32,7 +32,8 @@ run() {
 	while [ -z "$P" ] && [ $i -lt 200 ]; do
 		sleep 0.05; i=$((i + 1))
 		for c in $(pgrep -f "launch_loop.py $PWD/$B/fakecuda"); do
-			policies "$c" | grep -q '^ingero-gpu=' && policies "$c" | grep -q '^nng:' && P=$c
+			pc=$(policies "$c")
+			echo "$pc" | grep -q '^ingero-gpu=' && echo "$pc" | grep -q '^nng:' && P=$c
 		done
 	done
 	policies "$P" >"$T/prog"
