@@ -102,7 +102,7 @@ enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToH
 	do {                                                                              \
 		if (__builtin_expect(!fn_, 0))                                            \
 			return (ERR);                                                     \
-		if (ingero_nested())                                                      \
+		if (__builtin_expect(ingero_nested(), 0))                                 \
 			return (CALL);                                                    \
 		if (!ingero_recording_now()) {                                            \
 			if (__builtin_expect(ingero_hot.self_time, 0))                    \
