@@ -30,6 +30,10 @@
 #   ..._paused                                            paused
 #                                (INGERO_CAPTURE=cudaProfilerApi): the
 #                                interposition alone
+#   ..._drv_paused               the same through the driver's cuLaunchKernel
+#                                (the toggle reads recorded less paused: a
+#                                layout that trades the paused path's lines
+#                                for the recorded one's shows here)
 set -u
 B=${B:-build}
 N=${N:-1800}
@@ -70,7 +74,8 @@ echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N laun
 # launch here, so that they mark one launch in ~90 as on the H200 loop —
 # 46 us a launch, one mark per INGERO_GPU_MARK_US, 4 ms — not one in ten)
 for v in "rec INGERO_GPU_MARKS=0" "ring INGERO_GPU_MARKS=0 INGERO_LANES=0" "marks INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000" \
-	"drv INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000 PRELOAD_CALLS_LAUNCH=driver" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi"; do
+	"drv INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000 PRELOAD_CALLS_LAUNCH=driver" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi" \
+	"drv_paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_LAUNCH=driver"; do
 	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
 	set -- $(run $v)
 	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\n' "$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4"
