@@ -39,6 +39,39 @@
 			return (CALL);                                                         \
 		return sym##_outer ARGS;                                                       \
 	}
+/* A launch entry of eleven arguments, five of them on the stack, whose
+ * nested pass-through is the runtime's own driver call for every one of
+ * PyTorch's kernels: GCC's C entry for it (DRVX_) loads the stack
+ * arguments and stores them back before either tail call, 138 bytes over
+ * three lines of code, where the check is a few instructions.  So its
+ * entry is those instructions, on the stack as the caller left it: the
+ * real function when it is known and the call is nested, else sym_outer
+ * (which finds the real function, forwards or records). */
+#define DRV_LAUNCH11(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                   \
+	_Atomic(void *) ingero_drv_real_##sym;                                                          \
+	static __attribute__((noinline, used)) INGERO_HOT_AT(KEY_OUTER) CUresult sym##_outer PARAMS     \
+	{                                                                                               \
+		CUresult(*fn_) PARAMS =                                                                 \
+			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA);   \
+		HOOK_FORWARD(fn_ ARGS, CU_ERROR_NO_SYMBOL);                                             \
+		HOOK_RECORD_LAUNCH(API, fn_ ARGS, FILL, KIND);                                          \
+	}                                                                                               \
+	_Pragma("GCC diagnostic push") /* (the parameters are the caller's, left where they are) */      \
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")                                       \
+	INGERO_EXPORT INGERO_HOT_AT(KEY) __attribute__((naked)) CUresult sym PARAMS                     \
+	{                                                                                               \
+		__asm__("mov ingero_drv_real_" #sym "@GOTPCREL(%rip), %rax\n\t"                        \
+			"mov (%rax), %rax\n\t"                                                         \
+			"test %rax, %rax\n\t"                                                          \
+			"jz 1f\n\t"                                                                    \
+			"mov ingero_tls@GOTTPOFF(%rip), %r11\n\t"                                      \
+			"cmpl $0, %fs:(%r11)\n\t" /* ingero_tls.depth: nested */                      \
+			"je 1f\n\t"                                                                    \
+			"jmp *%rax\n"                                                                   \
+			"1:\tjmp " #sym "_outer");                                                      \
+	}                                                                                               \
+	_Pragma("GCC diagnostic pop")
+_Static_assert(offsetof(struct ingero_tls, depth) == 0, "DRV_LAUNCH11 reads the depth at the TLS block's start");
 #define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, CALL, FILL, KIND)
 #define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 #define DRV_HOT(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                     \
@@ -102,10 +135,9 @@ static void fill_2d(struct ingero_cuda_call *ev, const CUDA_MEMCPY2D *c)
 #define LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
 /* (its entry, which every launch passes through, in the page the runtime's
  * __cudaLaunchKernel starts; its recording half right after that page) */
-DRVX_(INGERO_HOT_AT(11), INGERO_HOT_AT(14), HOOK_RECORD_LAUNCH, cuLaunchKernel,
-    INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS, fn_ LAUNCH_ARGS,
+DRV_LAUNCH11(11, 14, cuLaunchKernel, INGERO_API_CU_LAUNCH_KERNEL, LAUNCH_PARAMS, LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
-DRV_HOT(40, 41, cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,
+DRV_LAUNCH11(40, 41, cuLaunchKernel_ptsz, INGERO_API_CU_LAUNCH_KERNEL_PTSZ, LAUNCH_PARAMS, LAUNCH_ARGS,
     LAUNCH(f, gx, gy, gz, bx, by, bz, s), INGERO_KERNEL_CUFUNC)
 DRV_HOT(20, 21, cuLaunchKernelEx, INGERO_API_CU_LAUNCH_KERNEL_EX,
     (const CUlaunchConfig *c, CUfunction f, void **params, void **extra), (c, f, params, extra),
