@@ -39,6 +39,31 @@
 			return (CALL);                                                         \
 		return sym##_outer ARGS;                                                       \
 	}
+/* A function that is its asm alone: whatever a build adds to a function's
+ * entry (profiling, instrumentation, a stack guard) would run before the
+ * jump with the caller's arguments live, so it is refused here. */
+#ifndef __has_attribute
+#define __has_attribute(x) 0
+#endif
+#if __has_attribute(no_stack_protector)
+#define INGERO_NO_GUARD_ __attribute__((no_stack_protector))
+#else
+#define INGERO_NO_GUARD_
+#endif
+#if __has_attribute(no_sanitize_coverage)
+#define INGERO_NO_COVERAGE_ __attribute__((no_sanitize_coverage))
+#else
+#define INGERO_NO_COVERAGE_
+#endif
+#if __has_attribute(no_profile_instrument_function)
+#define INGERO_NO_PROFILE_ __attribute__((no_profile_instrument_function))
+#else
+#define INGERO_NO_PROFILE_
+#endif
+#define INGERO_NAKED                                                                     \
+	__attribute__((naked, no_instrument_function)) INGERO_NO_GUARD_ INGERO_NO_COVERAGE_ \
+	INGERO_NO_PROFILE_
+
 /* A launch entry of eleven arguments, five of them on the stack, whose
  * nested pass-through is the runtime's own driver call for every one of
  * PyTorch's kernels: GCC's C entry for it (DRVX_) loads the stack
@@ -49,7 +74,8 @@
  * (which finds the real function, forwards or records). */
 #define DRV_LAUNCH11(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                   \
 	_Atomic(void *) ingero_drv_real_##sym;                                                          \
-	static __attribute__((noinline, used)) INGERO_HOT_AT(KEY_OUTER) CUresult sym##_outer PARAMS     \
+	/* (called from the entry's asm alone: `used` keeps it, and its name) */                   \
+	static __attribute__((used)) INGERO_HOT_AT(KEY_OUTER) CUresult sym##_outer PARAMS               \
 	{                                                                                               \
 		CUresult(*fn_) PARAMS =                                                                 \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA);   \
@@ -58,7 +84,7 @@
 	}                                                                                               \
 	_Pragma("GCC diagnostic push") /* (the parameters are the caller's, left where they are) */      \
 	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")                                       \
-	INGERO_EXPORT INGERO_HOT_AT(KEY) __attribute__((naked)) CUresult sym PARAMS                     \
+	INGERO_EXPORT INGERO_HOT_AT(KEY) INGERO_NAKED CUresult sym PARAMS                               \
 	{                                                                                               \
 		__asm__("mov ingero_drv_real_" #sym "@GOTPCREL(%rip), %rax\n\t"                        \
 			"mov (%rax), %rax\n\t"                                                         \
@@ -71,7 +97,11 @@
 			"1:\tjmp " #sym "_outer");                                                      \
 	}                                                                                               \
 	_Pragma("GCC diagnostic pop")
-_Static_assert(offsetof(struct ingero_tls, depth) == 0, "DRV_LAUNCH11 reads the depth at the TLS block's start");
+_Static_assert(offsetof(struct ingero_tls, depth) == 0 && sizeof(((struct ingero_tls *)0)->depth) == 4,
+	       "DRV_LAUNCH11 reads the depth as the TLS block's first 32 bits");
+#if !defined(__clang__) && __GNUC__ < 8
+#error "DRV_LAUNCH11 needs __attribute__((naked)) on x86 (GCC 8 or later)"
+#endif
 #define DRVX(sym, API, PARAMS, ARGS, CALL, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, CALL, FILL, KIND)
 #define DRV(sym, API, PARAMS, ARGS, FILL, KIND) DRVX_(, , HOOK_RECORD, sym, API, PARAMS, ARGS, fn_ ARGS, FILL, KIND)
 #define DRV_HOT(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                     \
