@@ -225,6 +225,22 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 	return (ingero_hot.stack_classes >> c) & 1u;
 }
 
+/* A launch sample was refused at t0 (ns): until the budget could allow
+ * one, the thread's due samples are known refused (ingero_emit_launch).
+ * In a steady loop whose syncs take stacks the credit stays low and ~9
+ * of 10 due samples were refused, each a trip through the general path
+ * and its cold lines (~1 us on the H200 every 64th launch). */
+static void samples_refused(const struct ingero_stack_budget *b, uint64_t t0)
+{
+	uint64_t at = ingero_stack_budget_sampled_after(b, ingero_cfg.stack_budget_ppm);
+	uint64_t tpu = ingero_clock_ticks_per_us();
+	if (!at || at <= t0 || !tpu)
+		return;
+	/* in ticks, rounded down: a sample asked a little early is only
+	 * refused again */
+	ingero_tls.samples_refused_until = ingero_ticks() + (at - t0) * (tpu - 1) / 1000;
+}
+
 /* A stack for this call, within the thread's stack-time budget: out of
  * line, as most calls take none. */
 static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *ev)
@@ -241,6 +257,8 @@ static __attribute__((noinline, cold)) void emit_stack(struct ingero_cuda_call *
 		atomic_fetch_add_explicit(&ingero_stacks_ns, dt, memory_order_relaxed);
 	} else {
 		ev->flags |= INGERO_FLAG_STACK_WITHHELD;
+		if (ev->flags & INGERO_FLAG_STACK_SAMPLED)
+			samples_refused(b, t0);
 	}
 	if (!ev->stack_id)
 		ev->flags &= (uint8_t)~INGERO_FLAG_STACK_SAMPLED;
@@ -295,6 +313,37 @@ static __attribute__((noinline, cold)) void launch_lane_full(const struct ingero
 	put_call_ring(shm, &ev, u->tag & INGERO_LANE_TSC);
 }
 
+/* What the launch path does once it knows the launch takes no stack: the
+ * GPU note, the kernel's name, the unit into the thread's lane. */
+static inline __attribute__((always_inline)) void launch_put(const struct ingero_lane_short *u,
+							    enum ingero_kernel_kind kernel_kind)
+{
+	struct ingero_lane_writer *w = &ingero_tls.lane;
+	if (__builtin_expect(u->ret == 0, 1))
+		ingero_gpu_note(u->stream, u->start + u->dur, u->api, u->kernel);
+	INGERO_SEG(2);
+	if (__builtin_expect(kernel_kind != INGERO_KERNEL_NONE && u->kernel != 0, 1))
+		ingero_kernel_note(u->kernel, kernel_kind, ingero_hot.pid);
+	INGERO_SEG(3);
+	if (__builtin_expect(!ingero_lane_room(w, 1), 0)) {
+		launch_lane_full(u);
+		return;
+	}
+	ingero_lane_put_unit(w, u);
+	lane_done(ingero_hot.shm, w);
+	INGERO_SEG(4);
+}
+
+/* A launch sample the budget is known to refuse: the launch as the
+ * general path would record it (the stack withheld), without asking. */
+static __attribute__((noinline, cold)) void launch_refused(const struct ingero_lane_short *u,
+							   enum ingero_kernel_kind kernel_kind)
+{
+	struct ingero_lane_short w = *u;
+	w.flags |= INGERO_FLAG_STACK_WITHHELD;
+	launch_put(&w, kernel_kind);
+}
+
 /* The launch path: what emit does for a launch, in one straight run of
  * code and with the unit copied as it is, when the process records, this
  * thread's id is cached for it, it has a lane, launches take no stack by
@@ -313,22 +362,14 @@ INGERO_HOT_AT(12) void ingero_emit_launch(const struct ingero_lane_short *u, enu
 		return;
 	}
 	if (launch_sample_due()) {
-		launch_general(u, kernel_kind, 1);
+		if (__builtin_expect(u->start + u->dur >= t->samples_refused_until, 0)) {
+			launch_general(u, kernel_kind, 1);
+			return;
+		}
+		launch_refused(u, kernel_kind);
 		return;
 	}
-	if (__builtin_expect(u->ret == 0, 1))
-		ingero_gpu_note(u->stream, u->start + u->dur, u->api, u->kernel);
-	INGERO_SEG(2);
-	if (__builtin_expect(kernel_kind != INGERO_KERNEL_NONE && u->kernel != 0, 1))
-		ingero_kernel_note(u->kernel, kernel_kind, ingero_hot.pid);
-	INGERO_SEG(3);
-	if (__builtin_expect(!ingero_lane_room(w, 1), 0)) {
-		launch_lane_full(u);
-		return;
-	}
-	ingero_lane_put_unit(w, u);
-	lane_done(ingero_hot.shm, w);
-	INGERO_SEG(4);
+	launch_put(u, kernel_kind);
 }
 
 void ingero_emit_hello(void)

@@ -164,6 +164,10 @@ struct __attribute__((aligned(64))) ingero_tls {
 	uint32_t lane_retry;  /* none was free: calls through the ring until this counts down */
 	uint32_t mark_rng;    /* draws the launches passed over before a run of GPU marks */
 	struct ingero_stack_budget stack_budget;
+	/* ticks (clock.h): a launch sample due before this would find the
+	 * stack budget refusing it (emit_stack), so the launch stays on its
+	 * fast path, marked withheld, instead of taking the general one */
+	uint64_t samples_refused_until;
 	uint64_t self_ticks;  /* INGERO_SELF_TIME: not yet added to ingero_self_ticks */
 	uint32_t self_calls;
 	/* INGERO_SELF_TIME, by capture mode (0 paused, 1 recording): not yet

@@ -39,3 +39,16 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 	/* the credit is never below 0 while the reserve lasts (spend) */
 	return b->credit_ns > 0 || b->reserve_ns > 0;
 }
+
+uint64_t ingero_stack_budget_sampled_after(const struct ingero_stack_budget *b, uint32_t ppm)
+{
+	if (ppm == 0 || ppm >= INGERO_STACK_BUDGET_UNLIMITED || !b->last_ns)
+		return 0;
+	int64_t most = (int64_t)(WINDOW_NS / 1000000u * ppm);
+	if (b->credit_ns > most / 2)
+		return 0;
+	/* allows() adds floor(dt * ppm / 1e6) for dt since last_ns: the first
+	 * dt that lifts the credit above half the most */
+	uint64_t need = (uint64_t)(most / 2 - b->credit_ns) + 1;
+	return b->last_ns + (need * 1000000u + ppm - 1) / ppm;
+}

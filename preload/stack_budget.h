@@ -57,6 +57,12 @@ static inline void ingero_stack_budget_pause(struct ingero_stack_budget *b, uint
 bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, bool sampled,
 				uint64_t now);
 
+/* After `allows` said no to a sampled stack: the earliest time (ns, the
+ * clock `allows` was given) at which it could say yes — the credit only
+ * grows at ppm until then, so every sampled stack due before it would be
+ * refused too (0: no such time, ask every time). */
+uint64_t ingero_stack_budget_sampled_after(const struct ingero_stack_budget *b, uint32_t ppm);
+
 /* A stack took `ns`: the credit pays, the reserve what the credit cannot. */
 static inline void ingero_stack_budget_spend(struct ingero_stack_budget *b, uint64_t ns)
 {

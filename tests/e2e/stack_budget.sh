@@ -43,6 +43,22 @@ check_eq "stats --json: stacks_withheld summed over APIs" "$held" \
 check_eq "stats --json: stacks summed over APIs" "$with" \
 	"$(tr -d ' \t' <"$T/stats.json" | grep -o '"stacks":[0-9]*' | sed 's/.*://' | awk '{ s += $1 } END { print s + 0 }')"
 
+# launch samples (every 4th launch here) under the same budget: each due one
+# has its stack or the withheld flag, whether the budget was asked or the
+# launch knew it would refuse (record.c launch_refused) and stayed on its path
+"$B/ingero-collector" --no-bpf -q -o "$T/launch.db" -- env INGERO_STACK_BUDGET_PPM=1 INGERO_LAUNCH_SAMPLE=4 \
+	PRELOAD_CALLS_LAUNCH=1 "$B/tests/preload_calls" loop $N 0 20 >/dev/null 2>"$T/err"
+check_eq "launches: collector and workload exit 0" 0 $?
+DB=$T/launch.db
+L="c JOIN apis a ON a.id = c.api WHERE a.name = 'cudaLaunchKernel'"
+launches=$(q "SELECT count(*) FROM cuda_calls $L")
+lwith=$(q "SELECT count(*) FROM cuda_calls $L AND stack_id IS NOT NULL AND stack_id != 0")
+lheld=$(q "SELECT count(*) FROM cuda_calls $L AND flags & 16")
+check_ge "launches: every launch stored ($launches)" "$launches" $N
+check_eq "launches: each 4th has its stack or is flagged withheld" "$((launches / 4))" "$((lwith + lheld))"
+check "launches: most withheld at 1 ppm ($lheld of $((launches / 4)))" test "$lheld" -gt $((launches / 8))
+check_eq "launches: none has both" 0 "$(q "SELECT count(*) FROM cuda_calls $L AND flags & 16 AND stack_id != 0")"
+
 run 1000000 "$T/free.db"
 DB=$T/free.db
 check_eq "no limit: every sync has its stack" \

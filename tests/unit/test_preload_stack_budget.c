@@ -166,6 +166,41 @@ static void cold_first_stacks_paid_by_reserve(void **state)
 	assert_int_equal(b.reserve_ns, 0);
 }
 
+/* the time sampled_after names is the first at which a sampled stack is
+ * allowed again: refused a nanosecond before it, allowed at it (each asked
+ * of a copy: allows() moves the earning clock) — for rates that divide a
+ * second and one that does not, and credits from empty to just below half */
+static void sampled_after_is_the_first_yes(void **state)
+{
+	(void)state;
+	const uint32_t rates[] = { 500, 5000, 7, 999 };
+	const int64_t spends[] = { 0, 1, 3 * MS, 26 * MS, 50 * MS };
+	for (unsigned r = 0; r < sizeof rates / sizeof rates[0]; r++)
+		for (unsigned k = 0; k < sizeof spends / sizeof spends[0]; k++) {
+			struct ingero_stack_budget b = { 0 };
+			uint32_t ppm = rates[r];
+			int64_t most = (int64_t)(10 * S / 1000000u * ppm);
+			ingero_stack_budget_allows(&b, ppm, false, 1 * S);
+			ingero_stack_budget_spend(&b, (uint64_t)(most - most / 2 + spends[k] % (most + 1)));
+			struct ingero_stack_budget now = b;
+			if (ingero_stack_budget_allows(&now, ppm, true, 1 * S)) {
+				assert_int_equal(ingero_stack_budget_sampled_after(&b, ppm), 0);
+				continue;
+			}
+			uint64_t t = ingero_stack_budget_sampled_after(&b, ppm);
+			assert_true(t > 1 * S);
+			struct ingero_stack_budget before = b, at = b;
+			assert_false(ingero_stack_budget_allows(&before, ppm, true, t - 1));
+			assert_true(ingero_stack_budget_allows(&at, ppm, true, t));
+		}
+	/* no limit, no stacks, never used: no such time */
+	struct ingero_stack_budget n = { 0 };
+	assert_int_equal(ingero_stack_budget_sampled_after(&n, 500), 0);
+	ingero_stack_budget_allows(&n, 500, false, 1 * S);
+	assert_int_equal(ingero_stack_budget_sampled_after(&n, 1000000), 0);
+	assert_int_equal(ingero_stack_budget_sampled_after(&n, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +212,7 @@ int main(void)
 		cmocka_unit_test(frequent_calls_earn),
 		cmocka_unit_test(unlimited_and_frozen_clock),
 		cmocka_unit_test(cold_first_stacks_paid_by_reserve),
+		cmocka_unit_test(sampled_after_is_the_first_yes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
