@@ -22,15 +22,17 @@
  * tail call; the rest — the real function still to be found, a paused
  * call, a recorded one — is out of line, in sym_outer, which records with
  * REC (HOOK_RECORD; HOOK_RECORD_LAUNCH for a launch: its record is a lane unit). */
-#define DRVX_(ATTR, ATTR_OUTER, REC, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                 \
+#define DRV_OUTER_(ATTR_OUTER, REC, sym, API, PARAMS, CALL, FILL, KIND)                        \
 	_Atomic(void *) ingero_drv_real_##sym;                                                 \
-	static __attribute__((noinline)) ATTR_OUTER CUresult sym##_outer PARAMS                \
+	static ATTR_OUTER CUresult sym##_outer PARAMS                                          \
 	{                                                                                      \
 		CUresult(*fn_) PARAMS =                                                        \
 			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA); \
 		HOOK_FORWARD(CALL, CU_ERROR_NO_SYMBOL);                                        \
 		REC(API, CALL, FILL, KIND);                                                    \
-	}                                                                                      \
+	}
+#define DRVX_(ATTR, ATTR_OUTER, REC, sym, API, PARAMS, ARGS, CALL, FILL, KIND)                 \
+	DRV_OUTER_(__attribute__((noinline)) ATTR_OUTER, REC, sym, API, PARAMS, CALL, FILL, KIND) \
 	INGERO_EXPORT ATTR CUresult sym PARAMS                                                 \
 	{                                                                                      \
 		CUresult(*fn_) PARAMS = (CUresult(*) PARAMS)atomic_load_explicit(              \
@@ -73,15 +75,9 @@
  * real function when it is known and the call is nested, else sym_outer
  * (which finds the real function, forwards or records). */
 #define DRV_LAUNCH11(KEY, KEY_OUTER, sym, API, PARAMS, ARGS, FILL, KIND)                                   \
-	_Atomic(void *) ingero_drv_real_##sym;                                                          \
-	/* (called from the entry's asm alone: `used` keeps it, and its name) */                   \
-	static __attribute__((used)) INGERO_HOT_AT(KEY_OUTER) CUresult sym##_outer PARAMS               \
-	{                                                                                               \
-		CUresult(*fn_) PARAMS =                                                                 \
-			(CUresult(*) PARAMS)INGERO_REAL(ingero_drv_real_##sym, #sym, INGERO_LIBCUDA);   \
-		HOOK_FORWARD(fn_ ARGS, CU_ERROR_NO_SYMBOL);                                             \
-		HOOK_RECORD_LAUNCH(API, fn_ ARGS, FILL, KIND);                                          \
-	}                                                                                               \
+	/* (its outer half is called from the entry's asm alone: `used` keeps it, and its name) */   \
+	DRV_OUTER_(__attribute__((used)) INGERO_HOT_AT(KEY_OUTER), HOOK_RECORD_LAUNCH, sym, API, PARAMS, \
+		   fn_ ARGS, FILL, KIND)                                                                \
 	_Pragma("GCC diagnostic push") /* (the parameters are the caller's, left where they are) */      \
 	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")                                       \
 	INGERO_EXPORT INGERO_HOT_AT(KEY) INGERO_NAKED CUresult sym PARAMS                               \

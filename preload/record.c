@@ -227,9 +227,9 @@ static bool want_stack(unsigned api, enum ingero_api_class c, enum ingero_kernel
 
 /* A launch sample was refused at t0 (ns): until the budget could allow
  * one, the thread's due samples are known refused (ingero_emit_launch).
- * In a steady loop whose syncs take stacks the credit stays low and ~9
- * of 10 due samples were refused, each a trip through the general path
- * and its cold lines (~1 us on the H200 every 64th launch). */
+ * In a steady loop whose syncs take stacks the credit stays below what a
+ * sample needs, and nearly every due one (a launch in 256 by default) was
+ * refused after a trip through the general path and its cold lines. */
 static void samples_refused(const struct ingero_stack_budget *b, uint64_t t0)
 {
 	uint64_t at = ingero_stack_budget_sampled_after(b, ingero_cfg.stack_budget_ppm);
