@@ -87,7 +87,9 @@ uint64_t ingero_clock_ticks_per_us(void)
 
 void ingero_clock_check(void)
 {
-	if (!ingero_hot.use_tsc)
+	/* (INGERO_CLOCK_TSC: a VM's kvm-clock is the TSC scaled by the host;
+	 * the stamps are mapped onto CLOCK_MONOTONIC by calibration anyway) */
+	if (!ingero_hot.use_tsc || ingero_cfg.clock_tsc)
 		return;
 	char buf[32] = "";
 	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);

@@ -116,6 +116,7 @@ void ingero_config_load(void)
 	ingero_cfg.gpu_marks = env_flag(INGERO_ENV_GPU_MARKS, true);
 	ingero_cfg.self_time = env_flag(INGERO_ENV_SELF_TIME, false);
 	ingero_cfg.tracer_batch = env_flag(INGERO_ENV_TRACER_BATCH, true);
+	ingero_cfg.clock_tsc = env_flag(INGERO_ENV_CLOCK_TSC, false);
 
 	const char *cap = getenv(INGERO_ENV_CAPTURE);
 	if (cap && *cap && strcasecmp(cap, "all") != 0) {

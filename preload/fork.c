@@ -44,6 +44,7 @@ static void after_fork_child(void)
 	ingero_hot.pid = (uint32_t)getpid();
 	ingero_self.ppid = (uint32_t)getppid();
 	atomic_fetch_add_explicit(&ingero_hot.gen, 1, memory_order_relaxed);
+	ingero_tls.launch_fast = false;   /* (the child's one thread) */
 	ingero_self.start_ns = ingero_now();
 	ingero_hot.owner = false;
 	ingero_self.forked = true;

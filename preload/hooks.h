@@ -150,25 +150,28 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 /* The recording half of HOOK_CALL, for a wrapper that records out of line
  * after HOOK_FORWARD (driver_hooks.c: the nested pass-through then needs
  * no frame of its own): HOOK_RECORD_BEGIN, the real call timed, ev_ filled
- * in and given to ingero_emit, HOOK_RECORD_END. */
-#define HOOK_RECORD_BEGIN()                                                               \
+ * in and given to ingero_emit, HOOK_RECORD_END.  INGERO_SELF_TIME's calls
+ * take a copy of the whole path of their own (TIMED 1, each a constant):
+ * the recorded path carries no self-time stamp across the real call, a
+ * register saved and a test, ~26 bytes of the launch path's code. */
+#define HOOK_RECORD_BEGIN(TIMED)                                                          \
 	ingero_enter();                                                                   \
 	bool tsc_ = ingero_hot.use_tsc;                                                   \
-	uint64_t e_ = __builtin_expect(ingero_hot.self_time, 0) ? ingero_stamp(tsc_) : 0; \
+	uint64_t e_ = (TIMED) ? ingero_stamp(tsc_) : 0;                                   \
 	INGERO_SEG_START(e_);                                                             \
 	ingero_prefetch_record()
-#define HOOK_RECORD_END()                                                                 \
+#define HOOK_RECORD_END(TIMED)                                                            \
 	INGERO_SEG(5);                                                                    \
-	if (__builtin_expect(e_ != 0, 0)) {                                               \
+	if (TIMED) {                                                                      \
 		uint64_t x_ = ingero_stamp(tsc_);                                         \
 		ingero_self_time_add(x_ - e_ - (t1_ - t0_));                              \
 		ingero_mode_time_add(1, t1_ - t0_, e_, x_);                               \
 	}                                                                                 \
 	ingero_leave();                                                                   \
 	return r_
-#define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
+#define HOOK_RECORD_(API, CALL, FILL, KIND, TIMED)                                        \
 	do {                                                                              \
-		HOOK_RECORD_BEGIN();                                                      \
+		HOOK_RECORD_BEGIN(TIMED);                                                 \
 		uint64_t t0_ = ingero_stamp(tsc_);                                        \
 		INGERO_SEG(0);                                                            \
 		int r_ = (CALL);                                                          \
@@ -178,7 +181,13 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 						.dur_ns = t1_ - t0_ };                    \
 		FILL;                                                                     \
 		ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);                   \
-		HOOK_RECORD_END();                                                        \
+		HOOK_RECORD_END(TIMED);                                                   \
+	} while (0)
+#define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
+	do {                                                                              \
+		if (__builtin_expect(ingero_hot.self_time, 0))                            \
+			HOOK_RECORD_(API, CALL, FILL, KIND, 1);                           \
+		HOOK_RECORD_(API, CALL, FILL, KIND, 0);                                   \
 	} while (0)
 
 /* A launch (INGERO_CLASS_LAUNCH): the lane unit it will most likely be,
@@ -186,9 +195,9 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
  * its stream, kernel, grid, block and flags (named as a cuda_call's) from
  * the arguments alone, runs before the real call: the arguments go
  * straight into the unit, not kept aside for after it. */
-#define HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND)                                         \
+#define HOOK_RECORD_LAUNCH_(API, CALL, FILL, KIND, TIMED)                                 \
 	do {                                                                              \
-		HOOK_RECORD_BEGIN();                                                      \
+		HOOK_RECORD_BEGIN(TIMED);                                                 \
 		struct ingero_lane_short ev_ = { .api = (API) };                          \
 		FILL;                                                                     \
 		uint64_t t0_ = ingero_stamp(tsc_);                                        \
@@ -201,7 +210,13 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 		ev_.start = t0_;                                                          \
 		ev_.dur = t1_ - t0_;                                                      \
 		ingero_emit_launch(&ev_, (KIND));                                         \
-		HOOK_RECORD_END();                                                        \
+		HOOK_RECORD_END(TIMED);                                                   \
+	} while (0)
+#define HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND)                                         \
+	do {                                                                              \
+		if (__builtin_expect(ingero_hot.self_time, 0))                            \
+			HOOK_RECORD_LAUNCH_(API, CALL, FILL, KIND, 1);                    \
+		HOOK_RECORD_LAUNCH_(API, CALL, FILL, KIND, 0);                            \
 	} while (0)
 
 #define HOOK_CALL_LAUNCH(API, CALL, ERR, FILL, KIND)                                      \

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "ingero/u64map.h"   /* ingero_mix64 (the maps) */
+
 static _Atomic uint64_t stack_keys[INGERO_SET_CAP];
 _Atomic uint64_t ingero_kernel_keys[INGERO_SET_CAP];
 struct ingero_set ingero_stacks_put = { INGERO_SET_CAP, stack_keys };
@@ -19,7 +21,7 @@ int ingero_set_add(struct ingero_set *s, uint64_t key)
 	if (!key)
 		return 0;
 	uint32_t m = s->cap - 1;
-	uint32_t i = (uint32_t)ingero_mix64(key) & m;
+	uint32_t i = ingero_set_slot(key, m);
 	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
 		uint64_t k = atomic_load_explicit(&s->keys[i], memory_order_relaxed);
 		if (k == key)

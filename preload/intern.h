@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ingero/u64map.h"   /* ingero_mix64 */
 
 struct ingero_set {
 	uint32_t cap;               /* power of two */
@@ -22,6 +21,16 @@ struct ingero_set {
 
 #define INGERO_SET_CAP 16384
 
+/* A key's first slot: Fibonacci hashing, one multiply (kernel handles and
+ * host stubs are aligned pointers, stack ids hashes already; the product's
+ * upper half depends on every bit of the key).  Shared by the sets' add
+ * and probe: every launch probes the kernels' set, and splitmix64's two
+ * multiplies and shifts were half a line of the launch path's code. */
+static inline uint32_t ingero_set_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
 /* Key 0 is never stored (it means "no stack"/"no kernel").  Inline: every
  * launch asks whether its kernel was named yet; with keys and cap known
  * where it is inlined (ingero_kernel_keys), no line of the set's own. */
@@ -30,7 +39,7 @@ static inline bool ingero_set_has_in(_Atomic uint64_t *keys, uint32_t cap, uint6
 	if (!key)
 		return false;
 	uint32_t m = cap - 1;
-	uint32_t i = (uint32_t)ingero_mix64(key) & m;
+	uint32_t i = ingero_set_slot(key, m);
 	for (int p = 0; p < INGERO_SET_PROBES; p++, i = (i + 1) & m) {
 		/* acquire: what was put into the ring before the key was added
 		 * (its definition) is ordered before what the caller puts next */

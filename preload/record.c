@@ -301,6 +301,13 @@ static __attribute__((noinline, cold)) void launch_general(const struct ingero_l
 {
 	struct ingero_cuda_call ev = ingero_lane_short_call(u, 0, 0);
 	emit(&ev, INGERO_CLASS_LAUNCH, kernel_kind, u->tag & INGERO_LANE_TSC, stack);
+	/* what the launch path assumes (ingero_tls.launch_fast), now that
+	 * emit has cached the id and claimed a lane where it could */
+	struct ingero_tls *t = &ingero_tls;
+	t->launch_fast = atomic_load_explicit(&ingero_hot.state, memory_order_acquire) == INGERO_SELF_ACTIVE &&
+			 t->gen == atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) && t->tid &&
+			 t->lane.lane && !(ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) &&
+			 ingero_hot.owner;
 }
 
 /* The lane is full (the sender is behind: woken): the launch goes into the
@@ -347,17 +354,14 @@ static __attribute__((noinline, cold)) void launch_refused(const struct ingero_l
 /* The launch path: what emit does for a launch, in one straight run of
  * code and with the unit copied as it is, when the process records, this
  * thread's id is cached for it, it has a lane, launches take no stack by
- * class, and the process owns its ring (a fork child's sender may be gone);
- * anything else is the general path's. */
+ * class, and the process owns its ring (a fork child's sender may be gone):
+ * one flag the general path sets (launch_fast), rather than six checks
+ * in the launch path's code; anything else is the general path's. */
 INGERO_HOT_AT(12) void ingero_emit_launch(const struct ingero_lane_short *u, enum ingero_kernel_kind kernel_kind)
 {
 	INGERO_SEG(1);
 	struct ingero_tls *t = &ingero_tls;
-	struct ingero_lane_writer *w = &t->lane;
-	if (__builtin_expect(atomic_load_explicit(&ingero_hot.state, memory_order_acquire) != INGERO_SELF_ACTIVE ||
-			     t->gen != atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) || !t->tid ||
-			     !w->lane || (ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) ||
-			     !ingero_hot.owner, 0)) {
+	if (__builtin_expect(!t->launch_fast, 0)) {
 		launch_general(u, kernel_kind, -1);
 		return;
 	}

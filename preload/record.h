@@ -151,7 +151,13 @@ struct __attribute__((aligned(64))) ingero_tls {
 	unsigned gen;       /* ingero_hot.gen when tid was cached */
 	uint32_t tid;
 	uint32_t launches;  /* for 1-in-N launch stack sampling */
-	uint16_t puts;      /* records put, for the sender's wake-up check (record.c: its low bits) */
+	uint8_t puts;       /* records put, for the sender's wake-up check (record.c: its low bits) */
+	/* the launch path may be taken (ingero_emit_launch): the process
+	 * records into a ring it owns, this thread's id is cached and it has
+	 * a lane, launches take no stack by class.  Set by the general path
+	 * once all hold — within a process none stops holding — and cleared
+	 * in a fork child (fork.c: its one thread is the one that forked) */
+	bool launch_fast;
 	uint16_t mark_state; /* the calling thread's GPU-mark runs (gpu_marks.c: marks of the run, or launches to pass over) */
 	/* the stream this thread queued work on last, and its GPU-mark slot
 	 * (gpu_marks.c): a launch loop finds it here, not by a probe; valid

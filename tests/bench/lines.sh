@@ -45,7 +45,10 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-lines.XXXXXX")
 trap 'rm -rf "$T"' EXIT; [ -n "${KEEP:-}" ] && trap - EXIT
 export INGERO_ENDPOINT="ipc://$T/none.sock" FAKECUDA_NOOP=1 FAKECUDA_KERNEL_US=1 \
 	PRELOAD_CALLS_LAUNCH=1 PRELOAD_CALLS_THRASH_KB=${KB:-256} PRELOAD_CALLS_CODE_KB=${CODE_KB:-64} \
-	INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0
+	INGERO_STACKS=none INGERO_LAUNCH_SAMPLE=0 INGERO_CLOCK_TSC=1
+# (INGERO_CLOCK_TSC: the GPU machines stamp with the TSC, their clocksource is
+# tsc; a VM's kvm-clock would have the library stamp with clock_gettime, a
+# path of its own in every wrapper)
 # run NAME ENV...: "D1mr D1mw I1mr Ir" per launch of the library's part, the mean
 # over the four places the stack can start in a cache line (16-byte steps:
 # the environment's size moves it): a frame that straddles a line in one

@@ -36,6 +36,17 @@ wait_sink
 check "children first: every call counted" compare_truth "$T/first.truth" "$T/first.sink" fork-first
 check "children first: right parents" check_parents "$T/first.truth" "$T/first.sink"
 
+# Launches on both sides of a fork from the same thread: the launch path
+# the parent's thread had taken (its lane, its id) is not the child's.
+start_sink "$T/launch.sink" -i 1000
+traced "$B/tests/preload_calls" fork-launch 300 2 >"$T/launch.truth"
+check_eq "launches across fork: exits 0" 0 $?
+wait_sink
+check_eq "launches across fork: the parent and 2 children" 3 \
+	"$(sed 's/^truth pid=\([0-9]*\) .*/\1/' "$T/launch.truth" | sort -u | wc -l | tr -d ' ')"
+check "launches across fork: each process's launches under its own pid" \
+	compare_truth "$T/launch.truth" "$T/launch.sink" fork-launch
+
 # A child still running when its parent, the ring's owner, exits: nothing
 # drains the ring after that and the child cannot send (nng after fork), so
 # the owner names it in an ORPHAN record as it stops; the child's calls from

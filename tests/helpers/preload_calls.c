@@ -398,7 +398,7 @@ static void reap(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: preload_calls thin|all|driver|fork|threads|loop|copy-latency N [K]\n");
+		fprintf(stderr, "usage: preload_calls thin|all|driver|fork|fork-launch|threads|loop|copy-latency N [K]\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -433,6 +433,26 @@ int main(int argc, char **argv)
 				print_truth();
 				exit(0);   /* through exit(): the library's destructor runs */
 			}
+		reap();
+	} else if (strcmp(mode, "fork-launch") == 0) {
+		/* launches before and after a fork, in the forking thread: the
+		 * child's are its own, not the parent's (its lane was the parent's) */
+		dim3 g = { 1, 1, 1 };
+		cudaStream_t s;
+		cudaStreamCreate(&s);
+		for (long i = 0; i < n; i++)
+			CK(cudaLaunchKernel((const void *)kernel_a, g, g, NULL, 0, s), "cudaLaunchKernel");
+		for (long i = 0; i < k; i++)
+			if (fork() == 0) {
+				ntruth = 0;
+				for (long j = 0; j < n; j++)
+					CK(cudaLaunchKernel((const void *)kernel_a, g, g, NULL, 0, s), "cudaLaunchKernel");
+				CK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+				print_truth();
+				exit(0);
+			}
+		for (long i = 0; i < n; i++)
+			CK(cudaLaunchKernel((const void *)kernel_a, g, g, NULL, 0, s), "cudaLaunchKernel");
 		reap();
 	} else if (strcmp(mode, "outlive") == 0) {
 		/* a child calling CUDA before and after its parent, the ring's owner, exited */

@@ -1,0 +1,31 @@
+#!/bin/sh
+# The twenty-third session's device calls.  Run on the device from the repository root with
+# .devbin carried (docs/gpu.md); the bundle's library is this session's build, and two
+# earlier ones lie beside it (their RPATH is $ORIGIN: the bundle's libraries), built here in
+# worktrees and stripped:
+#   old-2d06f56.so  what main shipped at the start of the twenty-second session (section 23's pool)
+#   old-ae52874.so  main at the start of this session (the launch path laid out straight, the
+#               11-argument driver entries as the nesting check, refused samples on the path)
+#   1: in place, the library's own time a recorded call (INGERO_SELF_TIME), 600 chunks a run,
+#      the three libraries in turn, two rounds (~230 s)
+#   2, 3: the toggle of this build, every recording window whole: PROCS processes of 1,100
+#      chunks of 30 steps, cut at LIMIT seconds (the processes finished are kept)
+export PATH=/opt/torch/.venv/bin:$PATH
+D=$PWD/.devbin
+case ${1:-} in
+1)	. tests/bench/inplace_lib.sh
+	for r in 1 2; do
+		INPLACE_CHUNKS=600 inplace 2d06f56-$r "$D/old-2d06f56.so"
+		INPLACE_CHUNKS=600 inplace ae52874-$r "$D/old-ae52874.so"
+		INPLACE_CHUNKS=600 inplace new-$r "$D/libingero_preload.so"
+	done 2>&1 | tee "$OUT/inplace.txt" ;;
+2|3)
+	T=/tmp/tg$1; rm -rf $T; mkdir -p $T
+	ANALYZE=$D/ingero-analyze TOGGLE=${PROCS:-7} TOGGLE_AA=0 CHUNKS=1100 TSTEPS=30 TURNS=full PARTS=turns \
+		timeout ${LIMIT:-560} sh tests/bench/gpu_dataloader.sh $D $T/tg 7000000 0 > $T/toggle.txt 2>&1
+	rm -f $T/tg/*.db $T/tg/*.db-*
+	grep -E "^toggle_(proc|variant|split|vs_aa)" $T/toggle.txt
+	sh tests/bench/toggle_pool.sh $T/tg
+	cd /tmp && tar czf $OUT/r$1.tgz ${T#/tmp/} ;;
+*) echo "usage: calls.sh 1|2|3 (on the device, .devbin carried: docs/gpu.md)" >&2; exit 2 ;;
+esac
