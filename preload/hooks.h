@@ -183,12 +183,14 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 		ingero_emit(&ev_, ingero_api_class(API), (KIND), tsc_);                   \
 		HOOK_RECORD_END(TIMED);                                                   \
 	} while (0)
-#define HOOK_RECORD(API, CALL, FILL, KIND)                                                \
+/* REC's two copies: INGERO_SELF_TIME's (TIMED 1) and the recorded path's */
+#define HOOK_SELF_TIMED(REC, API, CALL, FILL, KIND)                                       \
 	do {                                                                              \
 		if (__builtin_expect(ingero_hot.self_time, 0))                            \
-			HOOK_RECORD_(API, CALL, FILL, KIND, 1);                           \
-		HOOK_RECORD_(API, CALL, FILL, KIND, 0);                                   \
+			REC(API, CALL, FILL, KIND, 1);                                    \
+		REC(API, CALL, FILL, KIND, 0);                                            \
 	} while (0)
+#define HOOK_RECORD(API, CALL, FILL, KIND) HOOK_SELF_TIMED(HOOK_RECORD_, API, CALL, FILL, KIND)
 
 /* A launch (INGERO_CLASS_LAUNCH): the lane unit it will most likely be,
  * one line of the stack (record.h, ingero_emit_launch).  FILL, which sets
@@ -212,12 +214,7 @@ static inline __attribute__((always_inline)) void ingero_prefetch_record(void)
 		ingero_emit_launch(&ev_, (KIND));                                         \
 		HOOK_RECORD_END(TIMED);                                                   \
 	} while (0)
-#define HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND)                                         \
-	do {                                                                              \
-		if (__builtin_expect(ingero_hot.self_time, 0))                            \
-			HOOK_RECORD_LAUNCH_(API, CALL, FILL, KIND, 1);                    \
-		HOOK_RECORD_LAUNCH_(API, CALL, FILL, KIND, 0);                            \
-	} while (0)
+#define HOOK_RECORD_LAUNCH(API, CALL, FILL, KIND) HOOK_SELF_TIMED(HOOK_RECORD_LAUNCH_, API, CALL, FILL, KIND)
 
 #define HOOK_CALL_LAUNCH(API, CALL, ERR, FILL, KIND)                                      \
 	do {                                                                              \

@@ -19,13 +19,6 @@ case ${1:-} in
 		INPLACE_CHUNKS=600 inplace ae52874-$r "$D/old-ae52874.so"
 		INPLACE_CHUNKS=600 inplace new-$r "$D/libingero_preload.so"
 	done 2>&1 | tee "$OUT/inplace.txt" ;;
-2|3)
-	T=/tmp/tg$1; rm -rf $T; mkdir -p $T
-	ANALYZE=$D/ingero-analyze TOGGLE=${PROCS:-7} TOGGLE_AA=0 CHUNKS=1100 TSTEPS=30 TURNS=full PARTS=turns \
-		timeout ${LIMIT:-560} sh tests/bench/gpu_dataloader.sh $D $T/tg 7000000 0 > $T/toggle.txt 2>&1
-	rm -f $T/tg/*.db $T/tg/*.db-*
-	grep -E "^toggle_(proc|variant|split|vs_aa)" $T/toggle.txt
-	sh tests/bench/toggle_pool.sh $T/tg
-	cd /tmp && tar czf $OUT/r$1.tgz ${T#/tmp/} ;;
+2|3) sh docs/gpu-runs/2026-12-03-twentysecond/calls.sh "$1" ;;   # (its toggle: PROCS, LIMIT)
 *) echo "usage: calls.sh 1|2|3 (on the device, .devbin carried: docs/gpu.md)" >&2; exit 2 ;;
 esac
