@@ -85,11 +85,20 @@ uint64_t ingero_clock_ticks_per_us(void)
 	return (now.tsc - first.tsc) * 1000 / (now.ns - first.ns);
 }
 
+/* A hypervisor's clock made from the TSC (the host's, scaled): where
+ * INGERO_CLOCK_TSC asks for it, stamping with the TSC is what the kernel's
+ * clock does too, and the stamps are mapped onto CLOCK_MONOTONIC by
+ * calibration all the same.  Not hpet or acpi_pm: a kernel that left the
+ * TSC for one of those found it unfit (unsynchronised, stopping). */
+static bool paravirt_tsc(const char *cs)
+{
+	return strncmp(cs, "kvm-clock", 9) == 0 || strncmp(cs, "xen", 3) == 0 ||
+	       strncmp(cs, "hyperv_clocksource_tsc_page", 27) == 0;
+}
+
 void ingero_clock_check(void)
 {
-	/* (INGERO_CLOCK_TSC: a VM's kvm-clock is the TSC scaled by the host;
-	 * the stamps are mapped onto CLOCK_MONOTONIC by calibration anyway) */
-	if (!ingero_hot.use_tsc || ingero_cfg.clock_tsc)
+	if (!ingero_hot.use_tsc)
 		return;
 	char buf[32] = "";
 	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
@@ -98,9 +107,10 @@ void ingero_clock_check(void)
 		buf[n > 0 ? n : 0] = 0;
 		close(fd);
 	}
-	if (strncmp(buf, "tsc", 3) != 0) {
-		ingero_debug("kernel clocksource is '%.*s', not tsc: stamping with clock_gettime",
-			     (int)strcspn(buf, "\n"), buf);
+	if (strncmp(buf, "tsc", 3) != 0 && !(ingero_cfg.clock_tsc && paravirt_tsc(buf))) {
+		ingero_debug("kernel clocksource is '%.*s', not tsc%s: stamping with clock_gettime",
+			     (int)strcspn(buf, "\n"), buf,
+			     ingero_cfg.clock_tsc ? " nor a hypervisor's clock made from it" : "");
 		ingero_hot.use_tsc = false;
 	}
 }

@@ -4,7 +4,8 @@
  * Every timestamp Ingero stores is CLOCK_MONOTONIC nanoseconds.  Reading
  * that clock costs ~55 ns in a VM (twice per call: most of the library's
  * cost), while the TSC costs ~14 ns.  So when the TSC is invariant and the
- * kernel itself keeps time with it, calls are stamped with raw TSC ticks
+ * kernel itself keeps time with it (or with a hypervisor's clock made from
+ * it, under INGERO_CLOCK_TSC=1), calls are stamped with raw TSC ticks
  * and the sender thread converts them to CLOCK_MONOTONIC by interpolating
  * between (TSC, CLOCK_MONOTONIC) pairs it samples every few milliseconds
  * (clock.c).  Otherwise calls read CLOCK_MONOTONIC directly.  Each ring
@@ -28,7 +29,8 @@ static inline uint64_t ingero_ticks(void)
 /* Constructor: may the TSC be used (invariant per CPUID)?  Takes the first
  * calibration pair. */
 void ingero_clock_init(void);
-/* First CUDA call of a process: the kernel must keep time with the TSC too. */
+/* First CUDA call of a process: the kernel must keep time with the TSC too
+ * (INGERO_CLOCK_TSC: or with a paravirtual clock, kvm-clock and the like). */
 void ingero_clock_check(void);
 
 /* Sender: sample a (TSC, CLOCK_MONOTONIC) pair if the last is older than

@@ -22,10 +22,11 @@ struct ingero_set {
 #define INGERO_SET_CAP 16384
 
 /* A key's first slot: Fibonacci hashing, one multiply (kernel handles and
- * host stubs are aligned pointers, stack ids hashes already; the product's
- * upper half depends on every bit of the key).  Shared by the sets' add
+ * host stubs are aligned pointers, stack ids hashes already).  Shared by the sets' add
  * and probe: every launch probes the kernels' set, and splitmix64's two
- * multiplies and shifts were half a line of the launch path's code. */
+ * multiplies and shifts were half a line of the launch path's code.  The
+ * slot is bits 32 up of the product, which depend on the key's low 46
+ * bits: all of a user-space pointer's. */
 static inline uint32_t ingero_set_slot(uint64_t key, uint32_t mask)
 {
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;

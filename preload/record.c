@@ -308,6 +308,12 @@ static __attribute__((noinline, cold)) void launch_general(const struct ingero_l
 			 t->gen == atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) && t->tid &&
 			 t->lane.lane && !(ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) &&
 			 ingero_hot.owner;
+	/* a signal handler that forked between those reads and the store left
+	 * the child this flag from its parent's state (the fork handler had
+	 * cleared it before the store): the gen, bumped in every child, says */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->gen != atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed))
+		t->launch_fast = false;
 }
 
 /* The lane is full (the sender is behind: woken): the launch goes into the

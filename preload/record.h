@@ -156,7 +156,8 @@ struct __attribute__((aligned(64))) ingero_tls {
 	 * records into a ring it owns, this thread's id is cached and it has
 	 * a lane, launches take no stack by class.  Set by the general path
 	 * once all hold — within a process none stops holding — and cleared
-	 * in a fork child (fork.c: its one thread is the one that forked) */
+	 * in a fork child (fork.c: its one thread is the one that forked), so
+	 * it rests on the fork handler running, as the gen's check did */
 	bool launch_fast;
 	uint16_t mark_state; /* the calling thread's GPU-mark runs (gpu_marks.c: marks of the run, or launches to pass over) */
 	/* the stream this thread queued work on last, and its GPU-mark slot

@@ -30,7 +30,7 @@
 #define INGERO_ENV_CAPTURE       "INGERO_CAPTURE"        /* "cudaProfilerApi": record only between cudaProfilerStart and Stop */
 #define INGERO_ENV_DEBUG         "INGERO_DEBUG"          /* "1": one line on stderr at init and on problems */
 #define INGERO_ENV_SELF_TIME     "INGERO_SELF_TIME"      /* "1": time the library's own part of each recorded call, say it at exit */
-#define INGERO_ENV_CLOCK_TSC     "INGERO_CLOCK_TSC"      /* "1": stamp with the TSC where the kernel's clocksource is not tsc (a VM's kvm-clock) */
+#define INGERO_ENV_CLOCK_TSC     "INGERO_CLOCK_TSC"      /* "1": stamp with the TSC where the kernel's clocksource is a hypervisor's clock made from it (kvm-clock) */
 #define INGERO_ENV_TRACER_BATCH  "INGERO_TRACER_BATCH"   /* "0": the tracer's threads keep the default policy, not SCHED_BATCH (sched_batch.h); the collector reads it too */
 
 /* A yes/no variable's value: unset or empty is dflt; "0", "no", "off",
