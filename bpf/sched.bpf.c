@@ -291,6 +291,23 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
+/* A thread's faults since its last switch away, as it exits: the program's
+ * exit can be seen, and the collector stop, before the thread's final
+ * switch, and the stop's task iterator no longer finds a task that has
+ * exited — its last stint's faults were lost (hundreds to thousands of a
+ * program that faulted to its end, now and then).  A thread exits on its
+ * own CPU: no switch of it runs meanwhile. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_faults, struct task_struct *p)
+{
+	u32 tgid = p->tgid, flags;
+	struct start *s = task_state(p, tgid, &flags);
+
+	if (s && flags)
+		add_faults(s, p, tgid, flags, bpf_ktime_get_ns());
+	return 0;
+}
+
 /* At the collector's stop, after sched_switch is detached: the intervals
  * closed since their thread's last switch away (a thread still on a CPU,
  * in a program that goes on), and the faults made since. */
