@@ -146,9 +146,10 @@ static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preempti
 	__sync_fetch_and_add(&v->preemptions, preemptions);
 }
 
-/* The task's storage (created), with its traced flags fresh; NULL for the
- * idle task or when storage cannot be had (then *flags from the hash). */
-static __always_inline struct start *task_state(struct task_struct *t, u32 tgid, u32 *flags)
+/* The task's storage (created where `create` asks), with its traced flags
+ * fresh; NULL for the idle task or when there is none (then, when it was
+ * to be created, *flags from the hash; else 0). */
+static __always_inline struct start *task_state(struct task_struct *t, u32 tgid, u32 *flags, u64 create)
 {
 	struct start *s;
 	u32 gen = traced_gen + 1;   /* storage starts zeroed: 0 = never looked up */
@@ -156,9 +157,10 @@ static __always_inline struct start *task_state(struct task_struct *t, u32 tgid,
 	*flags = 0;
 	if (!tgid)
 		return NULL;
-	s = bpf_task_storage_get(&start, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	s = bpf_task_storage_get(&start, t, 0, create);
 	if (!s) {
-		*flags = traced_flags(tgid);
+		if (create)   /* (no room: the caller counts what is lost) */
+			*flags = traced_flags(tgid);
 		return NULL;
 	}
 	if (s->gen != gen) {
@@ -222,8 +224,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	u32 prev_tid = prev->pid, prev_tgid = prev->tgid;
 	u32 next_tid = next->pid, next_tgid = next->tgid;
 	u32 prev_flags, next_flags;
-	struct start *ps = task_state(prev, prev_tgid, &prev_flags);
-	struct start *ns = task_state(next, next_tgid, &next_flags);
+	struct start *ps = task_state(prev, prev_tgid, &prev_flags, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct start *ns = task_state(next, next_tgid, &next_flags, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	bool prev_traced = flags_record(prev_flags, INGERO_TRACED_NO_SCHED);
 	bool next_traced = flags_record(next_flags, INGERO_TRACED_NO_SCHED);
 	/* a traced process's own threads are recorded, not the tracer's in
@@ -296,12 +298,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
  * switch, and the stop's task iterator no longer finds a task that has
  * exited — its last stint's faults were lost (hundreds to thousands of a
  * program that faulted to its end, now and then).  A thread exits on its
- * own CPU: no switch of it runs meanwhile. */
+ * own CPU: no switch of it runs meanwhile.  One never seen on a CPU has no
+ * count to add to: no storage made for it here (every exit on the machine
+ * comes here). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_faults, struct task_struct *p)
 {
 	u32 tgid = p->tgid, flags;
-	struct start *s = task_state(p, tgid, &flags);
+	struct start *s = task_state(p, tgid, &flags, 0);
 
 	if (s && flags)
 		add_faults(s, p, tgid, flags, bpf_ktime_get_ns());

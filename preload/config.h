@@ -24,7 +24,7 @@ struct ingero_preload_config {
 	uint32_t gpu_poll_us;      /* the watcher's poll period while marks are outstanding */
 	bool capture_profiler;     /* INGERO_CAPTURE=cudaProfilerApi: start paused (capture.c) */
 	bool self_time;            /* INGERO_SELF_TIME=1: the library times itself (record.h) */
-	bool clock_tsc;            /* INGERO_CLOCK_TSC=1: the TSC though the clocksource is not tsc (clock.c) */
+	bool clock_tsc;            /* INGERO_CLOCK_TSC=1: the TSC on a hypervisor's clock made from it too (clock.c) */
 	bool tracer_batch;         /* INGERO_TRACER_BATCH (default on): its sender under SCHED_BATCH (sched_batch.h) */
 	char endpoint[512];
 };

@@ -305,12 +305,12 @@ static __attribute__((noinline, cold)) void launch_general(const struct ingero_l
 	 * emit has cached the id and claimed a lane where it could */
 	struct ingero_tls *t = &ingero_tls;
 	t->launch_fast = atomic_load_explicit(&ingero_hot.state, memory_order_acquire) == INGERO_SELF_ACTIVE &&
-			 t->gen == atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed) && t->tid &&
-			 t->lane.lane && !(ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) &&
+			 t->tid && t->lane.lane && !(ingero_hot.stack_classes & (1u << INGERO_CLASS_LAUNCH)) &&
 			 ingero_hot.owner;
-	/* a signal handler that forked between those reads and the store left
-	 * the child this flag from its parent's state (the fork handler had
-	 * cleared it before the store): the gen, bumped in every child, says */
+	/* the id and lane are this process's while the gen is the one they
+	 * were cached under — read after the store: a signal handler that
+	 * forked between those reads and the store left the child this flag
+	 * from its parent's state (the fork handler had cleared it before) */
 	atomic_signal_fence(memory_order_seq_cst);
 	if (t->gen != atomic_load_explicit(&ingero_hot.gen, memory_order_relaxed))
 		t->launch_fast = false;
