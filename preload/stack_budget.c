@@ -5,6 +5,17 @@
 
 #define WINDOW_NS 10000000000ull   /* the most credit is ppm of this */
 
+static inline int64_t most_credit(uint32_t ppm)
+{
+	return (int64_t)(WINDOW_NS / 1000000u * ppm);
+}
+
+/* A sampled stack (a launch's) needs more than this much credit. */
+static inline int64_t sampled_floor(int64_t most)
+{
+	return most / 2;
+}
+
 bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, bool sampled,
 				uint64_t now)
 {
@@ -12,7 +23,7 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 		return true;
 	if (ppm == 0)
 		return false;
-	int64_t most = (int64_t)(WINDOW_NS / 1000000u * ppm);
+	int64_t most = most_credit(ppm);
 	if (!b->last_ns) {
 		b->credit_ns = most;
 		b->reserve_ns = 20 * most < INGERO_STACK_RESERVE_NS ? 20 * most : INGERO_STACK_RESERVE_NS;
@@ -35,7 +46,7 @@ bool ingero_stack_budget_allows(struct ingero_stack_budget *b, uint32_t ppm, boo
 		}
 	}
 	if (sampled)
-		return b->credit_ns > most / 2;
+		return b->credit_ns > sampled_floor(most);
 	/* the credit is never below 0 while the reserve lasts (spend) */
 	return b->credit_ns > 0 || b->reserve_ns > 0;
 }
@@ -44,11 +55,11 @@ uint64_t ingero_stack_budget_sampled_after(const struct ingero_stack_budget *b, 
 {
 	if (ppm == 0 || ppm >= INGERO_STACK_BUDGET_UNLIMITED || !b->last_ns)
 		return 0;
-	int64_t most = (int64_t)(WINDOW_NS / 1000000u * ppm);
-	if (b->credit_ns > most / 2)
+	int64_t floor_ = sampled_floor(most_credit(ppm));
+	if (b->credit_ns > floor_)
 		return 0;
 	/* allows() adds floor(dt * ppm / 1e6) for dt since last_ns: the first
-	 * dt that lifts the credit above half the most */
-	uint64_t need = (uint64_t)(most / 2 - b->credit_ns) + 1;
+	 * dt that lifts the credit above the sampled floor */
+	uint64_t need = (uint64_t)(floor_ - b->credit_ns) + 1;
 	return b->last_ns + (need * 1000000u + ppm - 1) / ppm;
 }
