@@ -34,6 +34,11 @@
 #                                (the toggle reads recorded less paused: a
 #                                layout that trades the paused path's lines
 #                                for the recorded one's shows here)
+# and code_lines_run (each variant's suffix): the library's distinct code
+# lines a launch runs on the calling thread, without a cache model
+# (tests/bench/run_lines.awk): code_lines moves by a line or two when the
+# functions move (an instruction straddling two lines is charged to the
+# first, and the model's sets change), this one only when the code does.
 set -u
 B=${B:-build}
 N=${N:-1800}
@@ -72,6 +77,19 @@ run1() {
 		/fakecuda\/driver.c:cuLaunchKernel / { for (i = 1; i <= 4; i++) v[i] -= $i }
 		END { printf "%.1f %.1f %.1f %.0f\n", v[2] / n, v[3] / n, v[4] / n, v[1] / n }'
 }
+# run_code NAME ENV...: the library's code lines run a launch (code_lines_run):
+# counted only inside the launch wrappers (the toggles: the library's
+# cudaLaunchKernel and cuLaunchKernel on, the runtime's and the driver's
+# inside them off, whose names they share), from the timed loop's start
+# (the warm-up's launches zeroed), on the program's thread (-01)
+run_code() {
+	name=$1; shift
+	env "$@" LD_PRELOAD="$SO" valgrind --tool=callgrind --separate-threads=yes --dump-instr=yes \
+		--collect-atstart=no --toggle-collect=cudaLaunchKernel --toggle-collect=cuLaunchKernel \
+		--zero-before=preload_calls_timed_loop --callgrind-out-file="$T/$name.code.out" \
+		"$CALLS" loop "$N" 100 >/dev/null 2>&1
+	awk -v launches="$N" -v object="/${SO##*/}" -f tests/bench/run_lines.awk "$T/$name.code.out-01"
+}
 echo "# $(uname -n), $(valgrind --version), $(date -u +%Y-%m-%dT%H:%MZ), $N launches, $PRELOAD_CALLS_THRASH_KB KiB touched and $PRELOAD_CALLS_CODE_KB KiB of code run between them"
 # (marks: the calling threads' ration scaled to valgrind's pace, ~0.3 ms a
 # launch here, so that they mark one launch in ~90 as on the H200 loop —
@@ -80,6 +98,7 @@ for v in "rec INGERO_GPU_MARKS=0" "ring INGERO_GPU_MARKS=0 INGERO_LANES=0" "mark
 	"drv INGERO_GPU_MARKS=1 INGERO_GPU_MARK_US=25000 PRELOAD_CALLS_LAUNCH=driver" "paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi" \
 	"drv_paused INGERO_GPU_MARKS=0 INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_LAUNCH=driver"; do
 	set -- $v; sfx=_$1; [ "$1" = rec ] && sfx=
-	set -- $(run $v)
-	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\n' "$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4"
+	set -- $(run $v) $(run_code $v)
+	printf 'lines_read%s=%s\nlines_written%s=%s\ncode_lines%s=%s\ninstr%s=%s\ncode_lines_run%s=%s\n' \
+		"$sfx" "$1" "$sfx" "$2" "$sfx" "$3" "$sfx" "$4" "$sfx" "$5"
 done
