@@ -412,42 +412,32 @@ static int sync_refills(const struct ia_trace *t, struct ia_stack_names *names, 
 	return 0;
 }
 
-int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen)
+/* The main process's calls in time order, once: its gaps (from a call
+ * that completes work to the next that queues some), its time inside calls
+ * by class (a union across its threads) and the time the GPU was known
+ * busy (the host waited in a sync, or a copy held it).  Sets the window to
+ * the first queued work .. the last call's end.  0, or -1 out of memory. */
+static int scan_calls(const struct ia_trace *t, const struct ia_phases *ph, struct ia_gaps *g,
+		      const uint32_t *ix, size_t n, int *started)
 {
-	memset(g, 0, sizeof *g);
-	g->sibling_top = UINT32_MAX;
-	g->win_start = t->first_ns;
-	g->win_end = t->last_ns;
-	if (pp->main < 0)
-		return 0;
-	uint32_t mproc = pp->p[pp->main].proc;
-	size_t n = 0;
-	uint32_t *ix = ia_proc_calls(t, mproc, &n);
-	g->main_calls = ix;   /* kept (ia_gaps_free frees it) */
-	g->nmain_calls = n;
-	if (!ix) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	size_t gcap = 0, ecap = 0, scap = 0;
-	int pending = 0, started = 0;
-	uint64_t gap_start = 0, busy_until = 0, call_until = 0;
+	size_t gcap = 0;
+	int pending = 0;
+	uint64_t gap_start = 0, busy_until = 0, call_until = 0, win_end = 0;
 	uint32_t open_call = 0;
-	uint64_t win_end = 0;
+	*started = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		uint64_t end = c->start + c->dur;
 		int cls = ingero_api_class(c->api);
 		if (ia_api_queues_work(c->api)) {
-			if (!started) {
-				started = 1;
+			if (!*started) {
+				*started = 1;
 				g->win_start = c->start;
 				busy_until = call_until = c->start;
 			}
 			if (pending && c->start > gap_start) {
 				if (ia_grow((void **)&g->g, &gcap, g->n + 1, sizeof *g->g) < 0)
-					goto oom;
+					return -1;
 				struct ia_gap *x = &g->g[g->n++];
 				memset(x, 0, sizeof *x);
 				x->start = gap_start;
@@ -457,11 +447,10 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 			}
 			pending = 0;
 		}
-		if (!started)
+		if (!*started)
 			continue;
 		if (end > win_end)
 			win_end = end;
-		/* time inside calls (union across threads), by class */
 		uint64_t s0 = c->start > call_until ? c->start : call_until;
 		if (end > s0) {
 			uint64_t in = end - s0;
@@ -475,7 +464,6 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 				g->in_other_ns += in;
 			call_until = end;
 		}
-		/* known GPU busy: the host waited in a sync, or a copy held it */
 		uint64_t b0 = 0, b1 = 0;
 		if ((cls == INGERO_CLASS_SYNC || ia_call_is_waiting_free(c)) && c->dur > IA_SYNC_FLOOR_NS) {
 			b0 = c->start;
@@ -500,21 +488,18 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 			open_call = ix[k];
 		}
 	}
-	if (started)
+	if (*started)
 		g->win_end = win_end;
 	else
 		g->win_start = g->win_end = t->first_ns;   /* no CUDA work: nothing to estimate */
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	if (started && ia_gpu_time_compute(t, g->win_start, g->win_end, ph, &g->gpu, err, errlen) < 0)
-		return -1;
-	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
-		goto oom;
-	if (cut_paused(&t->capture, g) < 0)
-		goto oom;
-	set_phase_gaps_apart(ph, g);
+	return 0;
+}
 
-	/* main thread in each gap: gaps and the thread's intervals are both
-	 * sorted and disjoint, so one merge walks them together */
+/* The main thread in each gap (off-CPU, waiting for a CPU, in D state) and
+ * the gaps' total: gaps and the thread's intervals are both sorted and
+ * disjoint, so one merge walks them together. */
+static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
+{
 	const struct ia_thread *mt = pp->main_thread != UINT32_MAX ? &t->threads[pp->main_thread] : NULL;
 	size_t j = 0;
 	for (size_t i = 0; i < g->n; i++) {
@@ -538,8 +523,14 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
 	}
-	/* time between capture windows is no part of the bounds: nothing was
-	 * recorded there (what the GPU did in it is not known either) */
+}
+
+/* GPU idle bounds over the window, measured where marks timed the GPU.
+ * The time between capture windows is no part of them: nothing was
+ * recorded there (what the GPU did in it is not known either). */
+static void idle_bounds(const struct ia_trace *t, struct ia_gaps *g)
+{
+	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
 	const struct ia_capture *cap = g->capture = &t->capture;
 	g->paused_ns = ia_capture_paused_in(cap, g->win_start, g->win_end);
 	uint64_t paused_idle = ia_spans_within_windows(g->gpu.idle, g->gpu.nidle, cap->paused, cap->npaused);
@@ -560,13 +551,18 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		g->idle_high_ns = g->idle_low_ns;
 	uint64_t in_calls = g->in_sync_ns + g->in_copy_ns + g->in_launch_ns + g->in_other_ns;
 	g->queued_host_ns = rec > in_calls + g->idle_low_ns ? rec - in_calls - g->idle_low_ns : 0;
+}
 
-	/* workers' CPU time over all gaps */
+/* On-CPU time over all gaps of the workers (each, and their sum) and of the
+ * main process's other threads (the busiest named).  0, or -1 out of memory. */
+static int others_in_gaps(const struct ia_trace *t, const struct ia_per_process *pp, uint32_t mproc,
+			  struct ia_gaps *g)
+{
 	g->worker_oncpu_ns = calloc(pp->n + 1, sizeof *g->worker_oncpu_ns);
 	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
 	if (!g->worker_oncpu_ns || !w) {
 		free(w);
-		goto oom;
+		return -1;
 	}
 	for (size_t i = 0; i < g->n; i++) {
 		w[2 * i] = g->g[i].start;
@@ -591,8 +587,13 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		}
 	}
 	free(w);
+	return 0;
+}
 
-	/* Python line of the call ending each gap, weighted by the gap */
+/* The Python line of the call ending each gap, weighted by the gap. */
+static int end_lines(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g)
+{
+	size_t ecap = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		if (g->g[i].cut & IA_GAP_CUT_END)   /* a capture stop ended it, not a call */
 			continue;
@@ -600,22 +601,30 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		const char *py = ia_stack_source(names, t->stack_ids[c->stack]);
 		struct ia_gap_line *l = ia_line_slot(&g->end_lines, &g->nend_lines, &ecap, py ? py : "(no Python frame)");
 		if (!l)
-			goto oom;
+			return -1;
 		l->count++;
 		l->ns += g->g[i].end - g->g[i].start;
 		l->api = c->api;
 	}
 	if (g->nend_lines)
 		qsort(g->end_lines, g->nend_lines, sizeof *g->end_lines, cmp_line_ns);
+	return 0;
+}
 
-	/* Syncs by Python line, and the gaps each line's syncs open */
+/* Syncs by Python line: their count and time, the gaps each line's syncs
+ * open, and (with nested streams measured) the GPU work refilled after
+ * them.  0, or -1 out of memory. */
+static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g,
+		      const uint32_t *ix, size_t n)
+{
+	size_t scap = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC)
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
-			goto oom;
+			return -1;
 		l->count++;
 		l->ns += c->dur;
 		l->api = c->api;
@@ -627,16 +636,47 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
-			goto oom;
+			return -1;
 		uint64_t len = g->g[i].end - g->g[i].start;
 		uint64_t wait = c->dur > IA_SYNC_FLOOR_NS ? c->dur - IA_SYNC_FLOOR_NS : 0;
 		l->gap_ns += len;
 		l->overlap_ns += len < wait ? len : wait;
 	}
 	if (g->gpu.nest[2] && sync_refills(t, names, g, &scap, ix, n) < 0)
-		goto oom;
+		return -1;
 	if (g->nsync_lines)
 		qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
+	return 0;
+}
+
+int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof *g);
+	g->sibling_top = UINT32_MAX;
+	g->win_start = t->first_ns;
+	g->win_end = t->last_ns;
+	if (pp->main < 0)
+		return 0;
+	uint32_t mproc = pp->p[pp->main].proc;
+	size_t n = 0;
+	uint32_t *ix = ia_proc_calls(t, mproc, &n);
+	g->main_calls = ix;   /* kept (ia_gaps_free frees it) */
+	g->nmain_calls = n;
+	int started;
+	if (!ix || scan_calls(t, ph, g, ix, n, &started) < 0)
+		goto oom;
+	if (started && ia_gpu_time_compute(t, g->win_start, g->win_end, ph, &g->gpu, err, errlen) < 0)
+		return -1;
+	if (g->gpu.measured && measured_gaps(t, g, ix, n) < 0)
+		goto oom;
+	if (cut_paused(&t->capture, g) < 0)
+		goto oom;
+	set_phase_gaps_apart(ph, g);
+	main_thread_in_gaps(t, pp, g);
+	idle_bounds(t, g);
+	if (others_in_gaps(t, pp, mproc, g) < 0 || end_lines(t, names, g) < 0 || sync_lines(t, names, g, ix, n) < 0)
+		goto oom;
 	return attribute_samples(t, pp, names, g, err, errlen);
 oom:
 	snprintf(err, errlen, "out of memory");
