@@ -256,18 +256,14 @@ static int load_page_allocs(const struct ia_trace *t, struct ia_per_process *pp,
 	return 0;
 }
 
-int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen)
+/* pp->p in tree order: each root's descendants after it, by pid. */
+static int order_tree(const struct ia_trace *t, struct ia_per_process *pp)
 {
-	memset(pp, 0, sizeof *pp);
-	pp->main = -1;
-	pp->main_thread = UINT32_MAX;
-	pp->p = calloc(t->nprocs + 1, sizeof *pp->p);
 	int *sorted = malloc((t->nprocs + 1) * sizeof *sorted);
 	char *seen = calloc(t->nprocs + 1, 1);
-	if (!pp->p || !sorted || !seen) {
+	if (!sorted || !seen) {
 		free(sorted);
 		free(seen);
-		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < t->nprocs; i++)
@@ -283,8 +279,12 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 		tree_order(t, sorted[k], 0, pp, sorted, seen);
 	free(sorted);
 	free(seen);
+	return 0;
+}
 
-	int mainp = pick_main(t);
+/* Each process's role, from evidence, and why. */
+static int assign_roles(const struct ia_trace *t, struct ia_per_process *pp, int mainp, char *err, size_t errlen)
+{
 	/* A descendant that ended before the main process's first CUDA call
 	 * cannot be feeding it (the shells of a pyenv shim, a tool run at
 	 * import): not a worker. */
@@ -335,43 +335,50 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 		}
 	}
 	free(rev);
-	/* Main thread: the thread whose tid is the pid, when it makes a fair
-	 * share of the loop's calls (launches and syncs: set-up copies and
-	 * allocations do not count) — a Python training loop runs there, while
-	 * PyTorch launches the backward pass from its autograd device thread,
-	 * often with more calls; else the thread with the most calls. */
-	if (mainp >= 0) {
-		uint64_t best = 0, best_loop = 0, leader_loop = 0;
-		uint32_t leader = UINT32_MAX;
-		uint64_t *loop = calloc(t->nthreads ? t->nthreads : 1, sizeof *loop);
-		for (size_t i = 0; loop && i < t->ncalls; i++) {
-			int cls = ingero_api_class(t->calls[i].api);
-			if (cls == INGERO_CLASS_LAUNCH || cls == INGERO_CLASS_SYNC)
-				loop[t->calls[i].th]++;
-		}
-		for (size_t i = 0; i < t->nthreads; i++) {
-			const struct ia_thread *x = &t->threads[i];
-			if ((int)x->proc != mainp)
-				continue;
-			uint64_t l = loop ? loop[i] : 0;
-			if (x->tid == (uint32_t)t->procs[mainp].pid) {
-				leader = (uint32_t)i;
-				leader_loop = l;
-			}
-			if (l > best_loop)
-				best_loop = l;
-			if (pp->main_thread == UINT32_MAX || x->ncalls > best ||
-			    (x->ncalls == best && x->tid == (uint32_t)t->procs[mainp].pid)) {
-				pp->main_thread = (uint32_t)i;
-				best = x->ncalls;
-			}
-		}
-		if (leader != UINT32_MAX && leader_loop && leader_loop * MAIN_THREAD_SHARE_DIV >= best_loop)
-			pp->main_thread = leader;
-		free(loop);
-	}
+	return 0;
+}
 
-	/* Per-thread sums folded into processes. */
+/* Main thread: the thread whose tid is the pid, when it makes a fair share
+ * of the loop's calls (launches and syncs: set-up copies and allocations do
+ * not count) — a Python training loop runs there, while PyTorch launches
+ * the backward pass from its autograd device thread, often with more calls;
+ * else the thread with the most calls. */
+static void pick_main_thread(const struct ia_trace *t, struct ia_per_process *pp, int mainp)
+{
+	uint64_t best = 0, best_loop = 0, leader_loop = 0;
+	uint32_t leader = UINT32_MAX;
+	uint64_t *loop = calloc(t->nthreads ? t->nthreads : 1, sizeof *loop);
+	for (size_t i = 0; loop && i < t->ncalls; i++) {
+		int cls = ingero_api_class(t->calls[i].api);
+		if (cls == INGERO_CLASS_LAUNCH || cls == INGERO_CLASS_SYNC)
+			loop[t->calls[i].th]++;
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ia_thread *x = &t->threads[i];
+		if ((int)x->proc != mainp)
+			continue;
+		uint64_t l = loop ? loop[i] : 0;
+		if (x->tid == (uint32_t)t->procs[mainp].pid) {
+			leader = (uint32_t)i;
+			leader_loop = l;
+		}
+		if (l > best_loop)
+			best_loop = l;
+		if (pp->main_thread == UINT32_MAX || x->ncalls > best ||
+		    (x->ncalls == best && x->tid == (uint32_t)t->procs[mainp].pid)) {
+			pp->main_thread = (uint32_t)i;
+			best = x->ncalls;
+		}
+	}
+	if (leader != UINT32_MAX && leader_loop && leader_loop * MAIN_THREAD_SHARE_DIV >= best_loop)
+		pp->main_thread = leader;
+	free(loop);
+}
+
+/* Per-thread sums folded into processes: CPU time, context switches, off-CPU
+ * and run-queue time (its p50/p99), the worst stall.  0, or -1 out of memory. */
+static int fold_threads(const struct ia_trace *t, struct ia_per_process *pp)
+{
 	uint64_t *rq = NULL;
 	size_t rqcap = 0;
 	for (size_t i = 0; i < pp->n; i++) {
@@ -386,7 +393,6 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 				continue;   /* the tracer's CPU and switches, not the program's */
 			if (ia_grow((void **)&rq, &rqcap, nrq + x->off_n + 1, sizeof *rq) < 0) {
 				free(rq);
-				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
 			uint64_t a, b, off_in_span = 0;
@@ -417,47 +423,71 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 		s->runq_p99_ns = out[1];
 	}
 	free(rq);
+	return 0;
+}
 
-	/* Workers' share of the main thread's waiting: CPU each worker used while
-	 * the main thread was blocked (off-CPU and not runnable). */
-	if (pp->main_thread != UINT32_MAX && pp->nworkers) {
-		const struct ia_thread *m = &t->threads[pp->main_thread];
-		uint64_t *w = malloc((2 * (size_t)m->off_n + 2) * sizeof *w);
-		if (!w) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		size_t nw = 0;
-		for (uint32_t k = 0; k < m->off_n; k++) {
-			const struct ia_off *o = &t->offs[t->off_by_th[m->off_first + k]];
-			uint64_t b0 = o->start, b1 = o->end - o->runq;
-			if (b0 < t->from)
-				b0 = t->from;
-			if (b1 > t->to)
-				b1 = t->to;
-			if (b1 <= b0)
-				continue;
-			w[2 * nw] = b0;
-			w[2 * nw + 1] = b1;
-			pp->main_blocked_ns += b1 - b0;
-			nw++;
-		}
-		uint64_t total = 0;
-		for (size_t i = 0; i < pp->n; i++) {
-			struct ia_proc_stats *s = &pp->p[i];
-			if (s->role != IA_ROLE_WORKER)
-				continue;
-			for (size_t th = 0; th < t->nthreads; th++)
-				if (t->threads[th].proc == s->proc)
-					s->oncpu_while_main_blocked_ns += ia_thread_oncpu_windows(t, (uint32_t)th, w, nw);
-			total += s->oncpu_while_main_blocked_ns;
-		}
-		for (size_t i = 0; i < pp->n; i++)
-			if (pp->p[i].role == IA_ROLE_WORKER && total)
-				pp->p[i].main_wait_share = (double)pp->p[i].oncpu_while_main_blocked_ns / (double)total;
-		free(w);
+/* Workers' share of the main thread's waiting: CPU each worker used while
+ * the main thread was blocked (off-CPU and not runnable).  0, or -1 out of
+ * memory. */
+static int workers_while_main_blocked(const struct ia_trace *t, struct ia_per_process *pp)
+{
+	const struct ia_thread *m = &t->threads[pp->main_thread];
+	uint64_t *w = malloc((2 * (size_t)m->off_n + 2) * sizeof *w);
+	if (!w)
+		return -1;
+	size_t nw = 0;
+	for (uint32_t k = 0; k < m->off_n; k++) {
+		const struct ia_off *o = &t->offs[t->off_by_th[m->off_first + k]];
+		uint64_t b0 = o->start, b1 = o->end - o->runq;
+		if (b0 < t->from)
+			b0 = t->from;
+		if (b1 > t->to)
+			b1 = t->to;
+		if (b1 <= b0)
+			continue;
+		w[2 * nw] = b0;
+		w[2 * nw + 1] = b1;
+		pp->main_blocked_ns += b1 - b0;
+		nw++;
 	}
+	uint64_t total = 0;
+	for (size_t i = 0; i < pp->n; i++) {
+		struct ia_proc_stats *s = &pp->p[i];
+		if (s->role != IA_ROLE_WORKER)
+			continue;
+		for (size_t th = 0; th < t->nthreads; th++)
+			if (t->threads[th].proc == s->proc)
+				s->oncpu_while_main_blocked_ns += ia_thread_oncpu_windows(t, (uint32_t)th, w, nw);
+		total += s->oncpu_while_main_blocked_ns;
+	}
+	for (size_t i = 0; i < pp->n; i++)
+		if (pp->p[i].role == IA_ROLE_WORKER && total)
+			pp->p[i].main_wait_share = (double)pp->p[i].oncpu_while_main_blocked_ns / (double)total;
+	free(w);
+	return 0;
+}
+
+int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, char *err, size_t errlen)
+{
+	memset(pp, 0, sizeof *pp);
+	pp->main = -1;
+	pp->main_thread = UINT32_MAX;
+	pp->p = calloc(t->nprocs + 1, sizeof *pp->p);
+	if (!pp->p || order_tree(t, pp) < 0)
+		goto oom;
+	int mainp = pick_main(t);
+	if (assign_roles(t, pp, mainp, err, errlen) < 0)
+		return -1;
+	if (mainp >= 0)
+		pick_main_thread(t, pp, mainp);
+	if (fold_threads(t, pp) < 0)
+		goto oom;
+	if (pp->main_thread != UINT32_MAX && pp->nworkers && workers_while_main_blocked(t, pp) < 0)
+		goto oom;
 	return load_page_allocs(t, pp, err, errlen);
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 void ia_per_process_free(struct ia_per_process *pp)
