@@ -244,14 +244,20 @@ static int refill_claimed(const struct ia_analysis *a)
 	return 0;
 }
 
-int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
+/* What the host-bound stretches cost the steady state: their time, or
+ * with GPU marks the GPU's idle in them less the parts other findings name
+ * (each kept, for the timeline). */
+struct hb_cost {
+	int measured;
+	uint64_t cost, idle_in, gapped, calls_idle, refill, waits;
+};
+
+static struct hb_cost hostbound_cost(const struct ia_analysis *a, uint64_t win)
 {
 	const struct ia_hostbound *h = &a->hb;
-	uint64_t win = a->idle.steady_ns;
-	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
-		return 0;
+	struct hb_cost k = { 0 };
 	/* of the steady state: a stretch that began in start-up counts its steady part */
-	uint64_t cost = h->steady_ns < win ? h->steady_ns : win;
+	k.cost = h->steady_ns < win ? h->steady_ns : win;
 	/* With GPU marks, what the stretches cost is the GPU's idle in them
 	 * (estimated from work timed alone), less the idle the gaps' findings
 	 * already name (certainly idle, the host waiting on something else):
@@ -259,82 +265,61 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	 * (c23: one 1 s stretch with the GPU busy 80 % of it, its idle the
 	 * workers' gaps) */
 	const struct ia_gpu_time *gt = &a->gaps.gpu;
-	int measured = ia_idle_estimated(&a->idle) && gt->nest[1];
-	uint64_t idle_in = 0, gapped = 0, calls_idle = 0, refill = 0, waits = 0;
+	k.measured = ia_idle_estimated(&a->idle) && gt->nest[1];
 	size_t nst = 0;
-	uint64_t *st = measured ? ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nst) : NULL;
-	if (measured && !st)
-		measured = 0;   /* (out of memory, or no steady state: the stretches' time as without marks) */
-	if (measured) {
-		/* the steady parts of the stretches only: a stretch may run through
-		 * a phase (c32: the epochs' worker restarts, whose idle is theirs) */
-		struct steady_part sp = steady_part(gt, st, nst, h->w, h->n);
-		gapped = sp.gapped;
-		idle_in = part_idle(sp);
-		/* less the idle while the host was inside calls that queue nothing
-		 * (an allocation, a free): theirs, not the issue rate's */
-		calls_idle = part_idle(steady_part(gt, st, nst, h->calls_w, h->ncalls_w));
-		idle_in = idle_in > calls_idle ? idle_in - calls_idle : 0;
-		waits = idle_while_main_waits(a, gt, st, nst);
-		idle_in = idle_in > waits ? idle_in - waits : 0;
-		/* less each stretch's refill after a sync that drained the queue:
-		 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
-		 * of a per-step sync or of frees claims it; a sync now and then
-		 * (c30: every 10th step) has none, and its refill stays here */
-		int claimed = refill_claimed(a);
-		for (size_t k = 0; claimed && k < h->n; k++) {
-			if (!h->drain_wait[k])
-				continue;
-			uint64_t idle_k = part_idle(steady_part(gt, st, nst, &h->w[2 * k], 1));
-			refill += idle_k < h->drain_wait[k] ? idle_k : h->drain_wait[k];
-		}
-		idle_in = idle_in > refill ? idle_in - refill : 0;
-		if (idle_in < cost)
-			cost = idle_in;
+	uint64_t *st = k.measured ? ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nst) : NULL;
+	if (!st) {
+		k.measured = 0;   /* (out of memory, or no steady state: the stretches' time as without marks) */
+		return k;
 	}
+	/* the steady parts of the stretches only: a stretch may run through
+	 * a phase (c32: the epochs' worker restarts, whose idle is theirs) */
+	struct steady_part sp = steady_part(gt, st, nst, h->w, h->n);
+	k.gapped = sp.gapped;
+	uint64_t idle_in = part_idle(sp);
+	/* less the idle while the host was inside calls that queue nothing
+	 * (an allocation, a free): theirs, not the issue rate's */
+	k.calls_idle = part_idle(steady_part(gt, st, nst, h->calls_w, h->ncalls_w));
+	idle_in = idle_in > k.calls_idle ? idle_in - k.calls_idle : 0;
+	k.waits = idle_while_main_waits(a, gt, st, nst);
+	idle_in = idle_in > k.waits ? idle_in - k.waits : 0;
+	/* less each stretch's refill after a sync that drained the queue:
+	 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
+	 * of a per-step sync or of frees claims it; a sync now and then
+	 * (c30: every 10th step) has none, and its refill stays here */
+	int claimed = refill_claimed(a);
+	for (size_t j = 0; claimed && j < h->n; j++) {
+		if (!h->drain_wait[j])
+			continue;
+		uint64_t idle_j = part_idle(steady_part(gt, st, nst, &h->w[2 * j], 1));
+		k.refill += idle_j < h->drain_wait[j] ? idle_j : h->drain_wait[j];
+	}
+	k.idle_in = idle_in > k.refill ? idle_in - k.refill : 0;
+	if (k.idle_in < k.cost)
+		k.cost = k.idle_in;
 	free(st);
-	double share = (double)cost / (double)win;
-	/* The threads that issue the launches must keep a CPU busy: mostly
-	 * off-CPU, they wait on something and are not issue-bound.  Their CPU
-	 * time adds up: PyTorch's main thread blocks while pt_autograd_N runs
-	 * the backward pass and launches its kernels. */
-	double oncpu = (double)(h->ns - h->main_off_ns) / (double)h->ns;
-	double issuing = (double)(h->ns - h->main_off_ns + h->others_oncpu_ns) / (double)h->ns;
-	if (h->has_offcpu && issuing < HOSTBOUND_ONCPU)
-		return 0;
-	double medium = measured ? SHARE_MEDIUM : HOSTBOUND_MEDIUM, low = measured ? SHARE_LOW : HOSTBOUND_LOW;
-	enum ia_severity sev = share >= medium ? IA_SEV_MEDIUM : share >= low ? IA_SEV_LOW : IA_SEV_NONE;
-	if (sev == IA_SEV_NONE)
-		return 0;
-	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_HOST_BOUND_LAUNCHES);
-	if (!c)
-		return -1;
-	const struct ia_trace *t = a->t;
-	const struct ia_call *cl = &t->calls[h->long_close];
-	c->sev = sev;
-	c->impact = ia_idle_impact(&a->idle, cost);
-	c->cost_ns = cost;
-	c->api = cl->api;
-	if (h->nlines)
-		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
-	double rate = (double)h->launches * 1e9 / (double)h->ns;
-	uint64_t interval = h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : h->ns / h->launches;
-	uint64_t in_launch = h->in_launch_ns / h->launches;
-	uint64_t between = h->ns - h->in_calls_ns;
-	char n1[32], n2[32], d1[32], d2[32], d3[32], d4[32];
+	return k;
+}
+
+static void hostbound_summary(struct ia_chain *c, const struct ia_analysis *a, const struct hb_cost *k,
+			      double share, double rate)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_call *cl = &a->t->calls[h->long_close];
+	char n1[32], n2[32], d1[32], d2[32], d3[32];
 	ia_fmt_count(n1, sizeof n1, h->launches);
 	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
-	if (measured)
+	if (k->measured)
 		snprintf(c->summary, sizeof c->summary,
 			 "host-bound: %s launches at %s/s in %s stretch%s (%s); the GPU idled about %s inside them (%.0f%% of "
 			 "the steady state, estimated from work timed alone) while the host issued the work",
 			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), h->n == 1 ? "" : "es", ia_fmt_dur(d1, sizeof d1, h->ns),
-			 ia_fmt_dur(d2, sizeof d2, idle_in), 100 * share);
+			 ia_fmt_dur(d2, sizeof d2, k->idle_in), 100 * share);
 	else if (h->n == 1)
 		snprintf(c->summary, sizeof c->summary,
 			 "host-bound: %s launches at %s/s over %s (%.0f%% of the window); the %s after them waited %s "
 			 "(GPU already idle) - the GPU keeps up with the host",
-			 n1, n2, ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share, ia_api_name(t, cl->api),
+			 n1, n2, ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share, ia_api_name(a->t, cl->api),
 			 ia_fmt_dur(d2, sizeof d2, cl->dur));
 	else
 		snprintf(c->summary, sizeof c->summary,
@@ -342,6 +327,42 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 			 "them waited at most %s (GPU already idle) - the GPU keeps up with the host",
 			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share,
 			 ia_fmt_dur(d2, sizeof d2, h->close_max_ns));
+}
+
+/* [GPU] what the idle inside the stretches was less, each part said only
+ * where there is one */
+static void hostbound_gpu_line(struct ia_chain *c, const struct ia_hostbound *h, const struct hb_cost *k)
+{
+	char gl[512], t1[32], t2[32];
+	snprintf(gl, sizeof gl, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated "
+		 "from work timed alone)", ia_fmt_dur(t1, sizeof t1, h->ns), ia_fmt_dur(t2, sizeof t2, k->idle_in));
+	if (k->gapped)
+		ia_addf(gl, sizeof gl, "; besides, %s in gaps other findings name", ia_fmt_dur(t1, sizeof t1, k->gapped));
+	if (k->calls_idle)
+		ia_addf(gl, sizeof gl, "; %s while the host was inside calls that queue nothing (allocations, frees)",
+			ia_fmt_dur(t1, sizeof t1, k->calls_idle));
+	if (k->refill)
+		ia_addf(gl, sizeof gl, "; %s refilling a queue a sync had drained (the sync's)", ia_fmt_dur(t1, sizeof t1, k->refill));
+	if (k->waits)
+		ia_addf(gl, sizeof gl, "; %s while the main thread was blocked, its DataLoader workers running (waiting "
+			"for a batch, not issuing)", ia_fmt_dur(t1, sizeof t1, k->waits));
+	if (h->busy_close_n)
+		ia_addf(gl, sizeof gl, "; %s of the %s stretches end in a sync that waited for the GPU's last work",
+			ia_fmt_count(t1, sizeof t1, h->busy_close_n), ia_fmt_count(t2, sizeof t2, h->n));
+	ia_chain_line(c, "%s", gl);
+}
+
+static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, const struct hb_cost *k,
+			       double oncpu, double issuing, double rate, uint64_t interval)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_trace *t = a->t;
+	const struct ia_call *cl = &t->calls[h->long_close];
+	uint64_t in_launch = h->in_launch_ns / h->launches;
+	uint64_t between = h->ns - h->in_calls_ns;
+	char n1[32], n2[32], d1[32], d2[32], d3[32], d4[32];
+	ia_fmt_count(n1, sizeof n1, h->launches);
+	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
 	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
 	if (h->has_offcpu)
 		ia_chain_line(c, "[HOST] main thread (pid %d) in these stretches: on-CPU %s (%.0f%%), blocked %s, waiting for a CPU %s; "
@@ -371,33 +392,22 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
 	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS),
 	     cl->dur <= IA_SYNC_FLOOR_NS ? "nothing left to wait for" : "the GPU still had work queued");
-	const struct ia_gap_line *sl = measured ? closing_sync_line(a) : NULL;
+	const struct ia_gap_line *sl = k->measured ? closing_sync_line(a) : NULL;
 	if (sl)
 		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "
 		     "spend issuing the next step's work while the GPU runs this one's%s",
 		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns),
 		     refill_claimed(a) ? " (the sync's own finding)" : "");
-	if (measured) {
-		/* what the idle inside the stretches was less, each part said only where there is one */
-		char gl[512], t1[32], t2[32];
-		snprintf(gl, sizeof gl, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated "
-			 "from work timed alone)", ia_fmt_dur(t1, sizeof t1, h->ns), ia_fmt_dur(t2, sizeof t2, idle_in));
-		if (gapped)
-			ia_addf(gl, sizeof gl, "; besides, %s in gaps other findings name", ia_fmt_dur(t1, sizeof t1, gapped));
-		if (calls_idle)
-			ia_addf(gl, sizeof gl, "; %s while the host was inside calls that queue nothing (allocations, frees)",
-				ia_fmt_dur(t1, sizeof t1, calls_idle));
-		if (refill)
-			ia_addf(gl, sizeof gl, "; %s refilling a queue a sync had drained (the sync's)", ia_fmt_dur(t1, sizeof t1, refill));
-		if (waits)
-			ia_addf(gl, sizeof gl, "; %s while the main thread was blocked, its DataLoader workers running (waiting "
-				"for a batch, not issuing)", ia_fmt_dur(t1, sizeof t1, waits));
-		if (h->busy_close_n)
-			ia_addf(gl, sizeof gl, "; %s of the %s stretches end in a sync that waited for the GPU's last work",
-				ia_fmt_count(t1, sizeof t1, h->busy_close_n), ia_fmt_count(t2, sizeof t2, h->n));
-		ia_chain_line(c, "%s", gl);
-	}
-	if (measured)
+	if (k->measured)
+		hostbound_gpu_line(c, h, k);
+}
+
+static void hostbound_root_cause(struct ia_chain *c, const struct ia_hostbound *h, const struct hb_cost *k,
+				 uint64_t interval)
+{
+	uint64_t in_launch = h->in_launch_ns / h->launches;
+	char d1[32], d2[32], d3[32];
+	if (k->measured)
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
 			 "launch call, the rest in Python and framework code between calls), and the GPU, timed by its "
@@ -405,7 +415,7 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 			 "them%s. Faster kernels would not make this part faster; fewer launches, each doing more work, "
 			 "would.",
 			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
-			 ia_fmt_dur(d3, sizeof d3, idle_in),
+			 ia_fmt_dur(d3, sizeof d3, k->idle_in),
 			 h->busy_close_n ? " (a sync closing a stretch can still wait for its last kernels: the GPU "
 					   "idled earlier in the stretch, between launches)" : "");
 	else
@@ -417,6 +427,42 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 			 "would. How busy the GPU was inside the stretches is not measured (no GPU timestamps).",
 			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
 			 ia_fmt_dur(d3, sizeof d3, h->close_max_ns));
+}
+
+int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_hostbound *h = &a->hb;
+	uint64_t win = a->idle.steady_ns;
+	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
+		return 0;
+	struct hb_cost k = hostbound_cost(a, win);
+	double share = (double)k.cost / (double)win;
+	/* The threads that issue the launches must keep a CPU busy: mostly
+	 * off-CPU, they wait on something and are not issue-bound.  Their CPU
+	 * time adds up: PyTorch's main thread blocks while pt_autograd_N runs
+	 * the backward pass and launches its kernels. */
+	double oncpu = (double)(h->ns - h->main_off_ns) / (double)h->ns;
+	double issuing = (double)(h->ns - h->main_off_ns + h->others_oncpu_ns) / (double)h->ns;
+	if (h->has_offcpu && issuing < HOSTBOUND_ONCPU)
+		return 0;
+	double medium = k.measured ? SHARE_MEDIUM : HOSTBOUND_MEDIUM, low = k.measured ? SHARE_LOW : HOSTBOUND_LOW;
+	enum ia_severity sev = share >= medium ? IA_SEV_MEDIUM : share >= low ? IA_SEV_LOW : IA_SEV_NONE;
+	if (sev == IA_SEV_NONE)
+		return 0;
+	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_HOST_BOUND_LAUNCHES);
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->impact = ia_idle_impact(&a->idle, k.cost);
+	c->cost_ns = k.cost;
+	c->api = a->t->calls[h->long_close].api;
+	if (h->nlines)
+		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
+	double rate = (double)h->launches * 1e9 / (double)h->ns;
+	uint64_t interval = h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : h->ns / h->launches;
+	hostbound_summary(c, a, &k, share, rate);
+	hostbound_timeline(c, a, &k, oncpu, issuing, rate, interval);
+	hostbound_root_cause(c, h, &k, interval);
 	hostbound_fixes(c, h, interval);
 	hostbound_json(c->evidence, a, win, share, rate);
 	return 0;
