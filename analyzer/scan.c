@@ -513,107 +513,126 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
-		   struct ia_scan_result *r, char *err, size_t errlen)
+/* The chunks the workers will read: in a window, one of each table's
+ * (read by time, its rows its own); else CHUNK_ROWS rowids each, reading
+ * into base[calls] (1: cuda_calls, or its call blocks; 0: off_cpu), one
+ * array per table sized by its rowid span.  0, or -1 with err set. */
+static int plan_chunks(const char *path, int what, struct job *j, size_t *cap, void *base[2], char *err, size_t errlen)
 {
-	memset(r, 0, sizeof *r);
-	struct job j;
-	memset(&j, 0, sizeof j);
-	j.path = path;
-	j.from = from;
-	j.to = to;
-	j.windowed = from > 0 || to != UINT64_MAX;
-	size_t cap = 0;
-	void *base[2] = { NULL, NULL };
-	sqlite3_int64 lo[2] = { 1, 1 }, hi[2] = { 0, 0 };
-	int rc = -1;
-	j.blocks = blocks;
 	for (int calls = 1; calls >= 0; calls--) {
 		if (!(what & (calls ? IA_LOAD_CALLS : IA_LOAD_OFFCPU)))
 			continue;
-		size_t k0 = j.nchunks;
-		if (j.windowed) {
-			if (ia_grow((void **)&j.chunks, &cap, j.nchunks + 1, sizeof *j.chunks) < 0)
+		if (j->windowed) {
+			if (ia_grow((void **)&j->chunks, cap, j->nchunks + 1, sizeof *j->chunks) < 0)
 				goto oom;
-			memset(&j.chunks[j.nchunks], 0, sizeof *j.chunks);
-			j.chunks[j.nchunks].calls = calls;
-			j.chunks[j.nchunks].own = 1;
-			j.nchunks++;
+			memset(&j->chunks[j->nchunks], 0, sizeof *j->chunks);
+			j->chunks[j->nchunks].calls = calls;
+			j->chunks[j->nchunks].own = 1;
+			j->nchunks++;
 			continue;
 		}
-		if (calls && j.blocks) {
-			if (plan_blocks(path, &j, &cap, &base[1], err, errlen) < 0)
-				goto out;
+		if (calls && j->blocks) {
+			if (plan_blocks(path, j, cap, &base[1], err, errlen) < 0)
+				return -1;
 			continue;
 		}
-		if (rowid_span(path, calls ? "cuda_calls" : "off_cpu", &lo[calls], &hi[calls], err, errlen) < 0)
-			goto out;
-		if (hi[calls] < lo[calls])
+		sqlite3_int64 lo = 1, hi = 0;
+		if (rowid_span(path, calls ? "cuda_calls" : "off_cpu", &lo, &hi, err, errlen) < 0)
+			return -1;
+		if (hi < lo)
 			continue;
-		size_t span = (size_t)(hi[calls] - lo[calls] + 1);
+		size_t span = (size_t)(hi - lo + 1);
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		if (!(base[calls] = malloc(span * sz)))
 			goto oom;
 		ia_hint_huge(base[calls], span * sz);
-		for (sqlite3_int64 a = lo[calls]; a <= hi[calls]; a += CHUNK_ROWS) {
-			if (ia_grow((void **)&j.chunks, &cap, j.nchunks + 1, sizeof *j.chunks) < 0)
+		for (sqlite3_int64 a = lo; a <= hi; a += CHUNK_ROWS) {
+			if (ia_grow((void **)&j->chunks, cap, j->nchunks + 1, sizeof *j->chunks) < 0)
 				goto oom;
-			struct chunk *c = &j.chunks[j.nchunks++];
+			struct chunk *c = &j->chunks[j->nchunks++];
 			memset(c, 0, sizeof *c);
 			c->calls = calls;
 			c->lo = a;
-			c->hi = a + CHUNK_ROWS - 1 < hi[calls] ? a + CHUNK_ROWS - 1 : hi[calls];
-			c->rows = (char *)base[calls] + (size_t)(a - lo[calls]) * sz;
+			c->hi = a + CHUNK_ROWS - 1 < hi ? a + CHUNK_ROWS - 1 : hi;
+			c->rows = (char *)base[calls] + (size_t)(a - lo) * sz;
 			c->cap = c->planned = (size_t)(c->hi - c->lo + 1);
 		}
-		(void)k0;
 	}
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* The chunks read by NWORKERS threads (this one among them). */
+static void read_chunks(struct job *j)
+{
 	uint64_t total_rows = 0;
-	for (size_t i = 0; i < j.nchunks; i++)
-		if (!j.chunks[i].own)
-			total_rows += j.chunks[i].planned;
+	for (size_t i = 0; i < j->nchunks; i++)
+		if (!j->chunks[i].own)
+			total_rows += j->chunks[i].planned;
 	ia_progress_begin("reading report.db", total_rows);
 	pthread_t th[NWORKERS];
 	int started = 0;
-	for (int i = 0; i < NWORKERS - 1 && j.nchunks > 1; i++)
-		if (pthread_create(&th[started], NULL, worker, &j) == 0)
+	for (int i = 0; i < NWORKERS - 1 && j->nchunks > 1; i++)
+		if (pthread_create(&th[started], NULL, worker, j) == 0)
 			started++;
-	worker(&j);
+	worker(j);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	ia_phase("scan");
 	ia_progress_phase("analysing");
+}
 
-	for (size_t i = 0; i < j.nchunks; i++)
-		if (j.chunks[i].failed) {
-			snprintf(err, errlen, "%s", j.chunks[i].err);
-			goto out;
-		}
-	/* Stack ids of every chunk, sorted and unique. */
+/* Stack ids of every chunk, sorted and unique (index 0: none). */
+static int merge_stack_ids(const struct job *j, struct ia_scan_result *r)
+{
 	size_t nall = 1;
-	for (size_t i = 0; i < j.nchunks; i++)
-		nall += j.chunks[i].nsids;
+	for (size_t i = 0; i < j->nchunks; i++)
+		nall += j->chunks[i].nsids;
 	if (!(r->stack_ids = malloc(nall * sizeof *r->stack_ids)))
-		goto oom;
+		return -1;
 	r->stack_ids[0] = 0;
 	r->nstacks = 1;
-	for (size_t i = 0; i < j.nchunks; i++)
-		for (size_t k = 1; k < j.chunks[i].nsids; k++)
-			r->stack_ids[r->nstacks++] = j.chunks[i].sids[k];
+	for (size_t i = 0; i < j->nchunks; i++)
+		for (size_t k = 1; k < j->chunks[i].nsids; k++)
+			r->stack_ids[r->nstacks++] = j->chunks[i].sids[k];
 	qsort(r->stack_ids + 1, r->nstacks - 1, sizeof *r->stack_ids, cmp_u64);
 	size_t u = 1;
 	for (size_t i = 1; i < r->nstacks; i++)
 		if (r->stack_ids[i] != r->stack_ids[u - 1])
 			r->stack_ids[u++] = r->stack_ids[i];
 	r->nstacks = u;
+	return 0;
+}
 
-	/* Pack the slices, translating chunk stack indexes on the way. */
+/* A chunk's calls' stack indexes (into its own ids) into the merged ones. */
+static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct ia_scan_result *r)
+{
+	uint32_t *remap = malloc(c->nsids * sizeof *remap);
+	if (!remap)
+		return -1;
+	remap[0] = 0;
+	for (size_t k = 1; k < c->nsids; k++) {
+		uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, cmp_u64);
+		remap[k] = (uint32_t)(p - r->stack_ids);
+	}
+	for (size_t k = 0; k < c->n; k++)
+		x[k].stack = remap[x[k].stack];
+	free(remap);
+	return 0;
+}
+
+/* Each table's chunks packed into one array (a chunk read fewer rows than
+ * its rowids: they close up), handed to r; base[] gives them up. */
+static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
+{
 	for (int calls = 1; calls >= 0; calls--) {
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		char *dst = base[calls];
 		size_t n = 0;
-		for (size_t i = 0; i < j.nchunks; i++) {
-			struct chunk *c = &j.chunks[i];
+		for (size_t i = 0; i < j->nchunks; i++) {
+			struct chunk *c = &j->chunks[i];
 			if (c->calls != calls)
 				continue;
 			if (c->own) {   /* window mode: the only chunk of its table */
@@ -626,20 +645,8 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 					memmove(dst + n * sz, c->rows, c->n * sz);
 				n += c->n;
 			}
-			if (calls && c->nsids > 1) {
-				uint32_t *remap = malloc(c->nsids * sizeof *remap);
-				if (!remap)
-					goto oom;
-				remap[0] = 0;
-				for (size_t k = 1; k < c->nsids; k++) {
-					uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, cmp_u64);
-					remap[k] = (uint32_t)(p - r->stack_ids);
-				}
-				struct ia_call *x = (struct ia_call *)dst + (n - c->n);
-				for (size_t k = 0; k < c->n; k++)
-					x[k].stack = remap[x[k].stack];
-				free(remap);
-			}
+			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
+				return -1;
 		}
 		if (calls) {
 			r->calls = (struct ia_call *)base[calls];
@@ -650,12 +657,17 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 		}
 		base[calls] = NULL;
 	}
-	/* tid -> pid, first chunk (lowest rowids) first; a pid a call block
-	 * gave is kept, the others (-1) are resolved by the loader when needed. */
+	return 0;
+}
+
+/* tid -> pid, first chunk (lowest rowids) first; a pid a call block gave is
+ * kept, the others (-1) are resolved by the loader when needed. */
+static int tid_pids(const struct job *j, struct ia_scan_result *r)
+{
 	size_t tcap = 0;
 	struct ia_map seen = { 0 };
-	for (size_t i = 0; i < j.nchunks; i++) {
-		struct ia_map *m = &j.chunks[i].tidpid;
+	for (size_t i = 0; i < j->nchunks; i++) {
+		const struct ia_map *m = &j->chunks[i].tidpid;
 		for (size_t k = 0; k < m->cap; k++) {
 			if (!m->vals[k])
 				continue;
@@ -671,17 +683,43 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 			    ia_grow((void **)&r->pids, &pcap, r->ntids + 1, sizeof *r->pids) < 0 ||
 			    ia_map_put(&seen, m->keys[k], (uint32_t)r->ntids) < 0) {
 				ia_map_free(&seen);
-				goto oom;
+				return -1;
 			}
 			r->tids[r->ntids] = (uint32_t)m->keys[k];
 			r->pids[r->ntids++] = pid;
 		}
 	}
 	ia_map_free(&seen);
+	return 0;
+}
+
+int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
+		   struct ia_scan_result *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	struct job j;
+	memset(&j, 0, sizeof j);
+	j.path = path;
+	j.from = from;
+	j.to = to;
+	j.windowed = from > 0 || to != UINT64_MAX;
+	j.blocks = blocks;
+	size_t cap = 0;
+	void *base[2] = { NULL, NULL };
+	int rc = -1;
+	if (plan_chunks(path, what, &j, &cap, base, err, errlen) < 0)
+		goto out;
+	read_chunks(&j);
+	for (size_t i = 0; i < j.nchunks; i++)
+		if (j.chunks[i].failed) {
+			snprintf(err, errlen, "%s", j.chunks[i].err);
+			goto out;
+		}
+	if (merge_stack_ids(&j, r) < 0 || pack_tables(&j, base, r) < 0 || tid_pids(&j, r) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	rc = 0;
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory");
 out:
 	for (size_t i = 0; i < j.nchunks; i++) {
 		if (j.chunks[i].own)
