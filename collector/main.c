@@ -134,20 +134,123 @@ static void write_stats(const char *path, const struct intake_stats *is, struct 
 	fclose(f);
 }
 
+/* The eBPF side, or NULL (CUDA-only: --no-bpf, or it could not load, said
+ * why), and the session's first rows. */
+static struct tracer *open_tracer(struct store *st, const struct cli *c, int batched, int argc, char **argv)
+{
+	struct tracer_opts to;
+	struct tracer *t = NULL;
+	char why[256] = "";
+	to.bucket_ns = c->bucket_ns;
+	to.sample_hz = c->sample_hz;
+	to.python_frames = !c->no_python_frames;
+	to.split = (enum tracer_split)c->split_bpf;
+	if (c->no_bpf)
+		snprintf(why, sizeof why, "--no-bpf");
+	else
+		t = tracer_open(st, &to, why, sizeof why);
+	if (!t)
+		fprintf(stderr, "ingero-collector: CUDA-only mode (%s): no kernel-side evidence\n", why);
+	session_start(st, c, argc, argv, t ? "full" : "cuda-only");
+	if (!t)
+		store_session(st, "cuda_only_reason", why);
+	store_session(st, "collector_sched", batched ? "batch" : "unchanged");
+	if (t && to.split)
+		store_session(st, "split_bpf", tracer_split_name(to.split));
+	return t;
+}
+
+/* The processes to trace: each -p PID, and CMD, launched (it runs once
+ * enrolled).  0, or the exit status to leave with. */
+static int enroll(const struct cli *c, struct tracer *t, struct store *st, int batched, struct launch *l)
+{
+	for (size_t i = 0; i < c->npids; i++) {
+		if (procs_enroll(t, st, c->pids[i], 1)) {
+			fprintf(stderr, "ingero-collector: -p %u: no such process\n", c->pids[i]);
+			return INGERO_EXIT_USAGE;
+		}
+	}
+	if (!c->cmd)
+		return 0;
+	if (launch_prepare(c->cmd, c->endpoint, batched, l))
+		return INGERO_EXIT_RUNTIME;
+	procs_enroll(t, st, (uint32_t)l->pid, 0);
+	/* a program that will record only between cudaProfilerStart and Stop
+	 * (the library reads the same variable) starts paused here too: its
+	 * first start, not its launch, begins the evidence */
+	if (ingero_capture_profiler(getenv(INGERO_ENV_CAPTURE)) &&
+	    !ingero_env_flag_value(getenv(INGERO_ENV_DISABLE), 0))   /* (a disabled library never starts it) */
+		tracer_capture(t, (uint32_t)l->pid, 0);
+	launch_release(l);
+	return 0;
+}
+
+/* Turns the tracer until CMD ends, a signal stops us (the first is passed
+ * on to CMD, which we then wait for; one more stops us), or the duration
+ * is up (CMD is sent SIGTERM, and waited for).  Sets *child_done and
+ * *exit_code when CMD's status was collected. */
+static void run(struct tracer *t, const struct launch *l, double duration_s, uint64_t *next_flush,
+		int *child_done, int *exit_code)
+{
+	int status = 0;
+	uint64_t deadline = duration_s > 0 ? mono_now_ns() + (uint64_t)(duration_s * 1e9) : 0;
+	for (;;) {
+		turn(t, next_flush);
+		if (l->pid > 0 && waitpid(l->pid, &status, WNOHANG) == l->pid) {
+			*child_done = 1;
+			*exit_code = launch_exit_code(status);
+			return;
+		}
+		if (signals_seen) {
+			if (l->pid > 0 && signals_seen == 1) {
+				if (last_signal_from_user)
+					kill(l->pid, last_signal);
+				signals_seen = 2;   /* waiting for CMD; one more signal stops us */
+				last_signal_from_user = 0;
+				continue;
+			}
+			if (l->pid == 0 || signals_seen > 2)
+				return;
+		}
+		if (deadline && mono_now_ns() >= deadline) {
+			if (l->pid > 0) {
+				kill(l->pid, SIGTERM);
+				deadline = 0;
+				continue;
+			}
+			return;
+		}
+	}
+}
+
+/* Drains the socket until quiet, keeping the ring moving meanwhile. */
+static void drain(struct intake *in, struct tracer *t, uint64_t *next_flush, struct intake_stats *is)
+{
+	for (uint64_t drain_start = mono_now_ns();;) {
+		uint64_t now = mono_now_ns();
+
+		intake_stats(in, is);
+		if (now - drain_start >= DRAIN_MAX_MS * 1000000ull)
+			break;
+		if (now - drain_start >= QUIET_MS * 1000000ull &&
+		    (!is->last_msg_ns || now - is->last_msg_ns >= QUIET_MS * 1000000ull))
+			break;
+		turn(t, next_flush);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	struct store *st;
 	struct store_opts so = { 0 };
-	struct tracer *t = NULL;
-	struct tracer_opts to;
+	struct tracer *t;
 	struct intake *in;
 	struct intake_opts io;
 	struct intake_stats is;
 	struct launch l = { .pid = 0 };
-	char why[256] = "";
 	int rc, exit_code = 0, child_done = 0, status = 0, batched = 0;
-	uint64_t started, deadline = 0, next_flush = 0, finished_at;
+	uint64_t started, next_flush = 0, finished_at;
 	double cpu_at_start;
 
 	/* Each message's decoding allocates and frees a few MB (msgpack's object
@@ -170,23 +273,7 @@ int main(int argc, char **argv)
 	st = store_open(c.output, &so);
 	if (!st)
 		return INGERO_EXIT_RUNTIME;
-
-	to.bucket_ns = c.bucket_ns;
-	to.sample_hz = c.sample_hz;
-	to.python_frames = !c.no_python_frames;
-	to.split = (enum tracer_split)c.split_bpf;
-	if (c.no_bpf)
-		snprintf(why, sizeof why, "--no-bpf");
-	else
-		t = tracer_open(st, &to, why, sizeof why);
-	if (!t)
-		fprintf(stderr, "ingero-collector: CUDA-only mode (%s): no kernel-side evidence\n", why);
-	session_start(st, &c, argc, argv, t ? "full" : "cuda-only");
-	if (!t)
-		store_session(st, "cuda_only_reason", why);
-	store_session(st, "collector_sched", batched ? "batch" : "unchanged");
-	if (t && to.split)
-		store_session(st, "split_bpf", tracer_split_name(to.split));
+	t = open_tracer(st, &c, batched, argc, argv);
 
 	io.endpoint = c.endpoint;
 	io.open_mode = !c.cmd && !c.npids;
@@ -198,77 +285,18 @@ int main(int argc, char **argv)
 		store_close(st);
 		return INGERO_EXIT_RUNTIME;
 	}
-
-	for (size_t i = 0; i < c.npids; i++) {
-		if (procs_enroll(t, st, c.pids[i], 1)) {
-			fprintf(stderr, "ingero-collector: -p %u: no such process\n", c.pids[i]);
-			intake_stop(in, NULL);
-			tracer_close(t);
-			store_close(st);
-			return INGERO_EXIT_USAGE;
-		}
-	}
-	if (c.cmd) {
-		if (launch_prepare(c.cmd, c.endpoint, batched, &l)) {
-			intake_stop(in, NULL);
-			tracer_close(t);
-			store_close(st);
-			return INGERO_EXIT_RUNTIME;
-		}
-		procs_enroll(t, st, (uint32_t)l.pid, 0);
-		/* a program that will record only between cudaProfilerStart and
-		 * Stop (the library reads the same variable) starts paused here
-		 * too: its first start, not its launch, begins the evidence */
-		if (ingero_capture_profiler(getenv(INGERO_ENV_CAPTURE)) &&
-		    !ingero_env_flag_value(getenv(INGERO_ENV_DISABLE), 0))   /* (a disabled library never starts it) */
-			tracer_capture(t, (uint32_t)l.pid, 0);
-		launch_release(&l);
+	rc = enroll(&c, t, st, batched, &l);
+	if (rc) {
+		intake_stop(in, NULL);
+		tracer_close(t);
+		store_close(st);
+		return rc;
 	}
 
 	started = mono_now_ns();
 	cpu_at_start = cpu_seconds();
-	if (c.duration_s > 0)
-		deadline = started + (uint64_t)(c.duration_s * 1e9);
-	for (;;) {
-		turn(t, &next_flush);
-		if (l.pid > 0 && !child_done && waitpid(l.pid, &status, WNOHANG) == l.pid) {
-			child_done = 1;
-			exit_code = launch_exit_code(status);
-			break;
-		}
-		if (signals_seen) {
-			if (l.pid > 0 && signals_seen == 1) {
-				if (last_signal_from_user)
-					kill(l.pid, last_signal);
-				signals_seen = 2;   /* waiting for CMD; one more signal stops us */
-				last_signal_from_user = 0;
-				continue;
-			}
-			if (l.pid == 0 || signals_seen > 2)
-				break;
-		}
-		if (deadline && mono_now_ns() >= deadline) {
-			if (l.pid > 0) {
-				kill(l.pid, SIGTERM);
-				deadline = 0;
-				continue;
-			}
-			break;
-		}
-	}
-
-	/* drain the socket until quiet, keeping the ring moving meanwhile */
-	for (uint64_t drain_start = mono_now_ns();;) {
-		uint64_t now = mono_now_ns();
-
-		intake_stats(in, &is);
-		if (now - drain_start >= DRAIN_MAX_MS * 1000000ull)
-			break;
-		if (now - drain_start >= QUIET_MS * 1000000ull &&
-		    (!is.last_msg_ns || now - is.last_msg_ns >= QUIET_MS * 1000000ull))
-			break;
-		turn(t, &next_flush);
-	}
+	run(t, &l, c.duration_s, &next_flush, &child_done, &exit_code);
+	drain(in, t, &next_flush, &is);
 	intake_stop(in, &is);
 	tracer_flush(t, 1);
 	session_end(st);
