@@ -168,6 +168,103 @@ static void store_stack_record(struct intake *in, const struct ingero_wire_stack
 	free(strs);
 }
 
+/* The pid and tid a record speaks for; 0 for a type this version skips. */
+static int record_ids(const struct ingero_wire_record *r, uint32_t *pid, uint32_t *tid)
+{
+	*tid = 0;
+	switch (r->type) {
+	case INGERO_REC_CALL:   *pid = r->u.call.pid; *tid = r->u.call.tid; return 1;
+	case INGERO_REC_HELLO:  *pid = r->u.hello.pid; return 1;
+	case INGERO_REC_COUNTS: *pid = r->u.counts.pid; return 1;
+	case INGERO_REC_STACK:  *pid = r->u.stack.pid; return 1;
+	case INGERO_REC_KERNEL: *pid = r->u.kernel.pid; return 1;
+	case INGERO_REC_BYE:    *pid = r->u.bye.pid; return 1;
+	case INGERO_REC_ORPHAN: *pid = r->u.orphan.pid; return 1;
+	case INGERO_REC_GPU:    *pid = r->u.gpu.pid; return 1;
+	case INGERO_REC_GPU_STATS: *pid = r->u.gpu_stats.pid; return 1;
+	case INGERO_REC_CAPTURE: *pid = r->u.capture.pid; return 1;
+	default: return 0;
+	}
+}
+
+/* One admitted record (pid resolved) into the store; a call is kept in
+ * in->calls (at *ncalls), stored with the message's others. */
+static void store_record(struct intake *in, const struct sender *s, const struct ingero_wire_record *r,
+			 uint32_t pid, uint32_t tid, size_t *ncalls)
+{
+	struct proc_row pr = { .pid = pid, .ppid = -1, .start_ns = -1, .exit_ns = -1, .exit_code = -1,
+			       .made = -1, .dropped = -1 };
+	char comm[64], exe[INGERO_WIRE_MAX_STR + 1], cmd[INGERO_WIRE_MAX_STR + 1];
+
+	switch (r->type) {
+	case INGERO_REC_CALL:
+		in->calls[*ncalls] = r->u.call;
+		in->calls[*ncalls].pid = pid;
+		in->calls[*ncalls].tid = tid;
+		(*ncalls)++;
+		break;
+	case INGERO_REC_HELLO:
+		if (!ingero_map_get(&in->speaker, pid))
+			ingero_map_put(&in->speaker, pid, (void *)(uintptr_t)s->pid);
+		pr.announced = 1;
+		pr.comm = cstr(&r->u.hello.comm, comm, sizeof comm);
+		pr.exe = cstr(&r->u.hello.exe, exe, sizeof exe);
+		pr.cmdline = cstr(&r->u.hello.cmdline, cmd, sizeof cmd);
+		pr.start_ns = (int64_t)r->u.hello.start_ns;
+		pr.ppid = proc_tree_ppid(pid);
+		store_process(in->o.store, &pr);
+		break;
+	case INGERO_REC_COUNTS:
+		pr.made = (int64_t)r->u.counts.made;
+		pr.dropped = (int64_t)r->u.counts.dropped;
+		store_process(in->o.store, &pr);
+		store_loss_max(in->o.store, INGERO_LOSS_PRELOAD_DROPPED, pid, r->u.counts.dropped);
+		break;
+	case INGERO_REC_STACK:
+		store_stack_record(in, &r->u.stack, pid);
+		break;
+	case INGERO_REC_KERNEL:
+		store_kernel(in->o.store, pid, r->u.kernel.addr, r->u.kernel.name.ptr, r->u.kernel.name.len);
+		break;
+	case INGERO_REC_ORPHAN:
+		/* a process, not calls: how many of its calls follow is unknowable */
+		store_loss_max(in->o.store, INGERO_LOSS_AFTER_OWNER, pid, 1);
+		break;
+	case INGERO_REC_GPU:
+		store_gpu_mark(in->o.store, pid, &r->u.gpu);
+		break;
+	case INGERO_REC_GPU_STATS:
+		store_loss_max(in->o.store, INGERO_LOSS_GPU_MARKS, pid, r->u.gpu_stats.lost);
+		break;
+	case INGERO_REC_CAPTURE:
+		store_capture(in->o.store, pid, r->u.capture.t_ns, r->u.capture.recording);
+		tracer_capture(in->o.tracer, pid, (int)r->u.capture.recording);
+		break;
+	case INGERO_REC_BYE:
+		if (pid == s->pid)   /* a sender's own BYE comes with its final counts */
+			ingero_map_put(&in->closed, pid, (void *)1);
+		/* the kernel's exit record is exact; without BPF this is all we have */
+		if (!in->o.tracer) {
+			pr.exit_ns = (int64_t)r->u.bye.end_ns;
+			store_process(in->o.store, &pr);
+		}
+		break;
+	}
+}
+
+/* Room for a message's calls in in->calls. */
+static int calls_room(struct intake *in, uint32_t n)
+{
+	if (n <= in->calls_cap)
+		return 0;
+	struct ingero_cuda_call *c = realloc(in->calls, n * sizeof(*c));
+	if (!c)
+		return -1;
+	in->calls = c;
+	in->calls_cap = n;
+	return 0;
+}
+
 static void handle_message(struct intake *in, nng_msg *msg)
 {
 	struct ingero_wire_batch b;
@@ -199,37 +296,17 @@ static void handle_message(struct intake *in, nng_msg *msg)
 				s->pid, ingero_wire_strerror(rc));
 		return;
 	}
-	if (b.n_calls > in->calls_cap) {
-		struct ingero_cuda_call *c = realloc(in->calls, b.n_calls * sizeof(*c));
-
-		if (!c) {
-			ingero_wire_batch_free(&b);
-			return;
-		}
-		in->calls = c;
-		in->calls_cap = b.n_calls;
+	if (calls_room(in, b.n_calls) < 0) {
+		store_loss_add(in->o.store, INGERO_LOSS_NO_MEMORY, s->pid, b.n_records);
+		ingero_wire_batch_free(&b);
+		return;
 	}
-
 	for (uint32_t i = 0; i < b.n_records; i++) {
 		const struct ingero_wire_record *r = &b.records[i];
-		uint32_t pid, tid = 0;
-		struct proc_row pr = { .ppid = -1, .start_ns = -1, .exit_ns = -1, .exit_code = -1,
-				       .made = -1, .dropped = -1 };
-		char comm[64], exe[INGERO_WIRE_MAX_STR + 1], cmd[INGERO_WIRE_MAX_STR + 1];
+		uint32_t pid, tid;
 
-		switch (r->type) {
-		case INGERO_REC_CALL:   pid = r->u.call.pid; tid = r->u.call.tid; break;
-		case INGERO_REC_HELLO:  pid = r->u.hello.pid; break;
-		case INGERO_REC_COUNTS: pid = r->u.counts.pid; break;
-		case INGERO_REC_STACK:  pid = r->u.stack.pid; break;
-		case INGERO_REC_KERNEL: pid = r->u.kernel.pid; break;
-		case INGERO_REC_BYE:    pid = r->u.bye.pid; break;
-		case INGERO_REC_ORPHAN: pid = r->u.orphan.pid; break;
-		case INGERO_REC_GPU:    pid = r->u.gpu.pid; break;
-		case INGERO_REC_GPU_STATS: pid = r->u.gpu_stats.pid; break;
-		case INGERO_REC_CAPTURE: pid = r->u.capture.pid; break;
-		default: continue;
-		}
+		if (!record_ids(r, &pid, &tid))
+			continue;
 		if (identity_resolve(s, &pid, &tid)) {
 			spoofed++;
 			continue;
@@ -244,62 +321,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 			untraced++;
 			continue;
 		}
-		pr.pid = pid;
-		switch (r->type) {
-		case INGERO_REC_CALL:
-			in->calls[ncalls] = r->u.call;
-			in->calls[ncalls].pid = pid;
-			in->calls[ncalls].tid = tid;
-			ncalls++;
-			break;
-		case INGERO_REC_HELLO:
-			if (!ingero_map_get(&in->speaker, pid))
-				ingero_map_put(&in->speaker, pid, (void *)(uintptr_t)s->pid);
-			pr.announced = 1;
-			pr.comm = cstr(&r->u.hello.comm, comm, sizeof comm);
-			pr.exe = cstr(&r->u.hello.exe, exe, sizeof exe);
-			pr.cmdline = cstr(&r->u.hello.cmdline, cmd, sizeof cmd);
-			pr.start_ns = (int64_t)r->u.hello.start_ns;
-			pr.ppid = proc_tree_ppid(pid);
-			store_process(in->o.store, &pr);
-			break;
-		case INGERO_REC_COUNTS:
-			pr.made = (int64_t)r->u.counts.made;
-			pr.dropped = (int64_t)r->u.counts.dropped;
-			store_process(in->o.store, &pr);
-			store_loss_max(in->o.store, INGERO_LOSS_PRELOAD_DROPPED, pid, r->u.counts.dropped);
-			break;
-		case INGERO_REC_STACK:
-			store_stack_record(in, &r->u.stack, pid);
-			break;
-		case INGERO_REC_KERNEL:
-			store_kernel(in->o.store, pid, r->u.kernel.addr, r->u.kernel.name.ptr,
-				     r->u.kernel.name.len);
-			break;
-		case INGERO_REC_ORPHAN:
-			/* a process, not calls: how many of its calls follow is unknowable */
-			store_loss_max(in->o.store, INGERO_LOSS_AFTER_OWNER, pid, 1);
-			break;
-		case INGERO_REC_GPU:
-			store_gpu_mark(in->o.store, pid, &r->u.gpu);
-			break;
-		case INGERO_REC_GPU_STATS:
-			store_loss_max(in->o.store, INGERO_LOSS_GPU_MARKS, pid, r->u.gpu_stats.lost);
-			break;
-		case INGERO_REC_CAPTURE:
-			store_capture(in->o.store, pid, r->u.capture.t_ns, r->u.capture.recording);
-			tracer_capture(in->o.tracer, pid, (int)r->u.capture.recording);
-			break;
-		case INGERO_REC_BYE:
-			if (pid == s->pid)   /* a sender's own BYE comes with its final counts */
-				ingero_map_put(&in->closed, pid, (void *)1);
-			/* the kernel's exit record is exact; without BPF this is all we have */
-			if (!in->o.tracer) {
-				pr.exit_ns = (int64_t)r->u.bye.end_ns;
-				store_process(in->o.store, &pr);
-			}
-			break;
-		}
+		store_record(in, s, r, pid, tid, &ncalls);
 	}
 	store_calls(in->o.store, in->calls, ncalls);
 	if (spoofed)

@@ -80,6 +80,7 @@ enum ingero_gpu_mark_flags {
 #define INGERO_LOSS_RINGBUF_PREFIX   "bpf_ringbuf_"      /* + program name: reservation failures */
 #define INGERO_LOSS_SIZE_CAP         "size_cap_rows"     /* oldest rows dropped by --max-size */
 #define INGERO_LOSS_UNTRACED_SENDER  "untraced_sender"   /* records from outside the traced trees */
+#define INGERO_LOSS_NO_MEMORY        "collector_no_memory" /* records of a message the collector had no memory to hold */
 #define INGERO_LOSS_COUNTS_UNKNOWN  "preload_counts_unknown" /* per pid: 1 = its final counts never arrived */
 #define INGERO_LOSS_GPU_MARKS       "gpu_marks_lost"    /* per pid: GPU marks recorded but not read back */
 #define INGERO_LOSS_AFTER_OWNER      "preload_after_owner_exit" /* per pid: 1 = still running when its ring's owner stopped */
