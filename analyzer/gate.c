@@ -125,21 +125,18 @@ static int write_side(const char *path, int junit, const struct ia_gate_result *
 	return 0;
 }
 
-int ia_cmd_gate(int argc, char **argv)
-{
-	struct ia_gate_config cfg;
-	ia_gate_config_defaults(&cfg);
-	const char *config = NULL, *markdown = NULL, *junit = NULL, *save = NULL, *output = NULL;
-	int json = 0, verbose = 0, rc = IA_GATE_EXIT_USAGE;
-	char err[1024];
-	char **sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *sets);
-	size_t nsets = 0;
-	struct ia_gate_summary base, cur;
-	struct ia_gate_result res;
-	memset(&base, 0, sizeof base);
-	memset(&cur, 0, sizeof cur);
-	memset(&res, 0, sizeof res);
+/* gate's command line: its options; the positional arguments from optind */
+struct gate_args {
+	const char *config, *markdown, *junit, *save, *output;
+	int json, verbose;
+	char **sets;
+	size_t nsets;
+};
 
+/* Parses the options into a.  -1 to go on; else the exit status (--help,
+ * --version: pass; a bad option: usage, said). */
+static int parse_gate_args(int argc, char **argv, struct gate_args *a)
+{
 	enum { O_MD = 256, O_JUNIT, O_JSON, O_SAVE };
 	static const struct option opts[] = {
 		{ "config", required_argument, 0, 'c' },
@@ -157,104 +154,109 @@ int ia_cmd_gate(int argc, char **argv)
 	int o;
 	optind = 1;
 	opterr = 0;
-	if (!sets) {
-		gate_err("out of memory");
-		return IA_GATE_EXIT_RUNTIME;
-	}
 	while ((o = getopt_long(argc, argv, ":c:s:vo:hV", opts, NULL)) != -1) {
 		switch (o) {
-		case 'c': config = optarg; break;
-		case 's': sets[nsets++] = optarg; break;
-		case O_MD: markdown = optarg; break;
-		case O_JUNIT: junit = optarg; break;
-		case O_JSON: json = 1; break;
-		case 'v': verbose = 1; break;
-		case O_SAVE: save = optarg; break;
-		case 'o': output = optarg; break;
+		case 'c': a->config = optarg; break;
+		case 's': a->sets[a->nsets++] = optarg; break;
+		case O_MD: a->markdown = optarg; break;
+		case O_JUNIT: a->junit = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case 'v': a->verbose = 1; break;
+		case O_SAVE: a->save = optarg; break;
+		case 'o': a->output = optarg; break;
 		case 'h':
 			fputs(gate_usage, stdout);
-			rc = IA_GATE_EXIT_PASS;
-			goto out;
+			return IA_GATE_EXIT_PASS;
 		case 'V':
 			printf("ingero-gate %s\n", INGERO_VERSION);
-			rc = IA_GATE_EXIT_PASS;
-			goto out;
+			return IA_GATE_EXIT_PASS;
 		case ':':
 			gate_err("option %s needs a value (see --help)", argv[optind - 1]);
-			goto out;
+			return IA_GATE_EXIT_USAGE;
 		default:
 			gate_err("unknown option %s (see --help)", argv[optind - 1]);
-			goto out;
+			return IA_GATE_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
 
-	if (config && ia_gate_config_load(&cfg, config, err, sizeof err) < 0) {
+/* --config FILE, then each --set KEY=VALUE over it.  -1 to go on; else the
+ * exit status, said. */
+static int configure(struct ia_gate_config *cfg, const struct gate_args *a)
+{
+	char err[1024];
+	if (a->config && ia_gate_config_load(cfg, a->config, err, sizeof err) < 0) {
 		gate_err("%s", err);
-		rc = IA_GATE_EXIT_INPUT;
-		goto out;
+		return IA_GATE_EXIT_INPUT;
 	}
-	for (size_t i = 0; i < nsets; i++) {
-		char *eq = strchr(sets[i], '=');
-		if (!eq || eq == sets[i]) {
-			gate_err("--set %s: expected KEY=VALUE", sets[i]);
-			goto out;
+	for (size_t i = 0; i < a->nsets; i++) {
+		char *eq = strchr(a->sets[i], '=');
+		if (!eq || eq == a->sets[i]) {
+			gate_err("--set %s: expected KEY=VALUE", a->sets[i]);
+			return IA_GATE_EXIT_USAGE;
 		}
 		*eq = 0;
-		int bad = ia_gate_config_set(&cfg, sets[i], eq + 1, err, sizeof err) < 0;
+		int bad = ia_gate_config_set(cfg, a->sets[i], eq + 1, err, sizeof err) < 0;
 		*eq = '=';
 		if (bad) {
-			gate_err("--set %s: %s", sets[i], err);
-			goto out;
+			gate_err("--set %s: %s", a->sets[i], err);
+			return IA_GATE_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
 
-	if (save) {
-		if (!output) {
-			gate_err("--save-baseline needs -o FILE");
-			goto out;
-		}
-		if (optind < argc) {
-			gate_err("unexpected argument %s with --save-baseline", argv[optind]);
-			goto out;
-		}
-		if (ia_gate_summary_load(&base, save, cfg.max_samples, err, sizeof err) < 0) {
-			gate_err("%s", err);
-			rc = IA_GATE_EXIT_INPUT;
-			goto out;
-		}
-		if (ia_gate_summary_save(&base, output, err, sizeof err) < 0) {
-			gate_err("%s", err);
-			rc = IA_GATE_EXIT_RUNTIME;
-			goto out;
-		}
-		fprintf(stderr, "ingero-gate: baseline of %s (%zu APIs, %zu chains) written to %s\n",
-			save, base.napis, base.nchains, output);
-		rc = IA_GATE_EXIT_PASS;
-		goto out;
-	}
-	if (output) {
-		gate_err("-o is for --save-baseline; use --markdown/--junit for reports");
-		goto out;
-	}
-	if (argc - optind != 2) {
-		gate_err(argc - optind < 2 ? "needs BASELINE and CURRENT (see --help)"
-			 : "too many arguments: BASELINE and CURRENT only (see --help)");
-		goto out;
-	}
-	const char *bpath = argv[optind], *cpath = argv[optind + 1];
-	if (ia_gate_summary_load(&base, bpath, cfg.max_samples, err, sizeof err) < 0 ||
-	    ia_gate_summary_load(&cur, cpath, cfg.max_samples, err, sizeof err) < 0) {
+/* --save-baseline RUN -o FILE: RUN's summary written for later gates. */
+static int save_baseline(const struct ia_gate_config *cfg, const struct gate_args *a, const char *extra)
+{
+	char err[1024];
+	struct ia_gate_summary base;
+	memset(&base, 0, sizeof base);
+	int rc = IA_GATE_EXIT_USAGE;
+	if (!a->output)
+		gate_err("--save-baseline needs -o FILE");
+	else if (extra)
+		gate_err("unexpected argument %s with --save-baseline", extra);
+	else if (ia_gate_summary_load(&base, a->save, cfg->max_samples, err, sizeof err) < 0) {
 		gate_err("%s", err);
 		rc = IA_GATE_EXIT_INPUT;
+	} else if (ia_gate_summary_save(&base, a->output, err, sizeof err) < 0) {
+		gate_err("%s", err);
+		rc = IA_GATE_EXIT_RUNTIME;
+	} else {
+		fprintf(stderr, "ingero-gate: baseline of %s (%zu APIs, %zu chains) written to %s\n",
+			a->save, base.napis, base.nchains, a->output);
+		rc = IA_GATE_EXIT_PASS;
+	}
+	ia_gate_summary_free(&base);
+	return rc;
+}
+
+/* BASELINE against CURRENT: the verdicts on standard output (text or
+ * JSON), and the Markdown and JUnit reports asked for. */
+static int compare_runs(const struct ia_gate_config *cfg, const struct gate_args *a, const char *bpath,
+			const char *cpath)
+{
+	char err[1024];
+	struct ia_gate_summary base, cur;
+	struct ia_gate_result res;
+	memset(&base, 0, sizeof base);
+	memset(&cur, 0, sizeof cur);
+	memset(&res, 0, sizeof res);
+	int rc = IA_GATE_EXIT_INPUT;
+	if (ia_gate_summary_load(&base, bpath, cfg->max_samples, err, sizeof err) < 0 ||
+	    ia_gate_summary_load(&cur, cpath, cfg->max_samples, err, sizeof err) < 0) {
+		gate_err("%s", err);
 		goto out;
 	}
 	rc = IA_GATE_EXIT_RUNTIME;   /* from here on, a failure is not the input's */
-	if (ia_gate_compare(&cfg, &base, &cur, &res) < 0) {
+	if (ia_gate_compare(cfg, &base, &cur, &res) < 0) {
 		gate_err("out of memory comparing the runs");
 		goto out;
 	}
 	struct ia_gate_names names = { bpath, cpath };
-	if (json) {
+	if (a->json) {
 		cJSON *j = result_json(&res, &names);
 		int bad = !j || ia_json_print(j, stdout, 1) < 0;
 		cJSON_Delete(j);
@@ -263,10 +265,10 @@ int ia_cmd_gate(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		ia_gate_report_text(stdout, &res, &names, verbose);
+		ia_gate_report_text(stdout, &res, &names, a->verbose);
 	}
-	if ((markdown && write_side(markdown, 0, &res, &names) < 0) ||
-	    (junit && write_side(junit, 1, &res, &names) < 0))
+	if ((a->markdown && write_side(a->markdown, 0, &res, &names) < 0) ||
+	    (a->junit && write_side(a->junit, 1, &res, &names) < 0))
 		goto out;
 	if (fflush(stdout) != 0) {
 		gate_err("write error on standard output");
@@ -277,7 +279,33 @@ out:
 	ia_gate_result_free(&res);
 	ia_gate_summary_free(&base);
 	ia_gate_summary_free(&cur);
+	return rc;
+}
+
+int ia_cmd_gate(int argc, char **argv)
+{
+	struct ia_gate_config cfg;
+	ia_gate_config_defaults(&cfg);
+	struct gate_args a = { .sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.sets) };
+	int rc;
+	if (!a.sets) {
+		gate_err("out of memory");
+		rc = IA_GATE_EXIT_RUNTIME;
+	} else if ((rc = parse_gate_args(argc, argv, &a)) >= 0 || (rc = configure(&cfg, &a)) >= 0) {
+		/* (said, or --help) */
+	} else if (a.save) {
+		rc = save_baseline(&cfg, &a, optind < argc ? argv[optind] : NULL);
+	} else if (a.output) {
+		gate_err("-o is for --save-baseline; use --markdown/--junit for reports");
+		rc = IA_GATE_EXIT_USAGE;
+	} else if (argc - optind != 2) {
+		gate_err(argc - optind < 2 ? "needs BASELINE and CURRENT (see --help)"
+			 : "too many arguments: BASELINE and CURRENT only (see --help)");
+		rc = IA_GATE_EXIT_USAGE;
+	} else {
+		rc = compare_runs(&cfg, &a, argv[optind], argv[optind + 1]);
+	}
 	ia_gate_config_free(&cfg);
-	free(sets);
+	free(a.sets);
 	return rc;
 }
