@@ -24,13 +24,31 @@
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
 #define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
+#define WAIT_DOMINANT 0.50           /* one kind of wait's share of it (syscalls.h): named as the cause */
 /* D state worth a line of the timeline: a page fault's microseconds are not */
 #define IOWAIT_SHOWN 0.10
+/* what it blocked in, worth a line where blocked time is this share of the gaps */
+#define BLOCKED_IN_SHOWN 0.10
 #define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90
 #define MAX_COMP 5                   /* competitor names shown */
+
+/* What the main thread blocked in during the gaps, as text: "futex 5.10s
+ * (85%), clock_nanosleep 812ms (13%)", or "" when the trace does not say. */
+static char *blocked_in_text(const struct ia_gaps *g, char *buf, size_t cap)
+{
+	uint8_t codes[3];
+	size_t n = ia_gaps_blocked_in(g, codes, 3);
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char d[32];
+		ia_addf(buf, cap, "%s%s %s (%.0f%%)", i ? ", " : "", ia_sys_code_name(codes[i]),
+			ia_fmt_dur(d, sizeof d, g->main_sys_ns[codes[i]]), ia_pct(g->main_sys_ns[codes[i]], g->main_blocked_ns));
+	}
+	return buf;
+}
 
 /* What every gaps_* cause reads, computed once. */
 struct gap_view {
@@ -44,6 +62,9 @@ struct gap_view {
 	struct ia_comp_group comp[MAX_COMP];
 	size_t ncomp;
 	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
+	char blocked_in[200];            /* what the main thread blocked in (blocked_in_text), or "" */
+	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
+	const char *wait_sys;            /* the system call most of that wait's time was in */
 };
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
@@ -65,6 +86,17 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	ia_top_stacks(g, IA_GAP_MAIN, v->stk_main, sizeof v->stk_main);
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
+	blocked_in_text(g, v->blocked_in, sizeof v->blocked_in);
+	v->wait = IA_WAIT_UNKNOWN;
+	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++)
+		if ((double)g->main_wait_ns[w] >= WAIT_DOMINANT * (double)g->main_blocked_ns && g->main_blocked_ns)
+			v->wait = (enum ia_wait)w;
+	uint64_t most = 0;
+	for (int code = 1; v->wait != IA_WAIT_UNKNOWN && code < 256; code++)
+		if (ia_syscall_wait((uint8_t)code) == v->wait && g->main_sys_ns[code] > most) {
+			most = g->main_sys_ns[code];
+			v->wait_sys = ia_sys_code_name((uint8_t)code);
+		}
 	if (g->sibling_top != UINT32_MAX)
 		snprintf(v->sib_name, sizeof v->sib_name, "tid %u \"%s\"", a->t->threads[g->sibling_top].tid,
 			 a->t->threads[g->sibling_top].comm);
@@ -131,6 +163,8 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 	if (g->main_iowait_ns && (double)g->main_iowait_ns >= IOWAIT_SHOWN * (double)g->main_blocked_ns)
 		ia_chain_line(c, "[HOST] of its blocked time, %s in uninterruptible sleep (D state: disk or page-fault I/O)",
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
+	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
+		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
 	if (v->workers)
 		ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", v->workers,
 			      v->workers > 1 ? "s" : "", ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns),
@@ -330,6 +364,70 @@ static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
 		ia_batch_level_fix(c);
 }
 
+/* The main thread blocked in the gaps on something other than storage or
+ * the GIL: named by the system call most of that time was in (files of
+ * version 5 on), with the fix that fits; else said as unknown. */
+static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
+{
+	const char *before = v->end_py ? v->end->line : "the next CUDA call";
+	char d[32];
+	const char *sys = v->wait_sys;
+	uint64_t ns = v->g->main_wait_ns[v->wait];
+	ia_fmt_dur(d, sizeof d, ns);
+	switch (v->wait) {
+	case IA_WAIT_SLEEP:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it slept (%s of it in %s: time.sleep, a timer, or a "
+			"loop paced by one). The program itself waits between steps, and the GPU has nothing to do "
+			"meanwhile.", d, sys);
+		ia_chain_fix(c, "The program sleeps before %s: if the sleep paces a loop or polls for work, remove it or "
+				"wait on the work itself; if it waits for requests, queue them and give the GPU several "
+				"at a time (batching)", before);
+		return;
+	case IA_WAIT_FUTEX:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on a lock, a condition or a queue (%s of it in "
+			"%s): another thread or process hands it what it needs (queue.get, Event.wait, "
+			"Thread.join, a lock held elsewhere).", d, sys);
+		ia_chain_fix(c, "Find the producer the main thread waits for before %s (a queue another thread fills, a "
+				"lock held elsewhere): start it earlier or make it faster, so the next step's input is "
+				"ready when the GPU finishes", before);
+		return;
+	case IA_WAIT_POLL:
+	case IA_WAIT_READ:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on a socket, a pipe or a file descriptor (%s "
+			"of it in %s): data from the network or from another process (a request, a remote dataset "
+			"or store, a multiprocessing queue).", d, sys);
+		ia_chain_fix(c, "Fetch what the main thread reads before %s ahead of time: prefetch it in a background "
+				"thread or process%s, or batch the requests so one wait serves several steps", before,
+			     v->workers ? " (or in DataLoader workers)" : "");
+		return;
+	case IA_WAIT_WRITE:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited writing to a socket, a pipe or a file (%s of "
+			"it in %s): what it writes to drains slowly (a logger, a pipe to another process, a "
+			"remote service).", d, sys);
+		ia_chain_fix(c, "Write from another thread or process, or less often: the main thread's writes before "
+				"%s hold up the next step", before);
+		return;
+	case IA_WAIT_CHILD:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for a child process to end (%s of it in %s): "
+			"a subprocess run and waited for inside the loop.", d, sys);
+		ia_chain_fix(c, "Run that subprocess in the background (subprocess.Popen, collected later) or less "
+				"often: the training loop waits for it before %s", before);
+		return;
+	case IA_WAIT_SYNC:
+	case IA_WAIT_OPEN:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on the file system (%s of it in %s).", d, sys);
+		ia_chain_fix(c, "Take file-system work off the critical path before %s: open and stat files once, "
+				"write checkpoints and logs from another thread or less often", before);
+		return;
+	default:
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
+			"queue, sleep)%s%s.", v->blocked_in[0] ? "; by system call: " : "", v->blocked_in);
+		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+				"(prefetch it%s), a lock or a queue", before,
+			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
+	}
+}
+
 static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -359,6 +457,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"less often, or make it cheaper%s%s%s: while it runs, the training loop cannot queue GPU work",
 			     v->workers ? ", or a DataLoader worker" : "", shot ? " (" : "",
 			     shot ? ia_python_where(shot, where, sizeof where) : "", shot ? ")" : "");
+		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+				"(prefetch it%s), a lock or a queue",
+			     v->end_py ? v->end->line : "the next CUDA call",
+			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
 	} else if (io) {
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			", %s of it in uninterruptible sleep (D state): most likely the main thread waited on storage "
@@ -371,19 +473,13 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"in RAM (or on local NVMe); write checkpoints and logs less often, or from another thread or "
 				"process", v->nw);
 	} else {
-		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
-			"queue, sleep).");
+		blocked_wait_cause(c, v);
 		if (sib_busy)
 			ia_addf(c->root_cause, sizeof c->root_cause,
 				" Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
 				"main thread waits for may be one of them (a lock, a queue).",
 				ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name);
 	}
-	if (!io)
-		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-				"(prefetch it%s), a lock or a queue",
-			     v->end_py ? v->end->line : "the next CUDA call",
-			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
 }
 
 /* Other tasks held the CPUs: traced workers (more than the CPUs), or
@@ -435,6 +531,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
+	ia_gaps_blocked_in_json(ev, g);
 	ia_json_u64(ev, "workers", (uint64_t)v->workers);
 	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
 	cJSON_AddNumberToObject(ev, "cpus", v->cpus);

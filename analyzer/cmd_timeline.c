@@ -26,6 +26,8 @@ static int print_event(const struct ia_tl_event *e, void *ctx)
 			e->tid, e->comm, e->reason, ia_fmt_dur(d1, sizeof d1, e->dur), ia_fmt_dur(d2, sizeof d2, e->runq));
 		if (e->next_pid)
 			fprintf(f, "; CPU to pid %d", e->next_pid);
+		if (e->syscall)
+			fprintf(f, "; in %s", e->syscall);
 	}
 	fputc('\n', f);
 	return 0;

@@ -227,6 +227,18 @@ int ia_db_has_table(sqlite3 *db, const char *name)
 	return -1;
 }
 
+int ia_db_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;

@@ -46,6 +46,8 @@ int ia_db_input_bad(void);
 
 /* Whether a table exists (optional tables of later schema growth). */
 int ia_db_has_table(sqlite3 *db, const char *name);
+/* Whether TABLE has COLUMN: 1, 0, or -1 (unreadable). */
+int ia_db_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* Path of the open database, for messages. */
 const char *ia_db_path(void);

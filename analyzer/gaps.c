@@ -514,8 +514,12 @@ static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_pr
 				const struct ia_off *o = &t->offs[oi[k]];
 				x->main_off_ns += ia_overlap(o->start, o->end, x->start, x->end);
 				x->main_runq_ns += ia_overlap(o->end - o->runq, o->end, x->start, x->end);
+				uint64_t blk = ia_overlap(o->start, o->end - o->runq, x->start, x->end);
 				if (o->th & IA_OFF_IOWAIT)
-					x->main_iowait_ns += ia_overlap(o->start, o->end - o->runq, x->start, x->end);
+					x->main_iowait_ns += blk;
+				uint8_t sys = ia_off_sys(o);
+				g->main_sys_ns[sys] += blk;
+				g->main_wait_ns[ia_syscall_wait(sys)] += blk;
 			}
 		}
 		g->main_runq_ns += x->main_runq_ns;
@@ -706,5 +710,49 @@ void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace
 		ia_json_u64(o, "gaps", g->end_lines[i].count);
 		ia_json_u64(o, "gap_ns", g->end_lines[i].ns);
 		cJSON_AddItemToArray(el, o);
+	}
+}
+
+size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n)
+{
+	size_t k = 0;
+	uint64_t floor = g->main_blocked_ns / 20;
+	while (k < n) {
+		int best = -1;
+		for (int c = 1; c < 256; c++) {   /* (0: not known) */
+			int taken = 0;
+			for (size_t i = 0; i < k; i++)
+				taken |= codes[i] == c;
+			if (!taken && g->main_sys_ns[c] && g->main_sys_ns[c] >= floor &&
+			    (best < 0 || g->main_sys_ns[c] > g->main_sys_ns[best]))
+				best = c;
+		}
+		if (best < 0)
+			break;
+		codes[k++] = (uint8_t)best;
+	}
+	return k;
+}
+
+const char *ia_sys_code_name(uint8_t c)
+{
+	const char *n = ia_syscall_name(c);
+	return n ? n : c == IA_SYS_FAULT ? "a page fault" : "another system call";
+}
+
+void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g)
+{
+	uint8_t codes[8];
+	size_t n = ia_gaps_blocked_in(g, codes, 8);
+	if (!n)
+		return;
+	cJSON *a = cJSON_AddArrayToObject(parent, "main_blocked_in");
+	for (size_t i = 0; a && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o))
+			break;
+		ia_json_str(o, "syscall", ia_sys_code_name(codes[i]));
+		ia_json_str(o, "wait", ia_wait_name(ia_syscall_wait(codes[i])));
+		ia_json_u64(o, "ns", g->main_sys_ns[codes[i]]);
 	}
 }

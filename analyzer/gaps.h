@@ -27,6 +27,7 @@
 #ifndef IA_GAPS_H
 #define IA_GAPS_H
 
+#include "syscalls.h"
 #include "gpu_time.h"
 #include "per_process.h"
 #include "phase_rules.h"
@@ -86,6 +87,10 @@ struct ia_gaps {
 	uint64_t total_ns;
 	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
 	uint64_t main_iowait_ns;              /* of main_blocked_ns: uninterruptible sleep (I/O) */
+	/* of main_blocked_ns: by what it blocked in (syscalls.h; files of
+	 * version 5 on), by kind of wait and by system call code */
+	uint64_t main_wait_ns[IA_WAIT_N];
+	uint64_t main_sys_ns[256];
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
@@ -169,5 +174,14 @@ struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap,
  * parent as an array named key: [{line, api, gaps, gap_ns}]. */
 void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace *t,
 			   const struct ia_gaps *g, size_t max);
+
+/* What the main thread blocked in during the gaps (files of version 5 on):
+ * up to n system call codes (syscalls.h) by time, most first, each at least
+ * 5 % of its blocked time; 0 when the trace does not say. */
+size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n);
+/* A code's name: its system call's, or what it stands for. */
+const char *ia_sys_code_name(uint8_t code);
+/* ... and as JSON: parent.main_blocked_in = [{syscall, wait, ns}], when known. */
+void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g);
 
 #endif

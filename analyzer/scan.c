@@ -22,6 +22,7 @@
  */
 #include "progress.h"
 #include "scan.h"
+#include "syscalls.h"
 
 #include "db.h"
 #include "util.h"
@@ -62,6 +63,7 @@ struct job {
 	uint64_t from, to;
 	int windowed;
 	int blocks;                /* CUDA calls stored in call_blocks (version 2) */
+	int off_syscall;           /* off_cpu.syscall (version 5) */
 	struct chunk *chunks;
 	size_t nchunks;
 	atomic_size_t next;
@@ -71,7 +73,7 @@ struct job {
  * being returned one sqlite3_step() at a time: the per-row step and
  * column-API overhead goes away (~15 % of the scan).  The pid is not read
  * per row; a tid the threads table does not know is looked up afterwards. */
-static const char *sql_for(int calls, int windowed, int blocks)
+static const char *sql_for(int calls, int windowed, int blocks, int off_syscall)
 {
 	if (calls && blocks)
 		return windowed
@@ -82,6 +84,12 @@ static const char *sql_for(int calls, int windowed, int blocks)
 			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
 			  "WHERE start_ns >= ?1 AND start_ns < ?2"
 			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
+			  "WHERE rowid BETWEEN ?1 AND ?2";
+	if (off_syscall)
+		return windowed
+			? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu "
+			  "WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
+			: "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu "
 			  "WHERE rowid BETWEEN ?1 AND ?2";
 	return windowed
 		? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
@@ -279,7 +287,6 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 
 static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
-	(void)argc;   /* fixed by the SELECT that calls it */
 	struct wstate *w = sqlite3_user_data(ctx);
 	struct chunk *c = w->c;
 	if (w->oom || room(c, sizeof(struct ia_off)) < 0) {
@@ -305,6 +312,9 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	/* tids are < 2^22 (pid_max): the top bit carries "preempted" */
 	int how = sqlite3_value_int(v[4]);   /* off_cpu.preempted: 0 slept, 1 preempted, 2 D state */
 	o->th = tid | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
+	if (argc > 5)   /* version 5: what it blocked in */
+		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[5]), sqlite3_value_type(v[5]) != SQLITE_NULL)
+			 << IA_OFF_SYS_SHIFT;
 }
 
 static void row_final(sqlite3_context *ctx)
@@ -356,7 +366,8 @@ static void *worker(void *arg)
 	struct wstate w = { .j = j };
 	if (db && (sqlite3_create_function(db, "ia_row_call", 9, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_block", 4, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
+		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_off", 6, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
 		db = NULL;
@@ -371,7 +382,7 @@ static void *worker(void *arg)
 			c->failed = 1;
 			continue;
 		}
-		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks), c->err, sizeof c->err))) {
+		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks, j->off_syscall), c->err, sizeof c->err))) {
 			c->failed = 1;
 			continue;
 		}
@@ -704,6 +715,7 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 	j.to = to;
 	j.windowed = from > 0 || to != UINT64_MAX;
 	j.blocks = blocks;
+	j.off_syscall = (what & IA_LOAD_OFF_SYSCALL) != 0;
 	size_t cap = 0;
 	void *base[2] = { NULL, NULL };
 	int rc = -1;

@@ -12,6 +12,7 @@
  * off-CPU intervals show whether the thread was preempted or blocked, how
  * long it then waited for a CPU, and who took the CPU.
  */
+#include "syscalls.h"
 #include "timeline.h"
 
 #include "db.h"
@@ -109,7 +110,11 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 	*more = 0;
 	calls.st = ia_db_prepare(t->db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
 				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen);
-	offs.st = calls.st ? ia_db_prepare(t->db, "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid "
+	/* (off_cpu.syscall from version 5 on) */
+	int sys = ia_db_has_column(t->db, "off_cpu", "syscall") > 0;
+	offs.st = calls.st ? ia_db_prepare(t->db, sys ? "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, "
+				"syscall FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns"
+				: "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, NULL "
 				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen) : NULL;
 	if (!calls.st || !offs.st)
 		goto out;
@@ -180,6 +185,8 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 			x.dur = end - ts;
 			x.runq = end - run;
 			x.next_pid = sqlite3_column_int(s, 6);
+			uint8_t code = ia_syscall_code(sqlite3_column_int64(s, 7), sqlite3_column_type(s, 7) != SQLITE_NULL);
+			x.syscall = pre ? NULL : code == IA_SYS_FAULT ? "a page fault" : ia_syscall_name(code);
 		}
 		if (fn(&x, ctx))
 			break;
@@ -224,6 +231,7 @@ static int add_json(const struct ia_tl_event *e, void *ctx)
 		ia_json_str(o, "python", e->python);
 	} else {
 		cJSON_AddStringToObject(o, "reason", e->reason);
+		ia_json_str(o, "syscall", e->syscall);
 		ia_json_u64(o, "dur_ns", e->dur);
 		ia_json_u64(o, "runq_ns", e->runq);
 		if (e->next_pid)

@@ -30,6 +30,7 @@ struct ia_tl_event {
 	const char *python;     /* innermost Python line of its stack, or NULL */
 	/* an off-CPU interval */
 	const char *reason;     /* "preempted", "blocked", "I/O wait (D)" */
+	const char *syscall;    /* the system call it blocked in (syscalls.h), or NULL */
 	uint64_t runq;          /* then waiting for a CPU */
 	int next_pid;           /* who got the CPU, 0 = unknown */
 };

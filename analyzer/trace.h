@@ -55,7 +55,12 @@ static inline uint32_t ia_stream_key(uint64_t stream)
 
 #define IA_OFF_PREEMPTED 0x80000000u   /* left the CPU still runnable */
 #define IA_OFF_IOWAIT    0x40000000u   /* blocked in uninterruptible sleep (D: disk, page-fault I/O) */
-#define IA_OFF_FLAGS     (IA_OFF_PREEMPTED | IA_OFF_IOWAIT)
+/* bits 22-29: what it blocked in, a syscalls.h code (tids and thread
+ * indexes are < 2^22: pid_max) */
+#define IA_OFF_SYS_SHIFT 22
+#define IA_OFF_SYS       (0xffu << IA_OFF_SYS_SHIFT)
+#define IA_OFF_FLAGS     (IA_OFF_PREEMPTED | IA_OFF_IOWAIT | IA_OFF_SYS)
+#define ia_off_sys(o)    ((uint8_t)(((o)->th & IA_OFF_SYS) >> IA_OFF_SYS_SHIFT))
 struct ia_off {
 	uint64_t start, end;  /* switched out, switched back in */
 	uint32_t runq;        /* end - max(runnable, start): waiting on a run queue (saturated) */
@@ -110,7 +115,8 @@ struct ia_trace {
 };
 
 /* What to load: the small tables always; the big ones on request. */
-enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3 };
+/* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall (set by the loader) */
+enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4 };
 
 /* Loads from an open database.  0 on success; -1 with a one-line reason,
  * IA_TRACE_NO_PID (also < 0) when the filter's pid is not in the trace (a

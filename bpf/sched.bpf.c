@@ -40,6 +40,7 @@ struct start {
 	u32 next_pid;
 	u32 cpu;
 	u32 preempted;
+	s32 syscall;     /* the system call it blocked in (off_cpu_event) */
 	u32 flags;       /* traced_flags(tgid) as of generation gen */
 	u32 gen;
 	u32 flt_known;   /* flt holds the task's faults as last seen */
@@ -209,9 +210,25 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 		e->end_ns = end;
 		e->cpu = s->cpu;
 		e->preempted = s->preempted;
+		e->syscall = s->syscall;
+		e->pad = 0;
 		submit(e);
 	}
 	s->end_ns = 0;
+}
+
+/* The system call a thread that blocks is in: the number its entry saved
+ * (x86_64: orig_ax; the exception entries set it to -1, so a page fault
+ * reads -1).  Read only as a traced thread blocks, not at every switch. */
+static __always_inline s32 blocked_in(struct task_struct *t)
+{
+#ifdef __TARGET_ARCH_x86
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+
+	return regs ? (s32)BPF_CORE_READ(regs, orig_ax) : OFF_NO_SYSCALL;
+#else
+	return OFF_NO_SYSCALL;
+#endif
 }
 
 SEC("tp_btf/sched_switch")
@@ -276,6 +293,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			s->preempted = preempted ? OFF_PREEMPTED
 				: (prev_state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == TASK_UNINTERRUPTIBLE
 				? OFF_UNINTERRUPTIBLE : OFF_SLEPT;
+			s->syscall = preempted ? OFF_NO_SYSCALL : blocked_in(prev);
 		} else {
 			count_drop(DROP_START_MAP);
 		}
@@ -389,5 +407,6 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	s->next_pid = 0;
 	s->cpu = bpf_get_smp_processor_id();
 	s->preempted = 0;
+	s->syscall = OFF_NO_SYSCALL;   /* it never blocked */
 	return 0;
 }

@@ -6,6 +6,9 @@
  * runnable_ns is when it became runnable again: its wake-up, or start_ns
  * when it was preempted (it never stopped being runnable), or end_ns when
  * no wake-up was seen.  end_ns - runnable_ns is its run-queue delay.
+ * syscall: for a thread that blocked (not preempted), the system call it
+ * blocked in (x86_64 numbers: 202 futex, 230 clock_nanosleep, ...), -1 when
+ * it blocked outside one (a page fault); OFF_NO_SYSCALL when preempted.
  *
  * cpu_busy_event: busy (non-idle) time of one CPU in buckets
  * [first_bucket, last_bucket] (bucket start times, ns), busy_ns in each;
@@ -26,7 +29,11 @@ struct off_cpu_event {
 	__u64 end_ns;
 	__u32 cpu;           /* the CPU it left */
 	__u32 preempted;     /* how it left the CPU: enum off_cpu_how */
+	__s32 syscall;
+	__u32 pad;
 };
+
+#define OFF_NO_SYSCALL (-2)
 
 /* How a thread left the CPU (off_cpu.preempted, docs/schema.md). */
 enum off_cpu_how {

@@ -84,7 +84,8 @@ void sched_event(struct tracer *t, const void *data, size_t len)
 		struct off_cpu_row r = {
 			.pid = e->pid, .tid = e->tid, .next_pid = e->next_pid, .cpu = e->cpu,
 			.start_ns = e->start_ns, .runnable_ns = e->runnable_ns, .end_ns = e->end_ns,
-			.preempted = e->preempted,
+			.preempted = e->preempted, .syscall = e->syscall,
+			.syscall_known = e->syscall != OFF_NO_SYSCALL,
 		};
 		store_off_cpu(t->store, &r);
 	} else if (b->kind == EV_CPU_BUSY && len >= sizeof(*b) && t->o.bucket_ns) {

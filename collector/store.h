@@ -26,6 +26,10 @@ struct off_cpu_row {
 	uint32_t pid, tid, next_pid, cpu;
 	uint64_t start_ns, runnable_ns, end_ns;
 	uint32_t preempted;
+	/* the system call it blocked in (x86_64 number; -1: outside one, a page
+	 * fault), when known (stored NULL otherwise: preempted, or not read) */
+	int32_t syscall;
+	uint32_t syscall_known;
 };
 
 /* A processes-table upsert: NULL strings / negative numbers are "unknown"

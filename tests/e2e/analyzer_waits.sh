@@ -1,0 +1,44 @@
+#!/bin/sh
+# analyzer_waits.sh — what a blocked thread waited in is stored
+# (off_cpu.syscall, schema version 5: the system call, x86_64 numbers) and
+# named by explain: a main thread that sleeps, waits on a queue another
+# thread fills, or reads a pipe another process writes, between steps, gets
+# the system call in the gaps' timeline, a root cause and a fix of that kind
+# (not the generic "I/O, a lock, a queue, sleep"), in --json too, and the
+# timeline command says it per interval.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+if [ "$(uname -m)" != x86_64 ]; then skip "system call numbers are read on x86_64 only"; finish; fi
+. tests/helpers/collector_e2e.sh
+PY=$PWD/tests/helpers/python_waits.py
+
+# mode syscall-number syscall-name root-cause-words fix-words
+for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_before" \
+	"queue 202 futex a_lock,_a_condition_or_a_queue Find_the_producer" \
+	"pipe 0 read a_socket,_a_pipe_or_a_file_descriptor Fetch_what_the_main_thread_reads"; do
+	set -- $m
+	mode=$1 nr=$2 name=$3 cause=$(echo "$4" | tr _ ' ') fix=$(echo "$5" | tr _ ' ')
+	explain_run "$mode" 1000 99 "$PY" "$mode" 40
+	sed -n 8,14p "$T/$mode.txt" | sed 's/^/# /'
+	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
+	check_ge "$mode: the main thread's intervals in $name are stored (syscall = $nr)" \
+		"$(q "SELECT count(*) FROM off_cpu WHERE tid = $main AND preempted != 1 AND syscall = $nr")" 30
+	check_eq "$mode: no preempted interval carries a system call" 0 \
+		"$(q "SELECT count(*) FROM off_cpu WHERE preempted = 1 AND syscall IS NOT NULL")"
+	check "$mode: a gaps chain with the main thread blocked" \
+		grep -Eq "^\[(HIGH|MEDIUM|LOW)\] GPU idle .*main thread blocked" "$T/$mode.txt"
+	check "$mode: the gaps' timeline names $name first" \
+		grep -q "^    \[HOST\] what it blocked in (system calls): $name " "$T/$mode.txt"
+	check "$mode: the root cause says $cause" grep -q "Root cause: The main thread was blocked.*$cause" "$T/$mode.txt"
+	check "$mode: the first fix: $fix" grep -q "1\. $fix" "$T/$mode.txt"
+	check "$mode: not the cause left unknown" sh -c "! grep -q 'something other than a CPU' '$T/$mode.txt'"
+	check "$mode: --json gaps.main_blocked_in names $name first" python3 - "$T/$mode.json" "$name" <<'PYEOF'
+import json, sys
+g = json.load(open(sys.argv[1]))["gaps"]
+b = g["main_blocked_in"]
+assert b[0]["syscall"] == sys.argv[2] and b[0]["ns"] >= 0.5 * g["main_blocked_ns"], b
+PYEOF
+	"$B/ingero-analyze" timeline --limit 0 "$DB" >"$T/tl.txt"
+	check_ge "$mode: timeline lines say 'in $name'" "$(grep -c "OFF .*; in $name\$" "$T/tl.txt")" 30
+done
+finish

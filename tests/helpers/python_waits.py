@@ -1,0 +1,57 @@
+"""python_waits.py — a training loop on the fake CUDA runtime whose main
+thread blocks between steps on something other than a CPU, for
+tests/e2e/analyzer_waits.sh: what it blocks in (the system call) is what
+the analyzer must name.
+
+    python3 python_waits.py LIBCUDART MODE [STEPS]
+
+MODE sleep: time.sleep(5 ms) before each step (clock_nanosleep)
+     queue: queue.get() of an item a producer thread puts every 5 ms (futex)
+     pipe:  os.read() of a byte a child process writes every 5 ms (read)
+"""
+import os
+import queue
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_gpu import FakeGPU  # noqa: E402
+
+MODE = sys.argv[2]
+STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
+PERIOD = 0.005
+
+if MODE == "queue":
+    q = queue.Queue()
+
+    def produce():
+        for i in range(STEPS):
+            time.sleep(PERIOD)
+            q.put(i)
+
+    threading.Thread(target=produce, daemon=True).start()
+    wait = q.get
+elif MODE == "pipe":
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.close(r)
+        for _ in range(STEPS):
+            time.sleep(PERIOD)
+            os.write(w, b"x")
+        os._exit(0)
+    os.close(w)
+
+    def wait():
+        os.read(r, 1)
+else:
+    def wait():
+        time.sleep(PERIOD)
+
+gpu = FakeGPU(sys.argv[1])
+for _ in range(STEPS):
+    wait()
+    gpu.launch(2)
+    gpu.sync()
+if MODE == "pipe":
+    os.wait()
