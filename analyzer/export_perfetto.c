@@ -19,6 +19,7 @@
  * UTF-8).  Timestamps are microseconds since the trace start, with ns
  * precision (three decimals).
  */
+#include "syscalls.h"
 #include "progress.h"
 #include "chains.h"
 #include "cli.h"
@@ -146,7 +147,12 @@ static void write_offs(struct out *o, const struct ia_trace *t, uint32_t th)
 			how, pid, OFF_TRACK_BASE + x->tid);
 		ts(o, "ts", f->start);
 		dur(o, f->end - f->start);
-		fprintf(o->f, ",\"args\":{\"runq_ns\":%u}}", f->runq);
+		uint8_t sys = ia_off_sys(f);
+		const char *in = sys == IA_SYS_FAULT ? "a page fault" : ia_syscall_name(sys);
+		if (in && !(f->th & IA_OFF_PREEMPTED))   /* what it blocked in (version 5 on) */
+			fprintf(o->f, ",\"args\":{\"runq_ns\":%u,\"syscall\":\"%s\"}}", f->runq, in);
+		else
+			fprintf(o->f, ",\"args\":{\"runq_ns\":%u}}", f->runq);
 		if (f->runq && !(f->th & IA_OFF_PREEMPTED)) {   /* the runnable tail of a blocked interval, nested */
 			sep(o);
 			fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"sched\",\"name\":\"waiting for a CPU\",\"pid\":%d,\"tid\":%u,",
