@@ -549,7 +549,7 @@ static void setup(const char *path)
 	exec("BEGIN");
 	ins_call = prep("INSERT INTO call_blocks(pid, first_ns, last_ns, calls, data) VALUES(?1,?2,?3,?4,?5)");
 	msgpack_sbuffer_init(&blob);
-	ins_off = prep("INSERT INTO off_cpu VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+	ins_off = prep("INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
 	ins_sample = prep("INSERT INTO cpu_samples VALUES(?1,?2,?3,?4,?5)");
 	demand = calloc(MAXB, sizeof *demand);
 }

@@ -63,7 +63,7 @@ static void build(int reverse)
 	if (tb_insert_calls(db, in, 5, sql, sizeof sql) < 0)
 		fail_msg("%s", sql);
 	for (int i = 0; i < 4; i++) {
-		snprintf(sql, sizeof sql, "INSERT INTO off_cpu VALUES %s", offs[reverse ? 3 - i : i]);
+		snprintf(sql, sizeof sql, "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) VALUES %s", offs[reverse ? 3 - i : i]);
 		rf_exec(db, sql);
 	}
 	sqlite3_close(db);

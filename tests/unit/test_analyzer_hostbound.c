@@ -61,7 +61,7 @@ static void build(void)
 	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	/* main thread blocked [1050, 1250) inside the first stretch, runnable its last 50 ns */
-	rf_exec(db, "INSERT INTO off_cpu VALUES(100, 100, 1050, 1250, 1200, 0, 0, 0)");
+	rf_exec(db, "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) VALUES(100, 100, 1050, 1250, 1200, 0, 0, 0)");
 	sqlite3_close(db);
 }
 

@@ -203,7 +203,7 @@ static void make_db(void)
 		"INSERT INTO apis VALUES(13,'cudaStreamSynchronize','sync'),(3,'cudaMemcpyAsync','copy');"
 		"INSERT INTO processes(pid,ppid,comm,cmdline,start_ns) VALUES(10,1,'python3','python3 train.py',1000000000);"
 		"INSERT INTO threads VALUES(10,10,'python3');"
-		"INSERT INTO off_cpu VALUES(10,10,1200100000,1200800000,1200700000,0,0,1);"
+		"INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) VALUES(10,10,1200100000,1200800000,1200700000,0,0,1);"
 		"INSERT INTO cpu_busy VALUES(0,1000000000,90000000),(0,1100000000,100000000),(1,1200000000,50000000);"
 		"INSERT INTO page_allocs VALUES(10,1000000000,64,4,1);"
 		"INSERT INTO competitors VALUES(99,'make',1000000000,20000000,3);"
