@@ -223,9 +223,10 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 static __always_inline s32 blocked_in(struct task_struct *t)
 {
 #ifdef __TARGET_ARCH_x86
+	/* a BTF pointer: read directly (a checked load, no helper call) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 
-	return regs ? (s32)BPF_CORE_READ(regs, orig_ax) : OFF_NO_SYSCALL;
+	return regs ? (s32)regs->orig_ax : OFF_NO_SYSCALL;
 #else
 	return OFF_NO_SYSCALL;
 #endif
