@@ -64,6 +64,7 @@ struct gap_view {
 	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
 	char blocked_in[200];            /* what the main thread blocked in (blocked_in_text), or "" */
 	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
+	uint64_t wait_ns;                /* its time */
 	const char *wait_sys;            /* the system call most of that wait's time was in */
 };
 
@@ -87,10 +88,15 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
 	blocked_in_text(g, v->blocked_in, sizeof v->blocked_in);
+	uint64_t by_wait[IA_WAIT_N] = { 0 };
+	for (int code = 1; code < 256; code++)
+		by_wait[ia_syscall_wait((uint8_t)code)] += g->main_sys_ns[code];
 	v->wait = IA_WAIT_UNKNOWN;
 	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++)
-		if ((double)g->main_wait_ns[w] >= WAIT_DOMINANT * (double)g->main_blocked_ns && g->main_blocked_ns)
+		if ((double)by_wait[w] >= WAIT_DOMINANT * (double)g->main_blocked_ns && g->main_blocked_ns) {
 			v->wait = (enum ia_wait)w;
+			v->wait_ns = by_wait[w];
+		}
 	uint64_t most = 0;
 	for (int code = 1; v->wait != IA_WAIT_UNKNOWN && code < 256; code++)
 		if (ia_syscall_wait((uint8_t)code) == v->wait && g->main_sys_ns[code] > most) {
@@ -364,6 +370,15 @@ static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
 		ia_batch_level_fix(c);
 }
 
+/* The fix where what the main thread waits on is not known (or not only
+ * the GIL): find it. */
+static void fix_find_wait(struct ia_chain *c, const struct gap_view *v)
+{
+	ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
+			"(prefetch it%s), a lock or a queue", v->end_py ? v->end->line : "the next CUDA call",
+		     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
+}
+
 /* The main thread blocked in the gaps on something other than storage or
  * the GIL: named by the system call most of that time was in (files of
  * version 5 on), with the fix that fits; else said as unknown. */
@@ -372,8 +387,7 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	const char *before = v->end_py ? v->end->line : "the next CUDA call";
 	char d[32];
 	const char *sys = v->wait_sys;
-	uint64_t ns = v->g->main_wait_ns[v->wait];
-	ia_fmt_dur(d, sizeof d, ns);
+	ia_fmt_dur(d, sizeof d, v->wait_ns);
 	switch (v->wait) {
 	case IA_WAIT_SLEEP:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it slept (%s of it in %s: time.sleep, a timer, or a "
@@ -422,9 +436,7 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	default:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
 			"queue, sleep)%s%s.", v->blocked_in[0] ? "; by system call: " : "", v->blocked_in);
-		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-				"(prefetch it%s), a lock or a queue", before,
-			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
+		fix_find_wait(c, v);
 	}
 }
 
@@ -457,10 +469,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"less often, or make it cheaper%s%s%s: while it runs, the training loop cannot queue GPU work",
 			     v->workers ? ", or a DataLoader worker" : "", shot ? " (" : "",
 			     shot ? ia_python_where(shot, where, sizeof where) : "", shot ? ")" : "");
-		ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-				"(prefetch it%s), a lock or a queue",
-			     v->end_py ? v->end->line : "the next CUDA call",
-			     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
+		fix_find_wait(c, v);
 	} else if (io) {
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			", %s of it in uninterruptible sleep (D state): most likely the main thread waited on storage "

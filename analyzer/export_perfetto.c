@@ -148,7 +148,7 @@ static void write_offs(struct out *o, const struct ia_trace *t, uint32_t th)
 		ts(o, "ts", f->start);
 		dur(o, f->end - f->start);
 		uint8_t sys = ia_off_sys(f);
-		const char *in = sys == IA_SYS_FAULT ? "a page fault" : ia_syscall_name(sys);
+		const char *in = ia_syscall_where(sys);
 		if (in && !(f->th & IA_OFF_PREEMPTED))   /* what it blocked in (version 5 on) */
 			fprintf(o->f, ",\"args\":{\"runq_ns\":%u,\"syscall\":\"%s\"}}", f->runq, in);
 		else

@@ -519,7 +519,6 @@ static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_pr
 					x->main_iowait_ns += blk;
 				uint8_t sys = ia_off_sys(o);
 				g->main_sys_ns[sys] += blk;
-				g->main_wait_ns[ia_syscall_wait(sys)] += blk;
 			}
 		}
 		g->main_runq_ns += x->main_runq_ns;
@@ -732,12 +731,6 @@ size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n)
 		codes[k++] = (uint8_t)best;
 	}
 	return k;
-}
-
-const char *ia_sys_code_name(uint8_t c)
-{
-	const char *n = ia_syscall_name(c);
-	return n ? n : c == IA_SYS_FAULT ? "a page fault" : "another system call";
 }
 
 void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g)

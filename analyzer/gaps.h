@@ -87,9 +87,8 @@ struct ia_gaps {
 	uint64_t total_ns;
 	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
 	uint64_t main_iowait_ns;              /* of main_blocked_ns: uninterruptible sleep (I/O) */
-	/* of main_blocked_ns: by what it blocked in (syscalls.h; files of
-	 * version 5 on), by kind of wait and by system call code */
-	uint64_t main_wait_ns[IA_WAIT_N];
+	/* of main_blocked_ns: by what it blocked in, a syscalls.h code (files
+	 * of version 5 on; 0 = not known) */
 	uint64_t main_sys_ns[256];
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
@@ -179,8 +178,6 @@ void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace
  * up to n system call codes (syscalls.h) by time, most first, each at least
  * 5 % of its blocked time; 0 when the trace does not say. */
 size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n);
-/* A code's name: its system call's, or what it stands for. */
-const char *ia_sys_code_name(uint8_t code);
 /* ... and as JSON: parent.main_blocked_in = [{syscall, wait, ns}], when known. */
 void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g);
 

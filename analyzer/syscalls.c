@@ -73,6 +73,17 @@ const char *ia_syscall_name(uint8_t code)
 	return code >= 2 && code - 2u < NKNOWN ? known[code - 2].name : NULL;
 }
 
+const char *ia_syscall_where(uint8_t code)
+{
+	return code == IA_SYS_FAULT ? "a page fault" : ia_syscall_name(code);
+}
+
+const char *ia_sys_code_name(uint8_t code)
+{
+	const char *n = ia_syscall_where(code);
+	return n ? n : "another system call";
+}
+
 enum ia_wait ia_syscall_wait(uint8_t code)
 {
 	if (code == IA_SYS_UNKNOWN)

@@ -38,6 +38,12 @@ uint8_t ia_syscall_code(int64_t nr, int known);
 /* The system call's name ("futex"), or NULL for codes naming none. */
 const char *ia_syscall_name(uint8_t code);
 enum ia_wait ia_syscall_wait(uint8_t code);
+/* What a blocked interval was in, for one line: the system call's name, or
+ * "a page fault"; NULL where it is not known or not one named here. */
+const char *ia_syscall_where(uint8_t code);
+/* The same, "another system call" for one not named here (codes other than
+ * IA_SYS_UNKNOWN). */
+const char *ia_sys_code_name(uint8_t code);
 /* What a wait is, for a timeline line ("a lock, a condition or a queue (futex)"). */
 const char *ia_wait_name(enum ia_wait w);
 

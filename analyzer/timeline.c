@@ -111,8 +111,7 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 	calls.st = ia_db_prepare(t->db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
 				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen);
 	/* (off_cpu.syscall from version 5 on) */
-	int sys = ia_db_has_column(t->db, "off_cpu", "syscall") > 0;
-	offs.st = calls.st ? ia_db_prepare(t->db, sys ? "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, "
+	offs.st = calls.st ? ia_db_prepare(t->db, t->off_syscall ? "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, "
 				"syscall FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns"
 				: "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, NULL "
 				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen) : NULL;
@@ -186,7 +185,7 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 			x.runq = end - run;
 			x.next_pid = sqlite3_column_int(s, 6);
 			uint8_t code = ia_syscall_code(sqlite3_column_int64(s, 7), sqlite3_column_type(s, 7) != SQLITE_NULL);
-			x.syscall = pre ? NULL : code == IA_SYS_FAULT ? "a page fault" : ia_syscall_name(code);
+			x.syscall = pre ? NULL : ia_syscall_where(code);
 		}
 		if (fn(&x, ctx))
 			break;

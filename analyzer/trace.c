@@ -597,12 +597,11 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 
 	struct ia_scan_result r;
 	ia_phase("small-tables");
-	int has_sys = ia_db_has_column(db, "off_cpu", "syscall");
-	if (has_sys < 0) {
+	if ((t->off_syscall = ia_db_has_column(db, "off_cpu", "syscall")) < 0) {
 		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
-	if (has_sys)
+	if (t->off_syscall)
 		what |= IA_LOAD_OFF_SYSCALL;
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
