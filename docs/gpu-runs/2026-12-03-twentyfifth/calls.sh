@@ -1,0 +1,19 @@
+#!/bin/sh
+# The twenty-fifth session's device calls.  Run on the device from the repository root with
+# .devbin carried (docs/gpu.md); the bundle is this session's build (schema version 5: a blocked
+# thread's system call).
+#   1: collect version-5 traces of the workloads whose main thread blocks (c01, c06, c14, c20,
+#      c23, c25) and of two new ones written for it (c33 a socket, c34 a subprocess), ~4 min
+#   2, 3: the toggle of this build, every recording window whole: PROCS processes of 1,100
+#      chunks of 30 steps, cut at LIMIT seconds (the processes finished are kept)
+export PATH=/opt/torch/.venv/bin:$PATH
+D=$PWD/.devbin
+case ${1:-} in
+1)	uname -r; command -v nvidia-smi
+	UNTRACED=0 timeout 420 bash $D/corpus/collect.sh $D $OUT/traces c25_requests_sleep c33_socket_requests \
+		c34_nvidia_smi_every_10 c14_checkpoint_fsync c06_logger_thread c01_cnn_workers2 \
+		c20_loader_spawn_workers c23_workers_keep_up 2>&1 | tail -20
+	for f in $OUT/traces/*.traced.txt; do echo "== $f"; grep -i "ingero" "$f" | tail -3; done ;;
+2|3) sh docs/gpu-runs/2026-12-03-twentysecond/calls.sh "$1" ;;   # (its toggle: PROCS, LIMIT)
+*) echo "usage: calls.sh 1|2|3 (on the device, .devbin carried: docs/gpu.md)" >&2; exit 2 ;;
+esac
