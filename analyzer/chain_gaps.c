@@ -33,6 +33,9 @@
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90
+/* subprocesses alive for this share of the main thread's blocked gap time:
+ * what it waited for, where it waited on a pipe or a child's exit */
+#define CHILDREN_WAITED 0.50
 #define MAX_COMP 5                   /* competitor names shown */
 
 /* What the main thread blocked in during the gaps, as text: "futex 5.10s
@@ -66,6 +69,8 @@ struct gap_view {
 	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
 	uint64_t wait_ns;                /* its time */
 	const char *wait_sys;            /* the system call most of that wait's time was in */
+	char children[160];              /* its subprocesses alive in the gaps (ia_gap_children_text), or "" */
+	int child_wait;                  /* it waited for them (CHILDREN_WAITED, a wait they explain) */
 };
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
@@ -103,6 +108,13 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 			most = g->main_sys_ns[code];
 			v->wait_sys = ia_sys_code_name((uint8_t)code);
 		}
+	ia_gap_children_text(g, v->children, sizeof v->children);
+	/* a child's output is read through a pipe (poll, read) and its exit
+	 * waited for (wait4); a trace before version 5 does not say which */
+	enum ia_wait cw = v->wait;
+	v->child_wait = v->children[0] && g->main_blocked_ns &&
+			(double)g->children_alive_ns >= CHILDREN_WAITED * (double)g->main_blocked_ns &&
+			(cw == IA_WAIT_POLL || cw == IA_WAIT_READ || cw == IA_WAIT_CHILD || cw == IA_WAIT_UNKNOWN);
 	if (g->sibling_top != UINT32_MAX)
 		snprintf(v->sib_name, sizeof v->sib_name, "tid %u \"%s\"", a->t->threads[g->sibling_top].tid,
 			 a->t->threads[g->sibling_top].comm);
@@ -171,6 +183,10 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
+	if (v->children[0] && v->blk >= BLOCKED_IN_SHOWN)
+		ia_chain_line(c, "[HOST] subprocesses it waited for (no CUDA call while they ran): %s; one alive %s (%.0f%% of the gaps)",
+			      v->children, ia_fmt_dur(d1, sizeof d1, g->children_alive_ns),
+			      ia_pct(g->children_alive_ns, g->total_ns));
 	if (v->workers)
 		ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", v->workers,
 			      v->workers > 1 ? "s" : "", ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns),
@@ -379,6 +395,31 @@ static void fix_find_wait(struct ia_chain *c, const struct gap_view *v)
 		     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
 }
 
+static void fix_subprocess(struct ia_chain *c, const char *what, const char *before)
+{
+	ia_chain_fix(c, "Run %s in the background (subprocess.Popen, its output collected a few steps later) or "
+			"less often: the training loop waits for it before %s", what, before);
+}
+
+/* Its subprocesses were alive while it blocked on a pipe or a child's exit:
+ * a subprocess run inside the loop (subprocess.run, check_output,
+ * os.system), named. */
+static void child_wait_cause(struct ia_chain *c, const struct gap_view *v, const char *before)
+{
+	const struct ia_gaps *g = v->g;
+	char d[32], d2[32];
+	ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for its subprocesses — %s, one alive for %s of its %s "
+		"blocked%s%s%s — run and waited for inside the loop (subprocess.run or check_output reads the "
+		"child's output through a pipe, then waits for it to exit).", v->children,
+		ia_fmt_dur(d, sizeof d, g->children_alive_ns), ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns),
+		v->wait_sys ? " (in " : "", v->wait_sys ? v->wait_sys : "", v->wait_sys ? ")" : "");
+	fix_subprocess(c, g->children[0].comm, before);
+	if (!strcmp(g->children[0].comm, "nvidia-smi"))
+		ia_chain_fix(c, "Read the GPU's figures in-process instead of starting nvidia-smi for each reading: "
+				"torch.cuda.utilization(), torch.cuda.memory_allocated() and memory_reserved(), or NVML "
+				"(pynvml) directly");
+}
+
 /* The main thread blocked in the gaps on something other than storage or
  * the GIL: named by the system call most of that time was in (files of
  * version 5 on), with the fix that fits; else said as unknown. */
@@ -388,6 +429,10 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	char d[32];
 	const char *sys = v->wait_sys;
 	ia_fmt_dur(d, sizeof d, v->wait_ns);
+	if (v->child_wait) {
+		child_wait_cause(c, v, before);
+		return;
+	}
 	switch (v->wait) {
 	case IA_WAIT_SLEEP:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it slept (%s of it in %s: time.sleep, a timer, or a "
@@ -424,8 +469,7 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	case IA_WAIT_CHILD:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for a child process to end (%s of it in %s): "
 			"a subprocess run and waited for inside the loop.", d, sys);
-		ia_chain_fix(c, "Run that subprocess in the background (subprocess.Popen, collected later) or less "
-				"often: the training loop waits for it before %s", before);
+		fix_subprocess(c, "that subprocess", before);
 		return;
 	case IA_WAIT_SYNC:
 	case IA_WAIT_OPEN:
@@ -483,7 +527,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"process", v->nw);
 	} else {
 		blocked_wait_cause(c, v);
-		if (sib_busy)
+		/* siblings hand it what it waits for through a lock or a queue;
+		 * a socket, a pipe or a sleep is another party's */
+		int lock = v->wait == IA_WAIT_FUTEX || v->wait == IA_WAIT_UNKNOWN || v->wait == IA_WAIT_OTHER;
+		if (sib_busy && lock && !v->child_wait)
 			ia_addf(c->root_cause, sizeof c->root_cause,
 				" Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
 				"main thread waits for may be one of them (a lock, a queue).",
@@ -541,6 +588,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
 	ia_gaps_blocked_in_json(ev, g);
+	ia_gap_children_json(ev, g);
 	ia_json_u64(ev, "workers", (uint64_t)v->workers);
 	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
 	cJSON_AddNumberToObject(ev, "cpus", v->cpus);

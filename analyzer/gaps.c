@@ -678,7 +678,8 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	set_phase_gaps_apart(ph, g);
 	main_thread_in_gaps(t, pp, g);
 	idle_bounds(t, g);
-	if (others_in_gaps(t, pp, mproc, g) < 0 || end_lines(t, names, g) < 0 || sync_lines(t, names, g, ix, n) < 0)
+	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0 ||
+	    sync_lines(t, names, g, ix, n) < 0)
 		goto oom;
 	return attribute_samples(t, pp, names, g, err, errlen);
 oom:

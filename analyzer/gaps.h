@@ -61,6 +61,15 @@ struct ia_gap_stack {
 	uint64_t siblings;      /* samples of the main process's other threads (not in `other`) */
 };
 
+/* Subprocesses of one name the main process waited for: how many, and the
+ * sum of their time in the gaps. */
+#define IA_GAP_CHILD_NAMES 3
+struct ia_gap_child {
+	char comm[32];
+	uint32_t count;
+	uint64_t alive_ns;
+};
+
 struct ia_gap_line {
 	char line[200];         /* file:line, or "(no Python frame)" */
 	uint16_t api;           /* the API most often at that line */
@@ -103,6 +112,11 @@ struct ia_gaps {
 	size_t nphase_gaps[IA_PHASE_N];
 	uint64_t phase_gap_ns[IA_PHASE_N];
 	uint64_t known_busy_phase_ns;
+	/* the main process's subprocesses (per_process role child) it waited
+	 * for, making no call while they lived (gap_children.c): the gap time
+	 * with one alive, and by name */
+	uint64_t children_alive_ns;
+	struct ia_gap_child children[IA_GAP_CHILD_NAMES]; size_t nchildren;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
@@ -141,6 +155,12 @@ struct ia_phases;
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
+/* The children_* figures (gap_children.c): 0, or -1 out of memory. */
+int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
+/* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */
+char *ia_gap_children_text(const struct ia_gaps *g, char *buf, size_t cap);
+/* {children_alive_ns, children: [{comm, count, alive_ns}]} under parent, when any. */
+void ia_gap_children_json(cJSON *parent, const struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);

@@ -5,7 +5,10 @@
 # thread fills, or reads a pipe another process writes, between steps, gets
 # the system call in the gaps' timeline, a root cause and a fix of that kind
 # (not the generic "I/O, a lock, a queue, sleep"), in --json too, and the
-# timeline command says it per interval.
+# timeline command says it per interval.  A loop that runs a subprocess each
+# step and waits for it (its output through pipes: poll) gets the child
+# named, not "a socket, a pipe"; the pipe's writer, a child that lives
+# beside the loop, is no subprocess waited for.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 if [ "$(uname -m)" != x86_64 ]; then skip "system call numbers are read on x86_64 only"; finish; fi
@@ -15,7 +18,8 @@ PY=$PWD/tests/helpers/python_waits.py
 # mode syscall-number syscall-name root-cause-words fix-words
 for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_before" \
 	"queue 202 futex a_lock,_a_condition_or_a_queue Find_the_producer" \
-	"pipe 0 read a_socket,_a_pipe_or_a_file_descriptor Fetch_what_the_main_thread_reads"; do
+	"pipe 0 read a_socket,_a_pipe_or_a_file_descriptor Fetch_what_the_main_thread_reads" \
+	"subprocess 7 poll it_waited_for_its_subprocesses_—_sleep_( Run_sleep_in_the_background"; do
 	set -- $m
 	mode=$1 nr=$2 name=$3 cause=$(echo "$4" | tr _ ' ') fix=$(echo "$5" | tr _ ' ')
 	explain_run "$mode" 1000 99 "$PY" "$mode" 40
@@ -40,5 +44,18 @@ assert b[0]["syscall"] == sys.argv[2] and b[0]["ns"] >= 0.5 * g["main_blocked_ns
 PYEOF
 	"$B/ingero-analyze" timeline --limit 0 "$DB" >"$T/tl.txt"
 	check_ge "$mode: timeline lines say 'in $name'" "$(grep -c "OFF .*; in $name\$" "$T/tl.txt")" 30
+	if [ "$mode" = subprocess ]; then
+		check "$mode: the timeline names the subprocesses" \
+			grep -Eq "^    \[HOST\] subprocesses it waited for .*: sleep \((3[0-9]|40) runs\)" "$T/$mode.txt"
+		check "$mode: --json gaps.children_in_gaps names sleep, 30-40 runs (of 40: the first steps are start-up)" python3 - "$T/$mode.json" <<'PYEOF'
+import json, sys
+g = json.load(open(sys.argv[1]))["gaps"]
+c = g["children_in_gaps"]
+assert c[0]["comm"] == "sleep" and 30 <= c[0]["count"] <= 40, c
+assert g["children_alive_ns"] >= 0.5 * g["main_blocked_ns"], g
+PYEOF
+	else
+		check "$mode: no subprocess named as waited for" sh -c "! grep -q 'subprocesses it waited for' '$T/$mode.txt'"
+	fi
 done
 finish

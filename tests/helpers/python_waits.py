@@ -8,9 +8,12 @@ the analyzer must name.
 MODE sleep: time.sleep(5 ms) before each step (clock_nanosleep)
      queue: queue.get() of an item a producer thread puts every 5 ms (futex)
      pipe:  os.read() of a byte a child process writes every 5 ms (read)
+     subprocess: subprocess.run(["sleep", "0.005"], capture_output=True) each
+            step: the child's output read through pipes (poll), then its exit
 """
 import os
 import queue
+import subprocess
 import sys
 import threading
 import time
@@ -44,6 +47,9 @@ elif MODE == "pipe":
 
     def wait():
         os.read(r, 1)
+elif MODE == "subprocess":
+    def wait():
+        subprocess.run(["sleep", str(PERIOD)], capture_output=True, check=True)
 else:
     def wait():
         time.sleep(PERIOD)
