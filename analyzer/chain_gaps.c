@@ -36,6 +36,9 @@
 /* subprocesses alive for this share of the main thread's blocked gap time:
  * what it waited for, where it waited on a pipe or a child's exit */
 #define CHILDREN_WAITED 0.50
+/* subprocesses on-CPU for this share of its blocked gap time, where it
+ * waited on a pipe or a queue: they produce what it reads */
+#define PRODUCER_BUSY 0.50
 #define MAX_COMP 5                   /* competitor names shown */
 
 /* What the main thread blocked in during the gaps, as text: "futex 5.10s
@@ -71,6 +74,9 @@ struct gap_view {
 	const char *wait_sys;            /* the system call most of that wait's time was in */
 	char children[160];              /* its subprocesses alive in the gaps (ia_gap_children_text), or "" */
 	int child_wait;                  /* it waited for them (CHILDREN_WAITED, a wait they explain) */
+	int producer;                    /* a subprocess beside the loop fills what it waits on (PRODUCER_BUSY) */
+	char stk_other[600];             /* other processes' samples in the gaps (ia_top_stacks) */
+	char child_name[96];             /* the busiest subprocess: pid 630 "python3" */
 };
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
@@ -115,6 +121,13 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	v->child_wait = v->children[0] && g->main_blocked_ns &&
 			(double)g->children_alive_ns >= CHILDREN_WAITED * (double)g->main_blocked_ns &&
 			(cw == IA_WAIT_POLL || cw == IA_WAIT_READ || cw == IA_WAIT_CHILD || cw == IA_WAIT_UNKNOWN);
+	v->producer = !v->child_wait && g->child_top >= 0 && g->main_blocked_ns &&
+		      (double)g->children_oncpu_ns >= PRODUCER_BUSY * (double)g->main_blocked_ns &&
+		      (cw == IA_WAIT_POLL || cw == IA_WAIT_READ || cw == IA_WAIT_FUTEX || cw == IA_WAIT_UNKNOWN);
+	if (g->child_top >= 0)
+		snprintf(v->child_name, sizeof v->child_name, "pid %d \"%s\"", a->t->procs[g->child_top].pid,
+			 a->t->procs[g->child_top].comm);
+	ia_top_stacks(g, IA_GAP_OTHER, v->stk_other, sizeof v->stk_other);
 	if (g->sibling_top != UINT32_MAX)
 		snprintf(v->sib_name, sizeof v->sib_name, "tid %u \"%s\"", a->t->threads[g->sibling_top].tid,
 			 a->t->threads[g->sibling_top].comm);
@@ -183,6 +196,13 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
+	if (v->producer) {
+		ia_chain_line(c, "[HOST] its subprocesses on-CPU in the gaps: %s (the most: %s, %s)",
+			      ia_fmt_dur(d1, sizeof d1, g->children_oncpu_ns), v->child_name,
+			      ia_fmt_dur(d2, sizeof d2, g->child_top_ns));
+		if (v->stk_other[0])
+			ia_chain_line(c, "[HOST] other processes' on-CPU samples in the gaps: %s", v->stk_other);
+	}
 	if (v->children[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] subprocesses it waited for (no CUDA call while they ran): %s; one alive %s (%.0f%% of the gaps)",
 			      v->children, ia_fmt_dur(d1, sizeof d1, g->children_alive_ns),
@@ -420,6 +440,44 @@ static void child_wait_cause(struct ia_chain *c, const struct gap_view *v, const
 				"(pynvml) directly");
 }
 
+/* A subprocess beside the loop was busy while the main thread waited on a
+ * pipe or a queue: it produces what the loop consumes (a producer process
+ * feeding a multiprocessing.Queue), more slowly than the GPU consumes it. */
+static void producer_cause(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	char d[32], d2[32], d3[32], where[520] = "";
+	/* where its time went: the most sampled stack under a line of the
+	 * user's (a numpy call in a per-item loop), else the Python code that
+	 * ran most */
+	size_t top;
+	const struct ia_gap_stack *hot = NULL;
+	if (ia_role_top(g, IA_GAP_OTHER, &top, 1) == 1 && g->stacks[top].user_python[0]) {
+		hot = &g->stacks[top];
+		snprintf(where, sizeof where, "%s (%s)", hot->label, hot->user_python);
+	} else if ((hot = ia_stacks_python_top(g, IA_GAP_OTHER))) {
+		ia_python_where(hot, where, sizeof where);
+	}
+	ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on a pipe or a queue (%s of it%s%s) that its subprocess "
+		"%s fills — that process's threads were on-CPU %s during the %s of gaps%s%s: it produces what the "
+		"loop consumes, more slowly than the GPU consumes it.",
+		ia_fmt_dur(d, sizeof d, v->wait_ns ? v->wait_ns : g->main_blocked_ns), v->wait_sys ? " in " : "",
+		v->wait_sys ? v->wait_sys : "", v->child_name, ia_fmt_dur(d2, sizeof d2, g->child_top_ns),
+		ia_fmt_dur(d3, sizeof d3, g->total_ns), where[0] ? ", the most in " : "", where);
+	if (hot && hot->user_python[0])
+		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
+	ia_chain_fix(c, "Make the producer (%s) faster%s%s: per-item Python or numpy work done row by row costs most; "
+			"do it per batch, vectorised", v->child_name, where[0] ? ": its time goes to " : "", where);
+	int idle = v->sat >= 0 && v->cpus > 0 ? (int)((1 - v->sat) * v->cpus) : 0;
+	if (idle >= 2)
+		ia_chain_fix(c, "Run more producers in parallel — about %d of the %d CPUs were idle — several processes "
+				"feeding the queue, or a DataLoader whose workers do this work (num_workers=%d)",
+			     idle, v->cpus, v->nw);
+	else
+		ia_chain_fix(c, "Run more producers in parallel (several processes feeding the queue, or a DataLoader "
+				"whose workers do this work), where CPUs are free for them");
+}
+
 /* The main thread blocked in the gaps on something other than storage or
  * the GIL: named by the system call most of that time was in (files of
  * version 5 on), with the fix that fits; else said as unknown. */
@@ -431,6 +489,10 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	ia_fmt_dur(d, sizeof d, v->wait_ns);
 	if (v->child_wait) {
 		child_wait_cause(c, v, before);
+		return;
+	}
+	if (v->producer) {
+		producer_cause(c, v);
 		return;
 	}
 	switch (v->wait) {
@@ -530,7 +592,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 		/* siblings hand it what it waits for through a lock or a queue;
 		 * a socket, a pipe or a sleep is another party's */
 		int lock = v->wait == IA_WAIT_FUTEX || v->wait == IA_WAIT_UNKNOWN || v->wait == IA_WAIT_OTHER;
-		if (sib_busy && lock && !v->child_wait)
+		if (sib_busy && lock && !v->child_wait && !v->producer)
 			ia_addf(c->root_cause, sizeof c->root_cause,
 				" Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
 				"main thread waits for may be one of them (a lock, a queue).",
@@ -589,6 +651,12 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
 	ia_gaps_blocked_in_json(ev, g);
 	ia_gap_children_json(ev, g);
+	if (g->child_top >= 0) {
+		ia_json_u64(ev, "children_oncpu_ns", g->children_oncpu_ns);
+		ia_json_u64(ev, "busiest_child_pid", (uint64_t)v->a->t->procs[g->child_top].pid);
+		ia_json_u64(ev, "busiest_child_oncpu_ns", g->child_top_ns);
+		ia_stacks_json(ev, g, IA_GAP_OTHER, "other_stacks");
+	}
 	ia_json_u64(ev, "workers", (uint64_t)v->workers);
 	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
 	cJSON_AddNumberToObject(ev, "cpus", v->cpus);

@@ -80,10 +80,44 @@ static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, c
 	return in_gaps(g, pr->start_ns, pr->exit_ns);
 }
 
+/* The children's threads on-CPU in the gaps, and the busiest child. */
+static int children_busy(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
+{
+	uint64_t *w = malloc(2 * g->n * sizeof *w), *by_proc = calloc(t->nprocs + 1, sizeof *by_proc);
+	if (!w || !by_proc) {
+		free(w);
+		free(by_proc);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		w[2 * i] = g->g[i].start;
+		w[2 * i + 1] = g->g[i].end;
+	}
+	for (size_t th = 0; th < t->nthreads; th++) {
+		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
+		if (!ps || ps->role != IA_ROLE_CHILD || ia_thread_is_tracer(&t->threads[th]))
+			continue;
+		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
+		by_proc[t->threads[th].proc] += on;
+		g->children_oncpu_ns += on;
+	}
+	for (size_t p = 0; p < t->nprocs; p++)
+		if (by_proc[p] > g->child_top_ns) {
+			g->child_top_ns = by_proc[p];
+			g->child_top = (int)p;
+		}
+	free(w);
+	free(by_proc);
+	return 0;
+}
+
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
 {
+	g->child_top = -1;
 	if (!g->n || !pp->nchildren)
 		return 0;
+	if (children_busy(t, pp, g) < 0)
+		return -1;
 	struct ia_span *s = malloc(pp->nchildren * sizeof *s);
 	struct ia_gap_child *names = calloc(pp->nchildren, sizeof *names);
 	if (!s || !names) {

@@ -657,6 +657,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 {
 	memset(g, 0, sizeof *g);
 	g->sibling_top = UINT32_MAX;
+	g->child_top = -1;
 	g->win_start = t->first_ns;
 	g->win_end = t->last_ns;
 	if (pp->main < 0)

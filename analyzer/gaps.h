@@ -117,6 +117,11 @@ struct ia_gaps {
 	 * with one alive, and by name */
 	uint64_t children_alive_ns;
 	struct ia_gap_child children[IA_GAP_CHILD_NAMES]; size_t nchildren;
+	/* the same subprocesses' threads on-CPU in the gaps (a producer the
+	 * main thread waits for), and the busiest process: index into
+	 * trace.procs, -1 when none */
+	uint64_t children_oncpu_ns, child_top_ns;
+	int child_top;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */

@@ -8,17 +8,21 @@
 # timeline command says it per interval.  A loop that runs a subprocess each
 # step and waits for it (its output through pipes: poll) gets the child
 # named, not "a socket, a pipe"; the pipe's writer, a child that lives
-# beside the loop, is no subprocess waited for.
+# beside the loop, is no subprocess waited for — and where that writer is
+# busy on a CPU while the loop waits (a producer process), it is named as
+# the producer, with its line as the Source.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 if [ "$(uname -m)" != x86_64 ]; then skip "system call numbers are read on x86_64 only"; finish; fi
 . tests/helpers/collector_e2e.sh
 PY=$PWD/tests/helpers/python_waits.py
+SPIN=$(marker_line "$PY" SPIN)
 
 # mode syscall-number syscall-name root-cause-words fix-words
 for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_before" \
 	"queue 202 futex a_lock,_a_condition_or_a_queue Find_the_producer" \
 	"pipe 0 read a_socket,_a_pipe_or_a_file_descriptor Fetch_what_the_main_thread_reads" \
+	"producer 0 read a_pipe_or_a_queue_(.*)_that_its_subprocess_pid Make_the_producer" \
 	"subprocess 7 poll it_waited_for_its_subprocesses_—_sleep_( Run_sleep_in_the_background"; do
 	set -- $m
 	mode=$1 nr=$2 name=$3 cause=$(echo "$4" | tr _ ' ') fix=$(echo "$5" | tr _ ' ')
@@ -44,6 +48,13 @@ assert b[0]["syscall"] == sys.argv[2] and b[0]["ns"] >= 0.5 * g["main_blocked_ns
 PYEOF
 	"$B/ingero-analyze" timeline --limit 0 "$DB" >"$T/tl.txt"
 	check_ge "$mode: timeline lines say 'in $name'" "$(grep -c "OFF .*; in $name\$" "$T/tl.txt")" 30
+	if [ "$mode" = producer ]; then
+		check "$mode: the timeline gives the subprocesses' CPU time" \
+			grep -q "^    \[HOST\] its subprocesses on-CPU in the gaps: " "$T/$mode.txt"
+		check "$mode: the Source is the producer's busy line" grep -q "^  Source: .*python_waits.py:$SPIN\$" "$T/$mode.txt"
+	else
+		check "$mode: no producer named" sh -c "! grep -q 'that its subprocess' '$T/$mode.txt'"
+	fi
 	if [ "$mode" = subprocess ]; then
 		check "$mode: the timeline names the subprocesses" \
 			grep -Eq "^    \[HOST\] subprocesses it waited for .*: sleep \((3[0-9]|40) runs\)" "$T/$mode.txt"

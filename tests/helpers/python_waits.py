@@ -8,6 +8,8 @@ the analyzer must name.
 MODE sleep: time.sleep(5 ms) before each step (clock_nanosleep)
      queue: queue.get() of an item a producer thread puts every 5 ms (futex)
      pipe:  os.read() of a byte a child process writes every 5 ms (read)
+     producer: os.read() of a byte a child process writes after 5 ms of
+            busy work each (read; the child on a CPU meanwhile: a producer)
      subprocess: subprocess.run(["sleep", "0.005"], capture_output=True) each
             step: the child's output read through pipes (poll), then its exit
 """
@@ -47,6 +49,20 @@ elif MODE == "pipe":
 
     def wait():
         os.read(r, 1)
+elif MODE == "producer":
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.close(r)
+        for _ in range(STEPS):
+            end = time.monotonic() + PERIOD
+            while time.monotonic() < end:  # SPIN (building the next item)
+                pass
+            os.write(w, b"x")
+        os._exit(0)
+    os.close(w)
+
+    def wait():
+        os.read(r, 1)
 elif MODE == "subprocess":
     def wait():
         subprocess.run(["sleep", str(PERIOD)], capture_output=True, check=True)
@@ -59,5 +75,5 @@ for _ in range(STEPS):
     wait()
     gpu.launch(2)
     gpu.sync()
-if MODE == "pipe":
+if MODE in ("pipe", "producer"):
     os.wait()
