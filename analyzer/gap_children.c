@@ -18,25 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The gap holding ts, or -1: the gaps are sorted and apart. */
-static size_t first_gap_after(const struct ia_gaps *g, uint64_t ts)
-{
-	size_t lo = 0, hi = g->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->g[mid].end <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Gap time inside [a, b). */
 static uint64_t in_gaps(const struct ia_gaps *g, uint64_t a, uint64_t b)
 {
 	uint64_t t = 0;
-	for (size_t i = first_gap_after(g, a); i < g->n && g->g[i].start < b; i++)
+	for (size_t i = ia_gap_ending_after(g, a); i < g->n && g->g[i].start < b; i++)
 		t += ia_overlap(a, b, g->g[i].start, g->g[i].end);
 	return t;
 }
@@ -74,7 +60,7 @@ static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, c
 {
 	if (!pr->start_ns || pr->exit_ns <= pr->start_ns || called_within(t, g, pr->start_ns, pr->exit_ns))
 		return 0;
-	size_t k = first_gap_after(g, pr->exit_ns);
+	size_t k = ia_gap_ending_after(g, pr->exit_ns);
 	if (k == g->n || g->g[k].start > pr->exit_ns)
 		return 0;
 	return in_gaps(g, pr->start_ns, pr->exit_ns);

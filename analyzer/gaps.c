@@ -152,7 +152,7 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 }
 
 /* Index of the gap containing ts, or -1. */
-static long gap_at(const struct ia_gaps *g, uint64_t ts)
+size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts)
 {
 	size_t lo = 0, hi = g->n;
 	while (lo < hi) {
@@ -162,7 +162,13 @@ static long gap_at(const struct ia_gaps *g, uint64_t ts)
 		else
 			hi = mid;
 	}
-	return lo < g->n && g->g[lo].start <= ts ? (long)lo : -1;
+	return lo;
+}
+
+static long gap_at(const struct ia_gaps *g, uint64_t ts)
+{
+	size_t k = ia_gap_ending_after(g, ts);
+	return k < g->n && g->g[k].start <= ts ? (long)k : -1;
 }
 
 static int attribute_samples(const struct ia_trace *t, const struct ia_per_process *pp,

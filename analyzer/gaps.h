@@ -160,6 +160,8 @@ struct ia_phases;
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
+/* The first gap ending after ts (g->n when none): the gaps are sorted and apart. */
+size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */

@@ -37,26 +37,17 @@ if MODE == "queue":
 
     threading.Thread(target=produce, daemon=True).start()
     wait = q.get
-elif MODE == "pipe":
+elif MODE in ("pipe", "producer"):
     r, w = os.pipe()
     if os.fork() == 0:
         os.close(r)
         for _ in range(STEPS):
-            time.sleep(PERIOD)
-            os.write(w, b"x")
-        os._exit(0)
-    os.close(w)
-
-    def wait():
-        os.read(r, 1)
-elif MODE == "producer":
-    r, w = os.pipe()
-    if os.fork() == 0:
-        os.close(r)
-        for _ in range(STEPS):
-            end = time.monotonic() + PERIOD
-            while time.monotonic() < end:  # SPIN (building the next item)
-                pass
+            if MODE == "pipe":
+                time.sleep(PERIOD)
+            else:
+                end = time.monotonic() + PERIOD
+                while time.monotonic() < end:  # SPIN (building the next item)
+                    pass
             os.write(w, b"x")
         os._exit(0)
     os.close(w)
