@@ -132,13 +132,9 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 		snprintf(v->sib_name, sizeof v->sib_name, "tid %u \"%s\"", a->t->threads[g->sibling_top].tid,
 			 a->t->threads[g->sibling_top].comm);
 	/* who else held the CPUs in the gaps: the untraced processes by name */
-	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
+	uint64_t *w = ia_gap_windows(g);
 	if (!w)
 		return -1;
-	for (size_t i = 0; i < g->n; i++) {
-		w[2 * i] = g->g[i].start;
-		w[2 * i + 1] = g->g[i].end;
-	}
 	v->ncomp = ia_competitors_in(&a->ev, w, g->n, v->comp, MAX_COMP, &v->comp_ns);
 	free(w);
 	return 0;

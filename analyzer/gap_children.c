@@ -69,15 +69,11 @@ static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, c
 /* The children's threads on-CPU in the gaps, and the busiest child. */
 static int children_busy(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
 {
-	uint64_t *w = malloc(2 * g->n * sizeof *w), *by_proc = calloc(t->nprocs + 1, sizeof *by_proc);
+	uint64_t *w = ia_gap_windows(g), *by_proc = calloc(t->nprocs + 1, sizeof *by_proc);
 	if (!w || !by_proc) {
 		free(w);
 		free(by_proc);
 		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		w[2 * i] = g->g[i].start;
-		w[2 * i + 1] = g->g[i].end;
 	}
 	for (size_t th = 0; th < t->nthreads; th++) {
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);

@@ -152,6 +152,16 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 }
 
 /* Index of the gap containing ts, or -1. */
+uint64_t *ia_gap_windows(const struct ia_gaps *g)
+{
+	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
+	for (size_t i = 0; w && i < g->n; i++) {
+		w[2 * i] = g->g[i].start;
+		w[2 * i + 1] = g->g[i].end;
+	}
+	return w;
+}
+
 size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts)
 {
 	size_t lo = 0, hi = g->n;
@@ -568,14 +578,10 @@ static int others_in_gaps(const struct ia_trace *t, const struct ia_per_process 
 			  struct ia_gaps *g)
 {
 	g->worker_oncpu_ns = calloc(pp->n + 1, sizeof *g->worker_oncpu_ns);
-	uint64_t *w = malloc((2 * g->n + 2) * sizeof *w);
+	uint64_t *w = ia_gap_windows(g);
 	if (!g->worker_oncpu_ns || !w) {
 		free(w);
 		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		w[2 * i] = g->g[i].start;
-		w[2 * i + 1] = g->g[i].end;
 	}
 	for (size_t i = 0; i < pp->n; i++) {
 		if (pp->p[i].role != IA_ROLE_WORKER)

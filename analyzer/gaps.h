@@ -160,6 +160,9 @@ struct ia_phases;
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
+/* The gaps as [start, end) pairs (2 * g->n values) for the *_windows
+ * functions; malloc'd, NULL out of memory. */
+uint64_t *ia_gap_windows(const struct ia_gaps *g);
 /* The first gap ending after ts (g->n when none): the gaps are sorted and apart. */
 size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
