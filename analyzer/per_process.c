@@ -426,10 +426,10 @@ static int fold_threads(const struct ia_trace *t, struct ia_per_process *pp)
 	return 0;
 }
 
-/* Workers' share of the main thread's waiting: CPU each worker used while
- * the main thread was blocked (off-CPU and not runnable).  0, or -1 out of
- * memory. */
-static int workers_while_main_blocked(const struct ia_trace *t, struct ia_per_process *pp)
+/* The main thread's blocked time (off-CPU and not runnable), and the
+ * workers' share of its waiting: CPU each worker used meanwhile.  0, or -1
+ * out of memory. */
+static int main_blocked(const struct ia_trace *t, struct ia_per_process *pp)
 {
 	const struct ia_thread *m = &t->threads[pp->main_thread];
 	uint64_t *w = malloc((2 * (size_t)m->off_n + 2) * sizeof *w);
@@ -482,7 +482,7 @@ int ia_per_process_compute(const struct ia_trace *t, struct ia_per_process *pp, 
 		pick_main_thread(t, pp, mainp);
 	if (fold_threads(t, pp) < 0)
 		goto oom;
-	if (pp->main_thread != UINT32_MAX && pp->nworkers && workers_while_main_blocked(t, pp) < 0)
+	if (pp->main_thread != UINT32_MAX && main_blocked(t, pp) < 0)
 		goto oom;
 	return load_page_allocs(t, pp, err, errlen);
 oom:
