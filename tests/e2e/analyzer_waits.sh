@@ -26,7 +26,10 @@ for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_before" \
 	"subprocess 7 poll it_waited_for_its_subprocesses_—_sleep_( Run_sleep_in_the_background"; do
 	set -- $m
 	mode=$1 nr=$2 name=$3 cause=$(echo "$4" | tr _ ' ') fix=$(echo "$5" | tr _ ' ')
-	explain_run "$mode" 1000 99 "$PY" "$mode" 40
+	# the producer's line comes from its samples: a longer run, sampled faster
+	steps=40 hz=99
+	[ "$mode" = producer ] && steps=120 hz=299
+	explain_run "$mode" 1000 $hz "$PY" "$mode" $steps
 	sed -n 8,14p "$T/$mode.txt" | sed 's/^/# /'
 	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
 	check_ge "$mode: the main thread's intervals in $name are stored (syscall = $nr)" \
