@@ -424,11 +424,13 @@ static void child_wait_cause(struct ia_chain *c, const struct gap_view *v, const
 {
 	const struct ia_gaps *g = v->g;
 	char d[32], d2[32];
-	ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for its subprocesses — %s, one alive for %s of its %s "
-		"blocked%s%s%s — run and waited for inside the loop (subprocess.run or check_output reads the "
-		"child's output through a pipe, then waits for it to exit).", v->children,
-		ia_fmt_dur(d, sizeof d, g->children_alive_ns), ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns),
-		v->wait_sys ? " (in " : "", v->wait_sys ? v->wait_sys : "", v->wait_sys ? ")" : "");
+	const char *cmd = v->a->t->procs[g->children[0].proc].cmdline;
+	ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for its subprocesses — %s, one alive for %s of the %s "
+		"of gaps%s%s%s — run and waited for inside the loop (subprocess.run or check_output reads the "
+		"child's output through a pipe, then waits for it to exit).%s%.200s%s", v->children,
+		ia_fmt_dur(d, sizeof d, g->children_alive_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
+		v->wait_sys ? "; it blocked in " : "", v->wait_sys ? v->wait_sys : "", "",
+		cmd && cmd[0] ? " Its command line: " : "", cmd && cmd[0] ? cmd : "", cmd && cmd[0] ? "." : "");
 	fix_subprocess(c, g->children[0].comm, before);
 	if (!strcmp(g->children[0].comm, "nvidia-smi"))
 		ia_chain_fix(c, "Read the GPU's figures in-process instead of starting nvidia-smi for each reading: "
@@ -646,7 +648,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
 	ia_gaps_blocked_in_json(ev, g);
-	ia_gap_children_json(ev, g);
+	ia_gap_children_json(ev, v->a->t, g);
 	if (g->child_top >= 0) {
 		ia_json_u64(ev, "children_oncpu_ns", g->children_oncpu_ns);
 		ia_json_u64(ev, "busiest_child_pid", (uint64_t)v->a->t->procs[g->child_top].pid);

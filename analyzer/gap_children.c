@@ -119,8 +119,10 @@ int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_proces
 		size_t k = 0;
 		while (k < nnames && strcmp(names[k].comm, pr->comm))
 			k++;
-		if (k == nnames)
-			snprintf(names[nnames++].comm, sizeof names[0].comm, "%s", pr->comm);
+		if (k == nnames) {
+			snprintf(names[k].comm, sizeof names[k].comm, "%s", pr->comm);
+			names[nnames++].proc = pp->p[i].proc;
+		}
 		names[k].count++;
 		names[k].alive_ns += alive;
 	}
@@ -160,7 +162,7 @@ char *ia_gap_children_text(const struct ia_gaps *g, char *buf, size_t cap)
 	return buf;
 }
 
-void ia_gap_children_json(cJSON *parent, const struct ia_gaps *g)
+void ia_gap_children_json(cJSON *parent, const struct ia_trace *t, const struct ia_gaps *g)
 {
 	if (!g->nchildren)
 		return;
@@ -173,5 +175,6 @@ void ia_gap_children_json(cJSON *parent, const struct ia_gaps *g)
 		ia_json_str(o, "comm", g->children[i].comm);
 		ia_json_u64(o, "count", g->children[i].count);
 		ia_json_u64(o, "alive_ns", g->children[i].alive_ns);
+		ia_json_str(o, "cmdline", t->procs[g->children[i].proc].cmdline);
 	}
 }

@@ -68,6 +68,7 @@ struct ia_gap_child {
 	char comm[32];
 	uint32_t count;
 	uint64_t alive_ns;
+	uint32_t proc;     /* the first of them: index into trace.procs (its command line) */
 };
 
 struct ia_gap_line {
@@ -169,8 +170,8 @@ size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts);
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */
 char *ia_gap_children_text(const struct ia_gaps *g, char *buf, size_t cap);
-/* {children_alive_ns, children: [{comm, count, alive_ns}]} under parent, when any. */
-void ia_gap_children_json(cJSON *parent, const struct ia_gaps *g);
+/* {children_alive_ns, children_in_gaps: [{comm, count, alive_ns, cmdline}]} under parent, when any. */
+void ia_gap_children_json(cJSON *parent, const struct ia_trace *t, const struct ia_gaps *g);
 
 /* Whether an API returns only after the device work before it is done. */
 int ia_api_completes_work(unsigned api);

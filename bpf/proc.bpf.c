@@ -18,12 +18,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-static __always_inline struct proc_ev *new_event(u32 kind, u32 slot, struct task_struct *t)
+static __always_inline void fill_event(struct proc_ev *e, struct task_struct *t)
 {
-	struct proc_ev *e = reserve(sizeof(*e), kind, slot);
-
-	if (!e)
-		return NULL;
 	e->pid = t->tgid;
 	e->tid = t->pid;
 	e->ppid = 0;
@@ -31,6 +27,14 @@ static __always_inline struct proc_ev *new_event(u32 kind, u32 slot, struct task
 	e->exit_code = 0;
 	e->traced = 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+}
+
+static __always_inline struct proc_ev *new_event(u32 kind, u32 slot, struct task_struct *t)
+{
+	struct proc_ev *e = reserve(sizeof(*e), kind, slot);
+
+	if (e)
+		fill_event(e, t);
 	return e;
 }
 
@@ -69,13 +73,30 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct proc_ev *e;
+	struct proc_exec_ev *e;
+	unsigned long a0, a1;
+	u32 n;
 
 	if (!is_traced(p->tgid))
 		return 0;
-	e = new_event(EV_EXEC, DROP_EXEC, p);
-	if (e)
-		submit(e);
+	e = reserve(sizeof(*e), EV_EXEC, DROP_EXEC);
+	if (!e)
+		return 0;
+	fill_event(&e->h, p);
+	/* the arguments as the new program sees them, on its own stack (the
+	 * exec is past its point of no return: p's mm is the new one) */
+	a0 = BPF_CORE_READ(p, mm, arg_start);
+	a1 = BPF_CORE_READ(p, mm, arg_end);
+	n = a1 > a0 ? a1 - a0 : 0;
+	if (n > INGERO_EXEC_ARGS - 1)
+		n = INGERO_EXEC_ARGS - 1;
+	n &= INGERO_EXEC_ARGS - 1;   /* the bound, where the verifier sees it */
+	e->args_len = 0;
+	e->pad = 0;
+	/* never past arg_end: the environment follows (it may hold secrets) */
+	if (n && !bpf_probe_read_user(e->args, n, (void *)a0))
+		e->args_len = n;
+	submit(e);
 	return 0;
 }
 

@@ -70,6 +70,20 @@ static void read_comm(const char *path, char *buf, size_t size)
 		buf[0] = 0;
 }
 
+/* The arguments the exec record carries, as /proc/PID/cmdline reads
+ * (spaces between them): for a process gone before /proc was read. */
+static void exec_args(const struct proc_exec_ev *x, char *buf, size_t cap)
+{
+	size_t n = x->args_len < sizeof x->args ? x->args_len : sizeof x->args;
+	while (n && !x->args[n - 1])
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = x->args[i] ? x->args[i] : ' ';
+	buf[n] = 0;
+}
+
 void procs_event(struct tracer *t, const void *data, size_t len)
 {
 	const struct proc_ev *e = data;
@@ -99,6 +113,8 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 		if (read_exe(e->pid, exe, sizeof exe) == 0)
 			r.exe = exe;
 		ingero_read_cmdline(e->pid, cmdline, sizeof cmdline);
+		if (!cmdline[0] && len >= sizeof(struct proc_exec_ev))
+			exec_args((const struct proc_exec_ev *)data, cmdline, sizeof cmdline);
 		if (cmdline[0])
 			r.cmdline = cmdline;
 		store_process(t->store, &r);

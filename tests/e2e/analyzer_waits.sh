@@ -59,6 +59,9 @@ PYEOF
 		check "$mode: no producer named" sh -c "! grep -q 'that its subprocess' '$T/$mode.txt'"
 	fi
 	if [ "$mode" = subprocess ]; then
+		check_ge "subprocess: the children's command lines stored from their exec (processes.cmdline)" \
+			"$(q "SELECT count(*) FROM processes WHERE comm = 'sleep' AND cmdline = 'sleep 0.005'")" 38
+		check "subprocess: the finding gives the command line" grep -q "Its command line: sleep 0.005\." "$T/$mode.txt"
 		check "$mode: the timeline names the subprocesses" \
 			grep -Eq "^    \[HOST\] subprocesses it waited for .*: sleep \((3[0-9]|40) runs\)" "$T/$mode.txt"
 		check "$mode: --json gaps.children_in_gaps names sleep, 30-40 runs (of 40: the first steps are start-up)" python3 - "$T/$mode.json" <<'PYEOF'
