@@ -8,6 +8,7 @@
 #   2, 3: the toggle of this build, every recording window whole: PROCS processes of 1,100
 #      chunks of 30 steps, cut at LIMIT seconds (the processes finished are kept)
 #   5: two workloads written after those calls (c35 a producer process, c36 a slow log pipe)
+#   6: c34 again with the exec record's arguments (a short-lived child's command line)
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
@@ -23,6 +24,12 @@ case ${1:-} in
 	UNTRACED=0 timeout 300 bash $D/corpus/collect.sh $D /tmp/tr c25_requests_sleep c33_socket_requests \
 		c34_nvidia_smi_every_10 c14_checkpoint_fsync c20_loader_spawn_workers c23_workers_keep_up 2>&1 | tail -8
 	cd /tmp && tar czf $OUT/traces.tgz tr ;;
+6)	# the exec record's arguments (built after call 5): c34 again, its nvidia-smi children's command lines
+	UNTRACED=0 timeout 150 bash $D/corpus/collect.sh $D /tmp/tr6 c34_nvidia_smi_every_10 2>&1 | tail -2
+	xz -dc /tmp/tr6/c34_nvidia_smi_every_10.db.xz > /tmp/c34.db
+	$D/ingero-analyze explain --json /tmp/c34.db | python3 -c "import json,sys; print(json.load(sys.stdin)['gaps'].get('children_in_gaps'))"
+	grep -m1 "Root cause" /tmp/tr6/c34_nvidia_smi_every_10.explain.txt | cut -c1-700
+	cp /tmp/tr6/c34_nvidia_smi_every_10.db.xz $OUT/ ;;
 2|3) sh docs/gpu-runs/2026-12-03-twentysecond/calls.sh "$1" ;;   # (its toggle: PROCS, LIMIT)
-*) echo "usage: calls.sh 1|1b|2|3|5 (on the device, .devbin carried: docs/gpu.md)" >&2; exit 2 ;;
+*) echo "usage: calls.sh 1|1b|2|3|5|6 (on the device, .devbin carried: docs/gpu.md)" >&2; exit 2 ;;
 esac
