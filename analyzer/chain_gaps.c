@@ -544,6 +544,34 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	}
 }
 
+/* What the main thread waited for, in a few words for the verdict line
+ * (evidence "blocked_on"); "" when the trace does not say. */
+static void blocked_brief(const struct gap_view *v, int gil, int io, char *buf, size_t n)
+{
+	const char *sys = v->wait_sys ? v->wait_sys : "";
+	buf[0] = 0;
+	if (gil)
+		snprintf(buf, n, "waiting for the GIL its thread %s held", v->sib_name);
+	else if (io)
+		snprintf(buf, n, "in uninterruptible sleep (D state), most likely on storage");
+	else if (v->child_wait)
+		snprintf(buf, n, "waiting for its subprocess %s", v->g->children[0].comm);
+	else if (v->producer)
+		snprintf(buf, n, "waiting on a pipe or a queue its subprocess %s fills", v->child_name);
+	else if (v->wait == IA_WAIT_SLEEP)
+		snprintf(buf, n, "asleep in %s", sys);
+	else if (v->wait == IA_WAIT_FUTEX)
+		snprintf(buf, n, "on a lock, a condition or a queue, in %s", sys);
+	else if (v->wait == IA_WAIT_POLL || v->wait == IA_WAIT_READ)
+		snprintf(buf, n, "on a socket, a pipe or a file descriptor, in %s", sys);
+	else if (v->wait == IA_WAIT_WRITE)
+		snprintf(buf, n, "writing to a socket, a pipe or a file, in %s", sys);
+	else if (v->wait == IA_WAIT_CHILD)
+		snprintf(buf, n, "waiting for a child process to end, in %s", sys);
+	else if (v->wait == IA_WAIT_SYNC || v->wait == IA_WAIT_OPEN)
+		snprintf(buf, n, "on the file system, in %s", sys);
+}
+
 static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -596,6 +624,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"main thread waits for may be one of them (a lock, a queue).",
 				ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name);
 	}
+	char brief[160];
+	blocked_brief(v, gil, io, brief, sizeof brief);
+	if (brief[0])
+		ia_json_str(c->evidence, "blocked_on", brief);
 }
 
 /* Other tasks held the CPUs: traced workers (more than the CPUs), or

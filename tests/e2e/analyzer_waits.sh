@@ -42,6 +42,15 @@ for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_before" \
 		grep -q "^    \[HOST\] what it blocked in (system calls): $name " "$T/$mode.txt"
 	check "$mode: the root cause says $cause" grep -q "Root cause: The main thread was blocked.*$cause" "$T/$mode.txt"
 	check "$mode: the first fix: $fix" grep -q "1\. $fix" "$T/$mode.txt"
+	case $mode in
+	sleep) said="asleep in clock_nanosleep" ;;
+	queue) said="on a lock, a condition or a queue, in futex" ;;
+	pipe) said="on a socket, a pipe or a file descriptor, in read" ;;
+	producer) said="waiting on a pipe or a queue its subprocess pid [0-9]* \"python3\" fills" ;;
+	subprocess) said="waiting for its subprocess sleep" ;;
+	esac
+	check "$mode: the verdict says what it waited for ($said)" \
+		grep -q "^Verdict: .*The cause: the main thread blocked between CUDA calls, $said" "$T/$mode.txt"
 	check "$mode: not the cause left unknown" sh -c "! grep -q 'something other than a CPU' '$T/$mode.txt'"
 	check "$mode: --json gaps.main_blocked_in names $name first" python3 - "$T/$mode.json" "$name" <<'PYEOF'
 import json, sys
