@@ -74,6 +74,35 @@ static void starving_names_the_first_steady_cause(void **state)
 	cJSON_Delete(j);
 }
 
+/* a blocked main thread's cause says what it waited for, where the finding
+ * does (evidence blocked_on); without it, the kind's words alone */
+static void blocked_says_what_it_waited_for(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	steady(700, 800, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "blocked_on", "waiting for its subprocess nvidia-smi");
+	add(IA_KIND_GAPS_HOST_BLOCKED, IA_SEV_HIGH, 0.7, ev);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_STARVING);
+	assert_non_null(strstr(v.text, "The cause: the main thread blocked between CUDA calls, waiting for its "
+				    "subprocess nvidia-smi (the first finding below)."));
+	cJSON_Delete(ev);
+	steady(700, 800, 1);
+	add(IA_KIND_GAPS_HOST_BLOCKED, IA_SEV_HIGH, 0.7, NULL);
+	ia_verdict_compute(&an, &v);
+	assert_non_null(strstr(v.text, "The cause: the main thread blocked between CUDA calls (the first finding below)."));
+	/* the words belong to the blocked kind only */
+	steady(700, 800, 1);
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "blocked_on", "asleep in clock_nanosleep");
+	add(IA_KIND_GAPS_HOST_BUSY, IA_SEV_HIGH, 0.7, ev);
+	ia_verdict_compute(&an, &v);
+	assert_null(strstr(v.text, "asleep"));
+	cJSON_Delete(ev);
+}
+
 static void slowed_when_the_gpu_barely_idles(void **state)
 {
 	(void)state;
@@ -172,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(busy_without_findings),
 		cmocka_unit_test(starving_names_the_first_steady_cause),
+		cmocka_unit_test(blocked_says_what_it_waited_for),
 		cmocka_unit_test(slowed_when_the_gpu_barely_idles),
 		cmocka_unit_test(slow_calls_without_a_host_cause_are_no_cause),
 		cmocka_unit_test(wide_host_bounds_are_unknown),
