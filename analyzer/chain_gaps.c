@@ -36,8 +36,9 @@
 /* subprocesses alive for this share of the main thread's blocked gap time:
  * what it waited for, where it waited on a pipe or a child's exit */
 #define CHILDREN_WAITED 0.50
-/* subprocesses on-CPU for this share of its blocked gap time, where it
- * waited on a pipe or a queue: they produce what it reads */
+/* subprocesses on-CPU or waiting for one for this share of its blocked gap
+ * time, where it waited on a pipe or a queue: they produce what it reads
+ * (a producer starved of CPUs still wants to run) */
 #define PRODUCER_BUSY 0.50
 #define MAX_COMP 5                   /* competitor names shown */
 
@@ -122,7 +123,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 			(double)g->children_alive_ns >= CHILDREN_WAITED * (double)g->main_blocked_ns &&
 			(cw == IA_WAIT_POLL || cw == IA_WAIT_READ || cw == IA_WAIT_CHILD || cw == IA_WAIT_UNKNOWN);
 	v->producer = !v->child_wait && g->child_top >= 0 && g->main_blocked_ns &&
-		      (double)g->children_oncpu_ns >= PRODUCER_BUSY * (double)g->main_blocked_ns &&
+		      (double)(g->children_oncpu_ns + g->children_runq_ns) >= PRODUCER_BUSY * (double)g->main_blocked_ns &&
 		      (cw == IA_WAIT_POLL || cw == IA_WAIT_READ || cw == IA_WAIT_FUTEX || cw == IA_WAIT_UNKNOWN);
 	if (g->child_top >= 0)
 		snprintf(v->child_name, sizeof v->child_name, "pid %d \"%s\"", a->t->procs[g->child_top].pid,
@@ -193,9 +194,9 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
 	if (v->producer) {
-		ia_chain_line(c, "[HOST] its subprocesses on-CPU in the gaps: %s (the most: %s, %s)",
+		ia_chain_line(c, "[HOST] its subprocesses on-CPU in the gaps: %s (the most: %s, %s), waiting for a CPU %s",
 			      ia_fmt_dur(d1, sizeof d1, g->children_oncpu_ns), v->child_name,
-			      ia_fmt_dur(d2, sizeof d2, g->child_top_ns));
+			      ia_fmt_dur(d2, sizeof d2, g->child_top_ns), ia_fmt_dur(d3, sizeof d3, g->children_runq_ns));
 		if (v->stk_other[0])
 			ia_chain_line(c, "[HOST] other processes' on-CPU samples in the gaps: %s", v->stk_other);
 	}
@@ -462,8 +463,15 @@ static void producer_cause(struct ia_chain *c, const struct gap_view *v)
 		ia_fmt_dur(d, sizeof d, v->wait_ns ? v->wait_ns : g->main_blocked_ns), v->wait_sys ? " in " : "",
 		v->wait_sys ? v->wait_sys : "", v->child_name, ia_fmt_dur(d2, sizeof d2, g->child_top_ns),
 		ia_fmt_dur(d3, sizeof d3, g->total_ns), where[0] ? ", the most in " : "", where);
+	char d4[32];
+	if (g->children_runq_ns >= g->children_oncpu_ns)
+		ia_addf(c->root_cause, sizeof c->root_cause, " It waited for a CPU longer than it ran (%s): other tasks held the "
+			"CPUs it needs.", ia_fmt_dur(d4, sizeof d4, g->children_runq_ns));
 	if (hot && hot->user_python[0])
 		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
+	if (g->children_runq_ns >= g->children_oncpu_ns)
+		ia_chain_fix(c, "Give the producer (%s) CPUs of its own: fewer competing processes, or taskset/cgroups to keep "
+				"them off its CPUs", v->child_name);
 	ia_chain_fix(c, "Make the producer (%s) faster%s%s: per-item Python or numpy work done row by row costs most; "
 			"do it per batch, vectorised", v->child_name, where[0] ? ": its time goes to " : "", where);
 	int idle = v->sat >= 0 && v->cpus > 0 ? (int)((1 - v->sat) * v->cpus) : 0;
@@ -683,6 +691,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_gap_children_json(ev, v->a->t, g);
 	if (g->child_top >= 0) {
 		ia_json_u64(ev, "children_oncpu_ns", g->children_oncpu_ns);
+		ia_json_u64(ev, "children_runq_ns", g->children_runq_ns);
 		ia_json_u64(ev, "busiest_child_pid", (uint64_t)v->a->t->procs[g->child_top].pid);
 		ia_json_u64(ev, "busiest_child_oncpu_ns", g->child_top_ns);
 		ia_stacks_json(ev, g, IA_GAP_OTHER, "other_stacks");

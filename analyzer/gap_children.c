@@ -82,6 +82,7 @@ static int children_busy(const struct ia_trace *t, const struct ia_per_process *
 		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		by_proc[t->threads[th].proc] += on;
 		g->children_oncpu_ns += on;
+		g->children_runq_ns += ia_thread_runq_windows(t, (uint32_t)th, w, g->n);
 	}
 	for (size_t p = 0; p < t->nprocs; p++)
 		if (by_proc[p] > g->child_top_ns) {

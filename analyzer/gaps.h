@@ -122,6 +122,7 @@ struct ia_gaps {
 	 * main thread waits for), and the busiest process: index into
 	 * trace.procs, -1 when none */
 	uint64_t children_oncpu_ns, child_top_ns;
+	uint64_t children_runq_ns;   /* their time waiting for a CPU in the gaps */
 	int child_top;
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */

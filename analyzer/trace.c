@@ -785,6 +785,24 @@ void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t
 	*b = e;
 }
 
+uint64_t ia_thread_runq_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + x->off_first;
+	size_t j = 0;
+	uint64_t rq = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
+		while (j < x->off_n && t->offs[ix[j]].end <= w0)
+			j++;
+		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++) {
+			const struct ia_off *o = &t->offs[ix[k]];
+			rq += ia_overlap(o->end - o->runq, o->end, w0, w1);
+		}
+	}
+	return rq;
+}
+
 uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
 {
 	uint64_t a, b;
