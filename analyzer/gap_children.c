@@ -79,10 +79,9 @@ static int children_busy(const struct ia_trace *t, const struct ia_per_process *
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
 		if (!ps || ps->role != IA_ROLE_CHILD || ia_thread_is_tracer(&t->threads[th]))
 			continue;
-		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
+		uint64_t on = ia_thread_cpu_windows(t, (uint32_t)th, w, g->n, &g->children_runq_ns);
 		by_proc[t->threads[th].proc] += on;
 		g->children_oncpu_ns += on;
-		g->children_runq_ns += ia_thread_runq_windows(t, (uint32_t)th, w, g->n);
 	}
 	for (size_t p = 0; p < t->nprocs; p++)
 		if (by_proc[p] > g->child_top_ns) {

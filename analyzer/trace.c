@@ -785,25 +785,12 @@ void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t
 	*b = e;
 }
 
-uint64_t ia_thread_runq_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
 {
-	const struct ia_thread *x = &t->threads[th];
-	const uint32_t *ix = t->off_by_th + x->off_first;
-	size_t j = 0;
-	uint64_t rq = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
-		while (j < x->off_n && t->offs[ix[j]].end <= w0)
-			j++;
-		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++) {
-			const struct ia_off *o = &t->offs[ix[k]];
-			rq += ia_overlap(o->end - o->runq, o->end, w0, w1);
-		}
-	}
-	return rq;
+	return ia_thread_cpu_windows(t, th, w, n, NULL);
 }
 
-uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+uint64_t ia_thread_cpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n, uint64_t *runq)
 {
 	uint64_t a, b;
 	ia_thread_span(t, th, &a, &b);
@@ -821,8 +808,12 @@ uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const ui
 		while (j < x->off_n && t->offs[ix[j]].end <= w0)
 			j++;
 		uint64_t off = 0, l0 = w0 > a ? w0 : a, l1 = w1 < b ? w1 : b;
-		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++)
-			off += ia_overlap(t->offs[ix[k]].start, t->offs[ix[k]].end, l0, l1);
+		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++) {
+			const struct ia_off *o = &t->offs[ix[k]];
+			off += ia_overlap(o->start, o->end, l0, l1);
+			if (runq)
+				*runq += ia_overlap(o->end - o->runq, o->end, l0, l1);
+		}
 		on += live > off ? live - off : 0;
 	}
 	return on;

@@ -153,8 +153,9 @@ void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t
 /* CPU time of thread th inside windows w[0..n) — pairs (start, end), sorted
  * and disjoint: its lifetime there minus its off-CPU time.  Linear merge. */
 uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n);
-/* Its time runnable but not running (waiting for a CPU) inside the same windows. */
-uint64_t ia_thread_runq_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n);
+/* The same, and its time runnable but not running (waiting for a CPU)
+ * inside those windows added to *runq (NULL: not wanted), in one walk. */
+uint64_t ia_thread_cpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n, uint64_t *runq);
 
 /* Session value by key (strdup'd into the trace on load for known keys); NULL if none. */
 const char *ia_session(const struct ia_trace *t, const char *key);
