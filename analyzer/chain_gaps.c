@@ -212,10 +212,13 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", v->stk_main);
 	if (v->stk_workers[0])
 		ia_chain_line(c, "[HOST] workers' on-CPU samples in the gaps: %s", v->stk_workers);
-	if (g->siblings_oncpu_ns * 10 >= g->total_ns && v->sib_name[0]) {
+	if ((g->siblings_oncpu_ns + g->siblings_runq_ns) * 10 >= g->total_ns && v->sib_name[0]) {
 		ia_chain_line(c, "[HOST] the main process's other threads on-CPU %s during the gaps (the most: %s, %s)",
 			      ia_fmt_dur(d1, sizeof d1, g->siblings_oncpu_ns), v->sib_name,
 			      ia_fmt_dur(d2, sizeof d2, g->sibling_top_ns));
+		if (g->siblings_runq_ns * 10 >= g->total_ns)
+			ia_chain_line(c, "[HOST] the same threads waited for a CPU %s during the gaps",
+				      ia_fmt_dur(d1, sizeof d1, g->siblings_runq_ns));
 		if (v->stk_sib[0])
 			ia_chain_line(c, "[HOST] their on-CPU samples in the gaps: %s", v->stk_sib);
 	}
@@ -586,7 +589,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	char d1[32], d2[32], d3[32], where[520];
 	/* the process's other threads busy while the main thread waits: in
 	 * CPython, running Python code, they hold the GIL it waits for */
-	int sib_busy = v->sib_name[0] && (double)g->siblings_oncpu_ns >= SIBLINGS_BUSY * (double)g->main_blocked_ns;
+	int sib_busy = v->sib_name[0] &&
+		       (double)(g->siblings_oncpu_ns + g->siblings_runq_ns) >= SIBLINGS_BUSY * (double)g->main_blocked_ns;
+	/* preempted more than they ran: the holder itself waited for a CPU */
+	int sib_starved = g->siblings_runq_ns && g->siblings_runq_ns >= g->siblings_oncpu_ns;
 	double sinterp = ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS);
 	const struct ia_gap_stack *shot = ia_stacks_python_top(g, IA_GAP_SIBLINGS);
 	int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
@@ -602,6 +608,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 			"the main thread waits for it before it can queue the next GPU work.",
 			ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name, 100 * sinterp,
 			shot ? ", the most in " : "", shot ? ia_python_where(shot, where, sizeof where) : "");
+		if (sib_starved)
+			ia_addf(c->root_cause, sizeof c->root_cause, " Those threads waited for a CPU longer than they ran "
+				"(%s), holding the GIL meanwhile: other tasks held the CPUs they need.",
+				ia_fmt_dur(d3, sizeof d3, g->siblings_runq_ns));
 		if (shot && shot->user_python[0])
 			snprintf(c->source, sizeof c->source, "%s", shot->user_python);
 		/* DataLoader advice only where the job has a DataLoader */
@@ -609,6 +619,10 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"less often, or make it cheaper%s%s%s: while it runs, the training loop cannot queue GPU work",
 			     v->workers ? ", or a DataLoader worker" : "", shot ? " (" : "",
 			     shot ? ia_python_where(shot, where, sizeof where) : "", shot ? ")" : "");
+		if (sib_starved)
+			ia_chain_fix(c, "Give the training process CPUs of its own: fewer competing processes, or "
+					"taskset/cgroups to keep them off its CPUs — a thread preempted while it holds the GIL "
+					"stops the main thread too");
 		fix_find_wait(c, v);
 	} else if (io) {
 		ia_addf(c->root_cause, sizeof c->root_cause,
@@ -708,6 +722,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 		ia_json_round(ev, "worker_python_share", ia_stacks_interpreter_share(g, IA_GAP_WORKERS), 4);
 	}
 	ia_json_u64(ev, "sibling_threads_oncpu_ns", g->siblings_oncpu_ns);
+	ia_json_u64(ev, "sibling_threads_runq_ns", g->siblings_runq_ns);
 	if (g->samples_siblings) {
 		ia_stacks_json(ev, g, IA_GAP_SIBLINGS, "sibling_stacks");
 		ia_json_round(ev, "sibling_python_share", ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS), 4);

@@ -573,7 +573,8 @@ static void idle_bounds(const struct ia_trace *t, struct ia_gaps *g)
 }
 
 /* On-CPU time over all gaps of the workers (each, and their sum) and of the
- * main process's other threads (the busiest named).  0, or -1 out of memory. */
+ * main process's other threads, with their time waiting for a CPU (the
+ * busiest by both named).  0, or -1 out of memory. */
 static int others_in_gaps(const struct ia_trace *t, const struct ia_per_process *pp, uint32_t mproc,
 			  struct ia_gaps *g)
 {
@@ -591,12 +592,15 @@ static int others_in_gaps(const struct ia_trace *t, const struct ia_per_process 
 				g->worker_oncpu_ns[i] += ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
 		g->workers_oncpu_ns += g->worker_oncpu_ns[i];
 	}
+	uint64_t top = 0;
 	for (size_t th = 0; th < t->nthreads; th++) {
 		if (t->threads[th].proc != mproc || th == pp->main_thread || ia_thread_is_tracer(&t->threads[th]))
 			continue;
-		uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, g->n);
+		uint64_t rq = 0, on = ia_thread_cpu_windows(t, (uint32_t)th, w, g->n, &rq);
 		g->siblings_oncpu_ns += on;
-		if (on > g->sibling_top_ns) {
+		g->siblings_runq_ns += rq;
+		if (on + rq > top) {
+			top = on + rq;
 			g->sibling_top_ns = on;
 			g->sibling_top = (uint32_t)th;
 		}

@@ -107,6 +107,9 @@ struct ia_gaps {
 	/* the main process's other threads on-CPU in the gaps (in CPython they
 	 * hold the GIL the main thread may wait for), and the busiest of them */
 	uint64_t siblings_oncpu_ns, sibling_top_ns;
+	/* their time waiting for a CPU in the gaps: a GIL holder preempted
+	 * still holds it; the busiest is by both (sibling_top_ns: on-CPU) */
+	uint64_t siblings_runq_ns;
 	uint32_t sibling_top;   /* index into trace.threads; UINT32_MAX: none */
 	/* gaps in one-time phases (phases.h), left out of the rest: their
 	 * count and time per phase, and the known-busy time inside phases */

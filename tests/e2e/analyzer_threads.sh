@@ -26,7 +26,8 @@ check "busy: Source is the thread's line" grep -q "^  Source: $PY:$BUSY\$" "$T/b
 check "busy: --json has the threads' time, stacks and Python share" python3 - "$T/busy.json" <<'PYEOF'
 import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_host_blocked"][0]["evidence"]
-assert c["sibling_threads_oncpu_ns"] >= 0.5 * c["main_blocked_ns"], c
+# (on-CPU or waiting for one: under load a preempted holder keeps the GIL)
+assert c["sibling_threads_oncpu_ns"] + c["sibling_threads_runq_ns"] >= 0.5 * c["main_blocked_ns"], c
 assert c["sibling_python_share"] >= 0.5 and c["sibling_stacks"][0]["symbol"].startswith("summarise"), c
 PYEOF
 
