@@ -78,6 +78,8 @@ struct gap_view {
 	int producer;                    /* a subprocess beside the loop fills what it waits on (PRODUCER_BUSY) */
 	char stk_other[600];             /* other processes' samples in the gaps (ia_top_stacks) */
 	char child_name[96];             /* the busiest subprocess: pid 630 "python3" */
+	const struct ia_gap_line *blocked_at;   /* the line it blocked at, from its block stacks, or NULL */
+	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
 };
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
@@ -95,6 +97,11 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	v->nw = ia_good_workers(a);
 	v->end = g->nend_lines ? &g->end_lines[0] : NULL;
 	v->end_py = v->end && strcmp(v->end->line, "(no Python frame)");
+	v->blocked_at = ia_gap_block_line(g);
+	if (v->blocked_at)
+		snprintf(v->where, sizeof v->where, "at %s", v->blocked_at->line);
+	else
+		snprintf(v->where, sizeof v->where, "before %s", v->end_py ? v->end->line : "the next CUDA call");
 	v->sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
 	ia_top_stacks(g, IA_GAP_MAIN, v->stk_main, sizeof v->stk_main);
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
@@ -174,6 +181,20 @@ static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
 }
 
+/* "c25.py:10 98% (sleep_between), c25.py:14 2%": where the main thread's
+ * sampled blocks were, by their share of the blocked time they cover. */
+static const char *blocked_at_text(const struct ia_gaps *g, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (size_t i = 0; i < g->nblock_lines && i < 3; i++) {
+		const struct ia_gap_line *l = &g->block_lines[i];
+		ia_addf(buf, n, "%s%s %.0f%%%s%s%s", i ? ", " : "", l->line,
+			100 * (double)l->ns / (double)(g->blocks_sampled_ns ? g->blocks_sampled_ns : 1),
+			l->inner[0] ? " (in " : "", l->inner, l->inner[0] ? ")" : "");
+	}
+	return buf;
+}
+
 static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -193,6 +214,11 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
+	if (g->blocks_sampled && v->blk >= BLOCKED_IN_SHOWN) {
+		char at[600];
+		ia_chain_line(c, "[HOST] where it blocked (%s of its blocks in the gaps, by their time): %s",
+			      ia_fmt_count(n1, sizeof n1, g->blocks_sampled), blocked_at_text(g, at, sizeof at));
+	}
 	if (v->producer) {
 		ia_chain_line(c, "[HOST] its subprocesses on-CPU in the gaps: %s (the most: %s, %s), waiting for a CPU %s",
 			      ia_fmt_dur(d1, sizeof d1, g->children_oncpu_ns), v->child_name,
@@ -410,21 +436,21 @@ static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
  * the GIL): find it. */
 static void fix_find_wait(struct ia_chain *c, const struct gap_view *v)
 {
-	ia_chain_fix(c, "Find what the main thread waits on before %s: data read from disk or network "
-			"(prefetch it%s), a lock or a queue", v->end_py ? v->end->line : "the next CUDA call",
+	ia_chain_fix(c, "Find what the main thread waits on %s: data read from disk or network "
+			"(prefetch it%s), a lock or a queue", v->where,
 		     v->workers ? ", or load it in DataLoader workers" : " in a background thread or process");
 }
 
-static void fix_subprocess(struct ia_chain *c, const char *what, const char *before)
+static void fix_subprocess(struct ia_chain *c, const char *what, const char *where)
 {
 	ia_chain_fix(c, "Run %s in the background (subprocess.Popen, its output collected a few steps later) or "
-			"less often: the training loop waits for it before %s", what, before);
+			"less often: the training loop waits for it %s", what, where);
 }
 
 /* Its subprocesses were alive while it blocked on a pipe or a child's exit:
  * a subprocess run inside the loop (subprocess.run, check_output,
  * os.system), named. */
-static void child_wait_cause(struct ia_chain *c, const struct gap_view *v, const char *before)
+static void child_wait_cause(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
 	char d[32], d2[32];
@@ -435,7 +461,7 @@ static void child_wait_cause(struct ia_chain *c, const struct gap_view *v, const
 		ia_fmt_dur(d, sizeof d, g->children_alive_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
 		v->wait_sys ? "; it blocked in " : "", v->wait_sys ? v->wait_sys : "", "",
 		cmd && cmd[0] ? " Its command line: " : "", cmd && cmd[0] ? cmd : "", cmd && cmd[0] ? "." : "");
-	fix_subprocess(c, g->children[0].comm, before);
+	fix_subprocess(c, g->children[0].comm, v->where);
 	if (!strcmp(g->children[0].comm, "nvidia-smi"))
 		ia_chain_fix(c, "Read the GPU's figures in-process instead of starting nvidia-smi for each reading: "
 				"torch.cuda.utilization(), torch.cuda.memory_allocated() and memory_reserved(), or NVML "
@@ -492,12 +518,12 @@ static void producer_cause(struct ia_chain *c, const struct gap_view *v)
  * version 5 on), with the fix that fits; else said as unknown. */
 static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 {
-	const char *before = v->end_py ? v->end->line : "the next CUDA call";
+	const char *where = v->where;
 	char d[32];
 	const char *sys = v->wait_sys;
 	ia_fmt_dur(d, sizeof d, v->wait_ns);
 	if (v->child_wait) {
-		child_wait_cause(c, v, before);
+		child_wait_cause(c, v);
 		return;
 	}
 	if (v->producer) {
@@ -509,44 +535,44 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it slept (%s of it in %s: time.sleep, a timer, or a "
 			"loop paced by one). The program itself waits between steps, and the GPU has nothing to do "
 			"meanwhile.", d, sys);
-		ia_chain_fix(c, "The program sleeps before %s: if the sleep paces a loop or polls for work, remove it or "
+		ia_chain_fix(c, "The program sleeps %s: if the sleep paces a loop or polls for work, remove it or "
 				"wait on the work itself; if it waits for requests, queue them and give the GPU several "
-				"at a time (batching)", before);
+				"at a time (batching)", where);
 		return;
 	case IA_WAIT_FUTEX:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on a lock, a condition or a queue (%s of it in "
 			"%s): another thread or process hands it what it needs (queue.get, Event.wait, "
 			"Thread.join, a lock held elsewhere).", d, sys);
-		ia_chain_fix(c, "Find the producer the main thread waits for before %s (a queue another thread fills, a "
+		ia_chain_fix(c, "Find the producer the main thread waits for %s (a queue another thread fills, a "
 				"lock held elsewhere): start it earlier or make it faster, so the next step's input is "
-				"ready when the GPU finishes", before);
+				"ready when the GPU finishes", where);
 		return;
 	case IA_WAIT_POLL:
 	case IA_WAIT_READ:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on a socket, a pipe or a file descriptor (%s "
 			"of it in %s): data from the network or from another process (a request, a remote dataset "
 			"or store, a multiprocessing queue).", d, sys);
-		ia_chain_fix(c, "Fetch what the main thread reads before %s ahead of time: prefetch it in a background "
-				"thread or process%s, or batch the requests so one wait serves several steps", before,
+		ia_chain_fix(c, "Fetch what the main thread reads %s ahead of time: prefetch it in a background "
+				"thread or process%s, or batch the requests so one wait serves several steps", where,
 			     v->workers ? " (or in DataLoader workers)" : "");
 		return;
 	case IA_WAIT_WRITE:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited writing to a socket, a pipe or a file (%s of "
 			"it in %s): what it writes to drains slowly (a logger, a pipe to another process, a "
 			"remote service).", d, sys);
-		ia_chain_fix(c, "Write from another thread or process, or less often: the main thread's writes before "
-				"%s hold up the next step", before);
+		ia_chain_fix(c, "Write from another thread or process, or less often: the main thread's writes "
+				"%s hold up the next step", where);
 		return;
 	case IA_WAIT_CHILD:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited for a child process to end (%s of it in %s): "
 			"a subprocess run and waited for inside the loop.", d, sys);
-		fix_subprocess(c, "that subprocess", before);
+		fix_subprocess(c, "that subprocess", where);
 		return;
 	case IA_WAIT_SYNC:
 	case IA_WAIT_OPEN:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on the file system (%s of it in %s).", d, sys);
-		ia_chain_fix(c, "Take file-system work off the critical path before %s: open and stat files once, "
-				"write checkpoints and logs from another thread or less often", before);
+		ia_chain_fix(c, "Take file-system work off the critical path %s: open and stat files once, "
+				"write checkpoints and logs from another thread or less often", where);
 		return;
 	default:
 		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited on something other than a CPU (I/O, a lock, a "
@@ -646,6 +672,17 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"main thread waits for may be one of them (a lock, a queue).",
 				ia_fmt_dur(d3, sizeof d3, g->siblings_oncpu_ns), v->sib_name);
 	}
+	/* where it blocked, from its block stacks: the line to change (a GIL
+	 * holder's or a producer's busy line stays the Source: the fix is there) */
+	const struct ia_gap_line *at = v->blocked_at;
+	if (!gil && !v->producer && at) {
+		char n1[32];
+		snprintf(c->source, sizeof c->source, "%s", at->line);
+		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of the blocked time that %s "
+			"stacks of its blocks cover.", at->line, at->inner[0] ? " (in " : "", at->inner,
+			at->inner[0] ? ")" : "", 100 * (double)at->ns / (double)g->blocks_sampled_ns,
+			ia_fmt_count(n1, sizeof n1, g->blocks_sampled));
+	}
 	char brief[160];
 	blocked_brief(v, gil, io, brief, sizeof brief);
 	if (brief[0])
@@ -702,6 +739,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
 	ia_gaps_blocked_in_json(ev, g);
+	ia_gap_blocks_json(ev, g, 5);
 	ia_gap_children_json(ev, v->a->t, g);
 	if (g->child_top >= 0) {
 		ia_json_u64(ev, "children_oncpu_ns", g->children_oncpu_ns);

@@ -177,6 +177,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(gj, "samples_siblings", g->samples_siblings);
 	ia_json_u64(gj, "main_iowait_ns", g->main_iowait_ns);
 	ia_gaps_blocked_in_json(gj, g);
+	ia_gap_blocks_json(gj, g, 5);
 	ia_gap_children_json(gj, a->t, g);
 	cJSON *ts = cJSON_AddArrayToObject(gj, "top_stacks");
 	for (size_t i = 0; i < g->nstacks && i < 8; i++) {

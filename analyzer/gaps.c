@@ -698,7 +698,9 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0 ||
 	    sync_lines(t, names, g, ix, n) < 0)
 		goto oom;
-	return attribute_samples(t, pp, names, g, err, errlen);
+	if (attribute_samples(t, pp, names, g, err, errlen) < 0)
+		return -1;
+	return ia_gap_blocks_compute(t, pp, names, g, err, errlen);
 oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
@@ -712,6 +714,7 @@ void ia_gaps_free(struct ia_gaps *g)
 	free(g->stacks);
 	free(g->end_lines);
 	free(g->sync_lines);
+	free(g->block_lines);
 	ia_gpu_time_free(&g->gpu);
 	memset(g, 0, sizeof *g);
 }

@@ -130,6 +130,12 @@ struct ia_gaps {
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
+	/* where the main thread blocked in the gaps (gap_blocks.c): its sampled
+	 * blocks by Python line, weighted by their blocked time in the gaps,
+	 * most first; blocks_known: the trace has such stacks (version 6) */
+	struct ia_gap_line *block_lines; size_t nblock_lines;
+	int blocks_known;
+	uint64_t blocks_sampled, blocks_sampled_ns;
 	uint64_t nsyncs;
 	/* GPU idle bounds and where the main process's time went in the window;
 	 * with gpu.measured, the bounds and the gaps come from GPU marks */
@@ -170,6 +176,18 @@ void ia_gaps_free(struct ia_gaps *g);
 uint64_t *ia_gap_windows(const struct ia_gaps *g);
 /* The first gap ending after ts (g->n when none): the gaps are sorted and apart. */
 size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts);
+/* block_lines and blocks_* (gap_blocks.c): 0, or -1 with err set. */
+int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+			  struct ia_gaps *g, char *err, size_t errlen);
+/* The line where the main thread blocked, when its stacks say so: at least
+ * IA_BLOCK_LINE_MIN_STACKS of them, the line a Python one holding
+ * IA_BLOCK_LINE_SHARE of their time; else NULL. */
+#define IA_BLOCK_LINE_MIN_STACKS 3
+#define IA_BLOCK_LINE_SHARE 0.5
+const struct ia_gap_line *ia_gap_block_line(const struct ia_gaps *g);
+/* main_blocks_sampled and main_blocked_at [{line, inner, blocks, ns}] (at
+ * most max) under parent, when the trace has such stacks. */
+void ia_gap_blocks_json(cJSON *parent, const struct ia_gaps *g, size_t max);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */

@@ -349,7 +349,10 @@ const char *mcp_sql_description(void)
 	"stack_frames.stack_id (kind 'native' or 'python', depth 0 = innermost; python frames have file and "
 	"line); cuda_calls.kernel joins kernels(pid, addr); off_cpu rows are intervals a traced thread spent "
 	"off a CPU: runnable_ns is when it became runnable again, preempted=1 when it was switched out while "
-	"runnable (involuntary), 2 when it blocked in uninterruptible sleep (disk or page-fault I/O); page_allocs, cpu_busy and competitors are per-bucket aggregates; losses "
+	"runnable (involuntary), 2 when it blocked in uninterruptible sleep (disk or page-fault I/O), syscall "
+	"what a thread that blocked was in (x86_64 numbers); off_cpu_stacks(tid, start_ns) join off_cpu(tid, "
+	"start_ns): where a thread was as it blocked, for a sample of its blocks, stack_id as above (schema "
+	"version 6); page_allocs, cpu_busy and competitors are per-bucket aggregates; losses "
 	"counts every dropped record by source; gpu_marks rows are measured GPU time: every piece of work pid had "
 	"queued on stream before recorded_ns was finished on the GPU at done_ns (schema version 3). CUDA calls are stored in call_blocks, up to 1,024 calls of one "
 	"pid per row in a binary blob; read them from cuda_calls, a read-only virtual table that shows the "
@@ -357,7 +360,8 @@ const char *mcp_sql_description(void)
 	"A cuda_calls query reads only the blocks it needs when its WHERE has start_ns ranges (<, <=, >, >=, "
 	"BETWEEN), pid = N or rowid ranges; any other filter (tid, api, dur_ns, ...) decodes every block, so "
 	"add a start_ns range on big traces. Indexes: call_blocks(first_ns), "
-	"off_cpu(tid, start_ns), off_cpu(start_ns), cpu_samples(ts_ns), gpu_marks(done_ns). Strings in results (comm, cmdline, "
+	"off_cpu(tid, start_ns), off_cpu(start_ns), off_cpu_stacks(tid, start_ns), cpu_samples(ts_ns), "
+	"gpu_marks(done_ns). Strings in results (comm, cmdline, "
 	"symbols, paths) are data recorded from the traced program.\n\nSchema (report.db version "
 	IA_STR(INGERO_SCHEMA_VERSION) "):\n" INGERO_SCHEMA_SQL
 	"-- the virtual table over call_blocks:\n" IA_CUDA_CALLS_SQL;

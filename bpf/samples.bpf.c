@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "traced.bpf.h"
+#include "block.bpf.h"
 #include "samples.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -186,4 +187,44 @@ SEC("perf_event")
 int on_sample_native(struct bpf_perf_event_data *ctx)
 {
 	return sample(ctx, false);
+}
+
+/* Where a traced thread was as it blocked: tail-called by sched.bpf.c's
+ * switch hook for the blocks it picks (block.bpf.h), while the thread is
+ * still current, so its user stack and Python frames read as a sample's.
+ * ts_ns is the switch's time, the start_ns of the block's off_cpu row.
+ * No kernel stack: the system call it blocked in is in that row. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_block, bool preempt, struct task_struct *prev)
+{
+	u32 tgid = prev->tgid, zero = 0;
+	u64 *at = bpf_map_lookup_elem(&block_at, &zero);
+	struct sample_event *e;
+	struct pt_regs *regs;
+	struct py_proc *py;
+	long n;
+
+	if (!at)
+		return 0;
+	e = reserve(sizeof(*e), EV_BLOCK, DROP_BLOCK);
+	if (!e)
+		return 0;
+	e->pid = tgid;
+	e->tid = prev->pid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->ts_ns = *at;
+	n = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
+	e->n_user = n > 0 ? n / sizeof(u64) : 0;
+	e->n_kernel = 0;
+	e->user_sp_word = 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (regs)
+		bpf_probe_read_user(&e->user_sp_word, sizeof(e->user_sp_word), (void *)BPF_CORE_READ(regs, sp));
+	e->n_py = 0;
+	e->py_status = PY_NONE;
+	py = bpf_map_lookup_elem(&py_procs, &tgid);
+	if (py)
+		python_frames(e, py, prev);
+	submit(e);
+	return 0;
 }

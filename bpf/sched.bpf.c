@@ -24,6 +24,7 @@
 #include <bpf/bpf_core_read.h>
 #include "traced.bpf.h"
 #include "mem_map.bpf.h"
+#include "block.bpf.h"
 #include "sched.h"
 
 #define TASK_RUNNING 0
@@ -45,6 +46,10 @@ struct start {
 	u32 gen;
 	u32 flt_known;   /* flt holds the task's faults as last seen */
 	u64 flt;         /* min_flt + maj_flt at the last switch away (or birth) */
+	/* which of its blocks get a stack (block.bpf.h) */
+	u32 blk_skip;    /* blocks still to pass over */
+	u32 blk_k;       /* mean of the draws */
+	u64 blk_last;    /* when the last stack was taken */
 };
 
 /* Bumped by the collector after each enrolment, pause or resume from user
@@ -232,6 +237,31 @@ static __always_inline s32 blocked_in(struct task_struct *t)
 #endif
 }
 
+/* This block gets a stack (block.bpf.h): the passes drawn since the last
+ * are used up; the next draw's mean follows how near the last stack was. */
+static __always_inline bool block_due(struct start *s, u64 now, bool first_thread)
+{
+	u64 since = now - s->blk_last, near = BLOCK_NEAR_NS, far = BLOCK_FAR_NS;
+	u32 k = s->blk_k;
+
+	if (s->blk_skip) {
+		s->blk_skip--;
+		return false;
+	}
+	if (!first_thread) {
+		near *= BLOCK_OTHER_THREADS;
+		far *= BLOCK_OTHER_THREADS;
+	}
+	if (s->blk_last && since < near)
+		k = k ? (k < BLOCK_K_MAX ? k * 2 : k) : 1;
+	else if (since > far)
+		k /= 2;
+	s->blk_k = k;
+	s->blk_last = now;
+	s->blk_skip = k ? bpf_get_prandom_u32() % (2 * k + 1) : 0;
+	return true;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -251,6 +281,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool prev_rec = prev_traced && !is_tracer_thread(prev);
 	bool next_rec = next_traced && !is_tracer_thread(next);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
+	bool block = false;
 
 	if (st) {
 		account_cpu(st, cpu, now);
@@ -295,6 +326,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				: (prev_state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == TASK_UNINTERRUPTIBLE
 				? OFF_UNINTERRUPTIBLE : OFF_SLEPT;
 			s->syscall = preempted ? OFF_NO_SYSCALL : blocked_in(prev);
+			block = !preempted && flags_record(prev_flags, INGERO_TRACED_NO_SAMPLES) && block_due(s, now, prev_tid == prev_tgid);
 		} else {
 			count_drop(DROP_START_MAP);
 		}
@@ -309,6 +341,15 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	/* closed here, sent when it leaves (or by flush_closed) */
 	if (next_rec && ns && ns->start_ns && !ns->end_ns)
 		ns->end_ns = now;
+	/* last: a tail call does not come back */
+	if (block) {
+		u64 *at = bpf_map_lookup_elem(&block_at, &zero);
+
+		if (at) {
+			*at = now;
+			bpf_tail_call(ctx, &block_tail, 0);
+		}
+	}
 	return 0;
 }
 

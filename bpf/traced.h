@@ -36,6 +36,7 @@ enum ingero_ev_kind {
 	EV_EXIT = 5,
 	EV_THREAD = 6,     /* a traced process created or renamed a thread */
 	EV_SAMPLE = 7,     /* struct sample_event    (samples.h) */
+	EV_BLOCK = 8,      /* struct sample_event: where a thread blocked (block.bpf.h) */
 };
 
 /* Slots of the `drops` per-CPU array; names in the losses table are
@@ -52,6 +53,7 @@ enum ingero_drop_slot {
 	DROP_MEM_MAP,            /* page-alloc aggregation map full */
 	DROP_COMP_MAP,           /* competitor aggregation map full */
 	DROP_TRACED_MAP,         /* traced map full: a child was not enrolled */
+	DROP_BLOCK,              /* ring full at a blocked thread's stack */
 	DROP_NSLOTS,
 };
 

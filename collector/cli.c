@@ -38,7 +38,7 @@ static const char doc[] =
 "listen).\n";
 
 enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS,
-       OPT_NO_PYTHON_FRAMES };
+       OPT_NO_PYTHON_FRAMES, OPT_NO_BLOCK_STACKS };
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "report database to write (replaced if present)", 0 },
@@ -55,6 +55,8 @@ static const struct argp_option opts[] = {
 	{ "no-bpf", OPT_NO_BPF, NULL, 0, "CUDA calls only: load no BPF programs", 0 },
 	{ "no-python-frames", OPT_NO_PYTHON_FRAMES, NULL, 0, "on-CPU samples without Python frames "
 	  "(no reads of traced processes' interpreter memory)", 0 },
+	{ "no-block-stacks", OPT_NO_BLOCK_STACKS, NULL, 0, "no stacks of traced threads as they block "
+	  "(a few a second per thread, by default with the sampler)", 0 },
 	{ "stats", OPT_STATS, "FILE", 0, "write key=value figures (calls, messages, losses, CPU "
 	  "time) to FILE at exit", 0 },
 	{ "quiet", 'q', NULL, 0, "no summary on stderr at the end", 0 },
@@ -120,6 +122,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PYTHON_FRAMES:
 		c->no_python_frames = 1;
+		break;
+	case OPT_NO_BLOCK_STACKS:
+		c->no_block_stacks = 1;
 		break;
 	case OPT_NO_BPF:
 		c->no_bpf = 1;

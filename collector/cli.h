@@ -20,6 +20,7 @@ struct cli {
 	const char *endpoint;      /* --endpoint, else $INGERO_ENDPOINT, else default */
 	int no_bpf;                /* --no-bpf: CUDA-only on purpose */
 	int no_python_frames;      /* --no-python-frames */
+	int no_block_stacks;       /* --no-block-stacks */
 	const char *stats;         /* --stats FILE: key=value figures at exit */
 	int split_bpf;             /* $INGERO_SPLIT_BPF: enum tracer_split (tracer.h), for benchmarks */
 	int quiet;

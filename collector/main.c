@@ -144,6 +144,7 @@ static struct tracer *open_tracer(struct store *st, const struct cli *c, int bat
 	to.bucket_ns = c->bucket_ns;
 	to.sample_hz = c->sample_hz;
 	to.python_frames = !c->no_python_frames;
+	to.block_stacks = !c->no_block_stacks;
 	to.split = (enum tracer_split)c->split_bpf;
 	if (c->no_bpf)
 		snprintf(why, sizeof why, "--no-bpf");

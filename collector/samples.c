@@ -66,6 +66,23 @@ static int known_add(uint64_t id)
 	}
 }
 
+/* on_block into sched.bpf.c's tail-call slot (block.bpf.h): the
+ * session's block_stacks value. */
+static const char *block_stacks_on(struct tracer *t, const char *refused)
+{
+	uint32_t zero = 0;
+	int fd;
+
+	if (!t->o.block_stacks)
+		return "off: --no-block-stacks";
+	if (!bpf_program__autoload(t->samples->progs.on_block))
+		return refused ? refused : "off: no Python frames";
+	fd = bpf_program__fd(t->samples->progs.on_block);
+	if (bpf_map_update_elem(t->block_tail_fd, &zero, &fd, BPF_ANY))
+		return "off: the kernel refused the tail call";
+	return "on";
+}
+
 int samples_attach(struct tracer *t)
 {
 	struct perf_event_attr attr = {
@@ -75,33 +92,48 @@ int samples_attach(struct tracer *t)
 		.sample_freq = t->o.sample_hz,
 		.freq = 1,
 	};
-	int err, attached = 0;
+	int err = 0, attached = 0;
 	struct bpf_program *prog;
+	/* with Python frames and block stacks; without block stacks if this
+	 * kernel refuses them; without Python frames if it refuses the walk */
+	static const struct { int python, block; } tries[] = { { 1, 1 }, { 1, 0 }, { 0, 0 } };
+	const char *refused = NULL;
+	size_t i;
 
-	/* with Python frames; if this kernel refuses the walk, without */
-	for (int python = t->o.python_frames; python >= 0; python--) {
+	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+		int python = tries[i].python, block = tries[i].block;
+
+		if (python > t->o.python_frames || block > t->o.block_stacks)
+			continue;   /* not asked for */
 		t->samples = samples_bpf__open();
 		if (!t->samples)
 			return -errno;
 		bpf_program__set_autoload(python ? t->samples->progs.on_sample_native : t->samples->progs.on_sample,
 					  false);
+		bpf_program__set_autoload(t->samples->progs.on_block, block);
 		if ((err = tracer_share_maps(t, t->samples->maps.traced, t->samples->maps.events,
-					     t->samples->maps.drops)))
+					     t->samples->maps.drops)) ||
+		    (err = bpf_map__reuse_fd(t->samples->maps.block_tail, t->block_tail_fd)) ||
+		    (err = bpf_map__reuse_fd(t->samples->maps.block_at, t->block_at_fd)))
 			return err;
 		if (!(err = samples_bpf__load(t->samples)))
 			break;
 		samples_bpf__destroy(t->samples);
 		t->samples = NULL;
-		if (!python)
-			return err;
-		fprintf(stderr, "ingero-collector: on-CPU samples without Python frames: this kernel refuses "
-				"the frame walk (%s)\n", strerror(-err));
+		if (block)
+			refused = "off: the kernel refused the program";
+		else if (python)
+			fprintf(stderr, "ingero-collector: on-CPU samples without Python frames: this kernel refuses "
+					"the frame walk (%s)\n", strerror(-err));
 	}
+	if (!t->samples)
+		return err ? err : -EINVAL;
 	prog = bpf_program__autoload(t->samples->progs.on_sample) ? t->samples->progs.on_sample
 								   : t->samples->progs.on_sample_native;
 	store_session(t->store, "python_frames", prog == t->samples->progs.on_sample ? "on"
 		      : t->o.python_frames ? "off: the kernel refused the frame walk" : "off: --no-python-frames");
 	t->o.python_frames = prog == t->samples->progs.on_sample;
+	store_session(t->store, "block_stacks", block_stacks_on(t, refused));
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		return -EINVAL;
@@ -131,6 +163,11 @@ int samples_attach(struct tracer *t)
 
 void samples_detach(struct tracer *t)
 {
+	uint32_t zero = 0;
+
+	/* the switch hook stops calling into what goes away */
+	if (t->samples && t->block_tail_fd >= 0)
+		bpf_map_delete_elem(t->block_tail_fd, &zero);
 	for (int cpu = 0; t->perf_links && cpu < t->ncpus; cpu++) {
 		bpf_link__destroy(t->perf_links[cpu]);
 		if (t->perf_fds[cpu] >= 0)
@@ -224,7 +261,8 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 		uips[1] = caller;
 		nu++;
 	}
-	r = (struct sample_row){ .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .ts_ns = e->ts_ns };
+	r = (struct sample_row){ .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .ts_ns = e->ts_ns,
+				 .blocked = e->kind == EV_BLOCK };
 	if (nu || nk || npy) {
 		h = fnv(h, "bpf", 3);
 		h = fnv(h, &e->pid, sizeof e->pid);

@@ -52,6 +52,8 @@ int sched_attach(struct tracer *t)
 	t->traced_fd = bpf_map__fd(t->sched->maps.traced);
 	t->events_fd = bpf_map__fd(t->sched->maps.events);
 	t->drops_fd = bpf_map__fd(t->sched->maps.drops);
+	t->block_tail_fd = bpf_map__fd(t->sched->maps.block_tail);
+	t->block_at_fd = bpf_map__fd(t->sched->maps.block_at);
 	return 0;
 }
 

@@ -44,8 +44,11 @@ struct proc_row {
 	int64_t made, dropped;
 };
 
+/* An on-CPU sample (cpu_samples), or where a thread blocked
+ * (off_cpu_stacks: ts_ns is the block's off_cpu start_ns). */
 struct sample_row {
 	uint32_t pid, tid, cpu;
+	uint32_t blocked;          /* an off_cpu_stacks row */
 	uint64_t ts_ns;
 	int64_t stack_id;          /* 0 = none */
 };

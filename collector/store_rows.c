@@ -45,6 +45,7 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
 	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",
 	[ST_CAPTURE] = "INSERT INTO capture(pid,t_ns,recording) VALUES(?,?,?)",
+	[ST_BLOCK] = "INSERT INTO off_cpu_stacks(pid,tid,start_ns,stack_id) VALUES(?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -268,15 +269,19 @@ void store_write_rows(struct store *s, const struct batch *b)
 		store_step(s, st);
 	}
 
-	st = s->st[ST_SAMPLE];
 	for (size_t i = 0; i < b->samples.n; i++) {
 		const struct sample_row *r = (const struct sample_row *)b->samples.p + i;
 
+		st = s->st[r->blocked ? ST_BLOCK : ST_SAMPLE];
 		sqlite3_bind_int64(st, 1, r->pid);
 		sqlite3_bind_int64(st, 2, r->tid);
 		sqlite3_bind_int64(st, 3, (int64_t)r->ts_ns);
-		sqlite3_bind_int(st, 4, (int)r->cpu);
-		bind_i64_or_null(st, 5, r->stack_id, r->stack_id != 0);
+		if (r->blocked) {
+			bind_i64_or_null(st, 4, r->stack_id, r->stack_id != 0);
+		} else {
+			sqlite3_bind_int(st, 4, (int)r->cpu);
+			bind_i64_or_null(st, 5, r->stack_id, r->stack_id != 0);
+		}
 		store_step(s, st);
 	}
 

@@ -39,6 +39,7 @@ static const char *const drop_names[DROP_NSLOTS] = {
 	[DROP_MEM_MAP] = "mem_map",
 	[DROP_COMP_MAP] = "competitor_map",
 	[DROP_TRACED_MAP] = "traced_map",
+	[DROP_BLOCK] = "block_stack",
 };
 
 uint64_t mono_now_ns(void)
@@ -77,6 +78,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		procs_event(t, data, len);
 		break;
 	case EV_SAMPLE:
+	case EV_BLOCK:
 		samples_event(t, data, len);
 		break;
 	}
@@ -95,6 +97,7 @@ struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *
 	t->store = st;
 	t->o = *o;
 	t->traced_fd = t->events_fd = t->drops_fd = t->stats_fd = -1;
+	t->block_tail_fd = t->block_at_fd = -1;
 	libbpf_set_print(libbpf_quiet);
 	if (geteuid() != 0) {
 		snprintf(why, whylen, "not running as root");
@@ -114,6 +117,8 @@ struct tracer *tracer_open(struct store *st, const struct tracer_opts *o, char *
 		snprintf(why, whylen, "cannot load the memory BPF programs (%s)", strerror(-err));
 		goto fail;
 	}
+	if (!t->o.sample_hz)
+		store_session(st, "block_stacks", "off: no sampler (--sample-hz=0)");
 	if (t->o.sample_hz && (err = samples_attach(t))) {
 		snprintf(why, whylen, "cannot attach the on-CPU sampler (%s)", strerror(-err));
 		goto fail;

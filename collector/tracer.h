@@ -34,6 +34,7 @@ struct tracer_opts {
 	uint64_t bucket_ns;     /* aggregation bucket width */
 	unsigned sample_hz;     /* on-CPU sampling rate; 0 = off */
 	int python_frames;      /* Python frames in samples (bpf/samples.bpf.c's walk) */
+	int block_stacks;       /* stacks of threads as they block (bpf/block.bpf.h) */
 	enum tracer_split split;
 };
 
@@ -41,6 +42,7 @@ struct tracer {
 	struct store *store;
 	struct tracer_opts o;
 	int traced_fd, events_fd, drops_fd;
+	int block_tail_fd, block_at_fd;   /* sched's hand-over to samples (bpf/block.bpf.h) */
 	struct ring_buffer *rb;
 	struct sched_bpf *sched;
 	struct proc_bpf *proc;

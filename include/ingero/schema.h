@@ -2,7 +2,8 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 4 (no
+ * PRAGMA user_version; the analyzer reads this version, version 5 (no
+ * off_cpu_stacks: where a thread blocked is not known), version 4 (no
  * off_cpu.syscall: what a thread blocked in is not known), version 3 (no
  * capture: recorded throughout), version 2 (no
  * gpu_marks: GPU time only as estimated from host calls) and version 1
@@ -16,7 +17,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 5
+#define INGERO_SCHEMA_VERSION 6
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -51,6 +52,9 @@
 "CREATE TABLE cpu_samples(pid INTEGER NOT NULL, tid INTEGER NOT NULL, ts_ns INTEGER NOT NULL,\n" \
 "  cpu INTEGER, stack_id INTEGER);\n" \
 "CREATE INDEX cpu_samples_by_time ON cpu_samples(ts_ns);\n" \
+"CREATE TABLE off_cpu_stacks(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
+"  stack_id INTEGER);\n" \
+"CREATE INDEX off_cpu_stacks_by_tid ON off_cpu_stacks(tid, start_ns);\n" \
 "CREATE TABLE gpu_marks(pid INTEGER NOT NULL, stream INTEGER NOT NULL,\n" \
 "  recorded_ns INTEGER NOT NULL, done_ns INTEGER NOT NULL, flags INTEGER NOT NULL);\n" \
 "CREATE INDEX gpu_marks_by_time ON gpu_marks(done_ns);\n" \

@@ -53,17 +53,17 @@ elif MODE in ("pipe", "producer"):
     os.close(w)
 
     def wait():
-        os.read(r, 1)
+        os.read(r, 1)  # BLOCK_READ
 elif MODE == "subprocess":
     def wait():
-        subprocess.run(["sleep", str(PERIOD)], capture_output=True, check=True)
+        subprocess.run(["sleep", str(PERIOD)], capture_output=True, check=True)  # BLOCK_RUN
 else:
     def wait():
-        time.sleep(PERIOD)
+        time.sleep(PERIOD)  # BLOCK_SLEEP
 
 gpu = FakeGPU(sys.argv[1])
 for _ in range(STEPS):
-    wait()
+    wait()  # BLOCK_WAIT (queue.get itself)
     gpu.launch(2)
     gpu.sync()
 if MODE in ("pipe", "producer"):
