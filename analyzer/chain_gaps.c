@@ -189,7 +189,7 @@ static const char *blocked_at_text(const struct ia_gaps *g, char *buf, size_t n)
 	for (size_t i = 0; i < g->nblock_lines && i < 3; i++) {
 		const struct ia_gap_line *l = &g->block_lines[i];
 		ia_addf(buf, n, "%s%s %.0f%%%s%s%s", i ? ", " : "", l->line,
-			100 * (double)l->ns / (double)(g->blocks_sampled_ns ? g->blocks_sampled_ns : 1),
+			100 * l->weight / (g->blocks_weight > 0 ? g->blocks_weight : 1),
 			l->inner[0] ? " (in " : "", l->inner, l->inner[0] ? ")" : "");
 	}
 	return buf;
@@ -216,7 +216,7 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
 	if (g->blocks_sampled && v->blk >= BLOCKED_IN_SHOWN) {
 		char at[600];
-		ia_chain_line(c, "[HOST] where it blocked (%s of its blocks in the gaps, by their time): %s",
+		ia_chain_line(c, "[HOST] where it blocked (%s stacks of its blocks in the gaps): %s",
 			      ia_fmt_count(n1, sizeof n1, g->blocks_sampled), blocked_at_text(g, at, sizeof at));
 	}
 	if (v->producer) {
@@ -678,9 +678,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	if (!gil && !v->producer && at) {
 		char n1[32];
 		snprintf(c->source, sizeof c->source, "%s", at->line);
-		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of the blocked time that %s "
-			"stacks of its blocks cover.", at->line, at->inner[0] ? " (in " : "", at->inner,
-			at->inner[0] ? ")" : "", 100 * (double)at->ns / (double)g->blocks_sampled_ns,
+		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of its blocked time, by %s "
+			"stacks of its blocks.", at->line, at->inner[0] ? " (in " : "", at->inner,
+			at->inner[0] ? ")" : "", 100 * at->weight / g->blocks_weight,
 			ia_fmt_count(n1, sizeof n1, g->blocks_sampled));
 	}
 	char brief[160];

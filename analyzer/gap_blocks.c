@@ -5,10 +5,9 @@
  * Its on-CPU samples cannot say it: a thread asleep in time.sleep or a
  * recv is never on a CPU to be sampled there.  Each sampled block weighs
  * what it was blocked inside the gaps (its off_cpu interval, joined by
- * thread and start), so the lines come out in proportion to the blocked
- * time whatever the blocks' count; the sample is random (a drawn number of
- * blocks passed over between two stacks), so no line of a periodic loop is
- * favoured by its place in it.
+ * thread and start) over the chance it had of a stack: an unbiased
+ * estimate of the blocked time by line, whatever the blocks' count and
+ * however the tracer guessed their lengths when it drew them.
  */
 #include "gaps.h"
 #include "db.h"
@@ -34,11 +33,11 @@ static const struct ia_off *off_at(const struct ia_trace *t, const struct ia_thr
 	return lo < th->off_n && t->offs[oi[lo]].start == start ? &t->offs[oi[lo]] : NULL;
 }
 
-static int by_ns(const void *a, const void *b)
+static int by_weight(const void *a, const void *b)
 {
 	const struct ia_gap_line *x = a, *y = b;
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	return strcmp(x->line, y->line);
 }
 
@@ -54,7 +53,7 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 		return 0;
 	g->blocks_known = 1;
 	const struct ia_thread *mt = &t->threads[pp->main_thread];
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, stack_id FROM off_cpu_stacks "
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, stack_id, chance FROM off_cpu_stacks "
 					 "WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3", err, errlen);
 	if (!st)
 		return -1;
@@ -70,8 +69,12 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 			continue;   /* blocked in a call (a sync), or between the gaps */
 		const struct ia_off *o = off_at(t, mt, start);
 		uint64_t blk = o ? ia_overlap(o->start, o->end - o->runq, g->g[k].start, g->g[k].end) : 0;
+		double chance = sqlite3_column_double(st, 2);
 		if (!blk)
 			continue;   /* its interval lost, or preempted there */
+		if (!(chance > 0 && chance <= 1))
+			chance = 1;   /* (a file's bad value counts once, as if certain) */
+		double w = (double)blk / chance;
 		uint64_t sid = (uint64_t)sqlite3_column_int64(st, 1);
 		const char *line = sid ? ia_stack_source(names, sid) : NULL;
 		struct ia_gap_line *l = ia_line_slot(&g->block_lines, &g->nblock_lines, &cap,
@@ -83,9 +86,9 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 		if (!l->inner[0] && line && inner && func && strcmp(line, inner))
 			snprintf(l->inner, sizeof l->inner, "%s (%s)", func, inner);
 		l->count++;
-		l->ns += blk;
+		l->weight += w;
 		g->blocks_sampled++;
-		g->blocks_sampled_ns += blk;
+		g->blocks_weight += w;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -93,7 +96,7 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 		return -1;
 	}
 	if (g->nblock_lines)
-		qsort(g->block_lines, g->nblock_lines, sizeof *g->block_lines, by_ns);
+		qsort(g->block_lines, g->nblock_lines, sizeof *g->block_lines, by_weight);
 	return 0;
 oom:
 	sqlite3_finalize(st);
@@ -106,7 +109,7 @@ const struct ia_gap_line *ia_gap_block_line(const struct ia_gaps *g)
 	if (!g->nblock_lines || g->blocks_sampled < IA_BLOCK_LINE_MIN_STACKS)
 		return NULL;
 	const struct ia_gap_line *l = &g->block_lines[0];
-	if (!strcmp(l->line, "(no Python frame)") || (double)l->ns < IA_BLOCK_LINE_SHARE * (double)g->blocks_sampled_ns)
+	if (!strcmp(l->line, "(no Python frame)") || l->weight < IA_BLOCK_LINE_SHARE * g->blocks_weight)
 		return NULL;
 	return l;
 }
@@ -125,6 +128,6 @@ void ia_gap_blocks_json(cJSON *parent, const struct ia_gaps *g, size_t max)
 		if (g->block_lines[i].inner[0])
 			ia_json_str(o, "inner", g->block_lines[i].inner);
 		ia_json_u64(o, "blocks", g->block_lines[i].count);
-		ia_json_u64(o, "ns", g->block_lines[i].ns);
+		ia_json_round(o, "share", g->block_lines[i].weight / g->blocks_weight, 4);
 	}
 }

@@ -84,7 +84,8 @@ struct ia_gap_line {
 	 * only the start of (c21: .item() every step, 60 ms certain, ~200 ms
 	 * estimated); 0 without the estimate */
 	uint64_t est_overlap_ns;
-	char inner[240];        /* sync lines: "function (file:line)" of the library code that syncs, or "" */
+	char inner[240];        /* sync and block lines: "function (file:line)" of the library code it is in, or "" */
+	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 
 struct ia_gaps {
@@ -131,11 +132,12 @@ struct ia_gaps {
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
 	/* where the main thread blocked in the gaps (gap_blocks.c): its sampled
-	 * blocks by Python line, weighted by their blocked time in the gaps,
-	 * most first; blocks_known: the trace has such stacks (version 6) */
+	 * blocks by Python line, most weight first; blocks_known: the trace has
+	 * such stacks (version 6) */
 	struct ia_gap_line *block_lines; size_t nblock_lines;
 	int blocks_known;
-	uint64_t blocks_sampled, blocks_sampled_ns;
+	uint64_t blocks_sampled;
+	double blocks_weight;
 	uint64_t nsyncs;
 	/* GPU idle bounds and where the main process's time went in the window;
 	 * with gpu.measured, the bounds and the gaps come from GPU marks */
@@ -185,7 +187,7 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 #define IA_BLOCK_LINE_MIN_STACKS 3
 #define IA_BLOCK_LINE_SHARE 0.5
 const struct ia_gap_line *ia_gap_block_line(const struct ia_gaps *g);
-/* main_blocks_sampled and main_blocked_at [{line, inner, blocks, ns}] (at
+/* main_blocks_sampled and main_blocked_at [{line, inner, blocks, share}] (at
  * most max) under parent, when the trace has such stacks. */
 void ia_gap_blocks_json(cJSON *parent, const struct ia_gaps *g, size_t max);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */

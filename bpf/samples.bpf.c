@@ -168,6 +168,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, bool python)
 				    (void *)BPF_CORE_READ(regs, sp));
 	e->n_py = 0;
 	e->py_status = PY_NONE;
+	e->chance = 0;
 	py = python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
 	if (py)
 		python_frames(e, py, bpf_get_current_task_btf());
@@ -198,7 +199,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_block, bool preempt, struct task_struct *prev)
 {
 	u32 tgid = prev->tgid, zero = 0;
-	u64 *at = bpf_map_lookup_elem(&block_at, &zero);
+	struct block_pick *at = bpf_map_lookup_elem(&block_at, &zero);
 	struct sample_event *e;
 	struct pt_regs *regs;
 	struct py_proc *py;
@@ -212,7 +213,8 @@ int BPF_PROG(on_block, bool preempt, struct task_struct *prev)
 	e->pid = tgid;
 	e->tid = prev->pid;
 	e->cpu = bpf_get_smp_processor_id();
-	e->ts_ns = *at;
+	e->ts_ns = at->at;
+	e->chance = at->chance;
 	n = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
 	e->n_user = n > 0 ? n / sizeof(u64) : 0;
 	e->n_kernel = 0;

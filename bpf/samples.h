@@ -51,6 +51,8 @@ struct sample_event {
 	__u32 n_py;        /* frames in py[] */
 	__u32 py_status;   /* enum py_status */
 	struct py_frame py[INGERO_PY_DEPTH];
+	__u32 chance;      /* EV_BLOCK: the chance the block had of a stack, in 2^-32 units (block.bpf.h) */
+	__u32 pad;
 };
 
 enum py_status {

@@ -47,9 +47,11 @@ struct start {
 	u32 flt_known;   /* flt holds the task's faults as last seen */
 	u64 flt;         /* min_flt + maj_flt at the last switch away (or birth) */
 	/* which of its blocks get a stack (block.bpf.h) */
-	u32 blk_skip;    /* blocks still to pass over */
-	u32 blk_k;       /* mean of the draws */
+	u32 blk_x_us;    /* a stack per this much blocked time, in expectation */
+	u32 blk_pad;
 	u64 blk_last;    /* when the last stack was taken */
+	u64 blk_adj;     /* ... or x last halved */
+	u32 blk_mean_us[BLOCK_CLASSES];   /* mean block length by system call class */
 };
 
 /* Bumped by the collector after each enrolment, pause or resume from user
@@ -237,29 +239,44 @@ static __always_inline s32 blocked_in(struct task_struct *t)
 #endif
 }
 
-/* This block gets a stack (block.bpf.h): the passes drawn since the last
- * are used up; the next draw's mean follows how near the last stack was. */
-static __always_inline bool block_due(struct start *s, u64 now, bool first_thread)
+/* The chance this block gets a stack (block.bpf.h), in 2^-32 units, if it
+ * was drawn; 0 if not. */
+static __always_inline u32 block_drawn(struct start *s, u64 now, s32 syscall, bool first_thread)
 {
-	u64 since = now - s->blk_last, near = BLOCK_NEAR_NS, far = BLOCK_FAR_NS;
-	u32 k = s->blk_k;
+	u64 near = BLOCK_NEAR_NS, far = BLOCK_FAR_NS;
+	u32 x = s->blk_x_us ? s->blk_x_us : 1000, mean = s->blk_mean_us[block_class(syscall) & (BLOCK_CLASSES - 1)];
+	u32 chance;
 
-	if (s->blk_skip) {
-		s->blk_skip--;
-		return false;
-	}
 	if (!first_thread) {
 		near *= BLOCK_OTHER_THREADS;
 		far *= BLOCK_OTHER_THREADS;
 	}
-	if (s->blk_last && since < near)
-		k = k ? (k < BLOCK_K_MAX ? k * 2 : k) : 1;
-	else if (since > far)
-		k /= 2;
-	s->blk_k = k;
+	if (now - s->blk_adj > far) {   /* none for a while: more */
+		if (x > BLOCK_X_MIN_US)
+			x /= 2;
+		s->blk_adj = now;
+	}
+	s->blk_x_us = x;
+	chance = mean >= x ? 0xffffffffu : (u32)(((u64)mean << 32) / x);
+	if (!chance || (chance != 0xffffffffu && bpf_get_prandom_u32() >= chance))
+		return 0;
+	if (s->blk_last && now - s->blk_last < near && x < BLOCK_X_MAX_US)
+		s->blk_x_us = x * 2;   /* too close: fewer */
 	s->blk_last = now;
-	s->blk_skip = k ? bpf_get_prandom_u32() % (2 * k + 1) : 0;
-	return true;
+	s->blk_adj = now;
+	return chance;
+}
+
+/* A block just ended (the thread is back on a CPU): its length, up to its
+ * wake-up, into the moving average of its system call's class. */
+static __always_inline void block_learn(struct start *s, u64 now)
+{
+	u64 end = s->runnable_ns ? s->runnable_ns : now;
+	u32 d = end > s->start_ns ? (u32)((end - s->start_ns) / 1000) : 0;
+	u32 c = block_class(s->syscall) & (BLOCK_CLASSES - 1);
+	u32 m = s->blk_mean_us[c];
+
+	s->blk_mean_us[c] = !m ? d : d >= m ? m + (d - m) / 8 : m - (m - d) / 8;
 }
 
 SEC("tp_btf/sched_switch")
@@ -281,7 +298,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool prev_rec = prev_traced && !is_tracer_thread(prev);
 	bool next_rec = next_traced && !is_tracer_thread(next);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
-	bool block = false;
+	u32 block = 0;   /* its chance, when this block gets a stack */
 
 	if (st) {
 		account_cpu(st, cpu, now);
@@ -326,7 +343,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				: (prev_state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == TASK_UNINTERRUPTIBLE
 				? OFF_UNINTERRUPTIBLE : OFF_SLEPT;
 			s->syscall = preempted ? OFF_NO_SYSCALL : blocked_in(prev);
-			block = !preempted && flags_record(prev_flags, INGERO_TRACED_NO_SAMPLES) && block_due(s, now, prev_tid == prev_tgid);
+			if (!preempted && flags_record(prev_flags, INGERO_TRACED_NO_SAMPLES))
+				block = block_drawn(s, now, s->syscall, prev_tid == prev_tgid);
 		} else {
 			count_drop(DROP_START_MAP);
 		}
@@ -339,14 +357,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 
 	/* closed here, sent when it leaves (or by flush_closed) */
-	if (next_rec && ns && ns->start_ns && !ns->end_ns)
+	if (next_rec && ns && ns->start_ns && !ns->end_ns) {
 		ns->end_ns = now;
+		if (ns->syscall != OFF_NO_SYSCALL)
+			block_learn(ns, now);
+	}
 	/* last: a tail call does not come back */
 	if (block) {
-		u64 *at = bpf_map_lookup_elem(&block_at, &zero);
+		struct block_pick *pick = bpf_map_lookup_elem(&block_at, &zero);
 
-		if (at) {
-			*at = now;
+		if (pick) {
+			pick->at = now;
+			pick->chance = block;
 			bpf_tail_call(ctx, &block_tail, 0);
 		}
 	}

@@ -262,7 +262,9 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 		nu++;
 	}
 	r = (struct sample_row){ .pid = e->pid, .tid = e->tid, .cpu = e->cpu, .ts_ns = e->ts_ns,
-				 .blocked = e->kind == EV_BLOCK };
+				 .blocked = e->kind == EV_BLOCK,
+				 /* (0 would weigh infinitely: the least chance there is) */
+				 .chance = (e->chance ? e->chance : 1) / 4294967296.0 };
 	if (nu || nk || npy) {
 		h = fnv(h, "bpf", 3);
 		h = fnv(h, &e->pid, sizeof e->pid);

@@ -49,6 +49,7 @@ struct proc_row {
 struct sample_row {
 	uint32_t pid, tid, cpu;
 	uint32_t blocked;          /* an off_cpu_stacks row */
+	double chance;             /* ... and the chance its block had of a stack (0, 1] */
 	uint64_t ts_ns;
 	int64_t stack_id;          /* 0 = none */
 };

@@ -45,7 +45,7 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_LOSS] = "INSERT OR REPLACE INTO losses(source,pid,count) VALUES(?,?,?)",
 	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",
 	[ST_CAPTURE] = "INSERT INTO capture(pid,t_ns,recording) VALUES(?,?,?)",
-	[ST_BLOCK] = "INSERT INTO off_cpu_stacks(pid,tid,start_ns,stack_id) VALUES(?,?,?,?)",
+	[ST_BLOCK] = "INSERT INTO off_cpu_stacks(pid,tid,start_ns,stack_id,chance) VALUES(?,?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -278,6 +278,7 @@ void store_write_rows(struct store *s, const struct batch *b)
 		sqlite3_bind_int64(st, 3, (int64_t)r->ts_ns);
 		if (r->blocked) {
 			bind_i64_or_null(st, 4, r->stack_id, r->stack_id != 0);
+			sqlite3_bind_double(st, 5, r->chance);
 		} else {
 			sqlite3_bind_int(st, 4, (int)r->cpu);
 			bind_i64_or_null(st, 5, r->stack_id, r->stack_id != 0);

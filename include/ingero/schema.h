@@ -53,7 +53,7 @@
 "  cpu INTEGER, stack_id INTEGER);\n" \
 "CREATE INDEX cpu_samples_by_time ON cpu_samples(ts_ns);\n" \
 "CREATE TABLE off_cpu_stacks(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
-"  stack_id INTEGER);\n" \
+"  stack_id INTEGER, chance REAL NOT NULL);\n" \
 "CREATE INDEX off_cpu_stacks_by_tid ON off_cpu_stacks(tid, start_ns);\n" \
 "CREATE TABLE gpu_marks(pid INTEGER NOT NULL, stream INTEGER NOT NULL,\n" \
 "  recorded_ns INTEGER NOT NULL, done_ns INTEGER NOT NULL, flags INTEGER NOT NULL);\n" \

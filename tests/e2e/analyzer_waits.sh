@@ -72,7 +72,7 @@ for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_at" \
 		"$(q "SELECT count(*) FROM off_cpu_stacks s JOIN off_cpu o ON o.tid = s.tid AND o.start_ns = s.start_ns
 			WHERE s.tid = $main AND o.preempted != 1")"
 	check "$mode: the timeline says where it blocked (python_waits.py:$at first)" \
-		grep -q "^    \[HOST\] where it blocked ([0-9]* of its blocks in the gaps, by their time): .*python_waits.py:$at " "$T/$mode.txt"
+		grep -q "^    \[HOST\] where it blocked ([0-9]* stacks of its blocks in the gaps): .*python_waits.py:$at " "$T/$mode.txt"
 	check "$mode: --json gaps.main_blocked_at names that line first" python3 - "$T/$mode.json" "python_waits.py:$at" <<'PYEOF'
 import json, sys
 g = json.load(open(sys.argv[1]))["gaps"]
