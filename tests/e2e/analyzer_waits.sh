@@ -113,4 +113,13 @@ PYEOF
 		check "$mode: no subprocess named as waited for" sh -c "! grep -q 'subprocesses it waited for' '$T/$mode.txt'"
 	fi
 done
+# the stacks can be turned off, and the session says why there are none
+rm -f "$DB"
+"$B/ingero-collector" -o "$DB" --no-block-stacks -- python3 -c 'import time
+for _ in range(50): time.sleep(0.01)' >/dev/null 2>"$T/err.txt"
+check_eq "--no-block-stacks: the session says so" "off: --no-block-stacks" \
+	"$(q "SELECT value FROM session WHERE key = 'block_stacks'")"
+check_eq "--no-block-stacks: no stacks of blocks" 0 "$(q "SELECT count(*) FROM off_cpu_stacks")"
+check_ge "--no-block-stacks: the blocked intervals are still there" \
+	"$(q "SELECT count(*) FROM off_cpu WHERE syscall = 230")" 40
 finish

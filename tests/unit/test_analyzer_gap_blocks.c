@@ -1,0 +1,191 @@
+/*
+ * test_analyzer_gap_blocks.c — where the main thread blocked in the gaps
+ * (analyzer/gap_blocks.c), on a hand-built trace and an in-memory file: a
+ * stack weighs its block's blocked time inside its gap over the chance it
+ * had, so one rarely drawn short block can outweigh a certain long one;
+ * stacks of blocks begun outside the gaps, of blocks whose interval is lost
+ * and of preemptions count for nothing; the line is named only from three
+ * stacks on, and never "(no Python frame)".
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/gaps.h"
+#include "../../analyzer/per_process.h"
+#include "../../analyzer/stacks.h"
+#include "../../analyzer/trace.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAIN_TID 100
+#define A 11   /* stack ids: a sleep at train.py:10 */
+#define B 12   /* a queue.get at train.py:20, inside queue.py */
+#define N 13   /* no Python frame */
+
+static struct ia_thread threads[1];
+static struct ia_off offs[8];
+static uint32_t off_by_th[8];
+static struct ia_gap gaps[2];
+
+static sqlite3 *db_with(const char *rows)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	const char *schema =
+		"CREATE TABLE stack_frames(stack_id INTEGER, depth INTEGER, kind TEXT, ip INTEGER, symbol TEXT,"
+		" module TEXT, offset INTEGER, file TEXT, line INTEGER);"
+		"CREATE TABLE off_cpu_stacks(pid INTEGER, tid INTEGER, start_ns INTEGER, stack_id INTEGER, chance REAL);"
+		"INSERT INTO stack_frames VALUES(11, 0, 'python', 0, 'serve', NULL, 0, '/home/u/train.py', 10);"
+		"INSERT INTO stack_frames VALUES(12, 0, 'python', 0, 'Queue.get', NULL, 0, '/usr/lib/python3.12/queue.py', 171);"
+		"INSERT INTO stack_frames VALUES(12, 1, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 20);"
+		"INSERT INTO stack_frames VALUES(13, 0, 'native', 1, 'poll', '/usr/lib/libc.so.6', 4, NULL, -1);";
+	assert_int_equal(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, rows, NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
+/* The main thread blocked [1000,1100) and [1200,1210) in the first gap
+ * [1000,1500), [2000,2050) in the second [2000,2600) — 20 of it waiting
+ * for a CPU — preempted at 2100, and blocked at 900, before the gaps. */
+static void build(struct ia_trace *t, struct ia_per_process *pp, struct ia_gaps *g, sqlite3 *db)
+{
+	memset(t, 0, sizeof *t);
+	memset(pp, 0, sizeof *pp);
+	memset(g, 0, sizeof *g);
+	const struct ia_off o[] = {
+		{ .start = 900, .end = 950 },
+		{ .start = 1000, .end = 1100 },
+		{ .start = 1200, .end = 1210 },
+		{ .start = 2000, .end = 2050, .runq = 20 },
+		{ .start = 2100, .end = 2150, .runq = 50, .th = IA_OFF_PREEMPTED },
+	};
+	for (uint32_t i = 0; i < 5; i++) {
+		offs[i] = o[i];
+		off_by_th[i] = i;
+	}
+	threads[0] = (struct ia_thread){ .tid = MAIN_TID, .off_first = 0, .off_n = 5 };
+	t->threads = threads;
+	t->nthreads = 1;
+	t->offs = offs;
+	t->noffs = 5;
+	t->off_by_th = off_by_th;
+	t->db = db;
+	pp->main_thread = 0;
+	gaps[0] = (struct ia_gap){ .start = 1000, .end = 1500 };
+	gaps[1] = (struct ia_gap){ .start = 2000, .end = 2600 };
+	g->g = gaps;
+	g->n = 2;
+}
+
+static void compute(struct ia_trace *t, struct ia_per_process *pp, struct ia_gaps *g, struct ia_stack_names **names)
+{
+	char err[256] = "";
+	*names = ia_stack_names_new(t->db);
+	assert_non_null(*names);
+	assert_int_equal(ia_gap_blocks_compute(t, pp, *names, g, err, sizeof err), 0);
+}
+
+static void done(struct ia_trace *t, struct ia_gaps *g, struct ia_stack_names *names)
+{
+	ia_stack_names_free(names);
+	free(g->block_lines);
+	sqlite3_close(t->db);
+}
+
+static void weighed_by_time_over_chance(void **state)
+{
+	(void)state;
+	struct ia_trace t;
+	struct ia_per_process pp;
+	struct ia_gaps g;
+	struct ia_stack_names *names;
+	/* A: the 100 of [1000,1100), certain; B: the 10 of [1200,1210) drawn
+	 * with a chance of 1/50 (500), and the 30 blocked of [2000,2050) with
+	 * 1/2 (60); not counted: the block at 900 (before the gaps), the
+	 * preemption at 2100, a stack of a block the trace lost (1300) */
+	build(&t, &pp, &g, db_with(
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 900, 11, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 1000, 11, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 1200, 12, 0.02);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 1300, 12, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 2000, 12, 0.5);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 100, 2100, 11, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(1, 999, 1000, 11, 1.0);"));   /* another thread */
+	compute(&t, &pp, &g, &names);
+	assert_true(g.blocks_known);
+	assert_int_equal(g.blocks_sampled, 3);
+	assert_true(g.blocks_weight > 659.99 && g.blocks_weight < 660.01);
+	assert_int_equal(g.nblock_lines, 2);
+	assert_string_equal(g.block_lines[0].line, "/home/u/train.py:20");
+	assert_string_equal(g.block_lines[0].inner, "Queue.get (/usr/lib/python3.12/queue.py:171)");
+	assert_int_equal(g.block_lines[0].count, 2);
+	assert_true(g.block_lines[0].weight > 559.99 && g.block_lines[0].weight < 560.01);
+	assert_string_equal(g.block_lines[1].line, "/home/u/train.py:10");
+	assert_string_equal(g.block_lines[1].inner, "");
+	const struct ia_gap_line *l = ia_gap_block_line(&g);
+	assert_non_null(l);
+	assert_string_equal(l->line, "/home/u/train.py:20");
+	done(&t, &g, names);
+}
+
+static void too_few_or_no_python(void **state)
+{
+	(void)state;
+	struct ia_trace t;
+	struct ia_per_process pp;
+	struct ia_gaps g;
+	struct ia_stack_names *names;
+	/* two stacks: too few to name a line */
+	build(&t, &pp, &g, db_with("INSERT INTO off_cpu_stacks VALUES(1, 100, 1000, 11, 1.0);"
+				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 1200, 11, 1.0);"));
+	compute(&t, &pp, &g, &names);
+	assert_int_equal(g.blocks_sampled, 2);
+	assert_null(ia_gap_block_line(&g));
+	done(&t, &g, names);
+	/* three, the heaviest without a Python frame: none named; a chance out
+	 * of (0, 1] counts as certain */
+	build(&t, &pp, &g, db_with("INSERT INTO off_cpu_stacks VALUES(1, 100, 1000, 13, 0);"
+				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 1200, 11, 1.0);"
+				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 2000, 11, 1.0);"));
+	compute(&t, &pp, &g, &names);
+	assert_int_equal(g.blocks_sampled, 3);
+	assert_string_equal(g.block_lines[0].line, "(no Python frame)");
+	assert_true(g.block_lines[0].weight > 99.99 && g.block_lines[0].weight < 100.01);
+	assert_null(ia_gap_block_line(&g));
+	done(&t, &g, names);
+}
+
+static void older_file(void **state)
+{
+	(void)state;
+	struct ia_trace t;
+	struct ia_per_process pp;
+	struct ia_gaps g;
+	struct ia_stack_names *names;
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE stack_frames(stack_id INTEGER, depth INTEGER, kind TEXT, "
+					  "ip INTEGER, symbol TEXT, module TEXT, offset INTEGER, file TEXT, line INTEGER);",
+				      NULL, NULL, NULL), SQLITE_OK);
+	build(&t, &pp, &g, db);
+	compute(&t, &pp, &g, &names);   /* version 5: no off_cpu_stacks, nothing known */
+	assert_false(g.blocks_known);
+	assert_int_equal(g.blocks_sampled, 0);
+	assert_null(ia_gap_block_line(&g));
+	done(&t, &g, names);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(weighed_by_time_over_chance),
+		cmocka_unit_test(too_few_or_no_python),
+		cmocka_unit_test(older_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
