@@ -272,7 +272,8 @@ static __always_inline u32 block_drawn(struct start *s, u64 now, s32 syscall, bo
 static __always_inline void block_learn(struct start *s, u64 now)
 {
 	u64 end = s->runnable_ns ? s->runnable_ns : now;
-	u32 d = end > s->start_ns ? (u32)((end - s->start_ns) / 1000) : 0;
+	u64 us = end > s->start_ns ? (end - s->start_ns) / 1000 : 0;
+	u32 d = us < 0x7fffffffu ? (u32)us : 0x7fffffffu;   /* (a block of hours: no wrap) */
 	u32 c = block_class(s->syscall) & (BLOCK_CLASSES - 1);
 	u32 m = s->blk_mean_us[c];
 
