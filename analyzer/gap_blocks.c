@@ -18,19 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The main thread's interval that began at start, or NULL (lost). */
-static const struct ia_off *off_at(const struct ia_trace *t, const struct ia_thread *th, uint64_t start)
+/* The main thread's interval that began at start, or NULL (lost): the
+ * first one ending after start, if it is that one. */
+static const struct ia_off *off_at(const struct ia_trace *t, uint32_t th, uint64_t start)
 {
-	const uint32_t *oi = t->off_by_th + th->off_first;
-	size_t lo = 0, hi = th->off_n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->offs[oi[mid]].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < th->off_n && t->offs[oi[lo]].start == start ? &t->offs[oi[lo]] : NULL;
+	size_t i = ia_thread_off_lower(t, th, start);
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_off *o = i < x->off_n ? &t->offs[t->off_by_th[x->off_first + i]] : NULL;
+	return o && o->start == start ? o : NULL;
 }
 
 static int by_weight(const void *a, const void *b)
@@ -67,7 +62,7 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 		size_t k = ia_gap_ending_after(g, start);
 		if (k == g->n || g->g[k].start > start)
 			continue;   /* blocked in a call (a sync), or between the gaps */
-		const struct ia_off *o = off_at(t, mt, start);
+		const struct ia_off *o = off_at(t, pp->main_thread, start);
 		uint64_t blk = o ? ia_overlap(o->start, o->end - o->runq, g->g[k].start, g->g[k].end) : 0;
 		double chance = sqlite3_column_double(st, 2);
 		if (!blk)

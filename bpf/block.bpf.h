@@ -1,6 +1,6 @@
 /*
  * block.bpf.h — where a traced thread was when it blocked: sched.bpf.c's
- * switch hook picks some of a thread's blocks (block_due) and tail-calls
+ * switch hook draws some of a thread's blocks (block_drawn) and tail-calls
  * samples.bpf.c's on_block, which copies the thread's user stack and Python
  * frames as it leaves the CPU (it is still `current` there).  A tail call,
  * not a second program on sched_switch: every switch on the machine runs
@@ -37,7 +37,7 @@
 
 static __always_inline u32 block_class(s32 syscall)
 {
-	return ((u32)syscall * 2654435761u) >> 28;   /* (16 classes) */
+	return (((u32)syscall * 2654435761u) >> 28) & (BLOCK_CLASSES - 1);
 }
 
 /* What the switch hook hands on_block: the switch's time (the block's

@@ -135,13 +135,38 @@ static __always_inline void python_frames(struct sample_event *e, const struct p
 	e->py_status = w.ok || e->n_py ? PY_OK : PY_READ_FAILED;
 }
 
+/* The user half of a record, the thread being current: its user stack, the
+ * word at its stack pointer, and its Python frames where python and the
+ * process runs CPython. */
+static __always_inline void user_side(void *ctx, struct sample_event *e, struct task_struct *task, u32 tgid,
+				      bool python)
+{
+	struct pt_regs *regs;
+	struct py_proc *py;
+	long n;
+
+	n = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
+	e->n_user = n > 0 ? n / sizeof(u64) : 0;
+	/* A leaf function without a frame of its own (memcpy and friends) hides
+	 * its caller from frame-pointer unwinding; its return address is still
+	 * at the top of the user stack.  User registers even when the sample
+	 * hit the kernel. */
+	e->user_sp_word = 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (regs)
+		bpf_probe_read_user(&e->user_sp_word, sizeof(e->user_sp_word), (void *)BPF_CORE_READ(regs, sp));
+	e->n_py = 0;
+	e->py_status = PY_NONE;
+	py = python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
+	if (py)
+		python_frames(e, py, task);
+}
+
 static __always_inline int sample(struct bpf_perf_event_data *ctx, bool python)
 {
 	u64 id = bpf_get_current_pid_tgid();
 	u32 tgid = id >> 32;
 	struct sample_event *e;
-	struct pt_regs *regs;
-	struct py_proc *py;
 	long n;
 
 	if (!is_recorded(tgid, INGERO_TRACED_NO_SAMPLES) || is_tracer_thread(bpf_get_current_task_btf()))
@@ -153,25 +178,10 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, bool python)
 	e->tid = (u32)id;
 	e->cpu = bpf_get_smp_processor_id();
 	e->ts_ns = bpf_ktime_get_ns();
-	n = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
-	e->n_user = n > 0 ? n / sizeof(u64) : 0;
 	n = bpf_get_stack(ctx, e->kernel, sizeof(e->kernel), 0);
 	e->n_kernel = n > 0 ? n / sizeof(u64) : 0;
-	/* A leaf function without a frame of its own (memcpy and friends) hides
-	 * its caller from frame-pointer unwinding; its return address is still
-	 * at the top of the user stack.  User registers even when the sample
-	 * hit the kernel. */
-	e->user_sp_word = 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (regs)
-		bpf_probe_read_user(&e->user_sp_word, sizeof(e->user_sp_word),
-				    (void *)BPF_CORE_READ(regs, sp));
-	e->n_py = 0;
-	e->py_status = PY_NONE;
+	user_side(ctx, e, bpf_get_current_task_btf(), tgid, python);
 	e->chance = 0;
-	py = python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
-	if (py)
-		python_frames(e, py, bpf_get_current_task_btf());
 	submit(e);
 	return 0;
 }
@@ -201,9 +211,6 @@ int BPF_PROG(on_block, bool preempt, struct task_struct *prev)
 	u32 tgid = prev->tgid, zero = 0;
 	struct block_pick *at = bpf_map_lookup_elem(&block_at, &zero);
 	struct sample_event *e;
-	struct pt_regs *regs;
-	struct py_proc *py;
-	long n;
 
 	if (!at)
 		return 0;
@@ -215,18 +222,8 @@ int BPF_PROG(on_block, bool preempt, struct task_struct *prev)
 	e->cpu = bpf_get_smp_processor_id();
 	e->ts_ns = at->at;
 	e->chance = at->chance;
-	n = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
-	e->n_user = n > 0 ? n / sizeof(u64) : 0;
 	e->n_kernel = 0;
-	e->user_sp_word = 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	if (regs)
-		bpf_probe_read_user(&e->user_sp_word, sizeof(e->user_sp_word), (void *)BPF_CORE_READ(regs, sp));
-	e->n_py = 0;
-	e->py_status = PY_NONE;
-	py = bpf_map_lookup_elem(&py_procs, &tgid);
-	if (py)
-		python_frames(e, py, prev);
+	user_side(ctx, e, prev, tgid, true);
 	submit(e);
 	return 0;
 }

@@ -244,7 +244,7 @@ static __always_inline s32 blocked_in(struct task_struct *t)
 static __always_inline u32 block_drawn(struct start *s, u64 now, s32 syscall, bool first_thread)
 {
 	u64 near = BLOCK_NEAR_NS, far = BLOCK_FAR_NS;
-	u32 x = s->blk_x_us ? s->blk_x_us : 1000, mean = s->blk_mean_us[block_class(syscall) & (BLOCK_CLASSES - 1)];
+	u32 x = s->blk_x_us ? s->blk_x_us : 1000, mean = s->blk_mean_us[block_class(syscall)];
 	u32 chance;
 
 	if (!first_thread) {
@@ -274,7 +274,7 @@ static __always_inline void block_learn(struct start *s, u64 now)
 	u64 end = s->runnable_ns ? s->runnable_ns : now;
 	u64 us = end > s->start_ns ? (end - s->start_ns) / 1000 : 0;
 	u32 d = us < 0x7fffffffu ? (u32)us : 0x7fffffffu;   /* (a block of hours: no wrap) */
-	u32 c = block_class(s->syscall) & (BLOCK_CLASSES - 1);
+	u32 c = block_class(s->syscall);
 	u32 m = s->blk_mean_us[c];
 
 	s->blk_mean_us[c] = !m ? d : d >= m ? m + (d - m) / 8 : m - (m - d) / 8;
