@@ -59,5 +59,10 @@ check "null: no free chain, and no gap blamed on frees" json null \
 	"f is None and (gaps is None or 'cudaFree' not in gaps['root_cause'])"
 
 trace none
-check "none: no sync_frees chain, no gaps chain" json none "f is None and gaps is None"
+# the loop keeps the GPU queued, so it has no gaps of its own; on a loaded
+# machine (CI's 2 vCPUs) the main thread can lose its CPU long enough for the
+# queue to drain, and that is what explain must then say (4 busy loops here:
+# 3 runs of 5 read gaps_host_preempted, 27-33 gaps)
+check "none: no sync_frees chain, no gaps chain but the CPU's" json none \
+	"f is None and (gaps is None or gaps['kind'] == 'gaps_host_preempted')"
 finish

@@ -147,8 +147,12 @@ check_eq "stream per step: workload exits 0" 0 $?
 explain_loop
 check "stream per step: bounds ($low-$high) hold the truth ($truth)" \
 	test "$low" -le $((truth + 20)) -a "$high" -ge $((truth - 20))
+# the last 10 of 40 steps are the loop's last quarter, however long a loaded
+# machine made it (a fixed 60 ms held 12 marks on an idle VM, 8 under load); a
+# stale cached slot would leave none after the first renewal
 check_ge "stream per step: marks behind the last 10 steps' work" \
-	"$(q "SELECT count(*) FROM gpu_marks WHERE recorded_ns >= (SELECT max(start_ns) FROM cuda_calls) - 60000000")" 8
+	"$(q "SELECT count(*) FROM gpu_marks, (SELECT min(start_ns) AS a, max(start_ns) AS z FROM cuda_calls)
+		WHERE recorded_ns >= z - (z - a) / 4")" 5
 check_ge "stream per step: streams marked" "$(q 'SELECT count(DISTINCT stream) FROM gpu_marks')" 2
 
 # a stream under graph capture gets no mark (it would join the graph)

@@ -25,7 +25,13 @@ for i in 1 2 3; do
 done
 echo "# 1M launches of 1 us: untraced ${best_plain} ms, traced without a collector ${best_traced} ms (best of 3)"
 check_eq "no collector: the program runs to the end" 0 "$rc"
-check "no collector: within 30% of untraced time" test "$best_traced" -le $((best_plain * 13 / 10 + 100))
+# a library that waited for room (a full ring, nobody draining it) would not
+# end at all, or take a timeout per call; what the calls cost traced is a
+# benchmark's figure (make bench-preload), so the bound only has to tell a
+# wait from a loaded 2-vCPU machine's noise (it read 1.12x idle here, and
+# failed a 1.3x bound once under CI)
+check "no collector: never made to wait (within 1.6x of untraced time)" \
+	test "$best_traced" -le $((best_plain * 16 / 10 + 100))
 made=$(sed -n 's/.*: \([0-9]*\) calls made, \([0-9]*\) dropped.*/\1/p' "$T/nocoll.err")
 dropped=$(sed -n 's/.*: \([0-9]*\) calls made, \([0-9]*\) dropped.*/\2/p' "$T/nocoll.err")
 check_eq "no collector: every call counted as made" 1000000 "$made"
@@ -50,7 +56,7 @@ rc=$(sed 's/rc=\([0-9]*\) .*/\1/' "$T/restart.rc")
 took=$(sed 's/.* ms=//' "$T/restart.rc")
 echo "# 60k launches of 20 us: untraced ${plain} ms, collector killed and restarted mid-run: ${took} ms"
 check_eq "collector killed: the program runs to the end" 0 "$rc"
-check "collector killed: not slowed (within 30%)" test "$took" -le $((plain * 13 / 10 + 200))
+check "collector killed: not made to wait (within 1.6x)" test "$took" -le $((plain * 16 / 10 + 200))
 pid=$(sed -n 's/^truth pid=\([0-9]*\) .*/\1/p' "$T/restart.truth")
 check_eq "the new collector gets the final counts: made" 60000 "$(sink_field "$T/second.sink" counts "$pid" made)"
 got=$(sink_calls "$T/second.sink" "$pid" cudaLaunchKernel)
