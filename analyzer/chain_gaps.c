@@ -47,7 +47,7 @@
 static char *blocked_in_text(const struct ia_gaps *g, char *buf, size_t cap)
 {
 	uint8_t codes[3];
-	size_t n = ia_gaps_blocked_in(g, codes, 3);
+	size_t n = ia_gaps_blocked_in(g->main_sys_ns, g->main_blocked_ns, codes, 3);
 	buf[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		char d[32];
@@ -79,8 +79,33 @@ struct gap_view {
 	char stk_other[600];             /* other processes' samples in the gaps (ia_top_stacks) */
 	char child_name[96];             /* the busiest subprocess: pid 630 "python3" */
 	const struct ia_gap_line *blocked_at;   /* the line it blocked at, from its block stacks, or NULL */
+	uint64_t wload;                  /* the workers' blocked time loading in the gaps (ia_gap_workers_loading_ns) */
+	int wio;                         /* they were blocked loading longer than on CPUs: I/O-bound loading */
+	enum ia_wait wwait;              /* what most of their loading blocks waited in (IA_WAIT_UNKNOWN: not one) */
+	const char *wwait_sys;           /* its system call */
+	int wstorage;                    /* most of their loading blocks in D state: storage */
+	const struct ia_gap_line *wblocked_at;  /* the line they blocked at while loading, or NULL */
 	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
 };
+
+/* The workers' loading, where their blocks were sampled: how long they
+ * were blocked loading, in what, at which line. */
+static void workers_view(struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_blocks *b = &g->worker_blocks;
+	v->wwait = IA_WAIT_UNKNOWN;
+	if (!v->workers)
+		return;
+	v->wload = ia_gap_workers_loading_ns(g);
+	v->wio = v->wload > g->workers_oncpu_ns;
+	v->wblocked_at = ia_gap_block_line(b);
+	v->wstorage = b->loading_weight > 0 && b->loading_iowait >= IOWAIT_DOMINANT * b->loading_weight;
+	uint64_t sys[256], total = 0, ns;
+	for (int k = 0; k < 256; k++)   /* (estimates, as ns: one scale with the measured sums) */
+		total += sys[k] = (uint64_t)b->loading_sys[k];
+	v->wwait = ia_gaps_wait_kind(sys, total, WAIT_DOMINANT, &ns, &v->wwait_sys);
+}
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
 {
@@ -97,7 +122,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	v->nw = ia_good_workers(a);
 	v->end = g->nend_lines ? &g->end_lines[0] : NULL;
 	v->end_py = v->end && strcmp(v->end->line, "(no Python frame)");
-	v->blocked_at = ia_gap_block_line(g);
+	v->blocked_at = ia_gap_block_line(&g->main_blocks);
 	if (v->blocked_at)
 		snprintf(v->where, sizeof v->where, "at %s", v->blocked_at->line);
 	else
@@ -107,21 +132,8 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
 	blocked_in_text(g, v->blocked_in, sizeof v->blocked_in);
-	uint64_t by_wait[IA_WAIT_N] = { 0 };
-	for (int code = 1; code < 256; code++)
-		by_wait[ia_syscall_wait((uint8_t)code)] += g->main_sys_ns[code];
-	v->wait = IA_WAIT_UNKNOWN;
-	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++)
-		if ((double)by_wait[w] >= WAIT_DOMINANT * (double)g->main_blocked_ns && g->main_blocked_ns) {
-			v->wait = (enum ia_wait)w;
-			v->wait_ns = by_wait[w];
-		}
-	uint64_t most = 0;
-	for (int code = 1; v->wait != IA_WAIT_UNKNOWN && code < 256; code++)
-		if (ia_syscall_wait((uint8_t)code) == v->wait && g->main_sys_ns[code] > most) {
-			most = g->main_sys_ns[code];
-			v->wait_sys = ia_sys_code_name((uint8_t)code);
-		}
+	v->wait = ia_gaps_wait_kind(g->main_sys_ns, g->main_blocked_ns, WAIT_DOMINANT, &v->wait_ns, &v->wait_sys);
+	workers_view(v);
 	ia_gap_children_text(g, v->children, sizeof v->children);
 	/* a child's output is read through a pipe (poll, read) and its exit
 	 * waited for (wait4); a trace before version 5 does not say which */
@@ -153,8 +165,9 @@ static enum ia_kind gaps_kind(const struct gap_view *v)
 	const struct ia_gaps *g = v->g;
 	if (v->on >= MAIN_STATE_DOMINANT)
 		return IA_KIND_GAPS_HOST_BUSY;
+	/* the workers busy loading, on CPUs or blocked in their Dataset's code */
 	if (v->blk >= MAIN_STATE_DOMINANT && v->workers &&
-	    (double)g->workers_oncpu_ns >= WORKERS_BUSY * (double)g->main_blocked_ns)
+	    (double)(g->workers_oncpu_ns + v->wload) >= WORKERS_BUSY * (double)g->main_blocked_ns)
 		return IA_KIND_GAPS_WAITING_WORKERS;
 	if (v->blk >= MAIN_STATE_DOMINANT)
 		return IA_KIND_GAPS_HOST_BLOCKED;
@@ -181,18 +194,27 @@ static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
 }
 
-/* "c25.py:10 98% (sleep_between), c25.py:14 2%": where the main thread's
- * sampled blocks were, by their share of the blocked time they cover. */
-static const char *blocked_at_text(const struct ia_gaps *g, char *buf, size_t n)
+/* The workers' blocked time in the gaps: how much of it loading, in D
+ * state, in which calls and at which lines. */
+static void workers_blocked_lines(struct ia_chain *c, const struct gap_view *v)
 {
-	buf[0] = 0;
-	for (size_t i = 0; i < g->nblock_lines && i < 3; i++) {
-		const struct ia_gap_line *l = &g->block_lines[i];
-		ia_addf(buf, n, "%s%s %.0f%%%s%s%s", i ? ", " : "", l->line,
-			100 * l->weight / (g->blocks_weight > 0 ? g->blocks_weight : 1),
-			l->inner[0] ? " (in " : "", l->inner, l->inner[0] ? ")" : "");
-	}
-	return buf;
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_blocks *b = &g->worker_blocks;
+	char d1[32], d2[32], n1[32], n2[32], line[400], at[600];
+	snprintf(line, sizeof line, "[HOST] the workers blocked %s during the gaps, about %s of it loading (not waiting "
+		 "for an index)", ia_fmt_dur(d1, sizeof d1, g->workers_blocked_ns), ia_fmt_dur(d2, sizeof d2, v->wload));
+	if (g->workers_iowait_ns && (double)g->workers_iowait_ns >= IOWAIT_SHOWN * (double)g->workers_blocked_ns)
+		ia_addf(line, sizeof line, ", %s in D state (storage)", ia_fmt_dur(d1, sizeof d1, g->workers_iowait_ns));
+	uint8_t codes[3];
+	size_t n = ia_gaps_blocked_in(g->workers_sys_ns, g->workers_blocked_ns, codes, 3);
+	for (size_t i = 0; i < n; i++)
+		ia_addf(line, sizeof line, "%s%s %s", i ? ", " : "; in ", ia_sys_code_name(codes[i]),
+			ia_fmt_dur(d1, sizeof d1, g->workers_sys_ns[codes[i]]));
+	ia_chain_line(c, "%s", line);
+	if (b->n)
+		ia_chain_line(c, "[HOST] where they blocked loading (%s of %s stacks of their blocks in the gaps): %s",
+			      ia_fmt_count(n1, sizeof n1, b->loading_sampled), ia_fmt_count(n2, sizeof n2, b->sampled),
+			      ia_gap_blocks_text(b, at, sizeof at));
 }
 
 static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
@@ -214,10 +236,11 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));
 	if (v->blocked_in[0] && v->blk >= BLOCKED_IN_SHOWN)
 		ia_chain_line(c, "[HOST] what it blocked in (system calls): %s", v->blocked_in);
-	if (g->blocks_sampled && v->blk >= BLOCKED_IN_SHOWN) {
+	if (g->main_blocks.sampled && v->blk >= BLOCKED_IN_SHOWN) {
 		char at[600];
 		ia_chain_line(c, "[HOST] where it blocked (%s stacks of its blocks in the gaps): %s",
-			      ia_fmt_count(n1, sizeof n1, g->blocks_sampled), blocked_at_text(g, at, sizeof at));
+			      ia_fmt_count(n1, sizeof n1, g->main_blocks.sampled),
+			      ia_gap_blocks_text(&g->main_blocks, at, sizeof at));
 	}
 	if (v->producer) {
 		ia_chain_line(c, "[HOST] its subprocesses on-CPU in the gaps: %s (the most: %s, %s), waiting for a CPU %s",
@@ -234,6 +257,8 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the gaps (%.1f busy on average)", v->workers,
 			      v->workers > 1 ? "s" : "", ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns),
 			      (double)g->workers_oncpu_ns / (double)g->total_ns);
+	if (v->workers && v->wload * 10 >= g->total_ns)
+		workers_blocked_lines(c, v);
 	if (v->stk_main[0])
 		ia_chain_line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", v->stk_main);
 	if (v->stk_workers[0])
@@ -375,11 +400,102 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 			     v->end->line, ia_api_name(v->a->t, v->end->api));
 }
 
+/* Batches ready before they are needed: persistent workers, a deeper prefetch. */
+static void prefetch_fix(struct ia_chain *c, const struct gap_view *v)
+{
+	/* the epoch boundaries say whether the workers outlive an epoch: no
+	 * advice to set what is set */
+	int persist = ia_phases_workers_persist(&v->a->ph);
+	if (persist == 1)
+		ia_chain_fix(c, "prefetch_factor=4 (the workers are persistent already: an epoch's iterator restart "
+				"forked none), so more batches are ready before they are needed");
+	else if (persist == 0)
+		ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here) and "
+				"prefetch_factor=4, so batches are ready before they are needed");
+	else
+		ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are "
+				"ready before they are needed");
+}
+
+/* What I/O-bound workers waited on, in words, from their loading blocks. */
+static const char *loading_wait_words(const struct gap_view *v)
+{
+	if (v->wstorage)
+		return "on storage (D state: reading files the page cache did not hold, or faulting in a memory-mapped "
+		       "dataset)";
+	switch (v->wwait) {
+	case IA_WAIT_SLEEP: return "asleep (time.sleep in the Dataset's code: a rate limit, a retry's back-off, or "
+				   "latency it stands in for)";
+	case IA_WAIT_POLL:
+	case IA_WAIT_READ: return "on a socket, a pipe or a file descriptor (a remote store or service, or another "
+				  "process)";
+	case IA_WAIT_OPEN: return "on the file system, opening files (many small files, or a network file system)";
+	case IA_WAIT_FUTEX: return "on a lock or a queue";
+	case IA_WAIT_FAULT: return "in page faults (a memory-mapped dataset)";
+	default: return "on I/O, a lock or a sleep";
+	}
+}
+
+/* The workers were blocked loading longer than they ran: the loading waits
+ * on I/O (storage, a remote store, a sleep), and the fix overlaps or
+ * shortens the waits, not the CPU work. */
+static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_line *at = v->wblocked_at;
+	int workers = v->workers;
+	char d1[32], d2[32], d3[32], d4[32], n1[32];
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Data loading is slower than the GPU, and it waits on I/O: the main thread was blocked for %s of the %s "
+		 "with no GPU work queued, while its %d worker%s were blocked loading for about %s in those gaps (on CPUs "
+		 "only %s) — %s%s%s. More CPUs or cheaper Python code would not help; overlapping or shortening the "
+		 "waits does.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
+		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, v->wload), ia_fmt_dur(d4, sizeof d4, g->workers_oncpu_ns),
+		 loading_wait_words(v), v->wwait_sys && !v->wstorage ? ", in " : "",
+		 v->wwait_sys && !v->wstorage ? v->wwait_sys : "");
+	if (at) {
+		snprintf(c->source, sizeof c->source, "%s", at->line);
+		ia_addf(c->root_cause, sizeof c->root_cause, " They blocked at %s%s%s%s: %.0f%% of their loading time, by "
+			"%s stacks of their blocks while loading.", at->line, at->inner[0] ? " (in " : "", at->inner,
+			at->inner[0] ? ")" : "", 100 * at->weight / g->worker_blocks.loading_weight,
+			ia_fmt_count(n1, sizeof n1, g->worker_blocks.loading_sampled));
+	}
+	int more = 2 * workers > 64 ? 64 : 2 * workers;
+	ia_chain_fix(c, "More workers: num_workers=%d (%d now) — they wait on I/O rather than use CPUs, so more of them "
+			"than CPUs still overlap their waits (memory permitting)", more > v->nw ? more : v->nw, workers);
+	const char *where = at ? at->line : "in the Dataset's __getitem__";
+	const char *pre = at ? "at " : "";
+	if (v->wstorage || v->wwait == IA_WAIT_FAULT)
+		ia_chain_fix(c, "Read faster from storage (%s%s): keep the dataset in RAM or on local NVMe, or pack items "
+				"into larger files (shards) read sequentially, not one small random read per item", pre, where);
+	else if (v->wwait == IA_WAIT_SLEEP)
+		ia_chain_fix(c, "The Dataset sleeps %s%s: remove the sleep, or overlap it (more workers, concurrent "
+				"requests)", pre, where);
+	else if (v->wwait == IA_WAIT_OPEN)
+		ia_chain_fix(c, "Open files once, not per item (%s%s): in the Dataset's __init__ or once per worker; on a "
+				"network file system each open costs a round trip", pre, where);
+	else
+		ia_chain_fix(c, "Fetch items concurrently or in batches inside each worker (%s%s): a thread pool in "
+				"__getitem__, or a batch sampler fetching a whole batch per request; cache them locally "
+				"after the first epoch", pre, where);
+	char brief[160];
+	snprintf(brief, sizeof brief, "whose loading waits %s", v->wstorage ? "on storage"
+		 : v->wwait == IA_WAIT_SLEEP ? "asleep" : v->wwait == IA_WAIT_POLL || v->wwait == IA_WAIT_READ
+		 ? "on a socket, a pipe or a file descriptor" : v->wwait == IA_WAIT_OPEN ? "on opening files" : "on I/O");
+	ia_json_str(c->evidence, "blocked_on", brief);
+}
+
 static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
 	int workers = v->workers, cpus = v->cpus, nw = v->nw;
 	char d1[32], d2[32], d3[32], where[520];
+	if (v->wio) {
+		loading_io_cause(c, v);
+		prefetch_fix(c, v);
+		return;
+	}
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
 		 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
@@ -416,21 +532,11 @@ static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
 	else if (workers < nw)
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
 			     workers, cpus);
-	/* the epoch boundaries say whether the workers outlive an epoch: no
-	 * advice to set what is set */
-	int persist = ia_phases_workers_persist(&v->a->ph);
-	if (persist == 1)
-		ia_chain_fix(c, "prefetch_factor=4 (the workers are persistent already: an epoch's iterator restart "
-				"forked none), so more batches are ready before they are needed");
-	else if (persist == 0)
-		ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here) and "
-				"prefetch_factor=4, so batches are ready before they are needed");
-	else
-		ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are "
-				"ready before they are needed");
+	prefetch_fix(c, v);
 	if (!per_item && !g->samples_workers)
 		ia_batch_level_fix(c);
 }
+
 
 /* The fix where what the main thread waits on is not known (or not only
  * the GIL): find it. */
@@ -680,8 +786,8 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 		snprintf(c->source, sizeof c->source, "%s", at->line);
 		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of its blocked time, by %s "
 			"stacks of its blocks.", at->line, at->inner[0] ? " (in " : "", at->inner,
-			at->inner[0] ? ")" : "", 100 * at->weight / g->blocks_weight,
-			ia_fmt_count(n1, sizeof n1, g->blocks_sampled));
+			at->inner[0] ? ")" : "", 100 * at->weight / g->main_blocks.weight,
+			ia_fmt_count(n1, sizeof n1, g->main_blocks.sampled));
 	}
 	char brief[160];
 	blocked_brief(v, gil, io, brief, sizeof brief);
@@ -738,8 +844,8 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
-	ia_gaps_blocked_in_json(ev, g);
-	ia_gap_blocks_json(ev, g, 5);
+	ia_gaps_blocked_in_json(ev, "main_blocked_in", g->main_sys_ns, g->main_blocked_ns);
+	ia_gap_blocks_json(ev, "main", g, &g->main_blocks, 5);
 	ia_gap_children_json(ev, v->a->t, g);
 	if (g->child_top >= 0) {
 		ia_json_u64(ev, "children_oncpu_ns", g->children_oncpu_ns);
@@ -750,6 +856,8 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	}
 	ia_json_u64(ev, "workers", (uint64_t)v->workers);
 	ia_json_u64(ev, "workers_oncpu_ns", g->workers_oncpu_ns);
+	if (v->workers)
+		ia_gap_workers_json(ev, g);
 	cJSON_AddNumberToObject(ev, "cpus", v->cpus);
 	if (v->sat >= 0)
 		ia_json_round(ev, "cpu_saturation", v->sat, 4);

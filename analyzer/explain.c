@@ -176,8 +176,10 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(gj, "samples_workers", g->samples_workers);
 	ia_json_u64(gj, "samples_siblings", g->samples_siblings);
 	ia_json_u64(gj, "main_iowait_ns", g->main_iowait_ns);
-	ia_gaps_blocked_in_json(gj, g);
-	ia_gap_blocks_json(gj, g, 5);
+	ia_gaps_blocked_in_json(gj, "main_blocked_in", g->main_sys_ns, g->main_blocked_ns);
+	ia_gap_blocks_json(gj, "main", g, &g->main_blocks, 5);
+	if (a->pp.nworkers)
+		ia_gap_workers_json(gj, g);
 	ia_gap_children_json(gj, a->t, g);
 	cJSON *ts = cJSON_AddArrayToObject(gj, "top_stacks");
 	for (size_t i = 0; i < g->nstacks && i < 8; i++) {

@@ -695,6 +695,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	set_phase_gaps_apart(ph, g);
 	main_thread_in_gaps(t, pp, g);
 	idle_bounds(t, g);
+	ia_gap_workers_off(t, pp, g);
 	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0 ||
 	    sync_lines(t, names, g, ix, n) < 0)
 		goto oom;
@@ -714,7 +715,8 @@ void ia_gaps_free(struct ia_gaps *g)
 	free(g->stacks);
 	free(g->end_lines);
 	free(g->sync_lines);
-	free(g->block_lines);
+	ia_gap_blocks_free(&g->main_blocks);
+	ia_gap_blocks_free(&g->worker_blocks);
 	ia_gpu_time_free(&g->gpu);
 	memset(g, 0, sizeof *g);
 }
@@ -733,18 +735,17 @@ void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace
 	}
 }
 
-size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n)
+size_t ia_gaps_blocked_in(const uint64_t *sys_ns, uint64_t blocked_ns, uint8_t *codes, size_t n)
 {
 	size_t k = 0;
-	uint64_t floor = g->main_blocked_ns / 20;
+	uint64_t floor = blocked_ns / 20;
 	while (k < n) {
 		int best = -1;
 		for (int c = 1; c < 256; c++) {   /* (0: not known) */
 			int taken = 0;
 			for (size_t i = 0; i < k; i++)
 				taken |= codes[i] == c;
-			if (!taken && g->main_sys_ns[c] && g->main_sys_ns[c] >= floor &&
-			    (best < 0 || g->main_sys_ns[c] > g->main_sys_ns[best]))
+			if (!taken && sys_ns[c] && sys_ns[c] >= floor && (best < 0 || sys_ns[c] > sys_ns[best]))
 				best = c;
 		}
 		if (best < 0)
@@ -754,19 +755,42 @@ size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n)
 	return k;
 }
 
-void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g)
+void ia_gaps_blocked_in_json(cJSON *parent, const char *key, const uint64_t *sys_ns, uint64_t blocked_ns)
 {
 	uint8_t codes[8];
-	size_t n = ia_gaps_blocked_in(g, codes, 8);
+	size_t n = ia_gaps_blocked_in(sys_ns, blocked_ns, codes, 8);
 	if (!n)
 		return;
-	cJSON *a = cJSON_AddArrayToObject(parent, "main_blocked_in");
+	cJSON *a = cJSON_AddArrayToObject(parent, key);
 	for (size_t i = 0; a && i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
 		if (!o || !cJSON_AddItemToArray(a, o))
 			break;
 		ia_json_str(o, "syscall", ia_sys_code_name(codes[i]));
 		ia_json_str(o, "wait", ia_wait_name(ia_syscall_wait(codes[i])));
-		ia_json_u64(o, "ns", g->main_sys_ns[codes[i]]);
+		ia_json_u64(o, "ns", sys_ns[codes[i]]);
 	}
+}
+
+enum ia_wait ia_gaps_wait_kind(const uint64_t *sys_ns, uint64_t blocked_ns, double share, uint64_t *ns,
+			       const char **sys)
+{
+	uint64_t by_wait[IA_WAIT_N] = { 0 };
+	for (int code = 1; code < 256; code++)
+		by_wait[ia_syscall_wait((uint8_t)code)] += sys_ns[code];
+	enum ia_wait kind = IA_WAIT_UNKNOWN;
+	*ns = 0;
+	*sys = NULL;
+	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++)
+		if (blocked_ns && (double)by_wait[w] >= share * (double)blocked_ns) {
+			kind = (enum ia_wait)w;
+			*ns = by_wait[w];
+		}
+	uint64_t most = 0;
+	for (int code = 1; kind != IA_WAIT_UNKNOWN && code < 256; code++)
+		if (ia_syscall_wait((uint8_t)code) == kind && sys_ns[code] > most) {
+			most = sys_ns[code];
+			*sys = ia_sys_code_name((uint8_t)code);
+		}
+	return kind;
 }

@@ -88,6 +88,22 @@ struct ia_gap_line {
 	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 
+/* Sampled blocks by Python line (gap_blocks.c), the main thread's or the
+ * workers': each block's blocked time in the gaps over the chance it had
+ * of a stack, an unbiased estimate of the time by line. */
+struct ia_gap_blocks {
+	struct ia_gap_line *lines; size_t n;   /* most weight first */
+	uint64_t sampled;
+	double weight;
+	/* the workers': of weight, blocks while loading (under the Dataset's
+	 * code: a frame of the user's own or DataLoader's fetch), not waiting
+	 * for their next index; lines holds only those */
+	double loading_weight;
+	uint64_t loading_sampled;
+	/* of loading_weight: in D state, and by system call (syscalls.h code) */
+	double loading_iowait, loading_sys[256];
+};
+
 struct ia_gaps {
 	uint64_t win_start, win_end;          /* CUDA activity window of the main process */
 	uint64_t paused_ns;                   /* of it, between capture windows (capture.h): left out */
@@ -102,6 +118,12 @@ struct ia_gaps {
 	 * of version 5 on; 0 = not known) */
 	uint64_t main_sys_ns[256];
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
+	/* their threads off-CPU in the gaps (gap_workers.c): blocked (not
+	 * waiting for a CPU), of it in D state, and by system call (syscalls.h
+	 * codes, version 5 on) — an idle worker waiting for its next index is
+	 * blocked too: block stacks tell loading from waiting */
+	uint64_t workers_blocked_ns, workers_iowait_ns;
+	uint64_t workers_sys_ns[256];
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
 	uint64_t samples_siblings;   /* the main process's other threads */
@@ -131,13 +153,10 @@ struct ia_gaps {
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
-	/* where the main thread blocked in the gaps (gap_blocks.c): its sampled
-	 * blocks by Python line, most weight first; blocks_known: the trace has
-	 * such stacks (version 6) */
-	struct ia_gap_line *block_lines; size_t nblock_lines;
+	/* where the main thread and the workers blocked in the gaps
+	 * (gap_blocks.c); blocks_known: the trace has such stacks (version 6) */
 	int blocks_known;
-	uint64_t blocks_sampled;
-	double blocks_weight;
+	struct ia_gap_blocks main_blocks, worker_blocks;
 	uint64_t nsyncs;
 	/* GPU idle bounds and where the main process's time went in the window;
 	 * with gpu.measured, the bounds and the gaps come from GPU marks */
@@ -178,18 +197,34 @@ void ia_gaps_free(struct ia_gaps *g);
 uint64_t *ia_gap_windows(const struct ia_gaps *g);
 /* The first gap ending after ts (g->n when none): the gaps are sorted and apart. */
 size_t ia_gap_ending_after(const struct ia_gaps *g, uint64_t ts);
-/* block_lines and blocks_* (gap_blocks.c): 0, or -1 with err set. */
+/* blocks_known, main_blocks and worker_blocks (gap_blocks.c): 0, or -1
+ * with err set. */
 int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 			  struct ia_gaps *g, char *err, size_t errlen);
-/* The line where the main thread blocked, when its stacks say so: at least
+void ia_gap_blocks_free(struct ia_gap_blocks *b);
+/* The line where they blocked, when the stacks say so: at least
  * IA_BLOCK_LINE_MIN_STACKS of them, the line a Python one holding
- * IA_BLOCK_LINE_SHARE of their time; else NULL. */
+ * IA_BLOCK_LINE_SHARE of their time (the workers': of their loading
+ * time); else NULL. */
 #define IA_BLOCK_LINE_MIN_STACKS 3
 #define IA_BLOCK_LINE_SHARE 0.5
-const struct ia_gap_line *ia_gap_block_line(const struct ia_gaps *g);
-/* main_blocks_sampled and main_blocked_at [{line, inner, blocks, share}] (at
- * most max) under parent, when the trace has such stacks. */
-void ia_gap_blocks_json(cJSON *parent, const struct ia_gaps *g, size_t max);
+const struct ia_gap_line *ia_gap_block_line(const struct ia_gap_blocks *b);
+/* "train.py:12 80% (in read (io.py:3)), ..." into buf: up to three lines
+ * by their share of the weight (the workers': of their loading weight). */
+const char *ia_gap_blocks_text(const struct ia_gap_blocks *b, char *buf, size_t n);
+/* {prefix}_blocks_sampled and {prefix}_blocked_at [{line, inner, blocks,
+ * share}] (at most max) under parent, when the trace has such stacks. */
+void ia_gap_blocks_json(cJSON *parent, const char *prefix, const struct ia_gaps *g, const struct ia_gap_blocks *b,
+			size_t max);
+/* The workers_blocked/iowait/sys figures (gap_workers.c). */
+void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
+/* The workers' blocked time in the gaps spent loading rather than waiting
+ * for their next index: the measured blocked time times the loading share
+ * of their sampled blocks' weight (0 without block stacks). */
+uint64_t ia_gap_workers_loading_ns(const struct ia_gaps *g);
+/* workers_blocked_ns, workers_iowait_ns, workers_loading_blocked_ns,
+ * workers_blocked_in and the workers' block lines under parent. */
+void ia_gap_workers_json(cJSON *parent, const struct ia_gaps *g);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */
@@ -229,11 +264,17 @@ struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap,
 void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace *t,
 			   const struct ia_gaps *g, size_t max);
 
-/* What the main thread blocked in during the gaps (files of version 5 on):
- * up to n system call codes (syscalls.h) by time, most first, each at least
- * 5 % of its blocked time; 0 when the trace does not say. */
-size_t ia_gaps_blocked_in(const struct ia_gaps *g, uint8_t *codes, size_t n);
-/* ... and as JSON: parent.main_blocked_in = [{syscall, wait, ns}], when known. */
-void ia_gaps_blocked_in_json(cJSON *parent, const struct ia_gaps *g);
+/* What a thread (or threads) blocked in during the gaps (files of version
+ * 5 on), from its blocked time by system call code (syscalls.h) and that
+ * time's total: up to n codes by time, most first, each at least 5 % of
+ * the total; 0 when the trace does not say. */
+size_t ia_gaps_blocked_in(const uint64_t *sys_ns, uint64_t blocked_ns, uint8_t *codes, size_t n);
+/* ... and as JSON: parent.key = [{syscall, wait, ns}], when known. */
+void ia_gaps_blocked_in_json(cJSON *parent, const char *key, const uint64_t *sys_ns, uint64_t blocked_ns);
+/* The kind of wait (syscalls.h) holding at least share of blocked_ns, its
+ * time and the system call most of that time was in; IA_WAIT_UNKNOWN when
+ * none does. */
+enum ia_wait ia_gaps_wait_kind(const uint64_t *sys_ns, uint64_t blocked_ns, double share, uint64_t *ns,
+			       const char **sys);
 
 #endif

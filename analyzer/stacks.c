@@ -18,6 +18,11 @@ struct entry {
 	char *python, *func, *leaf, *native, *user;
 	char *module;            /* outermost library module being imported at top level, or NULL */
 	int runs_python, compiling;
+	/* a DataLoader worker's: a frame of its fetch (the Dataset's code runs
+	 * under it), a frame of its loop, and the innermost frame of the user's
+	 * own code inside the fetch (the __getitem__ line) */
+	int fetching, worker_loop;
+	char *fetch_user;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
@@ -57,6 +62,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->e[i].native);
 		free(n->e[i].user);
 		free(n->e[i].module);
+		free(n->e[i].fetch_user);
 	}
 	free(n->e);
 	ia_map_free(&n->map);
@@ -94,6 +100,10 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			continue;
 		if (!strcmp(kind, "python") && file && !e->compiling && ia_is_compile_file(file))
 			e->compiling = 1;
+		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/fetch.py"))
+			e->fetching = 1;
+		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/worker.py"))
+			e->worker_loop = 1;
 		int why = !strcmp(kind, "python") ? ia_python_frame_why(file, sym)
 			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
 		if (why > e->why)
@@ -115,8 +125,11 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				if (sym)
 					e->func = strdup(sym);
 			}
-			if (!e->user && !ia_is_library_file(file))
+			if (!e->user && !ia_is_library_file(file)) {
 				e->user = strdup(buf);
+				if (!e->fetching)   /* (innermost first: inside the fetch, if one comes) */
+					e->fetch_user = strdup(buf);
+			}
 		} else if (!strcmp(kind, "native") && sym && *sym) {
 			if (!e->leaf) {
 				const char *mod = (const char *)sqlite3_column_text(n->q, 5);
@@ -142,7 +155,13 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->func);
 		free(e->leaf);
 		free(e->user);
+		free(e->fetch_user);
+		free(e->module);
 		return &none;
+	}
+	if (!e->fetching) {   /* a user frame with no fetch outside it is not inside one */
+		free(e->fetch_user);
+		e->fetch_user = NULL;
 	}
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
@@ -170,6 +189,17 @@ const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup
 const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
 int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->compiling; }
+int ia_stack_loading(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	return e->fetching || (!e->worker_loop && e->user);
+}
+
+const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	return e->fetch_user ? e->fetch_user : e->fetching ? e->python : e->user ? e->user : e->python;
+}
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
 const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }

@@ -34,6 +34,17 @@ int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
 /* 1 when one of its Python frames is torch.compile's compile-time code
  * (ia_is_compile_file): the sample was compiling, not running the model. */
 int ia_stack_compiling(struct ia_stack_names *n, uint64_t stack_id);
+/* For a DataLoader worker's block: 1 when it was loading — under the
+ * DataLoader's fetch of items (torch/utils/data/_utils/fetch.py: the
+ * Dataset's code runs under it, whoever wrote that Dataset), or, outside
+ * torch's worker loop, in code of the user's own — and 0 when it waited
+ * for its next index in the worker loop (a forked worker's stack still
+ * holds the user's frames from before the fork: the loop's line). */
+int ia_stack_loading(struct ia_stack_names *n, uint64_t stack_id);
+/* The line such a block loads at: the innermost frame of the user's own
+ * code inside the fetch (the Dataset's __getitem__), else the innermost
+ * Python frame (a library Dataset's read); NULL without Python frames. */
+const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t stack_id);
 /* The phase reason of the stack (enum ia_phase_why, phase_rules.h): the
  * highest-ranked reason any of its frames gives, alone or with another
  * (ia_hints_why); 0 when none. */

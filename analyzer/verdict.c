@@ -39,7 +39,7 @@ static const char *cause_words(enum ia_kind k)
 static const char *cause_of(const struct ia_chain *c, char *buf, size_t n)
 {
 	const cJSON *on = cJSON_GetObjectItemCaseSensitive(c->evidence, "blocked_on");
-	if (c->kind != IA_KIND_GAPS_HOST_BLOCKED || !cJSON_IsString(on))
+	if ((c->kind != IA_KIND_GAPS_HOST_BLOCKED && c->kind != IA_KIND_GAPS_WAITING_WORKERS) || !cJSON_IsString(on))
 		return cause_words(c->kind);
 	snprintf(buf, n, "%s, %s", cause_words(c->kind), on->valuestring);
 	return buf;

@@ -5,7 +5,10 @@
  * had, so one rarely drawn short block can outweigh a certain long one;
  * stacks of blocks begun outside the gaps, of blocks whose interval is lost
  * and of preemptions count for nothing; the line is named only from three
- * stacks on, and never "(no Python frame)".
+ * stacks on, and never "(no Python frame)".  A DataLoader worker's blocks
+ * count over every gap they span, and only those under the fetch (or in
+ * code of the user's own outside torch's worker loop) are loading; the
+ * loading time is the measured blocked time times their share.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,8 +31,8 @@
 #define N 13   /* no Python frame */
 
 static struct ia_thread threads[1];
-static struct ia_off offs[8];
-static uint32_t off_by_th[8];
+static struct ia_off offs[9];
+static uint32_t off_by_th[9];   /* (the worker's four at 5-8) */
 static struct ia_gap gaps[2];
 
 static sqlite3 *db_with(const char *rows)
@@ -93,7 +96,8 @@ static void compute(struct ia_trace *t, struct ia_per_process *pp, struct ia_gap
 static void done(struct ia_trace *t, struct ia_gaps *g, struct ia_stack_names *names)
 {
 	ia_stack_names_free(names);
-	free(g->block_lines);
+	ia_gap_blocks_free(&g->main_blocks);
+	ia_gap_blocks_free(&g->worker_blocks);
 	sqlite3_close(t->db);
 }
 
@@ -118,16 +122,16 @@ static void weighed_by_time_over_chance(void **state)
 		"INSERT INTO off_cpu_stacks VALUES(1, 999, 1000, 11, 1.0);"));   /* another thread */
 	compute(&t, &pp, &g, &names);
 	assert_true(g.blocks_known);
-	assert_int_equal(g.blocks_sampled, 3);
-	assert_true(g.blocks_weight > 659.99 && g.blocks_weight < 660.01);
-	assert_int_equal(g.nblock_lines, 2);
-	assert_string_equal(g.block_lines[0].line, "/home/u/train.py:20");
-	assert_string_equal(g.block_lines[0].inner, "Queue.get (/usr/lib/python3.12/queue.py:171)");
-	assert_int_equal(g.block_lines[0].count, 2);
-	assert_true(g.block_lines[0].weight > 559.99 && g.block_lines[0].weight < 560.01);
-	assert_string_equal(g.block_lines[1].line, "/home/u/train.py:10");
-	assert_string_equal(g.block_lines[1].inner, "");
-	const struct ia_gap_line *l = ia_gap_block_line(&g);
+	assert_int_equal(g.main_blocks.sampled, 3);
+	assert_true(g.main_blocks.weight > 659.99 && g.main_blocks.weight < 660.01);
+	assert_int_equal(g.main_blocks.n, 2);
+	assert_string_equal(g.main_blocks.lines[0].line, "/home/u/train.py:20");
+	assert_string_equal(g.main_blocks.lines[0].inner, "Queue.get (/usr/lib/python3.12/queue.py:171)");
+	assert_int_equal(g.main_blocks.lines[0].count, 2);
+	assert_true(g.main_blocks.lines[0].weight > 559.99 && g.main_blocks.lines[0].weight < 560.01);
+	assert_string_equal(g.main_blocks.lines[1].line, "/home/u/train.py:10");
+	assert_string_equal(g.main_blocks.lines[1].inner, "");
+	const struct ia_gap_line *l = ia_gap_block_line(&g.main_blocks);
 	assert_non_null(l);
 	assert_string_equal(l->line, "/home/u/train.py:20");
 	done(&t, &g, names);
@@ -144,8 +148,8 @@ static void too_few_or_no_python(void **state)
 	build(&t, &pp, &g, db_with("INSERT INTO off_cpu_stacks VALUES(1, 100, 1000, 11, 1.0);"
 				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 1200, 11, 1.0);"));
 	compute(&t, &pp, &g, &names);
-	assert_int_equal(g.blocks_sampled, 2);
-	assert_null(ia_gap_block_line(&g));
+	assert_int_equal(g.main_blocks.sampled, 2);
+	assert_null(ia_gap_block_line(&g.main_blocks));
 	done(&t, &g, names);
 	/* three, the heaviest without a Python frame: none named; a chance out
 	 * of (0, 1] counts as certain */
@@ -153,10 +157,10 @@ static void too_few_or_no_python(void **state)
 				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 1200, 11, 1.0);"
 				   "INSERT INTO off_cpu_stacks VALUES(1, 100, 2000, 11, 1.0);"));
 	compute(&t, &pp, &g, &names);
-	assert_int_equal(g.blocks_sampled, 3);
-	assert_string_equal(g.block_lines[0].line, "(no Python frame)");
-	assert_true(g.block_lines[0].weight > 99.99 && g.block_lines[0].weight < 100.01);
-	assert_null(ia_gap_block_line(&g));
+	assert_int_equal(g.main_blocks.sampled, 3);
+	assert_string_equal(g.main_blocks.lines[0].line, "(no Python frame)");
+	assert_true(g.main_blocks.lines[0].weight > 99.99 && g.main_blocks.lines[0].weight < 100.01);
+	assert_null(ia_gap_block_line(&g.main_blocks));
 	done(&t, &g, names);
 }
 
@@ -175,8 +179,100 @@ static void older_file(void **state)
 	build(&t, &pp, &g, db);
 	compute(&t, &pp, &g, &names);   /* version 5: no off_cpu_stacks, nothing known */
 	assert_false(g.blocks_known);
-	assert_int_equal(g.blocks_sampled, 0);
-	assert_null(ia_gap_block_line(&g));
+	assert_int_equal(g.main_blocks.sampled, 0);
+	assert_null(ia_gap_block_line(&g.main_blocks));
+	done(&t, &g, names);
+}
+
+/* A DataLoader worker (tid 200): blocked [950,1050) reading in the user's
+ * Dataset (50 in the first gap), [1400,2100) in D state under the fetcher
+ * but no user frame (a torchvision dataset: 100 in each gap), and
+ * [2200,2300) waiting for its next index in the worker loop. */
+static void worker_loading_from_waiting(void **state)
+{
+	(void)state;
+	struct ia_trace t;
+	struct ia_per_process pp;
+	struct ia_gaps g;
+	struct ia_stack_names *names;
+	static struct ia_thread th2[2];
+	static struct ia_proc procs[2];
+	static struct ia_proc_stats ps[2];
+	sqlite3 *db = db_with(
+		/* a forked worker's stacks end in the main script's frame at the fork */
+		"INSERT INTO stack_frames VALUES(14, 0, 'python', 0, 'read', NULL, 0, '/usr/lib/python3.12/io.py', 3);"
+		"INSERT INTO stack_frames VALUES(14, 1, 'python', 0, '__getitem__', NULL, 0, '/home/u/data.py', 7);"
+		"INSERT INTO stack_frames VALUES(14, 2, 'python', 0, 'fetch', NULL, 0,"
+		" '/v/site-packages/torch/utils/data/_utils/fetch.py', 52);"
+		"INSERT INTO stack_frames VALUES(14, 3, 'python', 0, '_worker_loop', NULL, 0,"
+		" '/v/site-packages/torch/utils/data/_utils/worker.py', 349);"
+		"INSERT INTO stack_frames VALUES(14, 4, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 30);"
+		"INSERT INTO stack_frames VALUES(15, 0, 'python', 0, '_worker_loop', NULL, 0,"
+		" '/v/site-packages/torch/utils/data/_utils/worker.py', 300);"
+		"INSERT INTO stack_frames VALUES(15, 1, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 30);"
+		"INSERT INTO stack_frames VALUES(16, 0, 'python', 0, 'load', NULL, 0, '/v/site-packages/PIL/ImageFile.py', 9);"
+		"INSERT INTO stack_frames VALUES(16, 1, 'python', 0, 'fetch', NULL, 0,"
+		" '/v/site-packages/torch/utils/data/_utils/fetch.py', 52);"
+		"INSERT INTO stack_frames VALUES(16, 2, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 30);"
+		/* a worker of the user's own (no torch loop): its code is loading */
+		"INSERT INTO stack_frames VALUES(17, 0, 'python', 0, 'pull', NULL, 0, '/home/u/feed.py', 12);"
+		"INSERT INTO off_cpu_stacks VALUES(2, 200, 2400, 17, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(2, 200, 950, 14, 0.5);"
+		"INSERT INTO off_cpu_stacks VALUES(2, 200, 1400, 16, 1.0);"
+		"INSERT INTO off_cpu_stacks VALUES(2, 200, 2200, 15, 1.0);");
+	build(&t, &pp, &g, db);
+	offs[5] = (struct ia_off){ .start = 950, .end = 1050, .th = 1 };
+	offs[6] = (struct ia_off){ .start = 1400, .end = 2100, .th = 1 | IA_OFF_IOWAIT };
+	offs[7] = (struct ia_off){ .start = 2200, .end = 2300, .th = 1 };
+	offs[8] = (struct ia_off){ .start = 2400, .end = 2450, .th = 1 };
+	for (uint32_t i = 5; i < 9; i++)
+		off_by_th[i] = i;
+	th2[0] = threads[0];
+	th2[1] = (struct ia_thread){ .tid = 200, .proc = 1, .off_first = 5, .off_n = 4 };
+	t.threads = th2;
+	t.nthreads = 2;
+	t.noffs = 9;
+	procs[0].pid = 1;
+	procs[1].pid = 200;
+	t.procs = procs;
+	t.nprocs = 2;
+	ps[0] = (struct ia_proc_stats){ .proc = 0, .role = IA_ROLE_MAIN };
+	ps[1] = (struct ia_proc_stats){ .proc = 1, .role = IA_ROLE_WORKER };
+	pp.p = ps;
+	pp.n = 2;
+	pp.nworkers = 1;
+	compute(&t, &pp, &g, &names);
+	/* every block counts in the weight: 50/0.5 + 200 + 100 + 50 */
+	assert_int_equal(g.worker_blocks.sampled, 4);
+	assert_true(g.worker_blocks.weight > 449.99 && g.worker_blocks.weight < 450.01);
+	/* the wait for an index is not loading (the user's frame from before
+	 * the fork notwithstanding), and has no line */
+	assert_true(g.worker_blocks.loading_weight > 349.99 && g.worker_blocks.loading_weight < 350.01);
+	assert_int_equal(g.worker_blocks.loading_sampled, 3);
+	assert_true(g.worker_blocks.loading_iowait > 199.99 && g.worker_blocks.loading_iowait < 200.01);
+	assert_int_equal(g.worker_blocks.n, 3);
+	/* a library Dataset's read: the innermost frame; the user's
+	 * __getitem__ inside the fetch, not the loop's line outside it */
+	assert_string_equal(g.worker_blocks.lines[0].line, "/v/site-packages/PIL/ImageFile.py:9");
+	assert_string_equal(g.worker_blocks.lines[1].line, "/home/u/data.py:7");
+	assert_string_equal(g.worker_blocks.lines[1].inner, "read (/usr/lib/python3.12/io.py:3)");
+	assert_string_equal(g.worker_blocks.lines[2].line, "/home/u/feed.py:12");
+	/* the measured side: 50 + 200 + 100 + 50 blocked in the gaps (the
+	 * index wait at 2200 too), 200 of it in D state */
+	ia_gap_workers_off(&t, &pp, &g);
+	assert_int_equal(g.workers_blocked_ns, 400);
+	assert_int_equal(g.workers_iowait_ns, 200);
+	/* loading: the measured blocked time times the loading share of the
+	 * weight (350 of 450) */
+	assert_int_equal(ia_gap_workers_loading_ns(&g), 311);
+	g.workers_blocked_ns = 1000;
+	assert_int_equal(ia_gap_workers_loading_ns(&g), 777);
+	/* three stacks of loading, the heaviest line 200 of their 350 */
+	const struct ia_gap_line *l = ia_gap_block_line(&g.worker_blocks);
+	assert_non_null(l);
+	assert_string_equal(l->line, "/v/site-packages/PIL/ImageFile.py:9");
+	/* the main thread's blocks are apart: none of these */
+	assert_int_equal(g.main_blocks.sampled, 0);
 	done(&t, &g, names);
 }
 
@@ -186,6 +282,7 @@ int main(void)
 		cmocka_unit_test(weighed_by_time_over_chance),
 		cmocka_unit_test(too_few_or_no_python),
 		cmocka_unit_test(older_file),
+		cmocka_unit_test(worker_loading_from_waiting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,15 +67,30 @@ static void blocked_in_most_first(void **state)
 	g.main_sys_ns[futex] = 600;
 	g.main_sys_ns[poll] = 49;              /* under 5 % of the blocked time */
 	uint8_t codes[4];
-	size_t n = ia_gaps_blocked_in(&g, codes, 4);
+	size_t n = ia_gaps_blocked_in(g.main_sys_ns, g.main_blocked_ns, codes, 4);
 	assert_int_equal(n, 2);
 	assert_int_equal(codes[0], futex);
 	assert_int_equal(codes[1], rd);
-	assert_int_equal(ia_gaps_blocked_in(&g, codes, 1), 1);
+	assert_int_equal(ia_gaps_blocked_in(g.main_sys_ns, g.main_blocked_ns, codes, 1), 1);
 	assert_int_equal(codes[0], futex);
 	memset(g.main_sys_ns, 0, sizeof g.main_sys_ns);
 	g.main_sys_ns[IA_SYS_UNKNOWN] = 1000;   /* an older file: nothing known */
-	assert_int_equal(ia_gaps_blocked_in(&g, codes, 4), 0);
+	assert_int_equal(ia_gaps_blocked_in(g.main_sys_ns, g.main_blocked_ns, codes, 4), 0);
+	/* the kind of wait holding half the time, and its call */
+	memset(g.main_sys_ns, 0, sizeof g.main_sys_ns);
+	g.main_sys_ns[rd] = 300;
+	g.main_sys_ns[poll] = 250;
+	g.main_sys_ns[futex] = 450;
+	uint64_t ns;
+	const char *sys;
+	assert_int_equal(ia_gaps_wait_kind(g.main_sys_ns, 1000, 0.5, &ns, &sys), IA_WAIT_UNKNOWN);
+	assert_null(sys);
+	g.main_sys_ns[rd] = 400;
+	assert_int_equal(ia_gaps_wait_kind(g.main_sys_ns, 1100, 0.5, &ns, &sys), IA_WAIT_UNKNOWN);
+	g.main_sys_ns[futex] = 600;
+	assert_int_equal(ia_gaps_wait_kind(g.main_sys_ns, 1250, 0.45, &ns, &sys), IA_WAIT_FUTEX);
+	assert_int_equal(ns, 600);
+	assert_string_equal(sys, "futex");
 	assert_string_equal(ia_sys_code_name(IA_SYS_FAULT), "a page fault");
 	assert_string_equal(ia_sys_code_name(IA_SYS_OTHER), "another system call");
 }

@@ -1,0 +1,75 @@
+/*
+ * gap_workers.c — the DataLoader workers off-CPU in the gaps (gaps.h).
+ *
+ * A worker is either on a CPU (building a batch), blocked while loading
+ * (its Dataset reads a file, fetches over the network, sleeps on a rate
+ * limit) or blocked waiting for its next index (it keeps up).  The first is
+ * workers_oncpu_ns; the other two are both "blocked" to the scheduler, and
+ * only the stacks of their blocks (gap_blocks.c) tell them apart (not D
+ * state alone: a worker forked each epoch faults in its libraries in D
+ * state before it loads anything — c32).  A loader that waits on storage
+ * or on a remote store starves the GPU with its workers' CPUs idle: more
+ * CPUs or cheaper Python code would not help it.
+ */
+#include "gaps.h"
+#include "json_out.h"
+#include "util.h"
+
+/* One thread's blocked time in the gaps: every interval against the gaps it
+ * overlaps (both sorted; an interval may span several gaps). */
+static void thread_blocked(const struct ia_trace *t, uint32_t th, struct ia_gaps *g)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *oi = t->off_by_th + x->off_first;
+	for (size_t i = 0; i < x->off_n; i++) {
+		const struct ia_off *o = &t->offs[oi[i]];
+		uint64_t a = o->start, b = o->end - o->runq;   /* blocked, not waiting for a CPU */
+		if (b <= a)
+			continue;
+		for (size_t k = ia_gap_ending_after(g, a); k < g->n && g->g[k].start < b; k++) {
+			uint64_t blk = ia_overlap(a, b, g->g[k].start, g->g[k].end);
+			g->workers_blocked_ns += blk;
+			if (o->th & IA_OFF_IOWAIT)
+				g->workers_iowait_ns += blk;
+			g->workers_sys_ns[ia_off_sys(o)] += blk;
+		}
+	}
+}
+
+void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
+{
+	if (!g->n)
+		return;
+	for (size_t i = 0; i < pp->n; i++) {
+		if (pp->p[i].role != IA_ROLE_WORKER)
+			continue;
+		for (size_t th = 0; th < t->nthreads; th++)
+			if (t->threads[th].proc == pp->p[i].proc)
+				thread_blocked(t, (uint32_t)th, g);
+	}
+}
+
+/* The loading blocks' share of all the sampled blocks' weight, times the
+ * blocked time measured: a ratio estimate.  The weights alone estimate the
+ * loading time too, but a rarely drawn block (chance 1/100) weighs a
+ * hundred times its length, and the estimate swung by ±40 % between runs
+ * of a worker that only ever slept; the same draws inflate both sums of
+ * the ratio, and cancel. */
+uint64_t ia_gap_workers_loading_ns(const struct ia_gaps *g)
+{
+	const struct ia_gap_blocks *b = &g->worker_blocks;
+	if (!(b->weight > 0))
+		return 0;
+	return (uint64_t)((double)g->workers_blocked_ns * (b->loading_weight / b->weight));
+}
+
+void ia_gap_workers_json(cJSON *parent, const struct ia_gaps *g)
+{
+	ia_json_u64(parent, "workers_blocked_ns", g->workers_blocked_ns);
+	ia_json_u64(parent, "workers_iowait_ns", g->workers_iowait_ns);
+	ia_json_u64(parent, "workers_loading_blocked_ns", ia_gap_workers_loading_ns(g));
+	ia_gaps_blocked_in_json(parent, "workers_blocked_in", g->workers_sys_ns, g->workers_blocked_ns);
+	ia_gap_blocks_json(parent, "workers", g, &g->worker_blocks, 5);
+	if (g->blocks_known)
+		ia_json_u64(parent, "workers_loading_blocks_sampled", g->worker_blocks.loading_sampled);
+}
