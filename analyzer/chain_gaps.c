@@ -201,8 +201,8 @@ static void workers_blocked_lines(struct ia_chain *c, const struct gap_view *v)
 	const struct ia_gaps *g = v->g;
 	const struct ia_gap_blocks *b = &g->worker_blocks;
 	char d1[32], d2[32], n1[32], n2[32], line[400], at[600];
-	snprintf(line, sizeof line, "[HOST] the workers blocked %s during the gaps, about %s of it loading (not waiting "
-		 "for an index)", ia_fmt_dur(d1, sizeof d1, g->workers_blocked_ns), ia_fmt_dur(d2, sizeof d2, v->wload));
+	snprintf(line, sizeof line, "[HOST] the workers' main threads blocked %s during the gaps, about %s of it loading "
+		 "(not waiting for an index)", ia_fmt_dur(d1, sizeof d1, g->workers_blocked_ns), ia_fmt_dur(d2, sizeof d2, v->wload));
 	if (g->workers_iowait_ns && (double)g->workers_iowait_ns >= IOWAIT_SHOWN * (double)g->workers_blocked_ns)
 		ia_addf(line, sizeof line, ", %s in D state (storage)", ia_fmt_dur(d1, sizeof d1, g->workers_iowait_ns));
 	uint8_t codes[3];

@@ -158,7 +158,7 @@ static int worker_blocks(const struct ia_trace *t, const struct ia_per_process *
 	int rc = SQLITE_DONE;
 	for (size_t i = 0; i < pp->n && rc == SQLITE_DONE; i++)
 		for (size_t th = 0; pp->p[i].role == IA_ROLE_WORKER && th < t->nthreads && rc == SQLITE_DONE; th++)
-			if (t->threads[th].proc == pp->p[i].proc)
+			if (ia_worker_main_thread(t, pp->p[i].proc, (uint32_t)th))   /* (gap_workers.c says why) */
 				rc = worker_thread_blocks(t, (uint32_t)th, st, names, g, &cap);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_NOMEM) {

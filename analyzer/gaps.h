@@ -118,7 +118,7 @@ struct ia_gaps {
 	 * of version 5 on; 0 = not known) */
 	uint64_t main_sys_ns[256];
 	uint64_t workers_oncpu_ns;            /* sum over worker processes */
-	/* their threads off-CPU in the gaps (gap_workers.c): blocked (not
+	/* their main threads off-CPU in the gaps (gap_workers.c): blocked (not
 	 * waiting for a CPU), of it in D state, and by system call (syscalls.h
 	 * codes, version 5 on) — an idle worker waiting for its next index is
 	 * blocked too: block stacks tell loading from waiting */
@@ -216,7 +216,11 @@ const char *ia_gap_blocks_text(const struct ia_gap_blocks *b, char *buf, size_t 
  * share}] (at most max) under parent, when the trace has such stacks. */
 void ia_gap_blocks_json(cJSON *parent, const char *prefix, const struct ia_gaps *g, const struct ia_gap_blocks *b,
 			size_t max);
-/* The workers_blocked/iowait/sys figures (gap_workers.c). */
+/* Whether thread th is the main thread of process proc (a worker's: where
+ * its Dataset's code runs). */
+int ia_worker_main_thread(const struct ia_trace *t, uint32_t proc, uint32_t th);
+/* The workers_blocked/iowait/sys figures (gap_workers.c): the workers'
+ * main threads'. */
 void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* The workers' blocked time in the gaps spent loading rather than waiting
  * for their next index: the measured blocked time times the loading share

@@ -31,8 +31,8 @@
 #define N 13   /* no Python frame */
 
 static struct ia_thread threads[1];
-static struct ia_off offs[9];
-static uint32_t off_by_th[9];   /* (the worker's four at 5-8) */
+static struct ia_off offs[10];
+static uint32_t off_by_th[10];   /* (the worker's four at 5-8, its other thread's at 9) */
 static struct ia_gap gaps[2];
 
 static sqlite3 *db_with(const char *rows)
@@ -195,7 +195,7 @@ static void worker_loading_from_waiting(void **state)
 	struct ia_per_process pp;
 	struct ia_gaps g;
 	struct ia_stack_names *names;
-	static struct ia_thread th2[2];
+	static struct ia_thread th2[3];
 	static struct ia_proc procs[2];
 	static struct ia_proc_stats ps[2];
 	sqlite3 *db = db_with(
@@ -217,6 +217,8 @@ static void worker_loading_from_waiting(void **state)
 		/* a worker of the user's own (no torch loop): its code is loading */
 		"INSERT INTO stack_frames VALUES(17, 0, 'python', 0, 'pull', NULL, 0, '/home/u/feed.py', 12);"
 		"INSERT INTO off_cpu_stacks VALUES(2, 200, 2400, 17, 1.0);"
+		/* the worker's other thread (a feeder): not where it loads */
+		"INSERT INTO off_cpu_stacks VALUES(2, 201, 1000, 14, 1.0);"
 		"INSERT INTO off_cpu_stacks VALUES(2, 200, 950, 14, 0.5);"
 		"INSERT INTO off_cpu_stacks VALUES(2, 200, 1400, 16, 1.0);"
 		"INSERT INTO off_cpu_stacks VALUES(2, 200, 2200, 15, 1.0);");
@@ -225,13 +227,15 @@ static void worker_loading_from_waiting(void **state)
 	offs[6] = (struct ia_off){ .start = 1400, .end = 2100, .th = 1 | IA_OFF_IOWAIT };
 	offs[7] = (struct ia_off){ .start = 2200, .end = 2300, .th = 1 };
 	offs[8] = (struct ia_off){ .start = 2400, .end = 2450, .th = 1 };
-	for (uint32_t i = 5; i < 9; i++)
+	offs[9] = (struct ia_off){ .start = 1000, .end = 1400, .th = 2 };
+	for (uint32_t i = 5; i < 10; i++)
 		off_by_th[i] = i;
 	th2[0] = threads[0];
 	th2[1] = (struct ia_thread){ .tid = 200, .proc = 1, .off_first = 5, .off_n = 4 };
 	t.threads = th2;
-	t.nthreads = 2;
-	t.noffs = 9;
+	th2[2] = (struct ia_thread){ .tid = 201, .proc = 1, .off_first = 9, .off_n = 1 };
+	t.nthreads = 3;
+	t.noffs = 10;
 	procs[0].pid = 1;
 	procs[1].pid = 200;
 	t.procs = procs;
@@ -258,7 +262,8 @@ static void worker_loading_from_waiting(void **state)
 	assert_string_equal(g.worker_blocks.lines[1].inner, "read (/usr/lib/python3.12/io.py:3)");
 	assert_string_equal(g.worker_blocks.lines[2].line, "/home/u/feed.py:12");
 	/* the measured side: 50 + 200 + 100 + 50 blocked in the gaps (the
-	 * index wait at 2200 too), 200 of it in D state */
+	 * index wait at 2200 too), 200 of it in D state; none of the other
+	 * thread's, sampled or not */
 	ia_gap_workers_off(&t, &pp, &g);
 	assert_int_equal(g.workers_blocked_ns, 400);
 	assert_int_equal(g.workers_iowait_ns, 200);
