@@ -5,7 +5,7 @@
 # output (issue 14, item 4: a page of stack_frames, and 27 others, went by
 # unnoticed because step loops took an error for the end of the rows).
 #
-# The file is a real trace (examples/small_check_h200.db).  For every
+# The file is a real trace (examples/small_check_h200.db.xz).  For every
 # b-tree of it (tables and indexes, found with the dbstat virtual table),
 # its first, middle and last pages are overwritten in turn with a fixed
 # byte: an invalid page type, which SQLite always detects when it reads the
@@ -18,7 +18,7 @@
 A=$B/ingero-analyze
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
-SRC=examples/small_check_h200.db
+SRC=$B/examples/small_check_h200.db
 psize=$(sqlite3 "$SRC" "PRAGMA page_size")
 cp "$SRC" "$T/sound.db"
 cmds="explain|explain --json|stats --json|per-process --json|timeline --json|timeline|export --format perfetto -o OUT|report --html -o OUT|gate --json $T/sound.db"

@@ -10,7 +10,7 @@
 #     block per message; the filters the virtual table pushes down (start_ns
 #     ranges, pid =, rowid) give the rows a full scan gives; timeline lists
 #     every call in time order
-#   * a version-1 file (examples/dataloader_workers4.db) still reads
+#   * a version-1 file (examples/dataloader_workers4.db.xz) still reads
 #   * a call block corrupted by hand: ingero-analyze says so in one line and
 #     exits 1, the sqlite3 shell gives an error too; nothing crashes
 . tests/lib.sh
@@ -104,7 +104,7 @@ check_eq "timeline --limit 40: the first 40 events" "$(head -n 40 "$T/all.txt")"
 
 # ---- version 1 ----
 V1=$T/v1.db
-cp examples/dataloader_workers4.db "$V1"
+cp $B/examples/dataloader_workers4.db "$V1"
 check_eq "example is a version-1 file" 1 "$(sqlite3 "$V1" 'PRAGMA user_version')"
 n1=$(sqlite3 "$V1" 'SELECT count(*) FROM cuda_calls')
 check_ge "its cuda_calls table has calls" "$n1" 1

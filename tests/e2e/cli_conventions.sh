@@ -73,7 +73,7 @@ status_is() { # want, description, command...
 	rc=$?
 	check_eq "$d: exit $want, one line on stderr" "$want 1" "$rc $(wc -l <"$T/e" | tr -d ' ')"
 }
-DB=examples/small_check_h200.db
+DB=$B/examples/small_check_h200.db
 status_is 2 "ingero-analyze: an unknown option" "$A" explain --bogus "$DB"
 status_is 2 "ingero-analyze: -p of a process not in the trace" "$A" stats -p 999999 "$DB"
 status_is 3 "ingero-analyze: a missing report.db" "$A" stats "$T/missing.db"

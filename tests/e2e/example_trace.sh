@@ -4,7 +4,7 @@
 # the GPU machine.  explain must find what the GPU run showed: the main thread
 # blocked on its 4 DataLoader workers while no CUDA work is queued.
 . tests/lib.sh
-DB=examples/dataloader_workers4.db
+DB=$B/examples/dataloader_workers4.db
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 "$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>"$T/err.txt"
@@ -42,7 +42,7 @@ check_eq "stats: 4 worker children with context switches and page allocations" 0
 # A second real trace, in schema version 2 (calls in blocks): small_check.py with
 # 4 workers, the run whose counts eBPF uprobes on libcudart/libcuda confirmed
 # (docs/gpu-runs.md, section 3): 248 + 264 launches, 136 copies, 136 syncs.
-DB=examples/small_check_h200.db
+DB=$B/examples/small_check_h200.db
 check_eq "small_check_h200.db is schema version 2" 2 "$(sqlite3 "$DB" 'PRAGMA user_version')"
 "$B/ingero-analyze" stats --json "$DB" >"$T/stats2.json"
 check_eq "stats --json exits 0 on the version-2 trace" 0 $?

@@ -167,7 +167,7 @@ check_eq "INGERO_GPU_MARKS=0: workload exits 0" 0 $?
 check_eq "INGERO_GPU_MARKS=0: no mark" 0 "$(q 'SELECT count(*) FROM gpu_marks')"
 
 # a schema-2 file (no gpu_marks) still reads, as an estimate
-"$B/ingero-analyze" explain examples/dataloader_workers4.db >"$T/v2.txt" 2>&1
+"$B/ingero-analyze" explain $B/examples/dataloader_workers4.db >"$T/v2.txt" 2>&1
 check_eq "schema 2 file: explain exits 0" 0 $?
 check "schema 2 file: estimate" grep -q '^GPU idle (estimate from host evidence' "$T/v2.txt"
 finish

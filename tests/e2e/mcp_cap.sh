@@ -6,7 +6,7 @@
 # whole: the events equal the first ones of `timeline --json`, each intact.
 . tests/lib.sh
 
-DB=examples/dataloader_workers4.db
+DB=$B/examples/dataloader_workers4.db
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 "$B/ingero-analyze" timeline --json --compact --limit 5000 "$DB" >"$T/timeline.json" ||

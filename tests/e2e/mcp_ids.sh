@@ -7,7 +7,7 @@
 # until its timeout.  Raw lines in, raw lines out, through the real server.
 . tests/lib.sh
 
-timeout 120 python3 - "$B/ingero-analyze" examples/small_check_h200.db <<'PY'
+timeout 120 python3 - "$B/ingero-analyze" $B/examples/small_check_h200.db <<'PY'
 import json, subprocess, sys
 server, db = sys.argv[1:3]
 ids = ["9007199254740993", "9007199254740991", "-9007199254740993", "1234567890123456789012345", "1e3", "0",

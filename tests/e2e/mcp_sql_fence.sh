@@ -12,7 +12,7 @@
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 DB=$T/report.db
-cp examples/small_check_h200.db "$DB" || { nok "copy the example trace"; finish; }
+cp $B/examples/small_check_h200.db "$DB" || { nok "copy the example trace"; finish; }
 sqlite3 "$DB" "CREATE VIRTUAL TABLE ft USING fts3(x); INSERT INTO ft VALUES('hello world');" ||
 	{ nok "add an FTS3 table"; finish; }
 
