@@ -7,9 +7,10 @@
  * compilation and autotuning apart; chain_phases.c reports those).  One
  * view of the gaps is built once (shares, stacks, the line ending them);
  * the kind follows the main thread's state; each kind has its own cause
- * and fixes, and all share the timeline and the evidence.
+ * and fixes, and all share the timeline and the evidence.  The waiting-on-
+ * workers kind's cause is chain_gaps_workers.c's.
  */
-#include "chain_build.h"
+#include "chain_gaps.h"
 
 #include "competitors.h"
 #include "json_out.h"
@@ -18,29 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
-#define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
-#define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
-#define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
-#define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
-#define WAIT_DOMINANT 0.50           /* one kind of wait's share of it (syscalls.h): named as the cause */
-/* D state worth a line of the timeline: a page fault's microseconds are not */
-#define IOWAIT_SHOWN 0.10
-/* what it blocked in, worth a line where blocked time is this share of the gaps */
-#define BLOCKED_IN_SHOWN 0.10
-#define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
-#define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
-#define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
-#define SATURATED 0.90
-/* subprocesses alive for this share of the main thread's blocked gap time:
- * what it waited for, where it waited on a pipe or a child's exit */
-#define CHILDREN_WAITED 0.50
-/* subprocesses on-CPU or waiting for one for this share of its blocked gap
- * time, where it waited on a pipe or a queue: they produce what it reads
- * (a producer starved of CPUs still wants to run) */
-#define PRODUCER_BUSY 0.50
-#define MAX_COMP 5                   /* competitor names shown */
 
 /* What the main thread blocked in during the gaps, as text: "futex 5.10s
  * (85%), clock_nanosleep 812ms (13%)", or "" when the trace does not say. */
@@ -57,55 +35,7 @@ static char *blocked_in_text(const struct ia_gaps *g, char *buf, size_t cap)
 	return buf;
 }
 
-/* What every gaps_* cause reads, computed once. */
-struct gap_view {
-	const struct ia_analysis *a;
-	const struct ia_gaps *g;
-	double share, on, blk, rq, sat;
-	int workers, cpus, nw;
-	const struct ia_gap_line *end;   /* the line whose call ends the most gap time, or NULL */
-	int end_py;                      /* it is a Python line */
-	char stk_main[600], stk_workers[600], stk_sib[600], sib_name[96];
-	struct ia_comp_group comp[MAX_COMP];
-	size_t ncomp;
-	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
-	char blocked_in[200];            /* what the main thread blocked in (blocked_in_text), or "" */
-	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
-	uint64_t wait_ns;                /* its time */
-	const char *wait_sys;            /* the system call most of that wait's time was in */
-	char children[160];              /* its subprocesses alive in the gaps (ia_gap_children_text), or "" */
-	int child_wait;                  /* it waited for them (CHILDREN_WAITED, a wait they explain) */
-	int producer;                    /* a subprocess beside the loop fills what it waits on (PRODUCER_BUSY) */
-	char stk_other[600];             /* other processes' samples in the gaps (ia_top_stacks) */
-	char child_name[96];             /* the busiest subprocess: pid 630 "python3" */
-	const struct ia_gap_line *blocked_at;   /* the line it blocked at, from its block stacks, or NULL */
-	uint64_t wload;                  /* the workers' blocked time loading in the gaps (ia_gap_workers_loading_ns) */
-	int wio;                         /* they were blocked loading longer than on CPUs: I/O-bound loading */
-	enum ia_wait wwait;              /* what most of their loading blocks waited in (IA_WAIT_UNKNOWN: not one) */
-	const char *wwait_sys;           /* its system call */
-	int wstorage;                    /* most of their loading blocks in D state: storage */
-	const struct ia_gap_line *wblocked_at;  /* the line they blocked at while loading, or NULL */
-	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
-};
 
-/* The workers' loading, where their blocks were sampled: how long they
- * were blocked loading, in what, at which line. */
-static void workers_view(struct gap_view *v)
-{
-	const struct ia_gaps *g = v->g;
-	const struct ia_gap_blocks *b = &g->worker_blocks;
-	v->wwait = IA_WAIT_UNKNOWN;
-	if (!v->workers)
-		return;
-	v->wload = ia_gap_workers_loading_ns(g);
-	v->wio = v->wload > g->workers_oncpu_ns;
-	v->wblocked_at = ia_gap_block_line(b);
-	v->wstorage = b->loading_weight > 0 && b->loading_iowait >= IOWAIT_DOMINANT * b->loading_weight;
-	uint64_t sys[256], total = 0, ns;
-	for (int k = 0; k < 256; k++)   /* (estimates, as ns: one scale with the measured sums) */
-		total += sys[k] = (uint64_t)b->loading_sys[k];
-	v->wwait = ia_gaps_wait_kind(sys, total, WAIT_DOMINANT, &ns, &v->wwait_sys);
-}
 
 static int view_init(struct gap_view *v, const struct ia_analysis *a)
 {
@@ -133,7 +63,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
 	blocked_in_text(g, v->blocked_in, sizeof v->blocked_in);
 	v->wait = ia_gaps_wait_kind(g->main_sys_ns, g->main_blocked_ns, WAIT_DOMINANT, &v->wait_ns, &v->wait_sys);
-	workers_view(v);
+	ia_gap_view_workers(v);
 	ia_gap_children_text(g, v->children, sizeof v->children);
 	/* a child's output is read through a pipe (poll, read) and its exit
 	 * waited for (wait4); a trace before version 5 does not say which */
@@ -194,28 +124,6 @@ static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
 }
 
-/* The workers' blocked time in the gaps: how much of it loading, in D
- * state, in which calls and at which lines. */
-static void workers_blocked_lines(struct ia_chain *c, const struct gap_view *v)
-{
-	const struct ia_gaps *g = v->g;
-	const struct ia_gap_blocks *b = &g->worker_blocks;
-	char d1[32], d2[32], n1[32], n2[32], line[400], at[600];
-	snprintf(line, sizeof line, "[HOST] the workers' main threads blocked %s during the gaps, about %s of it loading "
-		 "(not waiting for an index)", ia_fmt_dur(d1, sizeof d1, g->workers_blocked_ns), ia_fmt_dur(d2, sizeof d2, v->wload));
-	if (g->workers_iowait_ns && (double)g->workers_iowait_ns >= IOWAIT_SHOWN * (double)g->workers_blocked_ns)
-		ia_addf(line, sizeof line, ", %s in D state (storage)", ia_fmt_dur(d1, sizeof d1, g->workers_iowait_ns));
-	uint8_t codes[3];
-	size_t n = ia_gaps_blocked_in(g->workers_sys_ns, g->workers_blocked_ns, codes, 3);
-	for (size_t i = 0; i < n; i++)
-		ia_addf(line, sizeof line, "%s%s %s", i ? ", " : "; in ", ia_sys_code_name(codes[i]),
-			ia_fmt_dur(d1, sizeof d1, g->workers_sys_ns[codes[i]]));
-	ia_chain_line(c, "%s", line);
-	if (b->n)
-		ia_chain_line(c, "[HOST] where they blocked loading (%s of %s stacks of their blocks in the gaps): %s",
-			      ia_fmt_count(n1, sizeof n1, b->loading_sampled), ia_fmt_count(n2, sizeof n2, b->sampled),
-			      ia_gap_blocks_text(b, at, sizeof at));
-}
 
 static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 {
@@ -258,7 +166,7 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 			      v->workers > 1 ? "s" : "", ia_fmt_dur(d1, sizeof d1, g->workers_oncpu_ns),
 			      (double)g->workers_oncpu_ns / (double)g->total_ns);
 	if (v->workers && v->wload * 10 >= g->total_ns)
-		workers_blocked_lines(c, v);
+		ia_gap_workers_lines(c, v);
 	if (v->stk_main[0])
 		ia_chain_line(c, "[HOST] main thread's on-CPU samples in the gaps: %s", v->stk_main);
 	if (v->stk_workers[0])
@@ -400,142 +308,6 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 			     v->end->line, ia_api_name(v->a->t, v->end->api));
 }
 
-/* Batches ready before they are needed: persistent workers, a deeper prefetch. */
-static void prefetch_fix(struct ia_chain *c, const struct gap_view *v)
-{
-	/* the epoch boundaries say whether the workers outlive an epoch: no
-	 * advice to set what is set */
-	int persist = ia_phases_workers_persist(&v->a->ph);
-	if (persist == 1)
-		ia_chain_fix(c, "prefetch_factor=4 (the workers are persistent already: an epoch's iterator restart "
-				"forked none), so more batches are ready before they are needed");
-	else if (persist == 0)
-		ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here) and "
-				"prefetch_factor=4, so batches are ready before they are needed");
-	else
-		ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are "
-				"ready before they are needed");
-}
-
-/* What I/O-bound workers waited on, in words, from their loading blocks. */
-static const char *loading_wait_words(const struct gap_view *v)
-{
-	if (v->wstorage)
-		return "on storage (D state: reading files the page cache did not hold, or faulting in a memory-mapped "
-		       "dataset)";
-	switch (v->wwait) {
-	case IA_WAIT_SLEEP: return "asleep (time.sleep in the Dataset's code: a rate limit, a retry's back-off, or "
-				   "latency it stands in for)";
-	case IA_WAIT_POLL:
-	case IA_WAIT_READ: return "on a socket, a pipe or a file descriptor (a remote store or service, or another "
-				  "process)";
-	case IA_WAIT_OPEN: return "on the file system, opening files (many small files, or a network file system)";
-	case IA_WAIT_FUTEX: return "on a lock or a queue";
-	case IA_WAIT_FAULT: return "in page faults (a memory-mapped dataset)";
-	default: return "on I/O, a lock or a sleep";
-	}
-}
-
-/* The workers were blocked loading longer than they ran: the loading waits
- * on I/O (storage, a remote store, a sleep), and the fix overlaps or
- * shortens the waits, not the CPU work. */
-static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
-{
-	const struct ia_gaps *g = v->g;
-	const struct ia_gap_line *at = v->wblocked_at;
-	int workers = v->workers;
-	char d1[32], d2[32], d3[32], d4[32], n1[32];
-	snprintf(c->root_cause, sizeof c->root_cause,
-		 "Data loading is slower than the GPU, and it waits on I/O: the main thread was blocked for %s of the %s "
-		 "with no GPU work queued, while its %d worker%s were blocked loading for about %s in those gaps (on CPUs "
-		 "only %s) — %s%s%s. More CPUs or cheaper Python code would not help; overlapping or shortening the "
-		 "waits does.",
-		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
-		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, v->wload), ia_fmt_dur(d4, sizeof d4, g->workers_oncpu_ns),
-		 loading_wait_words(v), v->wwait_sys && !v->wstorage ? ", in " : "",
-		 v->wwait_sys && !v->wstorage ? v->wwait_sys : "");
-	if (at) {
-		snprintf(c->source, sizeof c->source, "%s", at->line);
-		ia_addf(c->root_cause, sizeof c->root_cause, " They blocked at %s%s%s%s: %.0f%% of their loading time, by "
-			"%s stacks of their blocks while loading.", at->line, at->inner[0] ? " (in " : "", at->inner,
-			at->inner[0] ? ")" : "", 100 * at->weight / g->worker_blocks.loading_weight,
-			ia_fmt_count(n1, sizeof n1, g->worker_blocks.loading_sampled));
-	}
-	int more = 2 * workers > 64 ? 64 : 2 * workers;
-	ia_chain_fix(c, "More workers: num_workers=%d (%d now) — they wait on I/O rather than use CPUs, so more of them "
-			"than CPUs still overlap their waits (memory permitting)", more > v->nw ? more : v->nw, workers);
-	const char *where = at ? at->line : "in the Dataset's __getitem__";
-	const char *pre = at ? "at " : "";
-	if (v->wstorage || v->wwait == IA_WAIT_FAULT)
-		ia_chain_fix(c, "Read faster from storage (%s%s): keep the dataset in RAM or on local NVMe, or pack items "
-				"into larger files (shards) read sequentially, not one small random read per item", pre, where);
-	else if (v->wwait == IA_WAIT_SLEEP)
-		ia_chain_fix(c, "The Dataset sleeps %s%s: remove the sleep, or overlap it (more workers, concurrent "
-				"requests)", pre, where);
-	else if (v->wwait == IA_WAIT_OPEN)
-		ia_chain_fix(c, "Open files once, not per item (%s%s): in the Dataset's __init__ or once per worker; on a "
-				"network file system each open costs a round trip", pre, where);
-	else
-		ia_chain_fix(c, "Fetch items concurrently or in batches inside each worker (%s%s): a thread pool in "
-				"__getitem__, or a batch sampler fetching a whole batch per request; cache them locally "
-				"after the first epoch", pre, where);
-	char brief[160];
-	snprintf(brief, sizeof brief, "whose loading waits %s", v->wstorage ? "on storage"
-		 : v->wwait == IA_WAIT_SLEEP ? "asleep" : v->wwait == IA_WAIT_POLL || v->wwait == IA_WAIT_READ
-		 ? "on a socket, a pipe or a file descriptor" : v->wwait == IA_WAIT_OPEN ? "on opening files" : "on I/O");
-	ia_json_str(c->evidence, "blocked_on", brief);
-}
-
-static void cause_waiting_workers(struct ia_chain *c, const struct gap_view *v)
-{
-	const struct ia_gaps *g = v->g;
-	int workers = v->workers, cpus = v->cpus, nw = v->nw;
-	char d1[32], d2[32], d3[32], where[520];
-	if (v->wio) {
-		loading_io_cause(c, v);
-		prefetch_fix(c, v);
-		return;
-	}
-	snprintf(c->root_cause, sizeof c->root_cause,
-		 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
-		 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
-		 "batches slower than the model consumes them.",
-		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
-		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
-	if (v->stk_workers[0])
-		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
-	/* Per-item work in the workers: collation frames, or the interpreter
-	 * running __getitem__ row by row.  More workers divide it; doing it per
-	 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
-	 * sliced), so that fix comes first. */
-	double winterp = ia_stacks_interpreter_share(g, IA_GAP_WORKERS);
-	int wcoll = ia_stacks_show_collation(g, IA_GAP_WORKERS);
-	int per_item = wcoll || winterp >= INTERPRETER_SHARE;
-	const struct ia_gap_stack *whot = ia_stacks_python_top(g, IA_GAP_WORKERS);
-	if (per_item && !wcoll && whot)
-		ia_addf(c->root_cause, sizeof c->root_cause,
-			" %.0f%% of the workers' samples run Python code, the most in %s: per-item work such as a "
-			"Dataset's __getitem__ and the default collation.", 100 * winterp, ia_python_where(whot, where, sizeof where));
-	else if (per_item && !wcoll)
-		ia_addf(c->root_cause, sizeof c->root_cause,
-			" %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
-			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
-	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
-		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
-	if (workers > cpus - 1 && cpus > 0)
-		ia_addf(c->root_cause, sizeof c->root_cause,
-			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", workers, cpus);
-	if (per_item)
-		ia_batch_level_fix(c);
-	if (workers > cpus - 1 && cpus > 0)
-		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
-	else if (workers < nw)
-		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
-			     workers, cpus);
-	prefetch_fix(c, v);
-	if (!per_item && !g->samples_workers)
-		ia_batch_level_fix(c);
-}
 
 
 /* The fix where what the main thread waits on is not known (or not only
@@ -904,7 +676,7 @@ int ia_rule_gaps(struct ia_analysis *a, size_t *cap)
 	gaps_timeline(c, &v);
 	switch (c->kind) {
 	case IA_KIND_GAPS_HOST_BUSY: cause_host_busy(c, &v); break;
-	case IA_KIND_GAPS_WAITING_WORKERS: cause_waiting_workers(c, &v); break;
+	case IA_KIND_GAPS_WAITING_WORKERS: ia_gap_cause_workers(c, &v); break;
 	case IA_KIND_GAPS_HOST_BLOCKED: cause_host_blocked(c, &v); break;
 	default: cause_host_preempted(c, &v); break;
 	}
