@@ -6,6 +6,7 @@
 
 #include "util.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,9 +63,16 @@ double ia_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-int ia_cpus_of(const struct ia_analysis *a)
+int ia_machine_cpus(const struct ia_analysis *a)
 {
 	return a->t->cpus > 0 ? a->t->cpus : a->ev.ncpus;
+}
+
+int ia_cpus_of(const struct ia_analysis *a)
+{
+	int m = ia_machine_cpus(a);
+	int lim = a->t->cpu_limit > 0 ? (int)ceil(a->t->cpu_limit) : 0;
+	return lim > 0 && (lim < m || m <= 0) ? lim : m;
 }
 
 void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a)
@@ -81,4 +89,22 @@ int ia_good_workers(const struct ia_analysis *a)
 {
 	int c = ia_cpus_of(a);
 	return c > 1 ? c - 1 : 1;
+}
+
+const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n)
+{
+	const struct ia_trace *t = a->t;
+	char d[32], n1[32], n2[32];
+	buf[0] = 0;
+	if (!(t->cpu_limit > 0))
+		return buf;
+	snprintf(buf, n, "its cgroup's CPU quota allows the job %.2f of the %d CPUs (%s)", t->cpu_limit,
+		 ia_machine_cpus(a), ia_session(t, "cpu_limit_source") ? ia_session(t, "cpu_limit_source") : "cgroup");
+	if (t->cpu_limit_periods) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n - l, "; throttled in %s of %s periods while traced, %s held back",
+			 ia_fmt_count(n1, sizeof n1, t->cpu_limit_throttled_periods),
+			 ia_fmt_count(n2, sizeof n2, t->cpu_limit_periods), ia_fmt_dur(d, sizeof d, t->cpu_limit_throttled_ns));
+	}
+	return buf;
 }

@@ -27,8 +27,14 @@ void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((form
  * object), NULL when out of memory. */
 struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind);
 double ia_pct(uint64_t part, uint64_t whole);
-/* The number of CPUs, from the session, else from cpu_busy. */
+/* The machine's CPUs, from the session, else from cpu_busy. */
+int ia_machine_cpus(const struct ia_analysis *a);
+/* The CPUs the job may use: the machine's, or fewer where its cgroup's
+ * quota allows fewer (rounded up) — what workers and threads are sized by. */
 int ia_cpus_of(const struct ia_analysis *a);
+/* "[SYSTEM] CPU limit: …" timeline line when the job ran under a cgroup
+ * CPU quota; "" otherwise. */
+const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n);
 /* The fix for pageable copies: pinned memory, through the DataLoader when
  * there are DataLoader workers. */
 void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a);

@@ -131,10 +131,13 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 	const struct ia_trace *t = v->a->t;
 	const struct ia_proc *mp = &t->procs[v->a->pp.p[v->a->pp.main].proc];
 	char d1[32], d2[32], d3[32], n1[32];
+	char lim[600];
 	if (v->sat >= 0)
-		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * v->sat, v->cpus);
+		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * v->sat, ia_machine_cpus(v->a));
 	else
-		ia_chain_line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", v->cpus);
+		ia_chain_line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", ia_machine_cpus(v->a));
+	if (ia_cpu_limit_text(v->a, lim, sizeof lim)[0])
+		ia_chain_line(c, "[SYSTEM] %s", lim);
 	ia_chain_line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%)",
 		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
 		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
@@ -574,17 +577,34 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	const struct ia_gaps *g = v->g;
 	const struct ia_trace *t = v->a->t;
 	int workers = v->workers, cpus = v->cpus;
-	char d1[32], d2[32], names[400];
-	snprintf(c->root_cause, sizeof c->root_cause,
-		 "The main thread was runnable but not running for %s of the %s with no GPU work queued: "
-		 "other tasks held the CPUs%s.",
-		 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
-		 v->sat >= SATURATED ? " (CPUs saturated)" : "");
+	char d1[32], d2[32], d3[32], names[400];
 	int hogs = v->ncomp && v->comp_ns * 10 >= g->main_runq_ns;   /* untraced CPU time worth naming */
+	/* a CPU quota stops the job's threads with CPUs free: runnable, not
+	 * running, nobody else on the CPU */
+	int quota = t->cpu_limit > 0 && t->cpu_limit_throttled_periods &&
+		    (!hogs || t->cpu_limit_throttled_ns * 2 >= g->main_runq_ns);
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The main thread was runnable but not running for %s of the %s with no GPU work queued",
+		 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
+	if (quota)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			": the job ran under a CPU quota of %.2f CPUs (its cgroup's), which stopped its threads in %s of %s "
+			"periods (%s held back) whether CPUs were free or not — a container's or a unit's CPU limit%s.",
+			t->cpu_limit, ia_fmt_count(d1, sizeof d1, t->cpu_limit_throttled_periods),
+			ia_fmt_count(d2, sizeof d2, t->cpu_limit_periods), ia_fmt_dur(d3, sizeof d3, t->cpu_limit_throttled_ns),
+			hogs ? "; other tasks held CPUs too" : ", not other tasks");
+	else
+		ia_addf(c->root_cause, sizeof c->root_cause, ": other tasks held the CPUs%s.",
+			v->sat >= SATURATED ? " (CPUs saturated)" : "");
 	if (hogs)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" Processes outside the job took CPUs from it in the gaps: %s of CPU time, %s.",
 			ia_fmt_dur(d1, sizeof d1, v->comp_ns), ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
+	if (quota)
+		ia_chain_fix(c, "Raise the job's CPU limit to what it uses (the cgroup's cpu.max; Kubernetes "
+				"resources.limits.cpu, docker --cpus), or use fewer threads at once (num_workers, "
+				"torch.set_num_threads): every thread's CPU time counts against the quota, and when a "
+				"period's share is spent the training loop stops with the rest");
 	int pinned = t->command && strstr(t->command, "taskset") != NULL;
 	if (hogs && pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
@@ -597,7 +617,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 			     v->comp[0].comm, pinned ? " (the job is pinned: give it CPUs the others are not on)" : "");
 		ia_chain_fix(c, "If it must run beside the job, lower its priority (nice -n 19, or renice -n 19 -p PID) "
 				"or give the job a higher one, so the training loop gets a CPU when it is runnable");
-	} else if (!(workers > cpus - 1 && cpus > 0)) {
+	} else if (!(workers > cpus - 1 && cpus > 0) && !quota) {
 		ia_chain_fix(c, "Give the main process a CPU of its own: fewer competing processes, or taskset/cgroups "
 				"to keep others off one CPU");
 	}

@@ -23,8 +23,11 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 	const struct ia_gaps *g = &a->gaps;
 	char d1[32], d2[32], d3[32], n1[32];
 	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s)\n", t->command ? t->command : "(no command recorded)",
-		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
+	char lim[64] = "";
+	if (t->cpu_limit > 0)
+		snprintf(lim, sizeof lim, ", %.2f of them allowed by a CPU quota", t->cpu_limit);
+	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s%s)\n", t->command ? t->command : "(no command recorded)",
+		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, lim, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
 	if (t->nlosses) {   /* what is below counts only what arrived */
 		fprintf(f, "Lost while tracing (docs/schema.md, losses):");
 		for (size_t i = 0; i < t->nlosses; i++)

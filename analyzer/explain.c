@@ -204,6 +204,12 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_str(tr, "command", t->command);
 	ia_json_str(tr, "gpu", t->gpu);
 	cJSON_AddNumberToObject(tr, "cpus", t->cpus);
+	if (t->cpu_limit > 0) {
+		cJSON_AddNumberToObject(tr, "cpu_limit", t->cpu_limit);
+		ia_json_u64(tr, "cpu_limit_periods", t->cpu_limit_periods);
+		ia_json_u64(tr, "cpu_limit_throttled_periods", t->cpu_limit_throttled_periods);
+		ia_json_u64(tr, "cpu_limit_throttled_ns", t->cpu_limit_throttled_ns);
+	}
 	ia_json_u64(tr, "window_start_rel_ns", g->win_start - t->t0);
 	ia_json_u64(tr, "window_end_rel_ns", g->win_end - t->t0);
 	ia_json_u64(tr, "cuda_calls", t->ncalls);

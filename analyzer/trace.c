@@ -156,6 +156,16 @@ static int load_small(struct ia_trace *t, char *err, size_t errlen, size_t *pcap
 		goto steperr;
 	const char *v = ia_session(t, "cpus");
 	t->cpus = v ? atoi(v) : 0;
+	v = ia_session(t, "cpu_limit");
+	t->cpu_limit = v ? strtod(v, NULL) : 0;
+	if (!(t->cpu_limit > 0))
+		t->cpu_limit = 0;
+	v = ia_session(t, "cpu_limit_periods");
+	t->cpu_limit_periods = v ? strtoull(v, NULL, 10) : 0;
+	v = ia_session(t, "cpu_limit_throttled_periods");
+	t->cpu_limit_throttled_periods = v ? strtoull(v, NULL, 10) : 0;
+	v = ia_session(t, "cpu_limit_throttled_ns");
+	t->cpu_limit_throttled_ns = v ? strtoull(v, NULL, 10) : 0;
 
 	if (!(st = ia_db_prepare(db, "SELECT id, name FROM apis", err, errlen)))
 		return -1;

@@ -98,6 +98,10 @@ struct ia_trace {
 	uint64_t from, to;    /* effective window, absolute ns: [from, to) */
 	uint64_t first_ns, last_ns;   /* first and last evidence inside the window */
 	int cpus;             /* session.cpus, 0 = unknown */
+	/* the CPUs its cgroup's quota allows the job (session.cpu_limit, 0 =
+	 * none), and how the quota throttled it while traced */
+	double cpu_limit;
+	uint64_t cpu_limit_periods, cpu_limit_throttled_periods, cpu_limit_throttled_ns;
 	char *command, *host, *gpu, *mode;
 
 	struct ia_call *calls; size_t ncalls;      /* in storage order: reach them by thread */

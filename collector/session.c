@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_cpu.h"
 #include "cli.h"
 #include "proc_tree.h"
 #include "session.h"
@@ -128,6 +129,35 @@ static void *gpu_facts(void *arg)
 	return NULL;
 }
 
+/* The CPU quota the traced program runs under: CMD's is the collector's
+ * own (it inherits it), -p PID's its own. */
+static struct cgroup_cpu limit;
+static int limited;
+
+static void cpu_limit_start(struct store *st, const struct cli *c)
+{
+	char buf[1200];
+	limited = cgroup_cpu_find(c->cmd || !c->npids ? getpid() : (pid_t)c->pids[0], &limit);
+	if (!limited)
+		return;
+	snprintf(buf, sizeof buf, "%.2f", (double)limit.quota_us / (double)limit.period_us);
+	store_session(st, "cpu_limit", buf);
+	snprintf(buf, sizeof buf, "%s %llu %llu (%s)", limit.v2 ? "cpu.max" : "cpu.cfs_quota_us/cfs_period_us",
+		 (unsigned long long)limit.quota_us, (unsigned long long)limit.period_us, limit.dir);
+	store_session(st, "cpu_limit_source", buf);
+}
+
+/* The quota's throttling while the collector ran. */
+static void cpu_limit_end(struct store *st)
+{
+	struct cgroup_cpu now = limit;
+	if (!limited || cgroup_cpu_stat(&now) < 0)
+		return;
+	session_set_u64(st, "cpu_limit_periods", now.periods - limit.periods);
+	session_set_u64(st, "cpu_limit_throttled_periods", now.throttled - limit.throttled);
+	session_set_u64(st, "cpu_limit_throttled_ns", now.throttled_ns - limit.throttled_ns);
+}
+
 void session_start(struct store *st, const struct cli *c, int argc, char **argv, const char *mode)
 {
 	char buf[8192];
@@ -153,6 +183,7 @@ void session_start(struct store *st, const struct cli *c, int argc, char **argv,
 		store_session(st, "kernel", buf);
 	}
 	session_set_u64(st, "cpus", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
+	cpu_limit_start(st, c);
 	cpu_model(buf, sizeof buf);
 	store_session(st, "cpu_model", buf);
 	session_set_u64(st, "mem_bytes", mem_bytes());
@@ -169,5 +200,6 @@ void session_end(struct store *st)
 	if (gpu_started)
 		pthread_join(gpu_thread, NULL);
 	gpu_started = 0;
+	cpu_limit_end(st);
 	session_set_u64(st, "end_mono_ns", mono_now_ns());
 }
