@@ -108,3 +108,16 @@ const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n)
 	}
 	return buf;
 }
+
+int ia_cpu_quota_throttled(const struct ia_analysis *a)
+{
+	return a->t->cpu_limit > 0 && a->t->cpu_limit_throttled_periods > 0;
+}
+
+void ia_cpu_quota_fix(struct ia_chain *c)
+{
+	ia_chain_fix(c, "Raise the job's CPU limit to what it uses (the cgroup's cpu.max; Kubernetes resources.limits.cpu, "
+			"docker --cpus), or use fewer threads at once (num_workers, torch.set_num_threads): every thread's "
+			"CPU time counts against the quota, and when a period's share is spent the training loop stops with "
+			"the rest");
+}

@@ -35,6 +35,10 @@ int ia_cpus_of(const struct ia_analysis *a);
 /* "[SYSTEM] CPU limit: …" timeline line when the job ran under a cgroup
  * CPU quota; "" otherwise. */
 const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n);
+/* Whether such a quota throttled the job while traced. */
+int ia_cpu_quota_throttled(const struct ia_analysis *a);
+/* The fix of raising that limit. */
+void ia_cpu_quota_fix(struct ia_chain *c);
 /* The fix for pageable copies: pinned memory, through the DataLoader when
  * there are DataLoader workers. */
 void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a);

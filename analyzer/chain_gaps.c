@@ -581,8 +581,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	int hogs = v->ncomp && v->comp_ns * 10 >= g->main_runq_ns;   /* untraced CPU time worth naming */
 	/* a CPU quota stops the job's threads with CPUs free: runnable, not
 	 * running, nobody else on the CPU */
-	int quota = t->cpu_limit > 0 && t->cpu_limit_throttled_periods &&
-		    (!hogs || t->cpu_limit_throttled_ns * 2 >= g->main_runq_ns);
+	int quota = ia_cpu_quota_throttled(v->a) && (!hogs || t->cpu_limit_throttled_ns * 2 >= g->main_runq_ns);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The main thread was runnable but not running for %s of the %s with no GPU work queued",
 		 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
@@ -601,10 +600,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 			" Processes outside the job took CPUs from it in the gaps: %s of CPU time, %s.",
 			ia_fmt_dur(d1, sizeof d1, v->comp_ns), ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
 	if (quota)
-		ia_chain_fix(c, "Raise the job's CPU limit to what it uses (the cgroup's cpu.max; Kubernetes "
-				"resources.limits.cpu, docker --cpus), or use fewer threads at once (num_workers, "
-				"torch.set_num_threads): every thread's CPU time counts against the quota, and when a "
-				"period's share is spent the training loop stops with the rest");
+		ia_cpu_quota_fix(c);
 	int pinned = t->command && strstr(t->command, "taskset") != NULL;
 	if (hogs && pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
