@@ -102,7 +102,7 @@ const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n)
 		 ia_machine_cpus(a), ia_session(t, "cpu_limit_source") ? ia_session(t, "cpu_limit_source") : "cgroup");
 	if (t->cpu_limit_periods) {
 		size_t l = strlen(buf);
-		snprintf(buf + l, n - l, "; throttled in %s of %s periods while traced, %s held back",
+		snprintf(buf + l, n - l, "; throttled in %s of %s periods while traced (%s of its threads' time held back, over all CPUs)",
 			 ia_fmt_count(n1, sizeof n1, t->cpu_limit_throttled_periods),
 			 ia_fmt_count(n2, sizeof n2, t->cpu_limit_periods), ia_fmt_dur(d, sizeof d, t->cpu_limit_throttled_ns));
 	}

@@ -588,7 +588,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	if (quota)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			": the job ran under a CPU quota of %.2f CPUs (its cgroup's), which stopped its threads in %s of %s "
-			"periods (%s held back) whether CPUs were free or not — a container's or a unit's CPU limit%s.",
+			"periods (%s of thread time held back) whether CPUs were free or not — a container's or a unit's CPU limit%s.",
 			t->cpu_limit, ia_fmt_count(d1, sizeof d1, t->cpu_limit_throttled_periods),
 			ia_fmt_count(d2, sizeof d2, t->cpu_limit_periods), ia_fmt_dur(d3, sizeof d3, t->cpu_limit_throttled_ns),
 			hogs ? "; other tasks held CPUs too" : ", not other tasks");
