@@ -60,7 +60,10 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
 	int cpus = ia_cpus_of(a), workers = (int)a->pp.nworkers;
 	double sat = ia_cpu_saturation(&a->ev, a->gaps.win_start, a->gaps.win_end);
-	char d1[32], d2[32], d3[32], d4[32], n1[32], names[200], tnames[200];
+	char d1[32], d2[32], d3[32], d4[32], n1[32], names[200], tnames[200], lim[600];
+	/* a CPU quota stops the loop thread with CPUs free (chain_gaps.c's
+	 * preempted cause says the same of the gaps) */
+	int quota = ia_cpu_quota_throttled(a) && (!ncomp || t->cpu_limit_throttled_ns * 2 >= h->main_runq_ns);
 	c->sev = sev;
 	c->cost_ns = h->main_runq_ns;
 	c->impact = ia_idle_impact(&a->idle, h->main_runq_ns);
@@ -73,7 +76,9 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		 "while the GPU had finished its work%s%s",
 		 ia_fmt_dur(d1, sizeof d1, h->main_runq_ns), 100 * share, ncomp ? " - CPUs taken by " : "", ncomp ? names : "");
 	if (sat >= 0)
-		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * sat, cpus);
+		ia_chain_line(c, "[SYSTEM] CPU %.0f%% busy over the window (%d CPUs)", 100 * sat, ia_machine_cpus(a));
+	if (ia_cpu_limit_text(a, lim, sizeof lim)[0])
+		ia_chain_line(c, "[SYSTEM] %s", lim);
 	ia_chain_line(c, "[HOST] main thread (pid %d) in %s steps whose closing sync found the GPU idle (%s): waiting for a "
 		      "CPU %s (%.0f%%), on-CPU %s, blocked %s", mp->pid, ia_fmt_count(n1, sizeof n1, h->n),
 		      ia_fmt_dur(d1, sizeof d1, h->ns), ia_fmt_dur(d2, sizeof d2, h->main_runq_ns), 100 * rq,
@@ -88,8 +93,12 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		      "host asked", ia_fmt_dur(d1, sizeof d1, h->close_max_ns), ia_fmt_dur(d2, sizeof d2, IA_SYNC_FLOOR_NS));
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The host sets the pace here (each step's closing sync found the GPU already idle), and the thread "
-		 "that queues the GPU work was runnable but not running %.0f%% of that time: other tasks held the CPUs.",
-		 100 * rq);
+		 "that queues the GPU work was runnable but not running %.0f%% of that time: %s.",
+		 100 * rq, quota ? "the job's CPU quota stopped it, whether CPUs were free or not" : "other tasks held the CPUs");
+	if (quota)
+		ia_addf(c->root_cause, sizeof c->root_cause, " The job ran under a CPU quota of %.2f CPUs (its cgroup's), "
+			"which throttled it in %s of %s periods.", t->cpu_limit,
+			ia_fmt_count(d1, sizeof d1, t->cpu_limit_throttled_periods), ia_fmt_count(d2, sizeof d2, t->cpu_limit_periods));
 	if (ncomp)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" Processes outside the job took CPUs from it: %s (%s of CPU in the stints that preempted it).",
@@ -98,6 +107,8 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	if (pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" The job was started under taskset (%s): it may use only the CPUs it shares with them.", t->command);
+	if (quota)
+		ia_cpu_quota_fix(c);
 	if (workers > cpus - 1 && cpus > 0)
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them",
 			     ia_good_workers(a), workers, cpus);
@@ -107,7 +118,7 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 			     pinned ? "; or pin the job to CPUs the others are not on" : "");
 		ia_chain_fix(c, "If it must run beside the job, lower its priority (nice -n 19, renice -n 19 -p PID) or "
 				"raise the job's, so the training loop gets a CPU when it is runnable");
-	} else {
+	} else if (!quota) {
 		ia_chain_fix(c, "Give the training process CPUs of its own (taskset/cpuset cgroups) and keep other "
 				"CPU-heavy work off them");
 	}
