@@ -28,6 +28,8 @@ static int print_event(const struct ia_tl_event *e, void *ctx)
 			fprintf(f, "; CPU to pid %d", e->next_pid);
 		if (e->syscall)
 			fprintf(f, "; in %s", e->syscall);
+		if (e->blocked_at)
+			fprintf(f, " at %s", e->blocked_at);
 	}
 	fputc('\n', f);
 	return 0;

@@ -196,7 +196,8 @@ static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 	char sum[512];
 	snprintf(sum, sizeof sum, "get_timeline: %d event%s in time order (ts_rel_ns = time since the trace start): "
 		 "type cuda (api, dur_ns, bytes, dir, pinned/pageable memory, python line) or off_cpu (reason "
-		 "preempted/blocked, syscall = what it blocked in, dur_ns, runq_ns = then waiting for a CPU, "
+		 "preempted/blocked, syscall = what it blocked in, blocked_at = the Python line, where a stack was taken "
+		 "of the block, dur_ns, runq_ns = then waiting for a CPU, "
 		 "next_pid = who got the CPU)%s.",
 		 nev, nev == 1 ? "" : "s", more > 0 ? "; more events exist past the limit (narrow from/to)" : "");
 	return mcp_result_data(sum, data);

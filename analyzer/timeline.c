@@ -110,11 +110,19 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 	*more = 0;
 	calls.st = ia_db_prepare(t->db, "SELECT pid, tid, start_ns, dur_ns, api, bytes, dir, flags, stack_id "
 				 "FROM cuda_calls WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen);
-	/* (off_cpu.syscall from version 5 on) */
-	offs.st = calls.st ? ia_db_prepare(t->db, t->off_syscall ? "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, "
-				"syscall FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns"
-				: "SELECT pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, NULL "
-				"FROM off_cpu WHERE start_ns >= ?1 AND start_ns < ?2 ORDER BY start_ns", err, errlen) : NULL;
+	/* off_cpu.syscall from version 5 on; the stack of a block drawn for one
+	 * (off_cpu_stacks, joined by thread and start) from version 6 on */
+	int stacks = ia_db_has_table(t->db, "off_cpu_stacks");
+	if (stacks < 0) {
+		ia_db_step_error(t->db, sqlite3_errcode(t->db), err, errlen);
+		goto out;
+	}
+	char sql[600];
+	snprintf(sql, sizeof sql, "SELECT o.pid, o.tid, o.start_ns, o.end_ns, o.runnable_ns, o.preempted, o.next_pid, %s, %s "
+		 "FROM off_cpu o%s WHERE o.start_ns >= ?1 AND o.start_ns < ?2 ORDER BY o.start_ns",
+		 t->off_syscall ? "o.syscall" : "NULL", stacks ? "s.stack_id" : "NULL",
+		 stacks ? " LEFT JOIN off_cpu_stacks s ON s.tid = o.tid AND s.start_ns = o.start_ns" : "");
+	offs.st = calls.st ? ia_db_prepare(t->db, sql, err, errlen) : NULL;
 	if (!calls.st || !offs.st)
 		goto out;
 	if (t->blocks) {
@@ -186,6 +194,8 @@ int ia_timeline_walk(const struct ia_trace *t, long limit, ia_tl_fn fn, void *ct
 			x.next_pid = sqlite3_column_int(s, 6);
 			uint8_t code = ia_syscall_code(sqlite3_column_int64(s, 7), sqlite3_column_type(s, 7) != SQLITE_NULL);
 			x.syscall = pre ? NULL : ia_syscall_where(code);
+			uint64_t sid = (uint64_t)sqlite3_column_int64(s, 8);   /* (NULL: 0) */
+			x.blocked_at = sid && !pre ? ia_stack_source(names, sid) : NULL;
 		}
 		if (fn(&x, ctx))
 			break;
@@ -231,6 +241,7 @@ static int add_json(const struct ia_tl_event *e, void *ctx)
 	} else {
 		cJSON_AddStringToObject(o, "reason", e->reason);
 		ia_json_str(o, "syscall", e->syscall);
+		ia_json_str(o, "blocked_at", e->blocked_at);
 		ia_json_u64(o, "dur_ns", e->dur);
 		ia_json_u64(o, "runq_ns", e->runq);
 		if (e->next_pid)

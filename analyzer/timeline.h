@@ -31,6 +31,7 @@ struct ia_tl_event {
 	/* an off-CPU interval */
 	const char *reason;     /* "preempted", "blocked", "I/O wait (D)" */
 	const char *syscall;    /* the system call it blocked in (syscalls.h), or NULL */
+	const char *blocked_at; /* the Python line it blocked at, where a stack was taken of it (version 6), or NULL */
 	uint64_t runq;          /* then waiting for a CPU */
 	int next_pid;           /* who got the CPU, 0 = unknown */
 };

@@ -96,7 +96,10 @@ b = g["main_blocked_in"]
 assert b[0]["syscall"] == sys.argv[2] and b[0]["ns"] >= 0.5 * g["main_blocked_ns"], b
 PYEOF
 	"$B/ingero-analyze" timeline --limit 0 "$DB" >"$T/tl.txt"
-	check_ge "$mode: timeline lines say 'in $name'" "$(grep -c "OFF .*; in $name\$" "$T/tl.txt")" 30
+	check_ge "$mode: timeline lines say 'in $name'" "$(grep -c "OFF .*; in $name\( at .*\)\{0,1\}\$" "$T/tl.txt")" 30
+	# the intervals a stack was taken of say where they blocked
+	check_ge "$mode: timeline lines say 'in $name at python_waits.py:$at'" \
+		"$(grep -c "OFF .*; in $name at $PY:$at\$" "$T/tl.txt")" 3
 	if [ "$mode" = producer ]; then
 		check "$mode: the timeline gives the subprocesses' CPU time" \
 			grep -q "^    \[HOST\] its subprocesses on-CPU in the gaps: " "$T/$mode.txt"
