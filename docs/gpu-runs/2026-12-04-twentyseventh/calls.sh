@@ -8,7 +8,8 @@
 #      on CPUs: version-6 traces, so their workers' block stacks are there to misread); per trace,
 #      the workers' block stacks and what explain makes of them
 #   2, 3: the toggle of this build (the twenty-second session's script: PROCS, LIMIT)
-#   4: real PyTorch (c23's loader) under a 1.5-CPU quota, the collector inside the cgroup (a8df26c)
+#   4: real PyTorch under a CPU quota, the collector inside the cgroup (a8df26c): c23's loader
+#      under 1.5 CPUs (the defaults), then QUOTA=30000 WL=c05_python_lists (a host-bound loop, 0.3 CPU)
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
@@ -29,20 +30,21 @@ PY
 	done
 	cd /tmp && tar czf $OUT/traces.tgz tr ;;
 2|3) sh docs/gpu-runs/2026-12-03-twentysecond/calls.sh "$1" ;;   # (its toggle: PROCS, LIMIT)
-4)	# a8df26c: real PyTorch under a CPU quota of 1.5 CPUs (the collector inside the cgroup, as in a
-	# container): a training loop with 4 DataLoader workers doing per-item work wants more
-	cat /proc/self/cgroup | head -3; ls /sys/fs/cgroup | head -5
+4)	# a8df26c: real PyTorch under a CPU quota, the collector inside the cgroup (as in a container):
+	# QUOTA (us of CPU per 100 ms; 150000 = 1.5 CPUs) and WL (a workload; c23's 8 workers by default)
+	Q=${QUOTA:-150000} W=${WL:-c23_workers_keep_up}
+	cat /proc/self/cgroup | head -3
 	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 		CG=/sys/fs/cgroup/ingero-quota; mkdir -p $CG
 		grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu > /sys/fs/cgroup/cgroup.subtree_control
-		echo "150000 100000" > $CG/cpu.max; P=$CG/cgroup.procs
+		echo "$Q 100000" > $CG/cpu.max; P=$CG/cgroup.procs
 	else
-		CG=/sys/fs/cgroup/cpu/ingero-quota; mkdir -p $CG; echo 150000 > $CG/cpu.cfs_quota_us; P=$CG/tasks
+		CG=/sys/fs/cgroup/cpu/ingero-quota; mkdir -p $CG; echo $Q > $CG/cpu.cfs_quota_us; P=$CG/tasks
 	fi
 	cd $D/corpus/workloads
-	timeout 150 sh -c "echo \$\$ > $P && exec $D/ingero-collector -q -o /tmp/q.db -- python3 c23_workers_keep_up.py" 2>&1 | tail -3
+	timeout 200 sh -c "echo \$\$ > $P && exec $D/ingero-collector -q -o /tmp/q.db -- python3 $W.py" 2>&1 | tail -3
 	python3 -c "import sqlite3; c = sqlite3.connect('/tmp/q.db'); print(c.execute(\"SELECT key, value FROM session WHERE key LIKE 'cpu%'\").fetchall())"
-	$D/ingero-analyze explain /tmp/q.db > $OUT/quota.explain.txt 2>&1; head -40 $OUT/quota.explain.txt
+	$D/ingero-analyze explain /tmp/q.db > $OUT/quota.explain.txt 2>&1; head -30 $OUT/quota.explain.txt
 	xz -T0 -c /tmp/q.db > $OUT/quota.db.xz ;;
 *) echo "usage: calls.sh 1|2|3 (on the device, .devpack/devbin.txz unpacked into .devbin)" >&2; exit 2 ;;
 esac
