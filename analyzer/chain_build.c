@@ -114,6 +114,19 @@ int ia_cpu_quota_throttled(const struct ia_analysis *a)
 	return a->t->cpu_limit > 0 && a->t->cpu_limit_throttled_periods > 0;
 }
 
+int ia_cpu_quota_held_back(const struct ia_analysis *a, int others, uint64_t runq_ns)
+{
+	return ia_cpu_quota_throttled(a) && (!others || a->t->cpu_limit_throttled_ns * 2 >= runq_ns);
+}
+
+void ia_cpu_quota_cause(struct ia_chain *c, const struct ia_analysis *a)
+{
+	char n1[32], n2[32];
+	ia_addf(c->root_cause, sizeof c->root_cause, " The job ran under a CPU quota of %.2f CPUs (its cgroup's), which "
+		"throttled it in %s of %s periods", a->t->cpu_limit, ia_fmt_count(n1, sizeof n1, a->t->cpu_limit_throttled_periods),
+		ia_fmt_count(n2, sizeof n2, a->t->cpu_limit_periods));
+}
+
 void ia_cpu_quota_fix(struct ia_chain *c)
 {
 	ia_chain_fix(c, "Raise the job's CPU limit to what it uses (the cgroup's cpu.max; Kubernetes resources.limits.cpu, "

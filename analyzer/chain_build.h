@@ -37,6 +37,13 @@ int ia_cpus_of(const struct ia_analysis *a);
 const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n);
 /* Whether such a quota throttled the job while traced. */
 int ia_cpu_quota_throttled(const struct ia_analysis *a);
+/* Whether it, rather than other tasks, held a runnable thread back for
+ * runq_ns: it throttled the job, and where untraced tasks took CPUs from
+ * it (others) the quota's throttled time is at least half of runq_ns. */
+int ia_cpu_quota_held_back(const struct ia_analysis *a, int others, uint64_t runq_ns);
+/* " The job ran under a CPU quota of 0.30 CPUs (its cgroup's), which
+ * throttled it in N of M periods" onto the root cause (the caller ends it). */
+void ia_cpu_quota_cause(struct ia_chain *c, const struct ia_analysis *a);
 /* The fix of raising that limit. */
 void ia_cpu_quota_fix(struct ia_chain *c);
 /* The fix for pageable copies: pinned memory, through the DataLoader when

@@ -63,7 +63,7 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	char d1[32], d2[32], d3[32], d4[32], n1[32], names[200], tnames[200], lim[600];
 	/* a CPU quota stops the loop thread with CPUs free (chain_gaps.c's
 	 * preempted cause says the same of the gaps) */
-	int quota = ia_cpu_quota_throttled(a) && (!ncomp || t->cpu_limit_throttled_ns * 2 >= h->main_runq_ns);
+	int quota = ia_cpu_quota_held_back(a, ncomp > 0, h->main_runq_ns);
 	c->sev = sev;
 	c->cost_ns = h->main_runq_ns;
 	c->impact = ia_idle_impact(&a->idle, h->main_runq_ns);
@@ -95,10 +95,10 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		 "The host sets the pace here (each step's closing sync found the GPU already idle), and the thread "
 		 "that queues the GPU work was runnable but not running %.0f%% of that time: %s.",
 		 100 * rq, quota ? "the job's CPU quota stopped it, whether CPUs were free or not" : "other tasks held the CPUs");
-	if (quota)
-		ia_addf(c->root_cause, sizeof c->root_cause, " The job ran under a CPU quota of %.2f CPUs (its cgroup's), "
-			"which throttled it in %s of %s periods.", t->cpu_limit,
-			ia_fmt_count(d1, sizeof d1, t->cpu_limit_throttled_periods), ia_fmt_count(d2, sizeof d2, t->cpu_limit_periods));
+	if (quota) {
+		ia_cpu_quota_cause(c, a);
+		ia_addf(c->root_cause, sizeof c->root_cause, ".");
+	}
 	if (ncomp)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" Processes outside the job took CPUs from it: %s (%s of CPU in the stints that preempted it).",

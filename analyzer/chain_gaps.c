@@ -12,7 +12,6 @@
  */
 #include "chain_gaps.h"
 
-#include "competitors.h"
 #include "json_out.h"
 #include "util.h"
 
@@ -581,7 +580,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	int hogs = v->ncomp && v->comp_ns * 10 >= g->main_runq_ns;   /* untraced CPU time worth naming */
 	/* a CPU quota stops the job's threads with CPUs free: runnable, not
 	 * running, nobody else on the CPU */
-	int quota = ia_cpu_quota_throttled(v->a) && (!hogs || t->cpu_limit_throttled_ns * 2 >= g->main_runq_ns);
+	int quota = ia_cpu_quota_held_back(v->a, hogs, g->main_runq_ns);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The main thread was runnable but not running for %s of the %s with no GPU work queued",
 		 ia_fmt_dur(d1, sizeof d1, g->main_runq_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));

@@ -180,16 +180,12 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 	if (workers > cpus - 1 && cpus > 0)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", workers, cpus);
-	const struct ia_trace *t = v->a->t;
-	int quota = ia_cpu_quota_throttled(v->a);
-	if (quota)
-		ia_addf(c->root_cause, sizeof c->root_cause,
-			" The job ran under a CPU quota of %.2f CPUs (its cgroup's), which throttled it in %s of %s periods: "
-			"the workers' CPU time is capped by the quota, not by the machine's %d CPUs.", t->cpu_limit,
-			ia_fmt_count(d1, sizeof d1, t->cpu_limit_throttled_periods),
-			ia_fmt_count(d2, sizeof d2, t->cpu_limit_periods), ia_machine_cpus(v->a));
-	if (quota)
+	if (ia_cpu_quota_throttled(v->a)) {
+		ia_cpu_quota_cause(c, v->a);
+		ia_addf(c->root_cause, sizeof c->root_cause, ": the workers' CPU time is capped by the quota, not by the "
+			"machine's %d CPUs.", ia_machine_cpus(v->a));
 		ia_cpu_quota_fix(c);
+	}
 	if (per_item)
 		ia_batch_level_fix(c);
 	if (workers > cpus - 1 && cpus > 0)

@@ -105,9 +105,7 @@ oom:
 	return -1;
 }
 
-/* A worker's block: what it was blocked in all the gaps it spans (a
- * worker's read can begin while the main thread still has work). */
-static uint64_t blocked_in_gaps(const struct ia_gaps *g, const struct ia_off *o)
+uint64_t ia_gaps_blocked_over(const struct ia_gaps *g, const struct ia_off *o)
 {
 	uint64_t a = o->start, b = o->end - o->runq, sum = 0;
 	for (size_t k = ia_gap_ending_after(g, a); k < g->n && g->g[k].start < b; k++)
@@ -127,7 +125,7 @@ static int worker_thread_blocks(const struct ia_trace *t, uint32_t th, sqlite3_s
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const struct ia_off *o = off_at(t, th, (uint64_t)sqlite3_column_int64(st, 0));
-		uint64_t blk = o ? blocked_in_gaps(g, o) : 0;
+		uint64_t blk = o ? ia_gaps_blocked_over(g, o) : 0;
 		if (!blk)
 			continue;
 		double w = (double)blk / chance_of(st, 2);
@@ -156,10 +154,9 @@ static int worker_blocks(const struct ia_trace *t, const struct ia_per_process *
 		return -1;
 	size_t cap = 0;
 	int rc = SQLITE_DONE;
-	for (size_t i = 0; i < pp->n && rc == SQLITE_DONE; i++)
-		for (size_t th = 0; pp->p[i].role == IA_ROLE_WORKER && th < t->nthreads && rc == SQLITE_DONE; th++)
-			if (ia_worker_main_thread(t, pp->p[i].proc, (uint32_t)th))   /* (gap_workers.c says why) */
-				rc = worker_thread_blocks(t, (uint32_t)th, st, names, g, &cap);
+	for (size_t th = 0; th < t->nthreads && rc == SQLITE_DONE; th++)
+		if (ia_worker_main_thread(t, pp, (uint32_t)th))   /* (gap_workers.c says why) */
+			rc = worker_thread_blocks(t, (uint32_t)th, st, names, g, &cap);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_NOMEM) {
 		snprintf(err, errlen, "out of memory");

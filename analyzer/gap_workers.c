@@ -19,38 +19,33 @@
 #include "json_out.h"
 #include "util.h"
 
-/* One thread's blocked time in the gaps: every interval against the gaps it
- * overlaps (both sorted; an interval may span several gaps). */
+/* One thread's blocked time in the gaps, interval by interval. */
 static void thread_blocked(const struct ia_trace *t, uint32_t th, struct ia_gaps *g)
 {
 	const struct ia_thread *x = &t->threads[th];
 	const uint32_t *oi = t->off_by_th + x->off_first;
 	for (size_t i = 0; i < x->off_n; i++) {
 		const struct ia_off *o = &t->offs[oi[i]];
-		uint64_t a = o->start, b = o->end - o->runq;   /* blocked, not waiting for a CPU */
-		if (b <= a)
-			continue;
-		for (size_t k = ia_gap_ending_after(g, a); k < g->n && g->g[k].start < b; k++) {
-			uint64_t blk = ia_overlap(a, b, g->g[k].start, g->g[k].end);
-			g->workers_blocked_ns += blk;
-			if (o->th & IA_OFF_IOWAIT)
-				g->workers_iowait_ns += blk;
-			g->workers_sys_ns[ia_off_sys(o)] += blk;
-		}
+		uint64_t blk = ia_gaps_blocked_over(g, o);
+		g->workers_blocked_ns += blk;
+		if (o->th & IA_OFF_IOWAIT)
+			g->workers_iowait_ns += blk;
+		g->workers_sys_ns[ia_off_sys(o)] += blk;
 	}
 }
 
 void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
 {
-	if (!g->n)
-		return;
-	for (size_t i = 0; i < pp->n; i++) {
-		if (pp->p[i].role != IA_ROLE_WORKER)
-			continue;
-		for (size_t th = 0; th < t->nthreads; th++)
-			if (ia_worker_main_thread(t, pp->p[i].proc, (uint32_t)th))
-				thread_blocked(t, (uint32_t)th, g);
-	}
+	for (size_t th = 0; g->n && th < t->nthreads; th++)
+		if (ia_worker_main_thread(t, pp, (uint32_t)th))
+			thread_blocked(t, (uint32_t)th, g);
+}
+
+int ia_worker_main_thread(const struct ia_trace *t, const struct ia_per_process *pp, uint32_t th)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_proc_stats *ps = (int)x->tid == t->procs[x->proc].pid ? ia_pp_of_proc(pp, x->proc) : NULL;
+	return ps && ps->role == IA_ROLE_WORKER;
 }
 
 /* The loading blocks' share of all the sampled blocks' weight, times the
@@ -59,11 +54,6 @@ void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *p
  * hundred times its length, and the estimate swung by ±40 % between runs
  * of a worker that only ever slept; the same draws inflate both sums of
  * the ratio, and cancel. */
-int ia_worker_main_thread(const struct ia_trace *t, uint32_t proc, uint32_t th)
-{
-	return t->threads[th].proc == proc && (int)t->threads[th].tid == t->procs[proc].pid;
-}
-
 uint64_t ia_gap_workers_loading_ns(const struct ia_gaps *g)
 {
 	const struct ia_gap_blocks *b = &g->worker_blocks;

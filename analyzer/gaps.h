@@ -216,9 +216,13 @@ const char *ia_gap_blocks_text(const struct ia_gap_blocks *b, char *buf, size_t 
  * share}] (at most max) under parent, when the trace has such stacks. */
 void ia_gap_blocks_json(cJSON *parent, const char *prefix, const struct ia_gaps *g, const struct ia_gap_blocks *b,
 			size_t max);
-/* Whether thread th is the main thread of process proc (a worker's: where
- * its Dataset's code runs). */
-int ia_worker_main_thread(const struct ia_trace *t, uint32_t proc, uint32_t th);
+/* Whether thread th is a DataLoader worker's main thread (where its
+ * Dataset's code runs). */
+int ia_worker_main_thread(const struct ia_trace *t, const struct ia_per_process *pp, uint32_t th);
+/* What interval o was blocked (not waiting for a CPU) inside the gaps,
+ * over every gap it spans (a worker's read can begin while the main
+ * thread still has work). */
+uint64_t ia_gaps_blocked_over(const struct ia_gaps *g, const struct ia_off *o);
 /* The workers_blocked/iowait/sys figures (gap_workers.c): the workers'
  * main threads'. */
 void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);

@@ -20,9 +20,8 @@ struct entry {
 	int runs_python, compiling;
 	/* a DataLoader worker's: a frame of its fetch (the Dataset's code runs
 	 * under it), a frame of its loop, and the innermost frame of the user's
-	 * own code inside the fetch (the __getitem__ line) */
-	int fetching, worker_loop;
-	char *fetch_user;
+	 * own code (user) inside the fetch (the __getitem__ line) */
+	int fetching, worker_loop, user_in_fetch;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
@@ -62,7 +61,6 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->e[i].native);
 		free(n->e[i].user);
 		free(n->e[i].module);
-		free(n->e[i].fetch_user);
 	}
 	free(n->e);
 	ia_map_free(&n->map);
@@ -127,8 +125,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			}
 			if (!e->user && !ia_is_library_file(file)) {
 				e->user = strdup(buf);
-				if (!e->fetching)   /* (innermost first: inside the fetch, if one comes) */
-					e->fetch_user = strdup(buf);
+				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
 			}
 		} else if (!strcmp(kind, "native") && sym && *sym) {
 			if (!e->leaf) {
@@ -155,13 +152,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->func);
 		free(e->leaf);
 		free(e->user);
-		free(e->fetch_user);
 		free(e->module);
 		return &none;
-	}
-	if (!e->fetching) {   /* a user frame with no fetch outside it is not inside one */
-		free(e->fetch_user);
-		e->fetch_user = NULL;
 	}
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
@@ -198,7 +190,9 @@ int ia_stack_loading(struct ia_stack_names *n, uint64_t id)
 const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t id)
 {
 	const struct entry *e = lookup(n, id);
-	return e->fetch_user ? e->fetch_user : e->fetching ? e->python : e->user ? e->user : e->python;
+	if (e->fetching)
+		return e->user_in_fetch ? e->user : e->python;
+	return e->user ? e->user : e->python;
 }
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
