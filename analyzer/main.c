@@ -9,11 +9,11 @@
  * failure while running; one line on stderr says why.  The help texts are
  * in usage.c: `SUBCOMMAND --help` prints that subcommand's.
  */
-#include "progress.h"
-#include "cli.h"
-#include "gate.h"
-#include "mcp.h"
-#include "util.h"
+#include "base/progress.h"
+#include "cli/cli.h"
+#include "gate/gate.h"
+#include "mcp/mcp.h"
+#include "base/util.h"
 
 #include <ingero/version.h>
 

@@ -12,7 +12,7 @@ check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got 
 check_ge() { if [ "$2" -ge "$3" ] 2>/dev/null; then ok "$1"; else nok "$1 ($2 < $3)"; fi; }
 skip() { echo "ok - # SKIP $*"; }
 # The sqlite3 shell and Python read cuda_calls through the SQLite extension
-# (version-2 files store calls in call_blocks; analyzer/calls_vtab.h).
+# (version-2 files store calls in call_blocks; analyzer/load/calls_vtab.h).
 SQLITE_EXT=$(cd "$B" 2>/dev/null && pwd)/libingero_sqlite
 export INGERO_SQLITE_EXT="$SQLITE_EXT"
 # sql ARGS...: the sqlite3 shell with the extension loaded

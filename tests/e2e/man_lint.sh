@@ -95,7 +95,7 @@ check_eq "every variable of config.h is described in libingero_preload(7)" "" "$
 # gate config keys
 plain man/ingero-gate.1 >"$T/page"
 missing=""
-for k in $(grep -oE 'strcmp\(key, "[a-z0-9_]+"\)' analyzer/gate_config.c | sed 's/.*"\(.*\)".*/\1/' | sort -u); do
+for k in $(grep -oE 'strcmp\(key, "[a-z0-9_]+"\)' analyzer/gate/gate_config.c | sed 's/.*"\(.*\)".*/\1/' | sort -u); do
 	grep -q "^\\.B $k\$" "$T/page" || missing="$missing man:$k"
 	grep -q "\`$k\`" docs/gate-config.md 2>/dev/null || missing="$missing doc:$k"
 done

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/gate_compare.h"
-#include "../../analyzer/gate_config.h"
-#include "../../analyzer/gate_report.h"
-#include "../../analyzer/gate_summary.h"
+#include "../../analyzer/gate/gate_compare.h"
+#include "../../analyzer/gate/gate_config.h"
+#include "../../analyzer/gate/gate_report.h"
+#include "../../analyzer/gate/gate_summary.h"
 
 static void config_case(const uint8_t *data, size_t size)
 {

@@ -16,7 +16,7 @@
 
 #include <ingero/schema.h>
 
-#include "../../analyzer/mcp_internal.h"
+#include "../../analyzer/mcp/mcp_internal.h"
 #include "../unit/call_blocks.h"
 
 static struct mcp_server server;

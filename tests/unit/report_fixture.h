@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "../../analyzer/db.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/load/trace.h"
 #include "call_blocks.h"
 
 static inline void rf_exec(sqlite3 *db, const char *sql)

@@ -9,14 +9,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/align.h"
-#include "../../analyzer/chains.h"
-#include "../../analyzer/db.h"
-#include "../../analyzer/gaps.h"
-#include "../../analyzer/per_process.h"
-#include "../../analyzer/series.h"
-#include "../../analyzer/stats.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/measure/align.h"
+#include "../../analyzer/rules/chains.h"
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/measure/gaps.h"
+#include "../../analyzer/measure/per_process.h"
+#include "../../analyzer/load/series.h"
+#include "../../analyzer/measure/stats.h"
+#include "../../analyzer/load/trace.h"
 
 #include <ingero/api.h>
 #include <ingero/schema.h>

@@ -23,8 +23,8 @@
 #include <ingero/api.h>
 #include <ingero/schema.h>
 
-#include "../../analyzer/calls_vtab.h"
-#include "../../analyzer/db.h"
+#include "../../analyzer/load/calls_vtab.h"
+#include "../../analyzer/load/db.h"
 #include "call_blocks.h"
 
 #define COLS "rowid, pid, tid, api, start_ns, dur_ns, stream, bytes, dir, flags, ret, " \

@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/capture.h"
+#include "../../analyzer/load/capture.h"
 
 #include <sqlite3.h>
 

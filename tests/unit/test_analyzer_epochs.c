@@ -15,9 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/chains.h"
-#include "../../analyzer/db.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/rules/chains.h"
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/load/trace.h"
 
 #include <ingero/api.h>
 #include <ingero/schema.h>

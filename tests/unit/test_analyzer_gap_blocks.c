@@ -15,10 +15,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/gaps.h"
-#include "../../analyzer/per_process.h"
-#include "../../analyzer/stacks.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/measure/gaps.h"
+#include "../../analyzer/measure/per_process.h"
+#include "../../analyzer/load/stacks.h"
+#include "../../analyzer/load/trace.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/gaps.h"
-#include "../../analyzer/per_process.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/measure/gaps.h"
+#include "../../analyzer/measure/per_process.h"
+#include "../../analyzer/load/trace.h"
 
 #include <string.h>
 

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzer/gate_compare.h"
-#include "../../analyzer/gate_config.h"
-#include "../../analyzer/gate_stats.h"
-#include "../../analyzer/gate_summary.h"
+#include "../../analyzer/gate/gate_compare.h"
+#include "../../analyzer/gate/gate_config.h"
+#include "../../analyzer/gate/gate_stats.h"
+#include "../../analyzer/gate/gate_summary.h"
 
 /* --- synthetic runs ----------------------------------------------------------------- */
 

@@ -11,8 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/chain_build.h"
-#include "../../analyzer/verdict.h"
+#include "../../analyzer/rules/chain_build.h"
+#include "../../analyzer/rules/verdict.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,8 +21,8 @@
 
 #include <ingero/schema.h>
 
-#include "../../analyzer/mcp_internal.h"
-#include "../../analyzer/mcp_io.h"
+#include "../../analyzer/mcp/mcp_internal.h"
+#include "../../analyzer/mcp/mcp_io.h"
 #include "call_blocks.h"
 
 /* --- the line reader ----------------------------------------------------------------- */

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzer/db.h"
-#include "../../analyzer/mcp_internal.h"
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/mcp/mcp_internal.h"
 #include "call_blocks.h"
 
 static char dbpath[64];

@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/competitors.h"
-#include "../../analyzer/chains.h"
-#include "../../analyzer/phase_rules.h"
+#include "../../analyzer/measure/competitors.h"
+#include "../../analyzer/rules/chains.h"
+#include "../../analyzer/measure/phase_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

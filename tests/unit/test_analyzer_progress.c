@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/progress.h"
+#include "../../analyzer/base/progress.h"
 
 static char *buf;
 static size_t len;

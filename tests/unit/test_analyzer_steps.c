@@ -12,9 +12,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/db.h"
-#include "../../analyzer/steps.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/measure/steps.h"
+#include "../../analyzer/load/trace.h"
 
 #include <ingero/api.h>
 #include <ingero/schema.h>

@@ -9,9 +9,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/gaps.h"
-#include "../../analyzer/syscalls.h"
-#include "../../analyzer/trace.h"
+#include "../../analyzer/measure/gaps.h"
+#include "../../analyzer/load/syscalls.h"
+#include "../../analyzer/load/trace.h"
 
 #include <string.h>
 

@@ -8,9 +8,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/json_out.h"
-#include "../../analyzer/stacks.h"
-#include "../../analyzer/util.h"
+#include "../../analyzer/base/json_out.h"
+#include "../../analyzer/load/stacks.h"
+#include "../../analyzer/base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/verdict.h"
+#include "../../analyzer/rules/verdict.h"
 
 #include <string.h>
 

@@ -1,0 +1,97 @@
+/*
+ * json_out.c — cJSON builders and the printer (see json_out.h).
+ */
+#include "base/json_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+cJSON *ia_json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	/* cJSON prints doubles with %1.15g, which turns integers of 16+ digits
+	 * into exponent notation; those go out as raw integer text instead. */
+	if (v >= 100000000000000ull) {
+		char buf[24];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+		return cJSON_AddRawToObject(obj, key, buf);
+	}
+	return cJSON_AddNumberToObject(obj, key, (double)v);
+}
+
+cJSON *ia_json_num(cJSON *obj, const char *key, double v)
+{
+	if (!isfinite(v))
+		return cJSON_AddNullToObject(obj, key);
+	return cJSON_AddNumberToObject(obj, key, v);
+}
+
+cJSON *ia_json_round(cJSON *obj, const char *key, double v, int digits)
+{
+	if (!isfinite(v))
+		return cJSON_AddNullToObject(obj, key);
+	double m = pow(10, digits);
+	return cJSON_AddNumberToObject(obj, key, round(v * m) / m);
+}
+
+cJSON *ia_json_str(cJSON *obj, const char *key, const char *s)
+{
+	if (!s)
+		return cJSON_AddNullToObject(obj, key);
+	return cJSON_AddStringToObject(obj, key, s);
+}
+
+int ia_json_print(const cJSON *root, FILE *out, int pretty)
+{
+	char *s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
+	if (!s)
+		return -1;
+	int rc = fputs(s, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+	free(s);
+	return rc;
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	int n = (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (!n || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+		return 0;   /* overlong or surrogate */
+	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+void ia_json_write_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = *s;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+			s++;
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+			s++;
+		} else {
+			int n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", f);
+				s++;
+			} else {
+				fwrite(s, 1, (size_t)n, f);
+				s += n;
+			}
+		}
+	}
+	fputc('"', f);
+}

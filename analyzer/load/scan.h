@@ -1,0 +1,34 @@
+/*
+ * scan.h — reading the two big tables (cuda_calls, off_cpu) fast.
+ *
+ * Internal to the trace loader.  Rows come back in storage order with the
+ * raw tid in the th field (off_cpu: | IA_OFF_FLAGS bits), stack ids reduced
+ * to indexes into a sorted table, and the tid -> pid pairs met.
+ */
+#ifndef IA_SCAN_H
+#define IA_SCAN_H
+
+#include "load/trace.h"
+
+struct ia_scan_result {
+	struct ia_call *calls; size_t ncalls;
+	struct ia_off *offs; size_t noffs;
+	uint64_t *stack_ids; size_t nstacks;   /* sorted, unique; [0] = 0 (no stack) */
+	uint32_t *tids; int *pids; size_t ntids;   /* tids met; pids -1 (not read per row) */
+};
+
+/* what: IA_LOAD_CALLS | IA_LOAD_OFFCPU.  blocks: the calls are in
+ * call_blocks (ia_trace.blocks).  [from, to) absolute; from = 0 and
+ * to = UINT64_MAX read everything.  0, or -1 with one line in err. */
+int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
+		   struct ia_scan_result *r, char *err, size_t errlen);
+void ia_scan_result_free(struct ia_scan_result *r);
+
+/* A launch's ia_call.func from its kernel's address (kernels.addr), as the
+ * scan computes it: what names the estimate's GPU time by kernel. */
+uint32_t ia_launch_func(uint64_t kernel);
+/* A copy's or memset's func (ia_call.func): its class, direction and
+ * whether the host side was pinned. */
+uint32_t ia_copy_func(unsigned cls, unsigned dir, int pinned);
+
+#endif

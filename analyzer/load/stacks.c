@@ -1,0 +1,205 @@
+/*
+ * stacks.c — cached names of stacks (see stacks.h).  A lookup that meets a
+ * damaged page answers NULL and remembers the error: the names are asked
+ * for deep inside the analysis, so the caller checks once, at the end,
+ * with ia_stack_names_error(), and fails rather than print a changed name.
+ */
+#include "load/stacks.h"
+
+#include "load/db.h"
+#include "measure/phase_rules.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+	char *python, *func, *leaf, *native, *user;
+	char *module;            /* outermost library module being imported at top level, or NULL */
+	int runs_python, compiling;
+	/* a DataLoader worker's: a frame of its fetch (the Dataset's code runs
+	 * under it), a frame of its loop, and the innermost frame of the user's
+	 * own code (user) inside the fetch (the __getitem__ line) */
+	int fetching, worker_loop, user_in_fetch;
+	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
+	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
+};
+
+struct ia_stack_names {
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	struct ia_map map;   /* stack id -> entries index */
+	struct entry *e;
+	size_t n, cap;
+	uint64_t last_id;   /* one-entry memo: consecutive lookups mostly repeat */
+	uint32_t last;
+	int failed;         /* a lookup could not read stack_frames: err says why */
+	char err[320];
+};
+
+struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
+{
+	struct ia_stack_names *n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	n->db = db;
+	if (sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, file, line, module FROM stack_frames "
+			       "WHERE stack_id = ?1 ORDER BY kind, depth", -1, &n->q, NULL) != SQLITE_OK)
+		n->q = NULL;   /* names are optional evidence: without them, NULLs */
+	return n;
+}
+
+void ia_stack_names_free(struct ia_stack_names *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++) {
+		free(n->e[i].python);
+		free(n->e[i].func);
+		free(n->e[i].leaf);
+		free(n->e[i].native);
+		free(n->e[i].user);
+		free(n->e[i].module);
+	}
+	free(n->e);
+	ia_map_free(&n->map);
+	sqlite3_finalize(n->q);
+	free(n);
+}
+
+static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
+{
+	static const struct entry none;
+	if (!id || !n || !n->q)
+		return &none;
+	if (n->n && id == n->last_id)
+		return &n->e[n->last];
+	uint32_t i = ia_map_get(&n->map, id);
+	if (i != UINT32_MAX) {
+		n->last_id = id;
+		n->last = i;
+		return &n->e[i];
+	}
+	if (ia_grow((void **)&n->e, &n->cap, n->n + 1, sizeof *n->e) < 0)
+		return &none;
+	struct entry *e = &n->e[n->n];
+	memset(e, 0, sizeof *e);
+	char native[512] = "";
+	int nn = 0, leaf_in_cpython = 0;
+	sqlite3_reset(n->q);
+	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
+	int rc;
+	while ((rc = sqlite3_step(n->q)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(n->q, 0);
+		const char *sym = (const char *)sqlite3_column_text(n->q, 2);
+		const char *file = (const char *)sqlite3_column_text(n->q, 3);
+		if (!kind)
+			continue;
+		if (!strcmp(kind, "python") && file && !e->compiling && ia_is_compile_file(file))
+			e->compiling = 1;
+		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/fetch.py"))
+			e->fetching = 1;
+		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/worker.py"))
+			e->worker_loop = 1;
+		int why = !strcmp(kind, "python") ? ia_python_frame_why(file, sym)
+			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
+		if (why > e->why)
+			e->why = why;
+		e->hints |= !strcmp(kind, "python") ? ia_python_frame_hints(file, sym)
+			  : !strcmp(kind, "native") ? ia_native_frame_hints(sym) : 0;
+		/* rows come innermost first: the last library <module> frame is
+		 * the outermost import, the one the program asked for */
+		if (!strcmp(kind, "python") && file && sym && !strcmp(sym, "<module>") && file[0] != '<' &&
+		    ia_is_library_file(file)) {
+			free(e->module);
+			e->module = strdup(file);
+		}
+		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
+			char buf[600];
+			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
+			if (!e->python) {
+				e->python = strdup(buf);
+				if (sym)
+					e->func = strdup(sym);
+			}
+			if (!e->user && !ia_is_library_file(file)) {
+				e->user = strdup(buf);
+				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
+			}
+		} else if (!strcmp(kind, "native") && sym && *sym) {
+			if (!e->leaf) {
+				const char *mod = (const char *)sqlite3_column_text(n->q, 5);
+				const char *base = mod ? strrchr(mod, '/') : NULL;
+				base = base ? base + 1 : mod;
+				leaf_in_cpython = base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
+				e->leaf = strdup(sym);
+			}
+			if (nn < 3) {
+				size_t l = strlen(native);
+				snprintf(native + l, sizeof native - l, "%s%s", nn ? " < " : "", sym);
+				nn++;
+			}
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		/* a damaged page: no name rather than a wrong one, and the
+		 * caller learns it from ia_stack_names_error() */
+		if (!n->failed)
+			ia_db_step_error(n->db, rc, n->err, sizeof n->err);
+		n->failed = 1;
+		free(e->python);
+		free(e->func);
+		free(e->leaf);
+		free(e->user);
+		free(e->module);
+		return &none;
+	}
+	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
+		e->why = ia_hints_why(e->hints);
+	if (nn)
+		e->native = strdup(native);
+	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);
+	if (ia_map_put(&n->map, id, (uint32_t)n->n) < 0)
+		return &none;
+	n->last_id = id;
+	n->last = (uint32_t)n->n;
+	return &n->e[n->n++];
+}
+
+int ia_stack_names_error(const struct ia_stack_names *n, char *err, size_t errlen)
+{
+	if (!n || !n->failed)
+		return 0;
+	snprintf(err, errlen, "%s", n->err);
+	return -1;
+}
+
+const char *ia_stack_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->python; }
+const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->func; }
+const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->leaf; }
+const char *ia_stack_native(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->native; }
+int ia_stack_runs_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->runs_python; }
+int ia_stack_compiling(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->compiling; }
+int ia_stack_loading(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	return e->fetching || (!e->worker_loop && e->user);
+}
+
+const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	if (e->fetching)
+		return e->user_in_fetch ? e->user : e->python;
+	return e->user ? e->user : e->python;
+}
+int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
+unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
+const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }
+const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
+const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
+{
+	const struct entry *e = lookup(n, id);
+	return e->user ? e->user : e->python;
+}

@@ -1,0 +1,65 @@
+/*
+ * stacks.h — naming a stack: its Python line and a short native label.
+ *
+ * Frames live in stack_frames (kind 'native' or 'python', depth 0 =
+ * innermost).  Lookups go through the primary key (stack_id, kind, depth),
+ * and answers are cached per stack id, since the same few stacks come back
+ * for thousands of calls.
+ */
+#ifndef IA_STACKS_H
+#define IA_STACKS_H
+
+#include "load/trace.h"
+
+struct ia_stack_names;   /* opaque cache */
+
+struct ia_stack_names *ia_stack_names_new(sqlite3 *db);
+void ia_stack_names_free(struct ia_stack_names *n);
+/* -1 with the reason in err when a lookup could not read stack_frames (a
+ * corrupted page: it answered NULL); 0 when every lookup so far read it. */
+int ia_stack_names_error(const struct ia_stack_names *n, char *err, size_t errlen);
+
+/* Innermost Python frame as "file:line", or NULL when the stack has none. */
+const char *ia_stack_python(struct ia_stack_names *n, uint64_t stack_id);
+/* Innermost Python function name, or NULL. */
+const char *ia_stack_python_func(struct ia_stack_names *n, uint64_t stack_id);
+/* Innermost native symbol, or NULL. */
+const char *ia_stack_leaf(struct ia_stack_names *n, uint64_t stack_id);
+/* Up to three innermost native symbols joined by " < ", or NULL. */
+const char *ia_stack_native(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when the stack was running Python code: it has Python frames (an
+ * on-CPU sample of a CPython thread) and its innermost native frame is
+ * CPython's own (libpython, or a python executable), or it has none. */
+int ia_stack_runs_python(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when one of its Python frames is torch.compile's compile-time code
+ * (ia_is_compile_file): the sample was compiling, not running the model. */
+int ia_stack_compiling(struct ia_stack_names *n, uint64_t stack_id);
+/* For a DataLoader worker's block: 1 when it was loading — under the
+ * DataLoader's fetch of items (torch/utils/data/_utils/fetch.py: the
+ * Dataset's code runs under it, whoever wrote that Dataset), or, outside
+ * torch's worker loop, in code of the user's own — and 0 when it waited
+ * for its next index in the worker loop (a forked worker's stack still
+ * holds the user's frames from before the fork: the loop's line). */
+int ia_stack_loading(struct ia_stack_names *n, uint64_t stack_id);
+/* The line such a block loads at: the innermost frame of the user's own
+ * code inside the fetch (the Dataset's __getitem__), else the innermost
+ * Python frame (a library Dataset's read); NULL without Python frames. */
+const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t stack_id);
+/* The phase reason of the stack (enum ia_phase_why, phase_rules.h): the
+ * highest-ranked reason any of its frames gives, alone or with another
+ * (ia_hints_why); 0 when none. */
+int ia_stack_phase_why(struct ia_stack_names *n, uint64_t stack_id);
+/* Its frames' hints (enum ia_frame_hint), OR-ed. */
+unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
+/* For a stack that imports: the file of the outermost library module
+ * running its top-level code (what the program imported), or NULL. */
+const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t stack_id);
+/* The innermost Python frame in the user's own code (ia_is_library_file)
+ * as "file:line", or NULL. */
+const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);
+/* The line a finding points at: the innermost frame in the user's own code
+ * when there is one (a launch inside torch.nn is the user's forward call),
+ * else the innermost Python frame; NULL without Python frames. */
+const char *ia_stack_source(struct ia_stack_names *n, uint64_t stack_id);
+
+#endif

@@ -1,0 +1,830 @@
+/*
+ * trace.c — reads a report.db into the compact arrays of trace.h.
+ *
+ * Order of work: session (for the time origin and the window), apis,
+ * processes (the -p subtree is resolved here), threads, then the two big
+ * tables by one sequential scan each, the two scans on two threads with a
+ * connection each (NOMUTEX: no per-call locking).  A scan without a time
+ * filter says NOT INDEXED: walking the table b-tree in rowid order is
+ * several times faster than walking the time index and looking every row
+ * up.  With a window, the time index bounds the scan instead.
+ *
+ * Rows stay in storage order; a per-thread index (a counting sort by
+ * thread, then each thread's run checked and sorted by a total order only
+ * if needed) gives every analysis time order per thread.  A thread's rows
+ * are written in time order by the collector, so the check usually saves
+ * the sort, and no global 10M-row sort is ever needed.
+ */
+#include "load/trace.h"
+
+#include "load/db.h"
+#include "load/scan.h"
+#include "base/util.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct maps {
+	struct ia_map tid, pid, stack;
+	char **skeys, **svals;
+	size_t nsess;
+};
+
+const char *ia_session(const struct ia_trace *t, const char *key)
+{
+	const struct maps *m = t->maps;
+	for (size_t i = 0; m && i < m->nsess; i++)
+		if (!strcmp(m->skeys[i], key))
+			return m->svals[i];
+	return NULL;
+}
+
+const char *ia_session_next(const struct ia_trace *t, const char *prefix, size_t *i, const char **val)
+{
+	const struct maps *m = t->maps;
+	size_t n = strlen(prefix);
+	for (; m && *i < m->nsess; (*i)++)
+		if (!strncmp(m->skeys[*i], prefix, n)) {
+			*val = m->svals[*i];
+			return m->skeys[(*i)++] + n;
+		}
+	return NULL;
+}
+
+const char *ia_api_name(const struct ia_trace *t, unsigned api)
+{
+	const char *n = ingero_api_name(api);
+	if (n)
+		return n;
+	if (api < INGERO_API_MAX && t->api_names[api])
+		return t->api_names[api];
+	static char buf[INGERO_API_MAX][12];
+	if (api >= INGERO_API_MAX)
+		return "unknown";
+	snprintf(buf[api], sizeof buf[api], "api#%u", api);
+	return buf[api];
+}
+
+int ia_proc_index(const struct ia_trace *t, int pid)
+{
+	const struct maps *m = t->maps;
+	uint32_t v = ia_map_get(&m->pid, (uint32_t)pid);
+	return v == UINT32_MAX ? -1 : (int)v;
+}
+
+int ia_thread_index(const struct ia_trace *t, uint32_t tid)
+{
+	const struct maps *m = t->maps;
+	uint32_t v = ia_map_get(&m->tid, tid);
+	return v == UINT32_MAX ? -1 : (int)v;
+}
+
+static char *dupstr(const unsigned char *s)
+{
+	return s ? strdup((const char *)s) : NULL;
+}
+
+static void copy_comm(char *dst, size_t len, const unsigned char *s)
+{
+	snprintf(dst, len, "%s", s ? (const char *)s : "");
+}
+
+static int add_proc(struct ia_trace *t, int pid, size_t *cap)
+{
+	struct maps *m = t->maps;
+	if (ia_grow((void **)&t->procs, cap, t->nprocs + 1, sizeof *t->procs) < 0)
+		return -1;
+	struct ia_proc *p = &t->procs[t->nprocs];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->ppid = -1;
+	p->parent = -1;
+	if (ia_map_put(&m->pid, (uint32_t)pid, (uint32_t)t->nprocs) < 0)
+		return -1;
+	return (int)t->nprocs++;
+}
+
+static int add_thread(struct ia_trace *t, uint32_t tid, int pid, size_t *cap, size_t *pcap)
+{
+	struct maps *m = t->maps;
+	int pi = ia_proc_index(t, pid);
+	if (pi < 0) {
+		pi = add_proc(t, pid, pcap);
+		if (pi < 0)
+			return -1;
+		t->procs[pi].selected = t->filter.pid == 0;
+	}
+	if (ia_grow((void **)&t->threads, cap, t->nthreads + 1, sizeof *t->threads) < 0)
+		return -1;
+	struct ia_thread *th = &t->threads[t->nthreads];
+	memset(th, 0, sizeof *th);
+	th->tid = tid;
+	th->proc = (uint32_t)pi;
+	th->first_ns = UINT64_MAX;
+	if (ia_map_put(&m->tid, tid, (uint32_t)t->nthreads) < 0)
+		return -1;
+	return (int)t->nthreads++;
+}
+
+static int load_small(struct ia_trace *t, char *err, size_t errlen, size_t *pcap, size_t *tcap)
+{
+	sqlite3 *db = t->db;
+	struct maps *m = t->maps;
+	sqlite3_stmt *st;
+	int rc;
+	size_t scap = 0;
+
+	if (!(st = ia_db_prepare(db, "SELECT key, value FROM session", err, errlen)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t vcap = scap;
+		if (ia_grow((void **)&m->skeys, &scap, m->nsess + 1, sizeof *m->skeys) < 0 ||
+		    ia_grow((void **)&m->svals, &vcap, m->nsess + 1, sizeof *m->svals) < 0)
+			goto oom;
+		m->skeys[m->nsess] = dupstr(sqlite3_column_text(st, 0));
+		m->svals[m->nsess] = dupstr(sqlite3_column_text(st, 1));
+		if (!m->skeys[m->nsess])
+			m->skeys[m->nsess] = strdup("");
+		if (!m->svals[m->nsess])
+			m->svals[m->nsess] = strdup("");
+		m->nsess++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto steperr;
+	const char *v = ia_session(t, "cpus");
+	t->cpus = v ? atoi(v) : 0;
+	v = ia_session(t, "cpu_limit");
+	t->cpu_limit = v ? strtod(v, NULL) : 0;
+	if (!(t->cpu_limit > 0))
+		t->cpu_limit = 0;
+	v = ia_session(t, "cpu_limit_periods");
+	t->cpu_limit_periods = v ? strtoull(v, NULL, 10) : 0;
+	v = ia_session(t, "cpu_limit_throttled_periods");
+	t->cpu_limit_throttled_periods = v ? strtoull(v, NULL, 10) : 0;
+	v = ia_session(t, "cpu_limit_throttled_ns");
+	t->cpu_limit_throttled_ns = v ? strtoull(v, NULL, 10) : 0;
+
+	if (!(st = ia_db_prepare(db, "SELECT id, name FROM apis", err, errlen)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		if (id > 0 && id < INGERO_API_MAX && !t->api_names[id] && sqlite3_column_text(st, 1))
+			t->api_names[id] = dupstr(sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto steperr;
+
+	if (!(st = ia_db_prepare(db, "SELECT pid, ppid, comm, exe, cmdline, start_ns, exit_ns, exit_code, "
+				 "announced, made, dropped FROM processes", err, errlen)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int pid = sqlite3_column_int(st, 0);
+		if (ia_proc_index(t, pid) >= 0)
+			continue;
+		int i = add_proc(t, pid, pcap);
+		if (i < 0)
+			goto oom;
+		struct ia_proc *p = &t->procs[i];
+		p->ppid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+		copy_comm(p->comm, sizeof p->comm, sqlite3_column_text(st, 2));
+		p->exe = dupstr(sqlite3_column_text(st, 3));
+		p->cmdline = dupstr(sqlite3_column_text(st, 4));
+		p->start_ns = (uint64_t)sqlite3_column_int64(st, 5);
+		p->exit_ns = (uint64_t)sqlite3_column_int64(st, 6);
+		p->has_exit_code = sqlite3_column_type(st, 7) != SQLITE_NULL;
+		p->exit_code = sqlite3_column_int(st, 7);
+		p->announced = (uint64_t)sqlite3_column_int64(st, 8);
+		p->made = (uint64_t)sqlite3_column_int64(st, 9);
+		p->dropped = (uint64_t)sqlite3_column_int64(st, 10);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto steperr;
+	for (size_t i = 0; i < t->nprocs; i++)
+		t->procs[i].parent = ia_proc_index(t, t->procs[i].ppid);
+	/* The -p subtree: a process is selected when it or an ancestor is PID. */
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (!t->filter.pid) {
+			t->procs[i].selected = 1;
+			continue;
+		}
+		int j = (int)i, hops = 0;
+		while (j >= 0 && hops++ < 1000) {
+			if (t->procs[j].pid == t->filter.pid) {
+				t->procs[i].selected = 1;
+				break;
+			}
+			j = t->procs[j].parent;
+		}
+	}
+
+	if (!(st = ia_db_prepare(db, "SELECT tid, pid, comm FROM threads", err, errlen)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 0);
+		if (ia_thread_index(t, tid) >= 0)
+			continue;
+		int i = add_thread(t, tid, sqlite3_column_int(st, 1), tcap, pcap);
+		if (i < 0)
+			goto oom;
+		copy_comm(t->threads[i].comm, sizeof t->threads[i].comm, sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto steperr;
+	return 0;
+oom:
+	sqlite3_finalize(st);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+steperr:
+	ia_db_step_error(db, rc, err, errlen);
+	return -1;
+}
+
+/* One integer query (min/max through an index); def when NULL or no row. */
+static int query_u64(sqlite3 *db, const char *sql, uint64_t def, uint64_t *out, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = ia_db_prepare(db, sql, err, errlen);
+	if (!st)
+		return -1;
+	int rc = sqlite3_step(st);
+	*out = def;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ia_db_step_error(db, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
+{
+	const char *s = ia_session(t, "start_mono_ns");
+	uint64_t c0, o0, c1, o1;
+	/* blocks carry their first and last start: no call needs decoding */
+	int blocks = t->blocks;
+	if (query_u64(t->db, blocks ? "SELECT min(first_ns) FROM call_blocks" : "SELECT min(start_ns) FROM cuda_calls",
+		      UINT64_MAX, &c0, err, errlen) < 0 ||
+	    query_u64(t->db, "SELECT min(start_ns) FROM off_cpu", UINT64_MAX, &o0, err, errlen) < 0 ||
+	    query_u64(t->db, blocks ? "SELECT max(last_ns) FROM call_blocks" : "SELECT max(start_ns) FROM cuda_calls",
+		      0, &c1, err, errlen) < 0 ||
+	    query_u64(t->db, "SELECT max(start_ns) FROM off_cpu", 0, &o1, err, errlen) < 0)
+		return -1;
+	uint64_t first = c0 < o0 ? c0 : o0;
+	t->t0 = s ? strtoull(s, NULL, 10) : 0;
+	if (!t->t0 || (first != UINT64_MAX && first < t->t0))
+		t->t0 = first == UINT64_MAX ? 0 : first;
+	const char *e = ia_session(t, "end_mono_ns");
+	uint64_t end = e ? strtoull(e, NULL, 10) : 0;
+	uint64_t last = c1 > o1 ? c1 : o1;
+	if (end < last)
+		end = last;
+
+	if (ia_capture_load(t->db, end, &t->capture, err, errlen) < 0)
+		return -1;
+	const struct ia_filter *f = &t->filter;
+	t->from = 0;
+	t->to = UINT64_MAX;
+	/* the program recorded only between its profiler start and stop: read
+	 * that span, unless the user chose a window */
+	if (t->capture.n && !f->has_from && !f->has_to && !f->has_since) {
+		t->from = t->capture.first;
+		t->to = t->capture.open ? UINT64_MAX : t->capture.last + 1;
+		t->capture.applied = 1;
+	}
+	if (f->has_from)
+		t->from = t->t0 + f->from_rel;
+	if (f->has_to)
+		t->to = t->t0 + f->to_rel;
+	if (f->has_since)
+		t->from = end > f->since ? end - f->since : 0;
+	if (t->to <= t->from) {
+		snprintf(err, errlen, "empty time window: --to must be after --from");
+		return -1;
+	}
+	t->capture.paused_in_ns = ia_capture_paused_in(&t->capture, t->from, t->to);
+	return 0;
+}
+
+/* Total orders on rows, so that everything downstream is independent of
+ * the order rows were stored in. */
+static int cmp_call(const struct ia_call *x, const struct ia_call *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->th != y->th)
+		return x->th < y->th ? -1 : 1;
+	if (x->api != y->api)
+		return x->api < y->api ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur < y->dur ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int cmp_off(const struct ia_off *x, const struct ia_off *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->runq != y->runq)
+		return x->runq < y->runq ? -1 : 1;
+	return x->th < y->th ? -1 : x->th > y->th;
+}
+
+static int cmp_call_ix(const void *a, const void *b, void *ctx)
+{
+	const struct ia_call *c = ctx;
+	int r = cmp_call(&c[*(const uint32_t *)a], &c[*(const uint32_t *)b]);
+	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static int cmp_off_ix(const void *a, const void *b, void *ctx)
+{
+	const struct ia_off *o = ctx;
+	int r = cmp_off(&o[*(const uint32_t *)a], &o[*(const uint32_t *)b]);
+	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* Creates the threads the scans met that the threads table lacks (rare:
+ * the collector writes a threads row for every tid it stores): their pid
+ * is the call block's, or else looked up in the calls and intervals. */
+static int adopt_threads(struct ia_trace *t, const struct ia_scan_result *r, size_t *tcap, size_t *pcap,
+			 char *err, size_t errlen)
+{
+	sqlite3_stmt *q = NULL;
+	for (size_t i = 0; i < r->ntids; i++) {
+		if (ia_thread_index(t, r->tids[i]) >= 0)
+			continue;
+		if (r->pids[i] > 0) {   /* a call block named it */
+			if (add_thread(t, r->tids[i], r->pids[i], tcap, pcap) < 0) {
+				sqlite3_finalize(q);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			continue;
+		}
+		if (!q && !(q = ia_db_prepare(t->db,
+				"SELECT coalesce((SELECT pid FROM cuda_calls WHERE tid = ?1 LIMIT 1),"
+				" (SELECT pid FROM off_cpu WHERE tid = ?1 LIMIT 1), ?1)", err, errlen)))
+			return -1;
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, r->tids[i]);
+		int s = sqlite3_step(q);
+		if (ia_db_done(q, s, err, errlen) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
+		int pid = s == SQLITE_ROW ? sqlite3_column_int(q, 0) : (int)r->tids[i];
+		if (add_thread(t, r->tids[i], pid, tcap, pcap) < 0) {
+			sqlite3_finalize(q);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct ia_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int sort_threads(struct ia_trace *t)
+{
+	struct maps *m = t->maps;
+	if (t->nthreads)
+		qsort(t->threads, t->nthreads, sizeof *t->threads, cmp_tid);
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (ia_map_put(&m->tid, t->threads[i].tid, (uint32_t)i) < 0)
+			return -1;
+	return 0;
+}
+
+/* Thread index of a tid, through a small direct-mapped cache: rows of a few
+ * threads interleave, so the hash map is consulted only on a miss. */
+struct tid_cache {
+	uint32_t tid[64], th[64];
+};
+
+static uint32_t cached_thread(const struct ia_trace *t, struct tid_cache *c, uint32_t tid)
+{
+	unsigned k = tid & 63;
+	if (c->tid[k] != tid) {
+		c->tid[k] = tid;
+		c->th[k] = (uint32_t)ia_thread_index(t, tid);
+	}
+	return c->th[k];
+}
+
+/* Calls: raw tids -> thread indexes, rows of unselected processes (-p)
+ * dropped, per-thread spans and per-process call counts. */
+static int resolve_calls(struct ia_trace *t)
+{
+	struct tid_cache tc;
+	memset(tc.tid, 0xff, sizeof tc.tid);
+	size_t w = 0;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		struct ia_call c = t->calls[i];
+		uint32_t th_i = cached_thread(t, &tc, c.th);
+		struct ia_thread *th = &t->threads[th_i];
+		struct ia_proc *p = &t->procs[th->proc];
+		if (!p->selected)
+			continue;
+		c.th = th_i;
+		t->calls[w++] = c;
+		th->ncalls++;
+		if (c.start < th->first_ns)
+			th->first_ns = c.start;
+		if (c.start + c.dur > th->last_ns)
+			th->last_ns = c.start + c.dur;
+		if (!p->calls && !(p->calls = calloc(INGERO_API_MAX, sizeof *p->calls)))
+			return -1;
+		p->calls[c.api]++;
+		p->ncalls++;
+	}
+	t->ncalls = w;
+	return 0;
+}
+
+/* Off-CPU rows: the same, with spans into first/last (merged by the caller:
+ * this runs beside resolve_calls, which owns the threads' own fields). */
+static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
+{
+	struct tid_cache tc;
+	memset(tc.tid, 0xff, sizeof tc.tid);
+	size_t w = 0;
+	for (size_t i = 0; i < t->noffs; i++) {
+		struct ia_off o = t->offs[i];
+		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_FLAGS);
+		if (!t->procs[t->threads[th_i].proc].selected)
+			continue;
+		o.th = th_i | (o.th & IA_OFF_FLAGS);
+		t->offs[w++] = o;
+		if (o.start < first[th_i])
+			first[th_i] = o.start;
+		if (o.end > last[th_i])
+			last[th_i] = o.end;
+	}
+	t->noffs = w;
+}
+
+/* Per-thread index of rows (a stable counting sort by thread), each
+ * thread's run then put in time order when it is not already; each
+ * thread's run's start and length into span[2 * i], span[2 * i + 1].  The
+ * two tables are indexed on two threads at once, so neither writes the
+ * threads' own fields: with both pairs of fields in reach the compiler
+ * blends the stores into a read-modify-write of the other pair (seen: GCC
+ * -O2, 8-byte blends at the two pairs' offsets), which lost one table's
+ * spans now and then. */
+static uint32_t *index_by_thread(const struct ia_trace *t, int calls, uint32_t *span)
+{
+	size_t n = calls ? t->ncalls : t->noffs;
+	uint32_t *ix = malloc((n + 1) * sizeof *ix);
+	if (!ix)
+		return NULL;
+	ia_hint_huge(ix, (n + 1) * sizeof *ix);
+	uint32_t *first = malloc((t->nthreads + 1) * sizeof *first), *cnt = calloc(t->nthreads + 1, sizeof *cnt);
+	if (!first || !cnt) {
+		free(ix);
+		free(first);
+		free(cnt);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		cnt[calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_FLAGS]++;
+	uint32_t pos = 0;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		first[i] = pos;
+		pos += cnt[i];
+		span[2 * i] = first[i];
+		span[2 * i + 1] = cnt[i];
+		cnt[i] = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t th = calls ? t->calls[i].th : t->offs[i].th & ~IA_OFF_FLAGS;
+		ix[first[th] + cnt[th]++] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		uint32_t *seg = ix + first[i];
+		size_t m = cnt[i];
+		int sorted = 1;
+		for (size_t k = 1; k < m && sorted; k++)
+			sorted = calls ? cmp_call(&t->calls[seg[k - 1]], &t->calls[seg[k]]) <= 0
+				       : cmp_off(&t->offs[seg[k - 1]], &t->offs[seg[k]]) <= 0;
+		if (!sorted)
+			qsort_r(seg, m, sizeof *seg, calls ? cmp_call_ix : cmp_off_ix,
+				calls ? (void *)t->calls : (void *)t->offs);
+	}
+	free(first);
+	free(cnt);
+	return ix;
+}
+
+struct side {
+	struct ia_trace *t;
+	uint32_t *span;   /* the calls' runs by thread (index_by_thread) */
+	int rc;
+};
+
+static void *calls_side(void *arg)
+{
+	struct side *s = arg;
+	if (resolve_calls(s->t) < 0 || !(s->t->call_by_th = index_by_thread(s->t, 1, s->span)))
+		s->rc = -1;
+	return NULL;
+}
+
+/* What the file says was lost, summed by source (docs/schema.md, losses):
+ * the reader of any figure needs it next to the figure. */
+static int load_losses(struct ia_trace *t, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT source, sum(count) FROM losses GROUP BY source "
+				      "HAVING sum(count) > 0 ORDER BY source", err, errlen);
+	if (!st)
+		return -1;
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *src = (const char *)sqlite3_column_text(st, 0);
+		if (ia_grow((void **)&t->losses, &cap, t->nlosses + 1, sizeof *t->losses) < 0 ||
+		    !(t->losses[t->nlosses].source = strdup(src ? src : "?"))) {
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		t->losses[t->nlosses++].count = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
+		  char *err, size_t errlen)
+{
+	memset(t, 0, sizeof *t);
+	t->db = db;
+	if (f)
+		t->filter = *f;
+	struct maps *m = calloc(1, sizeof *m);
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->maps = m;
+	size_t pcap = 0, tcap = 0;
+	if ((t->blocks = ia_db_has_table(db, "call_blocks")) < 0) {
+		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (load_small(t, err, errlen, &pcap, &tcap) < 0 || resolve_window(t, err, errlen) < 0)
+		return -1;
+	if (t->filter.pid && ia_proc_index(t, t->filter.pid) < 0) {
+		snprintf(err, errlen, "%s: no process %d in this trace", ia_db_path(), t->filter.pid);
+		return IA_TRACE_NO_PID;
+	}
+	if (load_losses(t, err, errlen) < 0)
+		return -1;
+	t->command = (char *)ia_session(t, "command");
+	t->host = (char *)ia_session(t, "host");
+	t->gpu = (char *)ia_session(t, "gpu");
+	t->mode = (char *)ia_session(t, "mode");
+
+	struct ia_scan_result r;
+	ia_phase("small-tables");
+	if ((t->off_syscall = ia_db_has_column(db, "off_cpu", "syscall")) < 0) {
+		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (t->off_syscall)
+		what |= IA_LOAD_OFF_SYSCALL;
+	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
+		return -1;
+	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
+		ia_scan_result_free(&r);
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->stack_ids = r.stack_ids;
+	t->nstacks = r.nstacks;
+	r.stack_ids = NULL;
+	t->calls = r.calls;
+	t->ncalls = r.ncalls;
+	r.calls = NULL;
+	t->offs = r.offs;
+	t->noffs = r.noffs;
+	r.offs = NULL;
+	ia_scan_result_free(&r);
+	int rc = 0;
+	for (size_t i = 0; i < t->nstacks; i++)
+		if (ia_map_put(&m->stack, t->stack_ids[i], (uint32_t)i) < 0)
+			rc = -1;
+	/* calls on a second thread, off-CPU rows here */
+	uint32_t *spans = malloc((4 * t->nthreads + 2) * sizeof *spans);   /* calls' runs, then offs' */
+	struct side s = { t, spans, 0 };
+	pthread_t th;
+	if (!spans)
+		rc = -1;
+	int started = !rc && pthread_create(&th, NULL, calls_side, &s) == 0;
+	if (!rc && !started)
+		calls_side(&s);
+	uint64_t *first = malloc((t->nthreads + 1) * sizeof *first), *last = calloc(t->nthreads + 1, sizeof *last);
+	if (!rc && first && last) {
+		for (size_t i = 0; i < t->nthreads; i++)
+			first[i] = UINT64_MAX;
+		resolve_offs(t, first, last);
+		if (!(t->off_by_th = index_by_thread(t, 0, spans + 2 * t->nthreads)))
+			rc = -1;
+	} else {
+		rc = -1;
+	}
+	if (started)
+		pthread_join(th, NULL);
+	if (s.rc)
+		rc = -1;
+	for (size_t i = 0; !rc && i < t->nthreads; i++) {
+		struct ia_thread *x = &t->threads[i];
+		x->call_first = spans[2 * i];
+		x->call_n = spans[2 * i + 1];
+		x->off_first = spans[2 * (t->nthreads + i)];
+		x->off_n = spans[2 * (t->nthreads + i) + 1];
+		if (first[i] < x->first_ns)
+			x->first_ns = first[i];
+		if (last[i] > x->last_ns)
+			x->last_ns = last[i];
+	}
+	free(spans);
+	free(first);
+	free(last);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ia_phase("resolve+index");
+	t->first_ns = UINT64_MAX;
+	t->last_ns = 0;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		if (t->threads[i].first_ns < t->first_ns)
+			t->first_ns = t->threads[i].first_ns;
+		if (t->threads[i].last_ns > t->last_ns && t->threads[i].last_ns != 0)
+			t->last_ns = t->threads[i].last_ns;
+	}
+	if (t->first_ns == UINT64_MAX)
+		t->first_ns = t->last_ns = t->t0;
+	return 0;
+}
+
+void ia_trace_free(struct ia_trace *t)
+{
+	struct maps *m = t->maps;
+	if (m) {
+		ia_map_free(&m->tid);
+		ia_map_free(&m->pid);
+		ia_map_free(&m->stack);
+		for (size_t i = 0; i < m->nsess; i++) {
+			free(m->skeys[i]);
+			free(m->svals[i]);
+		}
+		free(m->skeys);
+		free(m->svals);
+		free(m);
+	}
+	for (size_t i = 0; i < t->nprocs; i++) {
+		free(t->procs[i].exe);
+		free(t->procs[i].cmdline);
+		free(t->procs[i].calls);
+	}
+	ia_capture_free(&t->capture);
+	for (size_t i = 0; i < t->nlosses; i++)
+		free(t->losses[i].source);
+	free(t->losses);
+	for (size_t i = 0; i < INGERO_API_MAX; i++)
+		free(t->api_names[i]);
+	free(t->procs);
+	free(t->threads);
+	free(t->calls);
+	free(t->offs);
+	free(t->off_by_th);
+	free(t->call_by_th);
+	free(t->stack_ids);
+	memset(t, 0, sizeof *t);
+}
+
+size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a)
+{
+	const struct ia_thread *thr = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + thr->off_first;
+	size_t lo = 0, hi = thr->off_n;
+	/* A thread's intervals are disjoint and sorted by start, hence by end:
+	 * find the first whose end is after a. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->offs[ix[mid]].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_t b,
+		      uint64_t *off_ns, uint64_t *runq_ns, uint64_t *nswitch)
+{
+	const struct ia_thread *thr = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + thr->off_first;
+	uint64_t off = 0, rq = 0, n = 0;
+	for (size_t i = ia_thread_off_lower(t, th, a); i < thr->off_n; i++) {
+		const struct ia_off *o = &t->offs[ix[i]];
+		if (o->start >= b)
+			break;
+		off += ia_overlap(o->start, o->end, a, b);
+		rq += ia_overlap(o->end - o->runq, o->end, a, b);
+		n++;
+	}
+	if (off_ns)
+		*off_ns = off;
+	if (runq_ns)
+		*runq_ns = rq;
+	if (nswitch)
+		*nswitch = n;
+}
+
+int ia_thread_is_tracer(const struct ia_thread *x)
+{
+	return !strncmp(x->comm, "ingero-", 7) || !strncmp(x->comm, "nng:", 4);
+}
+
+void ia_thread_span(const struct ia_trace *t, uint32_t th, uint64_t *a, uint64_t *b)
+{
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_proc *p = &t->procs[x->proc];
+	uint64_t s = x->first_ns, e = x->last_ns;
+	if (s == UINT64_MAX || e == 0) {
+		*a = *b = 0;
+		return;
+	}
+	if (x->tid == (uint32_t)p->pid && p->start_ns && p->start_ns < s)
+		s = p->start_ns;
+	if (p->exit_ns && p->exit_ns > e && x->tid == (uint32_t)p->pid)
+		e = p->exit_ns;
+	if (s < t->from)
+		s = t->from;
+	if (e > t->to)
+		e = t->to;
+	if (e < s)
+		e = s;
+	*a = s;
+	*b = e;
+}
+
+uint64_t ia_thread_oncpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n)
+{
+	return ia_thread_cpu_windows(t, th, w, n, NULL);
+}
+
+uint64_t ia_thread_cpu_windows(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n, uint64_t *runq)
+{
+	uint64_t a, b;
+	ia_thread_span(t, th, &a, &b);
+	if (a == b)
+		return 0;
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + x->off_first;
+	size_t j = 0;
+	uint64_t on = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w0 = w[2 * i], w1 = w[2 * i + 1];
+		uint64_t live = ia_overlap(w0, w1, a, b);
+		if (!live)
+			continue;
+		while (j < x->off_n && t->offs[ix[j]].end <= w0)
+			j++;
+		uint64_t off = 0, l0 = w0 > a ? w0 : a, l1 = w1 < b ? w1 : b;
+		for (size_t k = j; k < x->off_n && t->offs[ix[k]].start < w1; k++) {
+			const struct ia_off *o = &t->offs[ix[k]];
+			off += ia_overlap(o->start, o->end, l0, l1);
+			if (runq)
+				*runq += ia_overlap(o->end - o->runq, o->end, l0, l1);
+		}
+		on += live > off ? live - off : 0;
+	}
+	return on;
+}

@@ -1,0 +1,183 @@
+/*
+ * mcp_internal.h — what the MCP server's files share: the server state, the
+ * JSON-RPC error codes, the tool and prompt registries, and the builders of
+ * tool results.
+ *
+ *   mcp.c          command line, read loop, JSON-RPC dispatch, lifecycle
+ *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
+ *   mcp_json.c     lone surrogate escapes, ids echoed as sent
+ *   mcp_schema.c   checks tool arguments against each tool's inputSchema
+ *   mcp_result.c   tool results: text with traced strings fenced as data,
+ *                  plus structuredContent
+ *   mcp_cap.c      the byte cap on a tool result
+ *   mcp_view.c     the trace for a call's window, cached, with the analyzer's results
+ *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
+ *   mcp_stacks.c   get_stacks
+ *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
+ *   mcp_sql_functions.c  the SQL functions run_sql allows
+ *   mcp_prompts.c  the `investigate` prompt
+ */
+#ifndef IA_MCP_INTERNAL_H
+#define IA_MCP_INTERNAL_H
+
+#include "rules/chains.h"
+#include "measure/per_process.h"
+#include "measure/stats.h"
+#include "load/trace.h"
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* JSON-RPC 2.0 error codes. */
+enum {
+	MCP_PARSE_ERROR = -32700,
+	MCP_INVALID_REQUEST = -32600,
+	MCP_METHOD_NOT_FOUND = -32601,
+	MCP_INVALID_PARAMS = -32602,
+	MCP_INTERNAL_ERROR = -32603,
+};
+
+#define MCP_PROTOCOL_LATEST "2025-06-18"
+#define MCP_DEFAULT_MAX_MESSAGE (4u << 20)
+
+struct mcp_sql;
+
+/* One loaded view of the trace (a filter) and what was computed on it.
+ * The server keeps the last one: an assistant asks several questions about
+ * the same window in a row.  Light questions (stats, per-process) need
+ * only stats + per-process; the others need explain's whole analysis
+ * (ia_analyze), which contains those two, so once it exists the light
+ * results are freed and taken from it: nothing is computed twice. */
+struct mcp_view {
+	int loaded;
+	struct ia_filter filter;
+	struct ia_trace t;
+	int have_light, have_analysis;
+	struct ia_stats stats;        /* light */
+	struct ia_per_process pp;     /* light */
+	struct ia_analysis an;        /* full */
+};
+
+struct mcp_server {
+	const char *db_path;
+	sqlite3 *db;                  /* validated by ia_db_open, read-only */
+	struct mcp_sql *sql;          /* run_sql's own connection, opened on first use */
+	const char *protocol;         /* negotiated revision, NULL before initialize */
+	int initialized;              /* initialize answered */
+	int client_ready;             /* notifications/initialized received */
+	size_t max_message;
+	long sql_timeout_ms;
+	struct mcp_view view;
+};
+
+/* ---- the server (mcp.c) ---- */
+/* Opens and validates the database; keeps max_message and sql_timeout_ms
+ * when set.  -1 with a one-line reason. */
+int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen);
+void mcp_server_close(struct mcp_server *s);
+/* One received line in, at most one line out.  -1 when out is gone. */
+int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out);
+
+/* ---- tools (mcp_tools.c) ---- */
+struct mcp_tool {
+	const char *name, *title, *description;
+	const char *input_schema;     /* JSON text */
+	const char *output_schema;    /* JSON text, NULL = none */
+	/* Returns a CallToolResult (content + structuredContent, or isError). */
+	cJSON *(*call)(struct mcp_server *s, const cJSON *args);
+};
+extern const struct mcp_tool mcp_tools[];
+extern const size_t mcp_ntools;
+const struct mcp_tool *mcp_tool_find(const char *name);
+/* {"name","title","description","inputSchema","outputSchema","annotations"} */
+cJSON *mcp_tool_describe(const struct mcp_tool *t);
+/* get_stacks (mcp_stacks.c) */
+cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args);
+
+/* ---- the view for a call's window (mcp_view.c) ---- */
+enum { MCP_NEED_LIGHT = 1, MCP_NEED_ANALYSIS = 2 };
+/* Loads (or reuses) the trace for args' from/to/since/pid with what `need`
+ * asks computed; NULL with *fail set to a tool error. */
+struct mcp_view *mcp_view_for(struct mcp_server *s, const cJSON *args, int need, cJSON **fail);
+void mcp_view_free(struct mcp_view *v);
+const struct ia_stats *mcp_view_stats(const struct mcp_view *v);
+const struct ia_per_process *mcp_view_pp(const struct mcp_view *v);
+/* from/to/since/pid of args into f; -1 with the reason on a bad value. */
+int mcp_window_args(const cJSON *args, struct ia_filter *f, char *err, size_t errlen);
+/* {"first_rel_ns","last_rel_ns","from_rel_ns","to_rel_ns","pid"}: what an answer covers. */
+cJSON *mcp_window_json(const struct ia_trace *t);
+
+/* ---- arguments (mcp_schema.c) ---- */
+/* Checks args (an object or NULL) against a JSON Schema of the subset the
+ * tools use (object; properties of type string/integer/number/boolean with
+ * enum, minimum, maximum; required; additionalProperties false).  0 when it
+ * conforms; else -1 with a one-line reason. */
+int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
+
+/* ---- JSON input that cJSON alone gets wrong (mcp_json.c) ---- */
+/* A copy of line (NUL-terminated, same length) with every lone UTF-16
+ * surrogate escape inside a string rewritten as \uFFFD; NULL when there
+ * is none (or no memory: cJSON then refuses the line as before). */
+char *mcp_json_fix_surrogates(const char *line, size_t len);
+/* Offset of the first escape inside a string that JSON does not allow
+ * (a backslash before another byte than " \ / b f n r t u, or \u without
+ * four hex digits), or -1. */
+long mcp_json_bad_escape(const char *line, size_t len);
+/* In msg (an object, or a batch array) parsed from text, replaces each
+ * numeric or string id by a raw item with orig's bytes at the same place
+ * (orig: the line before mcp_json_fix_surrogates): echoed exactly as the
+ * client sent them. */
+void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_t len);
+
+/* ---- results (mcp_result.c) ---- */
+/* A successful result: `summary` (plain text written by us, no traced
+ * strings), then `data` printed as JSON inside a fenced block that tells
+ * the reader its strings were recorded from the traced program; `data` also
+ * becomes structuredContent (ownership taken). */
+cJSON *mcp_result_data(const char *summary, cJSON *data);
+/* The byte cap on a whole tool result (mcp_cap.c); a variable so that
+ * tests can lower it. */
+#define MCP_RESULT_MAX_BYTES (256u << 10)
+extern size_t mcp_result_max_bytes;
+/* Cuts data's largest top-level arrays at whole entries from their ends
+ * until measure(summary, data) is within the cap, and records what was
+ * left out in data (result_truncated, and its truncated/more/row_count).
+ * 0: it fit; 1: cut, with a sentence for the summary in note; -1: still
+ * too big with every array empty. */
+int mcp_result_cap(cJSON *data, size_t (*measure)(const char *summary, const cJSON *data),
+		   const char *summary, char *note, size_t notelen);
+/* A tool execution error: {"content":[{"type":"text","text":msg}],"isError":true}. */
+cJSON *mcp_result_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints JSON with '<', '>' and '&' escaped as \u003c… so that no string
+ * inside can close the data fence.  Caller frees. */
+char *mcp_json_fenced(const cJSON *data);
+
+/* ---- run_sql (mcp_sql.c) ---- */
+struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen);
+void mcp_sql_close(struct mcp_sql *q);
+/* Runs one read-only statement.  Returns {"columns","rows","row_count",
+ * "truncated","elapsed_ms"}, or NULL with a one-line reason. */
+cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeout_ms,
+		   char *err, size_t errlen);
+/* Whether run_sql may call the SQL function NAME (mcp_sql_functions.c:
+ * an allow-list of pure functions; NULL is not allowed). */
+int mcp_sql_function_allowed(const char *name);
+/* run_sql's description: what it allows, plus the schema (schema.h). */
+const char *mcp_sql_description(void);
+#define MCP_SQL_MAX_ROWS_DEFAULT 200
+#define MCP_SQL_MAX_ROWS_LIMIT 5000
+#define MCP_SQL_MAX_BYTES (1u << 20)   /* result text cap */
+
+/* ---- prompts (mcp_prompts.c) ---- */
+cJSON *mcp_prompts_list(void);
+/* The prompt's GetPromptResult, or NULL with a JSON-RPC error code and message. */
+cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON *args,
+		      int *code, char *err, size_t errlen);
+
+/* stderr log line, prefixed "ingero-analyze mcp: "; none when mcp_quiet (the fuzzer) */
+extern int mcp_quiet;
+void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * mcp_schema.c — tool arguments checked against the tool's own inputSchema.
+ *
+ * The schema a client sees in tools/list is the one enforced here, so the
+ * two cannot drift apart.  Only the subset our tools use is understood:
+ * an object whose properties are strings (with enum, maxLength), integers
+ * or numbers (minimum, maximum) or booleans; `required`; and
+ * additionalProperties:false.  A schema keyword outside that subset is a
+ * bug in our table, caught by the tests listing every tool.
+ */
+#include "mcp/mcp_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *json_type(const cJSON *v)
+{
+	if (cJSON_IsString(v)) return "a string";
+	if (cJSON_IsNumber(v)) return "a number";
+	if (cJSON_IsBool(v)) return "a boolean";
+	if (cJSON_IsNull(v)) return "null";
+	if (cJSON_IsArray(v)) return "an array";
+	if (cJSON_IsObject(v)) return "an object";
+	return "invalid";
+}
+
+static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *err, size_t errlen)
+{
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(prop, "type"));
+	if (!type)
+		return 0;
+	if (!strcmp(type, "string")) {
+		if (!cJSON_IsString(v)) {
+			snprintf(err, errlen, "argument '%s' must be a string, not %s", name, json_type(v));
+			return -1;
+		}
+		const cJSON *ml = cJSON_GetObjectItemCaseSensitive(prop, "maxLength");
+		if (cJSON_IsNumber(ml) && strlen(v->valuestring) > (size_t)ml->valuedouble) {
+			snprintf(err, errlen, "argument '%s' is longer than %d characters", name, ml->valueint);
+			return -1;
+		}
+		const cJSON *en = cJSON_GetObjectItemCaseSensitive(prop, "enum");
+		if (cJSON_IsArray(en)) {
+			const cJSON *e;
+			cJSON_ArrayForEach(e, en)
+				if (cJSON_IsString(e) && !strcmp(e->valuestring, v->valuestring))
+					return 0;
+			snprintf(err, errlen, "argument '%s' must be one of the values its schema lists", name);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(type, "integer") || !strcmp(type, "number")) {
+		int integer = type[0] == 'i';
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+		    (integer && v->valuedouble != floor(v->valuedouble))) {
+			snprintf(err, errlen, "argument '%s' must be %s, not %s", name,
+				 integer ? "an integer" : "a number",
+				 cJSON_IsNumber(v) ? "a fraction" : json_type(v));
+			return -1;
+		}
+		const cJSON *mn = cJSON_GetObjectItemCaseSensitive(prop, "minimum");
+		const cJSON *mx = cJSON_GetObjectItemCaseSensitive(prop, "maximum");
+		if ((cJSON_IsNumber(mn) && v->valuedouble < mn->valuedouble) ||
+		    (cJSON_IsNumber(mx) && v->valuedouble > mx->valuedouble)) {
+			snprintf(err, errlen, "argument '%s' is out of range (%g..%g)", name,
+				 cJSON_IsNumber(mn) ? mn->valuedouble : -HUGE_VAL,
+				 cJSON_IsNumber(mx) ? mx->valuedouble : HUGE_VAL);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(type, "boolean")) {
+		if (!cJSON_IsBool(v)) {
+			snprintf(err, errlen, "argument '%s' must be a boolean, not %s", name, json_type(v));
+			return -1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen)
+{
+	if (args && !cJSON_IsObject(args)) {
+		snprintf(err, errlen, "arguments must be an object, not %s", json_type(args));
+		return -1;
+	}
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, req) {
+		if (cJSON_IsString(r) && !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
+			snprintf(err, errlen, "missing required argument '%s'", r->valuestring);
+			return -1;
+		}
+	}
+	const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
+	const cJSON *a;
+	cJSON_ArrayForEach(a, args) {
+		const cJSON *prop = cJSON_GetObjectItemCaseSensitive(props, a->string);
+		if (!prop) {
+			if (cJSON_IsFalse(addl)) {
+				/* the name came from the client; keep it short in the message */
+				snprintf(err, errlen, "unknown argument '%.64s'", a->string);
+				return -1;
+			}
+			continue;
+		}
+		if (check_one(a->string, prop, a, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * competitors.c — untraced CPU holders grouped by name (see competitors.h).
+ *
+ * Few competitors take a CPU from a traced thread (tens, not thousands),
+ * so groups are a short array searched linearly; the CPU time of each is a
+ * series sum per window (series.h).
+ */
+#include "measure/competitors.h"
+
+#include "load/db.h"
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct ia_comp_group *x = a, *y = b;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return strcmp(x->comm, y->comm);
+}
+
+size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t n, struct ia_comp_group *out,
+			 size_t max, uint64_t *total)
+{
+	struct ia_comp_group *all = calloc(e->ncomp + 1, sizeof *all);
+	size_t ng = 0;
+	*total = 0;
+	if (!all)
+		return 0;
+	for (size_t c = 0; c < e->ncomp; c++) {
+		uint64_t ns = 0;
+		for (size_t k = 0; k < n; k++)
+			ns += ia_series_sum(&e->comp[c].cpu, w[2 * k], w[2 * k + 1]);
+		if (!ns)
+			continue;
+		const char *name = e->comp[c].comm[0] ? e->comp[c].comm : "(no name)";
+		size_t i;
+		for (i = 0; i < ng && strcmp(all[i].comm, name); i++)
+			;
+		if (i == ng)
+			snprintf(all[ng++].comm, sizeof all[0].comm, "%s", name);
+		all[i].npids++;
+		all[i].cpu_ns += ns;
+		all[i].preemptions += e->comp[c].preemptions;
+		*total += ns;
+	}
+	if (ng)
+		qsort(all, ng, sizeof *all, by_cpu);
+	size_t k = ng < max ? ng : max;
+	memcpy(out, all, k * sizeof *out);
+	free(all);
+	return k;
+}
+
+struct taker { int pid; uint64_t ns; };
+
+int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_t tid, const uint64_t *w, size_t n,
+		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
+		  char *err, size_t errlen)
+{
+	*nout = 0;
+	*total = *untraced = 0;
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT next_pid, sum(min(end_ns, ?2) - max(start_ns, ?1)) FROM off_cpu "
+					 "WHERE tid = ?3 AND preempted = 1 AND start_ns < ?2 AND end_ns > ?1 GROUP BY next_pid",
+					 err, errlen);
+	if (!st)
+		return -1;
+	struct taker *tk = NULL;
+	size_t ntk = 0, cap = 0;
+	int rc = SQLITE_DONE;
+	for (size_t k = 0; k < n && rc == SQLITE_DONE; k++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)w[2 * k]);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)w[2 * k + 1]);
+		sqlite3_bind_int64(st, 3, tid);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int pid = sqlite3_column_int(st, 0);
+			sqlite3_int64 ns = sqlite3_column_int64(st, 1);
+			if (ns <= 0)
+				continue;
+			size_t i;
+			for (i = 0; i < ntk && tk[i].pid != pid; i++)
+				;
+			if (i == ntk) {
+				if (ia_grow((void **)&tk, &cap, ntk + 1, sizeof *tk) < 0) {
+					sqlite3_finalize(st);
+					free(tk);
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
+				tk[ntk].pid = pid;
+				tk[ntk++].ns = 0;
+			}
+			tk[i].ns += (uint64_t)ns;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(tk);
+		ia_db_step_error(t->db, rc, err, errlen);
+		return -1;
+	}
+	/* by name: a traced process's, else the competitors table's */
+	struct ia_comp_group *g = calloc(ntk + 1, sizeof *g);
+	size_t ng = 0;
+	if (!g) {
+		free(tk);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < ntk; i++) {
+		int pi = ia_proc_index(t, tk[i].pid);
+		const char *name = pi >= 0 ? t->procs[pi].comm : NULL;
+		for (size_t c = 0; !name && c < e->ncomp; c++)
+			if (e->comp[c].pid == tk[i].pid && e->comp[c].comm[0])
+				name = e->comp[c].comm;
+		char pidname[32];
+		if (!name) {
+			snprintf(pidname, sizeof pidname, tk[i].pid ? "pid %d" : "(idle)", tk[i].pid);
+			name = pidname;
+		}
+		size_t k;
+		for (k = 0; k < ng && strcmp(g[k].comm, name); k++)
+			;
+		if (k == ng)
+			snprintf(g[ng++].comm, sizeof g[0].comm, "%s", name);
+		g[k].npids++;
+		g[k].cpu_ns += tk[i].ns;
+		g[k].traced |= pi >= 0;
+		*total += tk[i].ns;
+		if (pi < 0)
+			*untraced += tk[i].ns;
+	}
+	if (ng)
+		qsort(g, ng, sizeof *g, by_cpu);
+	*nout = ng < max ? ng : max;
+	memcpy(out, g, *nout * sizeof *out);
+	free(g);
+	free(tk);
+	return 0;
+}
+
+char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n)
+{
+	char d[32];
+	size_t o = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		int w;
+		if (g[i].npids > 1)
+			w = snprintf(buf + o, len - o, "%s%s (%u processes) %s", i ? ", " : "", g[i].comm, g[i].npids,
+				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		else
+			w = snprintf(buf + o, len - o, "%s%s %s", i ? ", " : "", g[i].comm, ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		if (w < 0 || (size_t)w >= len - o)
+			break;
+		o += (size_t)w;
+	}
+	return buf;
+}
+
+cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "comm", g[i].comm);
+		ia_json_u64(o, "processes", g[i].npids);
+		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}

@@ -1,0 +1,48 @@
+/*
+ * competitors.h — the untraced processes that took CPUs from the traced
+ * ones, named and summed over the stretches a rule looks at.
+ *
+ * The collector records a competitor when it takes a CPU from a traced
+ * thread that is still runnable (schema.h: competitors, per bucket).  A
+ * CPU hog is often many processes of one name (12 `sh` busy loops); a
+ * person acts on the name, so they are grouped by name, with how many
+ * processes and their CPU time over the windows asked about (partial
+ * buckets pro rata).
+ */
+#ifndef IA_COMPETITORS_H
+#define IA_COMPETITORS_H
+
+#include "load/series.h"
+#include "load/trace.h"
+
+#include <cjson/cJSON.h>
+
+struct ia_comp_group {
+	char comm[32];          /* "(no name)" when the collector saw none */
+	unsigned npids;
+	uint64_t cpu_ns;        /* over the windows */
+	uint64_t preemptions;   /* over the whole trace */
+	int traced;             /* ia_cpu_takers: a process of the traced job */
+};
+
+/* Groups over windows w[0..2n) (start, end pairs), most CPU first: up to
+ * max of them in out, their count returned; *total: every competitor's
+ * CPU time over the windows. */
+size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t n, struct ia_comp_group *out,
+			 size_t max, uint64_t *total);
+/* Who took the CPU from thread tid while it was runnable (its preempted
+ * off-CPU intervals, off_cpu.next_pid) over windows w[0..2n): grouped by
+ * name (a traced process's, else the competitors table's, else "pid N"),
+ * most time first, up to max; *total: all of that time; *untraced: the part
+ * taken by untraced processes.  This is the time the thread lost, which the
+ * competitors table (CPU of a competitor's first stint) undercounts.
+ * 0, or -1 with a reason. */
+int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_t tid, const uint64_t *w, size_t n,
+		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
+		  char *err, size_t errlen);
+/* "sh (12 processes) 7.76s, kworker/3:1 1.2ms" */
+char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n);
+/* [{comm, processes, cpu_ns}] */
+cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n);
+
+#endif

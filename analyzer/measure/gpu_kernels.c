@@ -1,0 +1,205 @@
+/*
+ * gpu_kernels.c — the estimate's GPU time by kernel, named (gpu_time.h):
+ * where a GPU that is busy spends its time, so that a run that waits on
+ * its own GPU work is told which kernels to make cheaper — or that copies
+ * are what it does.
+ *
+ * The median replay (gpu_estimate.c) gives each launch, copy and memset a
+ * span of GPU time, clipped to the completions the marks measured; they
+ * are summed by kernel, or by kind of copy (ia_call.func) here, and named:
+ * kernels from the trace's kernels table, whose addresses give the same
+ * func (scan.c, ia_launch_func), copies and memsets by their direction and
+ * host memory (ia_copy_func).
+ */
+#include "measure/gpu_time_acc.h"
+#include "load/scan.h"
+#include "base/util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ia_gt_mark_main(struct acc *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct stream_acc *s = &a->s[i], *best = s;
+		for (size_t j = 0; j < a->n; j++) {
+			const struct stream_acc *o = &a->s[j];
+			if (o->pid != s->pid || !o->nsub)
+				continue;
+			if (o != s && s->nsub)
+				a->several = 1;
+			if (o->nsub > best->nsub || (o->nsub == best->nsub && o < best))
+				best = (struct stream_acc *)o;
+		}
+		s->main = best == s && s->nsub;
+	}
+}
+
+void ia_gt_kernel_add(struct acc *a, const struct stream_acc *s, uint32_t func, int launch, uint64_t ns, int steady)
+{
+	uint32_t i = ia_map_get(&a->kmap, func);
+	if (i == UINT32_MAX) {
+		if (ia_grow((void **)&a->kt, &a->ckt, a->nkt + 1, sizeof *a->kt) < 0 ||
+		    ia_map_put(&a->kmap, func, (uint32_t)a->nkt) < 0) {
+			a->oom = 1;
+			return;
+		}
+		i = (uint32_t)a->nkt;
+		a->kt[a->nkt++] = (struct kacc){ .func = func, .launch = launch };
+	}
+	unsigned on = ns ? (s->main ? IA_ON_MAIN : IA_ON_OTHER) : 0;   /* (a piece clipped away ran nowhere here) */
+	a->kt[i].where |= on;
+	a->kt[i].ns += ns;
+	a->kt[i].n++;
+	if (steady) {
+		a->kt[i].steady_ns += ns;
+		a->kt[i].steady_n++;
+		a->kt[i].steady_where |= on;
+	}
+}
+
+/* "_ZN2at6native29vectorized_elementwise_kernelILi4E…" → "at::native::
+ * vectorized_elementwise_kernel": the nested name's parts, up to its
+ * template arguments or end; what is not a mangled name, as it is. */
+static void short_name(const char *m, char *out, size_t n)
+{
+	size_t o = 0;
+	const char *p = NULL;
+	if (strncmp(m, "_ZN", 3) == 0)
+		p = m + 3;
+	else if (strncmp(m, "_Z", 2) == 0 && m[2] >= '1' && m[2] <= '9')
+		p = m + 2;
+	while (p && *p >= '1' && *p <= '9') {
+		char *end;
+		unsigned long len = strtoul(p, &end, 10);
+		if (len > strlen(end) || o + len + 3 > n)
+			break;
+		if (o) {
+			memcpy(out + o, "::", 2);
+			o += 2;
+		}
+		memcpy(out + o, end, len);
+		o += len;
+		p = end + len;
+		if (m[1] == 'Z' && m[2] != 'N')
+			break;   /* not nested: one part */
+	}
+	if (!o)
+		snprintf(out, n, "%s", m);
+	else
+		out[o] = 0;
+}
+
+/* Launches of func timed alone, in any process: the samples the replay
+ * stood its other launches on (each is filed under its function too). */
+static uint64_t timed_alone(const struct acc *a, uint32_t func)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < a->nsmp; i++)
+		n += a->smp[i].by_func == 1 && a->smp[i].key == func;
+	return n;
+}
+
+/* "copies host to device (pinned)": a copy's or memset's func named by
+ * trying every kind (ia_copy_func); its kind, IA_WORK_KERNEL when it is
+ * none of them. */
+static enum ia_work_kind copy_name(uint32_t func, char *out, size_t n)
+{
+	static const char *const dirs[] = {
+		[INGERO_DIR_NONE] = "", [INGERO_DIR_HTOD] = " host to device", [INGERO_DIR_DTOH] = " device to host",
+		[INGERO_DIR_DTOD] = " device to device", [INGERO_DIR_HTOH] = " host to host",
+		[INGERO_DIR_DEFAULT] = " (direction by address)", [INGERO_DIR_PEER] = " peer to peer",
+	};
+	for (unsigned d = 0; d < sizeof dirs / sizeof *dirs; d++)
+		for (int pinned = 0; pinned <= 1; pinned++) {
+			if (ia_copy_func(INGERO_CLASS_MEMSET, d, pinned) == func) {
+				snprintf(out, n, "memsets");
+				return IA_WORK_MEMSET;
+			}
+			if (ia_copy_func(INGERO_CLASS_COPY, d, pinned) == func) {
+				int host = d == INGERO_DIR_HTOD || d == INGERO_DIR_DTOH || d == INGERO_DIR_HTOH;
+				snprintf(out, n, "copies%s%s", dirs[d], host ? (pinned ? " (pinned)" : " (pageable)") : "");
+				return IA_WORK_COPY;
+			}
+		}
+	return IA_WORK_KERNEL;
+}
+
+const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel_time *kt)
+{
+	if (!g->several_streams || kt->where == IA_ON_MAIN || !kt->where)
+		return "main";
+	return kt->where == IA_ON_OTHER ? "other" : "several";
+}
+
+static int most_time_first(const void *x, const void *y)
+{
+	const struct kacc *p = x, *q = y;
+	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : (p->func > q->func) - (p->func < q->func);
+}
+
+int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g)
+{
+	uint64_t steady = 0;
+	for (size_t i = 0; i < a->nkt; i++)
+		steady += a->kt[i].steady_ns;
+	if (steady) {   /* the steady state's shares: the rest was one-time work's */
+		g->kernels_steady = 1;
+		for (size_t i = 0; i < a->nkt; i++) {
+			a->kt[i].ns = a->kt[i].steady_ns;
+			a->kt[i].n = a->kt[i].steady_n;
+			a->kt[i].where = a->kt[i].steady_where;
+		}
+	}
+	g->several_streams = a->several;
+	for (size_t i = 0; i < a->nkt; i++)
+		g->work_ns += a->kt[i].ns;
+	if (!a->nkt || !g->work_ns || !t->db)
+		return 0;
+	qsort(a->kt, a->nkt, sizeof *a->kt, most_time_first);
+	/* the names of the kernels with the most time: every process's
+	 * definition of an address is the same kernel's (a library's code) */
+	size_t want = a->nkt < IA_GPU_KERNELS_MAX ? a->nkt : IA_GPU_KERNELS_MAX;
+	g->kernels = calloc(want, sizeof *g->kernels);
+	if (!g->kernels)
+		return -1;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(t->db, "SELECT addr, name FROM kernels WHERE name IS NOT NULL AND name <> ''", -1,
+			       &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			uint32_t f = ia_launch_func((uint64_t)sqlite3_column_int64(st, 0));
+			for (size_t k = 0; k < want; k++)
+				if (a->kt[k].func == f && !g->kernels[k].name) {
+					g->kernels[k].name = strdup((const char *)sqlite3_column_text(st, 1));
+					break;
+				}
+		}
+	}
+	sqlite3_finalize(st);   /* a trace without the table: no kernels' names */
+	for (size_t k = 0; k < want; k++) {
+		char name[64];
+		if (!a->kt[k].launch && !g->kernels[k].name &&
+		    (g->kernels[k].kind = copy_name(a->kt[k].func, name, sizeof name)) != IA_WORK_KERNEL)
+			g->kernels[k].name = strdup(name);
+	}
+	/* the named ones with time, in order (the others stay in work_ns) */
+	for (size_t k = 0; k < want; k++) {
+		char *name = g->kernels[k].name;
+		enum ia_work_kind kind = g->kernels[k].kind;
+		g->kernels[k].name = NULL;
+		if (!name || !a->kt[k].ns) {
+			free(name);
+			continue;
+		}
+		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
+		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
+					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
+					       .func = a->kt[k].func, .where = a->kt[k].where };
+		short_name(name, kt->short_name, sizeof kt->short_name);
+	}
+	return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * steps.c — the period of a call sequence (see steps.h).
+ *
+ * The kernel of each launch is not loaded into the trace arrays (32 bytes a
+ * call); it is read here through the cuda_calls table for one bounded
+ * stretch: at most IA_STEPS_MAX_CALLS rows, in time order.
+ */
+#include "measure/steps.h"
+
+#include "load/db.h"
+
+#include <ingero/api.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct call_key { int api; sqlite3_int64 kernel; uint64_t start; };
+
+/* Smallest period P >= 2 with which seq repeats for >= 95 % of the
+ * comparisons over at least three repeats; 0 when none.  A wrong P fails
+ * early (its mismatch budget runs out), so the cost stays far below
+ * n x max_period. */
+static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_period)
+{
+	for (size_t p = 1; p <= max_period && 3 * p <= n; p++) {
+		size_t budget = (n - p) / 20, miss = 0, i;
+		for (i = 0; i + p < n && miss <= budget; i++)
+			miss += seq[i].api != seq[i + p].api || seq[i].kernel != seq[i + p].kernel;
+		if (miss <= budget)
+			return p == 1 ? 0 : (uint32_t)p;
+	}
+	return 0;
+}
+
+/* The first position from which seq repeats with period p for two steps
+ * (95 % of the comparisons): calls before it are the loop's set-up. */
+static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
+{
+	for (size_t i = 0; i + 3 * (size_t)p <= n; i++) {
+		size_t miss = 0, budget = 2 * (size_t)p / 20;
+		for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++)
+			miss += seq[j].api != seq[j + p].api || seq[j].kernel != seq[j + p].kernel;
+		if (miss <= budget)
+			return i;
+	}
+	return 0;
+}
+
+/* The period of the launches alone, where it is shorter than the calls'
+ * (or they have none): a loop that reads its loss every N steps (a copy
+ * and a sync more in one step of N), or whose allocator calls now and
+ * then, shifts the call sequence by a few calls each time; the comparison
+ * with itself one step later then fails for a whole step after each (c02:
+ * 7 % of the positions), or succeeds only N steps later, a "step" N times
+ * too long.  Its kernels keep their order.  Calls per step are then the
+ * stretch's mean.  seq is reordered (its launches first). */
+static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, struct ia_steps *out)
+{
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++)   /* in place: the launches, in order */
+		if (ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH && seq[i].kernel)
+			seq[nl++] = seq[i];
+	uint32_t p = find_period(seq, nl, max_period);
+	if (!p || nl <= p || seq[nl - 1].start <= seq[0].start || (out->calls && out->launches <= p))
+		return;
+	size_t steps = (nl - 1) / p;
+	out->launches = p;
+	out->calls = (uint32_t)((n * p + nl / 2) / nl);
+	out->ns = (seq[nl - 1].start - seq[0].start) / steps;
+	out->first_ns = seq[loop_start(seq, nl, p)].start;
+}
+
+int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period,
+		  struct ia_steps *out, char *err, size_t errlen)
+{
+	out->calls = out->launches = 0;
+	out->ns = out->first_ns = 0;
+	if (b <= a)
+		return 0;
+	if (max_period > IA_STEPS_MAX_PERIOD)
+		max_period = IA_STEPS_MAX_PERIOD;
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT api, kernel, start_ns FROM cuda_calls WHERE pid = ?1 AND start_ns >= ?2 "
+					 "AND start_ns < ?3 ORDER BY start_ns, tid LIMIT ?4", err, errlen);
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, pid);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)a);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)b);
+	sqlite3_bind_int(st, 4, IA_STEPS_MAX_CALLS);
+	struct call_key *seq = malloc(IA_STEPS_MAX_CALLS * sizeof *seq);
+	if (!seq) {
+		sqlite3_finalize(st);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	size_t n = 0;
+	uint64_t first = 0, last = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < IA_STEPS_MAX_CALLS) {
+		seq[n].api = sqlite3_column_int(st, 0);
+		seq[n].kernel = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
+		last = (uint64_t)sqlite3_column_int64(st, 2);
+		seq[n].start = last;
+		if (!n)
+			first = last;
+		n++;
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		ia_db_step_error(t->db, rc, err, errlen);
+		sqlite3_finalize(st);
+		free(seq);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	out->calls = find_period(seq, n, max_period);
+	if (out->calls) {
+		/* one step's launches, counted from where the loop begins (what
+		 * comes before it is set-up, other work) */
+		size_t s0 = loop_start(seq, n, out->calls);
+		out->first_ns = seq[s0].start;
+		for (size_t i = s0; i < s0 + out->calls && i < n; i++)
+			out->launches += ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH;
+	}
+	if (out->calls && !out->launches)
+		out->calls = 0;   /* a repeat without launches says nothing about steps of GPU work */
+	if (out->calls && n > out->calls && last > first)
+		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
+	if (!out->calls)
+		out->launches = out->first_ns = 0;
+	launch_period(seq, n, max_period, out);
+	free(seq);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * steps.h — the step of a training loop, as the period of its call pattern.
+ *
+ * A loop queues the same sequence of CUDA calls every step: the same APIs,
+ * the same kernels, in the same order.  The smallest period P (in calls)
+ * with which the main process's (API, kernel) sequence repeats over a
+ * stretch of time is one step: P calls, of which some launches.  Found by
+ * comparing the sequence with itself shifted by P, P = 2, 3, ..., for at
+ * least three repeats and 95 % of the positions (a data-dependent branch
+ * or an occasional sync does not break it).  A sequence too uniform to
+ * tell a step apart (P = 1: one API, no kernel ids) has no period.  When
+ * the calls have none, their launches alone are compared: a loss read every
+ * N steps (a copy and a sync more) or an allocator's call now and then
+ * shifts the calls, not the kernels' order; calls per step are then the
+ * stretch's mean.
+ */
+#ifndef IA_STEPS_H
+#define IA_STEPS_H
+
+#include "load/trace.h"
+
+#define IA_STEPS_MAX_CALLS 20000   /* calls read from the stretch */
+#define IA_STEPS_MAX_PERIOD 4096   /* longest step looked for, in calls */
+
+struct ia_steps {
+	uint32_t calls, launches;   /* per step; 0 = no period found */
+	uint64_t ns;                /* time per step in the stretch looked at (0 = none) */
+	uint64_t first_ns;          /* start of the first call of the stretch's first full step
+				       (what ran before it in the stretch is the loop's set-up) */
+};
+
+/* The period of process pid's calls in [a, b), at most max_period calls
+ * (<= IA_STEPS_MAX_PERIOD).  0, or -1 with a reason (a read error). */
+int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period,
+		  struct ia_steps *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * chain_frees.c — the sync_frees rule: frees that wait for the GPU between
+ * launches (cudaFree drains the device like a sync).
+ */
+#include "rules/chain_build.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SYNC_MIN_COUNT 10
+#define UNCACHED_PER_STEP 3.0   /* frees a step, from all over it: the allocator does not cache */
+
+/* ---- frees that wait for the GPU, between launches ---- */
+
+/* What the main process's synchronous frees between its first and last
+ * queued work did: how many, from where, the gaps they opened. */
+struct free_evidence {
+	uint64_t n, ns, gap_ns, mallocs_after;
+	uint64_t idle_in_ns;            /* estimated GPU idle inside the frees (the median replay), 0 without it */
+	uint64_t refill_ns;             /* with the estimate: the refills after them (gaps.h ia_refill_after) */
+	int empty_cache;                /* a free's innermost Python function is empty_cache */
+	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
+	uint64_t empty_cache_n;
+	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
+};
+
+static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	const uint32_t *ix = g->main_calls;
+	size_t n = g->nmain_calls;
+	uint64_t last_queue = 0;
+	int estimated = ia_idle_estimated(&a->idle) && g->gpu.nest[1];
+	for (size_t k = 0; k < n; k++)
+		if (ia_api_queues_work(t->calls[ix[k]].api))
+			last_queue = t->calls[ix[k]].start;
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
+			continue;
+		if (ia_call_is_waiting_free(c)) {
+			uint64_t sid = t->stack_ids[c->stack];
+			const char *py = ia_stack_source(a->names, sid);
+			const char *func = ia_stack_python_func(a->names, sid);
+			struct ia_gap_line *l = ia_line_slot(&fe->lines, &fe->nlines, &fe->cap, py ? py : "(no Python frame)");
+			if (!l)
+				return -1;
+			l->count++;
+			l->ns += c->dur;
+			l->api = c->api;
+			fe->n++;
+			fe->ns += c->dur;
+			/* the free drained the queue, then did its own work (unmapping)
+			 * with nothing for the GPU to do: how much of it, the estimate
+			 * says where the marks cannot (nothing is recorded inside) */
+			if (estimated) {
+				uint64_t busy = ia_spans_within(g->gpu.est[1], g->gpu.nest[1], c->start, c->start + c->dur);
+				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
+				fe->refill_ns += ia_refill_after(t, g, ix, n, k);
+			}
+			if (func && !strcmp(func, "empty_cache")) {
+				fe->empty_cache = 1;
+				if (py && l->count > fe->empty_cache_n) {
+					fe->empty_cache_n = l->count;
+					snprintf(fe->empty_cache_line, sizeof fe->empty_cache_line, "%s", py);
+				}
+			}
+		} else if (fe->n && (c->api == INGERO_API_CUDA_MALLOC || c->api == INGERO_API_CU_MEM_ALLOC_V2)) {
+			fe->mallocs_after++;
+		}
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (!(g->g[i].cut & IA_GAP_CUT_START) && ia_call_is_waiting_free(&t->calls[g->g[i].open_call]))
+			fe->gap_ns += g->g[i].end - g->g[i].start;
+	if (fe->nlines)   /* most frees first */
+		qsort(fe->lines, fe->nlines, sizeof *fe->lines, ia_gap_line_by_count);
+	return 0;
+}
+
+int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	if (!a->idle.steady_ns || !g->n)
+		return 0;
+	struct free_evidence fe = { 0 };
+	if (free_evidence(a, &fe) < 0) {
+		free(fe.lines);
+		return -1;
+	}
+	/* after each free the queue refills while the host issues the next
+	 * step: with the estimate, that refill (the certain gap its start) is
+	 * the free's, as a sync's is (docs/chains.md) */
+	uint64_t after = fe.refill_ns > fe.gap_ns ? fe.refill_ns : fe.gap_ns;
+	uint64_t cost = after + fe.idle_in_ns;
+	double share = ia_idle_share(&a->idle, cost);
+	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
+		free(fe.lines);
+		return 0;
+	}
+	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SYNC_FREES);
+	if (!c) {
+		free(fe.lines);
+		return -1;
+	}
+	const struct ia_gap_line *top = &fe.lines[0];
+	int has_line = strcmp(top->line, "(no Python frame)") != 0;
+	/* per step where the steps were found (a step's period over the
+	 * steady state), else per gap */
+	double steps = a->ph.steps.ns ? (double)a->idle.steady_ns / (double)a->ph.steps.ns : (double)g->n;
+	double per_step = (double)fe.n / (steps > 1 ? steps : 1);
+	char n1[32], n2[32], d1[32], d2[32];
+	c->sev = sev;
+	c->api = top->api;
+	c->impact = ia_idle_impact(&a->idle, cost);
+	c->cost_ns = cost;
+	if (has_line)
+		snprintf(c->source, sizeof c->source, "%s", top->line);
+	snprintf(c->summary, sizeof c->summary,
+		 "frees that wait for the GPU%s%s: %s %s (%.1f per step); the GPU idles %s in them and until the queue they drained refills",
+		 has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
+		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, cost));
+	ia_chain_line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
+		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),
+	     ia_fmt_dur(d2, sizeof d2, fe.gap_ns));
+	for (size_t i = 0; i < fe.nlines && i < 3; i++)
+		ia_chain_line(c, "[HOST] %s %s at %s", ia_fmt_count(n1, sizeof n1, fe.lines[i].count),
+		     ia_api_name(t, fe.lines[i].api), fe.lines[i].line);
+	if (fe.idle_in_ns)
+		ia_chain_line(c, "[GPU] inside the frees, once the queue had drained, the GPU idled about %s more (estimated "
+			      "from work timed alone: nothing can be marked inside a free)",
+			      ia_fmt_dur(d2, sizeof d2, fe.idle_in_ns));
+	if (fe.refill_ns > fe.gap_ns)
+		ia_chain_line(c, "[GPU] after them the GPU starts from an empty queue and idles between launches while the host "
+			      "issues the next step: about %s, up to each free's own time (estimated; the certain part is the %s "
+			      "right after them)", ia_fmt_dur(d2, sizeof d2, fe.refill_ns), ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+	if (fe.mallocs_after)
+		ia_chain_line(c, "[CUDA] %s cudaMalloc after the first of them: the memory is allocated again",
+		     ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Freeing device memory with %s waits until the GPU has finished everything queued, so the queue "
+		 "drains and the GPU idles until the host queues more: %s of gaps start at these frees. PyTorch's "
+		 "caching allocator frees device memory only in torch.cuda.empty_cache() or when an allocation "
+		 "fails and it returns its cache to retry (memory nearly full).",
+		 ia_api_name(t, top->api), ia_fmt_dur(d1, sizeof d1, fe.gap_ns));
+	const char *ec = fe.empty_cache_line[0] ? fe.empty_cache_line : NULL;
+	if (fe.empty_cache)
+		ia_addf(c->root_cause, sizeof c->root_cause, " Here they come from torch.cuda.empty_cache()%s%s.",
+		     ec ? ", called at " : "", ec ? ec : "");
+	if (fe.mallocs_after)
+		ia_addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
+		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+	/* frees spread over the step's lines, each allocated again: the
+	 * allocator is not caching at all (a retry after a failed allocation
+	 * frees the whole cache at one point, now and then) */
+	int uncached = !fe.empty_cache && per_step >= UNCACHED_PER_STEP && fe.mallocs_after * 5 >= fe.n * 4 &&
+		       top->count * 10 < fe.n * 6;
+	if (uncached)
+		ia_addf(c->root_cause, sizeof c->root_cause, " They come from all over the step (the most from one line: "
+			"%.0f%%), about as many allocations follow: every tensor's memory is allocated from and given back "
+			"to the driver, as when the caching allocator is off.", ia_pct(top->count, fe.n));
+	if (fe.empty_cache)
+		ia_chain_fix(c, "Take torch.cuda.empty_cache() out of the loop%s%s: it hands cached blocks back to the driver, "
+		       "and the next steps allocate them again, draining the GPU at each free",
+		    ec ? " at " : "", ec ? ec : "");
+	if (uncached)
+		ia_chain_fix(c, "Let PyTorch's caching allocator cache: unset PYTORCH_NO_CUDA_MEMORY_CACHING (a debugging "
+		       "setting), or drop a custom allocator that frees at once; then the blocks are reused, not freed");
+	if (!fe.empty_cache)
+		ia_chain_fix(c, "If the GPU's memory is nearly full the allocator frees its cache and retries: "
+		       "torch.cuda.memory_stats()['num_alloc_retries'] > 0 confirms it; lower the peak (a smaller "
+		       "batch, torch.autocast, activation checkpointing) or set "
+		       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation");
+	ia_chain_fix(c, "Outside PyTorch's allocator: allocate once and reuse the buffers, or use cudaMallocAsync/"
+	       "cudaFreeAsync (stream-ordered: no device-wide wait)");
+	cJSON *ev = c->evidence;
+	cJSON_AddStringToObject(ev, "line", top->line);
+	ia_json_u64(ev, "frees", fe.n);
+	ia_json_u64(ev, "free_ns", fe.ns);
+	ia_json_u64(ev, "gap_after_ns", fe.gap_ns);
+	ia_json_u64(ev, "idle_inside_estimated_ns", fe.idle_in_ns);
+	if (fe.refill_ns > fe.gap_ns)
+		ia_json_u64(ev, "refill_idle_ns", fe.refill_ns);
+	ia_json_u64(ev, "mallocs_after", fe.mallocs_after);
+	ia_json_round(ev, "steps", steps, 0);
+	ia_json_round(ev, "frees_per_step", per_step, 3);
+	cJSON_AddBoolToObject(ev, "empty_cache", fe.empty_cache);
+	ia_json_round(ev, "share_of_window", share, 4);
+	free(fe.lines);
+	return 0;
+}

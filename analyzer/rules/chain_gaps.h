@@ -1,0 +1,73 @@
+/*
+ * chain_gaps.h — what the gaps_* rules share (chain_gaps.c, and
+ * chain_gaps_workers.c for the DataLoader workers' part): the thresholds
+ * and the one view of the gaps every cause reads.
+ */
+#ifndef IA_CHAIN_GAPS_H
+#define IA_CHAIN_GAPS_H
+
+#include "rules/chain_build.h"
+#include "measure/competitors.h"
+
+#define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
+#define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
+#define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
+#define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
+#define WAIT_DOMINANT 0.50           /* one kind of wait's share of it (syscalls.h): named as the cause */
+/* D state worth a line of the timeline: a page fault's microseconds are not */
+#define IOWAIT_SHOWN 0.10
+/* what it blocked in, worth a line where blocked time is this share of the gaps */
+#define BLOCKED_IN_SHOWN 0.10
+#define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
+#define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
+#define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
+#define SATURATED 0.90
+/* subprocesses alive for this share of the main thread's blocked gap time:
+ * what it waited for, where it waited on a pipe or a child's exit */
+#define CHILDREN_WAITED 0.50
+/* subprocesses on-CPU or waiting for one for this share of its blocked gap
+ * time, where it waited on a pipe or a queue: they produce what it reads
+ * (a producer starved of CPUs still wants to run) */
+#define PRODUCER_BUSY 0.50
+#define MAX_COMP 5                   /* competitor names shown */
+
+/* What every gaps_* cause reads, computed once. */
+struct gap_view {
+	const struct ia_analysis *a;
+	const struct ia_gaps *g;
+	double share, on, blk, rq, sat;
+	int workers, cpus, nw;
+	const struct ia_gap_line *end;   /* the line whose call ends the most gap time, or NULL */
+	int end_py;                      /* it is a Python line */
+	char stk_main[600], stk_workers[600], stk_sib[600], sib_name[96];
+	struct ia_comp_group comp[MAX_COMP];
+	size_t ncomp;
+	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
+	char blocked_in[200];            /* what the main thread blocked in (blocked_in_text), or "" */
+	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
+	uint64_t wait_ns;                /* its time */
+	const char *wait_sys;            /* the system call most of that wait's time was in */
+	char children[160];              /* its subprocesses alive in the gaps (ia_gap_children_text), or "" */
+	int child_wait;                  /* it waited for them (CHILDREN_WAITED, a wait they explain) */
+	int producer;                    /* a subprocess beside the loop fills what it waits on (PRODUCER_BUSY) */
+	char stk_other[600];             /* other processes' samples in the gaps (ia_top_stacks) */
+	char child_name[96];             /* the busiest subprocess: pid 630 "python3" */
+	const struct ia_gap_line *blocked_at;   /* the line it blocked at, from its block stacks, or NULL */
+	uint64_t wload;                  /* the workers' blocked time loading in the gaps (ia_gap_workers_loading_ns) */
+	int wio;                         /* they were blocked loading longer than on CPUs: I/O-bound loading */
+	enum ia_wait wwait;              /* what most of their loading blocks waited in (IA_WAIT_UNKNOWN: not one) */
+	const char *wwait_sys;           /* its system call */
+	int wstorage;                    /* most of their loading blocks in D state: storage */
+	const struct ia_gap_line *wblocked_at;  /* the line they blocked at while loading, or NULL */
+	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
+};
+
+/* The workers' loading, from their block stacks (chain_gaps_workers.c). */
+void ia_gap_view_workers(struct gap_view *v);
+/* The timeline's lines on the workers' blocked time, when loading was. */
+void ia_gap_workers_lines(struct ia_chain *c, const struct gap_view *v);
+/* The gaps_waiting_workers kind's cause and fixes: CPU-bound or I/O-bound loading. */
+void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * chain_gaps_workers.c — the gaps_waiting_workers kind (docs/chains.md):
+ * the main thread waits for DataLoader workers that are slower than the
+ * GPU, either on CPUs (per-item Python work: the batch-level fix first) or
+ * blocked while loading (storage, a remote store, a sleep: the waits to
+ * overlap), as the stacks of their blocks tell (gap_workers.c).
+ */
+#include "rules/chain_gaps.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The workers' loading, where their blocks were sampled: how long they
+ * were blocked loading, in what, at which line. */
+void ia_gap_view_workers(struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_blocks *b = &g->worker_blocks;
+	v->wwait = IA_WAIT_UNKNOWN;
+	if (!v->workers)
+		return;
+	v->wload = ia_gap_workers_loading_ns(g);
+	v->wio = v->wload > g->workers_oncpu_ns;
+	v->wblocked_at = ia_gap_block_line(b);
+	v->wstorage = b->loading_weight > 0 && b->loading_iowait >= IOWAIT_DOMINANT * b->loading_weight;
+	uint64_t sys[256], total = 0, ns;
+	for (int k = 0; k < 256; k++)   /* (estimates, as ns: one scale with the measured sums) */
+		total += sys[k] = (uint64_t)b->loading_sys[k];
+	v->wwait = ia_gaps_wait_kind(sys, total, WAIT_DOMINANT, &ns, &v->wwait_sys);
+}
+
+/* The workers' blocked time in the gaps: how much of it loading, in D
+ * state, in which calls and at which lines. */
+void ia_gap_workers_lines(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_blocks *b = &g->worker_blocks;
+	char d1[32], d2[32], n1[32], n2[32], line[400], at[600];
+	snprintf(line, sizeof line, "[HOST] the workers' main threads blocked %s during the gaps, about %s of it loading "
+		 "(not waiting for an index)", ia_fmt_dur(d1, sizeof d1, g->workers_blocked_ns), ia_fmt_dur(d2, sizeof d2, v->wload));
+	if (g->workers_iowait_ns && (double)g->workers_iowait_ns >= IOWAIT_SHOWN * (double)g->workers_blocked_ns)
+		ia_addf(line, sizeof line, ", %s in D state (storage)", ia_fmt_dur(d1, sizeof d1, g->workers_iowait_ns));
+	uint8_t codes[3];
+	size_t n = ia_gaps_blocked_in(g->workers_sys_ns, g->workers_blocked_ns, codes, 3);
+	for (size_t i = 0; i < n; i++)
+		ia_addf(line, sizeof line, "%s%s %s", i ? ", " : "; in ", ia_sys_code_name(codes[i]),
+			ia_fmt_dur(d1, sizeof d1, g->workers_sys_ns[codes[i]]));
+	ia_chain_line(c, "%s", line);
+	if (b->n)
+		ia_chain_line(c, "[HOST] where they blocked loading (%s of %s stacks of their blocks in the gaps): %s",
+			      ia_fmt_count(n1, sizeof n1, b->loading_sampled), ia_fmt_count(n2, sizeof n2, b->sampled),
+			      ia_gap_blocks_text(b, at, sizeof at));
+}
+
+/* Batches ready before they are needed: persistent workers, a deeper prefetch. */
+static void prefetch_fix(struct ia_chain *c, const struct gap_view *v)
+{
+	/* the epoch boundaries say whether the workers outlive an epoch: no
+	 * advice to set what is set */
+	int persist = ia_phases_workers_persist(&v->a->ph);
+	if (persist == 1)
+		ia_chain_fix(c, "prefetch_factor=4 (the workers are persistent already: an epoch's iterator restart "
+				"forked none), so more batches are ready before they are needed");
+	else if (persist == 0)
+		ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here) and "
+				"prefetch_factor=4, so batches are ready before they are needed");
+	else
+		ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor=4, so batches are "
+				"ready before they are needed");
+}
+
+/* What I/O-bound workers waited on, in words, from their loading blocks. */
+static const char *loading_wait_words(const struct gap_view *v)
+{
+	if (v->wstorage)
+		return "on storage (D state: reading files the page cache did not hold, or faulting in a memory-mapped "
+		       "dataset)";
+	switch (v->wwait) {
+	case IA_WAIT_SLEEP: return "asleep (time.sleep in the Dataset's code: a rate limit, a retry's back-off, or "
+				   "latency it stands in for)";
+	case IA_WAIT_POLL:
+	case IA_WAIT_READ: return "on a socket, a pipe or a file descriptor (a remote store or service, or another "
+				  "process)";
+	case IA_WAIT_OPEN: return "on the file system, opening files (many small files, or a network file system)";
+	case IA_WAIT_FUTEX: return "on a lock or a queue";
+	case IA_WAIT_FAULT: return "in page faults (a memory-mapped dataset)";
+	default: return "on I/O, a lock or a sleep";
+	}
+}
+
+/* The workers were blocked loading longer than they ran: the loading waits
+ * on I/O (storage, a remote store, a sleep), and the fix overlaps or
+ * shortens the waits, not the CPU work. */
+static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	const struct ia_gap_line *at = v->wblocked_at;
+	int workers = v->workers;
+	char d1[32], d2[32], d3[32], d4[32], n1[32];
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Data loading is slower than the GPU, and it waits on I/O: the main thread was blocked for %s of the %s "
+		 "with no GPU work queued, while its %d worker%s were blocked loading for about %s in those gaps (on CPUs "
+		 "only %s) — %s%s%s. More CPUs or cheaper Python code would not help; overlapping or shortening the "
+		 "waits does.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
+		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, v->wload), ia_fmt_dur(d4, sizeof d4, g->workers_oncpu_ns),
+		 loading_wait_words(v), v->wwait_sys && !v->wstorage ? ", in " : "",
+		 v->wwait_sys && !v->wstorage ? v->wwait_sys : "");
+	if (at) {
+		snprintf(c->source, sizeof c->source, "%s", at->line);
+		ia_addf(c->root_cause, sizeof c->root_cause, " They blocked at %s%s%s%s: %.0f%% of their loading time, by "
+			"%s stacks of their blocks while loading.", at->line, at->inner[0] ? " (in " : "", at->inner,
+			at->inner[0] ? ")" : "", 100 * at->weight / g->worker_blocks.loading_weight,
+			ia_fmt_count(n1, sizeof n1, g->worker_blocks.loading_sampled));
+	}
+	int more = 2 * workers > 64 ? 64 : 2 * workers;
+	ia_chain_fix(c, "More workers: num_workers=%d (%d now) — they wait on I/O rather than use CPUs, so more of them "
+			"than CPUs still overlap their waits (memory permitting)", more > v->nw ? more : v->nw, workers);
+	const char *where = at ? at->line : "in the Dataset's __getitem__";
+	const char *pre = at ? "at " : "";
+	if (v->wstorage || v->wwait == IA_WAIT_FAULT)
+		ia_chain_fix(c, "Read faster from storage (%s%s): keep the dataset in RAM or on local NVMe, or pack items "
+				"into larger files (shards) read sequentially, not one small random read per item", pre, where);
+	else if (v->wwait == IA_WAIT_SLEEP)
+		ia_chain_fix(c, "The Dataset sleeps %s%s: remove the sleep, or overlap it (more workers, concurrent "
+				"requests)", pre, where);
+	else if (v->wwait == IA_WAIT_OPEN)
+		ia_chain_fix(c, "Open files once, not per item (%s%s): in the Dataset's __init__ or once per worker; on a "
+				"network file system each open costs a round trip", pre, where);
+	else
+		ia_chain_fix(c, "Fetch items concurrently or in batches inside each worker (%s%s): a thread pool in "
+				"__getitem__, or a batch sampler fetching a whole batch per request; cache them locally "
+				"after the first epoch", pre, where);
+	char brief[160];
+	snprintf(brief, sizeof brief, "whose loading waits %s", v->wstorage ? "on storage"
+		 : v->wwait == IA_WAIT_SLEEP ? "asleep" : v->wwait == IA_WAIT_POLL || v->wwait == IA_WAIT_READ
+		 ? "on a socket, a pipe or a file descriptor" : v->wwait == IA_WAIT_OPEN ? "on opening files" : "on I/O");
+	ia_json_str(c->evidence, "blocked_on", brief);
+}
+
+void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	int workers = v->workers, cpus = v->cpus, nw = v->nw;
+	char d1[32], d2[32], d3[32], where[520];
+	if (v->wio) {
+		loading_io_cause(c, v);
+		prefetch_fix(c, v);
+		return;
+	}
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
+		 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
+		 "batches slower than the model consumes them.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
+		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
+	if (v->stk_workers[0])
+		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
+	/* Per-item work in the workers: collation frames, or the interpreter
+	 * running __getitem__ row by row.  More workers divide it; doing it per
+	 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
+	 * sliced), so that fix comes first. */
+	double winterp = ia_stacks_interpreter_share(g, IA_GAP_WORKERS);
+	int wcoll = ia_stacks_show_collation(g, IA_GAP_WORKERS);
+	int per_item = wcoll || winterp >= INTERPRETER_SHARE;
+	const struct ia_gap_stack *whot = ia_stacks_python_top(g, IA_GAP_WORKERS);
+	if (per_item && !wcoll && whot)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of the workers' samples run Python code, the most in %s: per-item work such as a "
+			"Dataset's __getitem__ and the default collation.", 100 * winterp, ia_python_where(whot, where, sizeof where));
+	else if (per_item && !wcoll)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of the workers' samples are the Python interpreter itself: per-item Python code "
+			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
+	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
+		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
+	if (workers > cpus - 1 && cpus > 0)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", workers, cpus);
+	if (ia_cpu_quota_throttled(v->a)) {
+		ia_cpu_quota_cause(c, v->a);
+		ia_addf(c->root_cause, sizeof c->root_cause, ": the workers' CPU time is capped by the quota, not by the "
+			"machine's %d CPUs.", ia_machine_cpus(v->a));
+		ia_cpu_quota_fix(c);
+	}
+	if (per_item)
+		ia_batch_level_fix(c);
+	if (workers > cpus - 1 && cpus > 0)
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
+	else if (workers < nw)
+		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
+			     workers, cpus);
+	prefetch_fix(c, v);
+	if (!per_item && !g->samples_workers)
+		ia_batch_level_fix(c);
+}

@@ -1,0 +1,469 @@
+/*
+ * chain_hostbound.c — the host_bound_launches rule: the GPU kept up with
+ * the host, whose launch rate set the pace (stretches: hostbound.h).
+ */
+#include "rules/chain_build.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOSTBOUND_MEDIUM 0.30        /* share of the window; never HIGH: GPU idle inside is not measured */
+#define HOSTBOUND_LOW 0.10
+/* With GPU marks the cost is the GPU's estimated idle inside the stretches,
+ * judged as the other rules judge idle (SHARE_MEDIUM, SHARE_LOW), and still
+ * never HIGH: an estimate, not certain idle */
+#define HOSTBOUND_MIN_LAUNCHES 1000  /* enough launches for a rate to mean something */
+#define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
+#define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
+#define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
+#define SYNC_LINE_MIN_STRETCHES 10   /* stretches a sync line must close, at least, to be named */
+
+/* ---- host-bound launches: the GPU kept up with the host ---- */
+static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
+{
+	char d1[32], d2[32];
+	/* copies as many as the launches, each small: the host's time goes
+	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
+	if (h->copies && h->copies >= h->launches && h->copy_bytes / h->copies <= SMALL_COPY_BYTES)
+		ia_chain_fix(c, "%s copies (%s each on average) for %s launches: pack the tensors into one pinned buffer "
+		       "and copy it once (torch.cat on the host, or one preallocated buffer filled in place), then "
+		       "split it on the GPU; each copy call costs the host the same few microseconds, whatever it moves",
+		    ia_fmt_count((char[32]){ 0 }, 32, h->copies), ia_fmt_bytes(d2, sizeof d2, h->copy_bytes / h->copies),
+		    ia_fmt_count((char[32]){ 0 }, 32, h->launches));
+	if (h->period_calls)
+		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
+		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
+		       "(needs static shapes and tensors that stay in place)", h->period_launches);
+	else
+		ia_chain_fix(c, "CUDA Graphs: capture the repeated work (torch.cuda.CUDAGraph with torch.cuda.graph(g), then "
+		       "g.replay(), or torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its "
+		       "launches (needs static shapes and tensors that stay in place)");
+	ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
+	uint64_t optim = 0;
+	for (size_t i = 0; i < h->nlines; i++)
+		if (strstr(h->lines[i].line, "/optim/"))
+			optim += h->lines[i].count;
+	if (h->launch_samples && (double)optim >= OPTIM_SHARE * (double)h->launch_samples)
+		ia_chain_fix(c, "The optimizer issues %.0f%% of the sampled launches (torch/optim lines): torch.optim.Adam/AdamW(..., "
+		       "fused=True) updates all parameters in a few kernels",
+		    ia_pct(optim, h->launch_samples));
+	ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does more work",
+	    ia_fmt_dur(d1, sizeof d1, per_launch));
+	if (h->nlines)
+		ia_chain_fix(c, "Most sampled launches come from %s (%s of %s launches with a stack; launches are stack-sampled)",
+		    h->lines[0].line, ia_fmt_count((char[32]){ 0 }, 32, h->lines[0].count),
+		    ia_fmt_count((char[32]){ 0 }, 32, h->launch_samples));
+}
+
+static void hostbound_json(cJSON *ev, const struct ia_analysis *a, uint64_t win, double share, double rate)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_call *cl = &a->t->calls[h->long_close];
+	ia_json_u64(ev, "window_ns", win);
+	ia_json_u64(ev, "stretches", h->n);
+	ia_json_u64(ev, "stretch_ns", h->ns);
+	ia_json_round(ev, "share_of_window", share, 4);
+	ia_json_u64(ev, "launches", h->launches);
+	ia_json_round(ev, "launches_per_s", rate, 0);
+	ia_json_u64(ev, "mean_launch_interval_ns", h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : 0);
+	ia_json_u64(ev, "mean_launch_call_ns", h->in_launch_ns / h->launches);
+	ia_json_u64(ev, "in_cuda_calls_ns", h->in_calls_ns);
+	ia_json_u64(ev, "in_launch_ns", h->in_launch_ns);
+	ia_json_u64(ev, "between_calls_ns", h->ns - h->in_calls_ns);
+	if (h->has_offcpu) {
+		ia_json_u64(ev, "main_oncpu_ns", h->ns - h->main_off_ns);
+		ia_json_u64(ev, "main_blocked_ns", h->main_off_ns - h->main_runq_ns);
+		ia_json_u64(ev, "main_runq_ns", h->main_runq_ns);
+		ia_json_u64(ev, "other_threads_oncpu_ns", h->others_oncpu_ns);
+	}
+	ia_json_u64(ev, "main_thread_launches", h->main_launches);
+	ia_json_u64(ev, "other_launching_threads", h->nothers);
+	cJSON *cs = cJSON_AddObjectToObject(ev, "closing_sync");   /* of the longest stretch */
+	cJSON_AddStringToObject(cs, "api", ia_api_name(a->t, cl->api));
+	ia_json_u64(cs, "wait_ns", cl->dur);
+	ia_json_u64(cs, "start_rel_ns", cl->start - a->t->t0);
+	ia_json_u64(ev, "closing_max_wait_ns", h->close_max_ns);
+	ia_json_u64(ev, "sync_floor_ns", IA_SYNC_FLOOR_NS);
+	ia_json_u64(ev, "longest_stretch_ns", h->long_end - h->long_start);
+	ia_json_u64(ev, "longest_stretch_launches", h->long_launches);
+	if (h->period_calls) {
+		ia_json_u64(ev, "period_calls", h->period_calls);
+		ia_json_u64(ev, "period_launches", h->period_launches);
+	}
+	ia_json_u64(ev, "launch_samples", h->launch_samples);
+	cJSON *ll = cJSON_AddArrayToObject(ev, "launch_lines");
+	for (size_t i = 0; i < h->nlines && i < 5; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "line", h->lines[i].line);
+		ia_json_u64(o, "samples", h->lines[i].count);
+		cJSON_AddItemToArray(ll, o);
+	}
+}
+
+/* With GPU marks a stretch may close in a sync that waited: the Python
+ * line whose syncs close at least half of the stretches (one per step, the
+ * gaps' sync lines), where the host spends time waiting that a host-bound
+ * loop needs for issuing (c21: .item() every step); NULL when none does. */
+static const struct ia_gap_line *closing_sync_line(const struct ia_analysis *a)
+{
+	const struct ia_gaps *g = &a->gaps;
+	const struct ia_gap_line *best = NULL;
+	for (size_t i = 0; i < g->nsync_lines; i++) {
+		const struct ia_gap_line *l = &g->sync_lines[i];
+		if (strcmp(l->line, "(no Python frame)") != 0 && 2 * l->count >= a->hb.n &&
+		    (!best || l->count > best->count))
+			best = l;
+	}
+	/* (steps: a few stretches closed by set-up syncs are no per-step pattern) */
+	return best && a->hb.n >= SYNC_LINE_MIN_STRETCHES && a->hb.busy_close_n * 2 >= a->hb.n ? best : NULL;
+}
+
+/* Of windows w (nw (start, end) pairs, sorted, disjoint), the parts inside
+ * the steady state's windows st: their time, and in it the GPU's estimated
+ * busy time (the least-idle replay) and its certainly idle time. */
+struct steady_part {
+	uint64_t len, busy, gapped;
+};
+
+static struct steady_part steady_part(const struct ia_gpu_time *gt, const uint64_t *st, size_t nst, const uint64_t *w,
+				      size_t nw)
+{
+	struct steady_part p = { 0, 0, 0 };
+	if (!nw)
+		return p;
+	/* the first steady window that ends after w's start (binary search:
+	 * this is asked once per stretch) */
+	size_t j = 0, hi = nst;
+	while (j < hi) {
+		size_t mid = (j + hi) / 2;
+		if (st[2 * mid + 1] <= w[0])
+			j = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < nw; k++) {
+		uint64_t a0 = w[2 * k], b0 = w[2 * k + 1];
+		while (j < nst && st[2 * j + 1] <= a0)
+			j++;
+		for (size_t i = j; i < nst && st[2 * i] < b0; i++) {
+			uint64_t x = st[2 * i] > a0 ? st[2 * i] : a0, y = st[2 * i + 1] < b0 ? st[2 * i + 1] : b0;
+			if (y <= x)
+				continue;
+			p.len += y - x;
+			p.busy += ia_spans_within(gt->est[2], gt->nest[2], x, y);
+			p.gapped += ia_spans_within(gt->idle, gt->nidle, x, y);
+		}
+	}
+	return p;
+}
+
+/* The GPU's estimated idle in a part, less what is certainly idle. */
+static uint64_t part_idle(struct steady_part p)
+{
+	return p.len > p.busy + p.gapped ? p.len - p.busy - p.gapped : 0;
+}
+
+/* Whether another thread of the main process queued work in [x, y) (the
+ * main process's calls in time order: PyTorch's backward pass, which the
+ * main thread blocks for while pt_autograd_N launches). */
+static int others_queue_in(const struct ia_analysis *a, uint64_t x, uint64_t y)
+{
+	const struct ia_trace *t = a->t;
+	const uint32_t *ix = a->gaps.main_calls;
+	size_t lo = 0, hi = a->gaps.nmain_calls;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->calls[ix[mid]].start < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < a->gaps.nmain_calls && t->calls[ix[k]].start < y; k++)
+		if (t->calls[ix[k]].th != a->pp.main_thread && ia_api_queues_work(t->calls[ix[k]].api))
+			return 1;
+	return 0;
+}
+
+/* With DataLoader workers: the GPU's idle, inside the stretches' steady
+ * parts, while the main thread was blocked (off a CPU, not waiting for one)
+ * and no other thread of its process queued work — it waited for a batch,
+ * not issuing (c32: blocked 47 % of its one long stretch; the gaps'
+ * findings name the workers), less the certainly idle part already named
+ * as gaps. */
+static uint64_t idle_while_main_waits(const struct ia_analysis *a, const struct ia_gpu_time *gt, const uint64_t *st,
+				      size_t nst)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_hostbound *h = &a->hb;
+	if (!a->pp.nworkers || a->pp.main_thread == UINT32_MAX || !h->n)
+		return 0;
+	uint32_t th = a->pp.main_thread;
+	const struct ia_thread *thr = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + thr->off_first;
+	uint64_t idle = 0;
+	size_t k0 = 0;   /* the first stretch not over before the interval (both in time order) */
+	for (size_t i = ia_thread_off_lower(t, th, h->w[0]); i < thr->off_n; i++) {
+		const struct ia_off *o = &t->offs[ix[i]];
+		if (o->start >= h->w[2 * h->n - 1])
+			break;
+		uint64_t blocked[2] = { o->start, o->end - o->runq };
+		if (blocked[1] <= blocked[0])
+			continue;
+		while (k0 < h->n && h->w[2 * k0 + 1] <= blocked[0])
+			k0++;
+		/* its parts inside the stretches, then inside their steady parts */
+		for (size_t k = k0; k < h->n && h->w[2 * k] < blocked[1]; k++) {
+			uint64_t x = blocked[0] > h->w[2 * k] ? blocked[0] : h->w[2 * k];
+			uint64_t y = blocked[1] < h->w[2 * k + 1] ? blocked[1] : h->w[2 * k + 1];
+			if (y <= x)
+				continue;
+			if (others_queue_in(a, x, y))
+				continue;   /* the backward pass's wait: its thread issues */
+			uint64_t part[2] = { x, y };
+			idle += part_idle(steady_part(gt, st, nst, part, 1));
+		}
+	}
+	return idle;
+}
+
+/* A finding of a per-step sync or of frees: the refills after them are its
+ * (chain_syncs.c, chain_frees.c), not the issue rate's. */
+static int refill_claimed(const struct ia_analysis *a)
+{
+	for (size_t k = 0; k < a->nchains; k++)
+		if (a->chains[k].kind == IA_KIND_SYNC_PER_STEP || a->chains[k].kind == IA_KIND_SYNC_FREES)
+			return 1;
+	return 0;
+}
+
+/* What the host-bound stretches cost the steady state: their time, or
+ * with GPU marks the GPU's idle in them less the parts other findings name
+ * (each kept, for the timeline). */
+struct hb_cost {
+	int measured;
+	uint64_t cost, idle_in, gapped, calls_idle, refill, waits;
+};
+
+static struct hb_cost hostbound_cost(const struct ia_analysis *a, uint64_t win)
+{
+	const struct ia_hostbound *h = &a->hb;
+	struct hb_cost k = { 0 };
+	/* of the steady state: a stretch that began in start-up counts its steady part */
+	k.cost = h->steady_ns < win ? h->steady_ns : win;
+	/* With GPU marks, what the stretches cost is the GPU's idle in them
+	 * (estimated from work timed alone), less the idle the gaps' findings
+	 * already name (certainly idle, the host waiting on something else):
+	 * a stretch in which the GPU stayed busy is not bound by the host
+	 * (c23: one 1 s stretch with the GPU busy 80 % of it, its idle the
+	 * workers' gaps) */
+	const struct ia_gpu_time *gt = &a->gaps.gpu;
+	k.measured = ia_idle_estimated(&a->idle) && gt->nest[1];
+	size_t nst = 0;
+	uint64_t *st = k.measured ? ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nst) : NULL;
+	if (!st) {
+		k.measured = 0;   /* (out of memory, or no steady state: the stretches' time as without marks) */
+		return k;
+	}
+	/* the steady parts of the stretches only: a stretch may run through
+	 * a phase (c32: the epochs' worker restarts, whose idle is theirs) */
+	struct steady_part sp = steady_part(gt, st, nst, h->w, h->n);
+	k.gapped = sp.gapped;
+	uint64_t idle_in = part_idle(sp);
+	/* less the idle while the host was inside calls that queue nothing
+	 * (an allocation, a free): theirs, not the issue rate's */
+	k.calls_idle = part_idle(steady_part(gt, st, nst, h->calls_w, h->ncalls_w));
+	idle_in = idle_in > k.calls_idle ? idle_in - k.calls_idle : 0;
+	k.waits = idle_while_main_waits(a, gt, st, nst);
+	idle_in = idle_in > k.waits ? idle_in - k.waits : 0;
+	/* less each stretch's refill after a sync that drained the queue:
+	 * that sync's cost (chain_syncs.c, chain_frees.c) — where a finding
+	 * of a per-step sync or of frees claims it; a sync now and then
+	 * (c30: every 10th step) has none, and its refill stays here */
+	int claimed = refill_claimed(a);
+	for (size_t j = 0; claimed && j < h->n; j++) {
+		if (!h->drain_wait[j])
+			continue;
+		uint64_t idle_j = part_idle(steady_part(gt, st, nst, &h->w[2 * j], 1));
+		k.refill += idle_j < h->drain_wait[j] ? idle_j : h->drain_wait[j];
+	}
+	k.idle_in = idle_in > k.refill ? idle_in - k.refill : 0;
+	if (k.idle_in < k.cost)
+		k.cost = k.idle_in;
+	free(st);
+	return k;
+}
+
+static void hostbound_summary(struct ia_chain *c, const struct ia_analysis *a, const struct hb_cost *k,
+			      double share, double rate)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_call *cl = &a->t->calls[h->long_close];
+	char n1[32], n2[32], d1[32], d2[32], d3[32];
+	ia_fmt_count(n1, sizeof n1, h->launches);
+	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
+	if (k->measured)
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s in %s stretch%s (%s); the GPU idled about %s inside them (%.0f%% of "
+			 "the steady state, estimated from work timed alone) while the host issued the work",
+			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), h->n == 1 ? "" : "es", ia_fmt_dur(d1, sizeof d1, h->ns),
+			 ia_fmt_dur(d2, sizeof d2, k->idle_in), 100 * share);
+	else if (h->n == 1)
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s over %s (%.0f%% of the window); the %s after them waited %s "
+			 "(GPU already idle) - the GPU keeps up with the host",
+			 n1, n2, ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share, ia_api_name(a->t, cl->api),
+			 ia_fmt_dur(d2, sizeof d2, cl->dur));
+	else
+		snprintf(c->summary, sizeof c->summary,
+			 "host-bound: %s launches at %s/s in %s stretches (%s, %.0f%% of the window); the syncs after "
+			 "them waited at most %s (GPU already idle) - the GPU keeps up with the host",
+			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share,
+			 ia_fmt_dur(d2, sizeof d2, h->close_max_ns));
+}
+
+/* [GPU] what the idle inside the stretches was less, each part said only
+ * where there is one */
+static void hostbound_gpu_line(struct ia_chain *c, const struct ia_hostbound *h, const struct hb_cost *k)
+{
+	char gl[512], t1[32], t2[32];
+	snprintf(gl, sizeof gl, "[GPU] inside the stretches (%s): idle about %s while the host issued work (estimated "
+		 "from work timed alone)", ia_fmt_dur(t1, sizeof t1, h->ns), ia_fmt_dur(t2, sizeof t2, k->idle_in));
+	if (k->gapped)
+		ia_addf(gl, sizeof gl, "; besides, %s in gaps other findings name", ia_fmt_dur(t1, sizeof t1, k->gapped));
+	if (k->calls_idle)
+		ia_addf(gl, sizeof gl, "; %s while the host was inside calls that queue nothing (allocations, frees)",
+			ia_fmt_dur(t1, sizeof t1, k->calls_idle));
+	if (k->refill)
+		ia_addf(gl, sizeof gl, "; %s refilling a queue a sync had drained (the sync's)", ia_fmt_dur(t1, sizeof t1, k->refill));
+	if (k->waits)
+		ia_addf(gl, sizeof gl, "; %s while the main thread was blocked, its DataLoader workers running (waiting "
+			"for a batch, not issuing)", ia_fmt_dur(t1, sizeof t1, k->waits));
+	if (h->busy_close_n)
+		ia_addf(gl, sizeof gl, "; %s of the %s stretches end in a sync that waited for the GPU's last work",
+			ia_fmt_count(t1, sizeof t1, h->busy_close_n), ia_fmt_count(t2, sizeof t2, h->n));
+	ia_chain_line(c, "%s", gl);
+}
+
+static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, const struct hb_cost *k,
+			       double oncpu, double issuing, double rate, uint64_t interval)
+{
+	const struct ia_hostbound *h = &a->hb;
+	const struct ia_trace *t = a->t;
+	const struct ia_call *cl = &t->calls[h->long_close];
+	uint64_t in_launch = h->in_launch_ns / h->launches;
+	uint64_t between = h->ns - h->in_calls_ns;
+	char n1[32], n2[32], d1[32], d2[32], d3[32], d4[32];
+	ia_fmt_count(n1, sizeof n1, h->launches);
+	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
+	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
+	if (h->has_offcpu)
+		ia_chain_line(c, "[HOST] main thread (pid %d) in these stretches: on-CPU %s (%.0f%%), blocked %s, waiting for a CPU %s; "
+		     "it issued %.0f%% of the launches",
+		     mp->pid, ia_fmt_dur(d1, sizeof d1, h->ns - h->main_off_ns), 100 * oncpu,
+		     ia_fmt_dur(d2, sizeof d2, h->main_off_ns - h->main_runq_ns), ia_fmt_dur(d3, sizeof d3, h->main_runq_ns),
+		     ia_pct(h->main_launches, h->launches));
+	if (h->has_offcpu && h->nothers)
+		ia_chain_line(c, "[HOST] %u other thread%s of the process issued the rest (%s: %.0f%% of the launches), on-CPU %s in "
+		     "the stretches: with the main thread, %.0f%% of the stretches' time on a CPU",
+		     h->nothers, h->nothers > 1 ? "s" : "", t->threads[h->top_other].comm,
+		     ia_pct(h->top_other_launches, h->launches), ia_fmt_dur(d1, sizeof d1, h->others_oncpu_ns), 100 * issuing);
+	if (!h->has_offcpu)
+		ia_chain_line(c, "[HOST] main thread (pid %d): no off-CPU evidence in this trace, on-CPU share unknown", mp->pid);
+	ia_chain_line(c, "[HOST] inside CUDA calls %s (%.0f%%; launches %s), between calls %s (%.0f%%: Python and framework code)",
+	     ia_fmt_dur(d1, sizeof d1, h->in_calls_ns), ia_pct(h->in_calls_ns, h->ns), ia_fmt_dur(d2, sizeof d2, h->in_launch_ns),
+	     ia_fmt_dur(d3, sizeof d3, between), ia_pct(between, h->ns));
+	ia_chain_line(c, "[CUDA] %s launches at %s/s: one every %s on average, %s of it inside the launch call", n1, n2,
+	     ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch));
+	if (h->period_calls)
+		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
+		     "likely one training step each", h->period_calls, h->period_launches,
+		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls));
+	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (floor %s: %s)",
+	     ia_fmt_dur(d1, sizeof d1, h->long_end - h->long_start),
+	     ia_fmt_count(d4, sizeof d4, h->long_launches), ia_api_name(t, cl->api),
+	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
+	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS),
+	     cl->dur <= IA_SYNC_FLOOR_NS ? "nothing left to wait for" : "the GPU still had work queued");
+	const struct ia_gap_line *sl = k->measured ? closing_sync_line(a) : NULL;
+	if (sl)
+		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "
+		     "spend issuing the next step's work while the GPU runs this one's%s",
+		     ia_fmt_count(d1, sizeof d1, sl->count), sl->line, ia_fmt_dur(d2, sizeof d2, sl->ns),
+		     refill_claimed(a) ? " (the sync's own finding)" : "");
+	if (k->measured)
+		hostbound_gpu_line(c, h, k);
+}
+
+static void hostbound_root_cause(struct ia_chain *c, const struct ia_hostbound *h, const struct hb_cost *k,
+				 uint64_t interval)
+{
+	uint64_t in_launch = h->in_launch_ns / h->launches;
+	char d1[32], d2[32], d3[32];
+	if (k->measured)
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
+			 "launch call, the rest in Python and framework code between calls), and the GPU, timed by its "
+			 "marks, ran out of queued work for about %s of these stretches while the host was still issuing "
+			 "them%s. Faster kernels would not make this part faster; fewer launches, each doing more work, "
+			 "would.",
+			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
+			 ia_fmt_dur(d3, sizeof d3, k->idle_in),
+			 h->busy_close_n ? " (a sync closing a stretch can still wait for its last kernels: the GPU "
+					   "idled earlier in the stretch, between launches)" : "");
+	else
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The host's issue rate bounds throughput: the process issues a launch every %s (%s inside the "
+			 "launch call, the rest in Python and framework code between calls), and the sync that closes each "
+			 "stretch found the GPU already done with everything queued (waited at most %s). The GPU kept up with "
+			 "the host, so faster kernels would not make this part faster; fewer launches, each doing more work, "
+			 "would. How busy the GPU was inside the stretches is not measured (no GPU timestamps).",
+			 ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch),
+			 ia_fmt_dur(d3, sizeof d3, h->close_max_ns));
+}
+
+int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_hostbound *h = &a->hb;
+	uint64_t win = a->idle.steady_ns;
+	if (!win || !h->n || !h->ns || h->launches < HOSTBOUND_MIN_LAUNCHES)
+		return 0;
+	struct hb_cost k = hostbound_cost(a, win);
+	double share = (double)k.cost / (double)win;
+	/* The threads that issue the launches must keep a CPU busy: mostly
+	 * off-CPU, they wait on something and are not issue-bound.  Their CPU
+	 * time adds up: PyTorch's main thread blocks while pt_autograd_N runs
+	 * the backward pass and launches its kernels. */
+	double oncpu = (double)(h->ns - h->main_off_ns) / (double)h->ns;
+	double issuing = (double)(h->ns - h->main_off_ns + h->others_oncpu_ns) / (double)h->ns;
+	if (h->has_offcpu && issuing < HOSTBOUND_ONCPU)
+		return 0;
+	double medium = k.measured ? SHARE_MEDIUM : HOSTBOUND_MEDIUM, low = k.measured ? SHARE_LOW : HOSTBOUND_LOW;
+	enum ia_severity sev = share >= medium ? IA_SEV_MEDIUM : share >= low ? IA_SEV_LOW : IA_SEV_NONE;
+	if (sev == IA_SEV_NONE)
+		return 0;
+	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_HOST_BOUND_LAUNCHES);
+	if (!c)
+		return -1;
+	c->sev = sev;
+	c->impact = ia_idle_impact(&a->idle, k.cost);
+	c->cost_ns = k.cost;
+	c->api = a->t->calls[h->long_close].api;
+	if (h->nlines)
+		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
+	double rate = (double)h->launches * 1e9 / (double)h->ns;
+	uint64_t interval = h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : h->ns / h->launches;
+	hostbound_summary(c, a, &k, share, rate);
+	hostbound_timeline(c, a, &k, oncpu, issuing, rate, interval);
+	hostbound_root_cause(c, h, &k, interval);
+	hostbound_fixes(c, h, interval);
+	hostbound_json(c->evidence, a, win, share, rate);
+	return 0;
+}

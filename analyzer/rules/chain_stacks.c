@@ -1,0 +1,140 @@
+/*
+ * chain_stacks.c — what the rules say about the on-CPU samples in the gaps:
+ * the most sampled stacks per role, the share that ran Python code, the
+ * collation frames of batch assembly, and their JSON (see chain_build.h).
+ */
+#include "rules/chain_build.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ia_is_collation(const char *sym)
+{
+	/* torch.stack lands in at::native::structured_cat_out_cpu in PyTorch 2.x */
+	return sym && (strstr(sym, "at::native::stack") || strstr(sym, "at::native::cat") ||
+		       strstr(sym, "cat_out") || strstr(sym, "collate") || strstr(sym, "gather_rows"));
+}
+
+/* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
+/* Indexes of up to max stacks most sampled by a role, most first (stacks
+ * are sorted by all roles' samples together); returns how many. */
+int ia_role_top(const struct ia_gaps *g, enum ia_gap_role role, size_t *pick, int max)
+{
+	int n = 0;
+	for (; n < max; n++) {
+		size_t best = g->nstacks;
+		for (size_t i = 0; i < g->nstacks; i++) {
+			uint64_t c = ia_gap_stack_n(&g->stacks[i], role);
+			int taken = 0;
+			for (int k = 0; k < n; k++)
+				taken |= pick[k] == i;
+			if (c && !taken && (best == g->nstacks || c > ia_gap_stack_n(&g->stacks[best], role)))
+				best = i;
+		}
+		if (best == g->nstacks)
+			break;
+		pick[n] = best;
+	}
+	return n;
+}
+
+void ia_top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len)
+{
+	uint64_t total = ia_gap_samples(g, role);
+	size_t pick[3];
+	buf[0] = 0;
+	if (!total)
+		return;
+	int n = ia_role_top(g, role, pick, 3);
+	for (int k = 0; k < n; k++) {
+		const struct ia_gap_stack *st = &g->stacks[pick[k]];
+		ia_addf(buf, len, "%s%s %.0f%%", k ? ", " : "", st->label, ia_pct(ia_gap_stack_n(st, role), total));
+		if (st->python[0])
+			ia_addf(buf, len, " (%s)", st->python);
+	}
+}
+
+/* The CPython interpreter itself (evaluating bytecode, allocating objects):
+ * per-item Python work such as a Dataset's __getitem__ run a million times. */
+int ia_is_interpreter(const char *sym)
+{
+	return sym && (!strncmp(sym, "_PyEval_", 8) || !strncmp(sym, "PyObject_", 9) ||
+		       !strncmp(sym, "_PyObject_", 10) || !strncmp(sym, "PyEval_", 7));
+}
+
+/* Share of a role's samples in gaps that ran Python code: named by their
+ * Python frames, or (native stacks only) the interpreter's own symbols. */
+double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role)
+{
+	uint64_t total = ia_gap_samples(g, role), n = 0;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].python_code || ia_is_interpreter(g->stacks[i].label))
+			n += ia_gap_stack_n(&g->stacks[i], role);
+	return total ? (double)n / (double)total : 0;
+}
+
+/* "build_batch at data.py:24", with ", called from train.py:50" when the
+ * user's own line is another one. */
+const char *ia_python_where(const struct ia_gap_stack *s, char *buf, size_t len)
+{
+	int called = s->user_python[0] && strcmp(s->user_python, s->python);
+	snprintf(buf, len, "%s at %s%s%s", s->label, s->python, called ? ", called from " : "",
+		 called ? s->user_python : "");
+	return buf;
+}
+
+/* The most sampled stack of a role that ran Python code, or NULL. */
+const struct ia_gap_stack *ia_stacks_python_top(const struct ia_gaps *g, enum ia_gap_role role)
+{
+	const struct ia_gap_stack *top = NULL;
+	for (size_t i = 0; i < g->nstacks; i++) {
+		uint64_t n = ia_gap_stack_n(&g->stacks[i], role);
+		if (g->stacks[i].python_code && g->stacks[i].python[0] && n && (!top || n > ia_gap_stack_n(top, role)))
+			top = &g->stacks[i];
+	}
+	return top;
+}
+
+int ia_stacks_show_collation(const struct ia_gaps *g, enum ia_gap_role role)
+{
+	uint64_t total = ia_gap_samples(g, role), coll = 0;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (ia_is_collation(g->stacks[i].label) || ia_is_collation(g->stacks[i].python))
+			coll += ia_gap_stack_n(&g->stacks[i], role);
+	return total && coll * 5 >= total;   /* at least a fifth of the samples */
+}
+
+void ia_stacks_json(cJSON *ev, const struct ia_gaps *g, enum ia_gap_role role, const char *key)
+{
+	uint64_t total = ia_gap_samples(g, role);
+	cJSON *arr = cJSON_AddArrayToObject(ev, key);
+	size_t pick[5];
+	int n = ia_role_top(g, role, pick, 5);
+	for (int k = 0; k < n; k++) {
+		const struct ia_gap_stack *st = &g->stacks[pick[k]];
+		uint64_t c = ia_gap_stack_n(st, role);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "symbol", st->label);
+		cJSON_AddBoolToObject(o, "python_code", st->python_code);   /* symbol is a Python function */
+		ia_json_str(o, "python", st->python[0] ? st->python : NULL);
+		ia_json_str(o, "user_line", st->user_python[0] ? st->user_python : NULL);
+		ia_json_u64(o, "samples", c);
+		ia_json_round(o, "share", total ? (double)c / (double)total : 0, 4);
+		cJSON_AddItemToArray(arr, o);
+	}
+}
+
+void ia_batch_level_fix(struct ia_chain *c)
+{
+	ia_chain_fix(c, "For an in-memory dataset, skip per-sample __getitem__ + collate: index a pre-shuffled "
+	       "permutation directly (perm = torch.randperm(N); batch = data[perm[i:i+B]]), or give the "
+	       "DataLoader a BatchSampler and a dataset with __getitems__");
+}

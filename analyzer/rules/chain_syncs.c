@@ -1,0 +1,93 @@
+/*
+ * chain_syncs.c — the sync_per_step rule: a Python line that makes the host
+ * wait for the GPU every step.
+ */
+#include "rules/chain_build.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SYNC_EVERY_STEP 0.50         /* syncs from one line per gap */
+#define SYNC_MIN_COUNT 10
+
+/* ---- a sync every step ---- */
+int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	if (!a->idle.steady_ns || !g->n)
+		return 0;
+	for (size_t i = 0; i < g->nsync_lines; i++) {
+		const struct ia_gap_line *l = &g->sync_lines[i];
+		double per_step = (double)l->count / (double)g->n;
+		if (l->count < SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
+			continue;
+		/* with the GPU estimate, the refill after each sync (gaps.h) */
+		int refill = ia_idle_estimated(&a->idle) && l->est_overlap_ns > l->overlap_ns;
+		uint64_t cost = refill ? l->est_overlap_ns : l->overlap_ns;
+		double share = ia_idle_share(&a->idle, cost);
+		enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
+		if (sev == IA_SEV_NONE)
+			continue;
+		int has_line = strcmp(l->line, "(no Python frame)") != 0;
+		struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SYNC_PER_STEP);
+		if (!c)
+			return -1;
+		c->sev = sev;
+		c->api = l->api;
+		c->impact = ia_idle_impact(&a->idle, cost);
+		c->cost_ns = cost;
+		if (has_line)
+			snprintf(c->source, sizeof c->source, "%s", l->line);
+		char n1[32], d1[32], d2[32], d3[32];
+		snprintf(c->summary, sizeof c->summary,
+			 "a sync every step%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+			 has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
+			 ia_api_name(t, l->api), per_step, ia_fmt_dur(d1, sizeof d1, l->gap_ns));
+		ia_chain_line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing is queued",
+		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
+		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps (gaps)", ia_fmt_count(n1, sizeof n1, l->count),
+		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
+		if (refill)
+			ia_chain_line(c, "[GPU] after each sync the GPU starts from an empty queue: while the host issues the next "
+			     "step it idles between launches, about %s in all up to each sync's wait (estimated from work timed "
+			     "alone; the certain part is the %s right after the syncs)",
+			     ia_fmt_dur(d1, sizeof d1, l->est_overlap_ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "%s makes the host wait for the GPU every step (.item(), .cpu(), printing or comparing a CUDA "
+			 "tensor, or an explicit synchronize)%s%s. The next step's work is queued only after the GPU has "
+			 "drained, so the GPU idles while the host prepares it: up to %s of GPU work could have overlapped "
+			 "with that host time.",
+			 has_line ? l->line : "A call without a Python frame", l->inner[0] ? "; here inside " : "",
+			 l->inner, ia_fmt_dur(d1, sizeof d1, cost));
+		int scaler = strstr(l->inner, "grad_scaler.py") != NULL;
+		if (scaler)
+			ia_chain_fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
+			       "an optimizer with fused=True (torch.optim.Adam/AdamW/SGD) does the check on the GPU, "
+			       "without the per-step sync");
+		ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) and read "
+		       "them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned memory and read "
+		       "them a step later", has_line ? " at " : "", has_line ? l->line : "");
+		cJSON *ev = c->evidence;
+		cJSON_AddStringToObject(ev, "line", l->line);
+		ia_json_str(ev, "inside", l->inner[0] ? l->inner : NULL);
+		ia_json_u64(ev, "syncs", l->count);
+		ia_json_u64(ev, "steps", g->n);
+		ia_json_round(ev, "syncs_per_step", per_step, 3);
+		ia_json_u64(ev, "sync_ns", l->ns);
+		ia_json_u64(ev, "gap_after_ns", l->gap_ns);
+		ia_json_u64(ev, "overlap_possible_ns", l->overlap_ns);
+		if (refill)
+			ia_json_u64(ev, "refill_idle_ns", l->est_overlap_ns);
+		ia_json_round(ev, "share_of_window", share, 4);
+	}
+	return 0;
+}

@@ -1,0 +1,135 @@
+/*
+ * chains.c — the causal chains of an analysis: every rule run once, the
+ * chains ordered most severe first (see chains.h).  The rules live one per
+ * file (chain_gaps.c, chain_slow.c, chain_pageable.c, chain_syncs.c,
+ * chain_frees.c, chain_hostbound.c, chain_contention.c, chain_phases.c,
+ * chain_epochs.c), with the helpers they share in
+ * chain_build.c and chain_stacks.c; docs/chains.md lists every threshold.
+ *
+ * Each rule measures a share of the analysis window (the main process's
+ * CUDA activity, from its first queued work to the end of its last call),
+ * names a cause only when the measured evidence for it passes a threshold,
+ * and derives fixes from the same evidence: the CPU count from the session,
+ * the worker count from the process tree, bandwidths measured in this
+ * trace, Python lines from the stacks.
+ */
+#include "rules/chain_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ia_severity_name(enum ia_severity s)
+{
+	switch (s) {
+	case IA_SEV_HIGH: return "HIGH";
+	case IA_SEV_MEDIUM: return "MEDIUM";
+	case IA_SEV_LOW: return "LOW";
+	default: return "NONE";
+	}
+}
+
+const char *ia_kind_name(enum ia_kind k)
+{
+	static const char *const names[IA_KIND_N] = {
+		[IA_KIND_GAPS_HOST_BUSY] = "gaps_host_busy",
+		[IA_KIND_GAPS_WAITING_WORKERS] = "gaps_waiting_workers",
+		[IA_KIND_GAPS_HOST_BLOCKED] = "gaps_host_blocked",
+		[IA_KIND_GAPS_HOST_PREEMPTED] = "gaps_host_preempted",
+		[IA_KIND_SLOW_CALLS] = "slow_calls",
+		[IA_KIND_PAGEABLE_COPIES] = "pageable_copies",
+		[IA_KIND_SYNC_PER_STEP] = "sync_per_step",
+		[IA_KIND_SYNC_FREES] = "sync_frees",
+		[IA_KIND_HOST_BOUND_LAUNCHES] = "host_bound_launches",
+		[IA_KIND_CPU_CONTENTION] = "cpu_contention",
+		[IA_KIND_STARTUP] = "startup",
+		[IA_KIND_COMPILATION] = "compilation",
+		[IA_KIND_RECOMPILATION] = "recompilation",
+		[IA_KIND_AUTOTUNING] = "autotuning",
+		[IA_KIND_EPOCH_BOUNDARIES] = "epoch_boundaries",
+		[IA_KIND_LAYOUT_CONVERSIONS] = "layout_conversions",
+	};
+	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
+}
+
+int ia_kind_is_phase(enum ia_kind k)
+{
+	return k == IA_KIND_STARTUP || k == IA_KIND_COMPILATION || k == IA_KIND_RECOMPILATION || k == IA_KIND_AUTOTUNING ||
+	       k == IA_KIND_EPOCH_BOUNDARIES;
+}
+
+/* A phase (one-time or per epoch) never outranks a steady-state cause that costs the run
+ * at least as much: its severity is held to that cause's (a finding about the GPU's own
+ * work is no cause).  (Phases are
+ * judged on the whole window, steady causes on the steady state, so the
+ * two severities alone do not compare.) */
+int ia_kind_is_gpu_work(enum ia_kind k)
+{
+	return k == IA_KIND_LAYOUT_CONVERSIONS;
+}
+
+static void hold_phases(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++) {
+		struct ia_chain *p = &a->chains[i];
+		if (!ia_kind_is_phase(p->kind))
+			continue;
+		for (size_t j = 0; j < a->nchains; j++) {
+			const struct ia_chain *s = &a->chains[j];
+			if (!ia_kind_is_phase(s->kind) && !ia_kind_is_gpu_work(s->kind) && s->impact >= p->impact &&
+			    p->sev > s->sev)
+				p->sev = s->sev;
+		}
+	}
+}
+
+int ia_chains_order(const void *a, const void *b)
+{
+	const struct ia_chain *x = a, *y = b;
+	if (x->sev != y->sev)
+		return x->sev > y->sev ? -1 : 1;
+	/* a phase paid once that its share would have made HIGH: the cap says a
+	 * longer run shrinks it, so its share does not put it before the findings
+	 * of its severity that a longer run does not shrink (c07 of the corpus:
+	 * start-up, torch.compile's own imports, 40 % of a short run, before its
+	 * 6 recompilations' 25 %) */
+	if (x->amortised != y->amortised)
+		return x->amortised ? 1 : -1;
+	if (x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	if (ia_kind_is_phase(x->kind) != ia_kind_is_phase(y->kind))   /* on a tie, the steady state first */
+		return ia_kind_is_phase(x->kind) ? 1 : -1;
+	int k = strcmp(ia_kind_name(x->kind), ia_kind_name(y->kind));
+	return k ? k : (int)x->api - (int)y->api;
+}
+
+int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
+{
+	size_t cap = 0;
+	if (a->pp.main < 0)
+		return 0;
+	if (ia_rule_gaps(a, &cap) < 0)
+		goto oom;
+	for (size_t i = 0; i < a->nslow; i++)
+		if (ia_rule_slow_calls(a, &cap, &a->slow[i]) < 0)
+			goto oom;
+	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
+	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
+	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0)
+		goto oom;
+	hold_phases(a);
+	if (a->nchains)
+		qsort(a->chains, a->nchains, sizeof *a->chains, ia_chains_order);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->nchains; i++)
+		n += a->chains[i].sev == s;
+	return n;
+}

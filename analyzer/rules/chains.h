@@ -1,0 +1,125 @@
+/*
+ * chains.h — causal chains: from the evidence (stats, per-call alignment,
+ * gaps, per-process, bucketed kernel evidence) to "what starved the GPU,
+ * why, and what to change", each with a severity.
+ *
+ * Kinds (docs/chains.md has every threshold).  In the steady state:
+ *   gaps_host_busy        main thread on-CPU while no GPU work was queued
+ *   gaps_waiting_workers  main thread blocked while DataLoader workers ran
+ *   gaps_host_blocked     main thread blocked, not on workers
+ *   gaps_host_preempted   main thread runnable but not running in the gaps
+ *   slow_calls            an API's slow tail, with its host cause
+ *   pageable_copies       copies at pageable-memory bandwidth
+ *   sync_per_step         a Python line that syncs every step
+ *   sync_frees            cudaFree between launches: the GPU drains at each
+ *   host_bound_launches   the GPU kept up with the host: the launch rate bounds throughput
+ *   cpu_contention        the GPU kept up with the host, whose loop thread waited for a CPU
+ * One-time phases of the run (phases.h), ranked by what they cost it:
+ *   startup               imports, CUDA context, library loading, memory pools, worker start
+ *   compilation           compiling once (torch.compile, Triton, XLA, compiler processes)
+ *   recompilation         compiling again after steps ran (new shapes, failed guards)
+ *   autotuning            cuDNN benchmark, Inductor/Triton autotuning (again for each new shape)
+ * Paid once per epoch (phases.h), ranked the same way:
+ *   epoch_boundaries      the DataLoader's iterator (re)started, the sampler's permutation, workers forked
+ * The GPU's own work (measured GPU time), not a cause of idling:
+ *   layout_conversions    kernels that only convert tensors between NCHW and NHWC
+ * A chain states only what its evidence shows: a cause is named when its
+ * measured share passes the documented threshold, never by default.
+ */
+#ifndef IA_CHAINS_H
+#define IA_CHAINS_H
+
+#include "measure/align.h"
+#include "measure/gaps.h"
+#include "measure/hostbound.h"
+#include "measure/idle.h"
+#include "measure/per_process.h"
+#include "measure/phases.h"
+#include "load/series.h"
+#include "load/stacks.h"
+#include "measure/stats.h"
+#include "load/trace.h"
+
+#include <cjson/cJSON.h>
+
+enum ia_severity { IA_SEV_NONE = 0, IA_SEV_LOW, IA_SEV_MEDIUM, IA_SEV_HIGH };
+const char *ia_severity_name(enum ia_severity s);
+
+/* What a chain is about; its name is the "kind" of explain --json. */
+enum ia_kind {
+	IA_KIND_GAPS_HOST_BUSY,
+	IA_KIND_GAPS_WAITING_WORKERS,
+	IA_KIND_GAPS_HOST_BLOCKED,
+	IA_KIND_GAPS_HOST_PREEMPTED,
+	IA_KIND_SLOW_CALLS,
+	IA_KIND_PAGEABLE_COPIES,
+	IA_KIND_SYNC_PER_STEP,
+	IA_KIND_SYNC_FREES,
+	IA_KIND_HOST_BOUND_LAUNCHES,
+	IA_KIND_CPU_CONTENTION,
+	IA_KIND_STARTUP,
+	IA_KIND_COMPILATION,
+	IA_KIND_RECOMPILATION,
+	IA_KIND_AUTOTUNING,
+	IA_KIND_EPOCH_BOUNDARIES,
+	IA_KIND_LAYOUT_CONVERSIONS,
+	IA_KIND_N
+};
+const char *ia_kind_name(enum ia_kind k);
+/* 1 for the kinds of a phase of the run, not its steady state: one-time (start-up, compilation,
+ * recompilation, autotuning) or once per epoch (epoch boundaries). */
+int ia_kind_is_phase(enum ia_kind k);
+/* 1 for the kinds about the GPU's own work (layout conversions): steady, but never why it waits. */
+int ia_kind_is_gpu_work(enum ia_kind k);
+/* qsort's order of two struct ia_chain: severity; then a phase paid once
+ * that the cap held to MEDIUM after the rest of its severity; then cost; on
+ * a tie the steady state first. */
+int ia_chains_order(const void *a, const void *b);
+
+#define IA_CHAIN_MAX_LINES 8
+
+struct ia_chain {
+	enum ia_severity sev;
+	enum ia_kind kind;
+	uint16_t api;                  /* 0 when the chain is not about one API */
+	double impact;                 /* what it costs the whole window, as a share (ordering) */
+	int amortised;                 /* a phase paid once per process, held to MEDIUM though its share is HIGH */
+	uint64_t cost_ns;              /* that time */
+	char summary[400];
+	char root_cause[1200];
+	char fixes[IA_CHAIN_MAX_LINES][400];
+	int nfixes;
+	char timeline[IA_CHAIN_MAX_LINES][400];   /* "[SYSTEM] …", "[HOST] …", "[CUDA] …" */
+	int ntimeline;
+	char source[256];              /* file:line, "" when unknown */
+	cJSON *evidence;               /* owned */
+};
+
+/* Everything explain computes, kept together so callers (CLI, HTML report,
+ * MCP server) share one analysis. */
+struct ia_analysis {
+	const struct ia_trace *t;
+	struct ia_stats stats;
+	struct ia_per_process pp;
+	struct ia_evidence ev;
+	struct ia_phases ph;           /* start-up, compilation, autotuning vs the steady state */
+	struct ia_slow_api *slow; size_t nslow;
+	struct ia_gaps gaps;
+	struct ia_idle idle;           /* GPU idle, whole window and steady state: what rules rank by */
+	struct ia_hostbound hb;
+	struct ia_stack_names *names;
+	struct ia_chain *chains; size_t nchains;   /* most severe first */
+};
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen);
+void ia_analysis_free(struct ia_analysis *a);
+
+/* Derives a->chains from the other parts (called by ia_analyze). */
+int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen);
+
+/* The explain --json document (contract of issue 5). */
+cJSON *ia_explain_json(const struct ia_analysis *a);
+/* Count of chains at a severity (the CI gate compares HIGH counts). */
+size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * explain.c — runs the whole analysis once (ia_analyze) and builds the
+ * explain --json document, the contract of issue 5:
+ *   {"chains":[{"severity","kind","api","summary","root_cause","fixes",
+ *               "timeline","evidence","source"}],
+ *    "gpu_idle_pct":{"low","high","estimate":true,"basis"}, "verdict":{…} (verdict.h),
+ *    "where_time_went":{…}, "gaps":{…}, "processes":[…], "trace":{…}}
+ */
+#include "base/progress.h"
+#include "rules/chains.h"
+#include "render/finding.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+#include "rules/verdict.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The analysis runs in two parallel phases on the two threads a small
+ * machine has: (stats || per-process + evidence), then (slow calls || gaps).
+ * Each side reads the trace and writes only its own part; the database
+ * connection they share is FULLMUTEX (db.c), and each uses its own
+ * statements. */
+struct job {
+	const struct ia_trace *t;
+	struct ia_analysis *a;
+	int rc;
+	char err[256];
+};
+
+static void *do_stats(void *arg)
+{
+	struct job *j = arg;
+	if (ia_stats_compute(j->t, &j->a->stats) < 0) {
+		snprintf(j->err, sizeof j->err, "out of memory");
+		j->rc = -1;
+	}
+	return NULL;
+}
+
+static void *do_slow(void *arg)
+{
+	struct job *j = arg;
+	struct ia_analysis *a = j->a;
+	j->rc = ia_slow_apis(j->t, &a->ev, &a->stats, &a->pp, &a->slow, &a->nslow, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* Runs fn on a second thread while here(t, a, err) runs on this one (fn
+ * alone first when no thread can be made); -1 when either failed. */
+static int run_beside(void *(*fn)(void *), struct job *j,
+		      int (*here)(const struct ia_trace *, struct ia_analysis *, char *, size_t),
+		      char *err, size_t errlen)
+{
+	pthread_t th;
+	int started = pthread_create(&th, NULL, fn, j) == 0;
+	if (!started)
+		fn(j);
+	int rc = here(j->t, j->a, err, errlen);
+	if (started)
+		pthread_join(th, NULL);
+	if (rc < 0)
+		return -1;
+	if (j->rc < 0) {
+		snprintf(err, errlen, "%s", j->err);
+		return -1;
+	}
+	return 0;
+}
+
+static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = ia_per_process_compute(t, &a->pp, err, errlen);
+	return rc ? rc : ia_evidence_load(t, &a->ev, err, errlen);
+}
+
+/* Gaps, then the host-bound stretches between them: both walk the main
+ * process's calls and name stacks through the one (unlocked) names cache,
+ * so they run on the same thread. */
+static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->gaps, err, errlen);
+	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls,
+					      a->gaps.gpu.nest[1] != 0, &a->hb,
+					      err, errlen);
+}
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof *a);
+	a->t = t;
+	if (!(a->names = ia_stack_names_new(t->db))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct job j = { t, a, 0, "" };
+	if (run_beside(do_stats, &j, per_process_and_evidence, err, errlen) < 0)
+		return -1;
+	ia_phase("stats|per-process+evidence");
+	/* the run's phases (start-up, compiling, autotuning) before the gaps,
+	 * which set theirs apart; on this thread, which owns the names cache */
+	if (ia_phases_compute(t, &a->pp, a->names, &a->ph, err, errlen) < 0)
+		return -1;
+	ia_phase("phases");
+	ia_progress_phase("aligning slow calls, finding gaps");
+	/* slow calls need the stats' p50s, gaps the per-process roles: both ready now */
+	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
+		return -1;
+	ia_phase("slow-calls|gaps");
+	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
+	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ia_progress_phase("causal chains");
+	if (ia_chains_build(a, err, errlen) < 0)
+		return -1;
+	ia_phase("chains");
+	return ia_stack_names_error(a->names, err, errlen);
+}
+
+void ia_analysis_free(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++)
+		cJSON_Delete(a->chains[i].evidence);
+	free(a->chains);
+	ia_slow_apis_free(a->slow, a->nslow);
+	ia_gaps_free(&a->gaps);
+	ia_phases_free(&a->ph);
+	ia_hostbound_free(&a->hb);
+	ia_evidence_free(&a->ev);
+	ia_per_process_free(&a->pp);
+	ia_stats_free(&a->stats);
+	ia_stack_names_free(a->names);
+	memset(a, 0, sizeof *a);
+}
+
+cJSON *ia_explain_json(const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	const struct ia_gaps *g = &a->gaps;
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ch = cJSON_AddArrayToObject(root, "chains");
+	for (size_t i = 0; i < a->nchains; i++)
+		cJSON_AddItemToArray(ch, ia_finding_json(a, &a->chains[i]));
+
+	uint64_t win = a->idle.window_ns;
+	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
+	struct ia_verdict v;
+	ia_verdict_compute(a, &v);
+	cJSON_AddItemToObject(root, "verdict", ia_verdict_json(&v));
+	cJSON_AddItemToObject(root, "phases", ia_phases_json(&a->ph, t, g->win_start, g->win_end));
+
+	cJSON *w = cJSON_AddObjectToObject(root, "where_time_went");
+	ia_json_u64(w, "window_ns", win);
+	ia_json_u64(w, "host_busy_ns", g->main_oncpu_ns);
+	ia_json_u64(w, a->pp.nworkers ? "host_waiting_on_workers_ns" : "host_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(w, "host_preempted_ns", g->main_runq_ns);
+	ia_json_u64(w, "sync_ns", g->in_sync_ns);
+	ia_json_u64(w, "copy_ns", g->in_copy_ns);
+	ia_json_u64(w, "launch_ns", g->in_launch_ns);
+	ia_json_u64(w, "other_cuda_ns", g->in_other_ns);
+	ia_json_u64(w, "host_with_gpu_work_queued_ns", g->queued_host_ns);
+
+	cJSON *gj = cJSON_AddObjectToObject(root, "gaps");
+	ia_json_u64(gj, "count", g->n);
+	ia_json_u64(gj, "total_ns", g->total_ns);
+	ia_json_u64(gj, "main_oncpu_ns", g->main_oncpu_ns);
+	ia_json_u64(gj, "main_blocked_ns", g->main_blocked_ns);
+	ia_json_u64(gj, "main_runq_ns", g->main_runq_ns);
+	ia_json_u64(gj, "workers_oncpu_ns", g->workers_oncpu_ns);
+	ia_json_u64(gj, "samples_main", g->samples_main);
+	ia_json_u64(gj, "samples_workers", g->samples_workers);
+	ia_json_u64(gj, "samples_siblings", g->samples_siblings);
+	ia_json_u64(gj, "main_iowait_ns", g->main_iowait_ns);
+	ia_gaps_blocked_in_json(gj, "main_blocked_in", g->main_sys_ns, g->main_blocked_ns);
+	ia_gap_blocks_json(gj, "main", g, &g->main_blocks, 5);
+	if (a->pp.nworkers)
+		ia_gap_workers_json(gj, g);
+	ia_gap_children_json(gj, a->t, g);
+	cJSON *ts = cJSON_AddArrayToObject(gj, "top_stacks");
+	for (size_t i = 0; i < g->nstacks && i < 8; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "symbol", g->stacks[i].label);
+		ia_json_str(o, "python", g->stacks[i].python[0] ? g->stacks[i].python : NULL);
+		ia_json_u64(o, "main", g->stacks[i].main);
+		ia_json_u64(o, "workers", g->stacks[i].workers);
+		ia_json_u64(o, "other", g->stacks[i].other);
+		ia_json_u64(o, "siblings", g->stacks[i].siblings);
+		cJSON_AddItemToArray(ts, o);
+	}
+	ia_gap_end_lines_json(gj, "ending_lines", t, g, 5);
+
+	cJSON *procs = ia_per_process_json(t, &a->pp);
+	for (size_t i = 0; i < a->pp.n; i++)
+		if (a->pp.p[i].role == IA_ROLE_WORKER)
+			ia_json_u64(cJSON_GetArrayItem(procs, (int)i), "oncpu_in_gaps_ns", g->worker_oncpu_ns[i]);
+	cJSON_AddItemToObject(root, "processes", procs);
+
+	cJSON *tr = cJSON_AddObjectToObject(root, "trace");
+	ia_json_str(tr, "command", t->command);
+	ia_json_str(tr, "gpu", t->gpu);
+	cJSON_AddNumberToObject(tr, "cpus", t->cpus);
+	if (t->cpu_limit > 0) {
+		cJSON_AddNumberToObject(tr, "cpu_limit", t->cpu_limit);
+		ia_json_u64(tr, "cpu_limit_periods", t->cpu_limit_periods);
+		ia_json_u64(tr, "cpu_limit_throttled_periods", t->cpu_limit_throttled_periods);
+		ia_json_u64(tr, "cpu_limit_throttled_ns", t->cpu_limit_throttled_ns);
+	}
+	ia_json_u64(tr, "window_start_rel_ns", g->win_start - t->t0);
+	ia_json_u64(tr, "window_end_rel_ns", g->win_end - t->t0);
+	ia_json_u64(tr, "cuda_calls", t->ncalls);
+	ia_json_u64(tr, "off_cpu_intervals", t->noffs);
+	ia_capture_json(tr, &t->capture, t->t0);
+	cJSON *lost = cJSON_AddObjectToObject(tr, "losses");   /* by source, non-zero only */
+	for (size_t i = 0; i < t->nlosses; i++)
+		ia_json_u64(lost, t->losses[i].source, t->losses[i].count);
+	cJSON *sev = cJSON_AddObjectToObject(root, "severity_counts");
+	ia_json_u64(sev, "HIGH", ia_chains_count(a, IA_SEV_HIGH));
+	ia_json_u64(sev, "MEDIUM", ia_chains_count(a, IA_SEV_MEDIUM));
+	ia_json_u64(sev, "LOW", ia_chains_count(a, IA_SEV_LOW));
+	return root;
+}

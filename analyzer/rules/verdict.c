@@ -1,0 +1,304 @@
+/*
+ * verdict.c — is the GPU starving, in one line (verdict.h).
+ */
+#include "rules/verdict.h"
+
+#include "rules/chain_build.h"
+#include "base/json_out.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the gaps' thresholds (chain_build.h), in percent: below LOW no
+ * starvation is reported; bounds reaching MEDIUM may hide some */
+#define BUSY_BELOW_PCT (100 * SHARE_LOW)
+#define STARVING_FROM_PCT (100 * SHARE_MEDIUM)
+#define ONE_TIME_FROM SHARE_MEDIUM   /* a phase finding's share of the window worth naming */
+
+/* What starves the GPU, by the kind of the finding that shows it. */
+static const char *cause_words(enum ia_kind k)
+{
+	switch (k) {
+	case IA_KIND_GAPS_HOST_BUSY: return "the main thread's own work between CUDA calls";
+	case IA_KIND_GAPS_WAITING_WORKERS: return "the main thread waiting for DataLoader workers";
+	case IA_KIND_GAPS_HOST_BLOCKED: return "the main thread blocked between CUDA calls";
+	case IA_KIND_GAPS_HOST_PREEMPTED: return "the main thread waiting for a CPU between CUDA calls";
+	case IA_KIND_SLOW_CALLS: return "slow CUDA calls";
+	case IA_KIND_PAGEABLE_COPIES: return "copies from pageable host memory";
+	case IA_KIND_SYNC_PER_STEP: return "a sync every step";
+	case IA_KIND_SYNC_FREES: return "frees that wait for the GPU between launches";
+	case IA_KIND_HOST_BOUND_LAUNCHES: return "the host's launch rate (each kernel is done before the next arrives)";
+	case IA_KIND_CPU_CONTENTION: return "the loop thread waiting for CPUs other processes held";
+	default: return ia_kind_name(k);
+	}
+}
+
+/* The cause in words: its kind's, and for a blocked main thread what it
+ * waited for, where the finding says (evidence "blocked_on"). */
+static const char *cause_of(const struct ia_chain *c, char *buf, size_t n)
+{
+	const cJSON *on = cJSON_GetObjectItemCaseSensitive(c->evidence, "blocked_on");
+	if ((c->kind != IA_KIND_GAPS_HOST_BLOCKED && c->kind != IA_KIND_GAPS_WAITING_WORKERS) || !cJSON_IsString(on))
+		return cause_words(c->kind);
+	snprintf(buf, n, "%s, %s", cause_words(c->kind), on->valuestring);
+	return buf;
+}
+
+/* A phase finding's kind for people, and when it is paid. */
+static void phase_words(enum ia_kind k, const char **what, const char **when)
+{
+	switch (k) {
+	case IA_KIND_STARTUP: *what = "start-up", *when = "once per process"; break;
+	case IA_KIND_COMPILATION: *what = "compilation", *when = "once per process and program shape"; break;
+	case IA_KIND_RECOMPILATION: *what = "recompilation", *when = "again for each new shape or failed guard"; break;
+	case IA_KIND_AUTOTUNING: *what = "autotuning", *when = "for each new input shape"; break;
+	case IA_KIND_EPOCH_BOUNDARIES: *what = "epoch boundaries", *when = "at each epoch's start"; break;
+	default: *what = ia_kind_name(k), *when = "apart from the steps"; break;
+	}
+}
+
+static const char *state_name(enum ia_verdict_state s)
+{
+	switch (s) {
+	case IA_VERDICT_BUSY: return "busy";
+	case IA_VERDICT_PARTLY: return "partly_idle";
+	case IA_VERDICT_STARVING: return "starving";
+	case IA_VERDICT_SLOWED: return "slowed";
+	case IA_VERDICT_UNKNOWN: return "unknown";
+	default: return "none";
+	}
+}
+
+/* A finding that names why the GPU waits in the steady state: not a
+ * phase's, and not a slow call with no host cause (its tail is the GPU's
+ * own work: what a busy GPU looks like). */
+static int is_cause(const struct ia_chain *c)
+{
+	if (ia_kind_is_phase(c->kind) || ia_kind_is_gpu_work(c->kind))
+		return 0;
+	if (c->kind == IA_KIND_SLOW_CALLS)
+		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->evidence, "host_cause"));
+	return 1;
+}
+
+#define KERNELS_SAID 3
+#define KERNEL_NAME_SAID 60
+
+/* A kernel's time stands on its launches timed alone (gpu_estimate.c);
+ * with fewer, it is alike work's or the process's typical piece. */
+#define KERNEL_TIMED_FEW 3
+
+/* " Its kernels by estimated GPU time: A 41%, B 22%, C 9%." ("kernels and
+ * copies" where one of those said is copies or memsets) and, where one of
+ * them was timed alone fewer than KERNEL_TIMED_FEW times, how rough its
+ * share is.  lead: "Its" or, where the GPU also idled, what they share
+ * ("While busy, its"). */
+static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *text, size_t n)
+{
+	size_t said = g->nkernels < KERNELS_SAID ? g->nkernels : KERNELS_SAID, few = said;
+	int copies = 0;
+	for (size_t k = 0; k < said; k++)
+		copies |= g->kernels[k].kind != IA_WORK_KERNEL;
+	ia_addf(text, n, " %s kernels%s by estimated GPU time:", lead, copies ? " and copies" : "");
+	int apart = 0;
+	for (size_t k = 0; k < said; k++) {
+		const char *name = g->kernels[k].short_name;
+		int cut = strlen(name) > KERNEL_NAME_SAID;
+		const char *where = ia_kernel_stream(g, &g->kernels[k]);
+		ia_addf(text, n, "%s %.*s%s %.0f%%%s", k ? "," : "", KERNEL_NAME_SAID, name, cut ? "…" : "",
+			ia_pct(g->kernels[k].ns, g->work_ns),
+			!strcmp(where, "other") ? " (on another stream)" : !strcmp(where, "several") ? " (on several streams)" : "");
+		apart |= strcmp(where, "main") != 0;
+		if (few == said && g->kernels[k].timed < KERNEL_TIMED_FEW)
+			few = k;
+	}
+	ia_addf(text, n, ".");
+	if (apart)   /* the shares add the streams' times: overlapping work counts on each */
+		ia_addf(text, n, " (Streams may run at once: each share is of the streams' summed time.)");
+	if (few < said) {
+		const struct ia_kernel_time *kt = &g->kernels[few];
+		ia_addf(text, n, " (%.*s%s's share is rough: %llu of its launches %s timed alone.)", KERNEL_NAME_SAID,
+			kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
+			(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
+	}
+}
+
+/* " (the first finding below)", or where the cause c is among them: after
+ * phases only, "the first steady-state finding"; after another steady
+ * finding (the GPU's own work), its place. */
+static void where_below(const struct ia_analysis *a, const struct ia_chain *c, char *buf, size_t n)
+{
+	static const char *const nth[] = { "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth" };
+	size_t at = (size_t)(c - a->chains);
+	int steady_before = 0;
+	for (size_t k = 0; k < at; k++)
+		steady_before |= !ia_kind_is_phase(a->chains[k].kind);
+	if (!at)
+		snprintf(buf, n, " (the first finding below)");
+	else if (!steady_before)
+		snprintf(buf, n, " (the first steady-state finding below)");
+	else if (at < sizeof nth / sizeof nth[0])
+		snprintf(buf, n, " (the %s finding below)", nth[at]);
+	else
+		snprintf(buf, n, " (finding %zu below)", at + 1);
+}
+
+/* Where the list names layout conversions: the finding that says what to do about them. */
+static void layout_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	for (size_t k = 0; k < a->nchains; k++) {
+		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(a->chains[k].evidence, "share_of_gpu_work_pct");
+		if (a->chains[k].kind == IA_KIND_LAYOUT_CONVERSIONS && cJSON_IsNumber(sh)) {
+			ia_addf(text, n, " Conversions between the NCHW and NHWC layouts are %.0f%% of that work (the "
+				"layout_conversions finding below).", sh->valuedouble);
+			return;
+		}
+	}
+}
+
+void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	const struct ia_idle *i = &a->idle;
+	if (!i->steady_ns)
+		return;
+	for (size_t k = 0; k < a->nchains; k++) {
+		const struct ia_chain *c = &a->chains[k];
+		if (is_cause(c)) {
+			if (!v->cause)
+				v->cause = c;
+		} else if (ia_kind_is_phase(c->kind) && c->impact >= ONE_TIME_FROM &&
+			   (!v->one_time || c->impact > v->one_time->impact)) {
+			v->one_time = c;
+		}
+	}
+	v->low = ia_pct(i->steady_low_ns, i->steady_ns);
+	v->high = ia_pct(i->steady_high_ns, i->steady_ns);
+	/* the estimate inside measured bounds, where there is one */
+	double est = ia_idle_estimated(i) ? ia_pct(i->steady_est_ns[1], i->steady_ns) : -1;
+	/* the findings' own severity says starving (their thresholds:
+	 * docs/chains.md); the bounds say busy, or leave it open */
+	int busy = v->high < BUSY_BELOW_PCT || (est >= 0 && est < BUSY_BELOW_PCT);
+	/* a finding of MEDIUM or more where the GPU idles under 10 %: what it
+	 * costs is not idle GPU time (a slow copy keeps the copy engine busy) */
+	int mostly_busy = v->high < STARVING_FROM_PCT || (est >= 0 && est < STARVING_FROM_PCT);
+	if (v->cause && v->cause->sev >= IA_SEV_MEDIUM)
+		v->state = mostly_busy ? IA_VERDICT_SLOWED : IA_VERDICT_STARVING;
+	else if (busy)
+		v->state = IA_VERDICT_BUSY;
+	else if (!i->measured && v->low < BUSY_BELOW_PCT && v->high >= STARVING_FROM_PCT && !v->cause)
+		v->state = IA_VERDICT_UNKNOWN;
+	else
+		v->state = IA_VERDICT_PARTLY;
+
+	char idle[96], below[64] = "", why[320];
+	if (v->cause)
+		where_below(a, v->cause, below, sizeof below);
+	ia_idle_fmt_steady(i, idle, sizeof idle);
+	if (!i->measured && v->high - v->low >= 20)   /* say how little host evidence pins down */
+		ia_addf(idle, sizeof idle, " (host evidence only)");
+	size_t n = sizeof v->text;
+	switch (v->state) {
+	case IA_VERDICT_BUSY:
+		snprintf(v->text, n, "Verdict: not starving. The GPU had work nearly all the steady state (idle %s): "
+			 "its own work is what the run waits for; to go faster make that cheaper (a kernel profiler: "
+			 "nsys, torch.profiler), not the host.", idle);
+		if (a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
+			v->gpu = &a->gaps.gpu;
+			gpu_kernels(v->gpu, "Its", v->text, n);
+			layout_said(a, v->text, n);
+		}
+		break;
+	case IA_VERDICT_STARVING:
+	case IA_VERDICT_PARTLY: {
+		/* mostly busy only where all of the range (or the estimate) is
+		 * under the MEDIUM threshold */
+		int much = est >= 0 ? est >= STARVING_FROM_PCT : v->high >= STARVING_FROM_PCT;
+		snprintf(v->text, n, "Verdict: %s %s of the steady state. %s%s%s",
+			 v->state == IA_VERDICT_STARVING ? "the GPU starves: idle"
+			 : much ? "the GPU idles" : "mostly busy: the GPU idles", idle,
+			 v->cause ? "The cause: " : "No cause passed its threshold for a finding",
+			 v->cause ? cause_of(v->cause, why, sizeof why) : " (where the main thread's time went is above)",
+			 v->cause ? below : "");
+		ia_addf(v->text, n, ".");
+		/* partly idle: where the GPU time the steps do have goes
+		 * (measured GPU time only).  A starving GPU's few kernels are
+		 * not what to look at — unless copies are most of its time:
+		 * then its "busy" is a transfer the steps wait for (a pageable
+		 * copy keeps the copy engine busy while the SMs idle) */
+		const struct ia_gpu_time *g = &a->gaps.gpu;
+		int copies_first = g->nkernels && g->kernels[0].kind != IA_WORK_KERNEL &&
+				   2 * g->kernels[0].ns >= g->work_ns;
+		if ((v->state == IA_VERDICT_PARTLY || copies_first) && i->measured && g->nkernels && g->work_ns) {
+			v->gpu = &a->gaps.gpu;
+			gpu_kernels(v->gpu, "While busy, its", v->text, n);
+			layout_said(a, v->text, n);
+		}
+		break;
+	}
+	case IA_VERDICT_SLOWED:
+		snprintf(v->text, n, "Verdict: not starving, but slowed. The GPU had work most of the steady state "
+			 "(idle %s), and the steps lose time to %s%s.", idle, cause_of(v->cause, why, sizeof why), below);
+		/* what that work was: a slow transfer is GPU work too */
+		if (i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
+			v->gpu = &a->gaps.gpu;
+			gpu_kernels(v->gpu, "Its", v->text, n);
+		}
+		break;
+	case IA_VERDICT_UNKNOWN:
+		snprintf(v->text, n, "Verdict: not known. GPU idle %s of the steady state, from host evidence alone (no "
+			 "GPU timestamps in this trace): too wide to tell; a trace with GPU marks (the default) "
+			 "measures it.", idle);
+		break;
+	default:
+		break;
+	}
+	if (v->one_time) {
+		char d[32];
+		const char *what, *when;
+		phase_words(v->one_time->kind, &what, &when);
+		ia_addf(v->text, n, " Apart from the steps: %s took %.0f%% of the window (%s), paid %s%s.", what,
+			100 * v->one_time->impact, ia_fmt_dur(d, sizeof d, v->one_time->cost_ns), when,
+			v->one_time == &a->chains[0] ? " (the first finding below: it costs the run the most)" : "");
+	}
+}
+
+cJSON *ia_verdict_json(const struct ia_verdict *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "state", state_name(v->state));
+	if (v->state == IA_VERDICT_NONE)
+		return o;
+	ia_json_round(o, "steady_idle_low_pct", v->low, 1);
+	ia_json_round(o, "steady_idle_high_pct", v->high, 1);
+	if (v->cause)
+		cJSON_AddStringToObject(o, "cause_kind", ia_kind_name(v->cause->kind));
+	else
+		cJSON_AddNullToObject(o, "cause_kind");
+	if (v->one_time)
+		cJSON_AddStringToObject(o, "one_time_kind", ia_kind_name(v->one_time->kind));
+	else
+		cJSON_AddNullToObject(o, "one_time_kind");
+	if (v->gpu) {   /* (mostly) busy: the kernels its time went to, estimated, most first */
+		cJSON_AddStringToObject(o, "kernels_over", v->gpu->kernels_steady ? "steady_state" : "window");
+		cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+		for (size_t k = 0; k < v->gpu->nkernels; k++) {
+			const struct ia_kernel_time *kt = &v->gpu->kernels[k];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "name", kt->name);
+			cJSON_AddStringToObject(e, "short_name", kt->short_name);
+			ia_json_round(e, "gpu_share_pct", ia_pct(kt->ns, v->gpu->work_ns), 1);
+			ia_json_round(e, "gpu_ms", (double)kt->ns / 1e6, 3);
+			static const char *const kinds[] = { [IA_WORK_KERNEL] = "kernel", [IA_WORK_COPY] = "copy",
+							     [IA_WORK_MEMSET] = "memset" };
+			cJSON_AddStringToObject(e, "kind", kinds[kt->kind]);
+			cJSON_AddNumberToObject(e, "launches", (double)kt->launches);
+			cJSON_AddNumberToObject(e, "timed_alone", (double)kt->timed);
+			cJSON_AddStringToObject(e, "stream", ia_kernel_stream(v->gpu, kt));
+			cJSON_AddItemToArray(ks, e);
+		}
+	}
+	cJSON_AddStringToObject(o, "text", v->text);
+	return o;
+}
