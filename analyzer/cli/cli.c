@@ -15,16 +15,6 @@
 
 static int bad_pid;   /* the failure was -p of a process not in the trace: a usage error */
 
-void ia_err(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("ingero-analyze: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what)
 {
 	char err[512];

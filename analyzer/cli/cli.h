@@ -9,7 +9,7 @@
 
 #include "load/trace.h"
 
-#include <ingero/exit.h>
+#include "base/errors.h"
 
 #include <stdio.h>
 
@@ -26,18 +26,6 @@ struct ia_cli {
 	int verbose;
 };
 
-/* Exit codes: the project's convention (include/ingero/exit.h; --help,
- * man/ingero-analyze.1).  A subcommand returns IA_EXIT_ERROR for any
- * failure after its one error line; ia_exit_status() (main) turns it into
- * IA_EXIT_USAGE (a -p PID not in the trace), IA_EXIT_INPUT (the file was
- * at fault: refused at open, corrupted, unreadable) or IA_EXIT_RUNTIME. */
-enum {
-	IA_EXIT_OK = INGERO_EXIT_OK,
-	IA_EXIT_USAGE = INGERO_EXIT_USAGE,
-	IA_EXIT_INPUT = INGERO_EXIT_INPUT,
-	IA_EXIT_RUNTIME = INGERO_EXIT_RUNTIME,
-	IA_EXIT_ERROR = -1,
-};
 int ia_exit_status(int rc);
 
 /* The --help text of SUBCOMMAND (explain, stats, ...), or the program's
@@ -54,8 +42,6 @@ int ia_cmd_report(const struct ia_cli *c);
 /* Opens the database and loads the trace; prints the error line and returns -1. */
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what);
 void ia_cli_unload(struct ia_trace *t);
-/* One error line on stderr, prefixed "ingero-analyze: ". */
-void ia_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens -o FILE (or stdout); NULL with the error printed. */
 FILE *ia_cli_output(const struct ia_cli *c, const char *def);
 int ia_cli_close_output(const struct ia_cli *c, FILE *f);

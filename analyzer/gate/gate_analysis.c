@@ -16,6 +16,7 @@
  * chain in tables.  Summaries carry figures that change run to run:
  * shown, never compared.
  */
+#include "render/explain_json.h"
 #include "gate/gate_analysis.h"
 
 #include <cjson/cJSON.h>

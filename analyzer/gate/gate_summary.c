@@ -14,6 +14,7 @@
  * The two kinds of input are told apart by content: an SQLite header means
  * a report.db, anything else must parse as a baseline of a known version.
  */
+#include "rules/analysis.h"
 #include "gate/gate_summary.h"
 #include "gate/gate_analysis.h"
 #include "gate/gate_stats.h"

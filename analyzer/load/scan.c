@@ -27,6 +27,7 @@
 #include "load/db.h"
 #include "base/util.h"
 
+#include <ingero/api.h>
 #include <ingero/call_block.h>
 
 #include <pthread.h>

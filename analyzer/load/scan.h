@@ -8,7 +8,9 @@
 #ifndef IA_SCAN_H
 #define IA_SCAN_H
 
-#include "load/trace.h"
+#include "load/rows.h"
+
+#include <stddef.h>
 
 struct ia_scan_result {
 	struct ia_call *calls; size_t ncalls;

@@ -7,7 +7,7 @@
 #include "load/stacks.h"
 
 #include "load/db.h"
-#include "measure/phase_rules.h"
+#include "load/phase_rules.h"
 #include "base/util.h"
 
 #include <stdio.h>

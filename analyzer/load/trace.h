@@ -23,6 +23,7 @@
 #include <ingero/api.h>
 
 #include "load/capture.h"
+#include "load/rows.h"
 
 /* What the user asked to look at.  Times are relative to the trace start
  * (session start_mono_ns, else the first event); since = the last N ns. */
@@ -30,41 +31,6 @@ struct ia_filter {
 	int has_from, has_to, has_since;
 	uint64_t from_rel, to_rel, since;
 	int pid;              /* 0 = every process; else PID and its descendants */
-};
-
-struct ia_call {
-	uint64_t start, dur, bytes;
-	uint32_t th;          /* index into trace.threads */
-	uint32_t stack;       /* index into trace.stack_ids; 0 = no stack */
-	uint16_t api;
-	uint8_t flags, dir;
-	uint32_t stream;      /* the stream handle, folded (ia_stream_key) */
-	uint32_t work;        /* what it queued for the GPU, hashed so that calls queuing alike work
-	                       * meet (gpu_time.c times some, estimates the others): a launch by its
-	                       * kernel and geometry, a copy or memset by kind and size to a power of
-	                       * two; 0 = nothing, or not known (scan.c) */
-	uint32_t func;        /* the same without the geometry or size: the kernel alone, the kind of copy */
-};
-
-/* A stream handle folded to 32 bits (the padding of ia_call holds it): the
- * same fold for calls and GPU marks, so they meet on it. */
-static inline uint32_t ia_stream_key(uint64_t stream)
-{
-	return (uint32_t)(stream ^ (stream >> 32));
-}
-
-#define IA_OFF_PREEMPTED 0x80000000u   /* left the CPU still runnable */
-#define IA_OFF_IOWAIT    0x40000000u   /* blocked in uninterruptible sleep (D: disk, page-fault I/O) */
-/* bits 22-29: what it blocked in, a syscalls.h code (tids and thread
- * indexes are < 2^22: pid_max) */
-#define IA_OFF_SYS_SHIFT 22
-#define IA_OFF_SYS       (0xffu << IA_OFF_SYS_SHIFT)
-#define IA_OFF_FLAGS     (IA_OFF_PREEMPTED | IA_OFF_IOWAIT | IA_OFF_SYS)
-#define ia_off_sys(o)    ((uint8_t)(((o)->th & IA_OFF_SYS) >> IA_OFF_SYS_SHIFT))
-struct ia_off {
-	uint64_t start, end;  /* switched out, switched back in */
-	uint32_t runq;        /* end - max(runnable, start): waiting on a run queue (saturated) */
-	uint32_t th;          /* thread index | IA_OFF_FLAGS bits */
 };
 
 struct ia_thread {
@@ -119,9 +85,6 @@ struct ia_trace {
 	void *maps;
 };
 
-/* What to load: the small tables always; the big ones on request. */
-/* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall (set by the loader) */
-enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4 };
 
 /* Loads from an open database.  0 on success; -1 with a one-line reason,
  * IA_TRACE_NO_PID (also < 0) when the filter's pid is not in the trace (a

@@ -30,7 +30,7 @@
  */
 #include "mcp/mcp.h"
 
-#include "cli/cli.h"
+#include "base/errors.h"
 #include "load/db.h"
 #include "mcp/mcp_internal.h"
 #include "mcp/mcp_io.h"

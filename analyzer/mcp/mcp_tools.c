@@ -7,6 +7,7 @@
  * assistant sees are the ones `ingero-analyze stats|explain|timeline --json`
  * print.  get_stacks lives in mcp_stacks.c, run_sql's sandbox in mcp_sql.c.
  */
+#include "render/explain_json.h"
 #include "mcp/mcp_internal.h"
 
 #include "load/db.h"

@@ -9,6 +9,7 @@
  * whole analysis (ia_analyze), which contains both, so once it exists the
  * light results are freed and taken from it: nothing is computed twice.
  */
+#include "rules/analysis.h"
 #include "mcp/mcp_internal.h"
 
 #include "base/json_out.h"

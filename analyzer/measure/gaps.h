@@ -30,13 +30,14 @@
 #include "load/syscalls.h"
 #include "measure/gpu_time.h"
 #include "measure/per_process.h"
-#include "measure/phase_rules.h"
+#include "load/phase_rules.h"
 #include "load/stacks.h"
 #include "load/trace.h"
+#include "measure/calls.h"
+#include "measure/lines.h"
 
 #include <cjson/cJSON.h>
 
-#define IA_SYNC_FLOOR_NS 20000ull   /* a sync with nothing to wait for costs about this */
 #define IA_MEASURED_GAP_MIN_NS 50000ull   /* shorter measured idle is launch latency, not a gap */
 
 struct ia_gap {
@@ -69,23 +70,6 @@ struct ia_gap_child {
 	uint32_t count;
 	uint64_t alive_ns;
 	uint32_t proc;     /* the first of them: index into trace.procs (its command line) */
-};
-
-struct ia_gap_line {
-	char line[200];         /* file:line, or "(no Python frame)" */
-	uint16_t api;           /* the API most often at that line */
-	uint64_t count, ns;     /* gaps it ends (or syncs it made), and their time */
-	uint64_t gap_ns, overlap_ns;   /* sync lines: gaps they open; sum of min(gap, sync wait) */
-	/* sync lines, with the GPU estimate (gpu_time.h): sum of min(sync wait,
-	 * the GPU's idle from the sync's end to the next completing call, by the
-	 * replay that leaves it least idle) — the refill: a host that waited for
-	 * the queue to drain then issues the next step while the GPU idles
-	 * between its launches, which the certain gap right after the sync is
-	 * only the start of (c21: .item() every step, 60 ms certain, ~200 ms
-	 * estimated); 0 without the estimate */
-	uint64_t est_overlap_ns;
-	char inner[240];        /* sync and block lines: "function (file:line)" of the library code it is in, or "" */
-	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 
 /* Sampled blocks by Python line (gap_blocks.c), the main thread's or the
@@ -240,12 +224,6 @@ char *ia_gap_children_text(const struct ia_gaps *g, char *buf, size_t cap);
 /* {children_alive_ns, children_in_gaps: [{comm, count, alive_ns, cmdline}]} under parent, when any. */
 void ia_gap_children_json(cJSON *parent, const struct ia_trace *t, const struct ia_gaps *g);
 
-/* Whether an API returns only after the device work before it is done. */
-int ia_api_completes_work(unsigned api);
-/* The same for one call: a free of NULL (INGERO_FLAG_NULL_FREE) waits for nothing. */
-int ia_call_completes_work(const struct ia_call *c);
-/* A free that waited for the device (ingero_api_free_waits, not of NULL). */
-int ia_call_is_waiting_free(const struct ia_call *c);
 /* With the GPU estimate (g->gpu.est), the refill after the call ix[k]
  * that waited for the device (a sync, a free): its wait beyond
  * IA_SYNC_FLOOR_NS, up to the GPU's idle from its end to the next call that
@@ -253,19 +231,6 @@ int ia_call_is_waiting_free(const struct ia_call *c);
  * drained refilling while the host issues the next step (docs/chains.md,
  * sync_per_step); 0 without the estimate. */
 uint64_t ia_refill_after(const struct ia_trace *t, const struct ia_gaps *g, const uint32_t *ix, size_t n, size_t k);
-/* Whether an API queues device work (launch, copy, memset). */
-int ia_api_queues_work(unsigned api);
-
-/* The calls of process `proc` (index into trace.procs), all its threads
- * merged by start time (ties: thread index): a malloc'd array of indexes
- * into trace.calls, *n of them; NULL when out of memory. */
-uint32_t *ia_proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n);
-
-/* The entry for `line` in a small growable list (linear search: few
- * distinct lines), added zeroed when absent; NULL when out of memory. */
-/* qsort order of ia_gap_lines: most counted first, then by line. */
-int ia_gap_line_by_count(const void *a, const void *b);
-struct ia_gap_line *ia_line_slot(struct ia_gap_line **v, size_t *n, size_t *cap, const char *line);
 
 /* Add the lines whose CUDA call ends the most gap time (at most max) to
  * parent as an array named key: [{line, api, gaps, gap_ns}]. */

@@ -21,7 +21,7 @@
  * timed alone takes no time in the short replay and all the time it can in
  * the long one, so it widens the range instead of guessing.
  */
-#include "measure/gpu_time_acc.h"
+#include "measure/gpu_time_internal.h"
 #include "measure/phases.h"
 #include "base/util.h"
 

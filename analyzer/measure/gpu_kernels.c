@@ -11,7 +11,7 @@
  * func (scan.c, ia_launch_func), copies and memsets by their direction and
  * host memory (ia_copy_func).
  */
-#include "measure/gpu_time_acc.h"
+#include "measure/gpu_time_internal.h"
 #include "load/scan.h"
 #include "base/util.h"
 

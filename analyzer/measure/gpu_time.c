@@ -2,9 +2,9 @@
  * gpu_time.c — certainly-busy and certainly-idle GPU time (gpu_time.h).
  */
 #include "measure/gpu_time.h"
-#include "measure/gpu_time_acc.h"
+#include "measure/gpu_time_internal.h"
 #include "load/db.h"
-#include "measure/gaps.h"
+#include "measure/calls.h"
 #include "base/util.h"
 
 #include <ingero/event.h>

@@ -12,7 +12,7 @@
 
 #include "load/db.h"
 #include "base/json_out.h"
-#include "measure/phase_rules.h"
+#include "load/phase_rules.h"
 #include "base/util.h"
 
 #include <ingero/api.h>

@@ -46,9 +46,9 @@
 #ifndef IA_PHASES_H
 #define IA_PHASES_H
 
-#include "measure/gaps.h"
+#include "measure/lines.h"
 #include "measure/per_process.h"
-#include "measure/phase_rules.h"
+#include "load/phase_rules.h"
 #include "load/stacks.h"
 #include "measure/steps.h"
 #include "load/trace.h"

@@ -1,6 +1,7 @@
 /*
- * export_perfetto.c — `ingero-analyze export --format perfetto -o trace.json`:
- * Chrome trace-event JSON that ui.perfetto.dev (and chrome://tracing) load.
+ * export_perfetto.c — a trace as Chrome trace-event JSON that
+ * ui.perfetto.dev (and chrome://tracing) load (export_perfetto.h;
+ * `ingero-analyze export --format perfetto`, cli/cmd_export.c).
  *
  * Layout: one process per traced process (named with its role), one track
  * per thread with its CUDA calls as complete ("X") slices; a second track
@@ -19,16 +20,12 @@
  * UTF-8).  Timestamps are microseconds since the trace start, with ns
  * precision (three decimals).
  */
-#include "load/syscalls.h"
-#include "base/progress.h"
-#include "rules/chains.h"
-#include "cli/cli.h"
-#include "measure/gaps.h"
+#include "render/export_perfetto.h"
+
 #include "base/json_out.h"
-#include "measure/per_process.h"
-#include "load/series.h"
-#include "load/stacks.h"
+#include "base/progress.h"
 #include "base/util.h"
+#include "load/syscalls.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
@@ -187,58 +184,29 @@ static void write_gpu_spans(struct out *o, int pid, const char *name, const stru
 	}
 }
 
-int ia_cmd_export(const struct ia_cli *c)
+void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names *names,
+		       const struct ia_per_process *pp, const struct ia_gaps *g, const struct ia_evidence *ev)
 {
-	if (!c->format || strcmp(c->format, "perfetto")) {
-		ia_err("export: --format perfetto is the one format (got %s)", c->format ? c->format : "none");
-		return IA_EXIT_USAGE;
-	}
-	if (!c->out) {
-		ia_err("export: -o FILE is required (the trace can be large); -o - writes to standard output");
-		return IA_EXIT_USAGE;
-	}
-	struct ia_trace t;
-	struct ia_per_process pp;
-	struct ia_gaps g;
-	struct ia_evidence ev;
-	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
-		return IA_EXIT_ERROR;
-	struct ia_stack_names *names = ia_stack_names_new(t.db);
-	memset(&g, 0, sizeof g);
-	memset(&ev, 0, sizeof ev);
-	int rc = IA_EXIT_OK;
-	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0 || ia_gaps_compute(&t, &pp, names, NULL, &g, err, sizeof err) < 0 ||
-	    ia_evidence_load(&t, &ev, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	FILE *f = ia_cli_output(c, NULL);
-	if (!f) {
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	struct out o = { f, 1, t.t0, 0 };
+	struct out o = { f, 1, t->t0, 0 };
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"command\":", f);
-	ia_json_write_string(f, t.command ? t.command : "");
-	fputs(g.gpu.measured
+	ia_json_write_string(f, t->command ? t->command : "");
+	fputs(g->gpu.measured
 		      ? ",\"note\":\"GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had "
 			"unfinished work, idle = every stream certainly had none, blank = not resolved\"},\"traceEvents\":["
 		      : ",\"note\":\"GPU (estimate): stretches with no CUDA work queued by the main process, from host "
 			"evidence\"},\"traceEvents\":[", f);
 	/* names and order: main first, then workers, then others */
-	for (size_t i = 0; i < pp.n; i++) {
-		const struct ia_proc_stats *s = &pp.p[i];
-		const struct ia_proc *p = &t.procs[s->proc];
+	for (size_t i = 0; i < pp->n; i++) {
+		const struct ia_proc_stats *s = &pp->p[i];
+		const struct ia_proc *p = &t->procs[s->proc];
 		char name[96];
 		snprintf(name, sizeof name, "%s [%s]", p->comm[0] ? p->comm : "?", ia_role_name(s->role));
 		meta(&o, "process_name", p->pid, 0, name);
 		sort_meta(&o, "process_sort_index", p->pid, 0, (long)i);
 	}
-	for (size_t th = 0; th < t.nthreads; th++) {
-		const struct ia_thread *x = &t.threads[th];
-		const struct ia_proc *p = &t.procs[x->proc];
+	for (size_t th = 0; th < t->nthreads; th++) {
+		const struct ia_thread *x = &t->threads[th];
+		const struct ia_proc *p = &t->procs[x->proc];
 		if (!p->selected || (!x->call_n && !x->off_n))
 			continue;
 		char name[96];
@@ -250,62 +218,47 @@ int ia_cmd_export(const struct ia_cli *c)
 		meta(&o, "thread_name", p->pid, OFF_TRACK_BASE + x->tid, name);
 		sort_meta(&o, "thread_sort_index", p->pid, OFF_TRACK_BASE + x->tid, (long)(2 * th + 2));
 	}
-	int mpid = pp.main >= 0 ? t.procs[pp.p[pp.main].proc].pid : 0;
-	if (pp.main >= 0 && g.gpu.measured) {
+	int mpid = pp->main >= 0 ? t->procs[pp->p[pp->main].proc].pid : 0;
+	if (pp->main >= 0 && g->gpu.measured) {
 		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (measured)");
 		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
-		write_gpu_spans(&o, mpid, "busy", g.gpu.busy, g.gpu.nbusy);
-		write_gpu_spans(&o, mpid, "idle", g.gpu.idle, g.gpu.nidle);
-	} else if (pp.main >= 0) {
+		write_gpu_spans(&o, mpid, "busy", g->gpu.busy, g->gpu.nbusy);
+		write_gpu_spans(&o, mpid, "idle", g->gpu.idle, g->gpu.nidle);
+	} else if (pp->main >= 0) {
 		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued");
 		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
-		for (size_t i = 0; i < g.n; i++) {
+		for (size_t i = 0; i < g->n; i++) {
 			sep(&o);
 			fprintf(f, "{\"ph\":\"X\",\"cat\":\"gpu_estimate\",\"name\":\"no CUDA work queued\",\"pid\":%d,\"tid\":%u,",
 				mpid, GPU_TRACK_TID);
-			ts(&o, "ts", g.g[i].start);
-			dur(&o, g.g[i].end - g.g[i].start);
+			ts(&o, "ts", g->g[i].start);
+			dur(&o, g->g[i].end - g->g[i].start);
 			fprintf(f, ",\"args\":{\"main_oncpu_ns\":%llu,\"main_runq_ns\":%llu}}",
-				(unsigned long long)(g.g[i].end - g.g[i].start - g.g[i].main_off_ns),
-				(unsigned long long)g.g[i].main_runq_ns);
+				(unsigned long long)(g->g[i].end - g->g[i].start - g->g[i].main_off_ns),
+				(unsigned long long)g->g[i].main_runq_ns);
 		}
 	}
-	ia_progress_begin("writing the Perfetto trace", t.ncalls + t.noffs);
+	ia_progress_begin("writing the Perfetto trace", t->ncalls + t->noffs);
 	uint64_t written = 0;
-	for (size_t th = 0; th < t.nthreads; th++) {
-		if (!t.procs[t.threads[th].proc].selected)
+	for (size_t th = 0; th < t->nthreads; th++) {
+		if (!t->procs[t->threads[th].proc].selected)
 			continue;
-		written += t.threads[th].call_n + t.threads[th].off_n;
+		written += t->threads[th].call_n + t->threads[th].off_n;
 		ia_progress_update(written);
-		write_calls(&o, &t, names, (uint32_t)th);
-		write_offs(&o, &t, (uint32_t)th);
+		write_calls(&o, t, names, (uint32_t)th);
+		write_offs(&o, t, (uint32_t)th);
 	}
 	/* counters: CPU busy %% over all CPUs; page allocations per second per process */
 	meta(&o, "process_name", 0, 0, "system");
-	for (size_t i = 0; i < ev.busy.n && ev.ncpus && ev.busy.width; i++)
-		counter(&o, 0, "CPU busy %", "busy", ev.busy.b[i].t,
-			100.0 * (double)ev.busy.b[i].v / ((double)ev.ncpus * (double)ev.busy.width));
-	for (size_t p = 0; p < ev.npages; p++) {
-		const struct ia_series *s = &ev.pages[p];
+	for (size_t i = 0; i < ev->busy.n && ev->ncpus && ev->busy.width; i++)
+		counter(&o, 0, "CPU busy %", "busy", ev->busy.b[i].t,
+			100.0 * (double)ev->busy.b[i].v / ((double)ev->ncpus * (double)ev->busy.width));
+	for (size_t p = 0; p < ev->npages; p++) {
+		const struct ia_series *s = &ev->pages[p];
 		for (size_t i = 0; i < s->n && s->width; i++)
-			counter(&o, t.procs[p].pid, "page allocations/s", "pages_per_s", s->b[i].t,
+			counter(&o, t->procs[p].pid, "page allocations/s", "pages_per_s", s->b[i].t,
 				(double)s->b[i].v * 1e9 / (double)s->width);
 	}
 	fputs("\n]}\n", f);
 	ia_progress_end();
-	if (ia_cli_close_output(c, f) < 0)
-		rc = IA_EXIT_ERROR;
-	if (ia_stack_names_error(names, err, sizeof err) < 0) {   /* a Python line could not be read */
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		if (c->out && strcmp(c->out, "-"))
-			unlink(c->out);   /* leave no trace that looks whole */
-	}
-out:
-	ia_evidence_free(&ev);
-	ia_gaps_free(&g);
-	ia_per_process_free(&pp);
-	ia_stack_names_free(names);
-	ia_cli_unload(&t);
-	return rc;
 }

@@ -1,6 +1,7 @@
 /*
- * chains.c — the causal chains of an analysis: every rule run once, the
- * chains ordered most severe first (see chains.h).  The rules live one per
+ * chains.c — the causal chains of an analysis: their kinds, severities and
+ * order, most severe first (see chains.h); analysis.c runs every rule once
+ * and sorts what they found.  The rules live one per
  * file (chain_gaps.c, chain_slow.c, chain_pageable.c, chain_syncs.c,
  * chain_frees.c, chain_hostbound.c, chain_contention.c, chain_phases.c,
  * chain_epochs.c), with the helpers they share in
@@ -13,7 +14,7 @@
  * the worker count from the process tree, bandwidths measured in this
  * trace, Python lines from the stacks.
  */
-#include "rules/chain_build.h"
+#include "rules/chains.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,21 +69,6 @@ int ia_kind_is_gpu_work(enum ia_kind k)
 	return k == IA_KIND_LAYOUT_CONVERSIONS;
 }
 
-static void hold_phases(struct ia_analysis *a)
-{
-	for (size_t i = 0; i < a->nchains; i++) {
-		struct ia_chain *p = &a->chains[i];
-		if (!ia_kind_is_phase(p->kind))
-			continue;
-		for (size_t j = 0; j < a->nchains; j++) {
-			const struct ia_chain *s = &a->chains[j];
-			if (!ia_kind_is_phase(s->kind) && !ia_kind_is_gpu_work(s->kind) && s->impact >= p->impact &&
-			    p->sev > s->sev)
-				p->sev = s->sev;
-		}
-	}
-}
-
 int ia_chains_order(const void *a, const void *b)
 {
 	const struct ia_chain *x = a, *y = b;
@@ -101,29 +87,6 @@ int ia_chains_order(const void *a, const void *b)
 		return ia_kind_is_phase(x->kind) ? 1 : -1;
 	int k = strcmp(ia_kind_name(x->kind), ia_kind_name(y->kind));
 	return k ? k : (int)x->api - (int)y->api;
-}
-
-int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
-{
-	size_t cap = 0;
-	if (a->pp.main < 0)
-		return 0;
-	if (ia_rule_gaps(a, &cap) < 0)
-		goto oom;
-	for (size_t i = 0; i < a->nslow; i++)
-		if (ia_rule_slow_calls(a, &cap, &a->slow[i]) < 0)
-			goto oom;
-	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
-	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
-	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0)
-		goto oom;
-	hold_phases(a);
-	if (a->nchains)
-		qsort(a->chains, a->nchains, sizeof *a->chains, ia_chains_order);
-	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s)

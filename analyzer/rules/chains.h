@@ -111,14 +111,6 @@ struct ia_analysis {
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 };
 
-int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen);
-void ia_analysis_free(struct ia_analysis *a);
-
-/* Derives a->chains from the other parts (called by ia_analyze). */
-int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen);
-
-/* The explain --json document (contract of issue 5). */
-cJSON *ia_explain_json(const struct ia_analysis *a);
 /* Count of chains at a severity (the CI gate compares HIGH counts). */
 size_t ia_chains_count(const struct ia_analysis *a, enum ia_severity s);
 

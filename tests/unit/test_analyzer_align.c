@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../../analyzer/render/explain_json.h"
+#include "../../analyzer/rules/analysis.h"
 #include "../../analyzer/measure/align.h"
 #include "../../analyzer/rules/chains.h"
 #include "../../analyzer/load/db.h"

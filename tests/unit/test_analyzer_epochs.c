@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../../analyzer/rules/analysis.h"
 #include "../../analyzer/rules/chains.h"
 #include "../../analyzer/load/db.h"
 #include "../../analyzer/load/trace.h"

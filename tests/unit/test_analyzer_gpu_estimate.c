@@ -26,7 +26,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analyzer/measure/gpu_time_acc.h"
+#include "../../analyzer/measure/gpu_time_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../../analyzer/rules/analysis.h"
 #include "../../analyzer/rules/chains.h"
 #include "../../analyzer/load/db.h"
 #include "../../analyzer/measure/hostbound.h"

@@ -13,7 +13,7 @@
 
 #include "../../analyzer/measure/competitors.h"
 #include "../../analyzer/rules/chains.h"
-#include "../../analyzer/measure/phase_rules.h"
+#include "../../analyzer/load/phase_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

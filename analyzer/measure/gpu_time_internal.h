@@ -1,10 +1,10 @@
 /*
- * gpu_time_acc.h — what gpu_time.c gathers per stream, shared with the
+ * gpu_time_internal.h — what gpu_time.c gathers per stream, shared with the
  * estimate of the GPU time of work not timed (gpu_estimate.c).  Internal to
  * the two.
  */
-#ifndef IA_GPU_TIME_ACC_H
-#define IA_GPU_TIME_ACC_H
+#ifndef IA_GPU_TIME_INTERNAL_H
+#define IA_GPU_TIME_INTERNAL_H
 
 #include "measure/gpu_time.h"
 #include "base/util.h"

@@ -7,7 +7,7 @@
  * Dynamo's guards, XLA executing a program, cuDNN running a chosen plan)
  * is left out, so that steady-state samples never read as a phase.
  */
-#include "measure/phase_rules.h"
+#include "load/phase_rules.h"
 
 #include "base/util.h"
 

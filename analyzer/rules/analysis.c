@@ -1,0 +1,173 @@
+/*
+ * analysis.c — the whole analysis of a loaded trace, once (analysis.h):
+ * the measures (stats, per-process, evidence, phases, slow calls, gaps,
+ * host-bound stretches, GPU idle), then every rule over them, the chains
+ * ordered most severe first.  Every view renders this one result.
+ */
+#include "rules/analysis.h"
+
+#include "base/progress.h"
+#include "base/util.h"
+#include "rules/chain_build.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The analysis runs in two parallel phases on the two threads a small
+ * machine has: (stats || per-process + evidence), then (slow calls || gaps).
+ * Each side reads the trace and writes only its own part; the database
+ * connection they share is FULLMUTEX (db.c), and each uses its own
+ * statements. */
+struct job {
+	const struct ia_trace *t;
+	struct ia_analysis *a;
+	int rc;
+	char err[256];
+};
+
+static void *do_stats(void *arg)
+{
+	struct job *j = arg;
+	if (ia_stats_compute(j->t, &j->a->stats) < 0) {
+		snprintf(j->err, sizeof j->err, "out of memory");
+		j->rc = -1;
+	}
+	return NULL;
+}
+
+static void *do_slow(void *arg)
+{
+	struct job *j = arg;
+	struct ia_analysis *a = j->a;
+	j->rc = ia_slow_apis(j->t, &a->ev, &a->stats, &a->pp, &a->slow, &a->nslow, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* Runs fn on a second thread while here(t, a, err) runs on this one (fn
+ * alone first when no thread can be made); -1 when either failed. */
+static int run_beside(void *(*fn)(void *), struct job *j,
+		      int (*here)(const struct ia_trace *, struct ia_analysis *, char *, size_t),
+		      char *err, size_t errlen)
+{
+	pthread_t th;
+	int started = pthread_create(&th, NULL, fn, j) == 0;
+	if (!started)
+		fn(j);
+	int rc = here(j->t, j->a, err, errlen);
+	if (started)
+		pthread_join(th, NULL);
+	if (rc < 0)
+		return -1;
+	if (j->rc < 0) {
+		snprintf(err, errlen, "%s", j->err);
+		return -1;
+	}
+	return 0;
+}
+
+static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = ia_per_process_compute(t, &a->pp, err, errlen);
+	return rc ? rc : ia_evidence_load(t, &a->ev, err, errlen);
+}
+
+/* Gaps, then the host-bound stretches between them: both walk the main
+ * process's calls and name stacks through the one (unlocked) names cache,
+ * so they run on the same thread. */
+static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->gaps, err, errlen);
+	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls,
+					      a->gaps.gpu.nest[1] != 0, &a->hb,
+					      err, errlen);
+}
+
+static void hold_phases(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++) {
+		struct ia_chain *p = &a->chains[i];
+		if (!ia_kind_is_phase(p->kind))
+			continue;
+		for (size_t j = 0; j < a->nchains; j++) {
+			const struct ia_chain *s = &a->chains[j];
+			if (!ia_kind_is_phase(s->kind) && !ia_kind_is_gpu_work(s->kind) && s->impact >= p->impact &&
+			    p->sev > s->sev)
+				p->sev = s->sev;
+		}
+	}
+}
+
+int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
+{
+	size_t cap = 0;
+	if (a->pp.main < 0)
+		return 0;
+	if (ia_rule_gaps(a, &cap) < 0)
+		goto oom;
+	for (size_t i = 0; i < a->nslow; i++)
+		if (ia_rule_slow_calls(a, &cap, &a->slow[i]) < 0)
+			goto oom;
+	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
+	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
+	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0)
+		goto oom;
+	hold_phases(a);
+	if (a->nchains)
+		qsort(a->chains, a->nchains, sizeof *a->chains, ia_chains_order);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof *a);
+	a->t = t;
+	if (!(a->names = ia_stack_names_new(t->db))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct job j = { t, a, 0, "" };
+	if (run_beside(do_stats, &j, per_process_and_evidence, err, errlen) < 0)
+		return -1;
+	ia_phase("stats|per-process+evidence");
+	/* the run's phases (start-up, compiling, autotuning) before the gaps,
+	 * which set theirs apart; on this thread, which owns the names cache */
+	if (ia_phases_compute(t, &a->pp, a->names, &a->ph, err, errlen) < 0)
+		return -1;
+	ia_phase("phases");
+	ia_progress_phase("aligning slow calls, finding gaps");
+	/* slow calls need the stats' p50s, gaps the per-process roles: both ready now */
+	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
+		return -1;
+	ia_phase("slow-calls|gaps");
+	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
+	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ia_progress_phase("causal chains");
+	if (ia_chains_build(a, err, errlen) < 0)
+		return -1;
+	ia_phase("chains");
+	return ia_stack_names_error(a->names, err, errlen);
+}
+
+void ia_analysis_free(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++)
+		cJSON_Delete(a->chains[i].evidence);
+	free(a->chains);
+	ia_slow_apis_free(a->slow, a->nslow);
+	ia_gaps_free(&a->gaps);
+	ia_phases_free(&a->ph);
+	ia_hostbound_free(&a->hb);
+	ia_evidence_free(&a->ev);
+	ia_per_process_free(&a->pp);
+	ia_stats_free(&a->stats);
+	ia_stack_names_free(a->names);
+	memset(a, 0, sizeof *a);
+}
