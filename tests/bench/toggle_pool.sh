@@ -2,7 +2,7 @@
 # toggle_pool.sh — the toggle's figures (turns_lib.sh, turns_toggle) pooled
 # over several runs: every toggle.VARIANT.PROC.out chunk file under the
 # directories given (a run's OUT, or an unpacked
-# docs/gpu-runs/*/call*-chunks.tgz) is one process.  A run of the H200 loop
+# docs/gpu-runs/*/raw.tar.xz, call*-chunks.d/) is one process.  A run of the H200 loop
 # buys ~10 chunk pairs a device second, and one variant's figure needs
 # thousands for a CI of ±0.3 points (docs/benchmarks.md).  Prints
 # turns_toggle's toggle_variant= lines (procs, chunks, the chunk figure and
