@@ -136,7 +136,7 @@ for e in "$CORPUS"/*.expect; do
 	echo "$n" | grep -Eq -- "$ONLY" || continue
 	found=$((found + 1))
 	db=$T/$n.db
-	if [ -f "$CORPUS/$n.db.xz" ]; then xz -dc "$CORPUS/$n.db.xz" >"$db"
+	if [ -f "$CORPUS/$n.db.xz" ]; then sh tests/corpus/unpack.sh "$CORPUS/$n.db.xz" "$db"
 	elif [ -f "$CORPUS/$n.db" ]; then cp "$CORPUS/$n.db" "$db"
 	else nok "$n: no trace $CORPUS/$n.db.xz"; continue; fi
 	if ! "$A" explain --json "$db" >"$T/$n.json" 2>"$T/$n.err"; then

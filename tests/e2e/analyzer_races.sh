@@ -12,7 +12,7 @@ command -v valgrind >/dev/null || { skip "races: valgrind missing"; finish; }
 command -v xz >/dev/null || { skip "races: xz missing"; finish; }
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
-xz -dc tests/corpus/c25_requests_sleep.db.xz >"$T/c25.db"
+sh tests/corpus/unpack.sh tests/corpus/c25_requests_sleep.db.xz "$T/c25.db"
 valgrind -q --tool=helgrind --log-file="$T/hg.txt" "$A" explain "$T/c25.db" >"$T/out.txt" 2>"$T/err.txt"
 check "explain under helgrind explains the trace" grep -q "^\[HIGH\]" "$T/out.txt"
 n=$(grep -c "Possible data race" "$T/hg.txt")

@@ -3,7 +3,7 @@
  * version-2 layout: call_blocks rows (include/ingero/call_block.h).
  *
  * Fixtures used to INSERT INTO cuda_calls; that name is now a virtual
- * table (analyzer/calls_vtab.c), so they write blocks here the way the
+ * table (analyzer/load/calls_vtab.c), so they write blocks here the way the
  * collector does (runs of one pid, at most INGERO_BLOCK_MAX_CALLS a block,
  * first_ns/last_ns the smallest and largest start, calls the count), and
  * tests that check what the collector wrote read them back here without

@@ -1,6 +1,6 @@
 /*
  * test_analyzer_calls_vtab.c — the cuda_calls virtual table
- * (analyzer/calls_vtab.c) over a version-2 report.db: it shows exactly the
+ * (analyzer/load/calls_vtab.c) over a version-2 report.db: it shows exactly the
  * calls that were stored, one row each, with version 1's columns and NULLs
  * and rowid = block id * 1,024 + index; every WHERE it pushes down (start_ns
  * bounds, pid =, rowid bounds, given as integers, floats or text) gives the

@@ -1,6 +1,6 @@
 /*
  * test_analyzer_gap_blocks.c — where the main thread blocked in the gaps
- * (analyzer/gap_blocks.c), on a hand-built trace and an in-memory file: a
+ * (analyzer/measure/gap_blocks.c), on a hand-built trace and an in-memory file: a
  * stack weighs its block's blocked time inside its gap over the chance it
  * had, so one rarely drawn short block can outweigh a certain long one;
  * stacks of blocks begun outside the gaps, of blocks whose interval is lost

@@ -1,6 +1,6 @@
 /*
  * test_analyzer_gap_children.c — which subprocesses the main thread waited
- * for (analyzer/gap_children.c), on a hand-built trace: a child counts when
+ * for (analyzer/measure/gap_children.c), on a hand-built trace: a child counts when
  * the main process made no call while it lived and it ended inside a gap;
  * its time is its life inside the gaps; children that overlap count once in
  * the union; a child beside the loop, one ending between gaps and a worker

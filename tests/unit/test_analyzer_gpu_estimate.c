@@ -1,6 +1,6 @@
 /*
  * test_analyzer_gpu_estimate.c — the estimate of GPU time from work timed
- * alone (analyzer/gpu_estimate.c), on one hand-built stream: which marks
+ * alone (analyzer/measure/gpu_estimate.c), on one hand-built stream: which marks
  * time a piece of work (right behind it on an empty stream, or waiting for
  * it) and which only bound it (recorded late, after the stream was empty;
  * two pieces since the previous completion); the replay (alike work takes

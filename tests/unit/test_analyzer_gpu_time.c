@@ -1,6 +1,6 @@
 /*
  * test_analyzer_gpu_time.c — measured GPU time read from a hand-built
- * report.db (analyzer/gpu_time.c): launches on one stream, each with a mark
+ * report.db (analyzer/measure/gpu_time.c): launches on one stream, each with a mark
  * right behind it that waited 100 us for it.  With GPU timestamps the marks
  * time each launch and make the stream certainly busy while they waited;
  * marks the library could not timestamp (flags 4, COARSE: done = when it saw

@@ -1,6 +1,6 @@
 /*
  * test_analyzer_steps.c — the loop's step from its call sequence
- * (analyzer/steps.c), on hand-built report.dbs: a loop of five kernels and a
+ * (analyzer/measure/steps.c), on hand-built report.dbs: a loop of five kernels and a
  * sync a step after three set-up launches.  A plain loop: the calls repeat,
  * the step is six calls.  The same loop reading its loss every tenth step (a
  * copy and a sync more): the calls repeat only every ten steps, and the

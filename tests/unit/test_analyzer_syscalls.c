@@ -1,6 +1,6 @@
 /*
  * test_analyzer_syscalls.c — what a blocked thread waited in
- * (analyzer/syscalls.c): codes from off_cpu.syscall, their names and kinds
+ * (analyzer/load/syscalls.c): codes from off_cpu.syscall, their names and kinds
  * of wait, the thread-index bits they share with the flags (trace.h), and
  * the gaps' "what it blocked in" list (most first, each ≥ 5 %).
  */

@@ -1,7 +1,7 @@
 """A stand-in for torch/_dynamo/convert_frame.py, for
 tests/e2e/analyzer_compile.sh: only its path matters — the analyzer counts
 on-CPU samples with a frame in torch.compile's compile-time files as
-compiling (analyzer/util.c, ia_is_compile_file).  Not a package: loaded by
+compiling (analyzer/base/util.c, ia_is_compile_file).  Not a package: loaded by
 path (tests/helpers/fake_gpu.py)."""
 import time
 
