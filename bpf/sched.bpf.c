@@ -42,6 +42,8 @@ struct start {
 	u32 cpu;
 	u32 preempted;
 	s32 syscall;     /* the system call it blocked in (off_cpu_event) */
+	u32 waker_tid;   /* who woke it (off_cpu_event); 0: not yet */
+	u32 waker_pid;
 	u32 flags;       /* traced_flags(tgid) as of generation gen */
 	u32 gen;
 	u32 flt_known;   /* flt holds the task's faults as last seen */
@@ -218,6 +220,8 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 		e->cpu = s->cpu;
 		e->preempted = s->preempted;
 		e->syscall = s->syscall;
+		e->waker_tid = s->waker_tid;
+		e->waker_pid = s->waker_pid;
 		e->pad = 0;
 		submit(e);
 	}
@@ -344,6 +348,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				: (prev_state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == TASK_UNINTERRUPTIBLE
 				? OFF_UNINTERRUPTIBLE : OFF_SLEPT;
 			s->syscall = preempted ? OFF_NO_SYSCALL : blocked_in(prev);
+			s->waker_tid = 0;
+			s->waker_pid = 0;
 			if (!preempted && flags_record(prev_flags, INGERO_TRACED_NO_SAMPLES))
 				block = block_drawn(s, now, s->syscall, prev_tid == prev_tgid);
 		} else {
@@ -440,6 +446,29 @@ SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
 	mark_runnable(p);
+	return 0;
+}
+
+/* Who ended a traced thread's sleep: sched_waking runs in the waker's own
+ * context (sched_wakeup may run later on the sleeper's CPU, from an IPI,
+ * where the current task is whoever was there), so the current task is the
+ * thread that released the lock, filled the queue or wrote to the pipe.
+ * The first waking of a blocked interval counts; a wake-up from an
+ * interrupt names the task it interrupted (0 on an idle CPU), which the
+ * analyzer weighs as such.  Most tasks have no storage: one lookup, no
+ * hashing. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	struct start *s = bpf_task_storage_get(&start, p, 0, 0);
+	u64 id;
+
+	/* an open interval is a recorded thread's (on_switch opens no other) */
+	if (!s || !s->start_ns || s->end_ns || s->waker_tid || s->preempted == OFF_PREEMPTED)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	s->waker_tid = (u32)id;
+	s->waker_pid = id >> 32;
 	return 0;
 }
 

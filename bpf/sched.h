@@ -30,6 +30,8 @@ struct off_cpu_event {
 	__u32 cpu;           /* the CPU it left */
 	__u32 preempted;     /* how it left the CPU: enum off_cpu_how */
 	__s32 syscall;
+	__u32 waker_tid;
+	__u32 waker_pid;     /* its tgid */
 	__u32 pad;
 };
 

@@ -88,6 +88,7 @@ void sched_event(struct tracer *t, const void *data, size_t len)
 			.start_ns = e->start_ns, .runnable_ns = e->runnable_ns, .end_ns = e->end_ns,
 			.preempted = e->preempted, .syscall = e->syscall,
 			.syscall_known = e->syscall != OFF_NO_SYSCALL,
+			.waker_tid = e->waker_tid, .waker_pid = e->waker_pid,
 		};
 		store_off_cpu(t->store, &r);
 	} else if (b->kind == EV_CPU_BUSY && len >= sizeof(*b) && t->o.bucket_ns) {

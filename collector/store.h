@@ -30,6 +30,7 @@ struct off_cpu_row {
 	 * fault), when known (stored NULL otherwise: preempted, or not read) */
 	int32_t syscall;
 	uint32_t syscall_known;
+	uint32_t waker_tid, waker_pid;   /* who woke it; 0: not seen (stored NULL) */
 };
 
 /* A processes-table upsert: NULL strings / negative numbers are "unknown"

@@ -615,6 +615,10 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	}
 	if (t->off_syscall)
 		what |= IA_LOAD_OFF_SYSCALL;
+	if ((t->off_waker = ia_db_has_column(db, "off_cpu", "waker_tid")) < 0) {
+		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {

@@ -144,6 +144,8 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
 		return -1;
 	ia_phase("slow-calls|gaps");
+	if (ia_wakers_compute(t, &a->pp, &a->ev, a->names, &a->gaps, &a->wakers, err, errlen) < 0)
+		return -1;
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");

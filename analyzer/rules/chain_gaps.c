@@ -503,6 +503,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	const struct ia_gap_stack *shot = ia_stacks_python_top(g, IA_GAP_SIBLINGS);
 	int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
 	int io = !gil && g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns;
+	int followed = 0;
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The main thread was blocked (off-CPU, not runnable) for %s of the %s with no GPU work queued%s",
 		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
@@ -541,6 +542,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 				"persistent_workers=True, prefetch_factor=4) so reads overlap GPU work, or keep the dataset "
 				"in RAM (or on local NVMe); write checkpoints and logs less often, or from another thread or "
 				"process", v->nw);
+	} else if (!v->child_wait && !v->producer && v->wait != IA_WAIT_SLEEP && ia_gap_wait_for_cause(c, v)) {
+		/* who ended its waits, followed to the end (version 7): said */
+		followed = 1;
 	} else {
 		blocked_wait_cause(c, v);
 		/* siblings hand it what it waits for through a lock or a queue;
@@ -555,7 +559,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	/* where it blocked, from its block stacks: the line to change (a GIL
 	 * holder's or a producer's busy line stays the Source: the fix is there) */
 	const struct ia_gap_line *at = v->blocked_at;
-	if (!gil && !v->producer && at) {
+	/* (a thread the wait was followed to, busy on a line of its own: that line stays the Source) */
+	int busy_source = followed && v->a->wakers.end == IA_END_ONCPU && c->source[0];
+	if (!gil && !v->producer && !busy_source && at) {
 		char n1[32];
 		snprintf(c->source, sizeof c->source, "%s", at->line);
 		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of its blocked time, by %s "
@@ -565,6 +571,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	}
 	char brief[160];
 	blocked_brief(v, gil, io, brief, sizeof brief);
+	if (followed)
+		ia_gap_wait_for_brief(v, brief, sizeof brief);
+	ia_wakers_json(c->evidence, v->a->t, &v->a->wakers);
 	if (brief[0])
 		ia_json_str(c->evidence, "blocked_on", brief);
 }

@@ -63,6 +63,14 @@ struct gap_view {
 	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
 };
 
+/* Where a thread (or process) ended most of the main thread's waits (wakers.h,
+ * version 7): the whole path to its end cause in the root cause, the fixes
+ * for that end cause, its line as the Source (chain_gaps_wait.c); 0 when
+ * the trace does not say who woke it, or no one thread ended most waits. */
+int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v);
+/* "waiting for thread tid N "x", which waited for a CPU" for the verdict; "" without. */
+const char *ia_gap_wait_for_brief(const struct gap_view *v, char *buf, size_t n);
+
 /* The workers' loading, from their block stacks (chain_gaps_workers.c). */
 void ia_gap_view_workers(struct gap_view *v);
 /* The timeline's lines on the workers' blocked time, when loading was. */

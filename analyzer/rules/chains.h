@@ -38,6 +38,7 @@
 #include "load/series.h"
 #include "load/stacks.h"
 #include "measure/stats.h"
+#include "measure/wakers.h"
 #include "load/trace.h"
 
 #include <cjson/cJSON.h>
@@ -107,6 +108,7 @@ struct ia_analysis {
 	struct ia_gaps gaps;
 	struct ia_idle idle;           /* GPU idle, whole window and steady state: what rules rank by */
 	struct ia_hostbound hb;
+	struct ia_wakers wakers;       /* who ended the main thread's waits in the gaps, hop by hop */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 };

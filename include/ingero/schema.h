@@ -2,8 +2,9 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 5 (no
- * off_cpu_stacks: where a thread blocked is not known), version 4 (no
+ * PRAGMA user_version; the analyzer reads this version, version 6 (no
+ * off_cpu.waker_tid/waker_pid: who ended a thread's sleep is not known),
+ * version 5 (no off_cpu_stacks: where a thread blocked is not known), version 4 (no
  * off_cpu.syscall: what a thread blocked in is not known), version 3 (no
  * capture: recorded throughout), version 2 (no
  * gpu_marks: GPU time only as estimated from host calls) and version 1
@@ -17,7 +18,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 6
+#define INGERO_SCHEMA_VERSION 7
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -33,7 +34,7 @@
 "CREATE INDEX call_blocks_by_time ON call_blocks(first_ns);\n" \
 "CREATE TABLE off_cpu(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
 "  end_ns INTEGER NOT NULL, runnable_ns INTEGER NOT NULL, preempted INTEGER NOT NULL,\n" \
-"  next_pid INTEGER, cpu INTEGER, syscall INTEGER);\n" \
+"  next_pid INTEGER, cpu INTEGER, syscall INTEGER, waker_tid INTEGER, waker_pid INTEGER);\n" \
 "CREATE INDEX off_cpu_by_tid ON off_cpu(tid, start_ns);\n" \
 "CREATE INDEX off_cpu_by_time ON off_cpu(start_ns);\n" \
 "CREATE TABLE page_allocs(pid INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \

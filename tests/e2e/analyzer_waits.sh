@@ -31,8 +31,8 @@ block_line() { # mode: the line its main thread blocks at
 
 # mode syscall-number syscall-name root-cause-words fix-words
 for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_at" \
-	"queue 202 futex a_lock,_a_condition_or_a_queue Find_the_producer" \
-	"pipe 0 read a_socket,_a_pipe_or_a_file_descriptor Fetch_what_the_main_thread_reads" \
+	"queue 202 futex waited_[0-9.]*[mu]*s_for_thread_tid_[0-9]*_\"python3\"_(it_ended_[0-9]*%_of_those_waits),_which_slept The_thread_tid_[0-9]*_\"python3\"_sleeps" \
+	"pipe 0 read waited_[0-9.]*[mu]*s_for_process_pid_[0-9]*_\"python3\"_(it_ended_[0-9]*%_of_those_waits),_which_slept The_process_pid_[0-9]*_\"python3\"_sleeps" \
 	"producer 0 read a_pipe_or_a_queue_(.*)_that_its_subprocess_pid Make_the_producer" \
 	"subprocess 7 poll it_waited_for_its_subprocesses_—_sleep_( Run_sleep_in_the_background"; do
 	set -- $m
@@ -57,8 +57,8 @@ for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_at" \
 	check "$mode: the first fix: $fix" grep -Eq "1\. $fix|1\. Give the producer .* CPUs of its own" "$T/$mode.txt"
 	case $mode in
 	sleep) said="asleep in clock_nanosleep" ;;
-	queue) said="on a lock, a condition or a queue, in futex" ;;
-	pipe) said="on a socket, a pipe or a file descriptor, in read" ;;
+	queue) said="waiting for its thread tid [0-9]* \"python3\", which slept" ;;
+	pipe) said="waiting for its process pid [0-9]* \"python3\", which slept" ;;
 	producer) said="waiting on a pipe or a queue its subprocess pid [0-9]* \"python3\" fills" ;;
 	subprocess) said="waiting for its subprocess sleep" ;;
 	esac
@@ -124,6 +124,53 @@ assert g["children_alive_ns"] >= 0.5 * g["main_blocked_ns"], g
 PYEOF
 	else
 		check "$mode: no subprocess named as waited for" sh -c "! grep -q 'subprocesses it waited for' '$T/$mode.txt'"
+	fi
+done
+# Follow the wait (schema version 7: off_cpu.waker_tid): the main thread
+# waits on a queue a producer thread fills by hashing a buffer (on a CPU in
+# native code, the GIL released: not the GIL rule).  Each futex wait is
+# ended by that thread; the finding names it, says what it did meanwhile,
+# and gives its busy line as the Source.  Then the same with six busy loops
+# on the machine's CPUs: the producer waits for a CPU more than it runs, and
+# the wait ends in the CPU contention, whose takers are named.
+PRODUCE=$(marker_line "$PY" PRODUCE)
+for mode in thread starved; do
+	hogs=""
+	if [ $mode = starved ]; then
+		for _ in 1 2 3 4 5 6; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+	fi
+	explain_run "$mode" 1000 299 "$PY" thread 150
+	[ -n "$hogs" ] && kill $hogs
+	sed -n '/Root cause: The main/p' "$T/$mode.txt" | cut -c1-400 | sed 's/^/# /'
+	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
+	prod=$(q "SELECT tid FROM cpu_samples WHERE pid = $main AND tid != $main GROUP BY tid ORDER BY count(*) DESC LIMIT 1")
+	check_ge "$mode: the main thread's futex waits have their waker stored (the producer thread)" \
+		"$(q "SELECT count(*) FROM off_cpu WHERE tid = $main AND syscall = 202 AND waker_tid = $prod")" 30
+	check_eq "$mode: no preempted interval has a waker" 0 \
+		"$(q "SELECT count(*) FROM off_cpu WHERE preempted = 1 AND waker_tid IS NOT NULL")"
+	check "$mode: the root cause follows the wait to the producer thread tid $prod" \
+		grep -q "Root cause: The main thread was blocked.*the main thread waited .* for thread tid $prod \"python3\" (it ended [0-9]*% of those waits), which " "$T/$mode.txt"
+	check "$mode: --json evidence wait_for: the producer first, most of the waits" python3 - "$T/$mode.json" "$prod" "$mode" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))["chains"][0]
+w = c["evidence"]["wait_for"]
+h = w["hops"][0]
+assert c["kind"] == "gaps_host_blocked" and h["tid"] == int(sys.argv[2]) and h["share"] >= 0.5, w
+ends = {"thread": ("on_cpu", "waiting_for_cpu"), "starved": ("waiting_for_cpu",)}[sys.argv[3]]
+assert w["end"] in ends, w
+PYEOF
+	if [ $mode = starved ]; then
+		check "starved: the wait ends waiting for a CPU taken by the busy loops (sh)" \
+			grep -q "Root cause: The main thread was blocked.*which waited [0-9.]*[mun]*s for a CPU taken by .*sh (" "$T/$mode.txt"
+		check "starved: the first fix gives the producer CPUs of its own" \
+			grep -q "1\. Give the thread tid $prod \"python3\" CPUs of its own" "$T/$mode.txt"
+	elif grep -q '"end": "on_cpu"' "$T/$mode.json"; then
+		check "thread: the Source is the producer's busy line (python_waits.py:$PRODUCE)" \
+			grep -q "^  Source: .*python_waits.py:$PRODUCE\$" "$T/$mode.txt"
+		check "thread: the fix makes the producer's work cheaper" \
+			grep -q "1\. Make the work of the thread tid $prod \"python3\" cheaper or start it earlier (its time goes to .* at .*python_waits.py:$PRODUCE)" "$T/$mode.txt"
+	else
+		skip "thread: the producer waited for a CPU more than it ran (a loaded machine): its line is not the end"
 	fi
 done
 # the stacks can be turned off, and the session says why there are none

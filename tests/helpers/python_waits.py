@@ -12,7 +12,11 @@ MODE sleep: time.sleep(5 ms) before each step (clock_nanosleep)
             busy work each (read; the child on a CPU meanwhile: a producer)
      subprocess: subprocess.run(["sleep", "0.005"], capture_output=True) each
             step: the child's output read through pipes (poll), then its exit
+     thread: queue.get() of an item a producer thread makes by hashing a
+            buffer (hashlib releases the GIL: the thread is on a CPU in
+            native code, not holding the GIL) — the wait followed to it
 """
+import hashlib
 import os
 import queue
 import subprocess
@@ -34,6 +38,16 @@ if MODE == "queue":
         for i in range(STEPS):
             time.sleep(PERIOD)
             q.put(i)
+
+    threading.Thread(target=produce, daemon=True).start()
+    wait = q.get
+elif MODE == "thread":
+    q = queue.Queue(maxsize=1)
+    BUF = bytes(2 << 20)
+
+    def produce():
+        for i in range(STEPS):
+            q.put(hashlib.sha256(BUF).digest())  # PRODUCE
 
     threading.Thread(target=produce, daemon=True).start()
     wait = q.get
