@@ -172,19 +172,42 @@ static int hop_samples(const struct ia_trace *t, struct ia_stack_names *names, c
 	}
 	rc = rc == SQLITE_NOMEM ? (snprintf(err, errlen, "out of memory"), -1) : ia_db_done(st, rc, err, errlen);
 	sqlite3_finalize(st);
+	/* where its time went: the line with the most samples (a line's
+	 * work spreads over many native leaves), then that line's top leaf */
+	const char *best_line = NULL;
+	uint64_t best_n = 0;
+	for (size_t k = 0; rc == 0 && k < nids; k++) {
+		const char *line = ia_stack_source(names, ids[k].id);
+		if (!line)
+			continue;
+		uint64_t n_line = 0;
+		for (size_t m = 0; m < nids; m++) {
+			const char *l2 = ia_stack_source(names, ids[m].id);
+			if (l2 && !strcmp(l2, line))
+				n_line += ids[m].n;
+		}
+		if (n_line > best_n || (n_line == best_n && best_line && strcmp(line, best_line) < 0)) {
+			best_n = n_line;
+			best_line = line;
+			snprintf(h->line, sizeof h->line, "%s", line);
+			best_line = h->line;
+		}
+	}
 	size_t best = nids;
-	for (size_t k = 0; k < nids; k++)
+	for (size_t k = 0; rc == 0 && k < nids; k++) {
+		const char *line = ia_stack_source(names, ids[k].id);
+		if (h->line[0] && (!line || strcmp(line, h->line)))
+			continue;
 		if (best == nids || ids[k].n > ids[best].n || (ids[k].n == ids[best].n && ids[k].id < ids[best].id))
 			best = k;
+	}
+	h->top_samples = h->line[0] ? best_n : best < nids ? ids[best].n : 0;
 	if (rc == 0 && best < nids) {
 		const char *leaf = ia_stack_leaf(names, ids[best].id);
-		const char *line = ia_stack_source(names, ids[best].id);
 		const char *fn = ia_stack_python_func(names, ids[best].id);
-		h->top_samples = ids[best].n;
 		/* a thread running Python code is named by its function, else by its native leaf */
 		snprintf(h->label, sizeof h->label, "%s",
 			 ia_stack_runs_python(names, ids[best].id) && fn ? fn : leaf ? leaf : "");
-		snprintf(h->line, sizeof h->line, "%s", line ? line : "");
 	}
 	free(ids);
 	return rc;
@@ -338,9 +361,13 @@ static void hop_state(const struct ia_trace *t, const struct ia_wakers *w, const
 			 w->ntakers ? " taken by " : "",
 			 w->ntakers ? ia_competitors_text(names, sizeof names, w->takers, w->ntakers) : "");
 	} else if (h->oncpu_ns >= h->blocked_ns && h->oncpu_ns >= h->runq_ns) {
-		snprintf(buf, n, "was on a CPU for %s%s%s%s%s%s", ia_fmt_dur(d, sizeof d, h->oncpu_ns),
-			 h->label[0] ? ", the most in " : "", h->label, h->line[0] ? " (" : "", h->line,
-			 h->line[0] ? ")" : "");
+		if (h->line[0])
+			snprintf(buf, n, "was on a CPU for %s, at %s (%llu of its %llu samples there)",
+				 ia_fmt_dur(d, sizeof d, h->oncpu_ns), h->line, (unsigned long long)h->top_samples,
+				 (unsigned long long)h->samples);
+		else
+			snprintf(buf, n, "was on a CPU for %s%s%s", ia_fmt_dur(d, sizeof d, h->oncpu_ns),
+				 h->label[0] ? ", the most in " : "", h->label);
 	} else if (h == &w->hop[w->nhops - 1] && w->end == IA_END_SLEEP) {
 		uint8_t codes[1];
 		size_t k = ia_gaps_blocked_in(h->sys_ns, h->blocked_ns, codes, 1);

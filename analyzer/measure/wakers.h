@@ -45,9 +45,10 @@ struct ia_wait_hop {
 	uint64_t share_pm;           /* of that hop's blocked time, per mille */
 	uint64_t oncpu_ns, runq_ns, blocked_ns, iowait_ns;   /* this thread during those waits */
 	uint64_t sys_ns[256];        /* its blocked time by system call (syscalls.h codes) */
-	/* its most sampled stack in those waits: native leaf, Python line */
+	/* its most sampled line in those waits (the user's innermost frame),
+	 * and that line's most sampled native leaf or Python function */
 	char label[160], line[200];
-	uint64_t samples, top_samples;
+	uint64_t samples, top_samples;   /* its samples there; of them, at that line */
 };
 
 struct ia_wakers {

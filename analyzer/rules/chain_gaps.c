@@ -573,7 +573,6 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	blocked_brief(v, gil, io, brief, sizeof brief);
 	if (followed)
 		ia_gap_wait_for_brief(v, brief, sizeof brief);
-	ia_wakers_json(c->evidence, v->a->t, &v->a->wakers);
 	if (brief[0])
 		ia_json_str(c->evidence, "blocked_on", brief);
 }
@@ -607,6 +606,15 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" Processes outside the job took CPUs from it in the gaps: %s of CPU time, %s.",
 			ia_fmt_dur(d1, sizeof d1, v->comp_ns), ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
+	/* blocked too, for a thread that itself waited for a CPU: the same
+	 * contention, through that thread (an autograd engine thread starved) */
+	const struct ia_wakers *wk = &v->a->wakers;
+	if (wk->nhops && wk->end == IA_END_RUNQ && (double)g->main_blocked_ns >= 0.2 * (double)g->total_ns) {
+		char path[1200];
+		ia_addf(c->root_cause, sizeof c->root_cause, " It was blocked for %s more: %s — the same contention, "
+			"through the thread it waits for.", ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns),
+			ia_wakers_text(t, wk, path, sizeof path));
+	}
 	if (quota)
 		ia_cpu_quota_fix(c);
 	int pinned = t->command && strstr(t->command, "taskset") != NULL;
@@ -631,6 +639,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
 	cJSON *ev = c->evidence;
+	ia_wakers_json(ev, v->a->t, &v->a->wakers);
 	ia_json_u64(ev, "window_ns", v->a->idle.window_ns);
 	ia_json_u64(ev, "steady_ns", v->a->idle.steady_ns);
 	ia_json_u64(ev, "gaps", g->n);

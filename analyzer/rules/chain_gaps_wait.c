@@ -24,7 +24,7 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	if (!w->nhops)
 		return 0;
 	const struct ia_wait_hop *last = &w->hop[w->nhops - 1];
-	char path[1200], who[96], d[32];
+	char path[1200], who[96];
 	ia_wakers_text(a->t, w, path, sizeof path);
 	ia_wait_hop_name(a->t, last, who, sizeof who);
 	ia_addf(c->root_cause, sizeof c->root_cause, ": %s.", path);
@@ -44,15 +44,9 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	case IA_END_ONCPU:
 		if (last->line[0])
 			snprintf(c->source, sizeof c->source, "%s", last->line);
-		ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s%s%s%s%s: the loop waits for its "
-				"result each step", who, last->label[0] ? " (its time goes to " : "", last->label,
-			     last->line[0] ? " at " : "", last->line[0] ? last->line : "", last->label[0] ? ")" : "");
-		if (last->label[0]) {
-			char d2[32];
-			ia_addf(c->root_cause, sizeof c->root_cause, " %s of its %s samples there were in %s.",
-				ia_fmt_count(d, sizeof d, last->top_samples), ia_fmt_count(d2, sizeof d2, last->samples),
-				last->label);
-		}
+		ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s%s%s: the loop waits for its "
+				"result each step", who, last->line[0] || last->label[0] ? " (its time goes to " : "",
+			     last->line[0] ? last->line : last->label, last->line[0] || last->label[0] ? ")" : "");
 		ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
 				"workers), so the next step's input is ready when the GPU finishes");
 		break;
