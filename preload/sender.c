@@ -37,6 +37,7 @@
 #include <ingero/procfs.h>
 #include <ingero/sched_batch.h>
 #include "sender.h"
+#include "sender_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,424 +65,39 @@
 #include "symbolize.h"
 #include "ingero/u64map.h"
 
-#define BATCH_RECORDS 2048
-#define BATCH_BYTES (256u << 10)
-#define BATCH_LINGER_NS 20000000ull
-#define IDLE_WAIT_NS 5000000ull
-#define COUNTS_EVERY_NS 1000000000ull
-#define HOLE_TIMEOUT_NS 1000000000ull
-#define FINAL_HOLE_TIMEOUT_NS 50000000ull
-#define SEND_TIMEOUT_MS 50
-#define FINAL_SEND_TIMEOUT_MS 300
-#define FINAL_BUDGET_NS 1200000000ull
-#define FINAL_CONNECT_WAIT_NS 250000000ull
-#define STOP_WAIT_NS 2000000000ull
-#define DEF_CACHE_MAX (64u << 20)
-#define CALIBRATE_EVERY_NS 5000000ull
-
-/* A record defined once and sent with its first use (per connection). */
-struct def {
-	char *bytes;
-	size_t len;
-	uint8_t confirmed;   /* went out in a message the socket accepted */
-	uint8_t in_batch;    /* already in the batch being built */
-	uint8_t synth;       /* a kernel named here for want of its KERNEL record: a later one replaces it */
-	uint8_t resend;      /* replaced while in the batch: the batch holds the old bytes */
-};
-
-struct pid_acct {
-	uint32_t pid, ppid;
-	uint64_t drained;        /* CALLs taken from the ring */
-	uint64_t send_dropped;   /* CALLs in batches that failed to send */
-	uint64_t sent_made, sent_dropped;   /* the last COUNTS that went out */
-	struct def hello;
-};
-
-static struct {
-	struct ingero_shm *shm;
-	pthread_t th;
-	int running;
-	_Atomic int stop;
-	_Atomic int done;
-	_Atomic int pipes;
-	_Atomic unsigned connects;
-	unsigned seen_connects;
-	nng_socket sock;
-	int sock_ok;
-
-	msgpack_sbuffer body;
-	msgpack_packer pk;
-	uint32_t nrec;
-	uint64_t batch_start;
-	struct def **defs;           /* definitions in the current batch */
-	size_t ndefs, capdefs;
-	uint32_t *bpid, *bcount;     /* CALLs per pid in the current batch */
-	size_t nb, capb;
-
-	struct u64map pids, stacks, kernels;
-	uint64_t cache_bytes;
-	uint64_t last_counts;
-	uint64_t holes, failed_sends, sent_msgs, bad_records;
-	uint64_t lane_calls, lanes_freed;   /* calls taken from lanes; lanes freed (INGERO_DEBUG) */
-	char comm[17], exe[1024], cmdline[4096];
-} S;
-
-/* --- small helpers ------------------------------------------------------------ */
-static void read_exe(uint32_t pid, char *buf, size_t cap)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%u/exe", pid);
-	ssize_t n = readlink(path, buf, cap - 1);
-	buf[n > 0 ? n : 0] = 0;
-}
-
-static int def_set(struct def *d, const msgpack_sbuffer *sb)
-{
-	char *b = malloc(sb->size);
-	if (!b)
-		return -1;
-	memcpy(b, sb->data, sb->size);
-	free(d->bytes);
-	d->bytes = b;
-	d->len = sb->size;
-	d->confirmed = 0;
-	return 0;
-}
-
-/* Puts a definition into the batch unless the collector has it already. */
-static void def_use(struct def *d)
-{
-	if (!d || !d->bytes || d->confirmed || d->in_batch)
-		return;
-	if (S.ndefs == S.capdefs) {
-		size_t n = S.capdefs ? S.capdefs * 2 : 256;
-		struct def **p = realloc(S.defs, n * sizeof *p);
-		if (!p)
-			return;
-		S.defs = p;
-		S.capdefs = n;
-	}
-	msgpack_sbuffer_write(&S.body, d->bytes, d->len);
-	S.nrec++;
-	d->in_batch = 1;
-	S.defs[S.ndefs++] = d;
-}
-
-static struct pid_acct *pid_acct_of(uint32_t pid)
-{
-	struct pid_acct *a = ingero_map_get(&S.pids, pid);
-	if (a)
-		return a;
-	a = calloc(1, sizeof *a);
-	if (!a)
-		return NULL;
-	a->pid = pid;
-	a->sent_made = a->sent_dropped = UINT64_MAX;
-	if (ingero_map_put(&S.pids, pid, a) != 0) {
-		free(a);
-		return NULL;
-	}
-	return a;
-}
-
-static void hello_define(struct pid_acct *a, uint32_t ppid, uint64_t start_ns, const char *comm)
-{
-	char exe[1024], cmd[4096];
-	if (a->pid == S.shm->owner_pid) {
-		snprintf(exe, sizeof exe, "%s", S.exe);
-		snprintf(cmd, sizeof cmd, "%s", S.cmdline);
-	} else {
-		/* a fork child: same image as the owner unless it exec'd (then
-		 * it is an owner of its own and not here) */
-		read_exe(a->pid, exe, sizeof exe);
-		ingero_read_cmdline(a->pid, cmd, sizeof cmd);
-		if (!exe[0])
-			snprintf(exe, sizeof exe, "%s", S.exe);
-		if (!cmd[0])
-			snprintf(cmd, sizeof cmd, "%s", S.cmdline);
-	}
-	a->ppid = ppid;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	ingero_pack_hello(&pk, a->pid, ppid, start_ns, comm, exe, cmd);
-	def_set(&a->hello, &sb);
-	msgpack_sbuffer_destroy(&sb);
-}
-
-/* A process whose HELLO never arrived (the ring was full): announce it from
- * what the process table and /proc say. */
-static void hello_synthesize(struct pid_acct *a)
-{
-	uint32_t ppid = 0;
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
-		if (atomic_load(&S.shm->procs[i].pid) == a->pid)
-			ppid = S.shm->procs[i].ppid;
-	char comm[32] = "", path[64];
-	snprintf(path, sizeof path, "/proc/%u/comm", a->pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof comm, f))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(f);
-	}
-	hello_define(a, ppid, 0, comm);
-}
-
-static void batch_count(uint32_t pid)
-{
-	for (size_t i = 0; i < S.nb; i++)
-		if (S.bpid[i] == pid) {
-			S.bcount[i]++;
-			return;
-		}
-	if (S.nb == S.capb) {
-		size_t n = S.capb ? S.capb * 2 : 16;
-		uint32_t *p = realloc(S.bpid, n * sizeof *p);
-		uint32_t *c = p ? realloc(S.bcount, n * sizeof *c) : NULL;
-		if (p)
-			S.bpid = p;
-		if (!c)
-			return;   /* out of memory: the count is lost from accounting, not the call */
-		S.bcount = c;
-		S.capb = n;
-	}
-	S.bpid[S.nb] = pid;
-	S.bcount[S.nb++] = 1;
-}
-
-/* --- sending -------------------------------------------------------------------- */
-static int send_buf(const msgpack_sbuffer *hdr, const msgpack_sbuffer *body, int final)
-{
-	if (!S.sock_ok)
-		return -1;
-	nng_msg *m;
-	if (nng_msg_alloc(&m, 0) != 0)
-		return -1;
-	if (nng_msg_append(m, hdr->data, hdr->size) != 0 ||
-	    (body && nng_msg_append(m, body->data, body->size) != 0)) {
-		nng_msg_free(m);
-		return -1;
-	}
-	(void)final;
-	/* no pipe: fail now rather than wait (the collector is not there) */
-	int flags = atomic_load(&S.pipes) == 0 ? NNG_FLAG_NONBLOCK : 0;
-	int rv = nng_sendmsg(S.sock, m, flags);
-	if (rv != 0) {
-		nng_msg_free(m);
-		S.failed_sends++;
-		return -1;
-	}
-	S.sent_msgs++;
-	return 0;
-}
-
-static void batch_reset(void)
-{
-	msgpack_sbuffer_clear(&S.body);
-	S.nrec = 0;
-	S.ndefs = 0;
-	S.nb = 0;
-	S.batch_start = 0;
-}
-
-static void send_batch(int final)
-{
-	if (S.nrec == 0)
-		return;
-	msgpack_sbuffer hdr;
-	msgpack_packer hp;
-	msgpack_sbuffer_init(&hdr);
-	msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
-	ingero_pack_header(&hp, S.shm->owner_pid, S.nrec);
-	int ok = send_buf(&hdr, &S.body, final) == 0;
-	msgpack_sbuffer_destroy(&hdr);
-	for (size_t i = 0; i < S.ndefs; i++) {
-		S.defs[i]->in_batch = 0;
-		if (ok && !S.defs[i]->resend)
-			S.defs[i]->confirmed = 1;
-		S.defs[i]->resend = 0;
-	}
-	if (!ok)
-		for (size_t i = 0; i < S.nb; i++) {
-			struct pid_acct *a = pid_acct_of(S.bpid[i]);
-			if (a)
-				a->send_dropped += S.bcount[i];
-		}
-	batch_reset();
-}
-
-struct counts_ctx {
-	msgpack_packer *pk;
-	uint32_t n;
-	int force;
-};
-
-static void counts_one(uint64_t key, void *val, void *arg)
-{
-	(void)key;
-	struct counts_ctx *c = arg;
-	struct pid_acct *a = val;
-	uint64_t ring_dropped = 0;
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
-		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
-			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	uint64_t made = a->drained + ring_dropped;
-	uint64_t dropped = ring_dropped + a->send_dropped;
-	if (made == 0 && dropped == 0)
-		return;
-	if (!c->force && made == a->sent_made && dropped == a->sent_dropped)
-		return;
-	ingero_pack_counts(c->pk, a->pid, made, dropped);
-	c->n++;
-}
-
-static void counts_mark(uint64_t key, void *val, void *arg)
-{
-	(void)key;
-	(void)arg;
-	struct pid_acct *a = val;
-	uint64_t ring_dropped = 0;
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
-		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
-			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	a->sent_made = a->drained + ring_dropped;
-	a->sent_dropped = ring_dropped + a->send_dropped;
-}
-
-/* COUNTS for every process whose figures changed (all of them if force). */
-/* The fork children writing into this ring that still run as it stops:
- * one ORPHAN record each (wire.h) — their later calls cannot be counted.
- * A slot names the same process while its start time is the one it
- * claimed with (a reused pid has another; a reparented grandchild the same). */
-static uint32_t pack_orphans(msgpack_packer *pk)
-{
-	uint32_t n = atomic_load(&S.shm->nprocs), norph = 0;
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
-		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
-		uint64_t start = S.shm->procs[i].start_ticks, now_start;
-		char state;
-		if (!pid || pid == S.shm->owner_pid || pid == ingero_hot.pid || !start ||
-		    ingero_read_stat(pid, &state, &now_start) < 0 || state == 'Z' || state == 'X' || now_start != start)
-			continue;
-		ingero_pack_orphan(pk, pid);
-		norph++;
-	}
-	if (norph)
-		ingero_debug("%u fork children still running as the sender stops: their later calls are lost",
-			     norph);
-	return norph;
-}
-
-static int send_counts(int final, int force, uint32_t bye_pid, uint64_t bye_ns)
-{
-	/* processes that only ever dropped still need an entry */
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++) {
-		uint32_t pid = atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire);
-		if (pid)
-			pid_acct_of(pid);
-	}
-	msgpack_sbuffer body;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&body);
-	msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
-	struct counts_ctx c = { &pk, 0, force };
-	ingero_map_each(&S.pids, counts_one, &c);
-	if (bye_pid) {   /* the owner's last counts: its bye, and the children it leaves running */
-		ingero_pack_bye(&pk, bye_pid, bye_ns);
-		c.n++;
-		c.n += pack_orphans(&pk);
-	}
-	int rc = 0;
-	if (c.n) {
-		msgpack_sbuffer hdr;
-		msgpack_packer hp;
-		msgpack_sbuffer_init(&hdr);
-		msgpack_packer_init(&hp, &hdr, msgpack_sbuffer_write);
-		ingero_pack_header(&hp, S.shm->owner_pid, c.n);
-		rc = send_buf(&hdr, &body, final);
-		if (rc == 0)
-			ingero_map_each(&S.pids, counts_mark, NULL);
-		msgpack_sbuffer_destroy(&hdr);
-	}
-	msgpack_sbuffer_destroy(&body);
-	return rc;
-}
+struct sender_state ingero_snd;
 
 /* --- turning ring records into wire records ------------------------------------------- */
-static uint64_t kernel_key(uint32_t pid, uint64_t addr)
-{
-	return ingero_mix64(addr ^ ((uint64_t)pid << 32)) | 1;
-}
-
-/* A kernel's definition, packed into d (replacing what it held). */
-static void kernel_pack(struct def *d, uint32_t pid, uint64_t addr, const char *name, size_t len)
-{
-	if (!len) {
-		name = ingero_symbol_name(addr);
-		len = name ? strlen(name) : 0;
-	}
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	ingero_pack_kernel(&pk, pid, addr, name, len);
-	size_t old = d->bytes ? d->len : 0;
-	if (def_set(d, &sb) == 0)
-		S.cache_bytes += d->len - old;
-	msgpack_sbuffer_destroy(&sb);
-}
-
-static struct def *kernel_define(uint32_t pid, uint64_t addr, const char *name, size_t len)
-{
-	struct def *d = calloc(1, sizeof *d);
-	if (!d)
-		return NULL;
-	kernel_pack(d, pid, addr, name, len);
-	if (ingero_map_put(&S.kernels, kernel_key(pid, addr), d) != 0) {
-		S.cache_bytes -= d->len;
-		free(d->bytes);
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 static void on_call(struct ingero_cuda_call *ev)
 {
-	struct pid_acct *a = pid_acct_of(ev->pid);
+	struct pid_acct *a = snd_pid_acct(ev->pid);
 	if (a) {
 		a->drained++;
 		if (!a->hello.bytes)
-			hello_synthesize(a);
-		def_use(&a->hello);
+			snd_hello_synthesize(a);
+		snd_def_use(&a->hello);
 	}
 	if (ev->stack_id) {
 		struct def *d = ingero_map_get(&S.stacks, ev->stack_id);
 		if (d)
-			def_use(d);
+			snd_def_use(d);
 		else
 			ev->stack_id = 0;   /* its definition was lost: do not dangle */
 	}
 	if (ev->kernel && ingero_api_class(ev->api) == INGERO_CLASS_LAUNCH) {
-		struct def *d = ingero_map_get(&S.kernels, kernel_key(ev->pid, ev->kernel));
+		struct def *d = ingero_map_get(&S.kernels, snd_kernel_key(ev->pid, ev->kernel));
 		/* (its KERNEL record may have found the ring full while the
 		 * call went into the thread's lane: named here, replaced if the
 		 * record comes with a later launch) */
-		if (!d && S.cache_bytes < DEF_CACHE_MAX && (d = kernel_define(ev->pid, ev->kernel, NULL, 0)))
+		if (!d && S.cache_bytes < DEF_CACHE_MAX && (d = snd_kernel_define(ev->pid, ev->kernel, NULL, 0)))
 			d->synth = 1;
-		def_use(d);
+		snd_def_use(d);
 	}
 	/* room first, so that the sink copies each field without a call */
 	ingero_sbuffer_reserve(&S.body, INGERO_PACK_CALL_MAX);
 	ingero_pack_call(&S.pk, ev);
 	S.nrec++;
-	batch_count(ev->pid);
+	snd_batch_count(ev->pid);
 }
 
 /* A mark's completion lies between its recording and the moment the
@@ -548,10 +164,10 @@ static void on_record(const unsigned char *buf, uint32_t len)
 			return;
 		memcpy(&hl, buf, sizeof hl);
 		hl.comm[sizeof hl.comm - 1] = 0;
-		struct pid_acct *a = pid_acct_of(hl.h.pid);
+		struct pid_acct *a = snd_pid_acct(hl.h.pid);
 		if (a) {
-			hello_define(a, hl.ppid, hl.start_ns, hl.comm);
-			def_use(&a->hello);
+			snd_hello_define(a, hl.ppid, hl.start_ns, hl.comm);
+			snd_def_use(&a->hello);
 		}
 		break;
 	}
@@ -566,7 +182,7 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		msgpack_packer pk;
 		msgpack_sbuffer_init(&sb);
 		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-		if (ingero_pack_stack(&pk, st, len, ingero_symbolize, NULL) == 0 && def_set(d, &sb) == 0 &&
+		if (ingero_pack_stack(&pk, st, len, ingero_symbolize, NULL) == 0 && snd_def_set(d, &sb) == 0 &&
 		    ingero_map_put(&S.stacks, st->id, d) == 0) {
 			S.cache_bytes += d->len;
 		} else {
@@ -580,13 +196,13 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		const struct rrec_kernel *k = (const struct rrec_kernel *)buf;
 		if (len < sizeof *k || sizeof *k + k->name_len > len)
 			return;
-		struct def *d = ingero_map_get(&S.kernels, kernel_key(k->h.pid, k->addr));
+		struct def *d = ingero_map_get(&S.kernels, snd_kernel_key(k->h.pid, k->addr));
 		if (d && d->synth && k->name_len) {
-			kernel_pack(d, k->h.pid, k->addr, k->name, k->name_len);   /* sent again, named */
+			snd_kernel_pack(d, k->h.pid, k->addr, k->name, k->name_len);   /* sent again, named */
 			d->synth = 0;
 			d->resend = d->in_batch;
 		} else if (!d && S.cache_bytes < DEF_CACHE_MAX) {
-			kernel_define(k->h.pid, k->addr, k->name, k->name_len);
+			snd_kernel_define(k->h.pid, k->addr, k->name, k->name_len);
 		}
 		break;
 	}
@@ -664,7 +280,7 @@ static void on_connect_change(void)
 static void record_taken(uint64_t *now, int final)
 {
 	if (S.nrec >= BATCH_RECORDS || S.body.size >= BATCH_BYTES) {
-		send_batch(final);
+		snd_send_batch(final);
 		*now = ingero_now();
 	}
 }
@@ -813,7 +429,7 @@ static void report_one(uint64_t key, void *val, void *arg)
 	(void)key;
 	(void)arg;
 	struct pid_acct *a = val;
-	counts_mark(0, a, NULL);
+	snd_counts_mark(0, a, NULL);
 	ingero_debug("pid %u: %llu calls made, %llu dropped", a->pid, (unsigned long long)a->sent_made,
 		     (unsigned long long)a->sent_dropped);
 }
@@ -874,16 +490,16 @@ static void final_flush(void)
 	while (ingero_now() < deadline) {
 		on_connect_change();
 		drain(BATCH_RECORDS, FINAL_HOLE_TIMEOUT_NS, 1);
-		send_batch(1);
+		snd_send_batch(1);
 		if (pending() == 0)
 			break;
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	send_counts(1, 0, S.shm->owner_pid, ingero_now());
+	snd_send_counts(1, 0, S.shm->owner_pid, ingero_now());
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
-	send_counts(1, 1, 0, 0);
+	snd_send_counts(1, 1, 0, 0);
 	if (ingero_cfg.debug)
 		ingero_map_each(&S.pids, report_one, NULL);
 	if (S.bad_records)
@@ -910,9 +526,9 @@ static void *sender_main(void *arg)
 	prctl(PR_SET_NAME, "ingero-sender", 0, 0, 0);
 	open_socket();   /* the dial proceeds (non-blocking) while the ring is faulted in */
 	ingero_ring_prefault(ingero_shm_ring(S.shm));
-	struct pid_acct *me = pid_acct_of(S.shm->owner_pid);
+	struct pid_acct *me = snd_pid_acct(S.shm->owner_pid);
 	if (me)
-		hello_define(me, ingero_self.ppid, ingero_self.start_ns, S.comm);
+		snd_hello_define(me, ingero_self.ppid, ingero_self.start_ns, S.comm);
 	S.last_counts = ingero_now();
 	while (!atomic_load_explicit(&S.stop, memory_order_acquire)) {
 		ingero_clock_calibrate(CALIBRATE_EVERY_NS);
@@ -931,9 +547,9 @@ static void *sender_main(void *arg)
 		int n = drain(4 * BATCH_RECORDS, HOLE_TIMEOUT_NS, 0);
 		uint64_t now = ingero_now();
 		if (S.nrec && (n == 0 || now - S.batch_start >= BATCH_LINGER_NS))
-			send_batch(0);
+			snd_send_batch(0);
 		if (now - S.last_counts >= COUNTS_EVERY_NS) {
-			send_counts(0, 0, 0, 0);
+			snd_send_counts(0, 0, 0, 0);
 			S.last_counts = now;
 			S.lanes_freed += ingero_lanes_free_gone(ingero_self.lanes, ingero_self.nlanes);
 		}
@@ -955,7 +571,7 @@ int ingero_sender_start(struct ingero_shm *shm)
 	msgpack_sbuffer_init(&S.body);
 	msgpack_packer_init(&S.pk, &S.body, ingero_sbuffer_sink);
 	prctl(PR_GET_NAME, S.comm, 0, 0, 0);
-	read_exe(ingero_hot.pid, S.exe, sizeof S.exe);
+	snd_read_exe(ingero_hot.pid, S.exe, sizeof S.exe);
 	ingero_read_cmdline(ingero_hot.pid, S.cmdline, sizeof S.cmdline);
 
 	/* From here a fork child must not use nng (fork.c). */
