@@ -16,7 +16,8 @@
  * line is kept, in order, for after.  It is called from run_sql's SQLite
  * progress handler (every 1000 VM steps, looking at stdin at most every
  * 2 ms), which then stops the statement (SQLITE_INTERRUPT), and once more
- * when any request ends, before its answer is written.  A cancelled request
+ * when any request ends, before its answer is written (then a ping waits
+ * its turn: the ended request's answer goes first).  A cancelled request
  * gets no answer at all (MCP 2025-06-18, cancellation: the receiver SHOULD
  * NOT respond).  Why not a reader thread: everything stays on one thread,
  * so cJSON (whose parse error pointer is a global), the server state and
@@ -318,7 +319,7 @@ static cJSON *handle_one(struct mcp_server *s, const cJSON *msg)
 	s->running_method = method->valuestring;
 	s->cancelled = 0;
 	cJSON *result = dispatch(s, method->valuestring, params, &code, err, sizeof err);
-	mcp_poll_input(s, 1);   /* a cancel that arrived while it ran */
+	mcp_poll_input(s, 1);   /* a cancel that arrived while it ran (and could not stop it) */
 	int cancelled = s->cancelled;
 	s->running_id = NULL;
 	s->running_method = NULL;
@@ -531,8 +532,10 @@ static void cancel_request(struct mcp_server *s, const cJSON *rid)
 		}
 }
 
-/* A line read while a request runs; takes its buffer. */
-static void take_line(struct mcp_server *s, char *line, size_t len)
+/* A line read while a request runs; takes its buffer.  A ping is answered
+ * at once only while the request still runs (`answer_pings`): once it has
+ * ended its own answer goes first. */
+static void take_line(struct mcp_server *s, char *line, size_t len, int answer_pings)
 {
 	cJSON *err;
 	int nul;
@@ -544,7 +547,7 @@ static void take_line(struct mcp_server *s, char *line, size_t len)
 		cancel_request(s, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(msg, "params"),
 								   "requestId"));
 		free(line);
-	} else if (is_plain_ping(msg, nul)) {
+	} else if (answer_pings && is_plain_ping(msg, nul)) {
 		if (verbose)
 			mcp_log("request ping (answered while another request runs)");
 		cJSON *r = rpc_result(cJSON_GetObjectItemCaseSensitive(msg, "id"), cJSON_CreateObject());
@@ -580,12 +583,12 @@ static unsigned long long mono_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
-int mcp_poll_input(struct mcp_server *s, int now)
+int mcp_poll_input(struct mcp_server *s, int ended)
 {
 	if (!s->in || !s->running_id)
 		return 0;
 	unsigned long long t = mono_ns();
-	if (!now && t - s->polled_ns < 2000000ull)
+	if (!ended && t - s->polled_ns < 2000000ull)
 		return s->cancelled || s->out_failed;
 	s->polled_ns = t;
 	while (!s->cancelled && !s->out_failed && !s->in_failed && s->pending_bytes < 4 * s->max_message) {
@@ -596,7 +599,7 @@ int mcp_poll_input(struct mcp_server *s, int now)
 			size_t len = r->len;
 			r->line = NULL;
 			r->cap = r->len = 0;
-			take_line(s, line, len);
+			take_line(s, line, len, !ended);
 		} else if (st == MCP_LINE_TOO_LONG) {
 			if (too_long(s, r->total, s->out) < 0)
 				s->out_failed = 1;
@@ -631,6 +634,57 @@ void mcp_server_close(struct mcp_server *s)
 	mcp_sql_close(s->sql);
 	ia_db_close(s->db);
 	memset(s, 0, sizeof *s);
+}
+
+int mcp_serve(struct mcp_server *s, int fd, FILE *out)
+{
+	struct mcp_reader r;
+	mcp_reader_init(&r, fd, s->max_message);
+	s->in = &r;
+	s->out = out;
+	int rc = 0;
+	for (;;) {
+		/* lines read while the last request ran first, in order */
+		struct mcp_pending *p = pending_pop(s);
+		char *line = p ? p->line : NULL;
+		size_t len = p ? p->len : 0;
+		free(p);
+		int w = 0;
+		if (!line) {
+			enum mcp_read_status st = s->in_failed ? MCP_LINE_ERROR : mcp_read_line(&r);
+			if (st == MCP_LINE_EOF)
+				break;
+			if (st == MCP_LINE_ERROR) {
+				mcp_log("reading stdin failed; stopping");
+				rc = -1;
+				break;
+			}
+			if (st == MCP_LINE_TOO_LONG) {
+				w = too_long(s, r.total, out);
+			} else {
+				line = r.line;   /* taken: reading on while it runs reuses r */
+				len = r.len;
+				r.line = NULL;
+				r.cap = r.len = 0;
+			}
+		}
+		if (line) {
+			w = mcp_serve_line(s, line, len, out);
+			free(line);
+		}
+		if (w < 0 || s->out_failed) {
+			mcp_log("stdout is gone; stopping");
+			rc = -1;
+			break;
+		}
+	}
+	while (s->pending)   /* left when the loop stopped on a failure */
+		pending_free(pending_pop(s));
+	s->in = NULL;
+	s->out = NULL;
+	s->in_failed = s->out_failed = 0;
+	mcp_reader_free(&r);
+	return rc;
 }
 
 int ia_cmd_mcp(int argc, char **argv)
@@ -716,53 +770,7 @@ int ia_cmd_mcp(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	mcp_log("serving %s on stdio (MCP %s)", s.db_path, MCP_PROTOCOL_LATEST);
 
-	struct mcp_reader r;
-	mcp_reader_init(&r, STDIN_FILENO, s.max_message);
-	s.in = &r;
-	s.out = stdout;
-	int rc = IA_EXIT_OK;
-	for (;;) {
-		/* lines read while the last request ran first, in order */
-		struct mcp_pending *p = pending_pop(&s);
-		char *line = p ? p->line : NULL;
-		size_t len = p ? p->len : 0;
-		free(p);
-		int w = 0;
-		if (!line) {
-			if (s.in_failed) {
-				mcp_log("reading stdin failed; stopping");
-				rc = IA_EXIT_RUNTIME;
-				break;
-			}
-			enum mcp_read_status st = mcp_read_line(&r);
-			if (st == MCP_LINE_EOF)
-				break;
-			if (st == MCP_LINE_ERROR) {
-				mcp_log("reading stdin failed; stopping");
-				rc = IA_EXIT_RUNTIME;
-				break;
-			}
-			if (st == MCP_LINE_TOO_LONG) {
-				w = too_long(&s, r.total, stdout);
-			} else {
-				line = r.line;   /* taken: reading on while it runs reuses r */
-				len = r.len;
-				r.line = NULL;
-				r.cap = r.len = 0;
-			}
-		}
-		if (line) {
-			w = mcp_serve_line(&s, line, len, stdout);
-			free(line);
-		}
-		if (w < 0 || s.out_failed) {
-			mcp_log("stdout is gone; stopping");
-			rc = IA_EXIT_RUNTIME;
-			break;
-		}
-	}
-	s.in = NULL;
-	mcp_reader_free(&r);
+	int rc = mcp_serve(&s, STDIN_FILENO, stdout) < 0 ? IA_EXIT_RUNTIME : IA_EXIT_OK;
 	mcp_server_close(&s);
 	return rc;
 }

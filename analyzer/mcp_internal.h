@@ -92,13 +92,18 @@ struct mcp_server {
  * when set.  -1 with a one-line reason. */
 int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen);
 void mcp_server_close(struct mcp_server *s);
+/* Serves the messages on fd until it ends: reads each line, answers on
+ * out.  0 when the input ended, -1 when reading it or writing out failed
+ * (logged). */
+int mcp_serve(struct mcp_server *s, int fd, FILE *out);
 /* One received line in, at most one line out.  -1 when out is gone. */
 int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out);
 /* While a request runs: reads what has arrived on s->in without waiting
- * (at most every 2 ms unless `now`), answers pings, acts on
- * notifications/cancelled and keeps other lines for later.  Returns 1 when
- * the running request should stop (cancelled, or the client is gone). */
-int mcp_poll_input(struct mcp_server *s, int now);
+ * (at most every 2 ms), answers pings, acts on notifications/cancelled and
+ * keeps other lines for later; `ended`: the request has just ended (read
+ * now, keep pings in turn).  Returns 1 when the running request should
+ * stop (cancelled, or the client is gone). */
+int mcp_poll_input(struct mcp_server *s, int ended);
 
 /* ---- tools (mcp_tools.c) ---- */
 struct mcp_tool {
