@@ -361,56 +361,18 @@ static cJSON *handle(struct mcp_server *s, const cJSON *msg)
 	return out;
 }
 
-static int blank(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
-}
-
-/* The message on a line, parsed; NULL with *resp set to the parse error to
- * send (NULL too for a blank line, with *resp NULL).  *has_nul: a string in
- * it escapes a NUL. */
+/* The message on a line (mcp_json_parse_line); NULL with *resp set to the
+ * parse error to send (NULL too for a blank line, with *resp NULL). */
 static cJSON *parse_line(const char *line, size_t len, cJSON **resp, int *has_nul)
 {
-	*resp = NULL;
-	*has_nul = 0;
-	if (blank(line, len))
-		return NULL;
-	const char *end = NULL;
-	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
-	 * refuse the message rather than act on a silently shortened one. */
-	const char *nul = memchr(line, 0, len);
-	/* an escape JSON does not allow, which cJSON would read leniently */
-	long bad = nul ? -1 : mcp_json_bad_escape(line, len);
-	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
-	 * copy where they read \uFFFD (same length; mcp_json.c) */
-	char *fixed = nul || bad >= 0 ? NULL : mcp_json_fix_surrogates(line, len);
-	const char *text = fixed ? fixed : line;
-	cJSON *msg = nul || bad >= 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	char why[128];
-	if (nul) {
-		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
-		*resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (bad >= 0) {
-		snprintf(why, sizeof why, "Parse error: not valid JSON (an escape JSON does not allow at byte %ld)", bad);
-		*resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
-		/* end: where parsing stopped, or where it failed (cJSON sets it
-		 * either way; its global error pointer is not needed) */
-		snprintf(why, sizeof why, "Parse error: not valid JSON (at byte %zu of %zu)",
-			 end ? (size_t)(end - text) : 0, len);
+	cJSON *msg = mcp_json_parse_line(line, len, why, sizeof why, has_nul);
+	*resp = NULL;
+	if (!msg && why[0]) {
 		*resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
 		if (verbose)
 			mcp_log("%s", why);
-		cJSON_Delete(msg);
-		msg = NULL;
-	} else {
-		mcp_json_keep_raw_ids(msg, text, line, len);
-		*has_nul = mcp_json_has_nul_escape(line, len);
 	}
-	free(fixed);
 	return msg;
 }
 

@@ -6,7 +6,8 @@
  *   mcp.c          command line, read loop (reading on while a request
  *                  runs: pings, cancellation), JSON-RPC dispatch, lifecycle
  *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
- *   mcp_json.c     lone surrogate escapes, ids echoed as sent
+ *   mcp_json.c     a line made a message: lone surrogate escapes, ids
+ *                  echoed as sent, escaped NULs
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
@@ -142,6 +143,10 @@ cJSON *mcp_window_json(const struct ia_trace *t);
 int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
 
 /* ---- JSON input that cJSON alone gets wrong (mcp_json.c) ---- */
+/* The message on a received line, with everything below applied; NULL
+ * with a one-line parse error in why (why "" for a blank line).
+ * *has_nul: a string in it escapes a NUL. */
+cJSON *mcp_json_parse_line(const char *line, size_t len, char *why, size_t whylen, int *has_nul);
 /* A copy of line (NUL-terminated, same length) with every lone UTF-16
  * surrogate escape inside a string rewritten as \uFFFD; NULL when there
  * is none (or no memory: cJSON then refuses the line as before). */

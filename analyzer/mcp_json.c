@@ -1,6 +1,7 @@
 /*
- * mcp_json.c — what JSON allows and cJSON does not keep: lone UTF-16
- * surrogate escapes, and request ids exactly as the client wrote them.
+ * mcp_json.c — a received line made a message (mcp_json_parse_line), with
+ * what JSON allows and cJSON does not keep: lone UTF-16 surrogate escapes,
+ * and request ids exactly as the client wrote them.
  *
  * Lone surrogates.  RFC 8259's grammar accepts any \uXXXX escape, so
  * "\ud800" alone is valid JSON text (the RFC only warns that what a
@@ -39,6 +40,7 @@
 #include "mcp_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,4 +311,48 @@ int mcp_json_ids_equal(const cJSON *a, const cJSON *b)
 	free(ta);
 	free(tb);
 	return eq;
+}
+
+static int blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}
+
+cJSON *mcp_json_parse_line(const char *line, size_t len, char *why, size_t whylen, int *has_nul)
+{
+	why[0] = 0;
+	*has_nul = 0;
+	if (blank(line, len))
+		return NULL;
+	const char *end = NULL;
+	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
+	 * refuse the message rather than act on a silently shortened one. */
+	const char *nul = memchr(line, 0, len);
+	/* an escape JSON does not allow, which cJSON would read leniently */
+	long bad = nul ? -1 : mcp_json_bad_escape(line, len);
+	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
+	 * copy where they read \uFFFD (same length) */
+	char *fixed = nul || bad >= 0 ? NULL : mcp_json_fix_surrogates(line, len);
+	const char *text = fixed ? fixed : line;
+	cJSON *msg = nul || bad >= 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (nul) {
+		snprintf(why, whylen, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
+	} else if (bad >= 0) {
+		snprintf(why, whylen, "Parse error: not valid JSON (an escape JSON does not allow at byte %ld)", bad);
+	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
+		/* end: where parsing stopped, or where it failed (cJSON sets it
+		 * either way; its global error pointer is not needed) */
+		snprintf(why, whylen, "Parse error: not valid JSON (at byte %zu of %zu)", end ? (size_t)(end - text) : 0,
+			 len);
+		cJSON_Delete(msg);
+		msg = NULL;
+	} else {
+		mcp_json_keep_raw_ids(msg, text, line, len);
+		*has_nul = mcp_json_has_nul_escape(line, len);
+	}
+	free(fixed);
+	return msg;
 }
