@@ -24,9 +24,9 @@
  * and a heap limit for SQLite while the statement runs.  Temporary data
  * (the b-trees of DISTINCT, GROUP BY, materialised subqueries, the sorter of
  * ORDER BY) is kept in memory (PRAGMA temp_store=MEMORY), so that heap
- * limit caps it too: a DISTINCT over 10 M generated rows wrote a 514 MB
- * temporary file before; now it stops at the cap with an error naming it,
- * and nothing goes to disk.  The same progress handler asks the server
+ * limit caps it too: a DISTINCT over 10 M generated rows wrote a 515 MB
+ * temporary file in 9 s before; now it stops at the cap with an error
+ * naming it, and nothing goes to disk.  The same progress handler asks the server
  * whether the client cancelled the request (mcp.c), and stops the
  * statement when it did.
  *
