@@ -24,7 +24,8 @@
 /* The window and process every trace tool takes (mcp_window_args reads them). */
 #define WINDOW_PROPS \
 	"\"from\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"start of the window, as a time " \
-	"since the trace start: 12.5 (seconds), 1500ms, 2s, 30us\"}," \
+	"since the trace start: a decimal number with an optional unit ns, us, ms, s, m, h (none = seconds): " \
+	"12.5, 1500ms, 2s, 30us\"}," \
 	"\"to\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"end of the window (same form as " \
 	"from)\"}," \
 	"\"since\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"only the last part of the " \
