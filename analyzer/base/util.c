@@ -87,34 +87,52 @@ char *ia_fmt_pct_range(char *buf, size_t len, double low, double high)
 	return buf;
 }
 
+/* Strict on purpose: strtod() also takes hex ("0x10" was 16 s), "inf",
+ * "nan", exponents and leading space, none of which a user means by a
+ * time.  Digits with an optional fraction, then an optional unit, nothing
+ * else; computed in integers, so "0.3s" is exactly 300000000 ns (digits
+ * past the unit's nanosecond rounded half up). */
 int ia_parse_dur(const char *s, uint64_t *ns)
 {
-	char *end;
-	if (!s || !*s || *s == '-')
+	if (!s)
 		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
+	const char *p = s;
+	uint64_t whole = 0;
+	size_t nwhole = 0;
+	for (; *p >= '0' && *p <= '9'; p++, nwhole++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	/* the fraction as num / den, its first 19 digits (the rest is far
+	 * below a nanosecond at every unit) */
+	uint64_t num = 0, den = 1;
+	size_t nfrac = 0;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, nfrac++)
+			if (nfrac < 19) {
+				num = num * 10 + (uint64_t)(*p - '0');
+				den *= 10;
+			}
+	if (nwhole + nfrac == 0)
 		return -1;
-	double mul = 1e9;
-	if (!*end || !strcmp(end, "s"))
-		mul = 1e9;
-	else if (!strcmp(end, "ms"))
-		mul = 1e6;
-	else if (!strcmp(end, "us"))
-		mul = 1e3;
-	else if (!strcmp(end, "ns"))
-		mul = 1;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		mul = 60e9;
-	else if (!strcmp(end, "h"))
-		mul = 3600e9;
-	else
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+		{ "ns", 1ull }, { "m", 60000000000ull }, { "min", 60000000000ull }, { "h", 3600000000000ull },
+	};
+	uint64_t mul = 0;
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (!strcmp(p, units[i].unit))
+			mul = units[i].ns;
+	if (!mul)
 		return -1;
-	double r = v * mul;
-	if (r > 9.2e18)
+	const uint64_t max = 9200000000000000000ull;   /* within int64 */
+	if (whole > max / mul)
 		return -1;
-	*ns = (uint64_t)llround(r);
+	uint64_t frac = (uint64_t)(((unsigned __int128)num * mul + den / 2) / den);
+	if (whole * mul > max - frac)
+		return -1;
+	*ns = whole * mul + frac;
 	return 0;
 }
 

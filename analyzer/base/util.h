@@ -25,7 +25,9 @@ char *ia_fmt_ratio(char *buf, size_t len, double r);
 /* "74-89%" for bounds in percent, or "87%" when they round to the same value. */
 char *ia_fmt_pct_range(char *buf, size_t len, double low, double high);
 
-/* Parse "1.5s", "200ms", "30us", "10ns", "2m", plain number = seconds. -1 on error. */
+/* Parse "1.5s", "200ms", "30us", "10ns", "2m", "1h", plain number = seconds:
+ * decimal digits with an optional fraction and an optional unit, nothing
+ * else (no sign, space, hex, exponent, inf or nan).  -1 on error. */
 int ia_parse_dur(const char *s, uint64_t *ns);
 /* A demangled C++ function name for display: its parameter list dropped
  * ("at::native::stack(c10::ArrayRef<at::Tensor>, long)" -> "at::native::stack()"),

@@ -2,15 +2,39 @@
  * mcp.c — `ingero-analyze mcp report.db`: the Model Context Protocol server.
  *
  * Transport: MCP's stdio transport — one JSON-RPC 2.0 message per line on
- * stdin and stdout, logs on stderr only (mcp_io.c).  One request is handled
- * at a time, in arrival order; the loop ends when stdin ends.
+ * stdin and stdout, logs on stderr only (mcp_io.c).  Requests are served
+ * one at a time, in arrival order; the loop ends when stdin ends (what was
+ * read by then is still served).
+ *
+ * Reading on while a request runs.  One slow run_sql must not hold the
+ * session: a client pings to see that the server lives (MCP: "respond
+ * promptly"), and cancels a call it gave up on.  So while a request runs,
+ * mcp_poll_input() reads whatever has arrived on stdin without waiting:
+ * a ping is answered at once (before the running request's answer), a
+ * notifications/cancelled naming the running request marks it cancelled,
+ * one naming a request still waiting drops that request, and every other
+ * line is kept, in order, for after.  It is called from run_sql's SQLite
+ * progress handler (every 1000 VM steps, looking at stdin at most every
+ * 2 ms), which then stops the statement (SQLITE_INTERRUPT), and once more
+ * when any request ends, before its answer is written (then a ping waits
+ * its turn: the ended request's answer goes first).  A cancelled request
+ * gets no answer at all (MCP 2025-06-18, cancellation: the receiver SHOULD
+ * NOT respond).  Why not a reader thread: everything stays on one thread,
+ * so cJSON (whose parse error pointer is a global), the server state and
+ * stdout need no locks, and the order of the other requests is kept by
+ * construction.  The cost: only SQLite work can be interrupted; the other
+ * tools (loading a window, explain's analysis: seconds on a big trace) run
+ * to their end before a ping sent meanwhile is answered, and a cancelled
+ * one's answer is then dropped.  Lines read meanwhile are held up to four
+ * times --max-message; past that reading pauses until the request ends.
  *
  * Protocol: revision 2025-06-18; a client asking for 2025-03-26 or
  * 2024-11-05 gets that revision, any other request gets 2025-06-18 (the
  * client then decides).  The server offers tools and prompts.  Requests:
  * initialize, ping, tools/list, tools/call, prompts/list, prompts/get;
- * notifications (no reply, ever): notifications/initialized, and any other
- * is ignored (cancellation included: a call runs to its end).  Batches
+ * notifications (no reply, ever): notifications/initialized,
+ * notifications/cancelled (above; initialize cannot be cancelled), any
+ * other is ignored.  Batches
  * (JSON arrays) exist in 2025-03-26 and 2024-11-05 only, so they are
  * answered only when one of those was negotiated.
  *
@@ -23,7 +47,9 @@
  *
  * Ids come back exactly as sent (a numeric id's digits, not a double's),
  * and strings may hold lone UTF-16 surrogate escapes, which JSON allows
- * and cJSON does not: both in mcp_json.c.
+ * and cJSON does not: both in mcp_json.c.  A string escaping a NUL
+ * (\u0000), which cJSON would cut there, makes a request an error (-32602)
+ * rather than one acted on with a shortened string.
  *
  * The lifecycle is enforced leniently: requests before initialize are
  * served (a strict server gains nothing here and some clients probe first).
@@ -43,6 +69,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MCP_SERVER_VERSION INGERO_VERSION
@@ -75,6 +102,7 @@ static const char usage[] =
 "Options:\n"
 "  --max-message BYTES  longest accepted message (default 4194304); longer ones get an error\n"
 "  --sql-timeout MS     run_sql's default time limit per statement (default 5000)\n"
+"  --sql-memory MIB     run_sql's memory per statement, temporary data included (default 512)\n"
 "  -v, --verbose        log every request on stderr\n"
 "  -h, --help           this text;  -V, --version  the version\n"
 "\n"
@@ -281,9 +309,27 @@ static cJSON *handle_one(struct mcp_server *s, const cJSON *msg)
 		params = NULL;
 	if (verbose)
 		mcp_log("request %.64s", method->valuestring);
+	if (s->line_has_nul)
+		return rpc_error(id, MCP_INVALID_PARAMS, "Invalid params: a string in the message escapes a NUL "
+				 "(\\u0000, U+0000), which this server cannot take whole (it would cut the string "
+				 "there); the request was not run");
 	int code = MCP_INTERNAL_ERROR;
 	char err[512] = "internal error";
+	s->running_id = id;
+	s->running_method = method->valuestring;
+	s->cancelled = 0;
 	cJSON *result = dispatch(s, method->valuestring, params, &code, err, sizeof err);
+	mcp_poll_input(s, 1);   /* a cancel that arrived while it ran (and could not stop it) */
+	int cancelled = s->cancelled;
+	s->running_id = NULL;
+	s->running_method = NULL;
+	s->cancelled = 0;
+	if (cancelled) {
+		if (verbose)
+			mcp_log("request %.64s cancelled by the client: no answer", method->valuestring);
+		cJSON_Delete(result);
+		return NULL;
+	}
 	if (!result) {
 		if (verbose || code == MCP_INTERNAL_ERROR)
 			mcp_log("%s", err);
@@ -315,53 +361,29 @@ static cJSON *handle(struct mcp_server *s, const cJSON *msg)
 	return out;
 }
 
-static int blank(const char *p, size_t n)
+/* The message on a line (mcp_json_parse_line); NULL with *resp set to the
+ * parse error to send (NULL too for a blank line, with *resp NULL). */
+static cJSON *parse_line(const char *line, size_t len, cJSON **resp, int *has_nul)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
+	char why[128];
+	cJSON *msg = mcp_json_parse_line(line, len, why, sizeof why, has_nul);
+	*resp = NULL;
+	if (!msg && why[0]) {
+		*resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
+		if (verbose)
+			mcp_log("%s", why);
+	}
+	return msg;
 }
 
 int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out)
 {
-	if (blank(line, len))
-		return 0;
-	const char *end = NULL;
-	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
-	 * refuse the message rather than act on a silently shortened one. */
-	const char *nul = memchr(line, 0, len);
-	/* an escape JSON does not allow, which cJSON would read leniently */
-	long bad = nul ? -1 : mcp_json_bad_escape(line, len);
-	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
-	 * copy where they read \uFFFD (same length; mcp_json.c) */
-	char *fixed = nul || bad >= 0 ? NULL : mcp_json_fix_surrogates(line, len);
-	const char *text = fixed ? fixed : line;
-	cJSON *msg = nul || bad >= 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (msg)
-		mcp_json_keep_raw_ids(msg, text, line, len);
 	cJSON *resp;
-	if (nul) {
-		char why[128];
-		snprintf(why, sizeof why, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
-		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (bad >= 0) {
-		char why[128];
-		snprintf(why, sizeof why, "Parse error: not valid JSON (an escape JSON does not allow at byte %ld)", bad);
-		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
-		char why[128];
-		snprintf(why, sizeof why, "Parse error: not valid JSON (at byte %zu of %zu)",
-			 msg ? (size_t)(end - text) : (size_t)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0),
-			 len);
-		resp = rpc_error(NULL, MCP_PARSE_ERROR, why);
-		if (verbose)
-			mcp_log("%s", why);
-	} else {
+	cJSON *msg = parse_line(line, len, &resp, &s->line_has_nul);
+	if (msg)
 		resp = handle(s, msg);
-	}
+	s->line_has_nul = 0;
 	cJSON_Delete(msg);
-	free(fixed);
 	int rc = 0;
 	if (resp) {
 		rc = mcp_write(out, resp);
@@ -370,13 +392,197 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 	return rc;
 }
 
+/* ---- reading on while a request runs (see the top) ---- */
+
+struct mcp_pending {
+	struct mcp_pending *next;
+	char *line;
+	size_t len;
+};
+
+/* Keeps a line (taking its buffer) to serve after the running request. */
+static int pending_push(struct mcp_server *s, char *line, size_t len)
+{
+	struct mcp_pending *p = malloc(sizeof *p);
+	if (!p)
+		return -1;
+	p->next = NULL;
+	p->line = line;
+	p->len = len;
+	if (s->pending_last)
+		s->pending_last->next = p;
+	else
+		s->pending = p;
+	s->pending_last = p;
+	s->pending_bytes += len;
+	return 0;
+}
+
+/* Unlinks *pp (pp: the link that points to it). */
+static struct mcp_pending *pending_unlink(struct mcp_server *s, struct mcp_pending **pp, struct mcp_pending *prev)
+{
+	struct mcp_pending *p = *pp;
+	*pp = p->next;
+	if (s->pending_last == p)
+		s->pending_last = prev;
+	s->pending_bytes -= p->len;
+	return p;
+}
+
+static struct mcp_pending *pending_pop(struct mcp_server *s)
+{
+	return s->pending ? pending_unlink(s, &s->pending, NULL) : NULL;
+}
+
+static void pending_free(struct mcp_pending *p)
+{
+	if (p)
+		free(p->line);
+	free(p);
+}
+
+static int valid_id(const cJSON *id)
+{
+	return cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsRaw(id);
+}
+
+/* A valid ping request: answerable at once, it touches no state. */
+static int is_plain_ping(const cJSON *msg, int has_nul)
+{
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "method"));
+	return !has_nul && cJSON_IsObject(msg) && cJSON_IsString(ver) && !strcmp(ver->valuestring, "2.0") &&
+	       valid_id(cJSON_GetObjectItemCaseSensitive(msg, "id")) && method && !strcmp(method, "ping") &&
+	       (!params || cJSON_IsObject(params) || cJSON_IsNull(params));
+}
+
+/* Whether the kept line p is the request rid names (initialize excepted:
+ * it cannot be cancelled). */
+static int pending_is(const struct mcp_pending *p, const cJSON *rid)
+{
+	cJSON *err;
+	int nul;
+	cJSON *m = parse_line(p->line, p->len, &err, &nul);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
+	int hit = cJSON_IsObject(m) && method && strcmp(method, "initialize") && valid_id(id) && mcp_json_ids_equal(id, rid);
+	cJSON_Delete(m);
+	cJSON_Delete(err);
+	return hit;
+}
+
+/* notifications/cancelled for request rid: the running request is marked,
+ * a waiting one dropped; an unknown or finished one changes nothing. */
+static void cancel_request(struct mcp_server *s, const cJSON *rid)
+{
+	if (!valid_id(rid))
+		return;
+	if (s->running_id && mcp_json_ids_equal(s->running_id, rid)) {
+		/* initialize cannot be cancelled (MCP 2025-06-18) */
+		if (strcmp(s->running_method, "initialize") != 0)
+			s->cancelled = 1;
+		return;
+	}
+	struct mcp_pending *prev = NULL;
+	for (struct mcp_pending **pp = &s->pending; *pp; prev = *pp, pp = &(*pp)->next)
+		if (pending_is(*pp, rid)) {
+			pending_free(pending_unlink(s, pp, prev));
+			if (verbose)
+				mcp_log("a waiting request was cancelled by the client: dropped, no answer");
+			return;
+		}
+}
+
+/* A line read while a request runs; takes its buffer.  A ping is answered
+ * at once only while the request still runs (`answer_pings`): once it has
+ * ended its own answer goes first. */
+static void take_line(struct mcp_server *s, char *line, size_t len, int answer_pings)
+{
+	cJSON *err;
+	int nul;
+	cJSON *msg = parse_line(line, len, &err, &nul);
+	cJSON_Delete(err);   /* a bad line is kept: its error goes out in order */
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "method"));
+	if (cJSON_IsObject(msg) && method && !cJSON_GetObjectItemCaseSensitive(msg, "id") &&
+	    !strcmp(method, "notifications/cancelled")) {
+		cancel_request(s, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(msg, "params"),
+								   "requestId"));
+		free(line);
+	} else if (answer_pings && is_plain_ping(msg, nul)) {
+		if (verbose)
+			mcp_log("request ping (answered while another request runs)");
+		cJSON *r = rpc_result(cJSON_GetObjectItemCaseSensitive(msg, "id"), cJSON_CreateObject());
+		if (mcp_write(s->out, r) < 0)
+			s->out_failed = 1;
+		cJSON_Delete(r);
+		free(line);
+	} else if (pending_push(s, line, len) < 0) {
+		free(line);
+		s->in_failed = 1;   /* out of memory: stop as on a read error */
+	}
+	cJSON_Delete(msg);
+}
+
+/* A line over --max-message: answered at once (it was not read, so there
+ * is nothing to keep for later). */
+static int too_long(struct mcp_server *s, size_t total, FILE *out)
+{
+	char why[160];
+	snprintf(why, sizeof why, "Parse error: message of %zu bytes is over the limit of %zu "
+		 "bytes; it was not read", total, s->max_message);
+	mcp_log("%s", why);
+	cJSON *e = rpc_error(NULL, MCP_PARSE_ERROR, why);
+	int w = mcp_write(out, e);
+	cJSON_Delete(e);
+	return w;
+}
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+int mcp_poll_input(struct mcp_server *s, int ended)
+{
+	if (!s->in || !s->running_id)
+		return 0;
+	unsigned long long t = mono_ns();
+	if (!ended && t - s->polled_ns < 2000000ull)
+		return s->cancelled || s->out_failed;
+	s->polled_ns = t;
+	while (!s->cancelled && !s->out_failed && !s->in_failed && s->pending_bytes < 4 * s->max_message) {
+		struct mcp_reader *r = s->in;
+		enum mcp_read_status st = mcp_read_line_ready(r);
+		if (st == MCP_LINE) {
+			char *line = r->line;    /* taken: the reader allocates anew */
+			size_t len = r->len;
+			r->line = NULL;
+			r->cap = r->len = 0;
+			take_line(s, line, len, !ended);
+		} else if (st == MCP_LINE_TOO_LONG) {
+			if (too_long(s, r->total, s->out) < 0)
+				s->out_failed = 1;
+		} else {
+			if (st == MCP_LINE_ERROR)
+				s->in_failed = 1;
+			break;   /* nothing more has arrived, or the input ended */
+		}
+	}
+	return s->cancelled || s->out_failed;
+}
+
 int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen)
 {
 	size_t max = s->max_message ? s->max_message : MCP_DEFAULT_MAX_MESSAGE;
 	long sqlt = s->sql_timeout_ms ? s->sql_timeout_ms : 5000;
+	long long heap = s->sql_heap ? s->sql_heap : MCP_SQL_HEAP_DEFAULT;
 	memset(s, 0, sizeof *s);
 	s->max_message = max;
 	s->sql_timeout_ms = sqlt;
+	s->sql_heap = heap;
 	s->db_path = path;
 	s->db = ia_db_open(path, err, errlen);
 	return s->db ? 0 : -1;
@@ -384,10 +590,63 @@ int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t er
 
 void mcp_server_close(struct mcp_server *s)
 {
+	while (s->pending)
+		pending_free(pending_pop(s));
 	mcp_view_free(&s->view);
 	mcp_sql_close(s->sql);
 	ia_db_close(s->db);
 	memset(s, 0, sizeof *s);
+}
+
+int mcp_serve(struct mcp_server *s, int fd, FILE *out)
+{
+	struct mcp_reader r;
+	mcp_reader_init(&r, fd, s->max_message);
+	s->in = &r;
+	s->out = out;
+	int rc = 0;
+	for (;;) {
+		/* lines read while the last request ran first, in order */
+		struct mcp_pending *p = pending_pop(s);
+		char *line = p ? p->line : NULL;
+		size_t len = p ? p->len : 0;
+		free(p);
+		int w = 0;
+		if (!line) {
+			enum mcp_read_status st = s->in_failed ? MCP_LINE_ERROR : mcp_read_line(&r);
+			if (st == MCP_LINE_EOF)
+				break;
+			if (st == MCP_LINE_ERROR) {
+				mcp_log("reading stdin failed; stopping");
+				rc = -1;
+				break;
+			}
+			if (st == MCP_LINE_TOO_LONG) {
+				w = too_long(s, r.total, out);
+			} else {
+				line = r.line;   /* taken: reading on while it runs reuses r */
+				len = r.len;
+				r.line = NULL;
+				r.cap = r.len = 0;
+			}
+		}
+		if (line) {
+			w = mcp_serve_line(s, line, len, out);
+			free(line);
+		}
+		if (w < 0 || s->out_failed) {
+			mcp_log("stdout is gone; stopping");
+			rc = -1;
+			break;
+		}
+	}
+	while (s->pending)   /* left when the loop stopped on a failure */
+		pending_free(pending_pop(s));
+	s->in = NULL;
+	s->out = NULL;
+	s->in_failed = s->out_failed = 0;
+	mcp_reader_free(&r);
+	return rc;
 }
 
 int ia_cmd_mcp(int argc, char **argv)
@@ -396,10 +655,12 @@ int ia_cmd_mcp(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	s.max_message = MCP_DEFAULT_MAX_MESSAGE;
 	s.sql_timeout_ms = 5000;
-	enum { O_MAX = 256, O_SQLT };
+	s.sql_heap = MCP_SQL_HEAP_DEFAULT;
+	enum { O_MAX = 256, O_SQLT, O_SQLMEM };
 	static const struct option opts[] = {
 		{ "max-message", required_argument, 0, O_MAX },
 		{ "sql-timeout", required_argument, 0, O_SQLT },
+		{ "sql-memory", required_argument, 0, O_SQLMEM },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
@@ -428,6 +689,14 @@ int ia_cmd_mcp(int argc, char **argv)
 			}
 			s.sql_timeout_ms = v;
 			break;
+		case O_SQLMEM:
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 8 || v > 65536) {
+				ia_err("mcp: --sql-memory: MiB from 8 to 65536: %s", optarg);
+				return IA_EXIT_USAGE;
+			}
+			s.sql_heap = (long long)v << 20;
+			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage, stdout); return IA_EXIT_OK;
 		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
@@ -447,6 +716,13 @@ int ia_cmd_mcp(int argc, char **argv)
 		ia_err("mcp: unexpected argument %s (one report.db)", argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}
+	/* run_sql's memory cap (sqlite3_hard_heap_limit64, mcp_sql.c) holds
+	 * only while SQLite keeps memory statistics, which db.c turns off for
+	 * the other commands (a mutex on every allocation, in the parallel
+	 * scans): on here, and SQLite started, so that db.c's call is too late
+	 * to change it. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
+	sqlite3_initialize();
 	char err[512];
 	if (mcp_server_open(&s, argv[optind], err, sizeof err) < 0) {
 		ia_err("%s", err);
@@ -456,37 +732,7 @@ int ia_cmd_mcp(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	mcp_log("serving %s on stdio (MCP %s)", s.db_path, MCP_PROTOCOL_LATEST);
 
-	struct mcp_reader r;
-	mcp_reader_init(&r, STDIN_FILENO, s.max_message);
-	int rc = IA_EXIT_OK;
-	for (;;) {
-		enum mcp_read_status st = mcp_read_line(&r);
-		if (st == MCP_LINE_EOF)
-			break;
-		if (st == MCP_LINE_ERROR) {
-			mcp_log("reading stdin failed; stopping");
-			rc = IA_EXIT_RUNTIME;
-			break;
-		}
-		int w;
-		if (st == MCP_LINE_TOO_LONG) {
-			char why[160];
-			snprintf(why, sizeof why, "Parse error: message of %zu bytes is over the limit of %zu "
-				 "bytes; it was not read", r.total, s.max_message);
-			mcp_log("%s", why);
-			cJSON *e = rpc_error(NULL, MCP_PARSE_ERROR, why);
-			w = mcp_write(stdout, e);
-			cJSON_Delete(e);
-		} else {
-			w = mcp_serve_line(&s, r.line, r.len, stdout);
-		}
-		if (w < 0) {
-			mcp_log("stdout is gone; stopping");
-			rc = IA_EXIT_RUNTIME;
-			break;
-		}
-	}
-	mcp_reader_free(&r);
+	int rc = mcp_serve(&s, STDIN_FILENO, stdout) < 0 ? IA_EXIT_RUNTIME : IA_EXIT_OK;
 	mcp_server_close(&s);
 	return rc;
 }

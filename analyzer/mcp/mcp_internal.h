@@ -3,9 +3,11 @@
  * JSON-RPC error codes, the tool and prompt registries, and the builders of
  * tool results.
  *
- *   mcp.c          command line, read loop, JSON-RPC dispatch, lifecycle
+ *   mcp.c          command line, read loop (reading on while a request
+ *                  runs: pings, cancellation), JSON-RPC dispatch, lifecycle
  *   mcp_io.c       the stdio transport (bounded line reader, UTF-8-safe writer)
- *   mcp_json.c     lone surrogate escapes, ids echoed as sent
+ *   mcp_json.c     a line made a message: lone surrogate escapes, ids
+ *                  echoed as sent, escaped NULs
  *   mcp_schema.c   checks tool arguments against each tool's inputSchema
  *   mcp_result.c   tool results: text with traced strings fenced as data,
  *                  plus structuredContent
@@ -43,6 +45,8 @@ enum {
 #define MCP_DEFAULT_MAX_MESSAGE (4u << 20)
 
 struct mcp_sql;
+struct mcp_reader;
+struct mcp_pending;
 
 /* One loaded view of the trace (a filter) and what was computed on it.
  * The server keeps the last one: an assistant asks several questions about
@@ -69,7 +73,19 @@ struct mcp_server {
 	int client_ready;             /* notifications/initialized received */
 	size_t max_message;
 	long sql_timeout_ms;
+	long long sql_heap;           /* run_sql's memory cap in bytes (--sql-memory) */
 	struct mcp_view view;
+	/* Reading on while a request runs (mcp.c: mcp_poll_input) */
+	struct mcp_reader *in;        /* stdin; NULL when the caller hands in lines (tests, fuzzer) */
+	FILE *out;                    /* where the replies made meanwhile go */
+	struct mcp_pending *pending, *pending_last;   /* lines read meanwhile, served in order after */
+	size_t pending_bytes;
+	int in_failed, out_failed;
+	int line_has_nul;             /* the message being served escapes a NUL in a string */
+	const cJSON *running_id;      /* the request being served; NULL between requests */
+	const char *running_method;
+	int cancelled;                /* a notifications/cancelled named running_id */
+	unsigned long long polled_ns; /* when the input was last looked at */
 };
 
 /* ---- the server (mcp.c) ---- */
@@ -77,8 +93,18 @@ struct mcp_server {
  * when set.  -1 with a one-line reason. */
 int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen);
 void mcp_server_close(struct mcp_server *s);
+/* Serves the messages on fd until it ends: reads each line, answers on
+ * out.  0 when the input ended, -1 when reading it or writing out failed
+ * (logged). */
+int mcp_serve(struct mcp_server *s, int fd, FILE *out);
 /* One received line in, at most one line out.  -1 when out is gone. */
 int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out);
+/* While a request runs: reads what has arrived on s->in without waiting
+ * (at most every 2 ms), answers pings, acts on notifications/cancelled and
+ * keeps other lines for later; `ended`: the request has just ended (read
+ * now, keep pings in turn).  Returns 1 when the running request should
+ * stop (cancelled, or the client is gone). */
+int mcp_poll_input(struct mcp_server *s, int ended);
 
 /* ---- tools (mcp_tools.c) ---- */
 struct mcp_tool {
@@ -117,6 +143,10 @@ cJSON *mcp_window_json(const struct ia_trace *t);
 int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen);
 
 /* ---- JSON input that cJSON alone gets wrong (mcp_json.c) ---- */
+/* The message on a received line, with everything below applied; NULL
+ * with a one-line parse error in why (why "" for a blank line).
+ * *has_nul: a string in it escapes a NUL. */
+cJSON *mcp_json_parse_line(const char *line, size_t len, char *why, size_t whylen, int *has_nul);
 /* A copy of line (NUL-terminated, same length) with every lone UTF-16
  * surrogate escape inside a string rewritten as \uFFFD; NULL when there
  * is none (or no memory: cJSON then refuses the line as before). */
@@ -130,6 +160,12 @@ long mcp_json_bad_escape(const char *line, size_t len);
  * (orig: the line before mcp_json_fix_surrogates): echoed exactly as the
  * client sent them. */
 void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_t len);
+/* Whether a string in line escapes a NUL (\u0000), which cJSON would cut at. */
+int mcp_json_has_nul_escape(const char *line, size_t len);
+/* Whether two ids (number, string or raw as kept above) name the same
+ * request: the same bytes, or the same string, or the same number where a
+ * double holds it exactly (below 2^53). */
+int mcp_json_ids_equal(const cJSON *a, const cJSON *b);
 
 /* ---- results (mcp_result.c) ---- */
 /* A successful result: `summary` (plain text written by us, no traced
@@ -155,8 +191,18 @@ cJSON *mcp_result_error(const char *fmt, ...) __attribute__((format(printf, 1, 2
 char *mcp_json_fenced(const cJSON *data);
 
 /* ---- run_sql (mcp_sql.c) ---- */
-struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen);
+/* heap_max: SQLite's memory while a statement runs, temporary data
+ * included (<= 0: MCP_SQL_HEAP_DEFAULT). */
+struct mcp_sql *mcp_sql_open(const char *path, long long heap_max, char *err, size_t errlen);
 void mcp_sql_close(struct mcp_sql *q);
+/* While a statement runs, cancelled(ud) is asked now and then (from
+ * SQLite's progress handler); nonzero stops it with "cancelled by the
+ * client". */
+void mcp_sql_on_progress(struct mcp_sql *q, int (*cancelled)(void *), void *ud);
+/* A REAL as JSON: a raw number in the shortest form that reads back as v
+ * (15, 16 or 17 digits), or for infinity and NaN the string "Infinity",
+ * "-Infinity" or "NaN" with *special set. */
+cJSON *mcp_sql_real_json(double v, int *special);
 /* Runs one read-only statement.  Returns {"columns","rows","row_count",
  * "truncated","elapsed_ms"}, or NULL with a one-line reason. */
 cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeout_ms,
@@ -169,6 +215,7 @@ const char *mcp_sql_description(void);
 #define MCP_SQL_MAX_ROWS_DEFAULT 200
 #define MCP_SQL_MAX_ROWS_LIMIT 5000
 #define MCP_SQL_MAX_BYTES (1u << 20)   /* result text cap */
+#define MCP_SQL_HEAP_DEFAULT (512ll << 20)
 
 /* ---- prompts (mcp_prompts.c) ---- */
 cJSON *mcp_prompts_list(void);

@@ -13,6 +13,7 @@
 #include "mcp/mcp_io.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,17 +72,32 @@ static enum mcp_read_status finish(struct mcp_reader *r)
 	return MCP_LINE;
 }
 
-enum mcp_read_status mcp_read_line(struct mcp_reader *r)
+/* The next line; without `wait`, MCP_LINE_AGAIN instead of blocking when
+ * no byte is ready, with the part already read kept in line/len/total. */
+static enum mcp_read_status read_line(struct mcp_reader *r, int wait)
 {
-	r->len = 0;
-	r->total = 0;
-	if (r->line)
-		r->line[0] = 0;
-	int started = 0;
+	if (!r->partial) {
+		r->len = 0;
+		r->total = 0;
+		if (r->line)
+			r->line[0] = 0;
+	}
 	for (;;) {
 		if (r->pos == r->end) {
-			if (r->eof)
-				return started ? finish(r) : MCP_LINE_EOF;
+			if (r->eof) {
+				if (!r->partial)
+					return MCP_LINE_EOF;
+				r->partial = 0;
+				return finish(r);
+			}
+			if (!wait) {
+				struct pollfd p = { .fd = r->fd, .events = POLLIN };
+				int n = poll(&p, 1, 0);
+				if (n < 0 && errno != EINTR)
+					return MCP_LINE_ERROR;
+				if (n <= 0)
+					return MCP_LINE_AGAIN;   /* POLLHUP/POLLERR: read() says which */
+			}
 			ssize_t n = read(r->fd, r->chunk, sizeof r->chunk);
 			if (n < 0) {
 				if (errno == EINTR)
@@ -95,7 +111,7 @@ enum mcp_read_status mcp_read_line(struct mcp_reader *r)
 				continue;
 			}
 		}
-		started = 1;
+		r->partial = 1;
 		char *s = r->chunk + r->pos;
 		size_t avail = r->end - r->pos;
 		char *nl = memchr(s, '\n', avail);
@@ -103,9 +119,21 @@ enum mcp_read_status mcp_read_line(struct mcp_reader *r)
 		if (keep(r, s, n) < 0)
 			return MCP_LINE_ERROR;
 		r->pos += n + (nl ? 1 : 0);
-		if (nl)
+		if (nl) {
+			r->partial = 0;
 			return finish(r);
+		}
 	}
+}
+
+enum mcp_read_status mcp_read_line(struct mcp_reader *r)
+{
+	return read_line(r, 1);
+}
+
+enum mcp_read_status mcp_read_line_ready(struct mcp_reader *r)
+{
+	return read_line(r, 0);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is invalid. */
@@ -156,6 +184,17 @@ char *mcp_utf8_clean(const char *s, size_t len, size_t *outlen)
 	if (outlen)
 		*outlen = w;
 	return o;
+}
+
+size_t mcp_utf8_chars(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+	for (size_t i = 0; i < len; n++) {
+		size_t k = utf8_seq(u + i, len - i);
+		i += k ? k : 1;
+	}
+	return n;
 }
 
 int mcp_write(FILE *out, const cJSON *msg)

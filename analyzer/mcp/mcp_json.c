@@ -1,6 +1,7 @@
 /*
- * mcp_json.c — what JSON allows and cJSON does not keep: lone UTF-16
- * surrogate escapes, and request ids exactly as the client wrote them.
+ * mcp_json.c — a received line made a message (mcp_json_parse_line), with
+ * what JSON allows and cJSON does not keep: lone UTF-16 surrogate escapes,
+ * and request ids exactly as the client wrote them.
  *
  * Lone surrogates.  RFC 8259's grammar accepts any \uXXXX escape, so
  * "\ud800" alone is valid JSON text (the RFC only warns that what a
@@ -38,6 +39,8 @@
  */
 #include "mcp/mcp_internal.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,12 +188,13 @@ static int wants_raw(const cJSON *msg)
 	return cJSON_IsNumber(id) || cJSON_IsString(id);
 }
 
-/* msg (an object) parsed from [p, end) of `orig`'s layout: its id becomes
- * the raw bytes of `orig` at the same place. */
-static void keep_raw(cJSON *msg, const char *p, const char *end, const char *orig, const char *text)
+/* msg (an object) parsed from [p, end) of `orig`'s layout: its member
+ * `name` becomes the raw bytes of `orig` at the same place. */
+static void keep_raw(cJSON *msg, const char *name, const char *p, const char *end, const char *orig,
+		     const char *text)
 {
 	const char *vs, *ve;
-	if (member_extent(p, end, "id", &vs, &ve) < 0)
+	if (member_extent(p, end, name, &vs, &ve) < 0)
 		return;
 	size_t n = (size_t)(ve - vs);
 	const char *o = orig + (vs - text);
@@ -205,7 +209,21 @@ static void keep_raw(cJSON *msg, const char *p, const char *end, const char *ori
 	cJSON *item = cJSON_CreateRaw(raw);
 	free(raw);
 	if (item)
-		cJSON_ReplaceItemInObjectCaseSensitive(msg, "id", item);
+		cJSON_ReplaceItemInObjectCaseSensitive(msg, name, item);
+}
+
+/* A notifications/cancelled (msg parsed from [p, end)): its params.requestId
+ * as the client wrote it. */
+static void keep_raw_request_id(cJSON *msg, const char *p, const char *end, const char *orig, const char *text)
+{
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "method"));
+	cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	if (!method || strcmp(method, "notifications/cancelled") || !(cJSON_IsNumber(rid) || cJSON_IsString(rid)))
+		return;
+	const char *vs, *ve;
+	if (member_extent(p, end, "params", &vs, &ve) == 0)
+		keep_raw(params, "requestId", vs, ve, orig, text);
 }
 
 void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_t len)
@@ -213,7 +231,8 @@ void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_
 	const char *end = text + len;
 	if (cJSON_IsObject(msg)) {
 		if (wants_raw(msg))
-			keep_raw(msg, text, end, orig, text);
+			keep_raw(msg, "id", text, end, orig, text);
+		keep_raw_request_id(msg, text, end, orig, text);
 		return;
 	}
 	if (!cJSON_IsArray(msg))
@@ -238,9 +257,102 @@ void mcp_json_keep_raw_ids(cJSON *msg, const char *text, const char *orig, size_
 			return;
 		cJSON_Delete(v);
 		if (cJSON_IsObject(el) && wants_raw(el))
-			keep_raw(el, p, vend, orig, text);
+			keep_raw(el, "id", p, vend, orig, text);
 		p = skip_ws(vend, end);
 		if (p < end && *p == ',')
 			p++;
 	}
+}
+
+int mcp_json_has_nul_escape(const char *line, size_t len)
+{
+	const char *end = line + len;
+	int in_string = 0;
+	for (const char *p = next_escape(line, end, &in_string); p < end; p = next_escape(p + 1, end, &in_string)) {
+		long u = escape_at(p, end);
+		if (u == 0)
+			return 1;
+		p += u < 0 ? 1 : 5;   /* \" \\ \n ...: skip the escaped byte; \uXXXX: its digits */
+	}
+	return 0;
+}
+
+/* An id's JSON text: a raw item's bytes, else cJSON's printing.  Caller frees. */
+static char *id_text(const cJSON *id)
+{
+	return cJSON_IsRaw(id) ? strdup(id->valuestring) : cJSON_PrintUnformatted(id);
+}
+
+/* The value of an id's text, lone surrogates read as U+FFFD (as the parser
+ * read the message). */
+static cJSON *id_value(const char *t)
+{
+	char *fixed = mcp_json_fix_surrogates(t, strlen(t));
+	cJSON *v = cJSON_Parse(fixed ? fixed : t);
+	free(fixed);
+	return v;
+}
+
+int mcp_json_ids_equal(const cJSON *a, const cJSON *b)
+{
+	char *ta = id_text(a), *tb = id_text(b);
+	int eq = ta && tb && !strcmp(ta, tb);
+	if (!eq && ta && tb) {
+		/* the same value written another way: "\u00e9" and "é", 1 and 1.0 */
+		cJSON *va = id_value(ta), *vb = id_value(tb);
+		if (cJSON_IsString(va) && cJSON_IsString(vb))
+			eq = !strcmp(va->valuestring, vb->valuestring);
+		else if (cJSON_IsNumber(va) && cJSON_IsNumber(vb))
+			/* only where a double is exact: past 2^53 the digits decide */
+			eq = va->valuedouble == vb->valuedouble && fabs(va->valuedouble) < 9007199254740992.0;
+		cJSON_Delete(va);
+		cJSON_Delete(vb);
+	}
+	free(ta);
+	free(tb);
+	return eq;
+}
+
+static int blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}
+
+cJSON *mcp_json_parse_line(const char *line, size_t len, char *why, size_t whylen, int *has_nul)
+{
+	why[0] = 0;
+	*has_nul = 0;
+	if (blank(line, len))
+		return NULL;
+	const char *end = NULL;
+	/* A raw NUL is never valid JSON, and cJSON would cut a string at it:
+	 * refuse the message rather than act on a silently shortened one. */
+	const char *nul = memchr(line, 0, len);
+	/* an escape JSON does not allow, which cJSON would read leniently */
+	long bad = nul ? -1 : mcp_json_bad_escape(line, len);
+	/* lone surrogate escapes are valid JSON that cJSON refuses: parse a
+	 * copy where they read \uFFFD (same length) */
+	char *fixed = nul || bad >= 0 ? NULL : mcp_json_fix_surrogates(line, len);
+	const char *text = fixed ? fixed : line;
+	cJSON *msg = nul || bad >= 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (nul) {
+		snprintf(why, whylen, "Parse error: not valid JSON (a NUL byte at byte %zu)", (size_t)(nul - line));
+	} else if (bad >= 0) {
+		snprintf(why, whylen, "Parse error: not valid JSON (an escape JSON does not allow at byte %ld)", bad);
+	} else if (!msg || !blank(end, len - (size_t)(end - text))) {
+		/* end: where parsing stopped, or where it failed (cJSON sets it
+		 * either way; its global error pointer is not needed) */
+		snprintf(why, whylen, "Parse error: not valid JSON (at byte %zu of %zu)", end ? (size_t)(end - text) : 0,
+			 len);
+		cJSON_Delete(msg);
+		msg = NULL;
+	} else {
+		mcp_json_keep_raw_ids(msg, text, line, len);
+		*has_nul = mcp_json_has_nul_escape(line, len);
+	}
+	free(fixed);
+	return msg;
 }

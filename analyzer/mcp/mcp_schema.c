@@ -3,15 +3,23 @@
  *
  * The schema a client sees in tools/list is the one enforced here, so the
  * two cannot drift apart.  Only the subset our tools use is understood:
- * an object whose properties are strings (with enum, maxLength), integers
- * or numbers (minimum, maximum) or booleans; `required`; and
+ * an object whose properties are strings (with enum, minLength, maxLength),
+ * integers or numbers (minimum, maximum) or booleans; `required`; and
  * additionalProperties:false.  A schema keyword outside that subset is a
  * bug in our table, caught by the tests listing every tool.
+ *
+ * Lengths are counted as JSON Schema counts them: characters (Unicode code
+ * points), not bytes — 60,000 "é" are 120,000 bytes and within a
+ * maxLength of 100000 — and not UTF-16 units (an emoji is one).  Bounds go
+ * into messages as the schema's type has them: an integer's range is
+ * "1..2147483647", never "%g"'s "2.14748e+09".
  */
 #include "mcp/mcp_internal.h"
+#include "mcp/mcp_io.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *json_type(const cJSON *v)
@@ -25,6 +33,26 @@ static const char *json_type(const cJSON *v)
 	return "invalid";
 }
 
+/* A schema bound as the message writes it: an integer's as an integer, a
+ * number's in the shortest form that reads back as the same double; "" when
+ * the schema has none. */
+static void bound(char *buf, size_t len, const cJSON *b, int integer)
+{
+	buf[0] = 0;
+	if (!cJSON_IsNumber(b))
+		return;
+	double d = b->valuedouble;
+	if (integer || (d == floor(d) && fabs(d) < 9007199254740992.0)) {
+		snprintf(buf, len, "%.0f", d);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+}
+
 static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *err, size_t errlen)
 {
 	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(prop, "type"));
@@ -36,9 +64,17 @@ static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *
 			return -1;
 		}
 		const cJSON *ml = cJSON_GetObjectItemCaseSensitive(prop, "maxLength");
-		if (cJSON_IsNumber(ml) && strlen(v->valuestring) > (size_t)ml->valuedouble) {
-			snprintf(err, errlen, "argument '%s' is longer than %d characters", name, ml->valueint);
-			return -1;
+		const cJSON *nl = cJSON_GetObjectItemCaseSensitive(prop, "minLength");
+		if (cJSON_IsNumber(ml) || cJSON_IsNumber(nl)) {
+			size_t chars = mcp_utf8_chars(v->valuestring, strlen(v->valuestring));
+			if (cJSON_IsNumber(ml) && (double)chars > ml->valuedouble) {
+				snprintf(err, errlen, "argument '%s' is longer than %.0f characters", name, ml->valuedouble);
+				return -1;
+			}
+			if (cJSON_IsNumber(nl) && (double)chars < nl->valuedouble) {
+				snprintf(err, errlen, "argument '%s' is shorter than %.0f characters", name, nl->valuedouble);
+				return -1;
+			}
 		}
 		const cJSON *en = cJSON_GetObjectItemCaseSensitive(prop, "enum");
 		if (cJSON_IsArray(en)) {
@@ -64,9 +100,14 @@ static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *
 		const cJSON *mx = cJSON_GetObjectItemCaseSensitive(prop, "maximum");
 		if ((cJSON_IsNumber(mn) && v->valuedouble < mn->valuedouble) ||
 		    (cJSON_IsNumber(mx) && v->valuedouble > mx->valuedouble)) {
-			snprintf(err, errlen, "argument '%s' is out of range (%g..%g)", name,
-				 cJSON_IsNumber(mn) ? mn->valuedouble : -HUGE_VAL,
-				 cJSON_IsNumber(mx) ? mx->valuedouble : HUGE_VAL);
+			char lo[32] = "", hi[32] = "";
+			bound(lo, sizeof lo, mn, integer);
+			bound(hi, sizeof hi, mx, integer);
+			if (lo[0] && hi[0])
+				snprintf(err, errlen, "argument '%s' is out of range (%s..%s)", name, lo, hi);
+			else
+				snprintf(err, errlen, "argument '%s' is out of range (%s %s)", name,
+					 lo[0] ? "at least" : "at most", lo[0] ? lo : hi);
 			return -1;
 		}
 		return 0;

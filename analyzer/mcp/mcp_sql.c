@@ -21,7 +21,23 @@
  * and MCP_SQL_MAX_BYTES of values, a time limit enforced by the progress
  * handler (SQLite stops the statement with SQLITE_INTERRUPT), a cap on the
  * length of any value (so randomblob(1e9) fails instead of taking 1 GB),
- * and a heap limit for SQLite while the statement runs.
+ * and a heap limit for SQLite while the statement runs.  Temporary data
+ * (the b-trees of DISTINCT, GROUP BY, materialised subqueries, the sorter of
+ * ORDER BY) is kept in memory (PRAGMA temp_store=MEMORY), so that heap
+ * limit caps it too: a DISTINCT over 10 M generated rows wrote a 515 MB
+ * temporary file in 9 s before; now it stops at the cap with an error
+ * naming it, and nothing goes to disk.  The same progress handler asks the server
+ * whether the client cancelled the request (mcp.c), and stops the
+ * statement when it did.
+ *
+ * Values go out as they are: integers exactly (raw digits past 2^53), REALs
+ * in the shortest form that reads back as the same double (cJSON prints 15
+ * digits when they are "close enough": 9007199254740993.0 came back as
+ * 9.00719925474099e+15), TEXT whole even when it holds a NUL (cJSON holds C
+ * strings, so each NUL-free piece is escaped by cJSON and the pieces are
+ * joined with \u0000).  JSON has no infinity or NaN: such a REAL is given
+ * as the string "Infinity", "-Infinity" or "NaN", and non_finite_reals in
+ * the result names its cells, rather than becoming a silent null.
  */
 #include "mcp/mcp_internal.h"
 
@@ -44,6 +60,10 @@ struct mcp_sql {
 	sqlite3 *db;
 	uint64_t deadline;    /* CLOCK_MONOTONIC ns; 0 = no statement running */
 	int timed_out;
+	int cancelled;        /* the client cancelled the request (cancel_fn said so) */
+	int (*cancel_fn)(void *);
+	void *cancel_ud;
+	long long heap_max;   /* SQLite's heap cap while a statement runs, bytes */
 	char denied[320];     /* why the authorizer refused, for the error line */
 };
 
@@ -130,24 +150,51 @@ static int progress(void *ud)
 		q->timed_out = 1;
 		return 1;
 	}
+	if (q->deadline && q->cancel_fn && q->cancel_fn(q->cancel_ud)) {
+		q->cancelled = 1;
+		return 1;
+	}
 	return 0;
 }
 
-struct mcp_sql *mcp_sql_open(const char *path, char *err, size_t errlen)
+void mcp_sql_on_progress(struct mcp_sql *q, int (*cancelled)(void *), void *ud)
 {
+	q->cancel_fn = cancelled;
+	q->cancel_ud = ud;
+}
+
+struct mcp_sql *mcp_sql_open(const char *path, long long heap_max, char *err, size_t errlen)
+{
+	/* temp_store=MEMORY is ignored by a SQLite built to keep temporary
+	 * data in files always: the cap would not hold, so run_sql is off */
+	if (sqlite3_compileoption_used("TEMP_STORE=0")) {
+		snprintf(err, errlen, "this SQLite was built with SQLITE_TEMP_STORE=0 (temporary data always in files), "
+			 "so run_sql could not cap it; run_sql is off");
+		return NULL;
+	}
 	struct mcp_sql *q = calloc(1, sizeof *q);
 	if (!q) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	q->heap_max = heap_max > 0 ? heap_max : MCP_SQL_HEAP_DEFAULT;
 	q->db = ia_db_reopen(path, err, errlen);
 	if (!q->db) {
 		free(q);
 		return NULL;
 	}
+	/* with memory statistics off (SQLITE_CONFIG_MEMSTATUS 0) SQLite counts
+	 * nothing, and the heap limit is not enforced */
+	if (sqlite3_memory_used() <= 0) {
+		snprintf(err, errlen, "SQLite's memory statistics are off in this process, so run_sql's memory cap "
+			 "could not hold; run_sql is off");
+		mcp_sql_close(q);
+		return NULL;
+	}
 	char *e = NULL;
-	if (sqlite3_exec(q->db, "PRAGMA query_only=1", NULL, NULL, &e) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot make the connection query-only: %s", e ? e : "?");
+	if (sqlite3_exec(q->db, "PRAGMA query_only=1; PRAGMA temp_store=MEMORY", NULL, NULL, &e) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot make the connection query-only with temporary data in memory: %s",
+			 e ? e : "?");
 		sqlite3_free(e);
 		mcp_sql_close(q);
 		return NULL;
@@ -179,10 +226,68 @@ void mcp_sql_close(struct mcp_sql *q)
 	free(q);
 }
 
-/* A column value as JSON: integers exactly (as raw digits beyond 2^53,
- * where a double would round), blobs as their size and first bytes. */
-static cJSON *value_json(sqlite3_stmt *st, int i, size_t *bytes)
+cJSON *mcp_sql_real_json(double v, int *special)
 {
+	*special = !isfinite(v);
+	if (isnan(v))
+		return cJSON_CreateString("NaN");
+	if (isinf(v))
+		return cJSON_CreateString(v > 0 ? "Infinity" : "-Infinity");
+	/* %.17g always reads back; 15 or 16 digits often do, and are shorter */
+	char buf[32];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
+/* TEXT of n bytes at s (NUL-terminated by SQLite), whole: cJSON cuts a
+ * string at its first NUL, so a text holding NULs is written as a raw JSON
+ * string, each NUL-free piece escaped by cJSON, the pieces joined by
+ * \u0000. */
+static cJSON *text_json(const char *s, size_t n)
+{
+	if (!memchr(s, 0, n))
+		return cJSON_CreateString(s);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	fputc('"', f);
+	for (size_t i = 0; i <= n;) {
+		cJSON *piece = cJSON_CreateString(s + i);   /* up to the next NUL */
+		char *p = piece ? cJSON_PrintUnformatted(piece) : NULL;
+		cJSON_Delete(piece);
+		if (!p) {
+			fclose(f);
+			free(out);
+			return NULL;
+		}
+		fwrite(p + 1, 1, strlen(p) - 2, f);         /* without its quotes */
+		free(p);
+		i += strlen(s + i) + 1;
+		if (i <= n)
+			fputs("\\u0000", f);
+	}
+	fputc('"', f);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	cJSON *r = cJSON_CreateRaw(out);
+	free(out);
+	return r;
+}
+
+/* A column value as JSON: integers exactly (as raw digits beyond 2^53,
+ * where a double would round), REALs exactly, blobs as their size and
+ * first bytes.  *special is set for a REAL JSON cannot hold. */
+static cJSON *value_json(sqlite3_stmt *st, int i, size_t *bytes, int *special)
+{
+	*special = 0;
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER: {
 		sqlite3_int64 v = sqlite3_column_int64(st, i);
@@ -194,15 +299,14 @@ static cJSON *value_json(sqlite3_stmt *st, int i, size_t *bytes)
 		}
 		return cJSON_CreateNumber((double)v);
 	}
-	case SQLITE_FLOAT: {
-		double v = sqlite3_column_double(st, i);
+	case SQLITE_FLOAT:
 		*bytes += 24;
-		return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-	}
+		return mcp_sql_real_json(sqlite3_column_double(st, i), special);
 	case SQLITE_TEXT: {
 		const char *s = (const char *)sqlite3_column_text(st, i);
-		*bytes += (size_t)sqlite3_column_bytes(st, i) + 2;
-		return cJSON_CreateString(s ? s : "");
+		size_t n = (size_t)sqlite3_column_bytes(st, i);
+		*bytes += n + 2;
+		return s ? text_json(s, n) : cJSON_CreateString("");
 	}
 	case SQLITE_BLOB: {
 		const unsigned char *p = sqlite3_column_blob(st, i);
@@ -250,12 +354,15 @@ cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeo
 	const char *tail = NULL;
 	q->denied[0] = 0;
 	q->timed_out = 0;
+	q->cancelled = 0;
 	uint64_t t0 = now_ns();
 	q->deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
 	int rc = sqlite3_prepare_v2(q->db, sql, -1, &st, &tail);
 	if (rc != SQLITE_OK) {
 		if (q->denied[0])
 			snprintf(err, errlen, "refused: %s", q->denied);
+		else if (q->cancelled)
+			snprintf(err, errlen, "cancelled by the client");
 		else if (q->timed_out)
 			snprintf(err, errlen, "stopped: the statement took longer than %ld ms to prepare", timeout_ms);
 		else
@@ -281,10 +388,12 @@ cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeo
 		return NULL;
 	}
 
-	/* SQLite's own memory, while this statement runs: sorting or a runaway
-	 * recursive CTE fails with "out of memory" instead of taking the box. */
+	/* SQLite's own memory, while this statement runs, temporary data
+	 * included (temp_store=MEMORY): sorting, DISTINCT or a runaway
+	 * recursive CTE fails with "out of memory" instead of taking the box
+	 * or the disk. */
 	sqlite3_int64 old_limit = sqlite3_hard_heap_limit64(-1);
-	sqlite3_hard_heap_limit64(512ll << 20);
+	sqlite3_hard_heap_limit64(q->heap_max);
 
 	cJSON *res = cJSON_CreateObject();
 	cJSON *cols = cJSON_AddArrayToObject(res, "columns");
@@ -295,31 +404,46 @@ cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeo
 	}
 	cJSON *rows = cJSON_AddArrayToObject(res, "rows");
 	long n = 0;
-	size_t bytes = 0;
+	size_t bytes = 0, nspecial = 0;
 	int truncated = 0;
+	cJSON *cells = cJSON_CreateArray();   /* [row, column] of each non-finite REAL (the first 100) */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n >= max_rows || bytes >= MCP_SQL_MAX_BYTES) {
 			truncated = 1;
 			break;
 		}
 		cJSON *row = cJSON_CreateArray();
-		for (int i = 0; i < ncol; i++)
-			cJSON_AddItemToArray(row, value_json(st, i, &bytes));
+		for (int i = 0; i < ncol; i++) {
+			int special;
+			cJSON_AddItemToArray(row, value_json(st, i, &bytes, &special));
+			if (special && nspecial++ < 100) {
+				cJSON *cell = cJSON_CreateArray();
+				cJSON_AddItemToArray(cell, cJSON_CreateNumber((double)n));
+				cJSON_AddItemToArray(cell, cJSON_CreateNumber(i));
+				cJSON_AddItemToArray(cells, cell);
+			}
+		}
 		cJSON_AddItemToArray(rows, row);
 		n++;
 	}
 	uint64_t el = now_ns() - t0;
 	sqlite3_hard_heap_limit64(old_limit);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		if (q->timed_out)
+		if (q->cancelled)
+			snprintf(err, errlen, "cancelled by the client");
+		else if (q->timed_out)
 			snprintf(err, errlen, "stopped: the query ran past its time limit of %ld ms "
 				 "(narrow it with WHERE on an indexed column, or LIMIT)", timeout_ms);
 		else if (rc == SQLITE_NOMEM)
-			snprintf(err, errlen, "stopped: the query needed more than 512 MiB of memory");
+			snprintf(err, errlen, "stopped: the query needed more than %lld MiB of memory, the cap on "
+				 "run_sql's memory (its temporary data - DISTINCT, GROUP BY, ORDER BY, subqueries - "
+				 "is kept in memory under this cap, never on disk; --sql-memory sets it). Narrow it "
+				 "with WHERE or LIMIT, or select fewer columns", q->heap_max >> 20);
 		else
 			snprintf(err, errlen, "SQL error: %s", sqlite3_errmsg(q->db));
 		sqlite3_finalize(st);
 		cJSON_Delete(res);
+		cJSON_Delete(cells);
 		q->deadline = 0;
 		return NULL;
 	}
@@ -328,6 +452,16 @@ cJSON *mcp_sql_run(struct mcp_sql *q, const char *sql, long max_rows, long timeo
 	cJSON_AddNumberToObject(res, "row_count", (double)n);
 	cJSON_AddBoolToObject(res, "truncated", truncated);
 	cJSON_AddNumberToObject(res, "elapsed_ms", round((double)el / 1e4) / 100);
+	if (nspecial) {
+		cJSON *nf = cJSON_AddObjectToObject(res, "non_finite_reals");
+		cJSON_AddNumberToObject(nf, "count", (double)nspecial);
+		cJSON_AddItemToObject(nf, "cells", cells);
+		cJSON_AddStringToObject(nf, "note", "JSON has no infinity or NaN: these REAL values are given as the "
+					"strings \"Infinity\", \"-Infinity\" or \"NaN\"; cells lists [row, column] "
+					"of each (the first 100), counting from 0");
+	} else {
+		cJSON_Delete(cells);
+	}
 	return res;
 }
 
@@ -339,7 +473,11 @@ const char *mcp_sql_description(void)
 	"that set anything are refused, and so are functions other than the pure scalar, aggregate, window, "
 	"date/time, math and JSON ones; at most max_rows rows (default 200, up to 5000) come back, in a result "
 	"of at most 256 KiB (rows left out from the end; truncated=true says more existed, result_truncated "
-	"what the byte cap left out); a statement is stopped after timeout_ms. Prefer the "
+	"what the byte cap left out); a statement is stopped after timeout_ms, or when its memory (temporary "
+	"data of DISTINCT, GROUP BY, ORDER BY included: it is kept in memory, not on disk) passes the server's "
+	"cap. Values come back exactly: integers and REALs read back as stored, TEXT whole (a NUL as \\u0000); "
+	"JSON has no infinity or NaN, so such a REAL is the string \"Infinity\", \"-Infinity\" or \"NaN\" "
+	"and non_finite_reals names its cells. Prefer the "
 	"other tools for analysis (they align evidence call by call); use this for questions they do not "
 	"answer. Conventions: every *_ns column is CLOCK_MONOTONIC nanoseconds (session start_mono_ns is the "
 	"trace start; subtract it for relative times); pid/tid are kernel ids of the root namespace; "

@@ -25,7 +25,8 @@
 /* The window and process every trace tool takes (mcp_window_args reads them). */
 #define WINDOW_PROPS \
 	"\"from\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"start of the window, as a time " \
-	"since the trace start: 12.5 (seconds), 1500ms, 2s, 30us\"}," \
+	"since the trace start: a decimal number with an optional unit ns, us, ms, s, m, h (none = seconds): " \
+	"12.5, 1500ms, 2s, 30us\"}," \
 	"\"to\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"end of the window (same form as " \
 	"from)\"}," \
 	"\"since\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"only the last part of the " \
@@ -206,11 +207,20 @@ static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 
 /* ---- run_sql ---- */
 
+/* run_sql's progress handler asks this: did the client cancel the call? */
+static int sql_cancelled(void *server)
+{
+	return mcp_poll_input(server, 0);
+}
+
 static cJSON *t_sql(struct mcp_server *s, const cJSON *args)
 {
 	char err[512];
-	if (!s->sql && !(s->sql = mcp_sql_open(s->db_path, err, sizeof err)))
-		return mcp_result_error("run_sql: cannot open the database: %s", err);
+	if (!s->sql) {
+		if (!(s->sql = mcp_sql_open(s->db_path, s->sql_heap, err, sizeof err)))
+			return mcp_result_error("run_sql: cannot open the database: %s", err);
+		mcp_sql_on_progress(s->sql, sql_cancelled, s);
+	}
 	const char *sql = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "sql"));
 	const cJSON *mr = cJSON_GetObjectItemCaseSensitive(args, "max_rows");
 	const cJSON *to = cJSON_GetObjectItemCaseSensitive(args, "timeout_ms");
@@ -219,11 +229,17 @@ static cJSON *t_sql(struct mcp_server *s, const cJSON *args)
 	cJSON *data = mcp_sql_run(s->sql, sql, max_rows, timeout, err, sizeof err);
 	if (!data)
 		return mcp_result_error("run_sql: %s", err);
-	char sum[256];
+	char sum[384];
 	int rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(data, "rows"));
-	snprintf(sum, sizeof sum, "run_sql: %d row%s%s.", rows, rows == 1 ? "" : "s",
-		 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "truncated"))
-		 ? " (truncated: more rows exist; raise max_rows or narrow the query)" : "");
+	const cJSON *nf = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(data, "non_finite_reals"),
+							   "count");
+	int w = snprintf(sum, sizeof sum, "run_sql: %d row%s%s.", rows, rows == 1 ? "" : "s",
+			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "truncated"))
+			 ? " (truncated: more rows exist; raise max_rows or narrow the query)" : "");
+	if (cJSON_IsNumber(nf))
+		snprintf(sum + w, sizeof sum - (size_t)w, " %.0f REAL value%s that JSON cannot hold (infinity, NaN) "
+			 "%s given as the string \"Infinity\", \"-Infinity\" or \"NaN\"; non_finite_reals lists "
+			 "the cells.", nf->valuedouble, nf->valuedouble == 1 ? "" : "s", nf->valuedouble == 1 ? "is" : "are");
 	return mcp_result_data(sum, data);
 }
 
@@ -333,7 +349,9 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"time limit for the statement (default 5000)\"}", "\"sql\""),
 		OUT("\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"rows\":{\"type\":\"array\"},"
 		    "\"row_count\":{\"type\":\"number\"},\"truncated\":{\"type\":\"boolean\"},"
-		    "\"elapsed_ms\":{\"type\":\"number\"}", "\"columns\",\"rows\",\"row_count\",\"truncated\""),
+		    "\"elapsed_ms\":{\"type\":\"number\"},\"non_finite_reals\":{\"type\":\"object\",\"description\":"
+		    "\"present when a REAL was infinity or NaN, given as a string: count, cells [row, column]\"}",
+		    "\"columns\",\"rows\",\"row_count\",\"truncated\""),
 		t_sql,
 	},
 };

@@ -106,8 +106,14 @@ int mcp_window_args(const cJSON *args, struct ia_filter *f, char *err, size_t er
 		if (!v)
 			continue;
 		uint64_t ns;
-		if (ia_parse_dur(v, &ns) < 0 || (i == 2 && ns == 0)) {
-			snprintf(err, errlen, "argument '%s' is not a time (examples: 12.5, 1500ms, 2s)", keys[i]);
+		/* v is at most 32 characters (the schema's maxLength) */
+		if (ia_parse_dur(v, &ns) < 0) {
+			snprintf(err, errlen, "argument '%s' is not a time: \"%s\" (a decimal number of seconds, or "
+				 "with a unit ns, us, ms, s, m, h: 12.5, 1500ms, 2s; no sign, hex or exponent)", keys[i], v);
+			return -1;
+		}
+		if (i == 2 && ns == 0) {
+			snprintf(err, errlen, "argument 'since' must be more than 0 (e.g. 30s)");
 			return -1;
 		}
 		if (i == 0) { f->has_from = 1; f->from_rel = ns; }

@@ -5,13 +5,18 @@
  * small real report.db.  Whatever the bytes, the server must answer with
  * valid JSON (or nothing, for notifications), never crash, leak or write
  * to the database.  run_sql gets a 50 ms time limit so that random SQL
- * cannot stall the run.  Seeds: tests/fuzz/corpus/fuzz_analyzer_mcp/.
+ * cannot stall the run.  Then the same input is served again as a stream
+ * (mcp_serve on a file holding it), where a run_sql reads the lines after
+ * it while it runs: pings answered at once, notifications/cancelled acted
+ * on, the rest kept and served after (issue 38); every line that comes out
+ * must be valid JSON.  Seeds: tests/fuzz/corpus/fuzz_analyzer_mcp/.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <ingero/schema.h>
@@ -81,6 +86,45 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Each line of out_buf[0..out_len) is valid JSON (lone surrogate escapes
+ * read as mcp_json.c reads them). */
+static void check_lines(void)
+{
+	const char *p = out_buf, *end = out_buf + out_len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			abort();   /* every reply ends its line */
+		size_t n = (size_t)(nl - p);
+		char *fixed = mcp_json_fix_surrogates(p, n);
+		cJSON *r = cJSON_ParseWithLength(fixed ? fixed : p, n);
+		free(fixed);
+		if (!r)
+			abort();
+		cJSON_Delete(r);
+		p = nl + 1;
+	}
+}
+
+/* The input as a stream: the server reads on while a request runs. */
+static void serve_stream(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz-mcp-input", 0);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) < 0)
+		abort();
+	server.initialized = 0;
+	server.client_ready = 0;
+	server.protocol = NULL;
+	rewind(sink);
+	if (mcp_serve(&server, fd, sink) < 0)
+		abort();
+	close(fd);
+	fflush(sink);
+	check_lines();
+	if (server.pending || server.running_id)
+		abort();   /* nothing left behind */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* each input is one session: the negotiated revision starts afresh */
@@ -111,5 +155,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p += n + 1;
 	}
+	serve_stream(data, size);
 	return 0;
 }

@@ -5,7 +5,10 @@
  * argument checks against each tool's own inputSchema, the run_sql fences,
  * and whole request/response exchanges through mcp_serve_line on a small
  * database (so leaks and overflows in the dispatcher show up here; the
- * protocol as a client sees it is tests/e2e/mcp_*.sh).
+ * protocol as a client sees it is tests/e2e/mcp_*.sh).  Issue 38: lengths
+ * in characters, integer ranges written as integers, REALs that read back
+ * exactly, NULs kept whole or refused, reading without waiting, and
+ * cancellation of a running run_sql.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +93,34 @@ static void reader_drops_long_lines(void **st)
 	mcp_reader_free(&r);
 	close(fd);
 	free(in);
+}
+
+static void reader_reads_without_waiting(void **st)
+{
+	(void)st;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	struct mcp_reader r;
+	mcp_reader_init(&r, p[0], 100);
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE_AGAIN);          /* nothing yet */
+	assert_int_equal(write(p[1], "ab", 2), 2);
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE_AGAIN);          /* half a line: kept */
+	assert_int_equal(write(p[1], "c\nd", 3), 3);
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE);
+	assert_string_equal(r.line, "abc");
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE_AGAIN);          /* "d" so far */
+	assert_int_equal(write(p[1], "e\n", 2), 2);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE);                      /* the waiting read goes on with it */
+	assert_string_equal(r.line, "de");
+	assert_int_equal(write(p[1], "f", 1), 1);
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE_AGAIN);
+	close(p[1]);
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE);                /* the last line, unterminated */
+	assert_string_equal(r.line, "f");
+	assert_int_equal(mcp_read_line_ready(&r), MCP_LINE_EOF);
+	assert_int_equal(mcp_read_line(&r), MCP_LINE_EOF);
+	mcp_reader_free(&r);
+	close(p[0]);
 }
 
 /* --- UTF-8, the fence ---------------------------------------------------------------- */
@@ -183,6 +215,184 @@ static void schemas_check_arguments(void **st)
 	assert_false(args_ok("get_trace_stats", "{\"pid\":0}"));
 	assert_false(args_ok("get_trace_stats", "{\"from\":true}"));
 	assert_true(args_ok("get_trace_stats", "{\"from\":\"1s\",\"to\":\"2s\",\"pid\":42}"));
+}
+
+/* The reason mcp_check_args gives for args against a schema (text). */
+static const char *why_not(const char *schema_json, const char *args_json)
+{
+	static char err[256];
+	cJSON *schema = cJSON_Parse(schema_json), *args = cJSON_Parse(args_json);
+	assert_non_null(schema);
+	assert_non_null(args);
+	err[0] = 0;
+	if (mcp_check_args(schema, args, err, sizeof err) == 0)
+		strcpy(err, "ok");
+	cJSON_Delete(args);
+	cJSON_Delete(schema);
+	return err;
+}
+
+/* A JSON string of n copies of the UTF-8 character c, as an argument. */
+static char *repeated(const char *name, const char *c, size_t n)
+{
+	size_t cl = strlen(c);
+	char *o = malloc(n * cl + strlen(name) + 16), *w = o;
+	w += sprintf(w, "{\"%s\":\"", name);
+	for (size_t i = 0; i < n; i++, w += cl)
+		memcpy(w, c, cl);
+	strcpy(w, "\"}");
+	return o;
+}
+
+static void lengths_are_characters(void **st)
+{
+	(void)st;
+	assert_int_equal(mcp_utf8_chars("", 0), 0);
+	assert_int_equal(mcp_utf8_chars("abc", 3), 3);
+	assert_int_equal(mcp_utf8_chars("\xc3\xa9", 2), 1);                 /* é */
+	assert_int_equal(mcp_utf8_chars("\xf0\x9f\x98\x80", 4), 1);         /* an emoji: one, not two UTF-16 units */
+	assert_int_equal(mcp_utf8_chars("\x80\x80\x80", 3), 3);             /* stray bytes count one each */
+	assert_int_equal(mcp_utf8_chars("\xf0\x9f\x98", 3), 3);             /* cut short */
+	static const struct { const char *tool, *arg, *c; size_t n; int ok; } cases[] = {
+		{ "run_sql", "sql", "\xc3\xa9", 60000, 1 },      /* 120,000 bytes: within maxLength 100000 */
+		{ "run_sql", "sql", "\xc3\xa9", 100000, 1 },
+		{ "run_sql", "sql", "x", 100001, 0 },
+		{ "get_trace_stats", "from", "\xf0\x9f\x98\x80", 32, 1 },
+		{ "get_trace_stats", "from", "\xf0\x9f\x98\x80", 33, 0 },
+		{ "get_trace_stats", "since", "\xc3\xa9", 32, 1 },
+		{ "get_timeline", "to", "\xc3\xa9", 33, 0 },
+		{ "get_stacks", "api", "\xc3\xa9", 64, 1 },
+		{ "get_stacks", "api", "\xc3\xa9", 65, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *args = repeated(cases[i].arg, cases[i].c, cases[i].n);
+		if (args_ok(cases[i].tool, args) != cases[i].ok)
+			fail_msg("%s %s: %zu characters %s", cases[i].tool, cases[i].arg, cases[i].n,
+				 cases[i].ok ? "refused" : "accepted");
+		free(args);
+	}
+	/* minLength, the same count */
+	static const char sch[] = "{\"type\":\"object\",\"properties\":{\"s\":{\"type\":\"string\",\"minLength\":2,"
+		"\"maxLength\":3}}}";
+	assert_string_equal(why_not(sch, "{\"s\":\"\xc3\xa9\"}"), "argument 's' is shorter than 2 characters");
+	assert_string_equal(why_not(sch, "{\"s\":\"\xc3\xa9\xc3\xa9\xc3\xa9\"}"), "ok");
+	assert_string_equal(why_not(sch, "{\"s\":\"abcd\"}"), "argument 's' is longer than 3 characters");
+}
+
+static void ranges_are_written_as_their_type(void **st)
+{
+	(void)st;
+	const struct mcp_tool *t = mcp_tool_find("get_trace_stats");
+	assert_string_equal(why_not(t->input_schema, "{\"pid\":3000000000}"),
+			    "argument 'pid' is out of range (1..2147483647)");
+	assert_string_equal(why_not(t->input_schema, "{\"pid\":0}"), "argument 'pid' is out of range (1..2147483647)");
+	assert_string_equal(why_not(mcp_tool_find("run_sql")->input_schema, "{\"sql\":\"x\",\"timeout_ms\":60001}"),
+			    "argument 'timeout_ms' is out of range (1..60000)");
+	/* every integer argument of every tool: an integer range, no exponent */
+	for (size_t i = 0; i < mcp_ntools; i++) {
+		cJSON *schema = cJSON_Parse(mcp_tools[i].input_schema);
+		const cJSON *prop;
+		cJSON_ArrayForEach(prop, cJSON_GetObjectItem(schema, "properties")) {
+			const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(prop, "type"));
+			if (!type || strcmp(type, "integer"))
+				continue;
+			char args[160], want[160];
+			double mx = cJSON_GetObjectItem(prop, "maximum")->valuedouble;
+			double mn = cJSON_GetObjectItem(prop, "minimum")->valuedouble;
+			snprintf(args, sizeof args, "{\"sql\":\"x\",\"%s\":%.0f}", prop->string, mx + 1);
+			snprintf(want, sizeof want, "argument '%s' is out of range (%.0f..%.0f)", prop->string, mn, mx);
+			cJSON *a = cJSON_Parse(args);
+			if (strcmp(mcp_tools[i].name, "run_sql"))
+				cJSON_DeleteItemFromObject(a, "sql");
+			char err[256];
+			assert_int_equal(mcp_check_args(schema, a, err, sizeof err), -1);
+			if (strcmp(err, want))
+				fail_msg("%s: %s (wanted %s)", mcp_tools[i].name, err, want);
+			cJSON_Delete(a);
+		}
+		cJSON_Delete(schema);
+	}
+	/* numbers keep their fractions; a bound on one side says which */
+	assert_string_equal(why_not("{\"properties\":{\"x\":{\"type\":\"number\",\"minimum\":0.1,\"maximum\":2.5}}}",
+				    "{\"x\":3}"), "argument 'x' is out of range (0.1..2.5)");
+	assert_string_equal(why_not("{\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":1}}}", "{\"x\":0}"),
+			    "argument 'x' is out of range (at least 1)");
+	assert_string_equal(why_not("{\"properties\":{\"x\":{\"type\":\"integer\",\"maximum\":9}}}", "{\"x\":10}"),
+			    "argument 'x' is out of range (at most 9)");
+}
+
+/* --- REALs, NULs, ids ------------------------------------------------------------------ */
+
+static void reals_read_back_exactly(void **st)
+{
+	(void)st;
+	static const struct { double v; const char *text; } cases[] = {
+		{ 9007199254740993.0, "9007199254740992" }, { 0.1, "0.1" }, { 1.0 / 3, "0.3333333333333333" },
+		{ 2.5, "2.5" }, { 1e-300, "1e-300" }, { 123456789.123456789, "123456789.12345679" },
+		{ -0.0, "-0" }, { 1e21, "1e+21" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int special = 1;
+		cJSON *j = mcp_sql_real_json(cases[i].v, &special);
+		assert_true(cJSON_IsRaw(j));
+		assert_int_equal(special, 0);
+		assert_string_equal(j->valuestring, cases[i].text);
+		cJSON_Delete(j);
+	}
+	/* any finite double: the text reads back as the same double */
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		double v;
+		memcpy(&v, &x, sizeof v);
+		if (!isfinite(v))
+			continue;
+		int special;
+		cJSON *j = mcp_sql_real_json(v, &special);
+		if (strtod(j->valuestring, NULL) != v)
+			fail_msg("%.17g printed as %s", v, j->valuestring);
+		assert_true(strlen(j->valuestring) <= 24);
+		cJSON_Delete(j);
+	}
+	static const struct { double v; const char *s; } specials[] = {
+		{ HUGE_VAL, "Infinity" }, { -HUGE_VAL, "-Infinity" }, { NAN, "NaN" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		int special = 0;
+		cJSON *j = mcp_sql_real_json(specials[i].v, &special);
+		assert_int_equal(special, 1);
+		assert_string_equal(cJSON_GetStringValue(j), specials[i].s);
+		cJSON_Delete(j);
+	}
+}
+
+static void nul_escapes_and_ids(void **st)
+{
+	(void)st;
+	static const char *const with[] = { "\"\\u0000\"", "{\"a\":\"x\\u0000y\"}", "[\"\\n\", \"\\u0000\"]" };
+	static const char *const without[] = { "\"\\\\u0000\"", "\"\\u0001\"", "{\"a\":1}", "\\u0000" };
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(mcp_json_has_nul_escape(with[i], strlen(with[i])), 1);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(mcp_json_has_nul_escape(without[i], strlen(without[i])), 0);
+	static const struct { const char *a, *b; int eq; } ids[] = {
+		{ "5", "5", 1 }, { "5", "5.0", 1 }, { "5", "\"5\"", 0 }, { "\"\\u00e9\"", "\"\xc3\xa9\"", 1 },
+		{ "9007199254740993", "9007199254740993", 1 }, { "9007199254740993", "9007199254740992", 0 },
+		{ "\"\\ud800\"", "\"\\ud800\"", 1 }, { "\"a\"", "\"b\"", 0 },
+	};
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+		cJSON *a = cJSON_CreateRaw(ids[i].a), *b = cJSON_CreateRaw(ids[i].b);
+		if (mcp_json_ids_equal(a, b) != ids[i].eq)
+			fail_msg("%s vs %s", ids[i].a, ids[i].b);
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+	}
+	cJSON *n = cJSON_CreateNumber(7), *r = cJSON_CreateRaw("7"), *sv = cJSON_CreateString("7");
+	assert_true(mcp_json_ids_equal(n, r));
+	assert_false(mcp_json_ids_equal(n, sv));
+	cJSON_Delete(n);
+	cJSON_Delete(r);
+	cJSON_Delete(sv);
 }
 
 /* --- a small database ----------------------------------------------------------------- */
@@ -460,6 +670,112 @@ static void ids_come_back_exactly(void **st)
 	unlink(dbpath);
 }
 
+/* --- values through run_sql, cancellation (issue 38) ------------------------------------- */
+
+static void run_sql_values_whole(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	char *raw = exchange_raw(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+				 "\"run_sql\",\"arguments\":{\"sql\":\"SELECT 'a' || char(0) || 'b' || char(0), "
+				 "9007199254740993.0, 1e308 * 10, -1e308 * 10, CAST(x'00' AS TEXT)\"}}}");
+	assert_non_null(strstr(raw, "[[\"a\\u0000b\\u0000\",9007199254740992,\"Infinity\",\"-Infinity\",\"\\u0000\"]]"));
+	cJSON *r = cJSON_Parse(raw);
+	free(raw);
+	const cJSON *sc = structured(r);
+	const cJSON *nf = cJSON_GetObjectItem(sc, "non_finite_reals");
+	assert_int_equal(cJSON_GetObjectItem(nf, "count")->valueint, 2);
+	char *cells = cJSON_PrintUnformatted(cJSON_GetObjectItem(nf, "cells"));
+	assert_string_equal(cells, "[[0,2],[0,3]]");
+	free(cells);
+	const char *text = cJSON_GetArrayItem(cJSON_GetObjectItem(result(r), "content"), 0)->child->next->valuestring;
+	assert_non_null(strstr(text, "2 REAL values that JSON cannot hold"));
+	cJSON_Delete(r);
+	/* a NUL escaped in an argument: refused, not run on a string cut at it */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+		     "\"arguments\":{\"sql\":\"SELECT 1\\u0000; SELECT 2\"}}}");
+	assert_int_equal(error_code(r), -32602);
+	assert_int_equal(cJSON_GetObjectItem(r, "id")->valueint, 2);
+	cJSON_Delete(r);
+	assert_null(exchange(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"a\":\"\\u0000\"}}"));
+	/* temporary data is capped in memory (the server's own process: a
+	 * lower cap than the default, so that the test is quick) */
+	mcp_sql_close(s.sql);
+	s.sql = NULL;
+	s.sql_heap = 16ll << 20;
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+		     "\"arguments\":{\"timeout_ms\":60000,\"sql\":\"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+		     "FROM r LIMIT 3000000) SELECT count(*) FROM (SELECT DISTINCT printf('%040d', x) FROM r)\"}}}");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(result(r), "isError")));
+	assert_non_null(strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(result(r), "content"), 0)->child->next->valuestring,
+			       "more than 16 MiB of memory"));
+	cJSON_Delete(r);
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
+
+static void cancelled_while_running(void **st)
+{
+	(void)st;
+	make_db();
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	/* what the client sends while request 5 runs, all there before it starts */
+	static const char meanwhile[] =
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\"}\n"
+		"not json\n"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}\n"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"5\"}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"a\":\"\\u0000\"}}\n"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}\n";
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], meanwhile, sizeof meanwhile - 1), (ssize_t)sizeof meanwhile - 1);
+	struct mcp_reader rd;
+	mcp_reader_init(&rd, p[0], 4096);
+	char *side = NULL;
+	size_t side_len = 0;
+	s.in = &rd;
+	s.out = open_memstream(&side, &side_len);
+	/* counts to 1e9 unless stopped: the cancel (id 5, not "5") stops it */
+	char *raw = exchange_raw(&s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+				 "\"run_sql\",\"arguments\":{\"timeout_ms\":60000,\"sql\":\"WITH RECURSIVE r(x) AS "
+				 "(SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 1000000000) SELECT count(*) FROM r\"}}}");
+	assert_string_equal(raw, "");                        /* cancelled: no answer */
+	free(raw);
+	fflush(s.out);
+	/* ping 7 was answered while it ran; reading stopped at the cancel */
+	assert_string_equal(side, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+	/* kept for after, in order: "not json" and ping 9 (escaping a NUL: not
+	 * answered at once); tools/list 8 was cancelled while it waited */
+	static const char ping9[] = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"a\":\"\\u0000\"}}";
+	assert_int_equal(s.pending_bytes, strlen("not json") + strlen(ping9));
+	assert_int_equal(mcp_read_line(&rd), MCP_LINE);       /* ping 10: still to be read */
+	assert_non_null(strstr(rd.line, "\"id\":10"));
+	/* the next request is served normally, and nothing is cancelled any more */
+	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
+			    "\"arguments\":{\"sql\":\"SELECT 42\"}}}");
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r), "rows"), 0), 0)->valueint, 42);
+	cJSON_Delete(r);
+	fclose(s.out);
+	free(side);
+	s.in = NULL;
+	s.out = NULL;
+	mcp_server_close(&s);                                 /* frees what was kept */
+	mcp_reader_free(&rd);
+	close(p[0]);
+	close(p[1]);
+	unlink(dbpath);
+}
+
 /* --- the byte cap on a result (issue 14, item 3) ---------------------------------------- */
 
 static void results_are_capped(void **st)
@@ -529,13 +845,20 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reader_splits_lines),
 		cmocka_unit_test(reader_drops_long_lines),
+		cmocka_unit_test(reader_reads_without_waiting),
 		cmocka_unit_test(utf8_is_cleaned),
 		cmocka_unit_test(fence_escapes),
 		cmocka_unit_test(schemas_check_arguments),
+		cmocka_unit_test(lengths_are_characters),
+		cmocka_unit_test(ranges_are_written_as_their_type),
+		cmocka_unit_test(reals_read_back_exactly),
+		cmocka_unit_test(nul_escapes_and_ids),
 		cmocka_unit_test(server_exchanges),
 		cmocka_unit_test(surrogates_are_replaced),
 		cmocka_unit_test(ids_come_back_exactly),
 		cmocka_unit_test(results_are_capped),
+		cmocka_unit_test(run_sql_values_whole),
+		cmocka_unit_test(cancelled_while_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,7 +64,7 @@ static int teardown(void **st)
 static struct mcp_sql *open_sql(void)
 {
 	char err[256];
-	struct mcp_sql *q = mcp_sql_open(dbpath, err, sizeof err);
+	struct mcp_sql *q = mcp_sql_open(dbpath, 0, err, sizeof err);
 	if (!q)
 		fail_msg("%s", err);
 	return q;

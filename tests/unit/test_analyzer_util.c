@@ -118,6 +118,30 @@ static void parse_durations(void **state)
 	assert_int_equal(ia_parse_dur("abc", &ns), -1);
 	assert_int_equal(ia_parse_dur("5 parsecs", &ns), -1);
 	assert_int_equal(ia_parse_dur("", &ns), -1);
+	/* strict (issue 38): strtod's other forms are not times; "0x10" was 16 s */
+	static const char *const bad[] = {
+		"0x10", "0X10", "0x1p4", "inf", "Infinity", "nan", "NAN", "1e3", "1E3", "1e3ms", " 5", "5 ", "+5",
+		"-0", ".", "s", "ms", "1.2.3", "5sx", "5S", "1,5", "5\tms", "99999999999999999999", "3000000000h",
+		"2562047.8h", "9300000000",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (ia_parse_dur(bad[i], &ns) != -1)
+			fail_msg("'%s' read as %llu ns", bad[i], (unsigned long long)ns);
+	/* exact in integers: fractions of any unit, rounded half up past the nanosecond */
+	static const struct { const char *s; uint64_t ns; } good[] = {
+		{ "0", 0 }, { "0.3s", 300000000ull }, { ".25", 250000000ull }, { "5.", 5000000000ull },
+		{ "1.000000001", 1000000001ull }, { "0.0000000005", 1 }, { "0.0000000004999", 0 }, { "1.5ns", 2 },
+		{ "0.5us", 500 }, { "1.5min", 90000000000ull }, { "1h", 3600000000000ull },
+		{ "9200000000", 9200000000000000000ull }, { "0.12345678901234567890123s", 123456789ull },
+		{ "007s", 7000000000ull },
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		if (ia_parse_dur(good[i].s, &ns) != 0)
+			fail_msg("'%s' refused", good[i].s);
+		if (ns != good[i].ns)
+			fail_msg("'%s' read as %llu ns, not %llu", good[i].s, (unsigned long long)ns,
+				 (unsigned long long)good[i].ns);
+	}
 }
 
 static void map_grows_and_finds(void **state)
