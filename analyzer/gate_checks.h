@@ -7,9 +7,13 @@
  * A figure's noise.  From one run, a steady figure carries its standard
  * error within the run (gate_steady.h: the steady state in blocks).  From a
  * baseline of several runs it is the median of the runs, and its noise the
- * larger of the runs' standard deviation and their median standard error:
- * the spread between runs, which holds what changes from one run to the
- * next (caches, imports, the machine), and never less than one run's own.
+ * larger of the runs' spread and their median standard error: the spread
+ * between runs holds what changes from one run to the next (caches,
+ * imports, the machine), and is never less than one run's own.  The spread
+ * is the standard deviation of two runs, the median absolute deviation
+ * (x 1.4826) of three or more: one run slowed by a busy machine does not
+ * widen the limits (on the 2-CPU dev VM one of two identical runs took
+ * 20.6 ms a step, the other 11.0).
  * A change is beyond the noise when it exceeds noise_multiple times the
  * two sides' noises added in quadrature.
  */
@@ -33,7 +37,7 @@ struct ia_gate_fig {
 struct ia_gate_fig ia_gate_fig_of(const struct ia_gate_summary *s, size_t off, size_t se_off, int steady_only);
 /* The noise of a change between two figures (quadrature sum). */
 double ia_gate_noise2(struct ia_gate_fig b, struct ia_gate_fig c);
-/* Median and spread of n values (their sample standard deviation). */
+/* Median and spread of n values (see above; v is sorted in place). */
 struct ia_gate_fig ia_gate_fig_values(double *v, size_t n);
 
 struct ia_gate_check *ia_gate_add(struct ia_gate_result *r, const char *group, const char *fmt, ...)
@@ -51,6 +55,10 @@ int ia_gate_check_idle(const struct ia_gate_config *cfg, const struct ia_gate_su
 		       const struct ia_gate_summary *cur, int enough, struct ia_gate_result *r);
 int ia_gate_check_throughput(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
 			     const struct ia_gate_summary *cur, int enough, struct ia_gate_result *r);
+/* Whether the steady state's throughput held (did not fall beyond its
+ * noise): 1, 0, or -1 when a side has none. */
+int ia_gate_steps_held(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+		       const struct ia_gate_summary *cur);
 int ia_gate_check_phases(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
 			 const struct ia_gate_summary *cur, struct ia_gate_result *r);
 /* The GPU idle figure both sides have (the estimate where both have it, else

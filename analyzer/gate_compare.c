@@ -14,6 +14,17 @@
  * is the one costly step.  Its seed mixes the configured seed with the API
  * name, so each API's interval is reproducible on its own.
  *
+ * A sync is a wait for the GPU: a host that got faster, or less busy, waits
+ * longer in it (on a 2-CPU VM, one run's cudaEventSynchronize p50 3.7 us,
+ * its twin's 4.4 ms: the host fell behind the GPU in one of them).  A
+ * longer sync fails only when the steady state's throughput fell too (a
+ * slower GPU shows there); with it held, the check passes and says why.
+ *
+ * A latency change must also cost the user time: the growth times the
+ * calls, as a share of the steady state, at least min_cost_pct (a pinned
+ * copy's call 2.3 -> 4.0 us, a hundred of them in a second, is +74 % and
+ * 0.02 % of the run).
+ *
  * A baseline of several runs knows how much an API's p50 and p99 move from
  * run to run, which no test within one run can see: the limit is then at
  * least noise_multiple times that spread (the runs' standard deviation
@@ -24,8 +35,11 @@
 #include "gate_stats.h"
 #include "util.h"
 
+#include <ingero/api.h>
+
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +117,18 @@ struct ia_gate_fig ia_gate_fig_values(double *v, size_t n)
 	struct ia_gate_fig f = { 0, 0, n };
 	f.noise = ia_gate_sd(v, n);
 	f.v = ia_gate_median(v, n);
+	if (n >= 3) {
+		/* from three runs on, the median absolute deviation (scaled to a
+		 * standard deviation): one run of a busy machine among them does
+		 * not widen every limit */
+		double *d = malloc(n * sizeof *d);
+		if (d) {
+			for (size_t i = 0; i < n; i++)
+				d[i] = fabs(v[i] - f.v);
+			f.noise = 1.4826 * ia_gate_median(d, n);
+			free(d);
+		}
+	}
 	return f;
 }
 
@@ -160,8 +186,51 @@ static double growth_limit(const struct ia_gate_config *cfg, double pct, const u
 	return spread > pct ? spread : pct;
 }
 
+/* Whether the API is a sync (api.h class SYNC: it waits for the GPU). */
+static int api_is_sync(const char *name)
+{
+	for (unsigned id = 1; id < INGERO_API_MAX; id++) {
+		const char *n = ingero_api_name(id);
+		if (n && !strcmp(n, name))
+			return ingero_api_class(id) == INGERO_CLASS_SYNC;
+	}
+	return 0;
+}
+
+/* A sync that waits longer while the steps did not slow down: said, not failed. */
+static int sync_with_slack(struct ia_gate_check *k, const struct ia_gate_api *b, int steps_held)
+{
+	if (steps_held != 1 || !api_is_sync(b->name))
+		return 0;
+	snprintf(k->why, sizeof k->why,
+		 "%s waits longer for the GPU while the steady state's throughput held: the host has more slack, "
+		 "not a regression (a slower GPU would show in the throughput)", b->name);
+	return 1;
+}
+
+/* The extra time of a slower API, as a share of the current run's steady
+ * state (its window without one), in percent: growth x calls / time. */
+static double cost_pct(uint64_t growth_ns, double calls, double secs)
+{
+	return secs > 0 ? 100.0 * (double)growth_ns * calls / 1e9 / secs : 100;
+}
+
+/* Whether that extra time matters (min_cost_pct); said in the check when not. */
+static int material(const struct ia_gate_config *cfg, struct ia_gate_check *k, double pct)
+{
+	if (cfg->min_cost_pct == IA_GATE_OFF || pct >= cfg->min_cost_pct)
+		return 1;
+	snprintf(k->why, sizeof k->why,
+		 "slower, but its extra time is %.2g%% of the steady state (min_cost_pct %g%%): not a cost a user sees",
+		 pct, cfg->min_cost_pct);
+	size_t l = strlen(k->evidence);
+	snprintf(k->evidence + l, sizeof k->evidence - l, ", cost %.2g%%", pct);
+	return 0;
+}
+
 static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limits *lim,
-		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, struct ia_gate_result *r)
+		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, double secs,
+		     int steps_held, struct ia_gate_result *r)
 {
 	struct ia_gate_check *k = ia_gate_add(r, "latency", "%s p50", b->name);
 	if (!k)
@@ -188,7 +257,8 @@ static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limi
 	double thr = 1 + lim_pct / 100;
 	uint64_t delta_up = c->p50_ns > b->p50_ns ? c->p50_ns - b->p50_ns : 0;
 	uint64_t delta_down = b->p50_ns > c->p50_ns ? b->p50_ns - c->p50_ns : 0;
-	if (up.p < cfg->alpha && ratio > thr && delta_up >= lim->min_delta_ns) {
+	if (up.p < cfg->alpha && ratio > thr && delta_up >= lim->min_delta_ns &&
+	    material(cfg, k, cost_pct(delta_up, (double)c->count, secs)) && !sync_with_slack(k, b, steps_held)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
 			 "%s got slower: median %s -> %s (%s, limit +%.3g%%); Mann-Whitney U one-sided p=%.2g < alpha %g",
@@ -203,7 +273,8 @@ static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limi
 }
 
 static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limits *lim,
-		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, struct ia_gate_result *r)
+		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, double secs,
+		     int steps_held, struct ia_gate_result *r)
 {
 	struct ia_gate_check *k = ia_gate_add(r, "latency", "%s p99", b->name);
 	if (!k)
@@ -240,7 +311,9 @@ static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limi
 				    cfg->resamples, cfg->alpha, cfg->seed ^ name_hash(b->name), &lo, &hi) < 0)
 		return -1;
 	snprintf(k->evidence, sizeof k->evidence, "%g%% CI x%.3g..x%.3g", 100 * (1 - cfg->alpha), lo, hi);
-	if (up && lo > thr) {
+	/* the tail is its slowest 1 % of calls */
+	if (up && lo > thr && material(cfg, k, cost_pct(delta_up, c->count > 100 ? (double)c->count / 100 : 1, secs)) &&
+	    !sync_with_slack(k, b, steps_held)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
 			 "%s tail got slower: p99 %s -> %s (%s, limit +%.3g%%); bootstrap %g%% CI of the ratio x%.3g..x%.3g lies above x%.3g",
@@ -258,6 +331,11 @@ static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limi
 static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
 		      const struct ia_gate_summary *cur, struct ia_gate_result *r)
 {
+	/* the time the current run's calls are set against */
+	double secs = ia_gate_fig_of(cur, offsetof(struct ia_gate_run, steady_s), IA_GATE_NO_SE, 1).v;
+	if (secs <= 0)
+		secs = ia_gate_fig_of(cur, offsetof(struct ia_gate_run, window_s), IA_GATE_NO_SE, 0).v;
+	int held = ia_gate_steps_held(cfg, base, cur);
 	/* every API of either run, in name order (both lists are sorted) */
 	size_t i = 0, j = 0;
 	while (i < base->napis || j < cur->napis) {
@@ -304,7 +382,8 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 			k->minor = 1;
 			continue;
 		}
-		if (check_p50(cfg, &lim, b, c, base->nruns, r) < 0 || check_p99(cfg, &lim, b, c, base->nruns, r) < 0)
+		if (check_p50(cfg, &lim, b, c, base->nruns, secs, held, r) < 0 ||
+		    check_p99(cfg, &lim, b, c, base->nruns, secs, held, r) < 0)
 			return -1;
 	}
 	return 0;

@@ -118,11 +118,10 @@ static int diff_chain(const struct ia_gate_config *cfg, const struct ia_gate_sum
 	if (!c)
 		return add_change(r, IA_GATE_GONE, d, 1, b->api, "gone: %s (%s, %.0f%% -> 0%% of the steady state)",
 				  words(b), label, fb.v);
-	if (b->label && c->label && strcmp(b->label, c->label) &&
-	    add_change(r, IA_GATE_CAUSE, d, 1, c->api, "cause changed: %s -> %s (%s, %.0f%% -> %.0f%% of the steady state)",
-		       b->label, c->label, words(c), fb.v, fc.v) < 0)
-		return -1;
 	double need = cfg->noise_multiple * fb.noise;
+	if (b->label && c->label && strcmp(b->label, c->label))
+		return add_change(r, IA_GATE_CAUSE, d, 1, c->api, "%scause changed: %s -> %s (%s, %.0f%% -> %.0f%% of the steady state)",
+				  d >= CHANGE_PTS && d > need ? "grown, " : "", b->label, c->label, words(c), fb.v, fc.v);
 	if (d >= CHANGE_PTS && d > need)
 		return add_change(r, IA_GATE_GROWN, d, 1, c->api, "grown: %s (%s %s -> %s, %.0f%% -> %.0f%% of the steady state)",
 				  words(c), label, b->severity, c->severity, fb.v, fc.v);

@@ -175,22 +175,40 @@ int ia_gate_check_idle(const struct ia_gate_config *cfg, const struct ia_gate_su
 	return 0;
 }
 
+/* The throughput both sides have: steps per second where every run found
+ * a step (a step that changed its calls, a sync added, is still a step),
+ * else calls per second.  1 for steps. */
+static int throughput_figs(const struct ia_gate_summary *base, const struct ia_gate_summary *cur,
+			   struct ia_gate_fig *b, struct ia_gate_fig *c)
+{
+	int steps = all_runs(base, has_steps) && all_runs(cur, has_steps);
+	*b = steps ? FIG(base, steps_per_s, SE(steps_per_s_se), 1) : FIG(base, calls_per_s, SE(calls_per_s_se), 1);
+	*c = steps ? FIG(cur, steps_per_s, SE(steps_per_s_se), 1) : FIG(cur, calls_per_s, SE(calls_per_s_se), 1);
+	return steps;
+}
+
+int ia_gate_steps_held(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+		       const struct ia_gate_summary *cur)
+{
+	struct ia_gate_fig b, c;
+	throughput_figs(base, cur, &b, &c);
+	if (!b.n || !c.n || b.v <= 0 || c.v <= 0)
+		return -1;
+	return b.v - c.v <= cfg->noise_multiple * ia_gate_noise2(b, c);
+}
+
 int ia_gate_check_throughput(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
 			     const struct ia_gate_summary *cur, int enough, struct ia_gate_result *r)
 {
 	if (cfg->throughput_drop_pct == IA_GATE_OFF)
 		return 0;
-	/* steps where both have a step; a step that changed its calls (a sync added) is still a step */
-	int steps = all_runs(base, has_steps) && all_runs(cur, has_steps);
+	struct ia_gate_fig b, c;
+	int steps = throughput_figs(base, cur, &b, &c);
 	const char *unit = steps ? "steps" : "CUDA calls";
 	struct ia_gate_check *k = ia_gate_add(r, "throughput", "%s per second (steady state)", unit);
 	if (!k)
 		return -1;
 	snprintf(k->limit, sizeof k->limit, "< -%g%%", cfg->throughput_drop_pct);
-	struct ia_gate_fig b = steps ? FIG(base, steps_per_s, SE(steps_per_s_se), 1)
-				     : FIG(base, calls_per_s, SE(calls_per_s_se), 1);
-	struct ia_gate_fig c = steps ? FIG(cur, steps_per_s, SE(steps_per_s_se), 1)
-				     : FIG(cur, calls_per_s, SE(calls_per_s_se), 1);
 	snprintf(k->baseline, sizeof k->baseline, "%.4g/s", b.v);
 	snprintf(k->current, sizeof k->current, "%.4g/s", c.v);
 	if (!b.n || !c.n || b.v <= 0 || c.v <= 0) {
@@ -210,7 +228,7 @@ int ia_gate_check_throughput(const struct ia_gate_config *cfg, const struct ia_g
 	if (drop > cfg->throughput_drop_pct && b.v - c.v > need) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
-			 "throughput of the steady state fell: %s -> %s %s per second (%s, limit -%g%%, %g x noise %.3g/s)",
+			 "throughput of the steady state fell: %s -> %s %s (%s, limit -%g%%, %g x noise %.3g/s)",
 			 k->baseline, k->current, unit, k->change, cfg->throughput_drop_pct, cfg->noise_multiple, noise);
 		ia_gate_why_causes(r, k, 1, NULL);
 	} else if (-drop > cfg->throughput_drop_pct && c.v - b.v > need) {

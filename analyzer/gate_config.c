@@ -36,6 +36,7 @@ void ia_gate_config_defaults(struct ia_gate_config *cfg)
 	cfg->new_high_chains = IA_GATE_CHAINS_FAIL;
 	cfg->noise_multiple = 3;
 	cfg->chain_cost_growth_pts = 10;
+	cfg->min_cost_pct = 1;
 	cfg->min_steady_steps = 20;
 	cfg->min_steady_ns = 500000000ull;   /* ten of the phases' 50 ms slices */
 	cfg->phases = IA_GATE_CHAINS_WARN;
@@ -250,6 +251,8 @@ int ia_gate_config_set(struct ia_gate_config *cfg, const char *key, const char *
 			d = 0, rc = 0;
 		if (!rc)
 			cfg->noise_multiple = d;
+	} else if (!strcmp(key, "min_cost_pct")) {
+		rc = parse_pct(v, &cfg->min_cost_pct);
 	} else if (!strcmp(key, "chain_cost_growth_pts")) {
 		rc = parse_pct(v, &cfg->chain_cost_growth_pts);
 	} else if (!strcmp(key, "phase_growth_pct")) {

@@ -55,6 +55,9 @@ struct ia_gate_config {
 	 * noise_multiple times its noise (gate_figures.h); 0 leaves only the limits */
 	double noise_multiple;
 	double chain_cost_growth_pts; /* a new HIGH chain's cost share must rise this much; IA_GATE_OFF: any */
+	/* a latency regression must cost this share of the steady state (its
+	 * growth times its calls); IA_GATE_OFF: any */
+	double min_cost_pct;
 	/* a steady state shorter than this is not judged ("not enough steady state") */
 	uint64_t min_steady_steps;
 	uint64_t min_steady_ns;

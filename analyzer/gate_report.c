@@ -106,6 +106,13 @@ void ia_gate_report_text(FILE *out, const struct ia_gate_result *r, const struct
 			fprintf(out, "\n");
 		fprintf(out, "%s: %s\n", c->verdict == IA_GATE_FAIL ? "regression" : "warning", c->why);
 	}
+	/* --verbose: why a check that could have failed did not (a sync with
+	 * slack, a change too small to cost time, a severity crossing its line) */
+	for (size_t k = 0; verbose && k < r->n; k++) {
+		const struct ia_gate_check *c = &r->checks[k];
+		if ((c->verdict == IA_GATE_PASS || c->verdict == IA_GATE_IMPROVED) && c->why[0])
+			fprintf(out, "%snote: %s\n", any++ ? "" : "\n", c->why);
+	}
 	if (r->nchanges && (verbose || r->fails || r->warns)) {
 		fprintf(out, "\nwhat changed:\n");
 		for (size_t i = 0; i < r->nchanges; i++)
