@@ -16,9 +16,11 @@
  *
  * A sync is a wait for the GPU: a host that got faster, or less busy, waits
  * longer in it (on a 2-CPU VM, one run's cudaEventSynchronize p50 3.7 us,
- * its twin's 4.4 ms: the host fell behind the GPU in one of them).  A
- * longer sync fails only when the steady state's throughput fell too (a
- * slower GPU shows there); with it held, the check passes and says why.
+ * its twin's 4.4 ms: the host fell behind the GPU in one of them).  So is a
+ * launch into a full queue (a GPU-bound loop's host runs ahead until the
+ * queue is full, then waits in launches).  Such a call fails only when the
+ * steady state's throughput fell too (a slower GPU shows there); with it
+ * held, the check passes and says why.
  *
  * A latency change must also cost the user time: the growth times the
  * calls, as a share of the steady state, at least min_cost_pct (a pinned
@@ -33,6 +35,7 @@
 #include "gate_compare.h"
 #include "gate_checks.h"
 #include "gate_stats.h"
+#include "gaps.h"
 #include "util.h"
 
 #include <ingero/api.h>
@@ -186,21 +189,28 @@ static double growth_limit(const struct ia_gate_config *cfg, double pct, const u
 	return spread > pct ? spread : pct;
 }
 
-/* Whether the API is a sync (api.h class SYNC: it waits for the GPU). */
-static int api_is_sync(const char *name)
+/* Whether a call of the API waits for the GPU: a sync (api.h class SYNC),
+ * or a launch or memset while the GPU was busy IA_QUEUE_FULL_BUSY of the
+ * current run's steady state (gpu_busy, 0..1: it waited for room in a full
+ * queue, as the slow-calls rule reads it; not a copy, whose time may be the
+ * host's staging from pageable memory). */
+static int waits_for_gpu(const char *name, double gpu_busy)
 {
 	for (unsigned id = 1; id < INGERO_API_MAX; id++) {
 		const char *n = ingero_api_name(id);
-		if (n && !strcmp(n, name))
-			return ingero_api_class(id) == INGERO_CLASS_SYNC;
+		if (!n || strcmp(n, name))
+			continue;
+		enum ingero_api_class c = ingero_api_class(id);
+		return c == INGERO_CLASS_SYNC ||
+		       ((c == INGERO_CLASS_LAUNCH || c == INGERO_CLASS_MEMSET) && gpu_busy >= IA_QUEUE_FULL_BUSY);
 	}
 	return 0;
 }
 
-/* A sync that waits longer while the steps did not slow down: said, not failed. */
-static int sync_with_slack(struct ia_gate_check *k, const struct ia_gate_api *b, int steps_held)
+/* A call that waits longer for the GPU while the steps did not slow down: said, not failed. */
+static int sync_with_slack(struct ia_gate_check *k, const struct ia_gate_api *b, int steps_held, double gpu_busy)
 {
-	if (steps_held != 1 || !api_is_sync(b->name))
+	if (steps_held != 1 || !waits_for_gpu(b->name, gpu_busy))
 		return 0;
 	snprintf(k->why, sizeof k->why,
 		 "%s waits longer for the GPU while the steady state's throughput held: the host has more slack, "
@@ -230,7 +240,7 @@ static int material(const struct ia_gate_config *cfg, struct ia_gate_check *k, d
 
 static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limits *lim,
 		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, double secs,
-		     int steps_held, struct ia_gate_result *r)
+		     int steps_held, double gpu_busy, struct ia_gate_result *r)
 {
 	struct ia_gate_check *k = ia_gate_add(r, "latency", "%s p50", b->name);
 	if (!k)
@@ -258,7 +268,7 @@ static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limi
 	uint64_t delta_up = c->p50_ns > b->p50_ns ? c->p50_ns - b->p50_ns : 0;
 	uint64_t delta_down = b->p50_ns > c->p50_ns ? b->p50_ns - c->p50_ns : 0;
 	if (up.p < cfg->alpha && ratio > thr && delta_up >= lim->min_delta_ns &&
-	    material(cfg, k, cost_pct(delta_up, (double)c->count, secs)) && !sync_with_slack(k, b, steps_held)) {
+	    material(cfg, k, cost_pct(delta_up, (double)c->count, secs)) && !sync_with_slack(k, b, steps_held, gpu_busy)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
 			 "%s got slower: median %s -> %s (%s, limit +%.3g%%); Mann-Whitney U one-sided p=%.2g < alpha %g",
@@ -274,7 +284,7 @@ static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limi
 
 static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limits *lim,
 		     const struct ia_gate_api *b, const struct ia_gate_api *c, size_t nruns, double secs,
-		     int steps_held, struct ia_gate_result *r)
+		     int steps_held, double gpu_busy, struct ia_gate_result *r)
 {
 	struct ia_gate_check *k = ia_gate_add(r, "latency", "%s p99", b->name);
 	if (!k)
@@ -313,7 +323,7 @@ static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limi
 	snprintf(k->evidence, sizeof k->evidence, "%g%% CI x%.3g..x%.3g", 100 * (1 - cfg->alpha), lo, hi);
 	/* the tail is its slowest 1 % of calls */
 	if (up && lo > thr && material(cfg, k, cost_pct(delta_up, c->count > 100 ? (double)c->count / 100 : 1, secs)) &&
-	    !sync_with_slack(k, b, steps_held)) {
+	    !sync_with_slack(k, b, steps_held, gpu_busy)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
 			 "%s tail got slower: p99 %s -> %s (%s, limit +%.3g%%); bootstrap %g%% CI of the ratio x%.3g..x%.3g lies above x%.3g",
@@ -336,6 +346,12 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 	if (secs <= 0)
 		secs = ia_gate_fig_of(cur, offsetof(struct ia_gate_run, window_s), IA_GATE_NO_SE, 0).v;
 	int held = ia_gate_steps_held(cfg, base, cur);
+	/* how busy the current run's GPU was: the estimate, else the least the bounds allow */
+	struct ia_gate_fig ib, ic;
+	int est;
+	ia_gate_idle_figs(base, cur, &ib, &ic, &est);
+	double idle_hi = est ? ic.v : ia_gate_fig_of(cur, offsetof(struct ia_gate_run, idle_high), IA_GATE_NO_SE, 1).v;
+	double busy = ic.n ? 1 - idle_hi / 100 : 0;
 	/* every API of either run, in name order (both lists are sorted) */
 	size_t i = 0, j = 0;
 	while (i < base->napis || j < cur->napis) {
@@ -382,8 +398,8 @@ static int check_apis(const struct ia_gate_config *cfg, const struct ia_gate_sum
 			k->minor = 1;
 			continue;
 		}
-		if (check_p50(cfg, &lim, b, c, base->nruns, secs, held, r) < 0 ||
-		    check_p99(cfg, &lim, b, c, base->nruns, secs, held, r) < 0)
+		if (check_p50(cfg, &lim, b, c, base->nruns, secs, held, busy, r) < 0 ||
+		    check_p99(cfg, &lim, b, c, base->nruns, secs, held, busy, r) < 0)
 			return -1;
 	}
 	return 0;

@@ -72,6 +72,7 @@ struct run_spec {
 	double chain_pct;             /* its cost, % of the steady state */
 	const char *chain_sev;        /* its severity, HIGH when NULL */
 	double workers, startup_s;
+	double launch_x;              /* launches this many times slower (0: as usual) */
 };
 
 static char *strdup_or_null(const char *s)
@@ -85,7 +86,8 @@ static void make_run(struct ia_gate_summary *s, const struct run_spec *r, uint64
 	s->source = strdup("synthetic");
 	s->apis = calloc(3, sizeof *s->apis);
 	/* sorted by name, as the loader leaves them */
-	make_api(&s->apis[0], "cudaLaunchKernel", 3 * r->nsync, 6000, 0.3, 0, 1, seed * 3 + 1);
+	make_api(&s->apis[0], "cudaLaunchKernel", 3 * r->nsync, 6000 * (r->launch_x ? r->launch_x : 1), 0.3, 0, 1,
+		 seed * 3 + 1);
 	make_api(&s->apis[1], "cudaMemcpyAsync", r->nsync, r->copy_us * 1000, 0.25, 0, 1, seed * 3 + 2);
 	make_api(&s->apis[2], "cudaStreamSynchronize", r->nsync, r->sync_ms * 1e6, 0.2, r->sync_tail,
 		 r->sync_tail_x, seed * 3 + 3);
@@ -368,6 +370,26 @@ static void test_slower_syncs_fail(void **state)
 	compare(&healthy, 3, &slow, 4, &r);
 	assert_int_equal(r.fails, 0);
 	assert_non_null(strstr(find_check(&r, "cudaStreamSynchronize p50")->why, "throughput held"));
+	ia_gate_result_free(&r);
+}
+
+static void test_launches_into_a_full_queue(void **state)
+{
+	(void)state;
+	/* launches 10x slower while the steps held: with the GPU busy 95 % they
+	 * waited for room in a full queue (the host ran further ahead) */
+	struct run_spec b = healthy, c = healthy;
+	b.idle = c.idle = 5;
+	c.launch_x = 10;
+	struct ia_gate_result r;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(r.fails, 0);
+	assert_non_null(strstr(find_check(&r, "cudaLaunchKernel p50")->why, "waits longer for the GPU"));
+	ia_gate_result_free(&r);
+	/* the same with the GPU idle 30 % of the time: host time, a regression */
+	b.idle = c.idle = 30;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(find_check(&r, "cudaLaunchKernel p50")->verdict, IA_GATE_FAIL);
 	ia_gate_result_free(&r);
 }
 
@@ -733,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_equal_runs_pass),
 		cmocka_unit_test(test_slower_syncs_fail),
 		cmocka_unit_test(test_small_growth_passes),
+		cmocka_unit_test(test_launches_into_a_full_queue),
 		cmocka_unit_test(test_tail_regression_fails),
 		cmocka_unit_test(test_new_high_chain_fails),
 		cmocka_unit_test(test_gap_chain_cause_change_is_not_new),
