@@ -239,8 +239,11 @@ void ia_gate_why_causes(const struct ia_gate_result *r, struct ia_gate_check *k,
 			size_t bi = 0;
 			for (size_t i = 0; i < r->nchanges && i < 64; i++) {
 				const struct ia_gate_change *c = &r->changes[i];
+				/* a chain that came or grew by less than CHANGE_PTS is listed, not cited */
 				int fits = facts ? c->kind == IA_GATE_FACT
-						 : c->kind == IA_GATE_NEW || c->kind == IA_GATE_GROWN || c->kind == IA_GATE_CAUSE;
+						 : c->kind == IA_GATE_CAUSE ||
+							   ((c->kind == IA_GATE_NEW || c->kind == IA_GATE_GROWN) &&
+							    c->growth >= CHANGE_PTS);
 				if (used[i] || !fits || !(steady ? c->steady : about_api(c, api)))
 					continue;
 				if (!best || c->growth > best->growth)

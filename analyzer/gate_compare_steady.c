@@ -228,13 +228,12 @@ int ia_gate_check_throughput(const struct ia_gate_config *cfg, const struct ia_g
 	if (drop > cfg->throughput_drop_pct && b.v - c.v > need) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
-			 "throughput of the steady state fell: %s -> %s %s (%s, limit -%g%%, %g x noise %.3g/s)",
-			 k->baseline, k->current, unit, k->change, cfg->throughput_drop_pct, cfg->noise_multiple, noise);
+			 "throughput of the steady state fell: %.4g -> %.4g %s per second (%s, limit -%g%%, %g x noise %.3g/s)",
+			 b.v, c.v, unit, k->change, cfg->throughput_drop_pct, cfg->noise_multiple, noise);
 		ia_gate_why_causes(r, k, 1, NULL);
 	} else if (-drop > cfg->throughput_drop_pct && c.v - b.v > need) {
 		ia_gate_set(r, k, IA_GATE_IMPROVED);
-		snprintf(k->why, sizeof k->why, "the steady state runs faster: %s -> %s %s per second", k->baseline,
-			 k->current, unit);
+		snprintf(k->why, sizeof k->why, "the steady state runs faster: %.4g -> %.4g %s per second", b.v, c.v, unit);
 	}
 	return 0;
 }

@@ -2,7 +2,7 @@
 # gate_cli.sh — the CI gate through its command line (scripts/ingero-gate →
 # ingero-analyze gate), on report.db files from tests/helpers/gen_reportdb:
 #   identical runs pass; 20 seeded pairs of equal-but-noisy runs pass;
-#   an injected regression (every __cudaLaunchKernel 3x slower) fails
+#   an injected regression (every cudaMemcpyAsync 20x slower) fails
 #   with exit 1 and names the API in the table; syncs that wait twice as
 #   long while the steps per second held pass, said why (a sync waits for
 #   the GPU: the host has more slack); a steady state too short to judge
@@ -43,18 +43,19 @@ for i in $(seq 1 20); do
 done
 check_eq "20 seeded pairs of equal runs all pass" 0 "$fails"
 
-# --- injected regression: every launch three times as slow ---------------------------------
+# --- injected regression: every copy twenty times as slow ----------------------------------
+# (a copy: a launch made slower while the GPU stays busy waits for a full queue, not a regression)
 cp "$T/same.db" "$T/slow.db"
 DB=$T/slow.db
-check_eq "every __cudaLaunchKernel made three times as slow" "$(q "SELECT count(*) FROM cuda_calls c JOIN apis a ON a.id = c.api
-	WHERE a.name = '__cudaLaunchKernel'")" "$("$B/tests/calls_edit" "$DB" --api __cudaLaunchKernel --dur-mul 3)"
+check_eq "every cudaMemcpyAsync made twenty times as slow" "$(q "SELECT count(*) FROM cuda_calls c JOIN apis a ON a.id = c.api
+	WHERE a.name = 'cudaMemcpyAsync'")" "$("$B/tests/calls_edit" "$DB" --api cudaMemcpyAsync --dur-mul 20)"
 "$GATE" "$T/base.db" "$T/slow.db" --markdown "$T/gate.md" --junit "$T/gate.xml" >"$T/out" 2>"$T/err"
-check_eq "slower launches fail (exit 1)" 1 $?
+check_eq "slower copies fail (exit 1)" 1 $?
 check "FAIL headline" grep -q '^ingero-gate: FAIL' "$T/out"
 check "the table names the slower API's p50 as FAIL" \
-	grep -Eq '^  __cudaLaunchKernel p50 .* FAIL$' "$T/out"
-check "a one-line reason per regression" grep -q '^regression: __cudaLaunchKernel got slower' "$T/out"
-check "unchanged APIs are not blamed" sh -c "! grep -Eq '^  cudaMemcpyAsync p50 .* FAIL' '$T/out'"
+	grep -Eq '^  cudaMemcpyAsync p50 .* FAIL$' "$T/out"
+check "a one-line reason per regression" grep -q '^regression: cudaMemcpyAsync got slower' "$T/out"
+check "unchanged APIs are not blamed" sh -c "! grep -Eq '^  __cudaLaunchKernel p50 .* FAIL' '$T/out'"
 check "nothing on stderr" test ! -s "$T/err"
 
 # --- syncs that wait longer while the steps held: the host has more slack -------------------
@@ -88,7 +89,7 @@ failed = [c for c in cases if c.find("failure") is not None]
 regressions = sum(1 for l in open(sys.argv[2]) if l.startswith("regression: "))
 assert int(suite.get("tests")) == len(cases), "tests count"
 assert int(suite.get("failures")) == len(failed) == regressions, (suite.get("failures"), len(failed), regressions)
-assert any(c.get("name") == "__cudaLaunchKernel p50" for c in failed), [c.get("name") for c in failed]
+assert any(c.get("name") == "cudaMemcpyAsync p50" for c in failed), [c.get("name") for c in failed]
 print("junit ok", len(cases), len(failed))
 EOF
 check "JUnit XML parses; failures match the regressions" grep -q '^junit ok' "$T/junit.txt"
@@ -97,11 +98,11 @@ check "JUnit XML parses; failures match the regressions" grep -q '^junit ok' "$T
 # --- JSON result ------------------------------------------------------------------------------
 "$GATE" --json "$T/base.db" "$T/slow.db" >"$T/res.json"
 check_eq "--json keeps the exit status" 1 $?
-check "--json result: verdict fail with the launch check" python3 -c '
+check "--json result: verdict fail with the copy check" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["verdict"] == "fail" and r["regressions"] >= 1
-assert any(c["check"] == "__cudaLaunchKernel p50" and c["verdict"] == "FAIL" for c in r["checks"])
+assert any(c["check"] == "cudaMemcpyAsync p50" and c["verdict"] == "FAIL" for c in r["checks"])
 ' "$T/res.json"
 
 # --- a new HIGH causal chain: main thread waiting on DataLoader-style workers ------------------
@@ -136,23 +137,23 @@ assert b["apis"] and all("samples_ns" in a and len(a["runs_p50_ns"]) == 1 for a 
 "$GATE" "$T/base.json" "$T/same.db" >/dev/null 2>&1
 check_eq "baseline.json vs an equal run: pass" 0 $?
 "$GATE" "$T/base.json" "$T/slow.db" >"$T/out.json" 2>&1
-check_eq "baseline.json vs slower launches: regression" 1 $?
+check_eq "baseline.json vs slower copies: regression" 1 $?
 "$GATE" "$T/base.db" "$T/slow.db" >"$T/out.db" 2>&1
 check_eq "same verdict lines from the JSON baseline as from the database" \
 	"$(grep -c '^regression:' "$T/out.db")" "$(grep -c '^regression:' "$T/out.json")"
 
 # --- thresholds: a config that tolerates 3x syncs passes; --set overrides ---------------------
 cat >"$T/gate.conf" <<'EOF'
-# launches may triple on this runner
-__cudaLaunchKernel.p50_growth_pct = 250
-__cudaLaunchKernel.p99_growth_pct = 250   # tail too
+# copies may be twenty times as slow on this runner
+cudaMemcpyAsync.p50_growth_pct = 2500
+cudaMemcpyAsync.p99_growth_pct = 2500   # tail too
 calls_per_sec_drop_pct = off   # the old name of throughput_drop_pct still reads
 EOF
 "$GATE" --config "$T/gate.conf" "$T/base.db" "$T/slow.db" >"$T/out" 2>&1
 check_eq "a config tolerating the slowdown passes" 0 $?
-"$GATE" -c "$T/gate.conf" -s __cudaLaunchKernel.p50_growth_pct=20 "$T/base.db" "$T/slow.db" >/dev/null 2>&1
+"$GATE" -c "$T/gate.conf" -s cudaMemcpyAsync.p50_growth_pct=20 "$T/base.db" "$T/slow.db" >/dev/null 2>&1
 check_eq "--set after --config wins" 1 $?
-"$GATE" -s __cudaLaunchKernel.ignore=yes "$T/base.db" "$T/slow.db" >/dev/null 2>&1
+"$GATE" -s cudaMemcpyAsync.ignore=yes "$T/base.db" "$T/slow.db" >/dev/null 2>&1
 check_eq "an ignored API is not judged" 0 $?
 
 # --- usage errors: exit 2, input errors: exit 3, one line -------------------------------------------
