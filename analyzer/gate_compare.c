@@ -22,10 +22,10 @@
  * steady state's throughput fell too (a slower GPU shows there); with it
  * held, the check passes and says why.
  *
- * A latency change must also cost the user time: the growth times the
- * calls, as a share of the steady state, at least min_cost_pct (a pinned
- * copy's call 2.3 -> 4.0 us, a hundred of them in a second, is +74 % and
- * 0.02 % of the run).
+ * A latency change must also cost the user time: the calls' mean growth
+ * times their number, as a share of the steady state, at least min_cost_pct
+ * (a pinned copy's call 2.3 -> 4.0 us, a hundred of them in a second, is
+ * +74 % and 0.02 % of the run).
  *
  * A baseline of several runs knows how much an API's p50 and p99 move from
  * run to run, which no test within one run can see: the limit is then at
@@ -219,10 +219,24 @@ static int sync_with_slack(struct ia_gate_check *k, const struct ia_gate_api *b,
 }
 
 /* The extra time of a slower API, as a share of the current run's steady
- * state (its window without one), in percent: growth x calls / time. */
-static double cost_pct(uint64_t growth_ns, double calls, double secs)
+ * state (its window without one), in percent: its calls' mean growth times
+ * their number over that time.  The mean, not the quantile that grew: an
+ * API that mixes calls (a 12 MB copy and an 8-byte one each step) may move
+ * its p50 a little and its time a lot. */
+static double mean_ns(const struct ia_gate_api *g)
 {
-	return secs > 0 ? 100.0 * (double)growth_ns * calls / 1e9 / secs : 100;
+	double sum = 0;
+	for (size_t i = 0; i < g->nsamples; i++)
+		sum += (double)g->samples[i];
+	return g->nsamples ? sum / (double)g->nsamples : 0;
+}
+
+static double cost_pct(const struct ia_gate_api *b, const struct ia_gate_api *c, double secs)
+{
+	double grew = mean_ns(c) - mean_ns(b);
+	if (grew <= 0)
+		return 0;
+	return secs > 0 ? 100.0 * grew * (double)c->count / 1e9 / secs : 100;
 }
 
 /* Whether that extra time matters (min_cost_pct); said in the check when not. */
@@ -268,7 +282,7 @@ static int check_p50(const struct ia_gate_config *cfg, const struct ia_gate_limi
 	uint64_t delta_up = c->p50_ns > b->p50_ns ? c->p50_ns - b->p50_ns : 0;
 	uint64_t delta_down = b->p50_ns > c->p50_ns ? b->p50_ns - c->p50_ns : 0;
 	if (up.p < cfg->alpha && ratio > thr && delta_up >= lim->min_delta_ns &&
-	    material(cfg, k, cost_pct(delta_up, (double)c->count, secs)) && !sync_with_slack(k, b, steps_held, gpu_busy)) {
+	    material(cfg, k, cost_pct(b, c, secs)) && !sync_with_slack(k, b, steps_held, gpu_busy)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,
 			 "%s got slower: median %s -> %s (%s, limit +%.3g%%); Mann-Whitney U one-sided p=%.2g < alpha %g",
@@ -321,8 +335,7 @@ static int check_p99(const struct ia_gate_config *cfg, const struct ia_gate_limi
 				    cfg->resamples, cfg->alpha, cfg->seed ^ name_hash(b->name), &lo, &hi) < 0)
 		return -1;
 	snprintf(k->evidence, sizeof k->evidence, "%g%% CI x%.3g..x%.3g", 100 * (1 - cfg->alpha), lo, hi);
-	/* the tail is its slowest 1 % of calls */
-	if (up && lo > thr && material(cfg, k, cost_pct(delta_up, c->count > 100 ? (double)c->count / 100 : 1, secs)) &&
+	if (up && lo > thr && material(cfg, k, cost_pct(b, c, secs)) &&
 	    !sync_with_slack(k, b, steps_held, gpu_busy)) {
 		ia_gate_set(r, k, IA_GATE_FAIL);
 		snprintf(k->why, sizeof k->why,

@@ -15,8 +15,10 @@
 # The workloads (workloads/, their docstrings say more; each a few seconds after the
 # imports):
 #   gate_launches.py   host-bound launches: a small MLP trained with Adam, no sync in the loop
-#   gate_loader.py     a DataLoader job: 4 workers, per-item CPU work, pin_memory, ~6-8 ms GPU steps
+#   gate_loader.py     a DataLoader job: 4 workers, per-item CPU work, pin_memory, 7.5-10 ms GPU steps
 #   gate_healthy.py    a short healthy loop: ~3 ms of host work hidden behind 6-8 ms GPU steps
+# (the GPU part of a step is a small model plus torch.cuda._sleep: a known stretch of GPU time,
+# so the regressions' margins do not hang on how fast the H200 runs a guessed model)
 # and the regressions: gate_loader.py --workers 0 (num_workers 4 -> 0), --no-pin (pin_memory
 # removed), --heavy (a CPU-heavy transform); gate_healthy.py --item (a per-step .item()).
 #
