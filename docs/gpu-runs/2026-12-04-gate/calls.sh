@@ -9,8 +9,11 @@
 #   make bundle && mkdir -p .devpack && tar cJf .devpack/devbin.txz -C build/bundle .
 # The device call (carry [".devpack"]; timeout_s 600):
 #   mkdir -p .devbin && tar xJf .devpack/devbin.txz -C .devbin && sh docs/gpu-runs/2026-12-04-gate/calls.sh
-# After it, on the dev machine, with the files back in DIR (files_at):
-#   sh docs/gpu-runs/2026-12-04-gate/judge.sh DIR
+# After it, on the dev machine, with the files back in DIR (the call's files_at, read-only), the
+# same build made (make):
+#   sh docs/gpu-runs/2026-12-04-gate/judge.sh DIR /tmp/gate-judged
+# (every ordered A/A pair per workload, a baseline of runs 1-5 against runs 6-10, each regression
+# with the cause it names; report.txt and the Markdown of each regression in /tmp/gate-judged)
 #
 # The workloads (workloads/, their docstrings say more; each a few seconds after the
 # imports):

@@ -1,5 +1,5 @@
 #!/bin/sh
-# judge.sh DIR — the gate's verdicts on what calls.sh brought back from the H200, on the dev
+# judge.sh DIR [OUT] — the gate's verdicts on what calls.sh brought back from the H200, on the dev
 # machine (the judging needs no GPU; the JSON summaries judge exactly like their report.db).
 # DIR holds summaries.tar.xz.  Prints, per workload:
 #   A/A: every ordered pair of its identical runs gated with the defaults (10 runs: 90
@@ -8,13 +8,14 @@
 #        6-10 against it
 #   the regressions, each against that baseline and against run 1 alone: the verdict, the
 #        reasons, and whether the cause the issue asks for is named
-# and one summary line.  Writes everything to DIR/judged/ as well.
-# Usage: sh docs/gpu-runs/2026-12-04-gate/judge.sh DIR   (from the repository root, after make)
+# and one summary line.  Writes everything to OUT (default /tmp/gate-judged; DIR, where the device
+# tool leaves the files, is read-only): report.txt, and the Markdown of each regression.
+# Usage: sh docs/gpu-runs/2026-12-04-gate/judge.sh DIR [OUT]   (from the repository root, after make)
 set -u
 DIR=$(cd "${1:?usage: judge.sh DIR}" && pwd)
 GATE=${GATE:-scripts/ingero-gate}
 export INGERO_ANALYZE=${INGERO_ANALYZE:-$PWD/build/ingero-analyze}
-J=$DIR/judged
+J=${2:-/tmp/gate-judged}
 rm -rf "$J" && mkdir -p "$J"
 tar xJf "$DIR/summaries.tar.xz" -C "$J"
 S=$J/gate
