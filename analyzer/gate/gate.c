@@ -27,15 +27,20 @@
 
 static const char gate_usage[] =
 "Usage: ingero-gate [OPTIONS] BASELINE CURRENT\n"
-"       ingero-gate --save-baseline REPORT.db -o BASELINE.json\n"
+"       ingero-gate --save-baseline REPORT.db [REPORT.db...] -o BASELINE.json\n"
 "       (the same as: ingero-analyze gate ...)\n"
 "\n"
 "Compares the GPU behaviour of a current run with a baseline and fails on a\n"
-"regression: per-API latency (p50 by Mann-Whitney U, p99 by a bootstrap\n"
-"confidence interval, each also above a growth limit), the estimated GPU idle\n"
-"share, CUDA calls per second, and HIGH causal chains the baseline did not have.\n"
-"BASELINE is a report.db or a file written by --save-baseline; CURRENT is a\n"
-"report.db (or a saved baseline).\n"
+"regression of its steady state (the run less start-up, compilation and\n"
+"autotuning, which are compared apart and only warned about): per-API latency\n"
+"(p50 by Mann-Whitney U, p99 by a bootstrap confidence interval, each also\n"
+"above a growth limit), GPU idle, steps per second, and HIGH causal chains the\n"
+"baseline did not have whose cost rose. A steady figure fails only beyond its\n"
+"noise too; a failure names the changes behind it (chains new or grown, and\n"
+"facts such as worker processes, pageable copies, syncs per step).\n"
+"BASELINE is a report.db or a file written by --save-baseline (from one run or\n"
+"several: then each limit is also a multiple of the runs' spread); CURRENT is\n"
+"a report.db (or a saved baseline).\n"
 "\n"
 "Options:\n"
 "  -c, --config FILE       thresholds, `key = value` lines (docs/gate-config.md)\n"
@@ -44,7 +49,8 @@ static const char gate_usage[] =
 "      --junit FILE        also write JUnit XML to FILE ('-' = stdout)\n"
 "      --json              print the result as JSON instead of the table\n"
 "  -v, --verbose           list passing checks in the table too\n"
-"      --save-baseline DB  summarise DB into a baseline file (needs -o)\n"
+"      --save-baseline DB  summarise DB, and the DBs (or baselines) after it,\n"
+"                          into one baseline file (needs -o)\n"
 "  -o, --output FILE       where --save-baseline writes\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
@@ -94,6 +100,12 @@ static cJSON *result_json(const struct ia_gate_result *r, const struct ia_gate_n
 	ia_json_u64(root, "warnings", r->warns);
 	ia_json_str(root, "baseline", n->baseline);
 	ia_json_str(root, "current", n->current);
+	cJSON *runs = cJSON_AddArrayToObject(root, "baseline_runs");
+	for (size_t i = 0; runs && i < r->nbase_runs; i++)
+		cJSON_AddItemToArray(runs, cJSON_CreateString(r->base_runs[i]));
+	cJSON *changes = cJSON_AddArrayToObject(root, "changes");
+	for (size_t i = 0; changes && i < r->nchanges; i++)
+		cJSON_AddItemToArray(changes, cJSON_CreateString(r->changes[i].text));
 	cJSON *checks = cJSON_AddArrayToObject(root, "checks");
 	for (size_t i = 0; checks && i < r->n; i++) {
 		const struct ia_gate_check *c = &r->checks[i];
@@ -207,29 +219,50 @@ static int configure(struct ia_gate_config *cfg, const struct gate_args *a)
 	return -1;
 }
 
-/* --save-baseline RUN -o FILE: RUN's summary written for later gates. */
-static int save_baseline(const struct ia_gate_config *cfg, const struct gate_args *a, const char *extra)
+/* --save-baseline RUN [RUN...] -o FILE: the runs' summary written for later
+ * gates; several runs make a baseline that knows their spread. */
+static int save_baseline(const struct ia_gate_config *cfg, const struct gate_args *a, char **more, size_t nmore)
 {
 	char err[1024];
-	struct ia_gate_summary base;
-	memset(&base, 0, sizeof base);
+	size_t n = 1 + nmore;
+	struct ia_gate_summary *in = calloc(n, sizeof *in), merged;
+	memset(&merged, 0, sizeof merged);
 	int rc = IA_GATE_EXIT_USAGE;
-	if (!a->output)
-		gate_err("--save-baseline needs -o FILE");
-	else if (extra)
-		gate_err("unexpected argument %s with --save-baseline", extra);
-	else if (ia_gate_summary_load(&base, a->save, cfg->max_samples, err, sizeof err) < 0) {
-		gate_err("%s", err);
-		rc = IA_GATE_EXIT_INPUT;
-	} else if (ia_gate_summary_save(&base, a->output, err, sizeof err) < 0) {
-		gate_err("%s", err);
-		rc = IA_GATE_EXIT_RUNTIME;
-	} else {
-		fprintf(stderr, "ingero-gate: baseline of %s (%zu APIs, %zu chains) written to %s\n",
-			a->save, base.napis, base.nchains, a->output);
-		rc = IA_GATE_EXIT_PASS;
+	if (!in) {
+		gate_err("out of memory");
+		return IA_GATE_EXIT_RUNTIME;
 	}
-	ia_gate_summary_free(&base);
+	if (!a->output) {
+		gate_err("--save-baseline needs -o FILE");
+		goto out;
+	}
+	rc = IA_GATE_EXIT_INPUT;
+	for (size_t i = 0; i < n; i++)
+		if (ia_gate_summary_load(&in[i], i ? more[i - 1] : a->save, cfg->max_samples, err, sizeof err) < 0) {
+			gate_err("%s", err);
+			goto out;
+		}
+	rc = IA_GATE_EXIT_RUNTIME;
+	const struct ia_gate_summary *base = &in[0];
+	if (n > 1 || in[0].nruns > 1) {
+		if (ia_gate_summary_merge(&merged, in, n, cfg->max_samples, err, sizeof err) < 0) {
+			gate_err("%s", err);
+			goto out;
+		}
+		base = &merged;
+	}
+	if (ia_gate_summary_save(base, a->output, err, sizeof err) < 0) {
+		gate_err("%s", err);
+		goto out;
+	}
+	fprintf(stderr, "ingero-gate: baseline of %zu run%s (%zu APIs, %zu chains) written to %s\n", base->nruns,
+		base->nruns == 1 ? "" : "s", base->napis, base->nchains, a->output);
+	rc = IA_GATE_EXIT_PASS;
+out:
+	for (size_t i = 0; i < n; i++)
+		ia_gate_summary_free(&in[i]);
+	free(in);
+	ia_gate_summary_free(&merged);
 	return rc;
 }
 
@@ -294,7 +327,7 @@ int ia_cmd_gate(int argc, char **argv)
 	} else if ((rc = parse_gate_args(argc, argv, &a)) >= 0 || (rc = configure(&cfg, &a)) >= 0) {
 		/* (said, or --help) */
 	} else if (a.save) {
-		rc = save_baseline(&cfg, &a, optind < argc ? argv[optind] : NULL);
+		rc = save_baseline(&cfg, &a, argv + optind, (size_t)(argc - optind));
 	} else if (a.output) {
 		gate_err("-o is for --save-baseline; use --markdown/--junit for reports");
 		rc = IA_GATE_EXIT_USAGE;

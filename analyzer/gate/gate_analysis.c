@@ -14,10 +14,14 @@
  * changed the cause, not gained a problem; how much the GPU idles is the
  * GPU-idle check's to judge.  The label (kind, + API or line) names the
  * chain in tables.  Summaries carry figures that change run to run:
- * shown, never compared.
+ * shown, never compared; what is compared is a chain's cost, as a share of
+ * the steady state (of the window for a phase), and its severity.  Its
+ * cause in words is the verdict's (verdict.h).
  */
-#include "render/explain_json.h"
 #include "gate/gate_analysis.h"
+
+#include "render/explain_json.h"
+#include "rules/verdict.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -37,15 +41,6 @@ int ia_gate_from_explain(struct ia_gate_summary *s, const struct ia_analysis *a,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct");
-	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(idle, "low");
-	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(idle, "high");
-	/* no main process, no window: explain has nothing to estimate */
-	s->has_idle = cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && a->pp.main >= 0;
-	if (s->has_idle) {
-		s->idle_low = lo->valuedouble;
-		s->idle_high = hi->valuedouble;
-	}
 	const cJSON *chains = cJSON_GetObjectItemCaseSensitive(doc, "chains");
 	int n = cJSON_GetArraySize(chains);
 	s->chains = calloc(n > 0 ? (size_t)n : 1, sizeof *s->chains);
@@ -53,6 +48,8 @@ int ia_gate_from_explain(struct ia_gate_summary *s, const struct ia_analysis *a,
 		goto oom;
 	const cJSON *c;
 	cJSON_ArrayForEach(c, chains) {
+		/* the document lists a->chains in their order */
+		const struct ia_chain *ac = s->nchains < a->nchains ? &a->chains[s->nchains] : NULL;
 		struct ia_gate_chain *g = &s->chains[s->nchains];
 		char *kind = dup_str(c, "kind");
 		char *source = dup_str(c, "source");
@@ -77,8 +74,19 @@ int ia_gate_from_explain(struct ia_gate_summary *s, const struct ia_analysis *a,
 		free(kind);
 		free(source);
 		s->nchains++;
-		if (!g->severity || !g->key || !g->label)
+		g->cost_pct = calloc(1, sizeof *g->cost_pct);
+		if (!g->severity || !g->key || !g->label || !g->cost_pct)
 			goto oom;
+		g->high_runs = !strcmp(g->severity, "HIGH");
+		if (ac) {
+			char words[512];
+			g->phase = ia_kind_is_phase(ac->kind);
+			uint64_t whole = g->phase ? a->idle.window_ns : a->idle.steady_ns;
+			g->cost_pct[0] = whole ? 100.0 * (double)ac->cost_ns / (double)whole : 0;
+			if (!g->phase && !ia_kind_is_gpu_work(ac->kind) &&
+			    !(g->cause = strdup(ia_verdict_cause(ac, words, sizeof words))))
+				goto oom;
+		}
 	}
 	cJSON_Delete(doc);
 	return 0;

@@ -3,11 +3,21 @@
  * current run with the baseline and gives a verdict with its evidence.
  *
  * Checks, in the order they are reported:
- *   latency    per API: p50 (Mann–Whitney U + growth threshold) and p99
- *              (bootstrap CI of the p99 ratio + growth threshold)
- *   gpu_idle   the GPU-idle estimate (both bounds grew by more than N points)
- *   throughput CUDA calls per second over the span of CUDA activity
- *   chains     a HIGH chain in the current run that the baseline lacks
+ *   latency    per API, over the steady state: p50 (Mann–Whitney U + growth
+ *              threshold) and p99 (bootstrap CI of the p99 ratio + growth
+ *              threshold); a baseline of several runs adds a multiple of
+ *              the spread of its runs' p50s and p99s to the thresholds
+ *   steady     whether both steady states are long enough to judge
+ *   gpu_idle   the steady state's GPU idle
+ *   throughput the steady state's steps (or calls) per second
+ *   chains     a HIGH chain the baseline lacks, whose cost rose
+ *   phases     start-up, compilation, autotuning, epoch boundaries: warned
+ *              about unless the config asks to gate them
+ * A steady figure, or a chain's cost, fails only when its change exceeds
+ * both its limit and noise_multiple times its noise (gate_checks.h).  What
+ * changed between the runs — the chain diff and the facts that tell a
+ * cause — is listed with the checks (changes), and a failing check's
+ * reason names the changes behind it.
  */
 #ifndef IA_GATE_COMPARE_H
 #define IA_GATE_COMPARE_H
@@ -38,10 +48,26 @@ struct ia_gate_check {
 	int minor;             /* a skip nobody needs to see in the terminal (an API called 3 times) */
 };
 
+/* One line of "what changed": a chain new, grown, gone or of another
+ * cause, or a fact of the steady state that moved. */
+enum ia_gate_change_kind { IA_GATE_NEW, IA_GATE_GROWN, IA_GATE_CAUSE, IA_GATE_GONE, IA_GATE_SHRUNK, IA_GATE_FACT };
+struct ia_gate_change {
+	enum ia_gate_change_kind kind;
+	char text[512];        /* "new: the main thread's own work … (gaps_host_busy, 0% -> 58% of the steady state)" */
+	char api[64];          /* the API it is about, "" when none */
+	double growth;         /* cost points gained (facts: 0), to rank by */
+	int steady;            /* explains a steady-state figure (throughput, GPU idle) */
+};
+
 struct ia_gate_result {
 	struct ia_gate_check *checks;
 	size_t n, cap;
 	size_t fails, warns;
+	struct ia_gate_change *changes;
+	size_t nchanges, ccap;
+	/* the runs that made the baseline (their sources), for the reports */
+	char **base_runs;
+	size_t nbase_runs;
 };
 
 /* Runs every check; -1 only on out of memory. */

@@ -32,8 +32,16 @@ void ia_gate_config_defaults(struct ia_gate_config *cfg)
 	cfg->def.p99_min_samples = 50;
 	cfg->def.ignore = 0;
 	cfg->gpu_idle_growth_pts = 10;
-	cfg->calls_per_sec_drop_pct = 20;
+	cfg->throughput_drop_pct = 20;
 	cfg->new_high_chains = IA_GATE_CHAINS_FAIL;
+	cfg->noise_multiple = 3;
+	cfg->chain_cost_growth_pts = 10;
+	cfg->min_cost_pct = 1;
+	cfg->min_steady_steps = 20;
+	cfg->min_steady_ns = 500000000ull;   /* ten of the phases' 50 ms slices */
+	cfg->phases = IA_GATE_CHAINS_WARN;
+	cfg->phase_growth_pct = 50;
+	cfg->phase_min_delta_ns = 1000000000ull;
 }
 
 void ia_gate_config_free(struct ia_gate_config *cfg)
@@ -99,6 +107,19 @@ static int parse_delta(const char *v, uint64_t *out)
 	if (!l || isdigit((unsigned char)v[l - 1]) || v[l - 1] == '.')
 		return -1;
 	return ia_parse_dur(v, out);
+}
+
+static int parse_policy(const char *v, enum ia_gate_chain_policy *out)
+{
+	if (!strcmp(v, "fail"))
+		*out = IA_GATE_CHAINS_FAIL;
+	else if (!strcmp(v, "warn"))
+		*out = IA_GATE_CHAINS_WARN;
+	else if (!strcmp(v, "ignore") || !strcmp(v, "off"))
+		*out = IA_GATE_CHAINS_IGNORE;
+	else
+		return -1;
+	return 0;
 }
 
 static struct ia_gate_api_cfg *api_entry(struct ia_gate_config *cfg, const char *name, size_t len)
@@ -212,20 +233,38 @@ int ia_gate_config_set(struct ia_gate_config *cfg, const char *key, const char *
 			cfg->max_samples = u;
 	} else if (!strcmp(key, "gpu_idle_growth_pts")) {
 		rc = parse_pct(v, &cfg->gpu_idle_growth_pts);
-	} else if (!strcmp(key, "calls_per_sec_drop_pct")) {
-		rc = parse_pct(v, &cfg->calls_per_sec_drop_pct);
-		if (!rc && cfg->calls_per_sec_drop_pct > 100)
+	} else if (!strcmp(key, "throughput_drop_pct") || !strcmp(key, "calls_per_sec_drop_pct")) {
+		/* calls_per_sec_drop_pct: its name before the check judged the steady state's steps */
+		rc = parse_pct(v, &cfg->throughput_drop_pct);
+		if (!rc && cfg->throughput_drop_pct > 100)
 			rc = -1;
 	} else if (!strcmp(key, "new_high_chains")) {
-		rc = 0;
-		if (!strcmp(v, "fail"))
-			cfg->new_high_chains = IA_GATE_CHAINS_FAIL;
-		else if (!strcmp(v, "warn"))
-			cfg->new_high_chains = IA_GATE_CHAINS_WARN;
-		else if (!strcmp(v, "ignore") || !strcmp(v, "off"))
-			cfg->new_high_chains = IA_GATE_CHAINS_IGNORE;
-		else
-			rc = -1;
+		rc = parse_policy(v, &cfg->new_high_chains);
+	} else if (!strcmp(key, "phases")) {
+		rc = parse_policy(v, &cfg->phases);
+	} else if (!strcmp(key, "noise_multiple")) {
+		char *end;
+		errno = 0;
+		double d = strtod(v, &end);
+		rc = (errno || end == v || *end || !(d >= 0 && d <= 100)) ? -1 : 0;
+		if (!strcmp(v, "off"))
+			d = 0, rc = 0;
+		if (!rc)
+			cfg->noise_multiple = d;
+	} else if (!strcmp(key, "min_cost_pct")) {
+		rc = parse_pct(v, &cfg->min_cost_pct);
+	} else if (!strcmp(key, "chain_cost_growth_pts")) {
+		rc = parse_pct(v, &cfg->chain_cost_growth_pts);
+	} else if (!strcmp(key, "phase_growth_pct")) {
+		rc = parse_pct(v, &cfg->phase_growth_pct);
+	} else if (!strcmp(key, "phase_min_delta")) {
+		rc = parse_delta(v, &cfg->phase_min_delta_ns);
+	} else if (!strcmp(key, "min_steady_steps")) {
+		rc = parse_uint(v, 0, 100000000, &u);
+		if (!rc)
+			cfg->min_steady_steps = u;
+	} else if (!strcmp(key, "min_steady_time")) {
+		rc = parse_delta(v, &cfg->min_steady_ns);
 	} else if (!strcmp(key, "ignore_apis")) {
 		/* comma- or space-separated list */
 		rc = 0;

@@ -27,6 +27,7 @@ struct ia_gate_limits {
 	int ignore;              /* API left out of the gate */
 };
 
+/* what a check of that kind does with a regression: fail, warn (printed, exit 0) or nothing */
 enum ia_gate_chain_policy { IA_GATE_CHAINS_FAIL, IA_GATE_CHAINS_WARN, IA_GATE_CHAINS_IGNORE };
 
 /* An API's overrides: only the fields whose bit is in `set` replace the defaults,
@@ -47,9 +48,23 @@ struct ia_gate_config {
 	uint64_t seed;             /* bootstrap seed */
 	size_t max_samples;        /* latencies kept per API (baseline files, comparisons) */
 	struct ia_gate_limits def; /* defaults for every API */
-	double gpu_idle_growth_pts;   /* percentage points; IA_GATE_OFF disables */
-	double calls_per_sec_drop_pct; /* IA_GATE_OFF disables */
+	double gpu_idle_growth_pts;   /* steady state's GPU idle, percentage points; IA_GATE_OFF disables */
+	double throughput_drop_pct;   /* steady state's steps (or calls) per second; IA_GATE_OFF disables */
 	enum ia_gate_chain_policy new_high_chains;
+	/* noise: a steady figure or a chain's cost must also move by more than
+	 * noise_multiple times its noise (gate_figures.h); 0 leaves only the limits */
+	double noise_multiple;
+	double chain_cost_growth_pts; /* a new HIGH chain's cost share must rise this much; IA_GATE_OFF: any */
+	/* a latency regression must cost this share of the steady state (its
+	 * growth times its calls); IA_GATE_OFF: any */
+	double min_cost_pct;
+	/* a steady state shorter than this is not judged ("not enough steady state") */
+	uint64_t min_steady_steps;
+	uint64_t min_steady_ns;
+	/* one-time phases (start-up, compilation, autotuning, epoch boundaries) */
+	enum ia_gate_chain_policy phases;
+	double phase_growth_pct;
+	uint64_t phase_min_delta_ns;
 	struct ia_gate_api_cfg *apis;  /* per-API overrides */
 	size_t napis;
 };

@@ -7,6 +7,8 @@
  * shown, then one line per reason.
  * Markdown and JUnit always carry every check.  JUnit has no "warning":
  * a warned check is a passing testcase with the reason in system-out.
+ * All three say which runs made the baseline, and list what changed
+ * between the runs (the chain diff and the facts: gate_compare.h).
  */
 #include "gate/gate_report.h"
 
@@ -33,6 +35,18 @@ static const char *field(const struct ia_gate_check *c, size_t i)
 static const char *headline(const struct ia_gate_result *r)
 {
 	return r->fails ? "FAIL" : "PASS";
+}
+
+/* "a.db" or "5 runs: a.db, b.db, …" into buf. */
+static const char *runs_text(char *buf, size_t len, const struct ia_gate_result *r)
+{
+	buf[0] = 0;
+	if (r->nbase_runs <= 1)
+		return buf;
+	size_t l = (size_t)snprintf(buf, len, "%zu runs: ", r->nbase_runs);
+	for (size_t i = 0; i < r->nbase_runs && l < len; i++)
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", i ? ", " : "", r->base_runs[i]);
+	return buf;
 }
 
 static int shown(const struct ia_gate_check *c, int verbose)
@@ -62,7 +76,10 @@ void ia_gate_report_text(FILE *out, const struct ia_gate_result *r, const struct
 	fprintf(out, "ingero-gate: %s: %zu regression%s, %zu warning%s, %zu check%s\n", headline(r),
 		r->fails, r->fails == 1 ? "" : "s", r->warns, r->warns == 1 ? "" : "s", r->n,
 		r->n == 1 ? "" : "s");
-	fprintf(out, "  baseline %s\n  current  %s\n", n->baseline, n->current);
+	char runs[2048];
+	runs_text(runs, sizeof runs, r);
+	fprintf(out, "  baseline %s%s%s%s\n  current  %s\n", n->baseline, runs[0] ? " (median of " : "", runs,
+		runs[0] ? ")" : "", n->current);
 	if (nshown) {
 		fputc('\n', out);
 		for (size_t i = 0; i < NCOLS; i++)
@@ -89,6 +106,18 @@ void ia_gate_report_text(FILE *out, const struct ia_gate_result *r, const struct
 			fprintf(out, "\n");
 		fprintf(out, "%s: %s\n", c->verdict == IA_GATE_FAIL ? "regression" : "warning", c->why);
 	}
+	/* --verbose: why a check that could have failed did not (a sync with
+	 * slack, a change too small to cost time, a severity crossing its line) */
+	for (size_t k = 0; verbose && k < r->n; k++) {
+		const struct ia_gate_check *c = &r->checks[k];
+		if ((c->verdict == IA_GATE_PASS || c->verdict == IA_GATE_IMPROVED) && c->why[0])
+			fprintf(out, "%snote: %s\n", any++ ? "" : "\n", c->why);
+	}
+	if (r->nchanges && (verbose || r->fails || r->warns)) {
+		fprintf(out, "\nwhat changed:\n");
+		for (size_t i = 0; i < r->nchanges; i++)
+			fprintf(out, "  %s\n", r->changes[i].text);
+	}
 }
 
 /* Markdown table cell: pipes escaped, newlines flattened. */
@@ -109,9 +138,12 @@ static void md_cell(FILE *out, const char *s)
 int ia_gate_report_markdown(FILE *out, const struct ia_gate_result *r, const struct ia_gate_names *n)
 {
 	fprintf(out, "## Ingero GPU perf gate: %s\n\n", r->fails ? "**FAIL**" : "**PASS**");
-	fprintf(out, "%zu regression%s, %zu warning%s, %zu check%s. Baseline `%s`, current `%s`.\n\n",
+	char runs[2048];
+	runs_text(runs, sizeof runs, r);
+	fprintf(out, "%zu regression%s, %zu warning%s, %zu check%s. Baseline `%s`%s%s%s, current `%s`.\n\n",
 		r->fails, r->fails == 1 ? "" : "s", r->warns, r->warns == 1 ? "" : "s", r->n,
-		r->n == 1 ? "" : "s", n->baseline, n->current);
+		r->n == 1 ? "" : "s", n->baseline, runs[0] ? " (median of " : "", runs, runs[0] ? ")" : "",
+		n->current);
 	fputs("| Check | Baseline | Current | Change | Limit | Evidence | Verdict |\n", out);
 	fputs("|---|---:|---:|---:|---|---|---|\n", out);
 	for (size_t k = 0; k < r->n; k++) {
@@ -129,9 +161,15 @@ int ia_gate_report_markdown(FILE *out, const struct ia_gate_result *r, const str
 			fputs("\n### Why\n\n", out);
 		fprintf(out, "- %s%s\n", c->verdict == IA_GATE_WARN ? "(warning) " : "", c->why);
 	}
-	fputs("\nLatency checks need both a significant difference (Mann-Whitney U for p50, bootstrap "
-	      "CI of the ratio for p99) and growth above the limit. GPU idle is an estimate from host "
-	      "evidence.\n", out);
+	if (r->nchanges) {
+		fputs("\n### What changed\n\n", out);
+		for (size_t i = 0; i < r->nchanges; i++)
+			fprintf(out, "- %s\n", r->changes[i].text);
+	}
+	fputs("\nThe steady state is judged (start-up, compilation and autotuning apart). Latency checks need "
+	      "both a significant difference (Mann-Whitney U for p50, bootstrap CI of the ratio for p99) and "
+	      "growth above the limit; GPU idle, throughput and a new chain's cost must also move beyond their "
+	      "noise.\n", out);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -169,7 +207,19 @@ int ia_gate_report_junit(FILE *out, const struct ia_gate_result *r, const struct
 	xml_text(out, n->baseline);
 	fputs("\"/>\n      <property name=\"current\" value=\"", out);
 	xml_text(out, n->current);
-	fputs("\"/>\n    </properties>\n", out);
+	fputs("\"/>\n      <property name=\"baseline_runs\" value=\"", out);
+	for (size_t i = 0; i < r->nbase_runs; i++) {
+		if (i)
+			fputs(", ", out);
+		xml_text(out, r->base_runs[i]);
+	}
+	fputs("\"/>\n", out);
+	for (size_t i = 0; i < r->nchanges; i++) {
+		fputs("      <property name=\"changed\" value=\"", out);
+		xml_text(out, r->changes[i].text);
+		fputs("\"/>\n", out);
+	}
+	fputs("    </properties>\n", out);
 	for (size_t k = 0; k < r->n; k++) {
 		const struct ia_gate_check *c = &r->checks[k];
 		fputs("    <testcase classname=\"ingero-gate.", out);

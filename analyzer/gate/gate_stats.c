@@ -140,3 +140,24 @@ size_t ia_gate_decimate(uint64_t *v, size_t n, size_t m)
 		v[i] = v[(size_t)(((double)i + 0.5) * (double)n / (double)m)];
 	return m;
 }
+
+double ia_gate_median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double ia_gate_sd(const double *v, size_t n)
+{
+	if (n < 2)
+		return 0;
+	double m = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	return sqrt(ss / (double)(n - 1));
+}

@@ -53,6 +53,11 @@ uint64_t ia_gate_quantile_sorted(const uint64_t *v, size_t n, double q);
  */
 size_t ia_gate_decimate(uint64_t *v, size_t n, size_t m);
 
+/* Median of v[0..n) (v is sorted in place); 0 when n == 0. */
+double ia_gate_median(double *v, size_t n);
+/* Sample standard deviation of v[0..n); 0 when n < 2. */
+double ia_gate_sd(const double *v, size_t n);
+
 /* splitmix64: the gate's only random source. */
 uint64_t ia_gate_rand(uint64_t *state);
 

@@ -22,6 +22,9 @@ int ia_call_completes_work(const struct ia_call *c);
 int ia_call_is_waiting_free(const struct ia_call *c);
 /* Whether an API queues device work (launch, copy, memset). */
 int ia_api_queues_work(unsigned api);
+/* A call that queues work waited for room in its queue, not for the host,
+ * when the GPU was busy at least this share of its time (a full queue). */
+#define IA_QUEUE_FULL_BUSY 0.90
 /* The calls of process `proc` (index into trace.procs), all its threads
  * merged by start time (ties: thread index): a malloc'd array of indexes
  * into trace.calls, *n of them; NULL when out of memory. */

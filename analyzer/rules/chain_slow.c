@@ -21,9 +21,8 @@
 #define CONTENTION_RUNQ_SAT 0.05     /* ... or this much with CPUs saturated */
 #define SATURATED 0.90
 /* A call that queues work (a launch, memset, async copy) is slow while the
- * GPU certainly had work this much of the time:
+ * GPU certainly had work IA_QUEUE_FULL_BUSY of the time (calls.h):
  * the host ran ahead of a busy GPU and waited for room in its queue. */
-#define QUEUE_FULL_BUSY 0.90
 
 /* What the parts of a slow-calls chain read, computed once. */
 struct slow_view {
@@ -262,7 +261,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 			gpu_busy = (double)ia_spans_within_windows(a->gaps.gpu.busy, a->gaps.gpu.nbusy, s->win, s->nwin) /
 				   (double)span;
 	}
-	int queue_full = !contention && !pageable && ia_api_queues_work(s->api) && gpu_busy >= QUEUE_FULL_BUSY;
+	int queue_full = !contention && !pageable && ia_api_queues_work(s->api) && gpu_busy >= IA_QUEUE_FULL_BUSY;
 	if (queue_full) {
 		/* one finding for the full queue: the other APIs that waited on
 		 * it (memsets, copies, the driver's launches) are lines of the

@@ -36,7 +36,7 @@ static const char *cause_words(enum ia_kind k)
 
 /* The cause in words: its kind's, and for a blocked main thread what it
  * waited for, where the finding says (evidence "blocked_on"). */
-static const char *cause_of(const struct ia_chain *c, char *buf, size_t n)
+const char *ia_verdict_cause(const struct ia_chain *c, char *buf, size_t n)
 {
 	const cJSON *on = cJSON_GetObjectItemCaseSensitive(c->evidence, "blocked_on");
 	if ((c->kind != IA_KIND_GAPS_HOST_BLOCKED && c->kind != IA_KIND_GAPS_WAITING_WORKERS) || !cJSON_IsString(on))
@@ -219,7 +219,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			 v->state == IA_VERDICT_STARVING ? "the GPU starves: idle"
 			 : much ? "the GPU idles" : "mostly busy: the GPU idles", idle,
 			 v->cause ? "The cause: " : "No cause passed its threshold for a finding",
-			 v->cause ? cause_of(v->cause, why, sizeof why) : " (where the main thread's time went is above)",
+			 v->cause ? ia_verdict_cause(v->cause, why, sizeof why) : " (where the main thread's time went is above)",
 			 v->cause ? below : "");
 		ia_addf(v->text, n, ".");
 		/* partly idle: where the GPU time the steps do have goes
@@ -239,7 +239,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	}
 	case IA_VERDICT_SLOWED:
 		snprintf(v->text, n, "Verdict: not starving, but slowed. The GPU had work most of the steady state "
-			 "(idle %s), and the steps lose time to %s%s.", idle, cause_of(v->cause, why, sizeof why), below);
+			 "(idle %s), and the steps lose time to %s%s.", idle, ia_verdict_cause(v->cause, why, sizeof why), below);
 		/* what that work was: a slow transfer is GPU work too */
 		if (i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;

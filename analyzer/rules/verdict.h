@@ -39,6 +39,10 @@ struct ia_verdict {
 	char text[1536];                  /* "Verdict: …" */
 };
 
+/* The cause a steady-state finding stands for, in words ("the main thread
+ * waiting for DataLoader workers, …"): the verdict's, and the CI gate's. */
+const char *ia_verdict_cause(const struct ia_chain *c, char *buf, size_t n);
+
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v);
 /* explain --json's "verdict": {state, steady_idle_low_pct, steady_idle_high_pct,
  * cause_kind, one_time_kind, text} */

@@ -64,11 +64,21 @@ static void make_api(struct ia_gate_api *g, const char *name, size_t n, double m
 
 struct run_spec {
 	double sync_ms, copy_us, sync_tail, sync_tail_x;
-	size_t nsync;
-	double duration_s;
-	double idle_lo, idle_hi;
-	const char *high_chain;   /* key of a HIGH chain, or NULL */
+	size_t nsync;                 /* calls of each API per run, and its steps */
+	double steady_s;              /* steady state: nsync steps in this time */
+	double rate_se;               /* steps per second: noise within the run */
+	double idle, idle_se;         /* GPU idle estimate of the steady state, and its noise */
+	const char *high_chain;       /* key of a HIGH chain, or NULL */
+	double chain_pct;             /* its cost, % of the steady state */
+	const char *chain_sev;        /* its severity, HIGH when NULL */
+	double workers, startup_s;
+	double launch_x;              /* launches this many times slower (0: as usual) */
 };
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
 
 static void make_run(struct ia_gate_summary *s, const struct run_spec *r, uint64_t seed)
 {
@@ -76,27 +86,59 @@ static void make_run(struct ia_gate_summary *s, const struct run_spec *r, uint64
 	s->source = strdup("synthetic");
 	s->apis = calloc(3, sizeof *s->apis);
 	/* sorted by name, as the loader leaves them */
-	make_api(&s->apis[0], "cudaLaunchKernel", 3 * r->nsync, 6000, 0.3, 0, 1, seed * 3 + 1);
+	make_api(&s->apis[0], "cudaLaunchKernel", 3 * r->nsync, 6000 * (r->launch_x ? r->launch_x : 1), 0.3, 0, 1,
+		 seed * 3 + 1);
 	make_api(&s->apis[1], "cudaMemcpyAsync", r->nsync, r->copy_us * 1000, 0.25, 0, 1, seed * 3 + 2);
 	make_api(&s->apis[2], "cudaStreamSynchronize", r->nsync, r->sync_ms * 1e6, 0.2, r->sync_tail,
 		 r->sync_tail_x, seed * 3 + 3);
 	s->napis = 3;
-	s->calls = 5 * r->nsync;
-	s->duration_s = r->duration_s;
-	s->has_idle = 1;
-	s->idle_low = r->idle_lo;
-	s->idle_high = r->idle_hi;
+	s->runs = calloc(1, sizeof *s->runs);
+	s->nruns = 1;
+	struct ia_gate_run *x = &s->runs[0];
+	x->source = strdup("synthetic.db");
+	x->steady = 1;
+	x->steady_s = r->steady_s;
+	x->window_s = r->steady_s + r->startup_s;
+	x->step_calls = 5;
+	x->step_launches = 3;
+	x->steps = (double)r->nsync;
+	x->steps_per_s = (double)r->nsync / r->steady_s;
+	x->steps_per_s_se = r->rate_se;
+	x->calls_per_s = 5 * x->steps_per_s;
+	x->calls_per_s_se = 5 * r->rate_se;
+	x->idle_measured = x->idle_has_est = 1;
+	x->idle_low = x->idle_est = r->idle;
+	x->idle_high = r->idle + 4;
+	x->idle_low_se = x->idle_est_se = r->idle_se;
+	x->blocks = 20;
+	x->startup_s = r->startup_s;
+	x->workers = r->workers;
+	x->syncs = 1;
+	for (size_t i = 0; i < s->napis; i++) {
+		struct ia_gate_api *g = &s->apis[i];
+		g->run_p50 = malloc(sizeof *g->run_p50);
+		g->run_p99 = malloc(sizeof *g->run_p99);
+		g->run_p50[0] = g->p50_ns;
+		g->run_p99[0] = g->p99_ns;
+	}
 	s->chains = calloc(1, sizeof *s->chains);
 	if (r->high_chain) {
-		s->chains[0].severity = strdup("HIGH");
-		s->chains[0].key = strdup(r->high_chain);
-		s->chains[0].summary = strdup("synthetic chain");
+		struct ia_gate_chain *c = &s->chains[0];
+		c->severity = strdup(r->chain_sev ? r->chain_sev : "HIGH");
+		c->key = strdup(r->high_chain);
+		c->label = strdup_or_null(strncmp(r->high_chain, "gaps", 4) ? NULL : "gaps_host_busy");
+		c->summary = strdup("synthetic chain");
+		c->cause = strdup("synthetic cause");
+		c->high_runs = !strcmp(c->severity, "HIGH");
+		c->cost_pct = malloc(sizeof *c->cost_pct);
+		c->cost_pct[0] = r->chain_pct ? r->chain_pct : 40;
 		s->nchains = 1;
 	}
 }
 
 static const struct run_spec healthy = {
-	.sync_ms = 2.0, .copy_us = 300, .nsync = 2000, .duration_s = 10, .idle_lo = 10, .idle_hi = 14,
+	.sync_ms = 2.0, .copy_us = 300, .nsync = 2000, .steady_s = 10, .rate_se = 0.5, .idle = 10, .idle_se = 1,
+	.workers = 4, .startup_s = 3,
 };
 
 static const struct ia_gate_check *find_check(const struct ia_gate_result *r, const char *name)
@@ -290,9 +332,9 @@ static void test_noisy_equal_runs_pass(void **state)
 			struct ia_gate_result r;
 			struct run_spec c = *specs[s];
 			/* run-to-run jitter of the single-number figures */
-			c.duration_s *= 1 + 0.05 * ((int)(t % 5) - 2) / 2.0;
-			c.idle_lo += (double)(t % 3);
-			c.idle_hi += (double)(t % 4);
+			c.steady_s *= 1 + 0.05 * ((int)(t % 5) - 2) / 2.0;
+			c.idle += (double)(t % 3);
+			c.startup_s *= 1 + 0.3 * (double)(t % 2);
 			compare(specs[s], 1000 + t, &c, 2000 + t, &r);
 			if (r.fails) {
 				for (size_t i = 0; i < r.n; i++)
@@ -310,6 +352,7 @@ static void test_slower_syncs_fail(void **state)
 	(void)state;
 	struct run_spec slow = healthy;
 	slow.sync_ms = 4.0;
+	slow.steady_s = 14;   /* 2,000 syncs 2 ms longer: the steps wait for them */
 	struct ia_gate_result r;
 	compare(&healthy, 3, &slow, 4, &r);
 	assert_true(r.fails >= 1);
@@ -320,6 +363,33 @@ static void test_slower_syncs_fail(void **state)
 	/* the other APIs did not change and are not blamed */
 	assert_int_not_equal(find_check(&r, "cudaMemcpyAsync p50")->verdict, IA_GATE_FAIL);
 	assert_int_not_equal(find_check(&r, "cudaLaunchKernel p99")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+	/* the same syncs while the steps per second held: the host waits with
+	 * more slack (a faster host waits longer), not a regression */
+	slow.steady_s = 10;
+	compare(&healthy, 3, &slow, 4, &r);
+	assert_int_equal(r.fails, 0);
+	assert_non_null(strstr(find_check(&r, "cudaStreamSynchronize p50")->why, "throughput held"));
+	ia_gate_result_free(&r);
+}
+
+static void test_launches_into_a_full_queue(void **state)
+{
+	(void)state;
+	/* launches 10x slower while the steps held: with the GPU busy 95 % they
+	 * waited for room in a full queue (the host ran further ahead) */
+	struct run_spec b = healthy, c = healthy;
+	b.idle = c.idle = 5;
+	c.launch_x = 10;
+	struct ia_gate_result r;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(r.fails, 0);
+	assert_non_null(strstr(find_check(&r, "cudaLaunchKernel p50")->why, "waits longer for the GPU"));
+	ia_gate_result_free(&r);
+	/* the same with the GPU idle 30 % of the time: host time, a regression */
+	b.idle = c.idle = 30;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(find_check(&r, "cudaLaunchKernel p50")->verdict, IA_GATE_FAIL);
 	ia_gate_result_free(&r);
 }
 
@@ -343,6 +413,7 @@ static void test_tail_regression_fails(void **state)
 	struct run_spec t = healthy;
 	t.sync_tail = 0.05;
 	t.sync_tail_x = 20;
+	t.steady_s = 13.8;   /* 100 syncs 38 ms longer */
 	struct ia_gate_result r;
 	compare(&healthy, 8, &t, 9, &r);
 	assert_int_not_equal(find_check(&r, "cudaStreamSynchronize p50")->verdict, IA_GATE_FAIL);
@@ -355,12 +426,14 @@ static void test_new_high_chain_fails(void **state)
 	(void)state;
 	struct run_spec c = healthy;
 	c.high_chain = "gap:main-blocked-on-workers";
+	c.idle = 45;   /* the chain's cost is GPU idle */
 	struct ia_gate_result r;
 	compare(&healthy, 1, &c, 1, &r);
-	assert_int_equal(r.fails, 1);
+	assert_int_equal(r.fails, 2);   /* the chain and the GPU idle */
 	const struct ia_gate_check *k = find_check(&r, "new HIGH chain: gap:main-blocked-on-workers");
 	assert_non_null(k);
 	assert_int_equal(k->verdict, IA_GATE_FAIL);
+	assert_non_null(strstr(find_check(&r, "GPU idle of the steady state")->why, "new: synthetic cause"));
 	ia_gate_result_free(&r);
 	/* a chain the baseline already had is not new */
 	compare(&c, 1, &c, 2, &r);
@@ -386,10 +459,14 @@ static void test_gap_chain_cause_change_is_not_new(void **state)
 	base.chains[0].severity = strdup("HIGH");
 	base.chains[0].key = strdup("gaps");
 	base.chains[0].label = strdup("gaps_host_busy");
+	base.chains[0].high_runs = 1;
+	base.chains[0].cost_pct = calloc(1, sizeof(double));
 	base.nchains = 1;
 	cur.chains[0].severity = strdup("HIGH");
 	cur.chains[0].key = strdup("gaps");
 	cur.chains[0].label = strdup("gaps_waiting_workers");
+	cur.chains[0].high_runs = 1;
+	cur.chains[0].cost_pct = calloc(1, sizeof(double));
 	cur.nchains = 1;
 	ia_gate_config_defaults(&cfg);
 	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r), 0);
@@ -408,17 +485,160 @@ static void test_idle_and_rate_fail(void **state)
 {
 	(void)state;
 	struct run_spec c = healthy;
-	c.idle_lo = 40;
-	c.idle_hi = 50;
+	c.idle = 40;
 	struct ia_gate_result r;
 	compare(&healthy, 1, &c, 2, &r);
-	assert_int_equal(find_check(&r, "GPU idle share (estimate)")->verdict, IA_GATE_FAIL);
+	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
 	ia_gate_result_free(&r);
 	c = healthy;
-	c.duration_s = 20;   /* same calls in twice the time */
+	c.steady_s = 20;   /* the same steps in twice the time */
 	compare(&healthy, 1, &c, 2, &r);
-	assert_int_equal(find_check(&r, "CUDA calls per second")->verdict, IA_GATE_FAIL);
+	const struct ia_gate_check *k = find_check(&r, "steps per second (steady state)");
+	assert_int_equal(k->verdict, IA_GATE_FAIL);
+	/* the syncs of the same calls were not what slowed (their latency is the same) */
+	assert_int_not_equal(find_check(&r, "cudaStreamSynchronize p50")->verdict, IA_GATE_FAIL);
+	/* start-up is no part of it */
 	ia_gate_result_free(&r);
+	c = healthy;
+	c.startup_s = 30;   /* imports ten times as long: warned, not failed */
+	compare(&healthy, 1, &c, 2, &r);
+	assert_int_equal(r.fails, 0);
+	assert_int_equal(find_check(&r, "start-up time")->verdict, IA_GATE_WARN);
+	ia_gate_result_free(&r);
+}
+
+static void test_noise_and_hairs_pass(void **state)
+{
+	(void)state;
+	struct ia_gate_result r;
+	/* a severity that crossed its line by a hair: MEDIUM 28 % -> HIGH 31 % */
+	struct run_spec b = healthy, c = healthy;
+	b.high_chain = c.high_chain = "gaps";
+	b.chain_sev = "MEDIUM";
+	b.chain_pct = 28;
+	c.chain_pct = 31;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(r.fails, 0);
+	const struct ia_gate_check *k = find_check(&r, "new HIGH chain: gaps_host_busy");
+	assert_non_null(k);
+	assert_int_equal(k->verdict, IA_GATE_PASS);
+	assert_non_null(strstr(k->why, "crossed its line"));
+	ia_gate_result_free(&r);
+	/* GPU idle +15 pts in runs whose idle swings by 8 pts within each: noise */
+	b = healthy;
+	c = healthy;
+	b.idle_se = c.idle_se = 8;
+	c.idle = 25;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_not_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+	/* the same +15 pts from steady runs fails */
+	b.idle_se = c.idle_se = 1;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+}
+
+static void test_short_steady_state_warns(void **state)
+{
+	(void)state;
+	struct run_spec b = healthy, c = healthy;
+	c.nsync = 40;   /* 40 calls of each API, 12 steps in the steady state */
+	c.steady_s = 0.2;
+	c.idle = 75;    /* three gaps in a tenth of a second */
+	c.high_chain = "gaps";
+	c.chain_pct = 75;
+	c.nsync = 12;
+	struct ia_gate_result r;
+	compare(&b, 1, &c, 2, &r);
+	assert_int_equal(r.fails, 0);
+	const struct ia_gate_check *k = find_check(&r, "steady state");
+	assert_int_equal(k->verdict, IA_GATE_WARN);
+	assert_non_null(strstr(k->why, "not enough steady state to judge"));
+	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_SKIP);
+	assert_int_equal(find_check(&r, "new HIGH chain: gaps_host_busy")->verdict, IA_GATE_SKIP);
+	ia_gate_result_free(&r);
+}
+
+static void test_cause_named(void **state)
+{
+	(void)state;
+	/* num_workers 4 -> 0: the steps halve, a gaps chain appears */
+	struct run_spec c = healthy;
+	c.steady_s = 20;
+	c.idle = 55;
+	c.workers = 0;
+	c.high_chain = "gaps";
+	c.chain_pct = 50;
+	struct ia_gate_result r;
+	compare(&healthy, 1, &c, 2, &r);
+	const struct ia_gate_check *k = find_check(&r, "steps per second (steady state)");
+	assert_int_equal(k->verdict, IA_GATE_FAIL);
+	assert_non_null(strstr(k->why, ": new: synthetic cause (gaps_host_busy HIGH, 50% of the steady state)"));
+	assert_non_null(strstr(k->why, "DataLoader worker processes 4 -> 0 (num_workers=0?)"));
+	assert_true(r.nchanges >= 2);
+	ia_gate_result_free(&r);
+}
+
+static void test_several_runs_know_their_noise(void **state)
+{
+	(void)state;
+	/* five baseline runs whose syncs' p50 swing by +-15 % (1.7 - 2.3 ms) */
+	struct ia_gate_summary in[5], base, cur;
+	struct ia_gate_config cfg;
+	char err[256];
+	ia_gate_config_defaults(&cfg);
+	static const double p50[5] = { 1.7, 2.0, 2.3, 1.85, 2.15 };
+	for (int i = 0; i < 5; i++) {
+		struct run_spec b = healthy;
+		b.sync_ms = p50[i];
+		b.idle = 10 + 2 * i;
+		make_run(&in[i], &b, 10 + (uint64_t)i);
+	}
+	assert_int_equal(ia_gate_summary_merge(&base, in, 5, 10000, err, sizeof err), 0);
+	assert_int_equal(base.nruns, 5);
+	assert_int_equal(ia_gate_summary_api(&base, "cudaStreamSynchronize")->nsamples, 10000);
+	/* a run 30 % slower than their median: within 3x their spread, not a regression */
+	struct run_spec c = healthy;
+	c.sync_ms = 2.6;
+	c.steady_s = 11;   /* the steps barely moved */
+	make_run(&cur, &c, 99);
+	struct ia_gate_result r;
+	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r), 0);
+	const struct ia_gate_check *k = find_check(&r, "cudaStreamSynchronize p50");
+	assert_int_not_equal(k->verdict, IA_GATE_FAIL);
+	assert_non_null(strstr(k->limit, "(spread)"));
+	assert_int_equal(r.nbase_runs, 5);
+	ia_gate_result_free(&r);
+	/* against its first run alone the same run fails: one run does not know the spread */
+	assert_int_equal(ia_gate_compare(&cfg, &in[0], &cur, &r), 0);
+	assert_int_equal(find_check(&r, "cudaStreamSynchronize p50")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+	/* saved and read back, the baseline judges the same */
+	char path[] = "/tmp/ingero-gate-multi.XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	struct ia_gate_summary back;
+	struct ia_gate_result r1, r2;
+	assert_int_equal(ia_gate_summary_save(&base, path, err, sizeof err), 0);
+	assert_int_equal(ia_gate_summary_load(&back, path, 10000, err, sizeof err), 0);
+	assert_int_equal(back.nruns, 5);
+	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r1), 0);
+	assert_int_equal(ia_gate_compare(&cfg, &back, &cur, &r2), 0);
+	assert_int_equal(r1.n, r2.n);
+	for (size_t i = 0; i < r1.n; i++) {
+		assert_string_equal(r1.checks[i].name, r2.checks[i].name);
+		assert_int_equal(r1.checks[i].verdict, r2.checks[i].verdict);
+	}
+	ia_gate_result_free(&r1);
+	ia_gate_result_free(&r2);
+	unlink(path);
+	ia_gate_summary_free(&back);
+	ia_gate_summary_free(&cur);
+	ia_gate_summary_free(&base);
+	for (int i = 0; i < 5; i++)
+		ia_gate_summary_free(&in[i]);
+	ia_gate_config_free(&cfg);
 }
 
 static void test_too_few_samples_skip(void **state)
@@ -484,6 +704,12 @@ static void test_baseline_roundtrip(void **state)
 	ia_gate_summary_free(&back);
 }
 
+/* one run with no steady state and every phase and fact: a baseline's start */
+#define RUN_OK "{\"ingero_gate_baseline\": 2, \"runs\": [{\"source\": \"a\", \"window_s\": 1, \"steady\": null," \
+	" \"phases\": {\"startup_s\": 0, \"compilation_s\": 0, \"autotuning_s\": 0, \"epochs_s\": 0}," \
+	" \"facts\": {\"workers\": 0, \"main_cpu_ms\": 0, \"workers_cpu_ms\": 0, \"syncs\": 0," \
+	" \"h2d_pinned_mb\": 0, \"h2d_pageable_mb\": 0}}]"
+
 static void test_bad_baseline_files(void **state)
 {
 	(void)state;
@@ -492,10 +718,17 @@ static void test_bad_baseline_files(void **state)
 		"not json at all",
 		"{\"something\": 1}",                 /* JSON, not a baseline */
 		"{\"ingero_gate_baseline\": 99}",     /* future version */
-		"{\"ingero_gate_baseline\": 1, \"duration_s\": 1, \"calls\": 1, \"apis\": 3, \"chains\": []}",
-		"{\"ingero_gate_baseline\": 1, \"duration_s\": 1, \"calls\": 1, \"chains\": [],"
-		" \"apis\": [{\"api\": \"x\", \"count\": 1, \"p50_ns\": 1, \"p99_ns\": 1, \"max_ns\": 1,"
-		" \"samples_ns\": [1, \"two\"]}]}",
+		"{\"ingero_gate_baseline\": 1, \"duration_s\": 1, \"calls\": 1, \"apis\": [], \"chains\": []}",   /* old */
+		"{\"ingero_gate_baseline\": 2, \"runs\": [], \"apis\": [], \"chains\": []}",   /* no run */
+		"{\"ingero_gate_baseline\": 2, \"runs\": [{\"source\": \"a\", \"window_s\": 1, \"steady\": null,"
+		" \"phases\": {}, \"facts\": {}}], \"apis\": [], \"chains\": []}",   /* phases without figures */
+		"{\"ingero_gate_baseline\": 2, \"runs\": [{\"source\": \"a\", \"window_s\": -1}], \"apis\": [], \"chains\": []}",
+		RUN_OK ", \"apis\": [{\"api\": \"x\", \"count\": 1, \"p50_ns\": 1, \"p99_ns\": 1, \"max_ns\": 1,"
+		" \"runs_p50_ns\": [1], \"runs_p99_ns\": [1], \"samples_ns\": [1, \"two\"]}], \"chains\": []}",
+		RUN_OK ", \"apis\": [{\"api\": \"x\", \"count\": 1, \"p50_ns\": 1, \"p99_ns\": 1, \"max_ns\": 1,"
+		" \"runs_p50_ns\": [1, 2], \"runs_p99_ns\": [1], \"samples_ns\": [1]}], \"chains\": []}",   /* runs != 1 */
+		RUN_OK ", \"apis\": [], \"chains\": [{\"severity\": \"HIGH\", \"key\": \"gaps\", \"phase\": false,"
+		" \"high_runs\": 2, \"costs_pct\": [1]}]}",   /* HIGH in more runs than there are */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct ia_gate_summary s;
@@ -522,10 +755,15 @@ int main(void)
 		cmocka_unit_test(test_noisy_equal_runs_pass),
 		cmocka_unit_test(test_slower_syncs_fail),
 		cmocka_unit_test(test_small_growth_passes),
+		cmocka_unit_test(test_launches_into_a_full_queue),
 		cmocka_unit_test(test_tail_regression_fails),
 		cmocka_unit_test(test_new_high_chain_fails),
 		cmocka_unit_test(test_gap_chain_cause_change_is_not_new),
 		cmocka_unit_test(test_idle_and_rate_fail),
+		cmocka_unit_test(test_noise_and_hairs_pass),
+		cmocka_unit_test(test_short_steady_state_warns),
+		cmocka_unit_test(test_cause_named),
+		cmocka_unit_test(test_several_runs_know_their_noise),
 		cmocka_unit_test(test_too_few_samples_skip),
 		cmocka_unit_test(test_baseline_roundtrip),
 		cmocka_unit_test(test_bad_baseline_files),
