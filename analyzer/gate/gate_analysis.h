@@ -8,7 +8,7 @@
 #define IA_GATE_ANALYSIS_H
 
 #include "rules/chains.h"
-#include "gate/gate_summary.h"
+#include "gate/gate_run.h"
 
 #include <stddef.h>
 

@@ -11,7 +11,7 @@
 #ifndef IA_GATE_BASELINE_H
 #define IA_GATE_BASELINE_H
 
-#include "gate/gate_summary.h"
+#include "gate/gate_run.h"
 
 #include <stddef.h>
 

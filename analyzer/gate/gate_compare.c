@@ -35,7 +35,7 @@
 #include "gate/gate_compare.h"
 
 #include "base/util.h"
-#include "gate/gate_checks.h"
+#include "gate/gate_compare_internal.h"
 #include "gate/gate_stats.h"
 #include "measure/gaps.h"
 

@@ -14,7 +14,7 @@
  *   phases     start-up, compilation, autotuning, epoch boundaries: warned
  *              about unless the config asks to gate them
  * A steady figure, or a chain's cost, fails only when its change exceeds
- * both its limit and noise_multiple times its noise (gate_checks.h).  What
+ * both its limit and noise_multiple times its noise (gate_compare_internal.h).  What
  * changed between the runs — the chain diff and the facts that tell a
  * cause — is listed with the checks (changes), and a failing check's
  * reason names the changes behind it.
@@ -23,7 +23,7 @@
 #define IA_GATE_COMPARE_H
 
 #include "gate/gate_config.h"
-#include "gate/gate_summary.h"
+#include "gate/gate_run.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /*
  * gate_compare_chains.c — the causal chains in the gate: what changed
  * between the runs, and the check on new HIGH chains (see gate_compare.h,
- * gate_checks.h).
+ * gate_compare_internal.h).
  *
  * What changed is the chain diff — chains new, grown, gone, or with
  * another cause, by their cost as a share of the steady state — and the
@@ -22,7 +22,7 @@
  * and a baseline of several runs adds the spread of the chain's cost
  * between them.  One-time phases are the phase checks' to judge.
  */
-#include "gate/gate_checks.h"
+#include "gate/gate_compare_internal.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
  * gate_compare_steady.c — the gate's checks of the steady state (see
- * gate_compare.h, gate_checks.h): is there enough of it to judge, its GPU
+ * gate_compare.h, gate_compare_internal.h): is there enough of it to judge, its GPU
  * idle, its throughput, and the one-time phases set apart from it.
  *
  * Why the steady state: the window of a run holds its start-up, and the
@@ -17,7 +17,7 @@
  * A steady state under min_steady_steps steps or min_steady_time is not
  * judged at all: "not enough steady state to judge", a warning.
  */
-#include "gate/gate_checks.h"
+#include "gate/gate_compare_internal.h"
 
 #include "base/util.h"
 

@@ -28,7 +28,7 @@
 #define IA_GATE_STEADY_H
 
 #include "rules/chains.h"
-#include "gate/gate_summary.h"
+#include "gate/gate_run.h"
 
 #define IA_GATE_BLOCKS 20           /* at most, over the steady state */
 #define IA_GATE_BLOCK_STEPS 5       /* steps per block at least, while more than 2 blocks */

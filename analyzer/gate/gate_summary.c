@@ -64,14 +64,6 @@ void ia_gate_summary_free(struct ia_gate_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
-const struct ia_gate_api *ia_gate_summary_api(const struct ia_gate_summary *s, const char *name)
-{
-	for (size_t i = 0; i < s->napis; i++)
-		if (!strcmp(s->apis[i].name, name))
-			return &s->apis[i];
-	return NULL;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -1,5 +1,5 @@
 /*
- * gate_checks.h — what the gate's check files share (gate_compare.c: the
+ * gate_compare_internal.h — what the gate's check files share (gate_compare.c: the
  * latencies and the order of it all; gate_compare_steady.c: the steady
  * state, GPU idle, throughput and phases; gate_compare_chains.c: the chains
  * and what changed).  Internal to those three.
@@ -17,8 +17,8 @@
  * A change is beyond the noise when it exceeds noise_multiple times the
  * two sides' noises added in quadrature.
  */
-#ifndef IA_GATE_CHECKS_H
-#define IA_GATE_CHECKS_H
+#ifndef IA_GATE_COMPARE_INTERNAL_H
+#define IA_GATE_COMPARE_INTERNAL_H
 
 #include "gate/gate_compare.h"
 
