@@ -19,16 +19,14 @@ drops=$(sqlite3 "$tmp" "SELECT 'DROP INDEX \"' || name || '\";' FROM sqlite_mast
 frames=""
 if [ -n "$(sqlite3 "$tmp" "SELECT name FROM sqlite_master WHERE name = 'stack_frames'")" ]; then
 	frames="
-CREATE TABLE corpus_frames(id INTEGER PRIMARY KEY, kind, ip, symbol, module, offset, file, line);
-INSERT INTO corpus_frames(kind, ip, symbol, module, offset, file, line)
-	SELECT DISTINCT kind, ip, symbol, module, offset, file, line FROM stack_frames;
-CREATE INDEX corpus_frame_key ON corpus_frames(kind, ip, symbol, module, offset, file, line);
 CREATE TABLE corpus_stack_frames(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL, kind TEXT NOT NULL,
 	frame INTEGER NOT NULL, PRIMARY KEY(stack_id, kind, depth)) WITHOUT ROWID;
-INSERT INTO corpus_stack_frames SELECT s.stack_id, s.depth, s.kind, f.id FROM stack_frames s
-	JOIN corpus_frames f ON f.kind IS s.kind AND f.ip IS s.ip AND f.symbol IS s.symbol
-	AND f.module IS s.module AND f.offset IS s.offset AND f.file IS s.file AND f.line IS s.line;
-DROP INDEX corpus_frame_key;
+CREATE TEMP TABLE ranked AS SELECT stack_id, depth, kind, ip, symbol, module, offset, file, line,
+	dense_rank() OVER (ORDER BY kind, ip, symbol, module, offset, file, line) AS frame FROM stack_frames;
+CREATE TABLE corpus_frames(id INTEGER PRIMARY KEY, kind, ip, symbol, module, offset, file, line);
+INSERT INTO corpus_frames SELECT DISTINCT frame, kind, ip, symbol, module, offset, file, line FROM ranked;
+INSERT INTO corpus_stack_frames SELECT stack_id, depth, kind, frame FROM ranked;
+DROP TABLE ranked;
 DELETE FROM stack_frames;"
 fi
 sqlite3 "$tmp" "CREATE TABLE corpus_indexes AS SELECT name, sql FROM sqlite_master
