@@ -5,9 +5,10 @@ trap 'rm -rf "$T"' EXIT
 DB=$T/report.db
 export INGERO_ENDPOINT="ipc://$T/ingero.sock"
 
-# start_collector ARGS...: runs the collector in the background (CPID),
-# returns once its socket exists
+# start_collector ARGS...: runs the collector in the background (CPID) on a
+# fresh $DB (a previous trace removed), returns once its socket exists
 start_collector() {
+	rm -f "$DB" "$DB-wal" "$DB-shm"
 	"$B/ingero-collector" -o "$DB" "$@" 2>"$T/collector.err" &
 	CPID=$!
 	i=0
