@@ -38,6 +38,7 @@
 
 #include <nng/nng.h>
 #include <nng/protocol/pipeline0/pull.h>
+#include <nng/protocol/pipeline0/push.h>
 
 #include "ingero/config.h"
 #include "ingero/exit.h"
@@ -635,6 +636,28 @@ static void make_ipc_dir(const char *url)
 	fprintf(stderr, "ingero-collector: cannot create %s: %s\n", dir, strerror(errno));
 }
 
+/* Whether a collector listens at an ipc:// path already: asked by dialing
+ * it with nng, so that the other collector sees a whole handshake.  nng's
+ * own check, inside nng_listener_start, connects and closes at once, and
+ * a connection closed before its handshake stops nng 1.5's listener from
+ * taking any later sender (the error reaches the socket's pending accept:
+ * NNG_ECLOSED, "no further action") — the first collector would go on
+ * recording nothing from new senders. */
+static int ipc_in_use(const char *endpoint)
+{
+	struct stat st;
+	nng_socket probe;
+	int live;
+
+	if (strncmp(endpoint, "ipc://", 6) != 0 || stat(endpoint + 6, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	if (nng_push0_open(&probe))
+		return 0;
+	live = nng_dial(probe, endpoint, NULL, 0) == 0;
+	nng_close(probe);
+	return live;
+}
+
 struct intake *intake_listen(const char *endpoint, int *status)
 {
 	struct intake *in = calloc(1, sizeof(*in));
@@ -662,6 +685,12 @@ struct intake *intake_listen(const char *endpoint, int *status)
 	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 50);
 	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
 	make_ipc_dir(endpoint);
+	if (ipc_in_use(endpoint)) {
+		fprintf(stderr, "ingero-collector: cannot listen on %s: another collector listens there\n",
+			endpoint);
+		*status = INGERO_EXIT_USAGE;
+		goto fail_sock;
+	}
 	if ((rv = nng_listener_create(&in->l, in->sock, endpoint))) {
 		fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", endpoint, nng_strerror(rv));
 		/* not an address nng can listen on: the caller's mistake */

@@ -8,6 +8,10 @@
  *   collector_send spoof [--claim PID]
  *       10 own calls, then a message claiming PID (default 1) for every
  *       record type, then a message mixing both: own=20 spoofed=N.
+ *   collector_send unknown [--calls N]
+ *       one message of N (default 200) call records, each claiming a
+ *       different pid that does not exist (counted down from pid_max):
+ *       unknown=N.
  *   collector_send garbage
  *       every kind of malformed message, then 5 good calls: bad=K good=5.
  *   collector_send oversize
@@ -165,6 +169,37 @@ static void mode_spoof(unsigned claim)
 	spoofed += 10;
 	send_tw(&w);
 	printf("own=20 spoofed=%u\n", spoofed);
+	fflush(stdout);
+	finish();
+}
+
+/* Calls for pids nobody has: each one unknown to the collector, whose
+ * decision must cost it no wait (issue 40). */
+static void mode_unknown(unsigned n)
+{
+	unsigned pid_max = 4194304, sent = 0;
+	uint64_t t = now_ns();
+	char path[64];
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	struct tw w;
+
+	if (f) {
+		if (fscanf(f, "%u", &pid_max) != 1)
+			pid_max = 4194304;
+		fclose(f);
+	}
+	tw_begin(&w, getpid(), n);
+	for (unsigned p = pid_max - 1; sent < n && p > 1000; p--) {
+		snprintf(path, sizeof path, "/proc/%u", p);
+		if (access(path, F_OK) == 0)
+			continue;
+		struct ingero_cuda_call c = tw_sample_call(INGERO_API_CUDA_STREAM_SYNCHRONIZE, p, p, t++);
+
+		tw_call(&w, &c);
+		sent++;
+	}
+	send_tw(&w);
+	printf("unknown=%u\n", sent);
 	fflush(stdout);
 	finish();
 }
@@ -436,6 +471,8 @@ int main(int argc, char **argv)
 		mode_valid(calls, batch, interval);
 	else if (!strcmp(mode, "spoof"))
 		mode_spoof(claim);
+	else if (!strcmp(mode, "unknown"))
+		mode_unknown(calls == 1000 ? 200 : calls);
 	else if (!strcmp(mode, "garbage"))
 		mode_garbage();
 	else if (!strcmp(mode, "oversize"))
@@ -443,7 +480,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "bench"))
 		mode_bench(calls, batch);
 	else {
-		fprintf(stderr, "usage: collector_send valid|spoof|garbage|bench|seeds ...\n");
+		fprintf(stderr, "usage: collector_send valid|spoof|unknown|garbage|oversize|bench|seeds ...\n");
 		return 2;
 	}
 	return 0;
