@@ -319,18 +319,26 @@ struct counts_ctx {
 	int force;
 };
 
-static void counts_one(uint64_t key, void *val, void *arg)
+/* A process's figures so far: made = drained + refused by the ring,
+ * dropped = refused + lost in failed sends (the accounting above). */
+static void pid_figures(const struct pid_acct *a, uint64_t *made, uint64_t *dropped)
 {
-	(void)key;
-	struct counts_ctx *c = arg;
-	struct pid_acct *a = val;
 	uint64_t ring_dropped = 0;
 	uint32_t n = atomic_load(&S.shm->nprocs);
 	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
 		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
 			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	uint64_t made = a->drained + ring_dropped;
-	uint64_t dropped = ring_dropped + a->send_dropped;
+	*made = a->drained + ring_dropped;
+	*dropped = ring_dropped + a->send_dropped;
+}
+
+static void counts_one(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	struct counts_ctx *c = arg;
+	struct pid_acct *a = val;
+	uint64_t made, dropped;
+	pid_figures(a, &made, &dropped);
 	if (made == 0 && dropped == 0)
 		return;
 	if (!c->force && made == a->sent_made && dropped == a->sent_dropped)
@@ -344,13 +352,7 @@ static void counts_mark(uint64_t key, void *val, void *arg)
 	(void)key;
 	(void)arg;
 	struct pid_acct *a = val;
-	uint64_t ring_dropped = 0;
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
-		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
-			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	a->sent_made = a->drained + ring_dropped;
-	a->sent_dropped = ring_dropped + a->send_dropped;
+	pid_figures(a, &a->sent_made, &a->sent_dropped);
 }
 
 /* COUNTS for every process whose figures changed (all of them if force). */
@@ -861,6 +863,37 @@ static void report_self_time(void)
 #endif
 }
 
+struct unsent {
+	uint64_t made, dropped;
+	uint32_t procs;
+};
+
+static void sum_unsent(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	struct unsent *u = arg;
+	uint64_t made, dropped;
+	pid_figures(val, &made, &dropped);
+	u->made += made;
+	u->dropped += dropped;
+	u->procs += made > 0;
+}
+
+/* The collector was there once and is gone at the end (killed?): the last
+ * counts cannot reach the trace, which then lacks what came after it.
+ * One line on stderr is the only place left to say how much. */
+static void report_unsent(void)
+{
+	struct unsent u = { 0, 0, 0 };
+	ingero_map_each(&S.pids, sum_unsent, &u);
+	if (!u.made)
+		return;
+	fprintf(stderr, "ingero: pid %u: the collector was gone at exit (killed?): %llu CUDA calls made by "
+		"%u process%s, %llu never sent; the trace lacks them and these counts\n",
+		(unsigned)S.shm->owner_pid, (unsigned long long)u.made, u.procs, u.procs == 1 ? "" : "es",
+		(unsigned long long)u.dropped);
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -880,7 +913,8 @@ static void final_flush(void)
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	send_counts(1, 0, S.shm->owner_pid, ingero_now());
+	if (send_counts(1, 0, S.shm->owner_pid, ingero_now()) && atomic_load(&S.connects) > 0)
+		report_unsent();
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
 	send_counts(1, 1, 0, 0);
