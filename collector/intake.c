@@ -24,8 +24,8 @@
  * are discarded and counted (losses 'drain_limit_messages').
  *
  * ipc:// endpoints: the folder is created (0755) and the socket made 0666 so
- * unprivileged programs can send; nng removes a stale socket file itself and
- * refuses a live one (another collector).
+ * unprivileged programs can send; the socket, its listener and the peers as
+ * they connect are intake_socket.c's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -37,78 +37,18 @@
 #include <time.h>
 
 #include <nng/nng.h>
-#include <nng/protocol/pipeline0/pull.h>
-#include <nng/protocol/pipeline0/push.h>
 
 #include "ingero/config.h"
-#include "ingero/exit.h"
 #include "ingero/schema.h"
 #include "ingero/u64map.h"
 #include "ingero/wire_decode.h"
 #include "identity.h"
 #include "intake.h"
+#include "intake_internal.h"
 #include "proc_tree.h"
 #include "procs.h"
 #include "store.h"
 #include "tracer.h"
-
-#define MAX_SENDERS 1024
-#define PARK_MAX_MS 300
-#define SENDER_PARK_BYTES (32u << 20)
-#define PARK_BYTES (128u << 20)
-
-struct sender_slot {
-	uint32_t pipe_id;        /* 0 = free */
-	uint64_t last_used;
-	size_t parked_bytes;     /* of its messages parked now */
-	struct sender s;
-};
-
-/* A sender as it connected: its namespace is read then, while it surely
- * lives (its messages may be read after it exited: the receiver starts
- * once BPF is loaded, and may be behind). */
-#define PEERS 256
-struct peer {
-	uint32_t pipe_id, pid, ns_pid;
-	int in_ns;
-};
-
-/* A message with records not decided yet; it owns the message and its
- * decoded batch (strings point into the message). */
-struct parked {
-	struct parked *next;
-	nng_msg *msg;
-	struct ingero_wire_batch b;
-	uint8_t *open;           /* per record: 1 = not decided yet */
-	uint32_t pipe_id, sender_pid;
-	uint64_t epoch, at_ns;   /* proc_tree_epoch and time when parked */
-};
-
-struct intake {
-	struct intake_opts o;
-	nng_socket sock;
-	pthread_t thread;
-	volatile int stop;
-	pthread_mutex_t lock;
-	struct intake_stats st;
-	struct sender_slot *senders;
-	uint64_t tick;
-	struct ingero_cuda_call *calls;
-	size_t calls_cap;
-	nng_listener l;
-	/* whose counts are final: pid -> the sender that speaks for it (its
-	 * ring's owner), and the senders whose last message (their own BYE,
-	 * packed with their final counts) arrived */
-	struct u64map speaker, closed;
-	struct parked *parked, **parked_tail;   /* oldest first */
-	pthread_mutex_t peers_lock;
-	struct peer peers[PEERS];               /* the last connections (on_connect) */
-	unsigned next_peer;
-	size_t parked_bytes;
-	int started;              /* the receiver thread runs */
-	uint64_t deadline_ns;     /* once stopping: when to stop taking messages */
-	volatile int finished;    /* the receiver thread is done */
-};
 
 static struct sender *sender_of(struct intake *in, nng_msg *msg)
 {
@@ -140,35 +80,8 @@ static struct sender *sender_of(struct intake *in, nng_msg *msg)
 	free_slot->last_used = in->tick;
 	free_slot->parked_bytes = 0;   /* an evicted sender's parked messages are refused */
 	identity_init(&free_slot->s, (uint32_t)pid, (uint32_t)uid);
-	pthread_mutex_lock(&in->peers_lock);
-	for (int i = 0; i < PEERS; i++) {
-		const struct peer *e = &in->peers[i];
-
-		if (e->pipe_id == id && e->pid == pid) {
-			free_slot->s.ns_pid = e->ns_pid;
-			free_slot->s.in_ns = e->in_ns;
-		}
-	}
-	pthread_mutex_unlock(&in->peers_lock);
+	intake_peer_namespace(in, id, &free_slot->s);   /* as it connected */
 	return &free_slot->s;
-}
-
-/* nng's pipe callback (one of its threads): the peer's namespace, now. */
-static void on_connect(nng_pipe p, nng_pipe_ev ev, void *arg)
-{
-	struct intake *in = arg;
-	uint64_t pid = 0;
-	uint32_t inner = 0;
-	int levels = 0;
-
-	(void)ev;
-	if (nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_PID, &pid) || !pid || pid > INT32_MAX ||
-	    identity_nspid((uint32_t)pid, &inner, &levels))
-		return;
-	pthread_mutex_lock(&in->peers_lock);
-	in->peers[in->next_peer++ % PEERS] = (struct peer){ nng_pipe_id(p), (uint32_t)pid,
-							    levels > 1 ? inner : (uint32_t)pid, levels > 1 };
-	pthread_mutex_unlock(&in->peers_lock);
 }
 
 /* NUL-terminated copy of a wire string into buf. */
@@ -605,6 +518,7 @@ static void *receiver(void *arg)
 		if (rv == 0 && !handle_message(in, msg))
 			nng_msg_free(msg);
 		parked_retry(in, 0);
+		intake_watch_listener(in);
 		if (rv == 0 || rv == NNG_ETIMEDOUT)
 			continue;
 		if (rv == NNG_EAGAIN && in->stop && in->parked) {
@@ -617,109 +531,6 @@ static void *receiver(void *arg)
 		}
 	}
 	in->finished = 1;
-	return NULL;
-}
-
-static void make_ipc_dir(const char *url)
-{
-	char dir[4096], *slash;
-
-	if (strncmp(url, "ipc://", 6) != 0)
-		return;
-	snprintf(dir, sizeof dir, "%s", url + 6);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return;
-	*slash = 0;
-	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
-		return;
-	fprintf(stderr, "ingero-collector: cannot create %s: %s\n", dir, strerror(errno));
-}
-
-/* Whether a collector listens at an ipc:// path already: asked by dialing
- * it with nng, so that the other collector sees a whole handshake.  nng's
- * own check, inside nng_listener_start, connects and closes at once, and
- * a connection closed before its handshake stops nng 1.5's listener from
- * taking any later sender (the error reaches the socket's pending accept:
- * NNG_ECLOSED, "no further action") — the first collector would go on
- * recording nothing from new senders. */
-static int ipc_in_use(const char *endpoint)
-{
-	struct stat st;
-	nng_socket probe;
-	int live;
-
-	if (strncmp(endpoint, "ipc://", 6) != 0 || stat(endpoint + 6, &st) != 0 || !S_ISSOCK(st.st_mode))
-		return 0;
-	if (nng_push0_open(&probe))
-		return 0;
-	live = nng_dial(probe, endpoint, NULL, 0) == 0;
-	nng_close(probe);
-	return live;
-}
-
-struct intake *intake_listen(const char *endpoint, int *status)
-{
-	struct intake *in = calloc(1, sizeof(*in));
-	int rv;
-
-	*status = INGERO_EXIT_RUNTIME;
-	if (!in || !(in->senders = calloc(MAX_SENDERS, sizeof(*in->senders)))) {
-		free(in);
-		fprintf(stderr, "ingero-collector: out of memory\n");
-		return NULL;
-	}
-	in->parked_tail = &in->parked;
-	pthread_mutex_init(&in->lock, NULL);
-	pthread_mutex_init(&in->peers_lock, NULL);
-	if ((rv = nng_pull0_open(&in->sock))) {
-		fprintf(stderr, "ingero-collector: nng: %s\n", nng_strerror(rv));
-		goto fail;
-	}
-	nng_pipe_notify(in->sock, NNG_PIPE_EV_ADD_POST, on_connect, in);
-	/* nng drops a message over this size before we see it, uncounted (it
-	 * closes the pipe, which it also does for a clean close: its statistics
-	 * cannot tell them apart), so it lets through four times what the wire
-	 * allows and the decoder refuses and counts the excess as malformed */
-	nng_socket_set_size(in->sock, NNG_OPT_RECVMAXSZ, (size_t)4 * INGERO_WIRE_MAX_MSG_BYTES);
-	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 50);
-	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
-	make_ipc_dir(endpoint);
-	if (ipc_in_use(endpoint)) {
-		fprintf(stderr, "ingero-collector: cannot listen on %s: another collector listens there\n",
-			endpoint);
-		*status = INGERO_EXIT_USAGE;
-		goto fail_sock;
-	}
-	if ((rv = nng_listener_create(&in->l, in->sock, endpoint))) {
-		fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", endpoint, nng_strerror(rv));
-		/* not an address nng can listen on: the caller's mistake */
-		if (rv == NNG_EADDRINVAL || rv == NNG_ENOTSUP || rv == NNG_EINVAL)
-			*status = INGERO_EXIT_USAGE;
-		goto fail_sock;
-	}
-	if (strncmp(endpoint, "ipc://", 6) == 0)
-		nng_listener_set_int(in->l, NNG_OPT_IPC_PERMISSIONS, 0666);
-	if ((rv = nng_listener_start(in->l, 0))) {
-		if (rv == NNG_EADDRINUSE) {
-			fprintf(stderr, "ingero-collector: cannot listen on %s: another collector "
-				"listens there\n", endpoint);
-			*status = INGERO_EXIT_USAGE;
-		} else {
-			fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", endpoint,
-				nng_strerror(rv));
-		}
-		goto fail_sock;
-	}
-	*status = 0;
-	return in;
-fail_sock:
-	nng_close(in->sock);
-fail:
-	pthread_mutex_destroy(&in->lock);
-	pthread_mutex_destroy(&in->peers_lock);
-	free(in->senders);
-	free(in);
 	return NULL;
 }
 
@@ -785,6 +596,7 @@ void intake_stop(struct intake *in, struct intake_stats *final)
 	}
 	free(in->senders);
 	free(in->calls);
+	free(in->endpoint);
 	pthread_mutex_destroy(&in->lock);
 	pthread_mutex_destroy(&in->peers_lock);
 	free(in);

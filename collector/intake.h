@@ -19,6 +19,7 @@ struct intake_opts {
 
 struct intake_stats {
 	uint64_t messages, malformed, records, calls, spoofed, untraced, unknown;
+	uint64_t listener_restarts;   /* nng stopped taking senders and listened again (intake_socket.c) */
 	uint64_t first_msg_ns;    /* CLOCK_MONOTONIC of the first message, 0 = none */
 	uint64_t last_msg_ns;     /* ... and of the last */
 };

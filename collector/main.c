@@ -126,10 +126,11 @@ static void write_stats(const char *path, const struct intake_stats *is, struct 
 	/* run_*: from the end of set-up (BPF loaded, targets enrolled) to the end */
 	fprintf(f, "mode=%s\ncpu_s=%.3f\nrun_wall_s=%.3f\nrun_cpu_s=%.3f\n", mode, cpu,
 		(mono_now_ns() - started) / 1e9, cpu - cpu_at_start);
-	fprintf(f, "messages=%llu\nmalformed=%llu\ncalls=%llu\nspoofed=%llu\nuntraced=%llu\n",
+	fprintf(f, "messages=%llu\nmalformed=%llu\ncalls=%llu\nspoofed=%llu\nuntraced=%llu\n"
+		"listener_restarts=%llu\n",
 		(unsigned long long)is->messages, (unsigned long long)is->malformed,
 		(unsigned long long)is->calls, (unsigned long long)is->spoofed,
-		(unsigned long long)is->untraced);
+		(unsigned long long)is->untraced, (unsigned long long)is->listener_restarts);
 	/* calls: accepted from senders; _committed: stored in the file; _not_stored:
 	 * accepted but lost to a failed write (losses not_stored_calls) */
 	fprintf(f, "calls_committed=%llu\ncalls_not_stored=%llu\nstore_failed=%d\n",

@@ -40,4 +40,17 @@ check_eq "nothing stored for the pids claimed" 0 \
 drain=$(q "SELECT (SELECT value FROM session WHERE key = 'end_mono_ns') - exit_ns FROM processes WHERE pid = $pid")
 check "the trace closed within the 3 s drain limit of the program's exit (+0.5 s): ${drain} ns" \
 	test "$drain" -lt 3500000000
+
+# a connection closed before nng's handshake stops nng 1.5's listener from
+# taking any later sender: the collector sees it and listens again
+check "an open-mode collector starts" start_collector --no-bpf --stats "$T/stats.txt"
+"$B/tests/collector_send" valid --calls 20 --batch 10 >/dev/null
+setpriv --reuid=65534 --regid=65534 --clear-groups "$B/tests/collector_send" rawclose >"$T/raw.txt"
+check_eq "nobody connected and closed at once" "rawclose=1" "$(cat "$T/raw.txt")"
+sleep 1.5   # the collector looks at its listener every 0.5 s
+"$B/tests/collector_send" valid --calls 50 --batch 10 >/dev/null
+stop_collector TERM
+check_eq "a sender after it is heard: every call stored" 70 "$(q 'SELECT count(*) FROM cuda_calls')"
+check_eq "the listener was made again, once" 1 "$(sed -n 's/^listener_restarts=//p' "$T/stats.txt")"
+check "and the collector said so" grep -q "nng stopped taking senders .*: listening again" "$T/collector.err"
 finish

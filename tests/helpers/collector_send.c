@@ -12,6 +12,9 @@
  *       one message of N (default 200) call records, each claiming a
  *       different pid that does not exist (counted down from pid_max):
  *       unknown=N.
+ *   collector_send rawclose
+ *       connects to the ipc:// endpoint's socket with connect(2) and
+ *       closes it before nng's handshake (no nng): rawclose=1.
  *   collector_send garbage
  *       every kind of malformed message, then 5 good calls: bad=K good=5.
  *   collector_send oversize
@@ -27,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,6 +176,24 @@ static void mode_spoof(unsigned claim)
 	printf("own=20 spoofed=%u\n", spoofed);
 	fflush(stdout);
 	finish();
+}
+
+/* A connection closed before its handshake (what any local user can do). */
+static int mode_rawclose(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (strncmp(endpoint, "ipc://", 6) != 0 || strlen(endpoint + 6) >= sizeof sa.sun_path || fd < 0)
+		return 2;
+	strcpy(sa.sun_path, endpoint + 6);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+		perror("collector_send: connect");
+		return 1;
+	}
+	close(fd);
+	printf("rawclose=1\n");
+	return 0;
 }
 
 /* Calls for pids nobody has: each one unknown to the collector, whose
@@ -466,6 +489,8 @@ int main(int argc, char **argv)
 		mode_seeds(argv[2]);
 		return 0;
 	}
+	if (!strcmp(mode, "rawclose"))
+		return mode_rawclose();
 	connect_or_die();
 	if (!strcmp(mode, "valid"))
 		mode_valid(calls, batch, interval);
@@ -480,7 +505,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "bench"))
 		mode_bench(calls, batch);
 	else {
-		fprintf(stderr, "usage: collector_send valid|spoof|unknown|garbage|oversize|bench|seeds ...\n");
+		fprintf(stderr, "usage: collector_send valid|spoof|unknown|rawclose|garbage|oversize|bench|seeds ...\n");
 		return 2;
 	}
 	return 0;
