@@ -34,14 +34,18 @@ static const char doc[] =
 "\n"
 "Needs root for eBPF; otherwise records CUDA calls only (said on stderr and\n"
 "in session.mode).  Exit status: CMD's with -- CMD; else 0; 2 bad usage (also\n"
-"-p of no process); 4 a failure while running (cannot create FILE, cannot\n"
-"listen).\n";
+"-p of no process, FILE or the endpoint in use by another collector, a trace\n"
+"in FILE without --force); 4 a failure while running (cannot create FILE,\n"
+"cannot listen; a write failed, disk full: recording stopped, even with CMD).\n";
 
 enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS,
-       OPT_NO_PYTHON_FRAMES, OPT_NO_BLOCK_STACKS };
+       OPT_NO_PYTHON_FRAMES, OPT_NO_BLOCK_STACKS, OPT_FORCE };
 
 static const struct argp_option opts[] = {
-	{ "output", 'o', "FILE", 0, "report database to write (replaced if present)", 0 },
+	{ "output", 'o', "FILE", 0, "report database to write (an existing trace is kept: "
+	  "see --force)", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "replace FILE if it holds a trace (never one another "
+	  "collector is writing)", 0 },
 	{ "pid", 'p', "PID", 0, "trace this running process and its children (repeatable)", 0 },
 	{ "duration", OPT_DURATION, "SECONDS", 0, "stop after this long", 0 },
 	{ "sample-hz", OPT_SAMPLE_HZ, "HZ", 0, "on-CPU stack samples per second per CPU "
@@ -128,6 +132,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_BPF:
 		c->no_bpf = 1;
+		break;
+	case OPT_FORCE:
+		c->force = 1;
 		break;
 	case OPT_STATS:
 		c->stats = arg;

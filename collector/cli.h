@@ -10,6 +10,7 @@
 
 struct cli {
 	const char *output;        /* -o */
+	int force;                 /* --force: replace a trace in -o */
 	double duration_s;         /* --duration; 0 = until stopped */
 	uint32_t pids[64];         /* -p, repeatable */
 	size_t npids;

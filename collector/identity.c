@@ -4,13 +4,16 @@
  * The common case (sender in our pid namespace, a handful of threads) must
  * cost a cache lookup per record: decisions are cached per sender by wire
  * (pid, tid).  A miss walks the process tree (proc_tree.c); if the claimed
- * pid is unknown there, it waits once for the kernel's fork events to catch
- * up (proc_tree_barrier) before rejecting, since a worker's records can
- * overtake the ring buffer that announces its birth.
+ * pid is unknown there, the caller may ask again once the kernel's fork
+ * events have caught up (a worker's records can overtake the ring buffer
+ * that announces its birth): intake.c parks the message meanwhile rather
+ * than wait, so an unknown or spoofed pid never stalls the receiver.
  *
  * Namespaces: when the sender's NSpid has several levels, a claimed pid is
  * looked for among the sender and its known descendants by the innermost
- * NSpid of each, and tids likewise under /proc/PID/task.
+ * NSpid of each, and tids likewise under /proc/PID/task.  That walk of /proc
+ * costs a read per process, so a sender has a budget of them a second;
+ * past it, its unresolved pids are refused (and counted) without a walk.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -127,11 +130,23 @@ static uint32_t ns_find_tid(uint32_t root_pid, uint32_t w)
 	return found;
 }
 
-static int check(struct sender *s, uint32_t wpid, uint32_t wtid, uint32_t *pid, uint32_t *tid)
+/* May a namespaced sender have one more walk of /proc this second? */
+static int ns_budget(struct sender *s, long now_s)
+{
+	if (s->scan_second != now_s) {
+		s->scan_second = now_s;
+		s->scans = 0;
+	}
+	return s->scans++ < IDENTITY_NS_SCANS;
+}
+
+static int check(struct sender *s, uint32_t wpid, uint32_t wtid, uint32_t *pid, uint32_t *tid, long now_s)
 {
 	uint32_t rp = wpid, rt = wtid;
 
 	if (s->in_ns) {
+		if (wpid != s->ns_pid && !ns_budget(s, now_s))
+			return -1;
 		rp = ns_find_pid(s, wpid);
 		if (!rp)
 			return -1;
@@ -150,7 +165,7 @@ static int check(struct sender *s, uint32_t wpid, uint32_t wtid, uint32_t *pid, 
 	return 0;
 }
 
-int identity_resolve(struct sender *s, uint32_t *pid, uint32_t *tid)
+int identity_resolve(struct sender *s, uint32_t *pid, uint32_t *tid, int may_wait)
 {
 	uint32_t wpid = *pid, wtid = *tid, rp = 0, rt = 0;
 	struct id_cache_entry *c = &s->cache[(wtid ? wtid : wpid) * 2654435761u % IDENTITY_CACHE];
@@ -165,16 +180,15 @@ int identity_resolve(struct sender *s, uint32_t *pid, uint32_t *tid)
 		return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	/* a pair refused less than a second ago is refused again without the
-	 * wait below, so a flood of spoofed records cannot stall intake */
+	/* a pair refused less than a second ago is refused again at once, so
+	 * a flood of spoofed records costs a cache lookup each */
 	if (hit && c->ok < 0 && now.tv_sec - c->refused_at <= 1)
 		return -1;
-	ok = check(s, wpid, wtid, &rp, &rt) == 0;
-	if (!ok) {
-		/* the kernel's fork/thread events may not have reached us yet */
-		proc_tree_barrier();
-		ok = check(s, wpid, wtid, &rp, &rt) == 0;
-	}
+	ok = check(s, wpid, wtid, &rp, &rt, now.tv_sec) == 0;
+	/* the kernel's fork/thread events may not have reached us yet: ask
+	 * again once they have (not cached: the answer may change) */
+	if (!ok && may_wait)
+		return 1;
 	if (!ok) {
 		c->wire_pid = wpid;
 		c->wire_tid = wtid ? wtid : wpid;

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #define IDENTITY_CACHE 256
+/* walks of /proc a second for a namespaced sender's unknown pids */
+#define IDENTITY_NS_SCANS 32
 
 struct id_cache_entry {
 	uint32_t wire_pid, wire_tid;     /* as sent; wire_tid 0 = empty */
@@ -25,6 +27,8 @@ struct sender {
 	uint32_t pid, uid;               /* root namespace, from the kernel */
 	uint32_t ns_pid;                 /* the sender's pid in its own namespace */
 	int in_ns;                       /* lives in a child pid namespace */
+	long scan_second;                /* CLOCK_MONOTONIC s of the walks counted in scans */
+	unsigned scans;
 	struct id_cache_entry cache[IDENTITY_CACHE];
 };
 
@@ -32,8 +36,10 @@ void identity_init(struct sender *s, uint32_t peer_pid, uint32_t peer_uid);
 
 /* Translate and check one (pid, tid) pair; tid 0 = no thread to check.
  * 0 and the root-namespace ids on success, -1 when the sender may not
- * speak for them. */
-int identity_resolve(struct sender *s, uint32_t *pid, uint32_t *tid);
+ * speak for them.  With may_wait, 1 instead of a refusal that the kernel's
+ * fork and thread events still in flight might change: ask again (without
+ * may_wait) once they are in (proc_tree_epoch). */
+int identity_resolve(struct sender *s, uint32_t *pid, uint32_t *tid, int may_wait);
 
 /* The NSpid line of /proc/PID/status: how many levels, and the innermost. */
 int identity_nspid(uint32_t pid, uint32_t *innermost, int *levels);

@@ -10,19 +10,33 @@
  * array per message.  Counters by cause go to the losses table under the
  * sender's pid.
  *
+ * Nothing a sender sends makes the receiver wait.  A record for a pid the
+ * collector does not know yet (its fork may still be in the kernel's ring:
+ * records can overtake it) parks its message: the receiver goes on with
+ * the next, and decides the parked records once the ring has been drained
+ * twice since (proc_tree_epoch), or PARK_MAX_MS later, whichever is first.
+ * A sender may have SENDER_PARK_BYTES parked, all senders PARK_BYTES;
+ * past that its records are decided at once.  A spoofed or unknown pid so
+ * costs a few lookups, never a wait, and is counted.
+ *
+ * Stopping is bounded (intake_request_stop): what is queued is taken until
+ * the deadline, what is parked is then decided, and messages still queued
+ * are discarded and counted (losses 'drain_limit_messages').
+ *
  * ipc:// endpoints: the folder is created (0755) and the socket made 0666 so
- * unprivileged programs can send; nng removes a stale socket file itself and
- * refuses a live one (another collector).
+ * unprivileged programs can send; the socket, its listener and the peers as
+ * they connect are intake_socket.c's.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <nng/nng.h>
-#include <nng/protocol/pipeline0/pull.h>
 
 #include "ingero/config.h"
 #include "ingero/schema.h"
@@ -30,36 +44,11 @@
 #include "ingero/wire_decode.h"
 #include "identity.h"
 #include "intake.h"
+#include "intake_internal.h"
 #include "proc_tree.h"
 #include "procs.h"
 #include "store.h"
 #include "tracer.h"
-
-#define MAX_SENDERS 1024
-
-struct sender_slot {
-	uint32_t pipe_id;        /* 0 = free */
-	uint64_t last_used;
-	struct sender s;
-};
-
-struct intake {
-	struct intake_opts o;
-	nng_socket sock;
-	pthread_t thread;
-	volatile int stop;
-	pthread_mutex_t lock;
-	struct intake_stats st;
-	struct sender_slot *senders;
-	uint64_t tick;
-	struct ingero_cuda_call *calls;
-	size_t calls_cap;
-	nng_listener l;
-	/* whose counts are final: pid -> the sender that speaks for it (its
-	 * ring's owner), and the senders whose last message (their own BYE,
-	 * packed with their final counts) arrived */
-	struct u64map speaker, closed;
-};
 
 static struct sender *sender_of(struct intake *in, nng_msg *msg)
 {
@@ -78,7 +67,7 @@ static struct sender *sender_of(struct intake *in, nng_msg *msg)
 		}
 		if (!sl->pipe_id && !free_slot)
 			free_slot = sl;
-		if (sl->last_used < oldest->last_used)
+		if (sl->last_used < oldest->last_used && !sl->parked_bytes)
 			oldest = sl;
 	}
 	/* nng hands the peer credentials out as 64-bit values */
@@ -89,7 +78,9 @@ static struct sender *sender_of(struct intake *in, nng_msg *msg)
 		free_slot = oldest;
 	free_slot->pipe_id = id;
 	free_slot->last_used = in->tick;
+	free_slot->parked_bytes = 0;   /* an evicted sender's parked messages are refused */
 	identity_init(&free_slot->s, (uint32_t)pid, (uint32_t)uid);
+	intake_peer_namespace(in, id, &free_slot->s);   /* as it connected */
 	return &free_slot->s;
 }
 
@@ -106,15 +97,16 @@ static const char *cstr(const struct ingero_wire_str *s, char *buf, size_t size)
 	return buf;
 }
 
-/* May records for this (root) pid be stored?  Enrols it when it belongs. */
-static int admit(struct intake *in, uint32_t pid)
+/* May records for this (root) pid be stored?  1: yes (enrolled when it
+ * belongs), 0: no; with may_wait, 2: ask again once the kernel's events
+ * are in (its fork may still be in the ring, and the fork record is exact:
+ * enrolling from /proc walks every process for its children). */
+static int admit(struct intake *in, uint32_t pid, int may_wait)
 {
 	if (proc_tree_is_traced(pid))
 		return 1;
-	/* its fork may still be in the kernel's ring: the fork record is exact */
-	proc_tree_barrier();
-	if (proc_tree_is_traced(pid))
-		return 1;
+	if (may_wait)
+		return 2;
 	/* a process that predates its traced ancestor's enrolment (or, in open
 	 * mode, any verified sender): enrol it, with the children it already has */
 	if (in->o.open_mode || proc_tree_in_traced_tree(pid)) {
@@ -265,14 +257,168 @@ static int calls_room(struct intake *in, uint32_t n)
 	return 0;
 }
 
-static void handle_message(struct intake *in, nng_msg *msg)
+/* What one pass over a message's records did. */
+struct pass {
+	uint64_t spoofed, untraced;
+	size_t ncalls;
+	uint32_t left;           /* records left open for a later pass */
+};
+
+/* Leave record i open for a later pass; 0, or -1 when there is no memory
+ * to remember it (then it is decided now). */
+static int leave_open(const struct ingero_wire_batch *b, uint8_t **open, uint32_t i)
+{
+	if (!*open && !(*open = calloc(b->n_records, 1)))
+		return -1;
+	(*open)[i] = 1;
+	return 0;
+}
+
+/* One pass over a message's records: on the first (open NULL) every
+ * record, later only those left open.  Each is stored or counted, or, with
+ * may_wait, left open when the kernel's events in flight may decide it. */
+static void take_records(struct intake *in, struct sender *s, const struct ingero_wire_batch *b,
+			 uint8_t **open, int may_wait, struct pass *ps)
+{
+	int first = !*open;
+	uint32_t last_pid = 0, wait_pid = 0, wait_tid = 0;
+	int last_admitted = 0, waiting = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	for (uint32_t i = 0; i < b->n_records; i++) {
+		const struct ingero_wire_record *r = &b->records[i];
+		uint32_t pid, tid;
+		int rc;
+
+		if (!first && !(*open)[i])
+			continue;
+		if (!first)
+			(*open)[i] = 0;
+		if (!record_ids(r, &pid, &tid))
+			continue;
+		/* a pair just left open is left open again without a look-up */
+		if (waiting && pid == wait_pid && tid == wait_tid && leave_open(b, open, i) == 0) {
+			ps->left++;
+			continue;
+		}
+		rc = identity_resolve(s, &pid, &tid, may_wait);
+		if (rc > 0) {
+			if (leave_open(b, open, i) == 0) {
+				waiting = 1;
+				wait_pid = pid;   /* still as sent: nothing resolved */
+				wait_tid = tid;
+				ps->left++;
+				continue;
+			}
+			rc = identity_resolve(s, &pid, &tid, 0);
+		}
+		if (rc < 0) {
+			ps->spoofed++;
+			continue;
+		}
+		/* one decision per run of records of the same pid */
+		if (pid != last_pid) {
+			last_pid = pid;
+			last_admitted = admit(in, pid, may_wait);
+		}
+		if (last_admitted == 2) {
+			if (leave_open(b, open, i) == 0) {
+				ps->left++;
+				continue;
+			}
+			last_admitted = admit(in, pid, 0);
+		}
+		if (!last_admitted) {
+			ps->untraced++;
+			continue;
+		}
+		store_record(in, s, r, pid, tid, &ps->ncalls);
+	}
+	store_calls(in->o.store, in->calls, ps->ncalls);
+	if (ps->spoofed)
+		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, s->pid, ps->spoofed);
+	if (ps->untraced)
+		store_loss_add(in->o.store, INGERO_LOSS_UNTRACED_SENDER, s->pid, ps->untraced);
+	pthread_mutex_lock(&in->lock);
+	in->st.calls += ps->ncalls;
+	in->st.spoofed += ps->spoofed;
+	in->st.untraced += ps->untraced;
+	pthread_mutex_unlock(&in->lock);
+}
+
+/* May this sender park a message of len bytes? */
+static int may_park(const struct intake *in, const struct sender_slot *sl, size_t len)
+{
+	uint64_t epoch;
+
+	return proc_tree_epoch(&epoch) && !in->stop && sl->parked_bytes + len <= SENDER_PARK_BYTES &&
+	       in->parked_bytes + len <= PARK_BYTES;
+}
+
+static struct sender_slot *slot_of(struct sender *s)
+{
+	return (struct sender_slot *)((char *)s - offsetof(struct sender_slot, s));
+}
+
+static void parked_free(struct intake *in, struct parked *p)
+{
+	size_t len = nng_msg_len(p->msg);
+
+	for (int i = 0; i < MAX_SENDERS; i++)
+		if (in->senders[i].pipe_id == p->pipe_id) {
+			in->senders[i].parked_bytes -= len;
+			break;
+		}
+	in->parked_bytes -= len;
+	ingero_wire_batch_free(&p->b);
+	nng_msg_free(p->msg);
+	free(p->open);
+	free(p);
+}
+
+/* Decides the parked records whose time has come (all of them when final):
+ * the ring has been drained twice since they were parked, or PARK_MAX_MS
+ * passed (the tracer stopped turning). */
+static void parked_retry(struct intake *in, int final)
+{
+	uint64_t epoch, now = mono_now_ns();
+	struct parked *p;
+	struct pass ps;
+
+	proc_tree_epoch(&epoch);
+	while ((p = in->parked)) {
+		if (!final && epoch < p->epoch + 2 && now < p->at_ns + PARK_MAX_MS * 1000000ull)
+			break;   /* the ones after it were parked later */
+		in->parked = p->next;
+		if (!in->parked)
+			in->parked_tail = &in->parked;
+		struct sender_slot *sl = NULL;
+		for (int i = 0; i < MAX_SENDERS && !sl; i++)
+			if (in->senders[i].pipe_id == p->pipe_id)
+				sl = &in->senders[i];
+		if (sl) {
+			take_records(in, &sl->s, &p->b, &p->open, 0, &ps);
+		} else {   /* its sender's slot went to another: nobody vouches for it now */
+			uint64_t n = 0;
+
+			for (uint32_t i = 0; i < p->b.n_records; i++)
+				n += p->open[i];
+			store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, p->sender_pid, n);
+			pthread_mutex_lock(&in->lock);
+			in->st.spoofed += n;
+			pthread_mutex_unlock(&in->lock);
+		}
+		parked_free(in, p);
+	}
+}
+
+/* 1 when the message was parked (it is kept), 0 when the caller frees it. */
+static int handle_message(struct intake *in, nng_msg *msg)
 {
 	struct ingero_wire_batch b;
 	struct sender *s = sender_of(in, msg);
-	uint64_t spoofed = 0, untraced = 0;
-	size_t ncalls = 0;
-	uint32_t last_pid = 0;
-	int last_admitted = 0;
+	struct pass ps;
+	uint8_t *open = NULL;
 	int rc;
 
 	pthread_mutex_lock(&in->lock);
@@ -283,7 +429,7 @@ static void handle_message(struct intake *in, nng_msg *msg)
 	pthread_mutex_unlock(&in->lock);
 	if (!s) {
 		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, 0, 1);
-		return;
+		return 0;
 	}
 	rc = ingero_wire_decode(nng_msg_body(msg), nng_msg_len(msg), &b);
 	if (rc) {
@@ -294,50 +440,65 @@ static void handle_message(struct intake *in, nng_msg *msg)
 		if (getenv("INGERO_DEBUG"))
 			fprintf(stderr, "ingero-collector: message from pid %u rejected: %s\n",
 				s->pid, ingero_wire_strerror(rc));
-		return;
+		return 0;
 	}
 	if (calls_room(in, b.n_calls) < 0) {
 		store_loss_add(in->o.store, INGERO_LOSS_NO_MEMORY, s->pid, b.n_records);
 		ingero_wire_batch_free(&b);
-		return;
+		return 0;
 	}
-	for (uint32_t i = 0; i < b.n_records; i++) {
-		const struct ingero_wire_record *r = &b.records[i];
-		uint32_t pid, tid;
-
-		if (!record_ids(r, &pid, &tid))
-			continue;
-		if (identity_resolve(s, &pid, &tid)) {
-			spoofed++;
-			continue;
-		}
-		/* one decision per run of records of the same pid: a refused
-		 * pid must not cost a wait per record */
-		if (pid != last_pid) {
-			last_pid = pid;
-			last_admitted = admit(in, pid);
-		}
-		if (!last_admitted) {
-			untraced++;
-			continue;
-		}
-		store_record(in, s, r, pid, tid, &ncalls);
-	}
-	store_calls(in->o.store, in->calls, ncalls);
-	if (spoofed)
-		store_loss_add(in->o.store, INGERO_LOSS_SPOOFED, s->pid, spoofed);
-	if (untraced)
-		store_loss_add(in->o.store, INGERO_LOSS_UNTRACED_SENDER, s->pid, untraced);
+	struct sender_slot *sl = slot_of(s);
+	struct parked *p = NULL;
+	size_t len = nng_msg_len(msg);
+	if (may_park(in, sl, len))
+		p = calloc(1, sizeof(*p));
+	take_records(in, s, &b, &open, p != NULL, &ps);
 	if (b.n_unknown)
 		store_loss_add(in->o.store, INGERO_LOSS_UNKNOWN_RECORD, s->pid, b.n_unknown);
 	pthread_mutex_lock(&in->lock);
 	in->st.records += b.n_records;
-	in->st.calls += ncalls;
-	in->st.spoofed += spoofed;
-	in->st.untraced += untraced;
 	in->st.unknown += b.n_unknown;
 	pthread_mutex_unlock(&in->lock);
-	ingero_wire_batch_free(&b);
+	if (!ps.left) {
+		free(p);
+		free(open);
+		ingero_wire_batch_free(&b);
+		return 0;
+	}
+	p->msg = msg;
+	p->b = b;
+	p->open = open;
+	p->pipe_id = sl->pipe_id;
+	p->sender_pid = s->pid;
+	p->at_ns = mono_now_ns();
+	proc_tree_epoch(&p->epoch);
+	*in->parked_tail = p;
+	in->parked_tail = &p->next;
+	sl->parked_bytes += len;
+	in->parked_bytes += len;
+	return 1;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { 0, (long)ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Once stopping, past the deadline: what is still queued is discarded,
+ * counted (for at most 100 ms: a sender may never stop). */
+static void cut_queue(struct intake *in)
+{
+	uint64_t until = mono_now_ns() + 100000000ull, n = 0;
+	nng_msg *msg;
+
+	while (mono_now_ns() < until && nng_recvmsg(in->sock, &msg, NNG_FLAG_NONBLOCK) == 0) {
+		nng_msg_free(msg);
+		n++;
+	}
+	if (n)
+		store_loss_add(in->o.store, INGERO_LOSS_DRAIN_LIMIT, 0, n);
 }
 
 static void *receiver(void *arg)
@@ -346,83 +507,42 @@ static void *receiver(void *arg)
 
 	for (;;) {
 		nng_msg *msg;
-		int rv = nng_recvmsg(in->sock, &msg, in->stop ? NNG_FLAG_NONBLOCK : 0);
+		int rv;
 
-		if (rv == 0) {
-			handle_message(in, msg);
+		if (__atomic_load_n(&in->stop, __ATOMIC_ACQUIRE) && mono_now_ns() >= in->deadline_ns) {
+			parked_retry(in, 1);
+			cut_queue(in);
+			break;
+		}
+		rv = nng_recvmsg(in->sock, &msg, in->stop ? NNG_FLAG_NONBLOCK : 0);
+		if (rv == 0 && !handle_message(in, msg))
 			nng_msg_free(msg);
+		parked_retry(in, 0);
+		intake_watch_listener(in);
+		if (rv == 0 || rv == NNG_ETIMEDOUT)
+			continue;
+		if (rv == NNG_EAGAIN && in->stop && in->parked) {
+			sleep_ms(5);   /* the queue is empty: only the parked ones wait (for the ring) */
 			continue;
 		}
-		if (rv == NNG_ETIMEDOUT)
-			continue;
-		if (in->stop || rv == NNG_ECLOSED)
-			break;   /* NNG_EAGAIN once stopping: the queue is empty */
+		if (in->stop || rv == NNG_ECLOSED) {
+			parked_retry(in, 1);   /* NNG_EAGAIN once stopping: the queue is empty */
+			break;
+		}
 	}
+	in->finished = 1;
 	return NULL;
 }
 
-static void make_ipc_dir(const char *url)
+int intake_start(struct intake *in, const struct intake_opts *o)
 {
-	char dir[4096], *slash;
-
-	if (strncmp(url, "ipc://", 6) != 0)
-		return;
-	snprintf(dir, sizeof dir, "%s", url + 6);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return;
-	*slash = 0;
-	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
-		return;
-	fprintf(stderr, "ingero-collector: cannot create %s: %s\n", dir, strerror(errno));
-}
-
-struct intake *intake_start(const struct intake_opts *o)
-{
-	struct intake *in = calloc(1, sizeof(*in));
-	int rv;
-
-	if (!in || !(in->senders = calloc(MAX_SENDERS, sizeof(*in->senders)))) {
-		free(in);
-		return NULL;
-	}
 	in->o = *o;
-	pthread_mutex_init(&in->lock, NULL);
-	if ((rv = nng_pull0_open(&in->sock))) {
-		fprintf(stderr, "ingero-collector: nng: %s\n", nng_strerror(rv));
-		goto fail;
-	}
-	/* nng drops a message over this size before we see it, uncounted (it
-	 * closes the pipe, which it also does for a clean close: its statistics
-	 * cannot tell them apart), so it lets through four times what the wire
-	 * allows and the decoder refuses and counts the excess as malformed */
-	nng_socket_set_size(in->sock, NNG_OPT_RECVMAXSZ, (size_t)4 * INGERO_WIRE_MAX_MSG_BYTES);
-	nng_socket_set_ms(in->sock, NNG_OPT_RECVTIMEO, 100);
-	nng_socket_set_int(in->sock, NNG_OPT_RECVBUF, 1024);
-	make_ipc_dir(o->endpoint);
-	if ((rv = nng_listener_create(&in->l, in->sock, o->endpoint))) {
-		fprintf(stderr, "ingero-collector: cannot listen on %s: %s\n", o->endpoint,
-			nng_strerror(rv));
-		goto fail_sock;
-	}
-	if (strncmp(o->endpoint, "ipc://", 6) == 0)
-		nng_listener_set_int(in->l, NNG_OPT_IPC_PERMISSIONS, 0666);
-	if ((rv = nng_listener_start(in->l, 0))) {
-		fprintf(stderr, "ingero-collector: cannot listen on %s: %s%s\n", o->endpoint,
-			nng_strerror(rv), rv == NNG_EADDRINUSE ? " (another collector running?)" : "");
-		goto fail_sock;
-	}
 	if (pthread_create(&in->thread, NULL, receiver, in)) {
 		fprintf(stderr, "ingero-collector: cannot start the intake thread\n");
-		goto fail_sock;
+		return -1;
 	}
-	return in;
-fail_sock:
-	nng_close(in->sock);
-fail:
-	free(in->senders);
-	free(in);
-	return NULL;
+	in->started = 1;
+	return 0;
 }
 
 void intake_stats(struct intake *in, struct intake_stats *out)
@@ -439,22 +559,45 @@ static void counts_unknown(uint64_t pid, void *sender, void *arg)
 		store_loss_max(in->o.store, INGERO_LOSS_COUNTS_UNKNOWN, (uint32_t)pid, 1);
 }
 
+void intake_request_stop(struct intake *in, uint64_t deadline_ns)
+{
+	if (!in || in->stop)
+		return;
+	in->deadline_ns = deadline_ns;
+	__atomic_store_n(&in->stop, 1, __ATOMIC_RELEASE);
+}
+
+int intake_stopped(struct intake *in)
+{
+	return !in || !in->started || __atomic_load_n(&in->finished, __ATOMIC_ACQUIRE);
+}
+
 void intake_stop(struct intake *in, struct intake_stats *final)
 {
 	if (!in)
 		return;
-	in->stop = 1;
-	pthread_join(in->thread, NULL);
-	/* a process whose ring's owner never sent its last counts (killed, or
-	 * its collector stalled until it had exited): what it lost is unknown */
-	ingero_map_each(&in->speaker, counts_unknown, in);
+	intake_request_stop(in, mono_now_ns());
+	if (in->started) {
+		pthread_join(in->thread, NULL);
+		/* a process whose ring's owner never sent its last counts (killed, or
+		 * its collector stalled until it had exited): what it lost is unknown */
+		ingero_map_each(&in->speaker, counts_unknown, in);
+	}
 	ingero_map_free(&in->speaker);
 	ingero_map_free(&in->closed);
 	if (final)   /* after the join: what the thread took on its way out counts too */
 		*final = in->st;
 	nng_close(in->sock);
+	while (in->parked) {   /* (none: the thread decided them) */
+		struct parked *p = in->parked;
+
+		in->parked = p->next;
+		parked_free(in, p);
+	}
 	free(in->senders);
 	free(in->calls);
+	free(in->endpoint);
 	pthread_mutex_destroy(&in->lock);
+	pthread_mutex_destroy(&in->peers_lock);
 	free(in);
 }

@@ -12,7 +12,6 @@ struct store;
 struct intake;
 
 struct intake_opts {
-	const char *endpoint;     /* nng URL; ipc:// paths get a 0666 socket */
 	int open_mode;            /* enrol any process that sends (no -- CMD, no -p) */
 	struct tracer *tracer;    /* NULL in CUDA-only mode */
 	struct store *store;
@@ -20,14 +19,26 @@ struct intake_opts {
 
 struct intake_stats {
 	uint64_t messages, malformed, records, calls, spoofed, untraced, unknown;
+	uint64_t listener_restarts;   /* nng stopped taking senders and listened again (intake_socket.c) */
 	uint64_t first_msg_ns;    /* CLOCK_MONOTONIC of the first message, 0 = none */
 	uint64_t last_msg_ns;     /* ... and of the last */
 };
 
-struct intake *intake_start(const struct intake_opts *o);   /* NULL: said on stderr */
+/* Listens on the nng URL (ipc:// paths get a 0666 socket), taking nothing
+ * yet: NULL with *status the exit status (said on stderr: 2 when another
+ * collector listens there or the URL is not one, else 4). */
+struct intake *intake_listen(const char *endpoint, int *status);
+/* Starts the receiver thread; -1 (said) on failure. */
+int intake_start(struct intake *in, const struct intake_opts *o);
 void intake_stats(struct intake *in, struct intake_stats *out);
-/* takes what is still queued, then closes; FINAL (may be NULL) gets the
- * figures including that last intake */
+/* Stopping: what is queued is taken until deadline_ns (CLOCK_MONOTONIC),
+ * then what waits for the kernel's events is decided and what is still
+ * queued discarded and counted; intake_stopped() says when that is done
+ * (the caller keeps the tracer turning meanwhile, so those events come). */
+void intake_request_stop(struct intake *in, uint64_t deadline_ns);
+int intake_stopped(struct intake *in);
+/* Stops (at once, unless requested before), then closes; FINAL (may be
+ * NULL) gets the figures including that last intake. */
 void intake_stop(struct intake *in, struct intake_stats *final);
 
 #endif

@@ -4,13 +4,20 @@
  *   store (writer thread) ← intake (receiver thread) ← preload library
  *                         ← tracer (this thread: ring buffer, aggregates) ← kernel
  *
- * Lifecycle: open the store, load BPF (or fall back to CUDA-only), listen,
- * enrol the targets (-p, or fork CMD held at a gate, enrol, release), then
- * poll the ring until CMD exits, a signal or --duration.  Stopping drains:
- * the socket until it has been quiet for QUIET_MS (the preload library's
- * last flush arrives a few ms after its process exits; bounded by
- * DRAIN_MAX_MS), the ring, the in-kernel aggregates, then the writer
- * commits everything before the file is closed.
+ * Lifecycle: claim the output file (a lock; nothing is written yet) and
+ * listen, so that a second collector on the same file or endpoint stops
+ * before it changes anything; open the store, load BPF (or fall back to
+ * CUDA-only), enrol the targets (-p, or fork CMD held at a gate, enrol,
+ * release), then poll the ring until CMD exits, a signal or --duration.
+ * Stopping drains: the socket until it has been quiet for QUIET_MS (the
+ * preload library's last flush arrives a few ms after its process exits),
+ * all of it bounded by DRAIN_MAX_MS whatever senders do, the ring, the
+ * in-kernel aggregates, then the writer commits everything before the file
+ * is closed.
+ *
+ * A write that fails (disk full) stops recording (store_fail.c): without
+ * CMD the collector stops as on a signal; with CMD it waits for CMD, what
+ * arrives meanwhile counted, not stored.  Either way it exits 4.
  *
  * Signals: with CMD, a SIGINT/SIGTERM sent to the collector alone (kill) is
  * forwarded to CMD and the collector waits for it; one from the terminal
@@ -34,6 +41,7 @@
 #include "cli.h"
 #include "intake.h"
 #include "launch.h"
+#include "output.h"
 #include "procs.h"
 #include "session.h"
 #include "store.h"
@@ -118,11 +126,16 @@ static void write_stats(const char *path, const struct intake_stats *is, struct 
 	/* run_*: from the end of set-up (BPF loaded, targets enrolled) to the end */
 	fprintf(f, "mode=%s\ncpu_s=%.3f\nrun_wall_s=%.3f\nrun_cpu_s=%.3f\n", mode, cpu,
 		(mono_now_ns() - started) / 1e9, cpu - cpu_at_start);
-	fprintf(f, "messages=%llu\nmalformed=%llu\ncalls=%llu\nspoofed=%llu\nuntraced=%llu\n",
+	fprintf(f, "messages=%llu\nmalformed=%llu\ncalls=%llu\nspoofed=%llu\nuntraced=%llu\n"
+		"listener_restarts=%llu\n",
 		(unsigned long long)is->messages, (unsigned long long)is->malformed,
 		(unsigned long long)is->calls, (unsigned long long)is->spoofed,
-		(unsigned long long)is->untraced);
-	fprintf(f, "calls_committed=%llu\n", (unsigned long long)store_committed_calls(st));
+		(unsigned long long)is->untraced, (unsigned long long)is->listener_restarts);
+	/* calls: accepted from senders; _committed: stored in the file; _not_stored:
+	 * accepted but lost to a failed write (losses not_stored_calls) */
+	fprintf(f, "calls_committed=%llu\ncalls_not_stored=%llu\nstore_failed=%d\n",
+		(unsigned long long)store_committed_calls(st), (unsigned long long)store_not_stored_calls(st),
+		store_broken(st, NULL, 0));
 	/* ingest_s: first message until the calls are committed and folded into
 	 * the file (the checkpoint is part of the work); _commit_s: until the
 	 * last commit alone (the figure before checkpoints left the writer) */
@@ -161,6 +174,17 @@ static struct tracer *open_tracer(struct store *st, const struct cli *c, int bat
 	return t;
 }
 
+/* Recording stopped on a failed write: said once, at the moment it happens. */
+static int say_broken(struct store *st, const char *path)
+{
+	char why[256];
+
+	if (!store_broken(st, why, sizeof why))
+		return 0;
+	fprintf(stderr, "ingero-collector: %s: a write failed (%s): recording stopped\n", path, why);
+	return 1;
+}
+
 /* The processes to trace: each -p PID, and CMD, launched (it runs once
  * enrolled).  0, or the exit status to leave with. */
 static int enroll(const struct cli *c, struct tracer *t, struct store *st, int batched, struct launch *l)
@@ -190,13 +214,16 @@ static int enroll(const struct cli *c, struct tracer *t, struct store *st, int b
  * on to CMD, which we then wait for; one more stops us), or the duration
  * is up (CMD is sent SIGTERM, and waited for).  Sets *child_done and
  * *exit_code when CMD's status was collected. */
-static void run(struct tracer *t, const struct launch *l, double duration_s, uint64_t *next_flush,
-		int *child_done, int *exit_code)
+static void run(struct tracer *t, struct store *st, const char *path, const struct launch *l,
+		double duration_s, uint64_t *next_flush, int *child_done, int *exit_code)
 {
-	int status = 0;
+	int status = 0, broken = 0;
 	uint64_t deadline = duration_s > 0 ? mono_now_ns() + (uint64_t)(duration_s * 1e9) : 0;
 	for (;;) {
 		turn(t, next_flush);
+		/* a failed write: without CMD, stop now; with CMD, wait for it */
+		if (!broken && (broken = say_broken(st, path)) && l->pid == 0)
+			return;
 		if (l->pid > 0 && waitpid(l->pid, &status, WNOHANG) == l->pid) {
 			*child_done = 1;
 			*exit_code = launch_exit_code(status);
@@ -224,25 +251,53 @@ static void run(struct tracer *t, const struct launch *l, double duration_s, uin
 	}
 }
 
-/* Drains the socket until quiet, keeping the ring moving meanwhile. */
+/* Drains the socket until quiet, keeping the ring moving meanwhile, then
+ * stops the intake (what waits for the ring's fork events is decided with
+ * the ring still turning); all of it within DRAIN_MAX_MS. */
 static void drain(struct intake *in, struct tracer *t, uint64_t *next_flush, struct intake_stats *is)
 {
-	for (uint64_t drain_start = mono_now_ns();;) {
+	uint64_t drain_start = mono_now_ns(), limit = drain_start + DRAIN_MAX_MS * 1000000ull;
+
+	for (;;) {
 		uint64_t now = mono_now_ns();
 
 		intake_stats(in, is);
-		if (now - drain_start >= DRAIN_MAX_MS * 1000000ull)
+		if (now >= limit)
 			break;
 		if (now - drain_start >= QUIET_MS * 1000000ull &&
 		    (!is->last_msg_ns || now - is->last_msg_ns >= QUIET_MS * 1000000ull))
 			break;
 		turn(t, next_flush);
 	}
+	intake_request_stop(in, limit);
+	while (!intake_stopped(in))
+		turn(t, next_flush);
+}
+
+/* The last line on stderr: what was stored (not what was sent). */
+static void summary(const struct cli *c, struct store *st, const struct intake_stats *is,
+		    const struct tracer *t, int broken)
+{
+	char why[256] = "";
+	uint64_t stored = store_committed_calls(st), lost = store_not_stored_calls(st);
+
+	if (broken)
+		store_broken(st, why, sizeof why);
+	fprintf(stderr, "ingero-collector: %s: %llu CUDA calls from %llu messages "
+		"(%llu malformed, %llu spoofed records), %llu kernel records (%s mode)",
+		c->output, (unsigned long long)stored, (unsigned long long)is->messages,
+		(unsigned long long)is->malformed, (unsigned long long)is->spoofed,
+		(unsigned long long)(t ? t->events : 0), t ? "full" : "cuda-only");
+	if (broken)
+		fprintf(stderr, "; recording stopped (%s): %llu CUDA calls not stored, counted in losses",
+			why, (unsigned long long)lost);
+	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct cli c;
+	struct output out;
 	struct store *st;
 	struct store_opts so = { 0 };
 	struct tracer *t;
@@ -250,7 +305,7 @@ int main(int argc, char **argv)
 	struct intake_opts io;
 	struct intake_stats is;
 	struct launch l = { .pid = 0 };
-	int rc, exit_code = 0, child_done = 0, status = 0, batched = 0;
+	int rc, exit_code = 0, child_done = 0, status = 0, batched = 0, broken;
 	uint64_t started, next_flush = 0, finished_at;
 	double cpu_at_start;
 
@@ -270,49 +325,54 @@ int main(int argc, char **argv)
 	if (ingero_env_flag_value(getenv(INGERO_ENV_TRACER_BATCH), 1))
 		batched = ingero_sched_batch();
 
+	/* the file and the endpoint are ours before either is changed */
+	rc = output_claim(&out, c.output, c.force);
+	if (rc)
+		return rc;
+	in = intake_listen(c.endpoint, &rc);
+	if (!in || output_prepare(&out)) {
+		intake_stop(in, NULL);
+		output_abandon(&out);
+		return in ? INGERO_EXIT_RUNTIME : rc;
+	}
 	so.max_bytes = c.max_bytes;
 	st = store_open(c.output, &so);
-	if (!st)
+	if (!st) {
+		intake_stop(in, NULL);
+		output_abandon(&out);
 		return INGERO_EXIT_RUNTIME;
+	}
 	t = open_tracer(st, &c, batched, argc, argv);
 
-	io.endpoint = c.endpoint;
 	io.open_mode = !c.cmd && !c.npids;
 	io.tracer = t;
 	io.store = st;
-	in = intake_start(&io);
-	if (!in) {
-		tracer_close(t);
-		store_close(st);
-		return INGERO_EXIT_RUNTIME;
-	}
-	rc = enroll(&c, t, st, batched, &l);
-	if (rc) {
+	rc = intake_start(in, &io) ? INGERO_EXIT_RUNTIME : enroll(&c, t, st, batched, &l);
+	if (rc) {   /* no trace began: no file is left to be read as an empty one */
 		intake_stop(in, NULL);
 		tracer_close(t);
 		store_close(st);
+		output_abandon(&out);
 		return rc;
 	}
 
 	started = mono_now_ns();
 	cpu_at_start = cpu_seconds();
-	run(t, &l, c.duration_s, &next_flush, &child_done, &exit_code);
+	run(t, st, c.output, &l, c.duration_s, &next_flush, &child_done, &exit_code);
 	drain(in, t, &next_flush, &is);
 	intake_stop(in, &is);
 	tracer_flush(t, 1);
 	session_end(st);
 	store_sync(st);
 	finished_at = store_finish(st);
+	broken = store_broken(st, NULL, 0);
 	if (c.stats)
 		write_stats(c.stats, &is, st, finished_at, t, started, cpu_at_start,
 			    t ? "full" : "cuda-only");
 	if (!c.quiet)
-		fprintf(stderr, "ingero-collector: %s: %llu CUDA calls from %llu messages "
-			"(%llu malformed, %llu spoofed records), %llu kernel records (%s mode)\n",
-			c.output, (unsigned long long)is.calls, (unsigned long long)is.messages,
-			(unsigned long long)is.malformed, (unsigned long long)is.spoofed,
-			(unsigned long long)(t ? t->events : 0), t ? "full" : "cuda-only");
+		summary(&c, st, &is, t, broken);
 	store_close(st);
+	output_release(&out);
 	tracer_close(t);
 	if (l.pid > 0 && !child_done) {
 		/* stopped before CMD ended: report what it did, do not leave a zombie */
@@ -320,6 +380,11 @@ int main(int argc, char **argv)
 			exit_code = launch_exit_code(status);
 		else
 			exit_code = 128 + (last_signal ? last_signal : SIGTERM);
+	}
+	if (broken) {
+		if (l.pid > 0)
+			fprintf(stderr, "ingero-collector: CMD's exit status was %d\n", exit_code);
+		return INGERO_EXIT_RUNTIME;
 	}
 	return exit_code;
 }

@@ -7,13 +7,11 @@
  * what the kernel's own view would say.  Lookups that miss fall back to
  * /proc/PID/status (PPid, Tgid) for processes started before the collector.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "proc_tree.h"
@@ -31,7 +29,6 @@ struct table {
 
 static struct table procs, threads;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t epoch_cv = PTHREAD_COND_INITIALIZER;
 static uint64_t epoch;
 static int epochs_on;
 
@@ -225,27 +222,18 @@ void proc_tree_epoch_advance(void)
 {
 	pthread_mutex_lock(&lock);
 	epoch++;
-	pthread_cond_broadcast(&epoch_cv);
 	pthread_mutex_unlock(&lock);
 }
 
-void proc_tree_barrier(void)
+int proc_tree_epoch(uint64_t *now)
 {
-	struct timespec until;
+	int on;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 300 * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&lock);
-	if (epochs_on) {
-		/* two advances: the drain in progress may have started before us */
-		uint64_t want = epoch + 2;
-
-		while (epoch < want && pthread_cond_timedwait(&epoch_cv, &lock, &until) != ETIMEDOUT)
-			;
-	}
+	on = epochs_on;
+	*now = epoch;
 	pthread_mutex_unlock(&lock);
+	return on;
 }
 
 int proc_tree_in_traced_tree(uint32_t pid)

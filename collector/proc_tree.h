@@ -26,11 +26,12 @@ int proc_tree_is_descendant(uint32_t pid, uint32_t ancestor);
 int proc_tree_thread_of(uint32_t tid, uint32_t pid);
 
 /* The BPF consumer calls epoch_advance() after each complete drain of the
- * ring; barrier() waits (bounded) until every kernel event that happened
- * before the call has been applied.  No-op when no kernel events flow. */
+ * ring: once the epoch is two past the one read at time T, every kernel
+ * event that happened before T has been applied.  proc_tree_epoch() reads
+ * it; 0 when no kernel events flow (nothing to wait for), else 1. */
 void proc_tree_enable_epochs(void);
 void proc_tree_epoch_advance(void);
-void proc_tree_barrier(void);
+int proc_tree_epoch(uint64_t *now);
 
 /* /proc helpers */
 int proc_read_status_u32(uint32_t pid, const char *field, uint32_t *out);

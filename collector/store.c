@@ -86,7 +86,7 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct timespec until;
 		uint64_t seq;
-		int stop;
+		int stop, committed;
 
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += (long)s->o.flush_ms * 1000000L;
@@ -97,7 +97,8 @@ static void *writer_main(void *arg)
 			;
 		stop = s->stop;
 		s->sync_wanted = 0;
-		if (batch_rows(&s->pending) == 0 && !s->losses_dirty) {
+		/* (once recording stopped, the counters wait for the end) */
+		if (batch_rows(&s->pending) == 0 && (!s->losses_dirty || s->broken)) {
 			s->committed_seq = s->seq;
 			pthread_cond_broadcast(&s->done);
 			if (stop)
@@ -113,44 +114,47 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 
 		s->work_calls = s->work.calls.n;
-		store_step(s, s->st[ST_BEGIN]);
-		store_write_rows(s, &s->work);
-		pthread_mutex_lock(&s->lock);
-		store_write_losses_locked(s);
-		pthread_mutex_unlock(&s->lock);
-		store_step(s, s->st[ST_COMMIT]);
+		committed = 0;
+		if (s->broken) {
+			store_drop_batch(s, &s->work);
+		} else {
+			s->txn_rc = 0;
+			store_step(s, s->st[ST_BEGIN]);
+			store_write_rows(s, &s->work);
+			pthread_mutex_lock(&s->lock);
+			store_write_losses_locked(s);
+			pthread_mutex_unlock(&s->lock);
+			store_step(s, s->st[ST_COMMIT]);
+			/* a fatal error, or a COMMIT that failed (the transaction still open) */
+			if (s->txn_rc || !sqlite3_get_autocommit(s->db))
+				store_break(s, &s->work);
+			else
+				committed = 1;
+		}
 		batch_clear(&s->work);
 		store_enforce_cap(s, stop);
 
-		if (s->wal_frames > WAL_HARD_FRAMES)
+		if (committed && s->wal_frames > WAL_HARD_FRAMES)
 			sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 
 		pthread_mutex_lock(&s->lock);
-		s->committed_calls += s->work_calls;
-		if (s->work_calls)
-			s->calls_committed_at = mono_ns();
+		if (committed) {
+			s->committed_calls += s->work_calls;
+			if (s->work_calls)
+				s->calls_committed_at = mono_ns();
+		}
 		s->committed_seq = seq;
 		store_ckpt_poke_locked(s);
 		pthread_cond_broadcast(&s->done);
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (s->broken)
+		store_final_losses(s);   /* what was counted after the failure, if it fits */
 	store_enforce_cap(s, 1);   /* the file as left must fit */
 	return NULL;
 }
 
 /* --- public API ------------------------------------------------------------------- */
-
-/* A stale -wal next to a new file would be replayed into it: remove all three. */
-static void remove_db(const char *path)
-{
-	char side[4096];
-
-	unlink(path);
-	snprintf(side, sizeof side, "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", path);
-	unlink(side);
-}
 
 struct store *store_open(const char *path, const struct store_opts *o)
 {
@@ -167,7 +171,9 @@ struct store *store_open(const char *path, const struct store_opts *o)
 		s->o.max_pending_calls = 4u << 20;
 	/* no global allocation statistics: they take a mutex on every malloc */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	remove_db(path);   /* one trace per file: a previous run's file is replaced */
+	/* the file is claimed, emptied and rid of a stale -wal by output.c */
+	if (store_reserve_make(s, path))
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fprintf(stderr, "ingero-collector: cannot create %s: %s\n", path,
@@ -202,6 +208,7 @@ fail:
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	store_reserve_drop(s);
 	msgpack_sbuffer_destroy(&s->block);
 	free(s);
 	return NULL;
@@ -215,7 +222,7 @@ void store_sync(struct store *s)
 	want = s->seq;
 	s->sync_wanted = 1;
 	pthread_cond_signal(&s->wake);
-	while (s->committed_seq < want || s->losses_dirty) {
+	while (s->committed_seq < want || (s->losses_dirty && !s->broken)) {
 		s->sync_wanted = 1;
 		pthread_cond_signal(&s->wake);
 		pthread_cond_wait(&s->done, &s->lock);
@@ -241,6 +248,7 @@ uint64_t store_finish(struct store *s)
 	t0 = mono_ns();
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	sqlite3_close(s->db);
+	store_reserve_drop(s);
 	/* When were the calls committed and in the file?  When the checkpointer
 	 * folded back a WAL holding the last of them; else the time this close
 	 * spent folding, after the later of the last commit and the

@@ -99,6 +99,11 @@ uint64_t store_loss_get(struct store *s, const char *source, uint32_t pid);
 
 /* Rows committed so far, for tests and benchmarks. */
 uint64_t store_committed_calls(struct store *s);
+/* A write failed (disk full, an I/O error): recording stopped; 1 and why
+ * (why may be NULL), else 0.  Rows queued from then on are counted in
+ * losses not_stored_* (store_fail.c); the CUDA calls among them: */
+int store_broken(struct store *s, char *why, size_t size);
+uint64_t store_not_stored_calls(struct store *s);
 /* CLOCK_MONOTONIC when the last commit holding CUDA calls ended. */
 uint64_t store_calls_committed_at(struct store *s);
 

@@ -43,7 +43,7 @@ void store_enforce_cap(struct store *s, int force)
 	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)", "count(*)" };
 	uint64_t now = mono_ns(), dropped = 0;
 
-	if (!s->o.max_bytes || (!force && now - s->last_cap_check_ns < 200000000ull))
+	if (!s->o.max_bytes || s->broken || (!force && now - s->last_cap_check_ns < 200000000ull))
 		return;
 	s->last_cap_check_ns = now;
 	for (int round = 0; round < 10 && live_bytes(s) > s->o.max_bytes; round++) {

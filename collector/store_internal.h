@@ -119,6 +119,12 @@ struct store {
 	uint64_t committed_calls, work_calls, calls_committed_at;
 	uint64_t last_cap_check_ns;
 	int failed;                  /* a write failed: said once on stderr */
+	int txn_rc;                  /* the first error that undoes the transaction in progress */
+	/* store_fail.c: a write failed (why, when): recording stopped */
+	int broken;
+	char broken_why[128];
+	uint64_t broken_at, not_stored_calls;
+	char *reserve_path;          /* the room set aside for saying so; NULL once used */
 };
 
 static inline uint64_t mono_ns(void)
@@ -141,6 +147,15 @@ void store_write_losses_locked(struct store *s);
 
 /* store_cap.c: --max-size */
 void store_enforce_cap(struct store *s, int force);
+
+/* store_fail.c: a failed write */
+int store_reserve_make(struct store *s, const char *path);   /* 0, or -1 (said) */
+void store_reserve_drop(struct store *s);
+int store_rc_fatal(int rc);                    /* an error that stops recording */
+/* the writer's transaction for b failed: roll back, count, stop recording */
+void store_break(struct store *s, const struct batch *b);
+void store_drop_batch(struct store *s, const struct batch *b);   /* counted, not written */
+void store_final_losses(struct store *s);      /* the counters once more, at the end */
 
 /* store_ckpt.c: the checkpointer */
 void store_ckpt_start(struct store *s, const char *path);

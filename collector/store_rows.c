@@ -54,7 +54,15 @@ void store_step(struct store *s, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
-	if (rc != SQLITE_DONE && !s->failed) {
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+		sqlite3_reset(st);
+		return;
+	}
+	rc = sqlite3_extended_errcode(s->db);
+	if (store_rc_fatal(rc)) {   /* the transaction is lost: store_fail.c says so */
+		if (!s->txn_rc)
+			s->txn_rc = rc;
+	} else if (!s->failed) {
 		s->failed = 1;
 		fprintf(stderr, "ingero-collector: sqlite write failed: %s\n", sqlite3_errmsg(s->db));
 	}

@@ -477,6 +477,37 @@ static void report_self_time(void)
 #endif
 }
 
+struct unsent {
+	uint64_t made, dropped;
+	uint32_t procs;
+};
+
+static void sum_unsent(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	struct unsent *u = arg;
+	uint64_t made, dropped;
+	snd_pid_figures(val, &made, &dropped);
+	u->made += made;
+	u->dropped += dropped;
+	u->procs += made > 0;
+}
+
+/* The collector was there once and is gone at the end (killed?): the last
+ * counts cannot reach the trace, which then lacks what came after it.
+ * One line on stderr is the only place left to say how much. */
+static void report_unsent(void)
+{
+	struct unsent u = { 0, 0, 0 };
+	ingero_map_each(&S.pids, sum_unsent, &u);
+	if (!u.made)
+		return;
+	fprintf(stderr, "ingero: pid %u: the collector was gone at exit (killed?): %llu CUDA calls made by "
+		"%u process%s, %llu never sent; the trace lacks them and these counts\n",
+		(unsigned)S.shm->owner_pid, (unsigned long long)u.made, u.procs, u.procs == 1 ? "" : "es",
+		(unsigned long long)u.dropped);
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -496,7 +527,8 @@ static void final_flush(void)
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	snd_send_counts(1, 0, S.shm->owner_pid, ingero_now());
+	if (snd_send_counts(1, 0, S.shm->owner_pid, ingero_now()) && atomic_load(&S.connects) > 0)
+		report_unsent();
 	/* trailing message: accepted only once the pipe is done with the real
 	 * ones (no send queue), so the close below cannot drop them */
 	snd_send_counts(1, 1, 0, 0);

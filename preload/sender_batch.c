@@ -229,18 +229,26 @@ struct counts_ctx {
 	int force;
 };
 
-static void counts_one(uint64_t key, void *val, void *arg)
+/* A process's figures so far: made = drained + refused by the ring,
+ * dropped = refused + lost in failed sends (the accounting in sender.c). */
+void snd_pid_figures(const struct pid_acct *a, uint64_t *made, uint64_t *dropped)
 {
-	(void)key;
-	struct counts_ctx *c = arg;
-	struct pid_acct *a = val;
 	uint64_t ring_dropped = 0;
 	uint32_t n = atomic_load(&S.shm->nprocs);
 	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
 		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
 			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	uint64_t made = a->drained + ring_dropped;
-	uint64_t dropped = ring_dropped + a->send_dropped;
+	*made = a->drained + ring_dropped;
+	*dropped = ring_dropped + a->send_dropped;
+}
+
+static void counts_one(uint64_t key, void *val, void *arg)
+{
+	(void)key;
+	struct counts_ctx *c = arg;
+	struct pid_acct *a = val;
+	uint64_t made, dropped;
+	snd_pid_figures(a, &made, &dropped);
 	if (made == 0 && dropped == 0)
 		return;
 	if (!c->force && made == a->sent_made && dropped == a->sent_dropped)
@@ -254,13 +262,7 @@ void snd_counts_mark(uint64_t key, void *val, void *arg)
 	(void)key;
 	(void)arg;
 	struct pid_acct *a = val;
-	uint64_t ring_dropped = 0;
-	uint32_t n = atomic_load(&S.shm->nprocs);
-	for (uint32_t i = 0; i < n && i < INGERO_PROCTAB_SLOTS; i++)
-		if (atomic_load_explicit(&S.shm->procs[i].pid, memory_order_acquire) == a->pid)
-			ring_dropped += atomic_load(&S.shm->procs[i].ring_dropped);
-	a->sent_made = a->drained + ring_dropped;
-	a->sent_dropped = ring_dropped + a->send_dropped;
+	snd_pid_figures(a, &a->sent_made, &a->sent_dropped);
 }
 
 /* COUNTS for every process whose figures changed (all of them if force). */

@@ -93,6 +93,8 @@ int snd_send_counts(int final, int force, uint32_t bye_pid, uint64_t bye_ns);
 uint64_t snd_kernel_key(uint32_t pid, uint64_t addr);
 /* /proc/PID/exe into buf ("" when unreadable) */
 void snd_read_exe(uint32_t pid, char *buf, size_t cap);
+/* A process's CALLs made and dropped so far. */
+void snd_pid_figures(const struct pid_acct *a, uint64_t *made, uint64_t *dropped);
 /* Marks a process's figures as sent (an ingero_map_each callback). */
 void snd_counts_mark(uint64_t key, void *val, void *arg);
 void snd_kernel_pack(struct def *d, uint32_t pid, uint64_t addr, const char *name, size_t len);

@@ -30,6 +30,7 @@ static void print_text(FILE *f, const struct ia_analysis *a)
 		snprintf(lim, sizeof lim, ", %.2f of them allowed by a CPU quota", t->cpu_limit);
 	fprintf(f, "Trace: %s (%s of CUDA activity, %d CPUs%s%s%s)\n", t->command ? t->command : "(no command recorded)",
 		ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus, lim, t->gpu ? ", " : "", t->gpu ? t->gpu : "");
+	ia_trace_status_print(f, t);
 	if (t->nlosses) {   /* what is below counts only what arrived */
 		fprintf(f, "Lost while tracing (docs/schema.md, losses):");
 		for (size_t i = 0; i < t->nlosses; i++)

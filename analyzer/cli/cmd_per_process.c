@@ -10,6 +10,7 @@
 static void print_text(FILE *f, const struct ia_trace *t, const struct ia_per_process *pp)
 {
 	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32];
+	ia_trace_status_print(f, t);
 	fprintf(f, "%-22s %-7s %-6s %10s %9s %15s %9s %9s %17s %10s %7s\n", "PROCESS", "PID", "ROLE",
 		"CUDA calls", "CPU", "switches vol/inv", "off-CPU", "worst", "runq p50/p99", "pg allocs", "waiting");
 	for (size_t i = 0; i < pp->n; i++) {
@@ -59,6 +60,7 @@ int ia_cmd_per_process(const struct ia_cli *c)
 			if (pp.main_thread != UINT32_MAX)
 				cJSON_AddNumberToObject(root, "main_tid", t.threads[pp.main_thread].tid);
 			ia_json_u64(root, "main_blocked_ns", pp.main_blocked_ns);
+			ia_trace_status_json(root, &t);
 			if (ia_json_print(root, f, c->pretty) < 0)
 				rc = IA_EXIT_ERROR;
 			cJSON_Delete(root);

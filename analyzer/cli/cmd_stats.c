@@ -145,6 +145,7 @@ static cJSON *trace_json(const struct ia_trace *t)
 			cJSON_AddItemToObject(o, "tracer_bpf_by_capture_mode", modes);
 	}
 	ia_capture_json(o, &t->capture, t->t0);
+	ia_trace_status_json(o, t);
 	return o;
 }
 
@@ -186,6 +187,7 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 	fprintf(f, "Trace: %s  (%s of evidence, %s CPUs)\n", t->command ? t->command : "(no command recorded)",
 		ia_fmt_dur(a, sizeof a, t->last_ns - t->first_ns),
 		t->cpus ? ia_fmt_count(b, sizeof b, (uint64_t)t->cpus) : "?");
+	ia_trace_status_print(f, t);
 	ia_capture_print(f, &t->capture, t->t0);
 	fprintf(f, "\n%-28s %10s %9s %9s %9s %9s %9s %9s\n", "CUDA API", "count", "total", "mean",
 		"p50", "p90", "p99", "max");

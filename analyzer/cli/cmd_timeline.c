@@ -68,6 +68,7 @@ int ia_cmd_timeline(const struct ia_cli *c)
 	} else {
 		struct both b = { f, 0 };
 		int more;
+		ia_trace_status_print(f, &t);
 		if (ia_timeline_walk(&t, c->limit, print_and_count, &b, &more, err, sizeof err) < 0) {
 			ia_err("%s", err);
 			rc = IA_EXIT_ERROR;

@@ -4,7 +4,11 @@
  * Checks run cheapest first: the file exists and is a regular file; it is
  * not empty; its 100-byte header says "SQLite format 3"; the file is at
  * least as long as the header's page count says (a truncated copy is caught
- * here, before SQLite reads garbage); the schema version is
+ * here, before SQLite reads garbage) — unless a WAL lies beside it: then
+ * SQLite reads the newest pages, page 1 among them, from the WAL, and a
+ * file whose last checkpoint did not finish (a full disk) may be shorter
+ * than its own header says while the two together are whole; the schema
+ * version is
  * 1 to INGERO_SCHEMA_VERSION; every table of its schema exists (gpu_marks
  * only from version 3: older files have no measured GPU time).  Every
  * connection gets the cuda_calls virtual table (calls_vtab.h), and none can
@@ -24,10 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static char db_path[4096];
+static int wal_read, writer_alive;   /* about the file ia_db_open() opened */
 static atomic_int input_bad;   /* an error so far was the file's fault (ia_db_input_bad); set from scan threads too */
 
 const char *ia_db_path(void)
@@ -44,7 +51,7 @@ static const char *const required_tables[] = {
 };
 #define N_REQUIRED (sizeof required_tables / sizeof required_tables[0])
 
-static int check_header(const char *path, off_t size, char *err, size_t errlen)
+static int check_header(const char *path, off_t size, int wal, char *err, size_t errlen)
 {
 	unsigned char h[100];
 	FILE *f = fopen(path, "rb");
@@ -65,7 +72,7 @@ static int check_header(const char *path, off_t size, char *err, size_t errlen)
 	/* The in-header size is valid only when the change counters agree
 	 * (SQLite's own rule); older writers leave it stale. */
 	int valid = memcmp(h + 24, h + 92, 4) == 0 && pages > 0;
-	if (valid && (uint64_t)size < (uint64_t)page * pages) {
+	if (valid && !wal && (uint64_t)size < (uint64_t)page * pages) {
 		snprintf(err, errlen, "%s: truncated: %lld bytes, the header says %llu",
 			 path, (long long)size, (unsigned long long)page * pages);
 		return -1;
@@ -79,12 +86,30 @@ static int check_header(const char *path, off_t size, char *err, size_t errlen)
  * phases on two threads may query it at once); a scan's own connection is
  * NOMUTEX: one thread uses it, and SQLite's per-call mutex costs ~15 % of a
  * 10M-row scan. */
-static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errlen)
+static int has_wal(const char *path)
 {
 	char walp[4200];
 	struct stat wst;
 	snprintf(walp, sizeof walp, "%s-wal", path);
-	int wal = stat(walp, &wst) == 0 && wst.st_size > 0;
+	return stat(walp, &wst) == 0 && wst.st_size > 0;
+}
+
+/* Whether a collector holds the file's lock (it is still writing it):
+ * asked before SQLite opens the file, since closing any descriptor of a
+ * file drops the process's fcntl locks on it, SQLite's too. */
+static int locked_by_writer(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), held = 0;
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errlen)
+{
+	int wal = has_wal(path);
 	/* The URI needs the path percent-encoded ('?', '#' and '%' are special). */
 	size_t plen = strlen(path);
 	char *enc = malloc(plen * 3 + 64);
@@ -153,7 +178,15 @@ static sqlite3 *open_checked(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: empty file, not an Ingero report", path);
 		return NULL;
 	}
-	if (check_header(path, st.st_size, err, errlen) < 0)
+	wal_read = has_wal(path);
+	/* (asked once per file: a second open of the same file, the MCP
+	 * server's, must not drop the first connection's locks) */
+	static char asked[sizeof db_path];
+	if (strcmp(asked, path)) {
+		writer_alive = locked_by_writer(path);
+		snprintf(asked, sizeof asked, "%s", path);
+	}
+	if (check_header(path, st.st_size, wal_read, err, errlen) < 0)
 		return NULL;
 
 	sqlite3 *db = open_ro(path, SQLITE_OPEN_FULLMUTEX, err, errlen);
@@ -291,7 +324,28 @@ void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...)
 	input_bad = 1;
 }
 
+void ia_db_bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	int w = snprintf(err, errlen, "%s: ", db_path);
+	va_list ap;
+	va_start(ap, fmt);
+	if (w >= 0 && (size_t)w < errlen)
+		vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
+	va_end(ap);
+	input_bad = 1;
+}
+
 int ia_db_input_bad(void)
 {
 	return input_bad;
+}
+
+int ia_db_wal_read(void)
+{
+	return wal_read;
+}
+
+int ia_db_writer_alive(void)
+{
+	return writer_alive;
 }

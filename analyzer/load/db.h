@@ -40,6 +40,10 @@ int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen);
  * own checks (a call block's count out of range).  Marks the input bad. */
 void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* "PATH: " and the rest as printf: the file is sound but not what a
+ * command can read (no trace in it).  Marks the input bad. */
+void ia_db_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Whether an error so far was the input's fault (a file refused at open,
  * a corrupted page, a read error): the exit status says so (cli.h). */
 int ia_db_input_bad(void);
@@ -51,5 +55,12 @@ int ia_db_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* Path of the open database, for messages. */
 const char *ia_db_path(void);
+
+/* About the file ia_db_open() opened last: read together with a WAL beside
+ * it (a collector still writing, or one whose last checkpoint did not
+ * finish: killed, a full disk), and whether a collector still held its
+ * lock (collector/output.c) then. */
+int ia_db_wal_read(void);
+int ia_db_writer_alive(void);
 
 #endif

@@ -78,8 +78,10 @@ static const char *sql_for(int calls, int windowed, int blocks, int off_syscall)
 {
 	if (calls && blocks)
 		return windowed
-			? "SELECT ia_row_block(id, pid, calls, data) FROM call_blocks WHERE last_ns >= ?1 AND first_ns < ?2"
-			: "SELECT ia_row_block(id, pid, calls, data) FROM call_blocks WHERE id BETWEEN ?1 AND ?2";
+			? "SELECT ia_row_block(id, pid, calls, data, first_ns, last_ns) FROM call_blocks "
+			  "WHERE last_ns >= ?1 AND first_ns < ?2"
+			: "SELECT ia_row_block(id, pid, calls, data, first_ns, last_ns) FROM call_blocks "
+			  "WHERE id BETWEEN ?1 AND ?2";
 	if (calls)
 		return windowed
 			? "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
@@ -267,6 +269,14 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		bad_block(ctx, v[0], "call block: its calls column says another number of calls");
 		return;
 	}
+	/* the row's bounds are the calls' first and last start: a blob whose
+	 * bytes changed unseen (an overwritten page) rarely keeps them */
+	int64_t lo, hi;
+	ingero_block_span(w->block, n, &lo, &hi);
+	if (sqlite3_value_int64(v[4]) != lo || sqlite3_value_int64(v[5]) != hi) {
+		bad_block(ctx, v[0], "call block: its calls start outside the row's first_ns and last_ns");
+		return;
+	}
 	if (!w->c->own && w->c->n + n > w->c->cap) {   /* cannot happen when every block agrees */
 		bad_block(ctx, v[0], "call block: more calls than planned");
 		return;
@@ -366,7 +376,7 @@ static void *worker(void *arg)
 	sqlite3_stmt *st[2] = { NULL, NULL };
 	struct wstate w = { .j = j };
 	if (db && (sqlite3_create_function(db, "ia_row_call", 9, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_block", 4, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_block", 6, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 6, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));

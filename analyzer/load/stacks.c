@@ -7,6 +7,7 @@
 #include "load/stacks.h"
 
 #include "load/db.h"
+#include "load/mechanisms.h"
 #include "load/phase_rules.h"
 #include "base/util.h"
 
@@ -23,6 +24,7 @@ struct entry {
 	 * own code (user) inside the fetch (the __getitem__ line) */
 	int fetching, worker_loop, user_in_fetch;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
+	int mech;                /* enum ia_mech: the innermost native frame that names one, else a Python frame */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
 
@@ -106,6 +108,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
 		if (why > e->why)
 			e->why = why;
+		if (!e->mech)   /* rows: kernel, native, python, each innermost first */
+			e->mech = !strcmp(kind, "native") ? ia_native_frame_mech(sym, (const char *)sqlite3_column_text(n->q, 5))
+				: !strcmp(kind, "python") ? ia_python_frame_mech(file, sym) : IA_MECH_NONE;
 		e->hints |= !strcmp(kind, "python") ? ia_python_frame_hints(file, sym)
 			  : !strcmp(kind, "native") ? ia_native_frame_hints(sym) : 0;
 		/* rows come innermost first: the last library <module> frame is
@@ -202,4 +207,9 @@ const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
 {
 	const struct entry *e = lookup(n, id);
 	return e->user ? e->user : e->python;
+}
+
+int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->mech;
 }

@@ -263,5 +263,6 @@ cJSON *ia_timeline_json(const struct ia_trace *t, long limit, char *err, size_t 
 	cJSON_AddItemToObject(root, "events", arr);
 	/* a number (the MCP server and scripts read it so): 1 when events past the limit exist */
 	ia_json_u64(root, "more", (uint64_t)more);
+	ia_trace_status_json(root, t);
 	return root;
 }

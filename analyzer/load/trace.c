@@ -17,9 +17,10 @@
  */
 #include "load/trace.h"
 
+#include "base/util.h"
+#include "load/check.h"
 #include "load/db.h"
 #include "load/scan.h"
-#include "base/util.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -284,6 +285,7 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 	const char *e = ia_session(t, "end_mono_ns");
 	uint64_t end = e ? strtoull(e, NULL, 10) : 0;
 	uint64_t last = c1 > o1 ? c1 : o1;
+	ia_trace_status_set(t, e != NULL, end, last, first != UINT64_MAX);
 	if (end < last)
 		end = last;
 
@@ -576,8 +578,8 @@ static int load_losses(struct ia_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
-		  char *err, size_t errlen)
+static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
+		      char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
 	t->db = db;
@@ -594,7 +596,14 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
-	if (load_small(t, err, errlen, &pcap, &tcap) < 0 || resolve_window(t, err, errlen) < 0)
+	if (load_small(t, err, errlen, &pcap, &tcap) < 0)
+		return -1;
+	/* a collector that failed at start leaves no session: no trace at all */
+	if (!ia_session(t, "start_mono_ns")) {
+		ia_db_bad(err, errlen, "no trace in it (no session start: a collector that failed at start?)");
+		return -1;
+	}
+	if (resolve_window(t, err, errlen) < 0)
 		return -1;
 	if (t->filter.pid && ia_proc_index(t, t->filter.pid) < 0) {
 		snprintf(err, errlen, "%s: no process %d in this trace", ia_db_path(), t->filter.pid);
@@ -694,6 +703,18 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	if (t->first_ns == UINT64_MAX)
 		t->first_ns = t->last_ns = t->t0;
 	return 0;
+}
+
+/* The pages the analysis reads are checked while it loads (check.c); a
+ * damaged table is named rather than read. */
+int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
+		  char *err, size_t errlen)
+{
+	struct ia_check *check = ia_check_start(sqlite3_db_filename(db, "main"));
+	int rc = trace_load(t, db, f, what, err, errlen);
+	if (ia_check_finish(check, sqlite3_db_filename(db, "main"), err, errlen) < 0)
+		rc = -1;
+	return rc;
 }
 
 void ia_trace_free(struct ia_trace *t)

@@ -24,6 +24,7 @@
 
 #include "load/capture.h"
 #include "load/rows.h"
+#include "load/trace_status.h"
 
 /* What the user asked to look at.  Times are relative to the trace start
  * (session start_mono_ns, else the first event); since = the last N ns. */
@@ -81,6 +82,7 @@ struct ia_trace {
 	char *api_names[INGERO_API_MAX];           /* from the apis table, for ids api.h lacks */
 	struct ia_loss { char *source; uint64_t count; } *losses; size_t nlosses;   /* non-zero, by source */
 	struct ia_capture capture;                 /* cudaProfilerStart/Stop windows (capture.h) */
+	struct ia_trace_status status;             /* cut short, or whole (trace_status.h) */
 
 	/* internal */
 	void *maps;

@@ -94,6 +94,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(tr, "cuda_calls", t->ncalls);
 	ia_json_u64(tr, "off_cpu_intervals", t->noffs);
 	ia_capture_json(tr, &t->capture, t->t0);
+	ia_trace_status_json(tr, t);
 	cJSON *lost = cJSON_AddObjectToObject(tr, "losses");   /* by source, non-zero only */
 	for (size_t i = 0; i < t->nlosses; i++)
 		ia_json_u64(lost, t->losses[i].source, t->losses[i].count);

@@ -190,6 +190,11 @@ void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names 
 	struct out o = { f, 1, t->t0, 0 };
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"command\":", f);
 	ia_json_write_string(f, t->command ? t->command : "");
+	char incomplete[512];
+	if (ia_trace_incomplete(t, incomplete, sizeof incomplete)) {   /* (trace_status.h) */
+		fputs(",\"incomplete\":", f);
+		ia_json_write_string(f, incomplete);
+	}
 	fputs(g->gpu.measured
 		      ? ",\"note\":\"GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had "
 			"unfinished work, idle = every stream certainly had none, blank = not resolved\"},\"traceEvents\":["

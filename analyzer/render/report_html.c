@@ -328,6 +328,12 @@ void ia_report_html_write(FILE *f, const struct ia_analysis *a, const char *db_p
 		fputs(", ", f);
 		esc(f, t->gpu);
 	}
+	char incomplete[512];
+	if (ia_trace_incomplete(t, incomplete, sizeof incomplete)) {   /* (trace_status.h) */
+		fputs("</p>\n<p class='incomplete'><b>", f);
+		esc(f, incomplete);
+		fputs("</b>", f);
+	}
 	uint64_t rec = a->idle.window_ns;   /* the window less the time between capture windows */
 	if (win && rec)
 		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(%s)</small></p>\n",

@@ -90,5 +90,7 @@ enum ingero_gpu_mark_flags {
 #define INGERO_LOSS_COUNTS_UNKNOWN  "preload_counts_unknown" /* per pid: 1 = its final counts never arrived */
 #define INGERO_LOSS_GPU_MARKS       "gpu_marks_lost"    /* per pid: GPU marks recorded but not read back */
 #define INGERO_LOSS_AFTER_OWNER      "preload_after_owner_exit" /* per pid: 1 = still running when its ring's owner stopped */
+#define INGERO_LOSS_NOT_STORED_PREFIX "not_stored_"    /* + table (calls: CUDA calls): rows lost to a failed write */
+#define INGERO_LOSS_DRAIN_LIMIT      "drain_limit_messages" /* messages still queued when the stop's drain limit came */
 
 #endif

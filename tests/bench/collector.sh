@@ -86,7 +86,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# untraced COLLECTOR CMD...: CMD runs while COLLECTOR is up tracing
 	# nothing (what every other process on the machine pays)
 	untraced() {
-		$PIN "$1" -q -o "$T/idle.db" --sample-hz 0 2>/dev/null &
+		$PIN "$1" -q --force -o "$T/idle.db" --sample-hz 0 2>/dev/null &
 		CP=$!
 		shift
 		wait_socket
@@ -97,7 +97,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# traced: the ping-pong run by the collector; untraced: a collector
 	# running, the ping-pong not traced by it
 	switches() { # collector, suffix
-		$PIN "$1" -q -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
+		$PIN "$1" -q --force -o "$T/pp.db" --sample-hz 0 -- "$B/tests/collector_pingpong" "$ROUNDS" \
 			2>/dev/null | sed 's/ns_per_switch=//' >>"$T/traced$2"
 		untraced "$1" "$B/tests/collector_pingpong" "$ROUNDS" | sed 's/ns_per_switch=//' >>"$T/untraced$2"
 		rm -f "$T"/*.db*

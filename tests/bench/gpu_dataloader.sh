@@ -40,7 +40,7 @@ log() { echo "$*" | tee -a "$OUT/summary.txt" ${SUMMARY:+"$SUMMARY"}; }
 bench() { # name, args...
 	name=$1; shift
 	u=$($PY examples/dataloader_starve.py --rows "$ROWS" "$@" 2>&1 | tail -n 1)
-	"$RUN" -q -o "$OUT/$name.db" -- $PY examples/dataloader_starve.py --rows "$ROWS" "$@" \
+	"$RUN" -q --force -o "$OUT/$name.db" -- $PY examples/dataloader_starve.py --rows "$ROWS" "$@" \
 		>"$OUT/$name.run.txt" 2>&1
 	rc=$?
 	t=$(grep '^mode=' "$OUT/$name.run.txt" | tail -n 1)
@@ -70,9 +70,9 @@ while [ $i -lt "$PAIRS" ]; do
 	# ABBA: the order flips every pair, so a drift over the run cancels
 	if [ $((i % 2)) -eq 0 ]; then
 		a=$($PY examples/train_overhead.py --steps 3000 | ovh)
-		b=$("$RUN" -q -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
+		b=$("$RUN" -q --force -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
 	else
-		b=$("$RUN" -q -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
+		b=$("$RUN" -q --force -o "$OUT/ovh.db" -- $PY examples/train_overhead.py --steps 3000 2>/dev/null | ovh)
 		a=$($PY examples/train_overhead.py --steps 3000 | ovh)
 	fi
 	log "overhead_pair=$i untraced_s=${a% *} traced_s=${b% *} untraced_cpu_s=${a#* } traced_cpu_s=${b#* }"
@@ -107,7 +107,7 @@ if part stackcost; then
 		every_budget) set -- INGERO_LAUNCH_SAMPLE=1 ;;
 		default) set -- INGERO_STACK_BUDGET_PPM=5000 ;;
 		esac
-		w=$(env "$@" "$RUN" -q --cuda-only -o "$OUT/sc_$v.db" -- $PY examples/train_overhead.py --steps 1000 \
+		w=$(env "$@" "$RUN" -q --force --cuda-only -o "$OUT/sc_$v.db" -- $PY examples/train_overhead.py --steps 1000 \
 			2>/dev/null | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p')
 		"$D/ingero-analyze" stats --json "$OUT/sc_$v.db" >"$OUT/sc_$v.json" 2>&1
 		log "stackcost=$v wall_s=$w stacks=$(sum_json "$OUT/sc_$v.json" stacks) withheld=$(sum_json "$OUT/sc_$v.json" stacks_withheld) calls=$(sum_json "$OUT/sc_$v.json" cuda_calls)"
@@ -121,7 +121,7 @@ fi
 # --- 6. pyframes: Python frames in the workers' samples --------------------------------
 # (plain tables: python3's own sqlite3 reads them, no sqlite3 shell needed)
 if part pyframes; then
-	"$RUN" -q -o "$OUT/pyframes.db" -- $PY examples/dataloader_starve.py --rows "$ROWS" --mode loader --workers 4 \
+	"$RUN" -q --force -o "$OUT/pyframes.db" -- $PY examples/dataloader_starve.py --rows "$ROWS" --mode loader --workers 4 \
 		>"$OUT/pyframes.run.txt" 2>&1
 	"$D/ingero-analyze" explain "$OUT/pyframes.db" >"$OUT/pyframes.explain.txt" 2>&1
 	$PY - "$OUT/pyframes.db" <<'PYEOF' | tee -a "$OUT/summary.txt" ${SUMMARY:+"$SUMMARY"}
@@ -145,7 +145,7 @@ fi
 # docs/chains.md says what to expect)
 if part patterns; then
 	for mode in compile empty_cache gil io amp; do
-		"$RUN" -q -o "$OUT/pat_$mode.db" -- $PY examples/starve_patterns.py "$mode" >"$OUT/pat_$mode.run.txt" 2>&1
+		"$RUN" -q --force -o "$OUT/pat_$mode.db" -- $PY examples/starve_patterns.py "$mode" >"$OUT/pat_$mode.run.txt" 2>&1
 		log "pattern=$mode rc=$? $(grep '^mode=' "$OUT/pat_$mode.run.txt" | tail -n 1)"
 		"$D/ingero-analyze" explain "$OUT/pat_$mode.db" >"$OUT/pat_$mode.explain.txt" 2>&1
 		grep -E '^\[|^Lost|Root cause|Source' "$OUT/pat_$mode.explain.txt" | head -n 9 | cut -c1-400 |

@@ -25,17 +25,17 @@ variant() { # NAME DB CMD...
 	_v=$1; _db=$2; shift 2
 	case $_v in
 	untraced) exec "$@" ;;
-	full) exec "$RUN" -q -o "$_db" -- "$@" ;;
-	cudaonly) exec "$RUN" -q --cuda-only -o "$_db" -- "$@" ;;            # preload + collector, no eBPF
-	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q -o "$_db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
-	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q -o "$_db" -- "$@" ;;
-	nosampler) exec "$RUN" -q --sample-hz 0 -o "$_db" -- "$@" ;;
-	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q -o "$_db" -- "$@" ;;   # no measured GPU time
-	ring) exec env INGERO_LANES=0 "$RUN" -q -o "$_db" -- "$@" ;;   # every call through the shared ring, no lanes
-	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
-	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
-	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
-	nobatch) exec env INGERO_TRACER_BATCH=0 "$RUN" -q -o "$_db" -- "$@" ;;   # the tracer's threads under the default policy, not SCHED_BATCH
+	full) exec "$RUN" -q --force -o "$_db" -- "$@" ;;
+	cudaonly) exec "$RUN" -q --force --cuda-only -o "$_db" -- "$@" ;;            # preload + collector, no eBPF
+	nopreload) exec env INGERO_DISABLE=1 "$RUN" -q --force -o "$_db" -- "$@" ;;   # eBPF + sampler, no CUDA calls
+	nostacks) exec env INGERO_LAUNCH_SAMPLE=0 INGERO_STACKS=none "$RUN" -q --force -o "$_db" -- "$@" ;;
+	nosampler) exec "$RUN" -q --force --sample-hz 0 -o "$_db" -- "$@" ;;
+	nomarks) exec env INGERO_GPU_MARKS=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # no measured GPU time
+	ring) exec env INGERO_LANES=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # every call through the shared ring, no lanes
+	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q --force -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
+	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
+	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
+	nobatch) exec env INGERO_TRACER_BATCH=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the tracer's threads under the default policy, not SCHED_BATCH
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }

@@ -175,7 +175,7 @@ PYEOF
 done
 # the stacks can be turned off, and the session says why there are none
 rm -f "$DB"
-"$B/ingero-collector" -o "$DB" --no-block-stacks -- python3 -c 'import time
+"$B/ingero-collector" --force -o "$DB" --no-block-stacks -- python3 -c 'import time
 for _ in range(50): time.sleep(0.01)' >/dev/null 2>"$T/err.txt"
 check_eq "--no-block-stacks: the session says so" "off: --no-block-stacks" \
 	"$(q "SELECT value FROM session WHERE key = 'block_stacks'")"

@@ -23,23 +23,23 @@ check_eq "-p of no process: exit 2" 2 $?
 check_eq "unwritable output: exit 4" 4 $?
 check "--help exits 0" "$C" --help >/dev/null
 
-out=$("$C" -q -o "$DB" -- sh -c 'echo out; echo err >&2; exit 3' 2>"$T/err")
+out=$("$C" -q --force -o "$DB" -- sh -c 'echo out; echo err >&2; exit 3' 2>"$T/err")
 check_eq "exit code passed through" 3 $?
 check_eq "stdout untouched" out "$out"
 check_eq "stderr untouched" err "$(cat "$T/err")"
-"$C" -q -o "$DB" -- sh -c 'kill -9 $$' 2>/dev/null
+"$C" -q --force -o "$DB" -- sh -c 'kill -9 $$' 2>/dev/null
 check_eq "killed by SIGKILL: 137" 137 $?
-"$C" -q -o "$DB" -- /nonexistent-program 2>/dev/null
+"$C" -q --force -o "$DB" -- /nonexistent-program 2>/dev/null
 check_eq "command not found: 127" 127 $?
 exec 3>"$T/fd3"
-"$C" -q -o "$DB" -- sh -c 'echo via3 >&3' 2>/dev/null
+"$C" -q --force -o "$DB" -- sh -c 'echo via3 >&3' 2>/dev/null
 exec 3>&-
 check_eq "inherited fds reach the command" via3 "$(cat "$T/fd3")"
 
 if is_root; then
 	sh -c 'while :; do sleep 0.02; done' &
 	LOOP=$!
-	"$C" -q -o "$DB" -p "$LOOP" --duration 1
+	"$C" -q --force -o "$DB" -p "$LOOP" --duration 1
 	check_eq "-p with --duration: exit 0" 0 $?
 	kill "$LOOP"
 	check_ge "-p: the process is traced" "$(q "SELECT count(*) FROM off_cpu WHERE pid=$LOOP")" 5
@@ -99,7 +99,7 @@ else
 	skip "root-only cases (-p, non-root fallback, pid namespaces)"
 fi
 
-"$C" -q -o "$DB" --no-bpf --duration 0.2 2>"$T/err"
+"$C" -q --force -o "$DB" --no-bpf --duration 0.2 2>"$T/err"
 check_eq "--no-bpf: cuda-only" cuda-only "$(q "SELECT value FROM session WHERE key='mode'")"
 check_eq "session has every well-known key but the GPU ones" 11 "$(q "SELECT count(*) FROM session WHERE key IN ('command','start_wall_ns','start_mono_ns','end_mono_ns','host','kernel','cpus','cpu_model','mem_bytes','mode','collector_version')")"
 

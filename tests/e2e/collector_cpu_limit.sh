@@ -62,7 +62,7 @@ if [ "$ours" != / ]; then
 	finish
 fi
 rm -f "$DB"*
-FAKECUDA_KERNEL_US=100 "$B/ingero-collector" -o "$DB" -- python3 "$W" "$PWD/$B/fakecuda/libcudart.so.13" 20 5 100 5 \
+FAKECUDA_KERNEL_US=100 "$B/ingero-collector" --force -o "$DB" -- python3 "$W" "$PWD/$B/fakecuda/libcudart.so.13" 20 5 100 5 \
 	>/dev/null 2>&1
 check_eq "no quota: no cpu_limit stored" 0 "$(q "SELECT count(*) FROM session WHERE key LIKE 'cpu_limit%'")"
 "$B/ingero-analyze" explain "$DB" >"$T/n.txt" 2>&1

@@ -19,7 +19,7 @@ PAGES=16384   # one round: 64 MiB of 4 KiB pages
 faults_of() { q "SELECT coalesce(sum(faults), 0) FROM page_allocs WHERE pid = $1"; }
 pid_of() { q "SELECT pid FROM processes WHERE comm LIKE 'collector_fau%' ORDER BY start_ns LIMIT 1 OFFSET ${1:-0}"; }
 
-"$B/ingero-collector" -q --sample-hz 0 -o "$DB" -- "$B/tests/collector_faults" 2 >/dev/null 2>"$T/err"
+"$B/ingero-collector" -q --force --sample-hz 0 -o "$DB" -- "$B/tests/collector_faults" 2 >/dev/null 2>"$T/err"
 check_eq "two rounds traced, exit 0" 0 $?
 check_eq "the session says where faults come from" task_counts \
 	"$(q "SELECT value FROM session WHERE key = 'page_faults'")"
@@ -33,7 +33,7 @@ check "its page allocations: at least its pages ($n)" test "$n" -ge $((2 * PAGES
 check_eq "no other process's allocations" 0 \
 	"$(q "SELECT count(*) FROM page_allocs WHERE pid NOT IN (SELECT pid FROM processes)")"
 
-"$B/ingero-collector" -q --sample-hz 0 -o "$DB" -- sh -c "'$B/tests/collector_faults' 1; '$B/tests/collector_faults' 3" \
+"$B/ingero-collector" -q --force --sample-hz 0 -o "$DB" -- sh -c "'$B/tests/collector_faults' 1; '$B/tests/collector_faults' 3" \
 	>/dev/null 2>"$T/err"
 check_eq "two programs in one shell, exit 0" 0 $?
 a=$(faults_of "$(pid_of 0)"); b=$(faults_of "$(pid_of 1)")
@@ -44,7 +44,7 @@ check "the second's under its own ($b)" test "$b" -ge $((3 * PAGES)) -a "$b" -lt
 # from its first switch back onto a CPU, not lost until its next switch away
 "$B/tests/collector_faults" 2 0 0 1.5 >"$T/out" &
 FP=$!
-"$B/ingero-collector" -q --sample-hz 0 -o "$DB" -p "$FP" --duration 4 2>"$T/err"
+"$B/ingero-collector" -q --force --sample-hz 0 -o "$DB" -p "$FP" --duration 4 2>"$T/err"
 check_eq "attached with -p, exit 0" 0 $?
 wait "$FP"
 n=$(faults_of "$FP")

@@ -18,7 +18,7 @@ HOT=$(marker_line "$PY" HOT); OUTER=$(marker_line "$PY" OUTER); WORKER=$(marker_
 for py in $(pythons); do
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
 	rm -f "$DB" "$DB-wal" "$DB-shm"
-	"$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.8 >/dev/null 2>"$T/err.txt"
+	"$B/ingero-collector" --force -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.8 >/dev/null 2>"$T/err.txt"
 	check_eq "python $v: collector and workload exit 0" 0 $?
 	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
 	total=$(q "SELECT count(*) FROM cpu_samples WHERE pid = $main")
@@ -49,7 +49,7 @@ for py in $(pythons); do
 	# with a subinterpreter, the runtime's newest interpreter is not the main one
 	case $v in 3.1[0-1]) continue ;; esac
 	rm -f "$DB" "$DB-wal" "$DB-shm"
-	"$B/ingero-collector" -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.5 subinterpreter >/dev/null 2>"$T/err.txt"
+	"$B/ingero-collector" --force -o "$DB" --sample-hz 199 -- "$py" "$FILE" 0.5 subinterpreter >/dev/null 2>"$T/err.txt"
 	check_eq "python $v, a subinterpreter made: exits 0" 0 $?
 	main=$(q "SELECT pid FROM cpu_samples GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
 	hot=$(q "SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id = s.stack_id
@@ -58,7 +58,7 @@ for py in $(pythons); do
 done
 
 rm -f "$DB" "$DB-wal" "$DB-shm"
-"$B/ingero-collector" -o "$DB" --sample-hz 199 --no-python-frames -- python3 "$FILE" 0.3 >/dev/null 2>"$T/err.txt"
+"$B/ingero-collector" --force -o "$DB" --sample-hz 199 --no-python-frames -- python3 "$FILE" 0.3 >/dev/null 2>"$T/err.txt"
 check_eq "--no-python-frames: exits 0" 0 $?
 check_ge "--no-python-frames: still sampled (the native program)" "$(q "SELECT count(*) FROM cpu_samples")" 20
 check_eq "--no-python-frames: no Python frame in any sample" 0 \
@@ -77,7 +77,7 @@ BUILD=$(marker_line "$GP" BUILD)
 worst=0
 for try in 1 2 3; do
 	rm -f "$DB" "$DB-wal" "$DB-shm"
-	FAKECUDA_KERNEL_US=200 "$B/ingero-collector" -o "$DB" --sample-hz 199 -- python3 "$PWD/$GP" \
+	FAKECUDA_KERNEL_US=200 "$B/ingero-collector" --force -o "$DB" --sample-hz 199 -- python3 "$PWD/$GP" \
 		"$PWD/$B/fakecuda/libcudart.so.13" 160 >/dev/null 2>"$T/err.txt"
 	rc=$?
 	[ $rc -ne 0 ] && worst=$rc

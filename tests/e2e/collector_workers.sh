@@ -52,7 +52,7 @@ fi
 # a worker that outlives the process whose ring it writes into: stored as a
 # loss (per pid, a process: its later calls cannot be counted), shown by explain
 rm -f "$DB" "$DB-wal" "$DB-shm"
-"$B/ingero-collector" -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+"$B/ingero-collector" --force -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
 	"$B/tests/preload_calls" outlive 20 >"$T/outlive.truth" 2>"$T/err.txt"
 check_eq "outliving worker: collector exits 0" 0 $?
 parent=$(sed -n 1p "$T/outlive.truth" | sed 's/^truth pid=\([0-9]*\) .*/\1/')

@@ -19,7 +19,7 @@ trace_loop() { # KERNEL_US ENV... -- the workload's arguments
 	_env=""
 	while [ "$1" != -- ]; do _env="$_env $1"; shift; done
 	shift
-	env FAKECUDA_KERNEL_US="$_us" $_env "$B/ingero-collector" -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
+	env FAKECUDA_KERNEL_US="$_us" $_env "$B/ingero-collector" --force -o "$DB" -- env LD_PRELOAD="$PWD/$B/libingero_preload.so" \
 		python3 "$W" "$LIB" "$@" >"$T/out.txt" 2>"$T/err.txt"
 }
 # explain --json over the workload's own loop (its truth line): sets measured,

@@ -37,10 +37,11 @@ cp tests/mcp/client.mjs "$SDK/client.mjs"
 DB=$T/report.db
 "$B/tests/gen_reportdb" contention "$DB" --steps 40 >/dev/null || { nok "gen_reportdb contention"; finish; }
 
-# An empty trace (every table emptied): every tool still answers, within its outputSchema.
+# An empty trace (every table emptied but the session: without one a file holds no trace at
+# all, refused): every tool still answers, within its outputSchema.
 EMPTY=$T/empty.db
 cp "$DB" "$EMPTY"
-sqlite3 "$EMPTY" "$(sqlite3 "$EMPTY" "SELECT 'DELETE FROM ' || name || ';' FROM sqlite_master WHERE type = 'table'")" ||
+sqlite3 "$EMPTY" "$(sqlite3 "$EMPTY" "SELECT 'DELETE FROM ' || name || ';' FROM sqlite_master WHERE type = 'table' AND name <> 'session'")" ||
 	nok "empty the trace"
 
 # The command line's answers: the MCP tools must give the same ones.

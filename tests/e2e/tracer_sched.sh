@@ -24,7 +24,7 @@ policies() {
 # in $T/coll, read once the loop's sender, watcher and nng threads are up
 run() {
 	rm -f "$DB" "$DB-wal" "$DB-shm" "$T/shell"
-	env "$@" "$B/ingero-collector" -q --no-bpf -o "$DB" -- sh -c "
+	env "$@" "$B/ingero-collector" -q --force --no-bpf -o "$DB" -- sh -c "
 		python3 tests/bench/launch_loop.py '$PWD/$B/fakecuda/libcudart.so.13' --steps 2500 >/dev/null &
 		sed 's/.*) //' /proc/self/stat | cut -d' ' -f39 > '$T/shell'; wait" 2>"$T/collector.err" &
 	CPID=$!

@@ -5,9 +5,11 @@ trap 'rm -rf "$T"' EXIT
 DB=$T/report.db
 export INGERO_ENDPOINT="ipc://$T/ingero.sock"
 
-# start_collector ARGS...: runs the collector in the background (CPID),
-# returns once its socket exists
+# start_collector ARGS...: runs the collector in the background (CPID) on a
+# fresh $DB (a previous trace removed), returns once its socket exists (a
+# killed collector's is removed first: it would say so at once)
 start_collector() {
+	rm -f "$DB" "$DB-wal" "$DB-shm" "$T/ingero.sock"
 	"$B/ingero-collector" -o "$DB" "$@" 2>"$T/collector.err" &
 	CPID=$!
 	i=0

@@ -8,6 +8,13 @@
  *   collector_send spoof [--claim PID]
  *       10 own calls, then a message claiming PID (default 1) for every
  *       record type, then a message mixing both: own=20 spoofed=N.
+ *   collector_send unknown [--calls N]
+ *       one message of N (default 200) call records, each claiming a
+ *       different pid that does not exist (counted down from pid_max):
+ *       unknown=N.
+ *   collector_send rawclose
+ *       connects to the ipc:// endpoint's socket with connect(2) and
+ *       closes it before nng's handshake (no nng): rawclose=1.
  *   collector_send garbage
  *       every kind of malformed message, then 5 good calls: bad=K good=5.
  *   collector_send oversize
@@ -23,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +174,55 @@ static void mode_spoof(unsigned claim)
 	spoofed += 10;
 	send_tw(&w);
 	printf("own=20 spoofed=%u\n", spoofed);
+	fflush(stdout);
+	finish();
+}
+
+/* A connection closed before its handshake (what any local user can do). */
+static int mode_rawclose(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (strncmp(endpoint, "ipc://", 6) != 0 || strlen(endpoint + 6) >= sizeof sa.sun_path || fd < 0)
+		return 2;
+	strcpy(sa.sun_path, endpoint + 6);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+		perror("collector_send: connect");
+		return 1;
+	}
+	close(fd);
+	printf("rawclose=1\n");
+	return 0;
+}
+
+/* Calls for pids nobody has: each one unknown to the collector, whose
+ * decision must cost it no wait (issue 40). */
+static void mode_unknown(unsigned n)
+{
+	unsigned pid_max = 4194304, sent = 0;
+	uint64_t t = now_ns();
+	char path[64];
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	struct tw w;
+
+	if (f) {
+		if (fscanf(f, "%u", &pid_max) != 1)
+			pid_max = 4194304;
+		fclose(f);
+	}
+	tw_begin(&w, getpid(), n);
+	for (unsigned p = pid_max - 1; sent < n && p > 1000; p--) {
+		snprintf(path, sizeof path, "/proc/%u", p);
+		if (access(path, F_OK) == 0)
+			continue;
+		struct ingero_cuda_call c = tw_sample_call(INGERO_API_CUDA_STREAM_SYNCHRONIZE, p, p, t++);
+
+		tw_call(&w, &c);
+		sent++;
+	}
+	send_tw(&w);
+	printf("unknown=%u\n", sent);
 	fflush(stdout);
 	finish();
 }
@@ -431,11 +489,15 @@ int main(int argc, char **argv)
 		mode_seeds(argv[2]);
 		return 0;
 	}
+	if (!strcmp(mode, "rawclose"))
+		return mode_rawclose();
 	connect_or_die();
 	if (!strcmp(mode, "valid"))
 		mode_valid(calls, batch, interval);
 	else if (!strcmp(mode, "spoof"))
 		mode_spoof(claim);
+	else if (!strcmp(mode, "unknown"))
+		mode_unknown(calls == 1000 ? 200 : calls);
 	else if (!strcmp(mode, "garbage"))
 		mode_garbage();
 	else if (!strcmp(mode, "oversize"))
@@ -443,7 +505,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "bench"))
 		mode_bench(calls, batch);
 	else {
-		fprintf(stderr, "usage: collector_send valid|spoof|garbage|bench|seeds ...\n");
+		fprintf(stderr, "usage: collector_send valid|spoof|unknown|rawclose|garbage|oversize|bench|seeds ...\n");
 		return 2;
 	}
 	return 0;

@@ -12,6 +12,10 @@
  *                                  each (and the parent) making `thin N`; grandchildren of
  *                                  one "after" child too
  *   preload_calls fork-first N K   K children forked and calling CUDA before the parent does
+ *   preload_calls storm N K        after its first call, K children forked at once, each making
+ *                                  `thin N` into the parent's ring and exiting at once (a fork
+ *                                  storm of short-lived workers), then the parent `thin N`;
+ *                                  PRELOAD_CALLS_NAP_MS: that long asleep before the storm
  *   preload_calls outlive N        N calls; a child makes N, the parent exits, the child N more
  *                                  (they trace on rings of their own), then the parent
  *   preload_calls threads T N      T threads × N cudaLaunchKernel (use FAKECUDA_NOOP=1)
@@ -485,6 +489,20 @@ int main(int argc, char **argv)
 			return 1;
 		print_truth();
 		return 0;   /* exit() without reaping: the library's final flush sees the child running */
+	} else if (strcmp(mode, "storm") == 0) {
+		const char *nap = getenv("PRELOAD_CALLS_NAP_MS");
+		thin(1);
+		if (nap)   /* (its sender connects meanwhile; the collector may enrol it) */
+			usleep((useconds_t)atol(nap) * 1000);
+		for (long i = 0; i < k; i++)
+			if (fork() == 0) {
+				ntruth = 0;
+				thin(n);
+				print_truth();
+				exit(0);
+			}
+		reap();
+		thin(n);
 	} else if (strcmp(mode, "fork-first") == 0) {
 		for (long i = 0; i < k; i++)
 			if (fork() == 0) {

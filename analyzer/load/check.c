@@ -1,0 +1,126 @@
+/*
+ * check.c — the tables a command reads are checked before its numbers are
+ * trusted.
+ *
+ * SQLite notices a damaged page when it cannot parse it, but a leaf whose
+ * cells still parse — bytes zeroed or overwritten inside it — reads as
+ * other rows: explain and stats then exit 0 with other numbers (issue 40:
+ * "2527 s of evidence" for 13.5 s, a pid 0 from nowhere).  SQLite's
+ * PRAGMA quick_check walks a table's b-trees (the table's and its
+ * indexes') and accounts for every byte of every page: cells inside the
+ * page and not overlapping, keys in order, free space as the header says.
+ * A span of bytes overwritten over cells breaks that accounting.  (It
+ * does not compare indexes with their tables, nor see a value changed
+ * inside a cell whose bytes still add up: a blob's bytes, an overflow
+ * page's; the call block decoder checks those it reads.)
+ *
+ * The check runs table by table on a connection and a thread of its own
+ * while the trace loads (ia_trace_load starts it and waits for it), so it
+ * mostly costs a core, not time.  Its tables: every one the analysis reads
+ * in full or by time; not stack_frames, read by stack id only (most of a
+ * file's pages in long traces with Python frames; SQLite checks each page
+ * it reads as it reads it).
+ */
+#include "load/check.h"
+
+#include "load/db.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const tables[] = {
+	"session", "apis", "processes", "threads", "losses", "capture", "call_blocks", "cuda_calls",
+	"off_cpu", "off_cpu_stacks", "cpu_samples", "cpu_busy", "page_allocs", "competitors",
+	"gpu_marks", "kernels", "stacks",
+};
+
+struct ia_check {
+	char path[4096];
+	pthread_t th;
+	int started;
+	int no_db;       /* bad says why the check could not open the file (not damage) */
+	char bad[512];   /* the first damage found, one line; "" when sound */
+};
+
+/* One table: "" when sound (or absent: optional tables), else one line in bad. */
+static void check_table(sqlite3 *db, const char *table, char *bad, size_t size)
+{
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+
+	snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", table);
+	if (ia_db_has_table(db, table) == 0)
+		return;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+		if (!m || !strcmp(m, "ok"))
+			continue;
+		if (!strncmp(m, "*** in database main ***", 24)) {   /* a heading, not the damage */
+			m += 24;
+			if (!*m)
+				continue;
+		}
+		snprintf(bad, size, "table %s (%s)", table, m + strspn(m, "\n "));
+		for (char *p = bad; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		break;
+	}
+	if (!bad[0] && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		snprintf(bad, size, "table %s (%s)", table, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+}
+
+static void *check_main(void *arg)
+{
+	struct ia_check *c = arg;
+	char err[512];
+	sqlite3 *db = ia_db_reopen(c->path, err, sizeof err);
+
+	if (!db) {
+		snprintf(c->bad, sizeof c->bad, "%s", err);
+		c->no_db = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !c->bad[0]; i++)
+		check_table(db, tables[i], c->bad, sizeof c->bad);
+	sqlite3_close(db);
+	return NULL;
+}
+
+struct ia_check *ia_check_start(const char *path)
+{
+	struct ia_check *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	snprintf(c->path, sizeof c->path, "%s", path);
+	c->started = pthread_create(&c->th, NULL, check_main, c) == 0;
+	return c;
+}
+
+int ia_check_finish(struct ia_check *c, const char *path, char *err, size_t errlen)
+{
+	struct ia_check inline_check;
+
+	if (!c) {   /* no memory for a thread's state: check here */
+		memset(&inline_check, 0, sizeof inline_check);
+		snprintf(inline_check.path, sizeof inline_check.path, "%s", path);
+		c = &inline_check;
+		check_main(c);
+	} else if (c->started) {
+		pthread_join(c->th, NULL);
+	} else {
+		check_main(c);
+	}
+	int bad = c->bad[0] != 0;
+	if (bad && c->no_db)
+		snprintf(err, errlen, "%s", c->bad);
+	else if (bad)
+		ia_db_corrupt(err, errlen, "%s", c->bad);
+	if (c != &inline_check)
+		free(c);
+	return bad ? -1 : 0;
+}
