@@ -12,6 +12,7 @@
  * off-CPU intervals show whether the thread was preempted or blocked, how
  * long it then waited for a CPU, and who took the CPU.
  */
+#include "load/trace_status.h"
 #include "load/syscalls.h"
 #include "load/timeline.h"
 

@@ -265,6 +265,24 @@ static int query_u64(sqlite3 *db, const char *sql, uint64_t def, uint64_t *out, 
 	return 0;
 }
 
+/* How the trace ended (trace_end.h), from the session, the evidence's
+ * extent and the file (db.h); trace_status.h says it. */
+static void trace_status_set(struct ia_trace *t, int has_end, uint64_t end, uint64_t last_evidence, int evidence)
+{
+	struct ia_trace_status *s = &t->status;
+	memset(s, 0, sizeof *s);
+	s->why = ia_session(t, "store_error");
+	s->no_evidence = !evidence;
+	s->stopped_at = has_end ? end : last_evidence;
+	if (s->why)
+		s->end = IA_END_WRITE_FAILED;
+	else if (!has_end)
+		s->end = ia_db_writer_alive() ? IA_END_STILL_WRITING : IA_END_NONE;
+	s->wal = ia_db_wal_read() && !ia_db_writer_alive();
+	if (s->stopped_at < t->t0)
+		s->stopped_at = t->t0;
+}
+
 static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 {
 	const char *s = ia_session(t, "start_mono_ns");
@@ -285,7 +303,7 @@ static int resolve_window(struct ia_trace *t, char *err, size_t errlen)
 	const char *e = ia_session(t, "end_mono_ns");
 	uint64_t end = e ? strtoull(e, NULL, 10) : 0;
 	uint64_t last = c1 > o1 ? c1 : o1;
-	ia_trace_status_set(t, e != NULL, end, last, first != UINT64_MAX);
+	trace_status_set(t, e != NULL, end, last, first != UINT64_MAX);
 	if (end < last)
 		end = last;
 

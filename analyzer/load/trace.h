@@ -24,7 +24,7 @@
 
 #include "load/capture.h"
 #include "load/rows.h"
-#include "load/trace_status.h"
+#include "load/trace_end.h"
 
 /* What the user asked to look at.  Times are relative to the trace start
  * (session start_mono_ns, else the first event); since = the last N ns. */

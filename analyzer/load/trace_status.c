@@ -13,6 +13,7 @@
  * checkpoint cut short (killed, or a full disk): SQLite reads the two as
  * one, and the view says so (copy both, or the copy is another trace).
  */
+#include "load/trace_status.h"
 #include "load/trace.h"
 
 #include "load/db.h"
@@ -20,22 +21,6 @@
 #include "base/util.h"
 
 #include <string.h>
-
-void ia_trace_status_set(struct ia_trace *t, int has_end, uint64_t end, uint64_t last_evidence, int evidence)
-{
-	struct ia_trace_status *s = &t->status;
-	memset(s, 0, sizeof *s);
-	s->why = ia_session(t, "store_error");
-	s->no_evidence = !evidence;
-	s->stopped_at = has_end ? end : last_evidence;
-	if (s->why)
-		s->end = IA_END_WRITE_FAILED;
-	else if (!has_end)
-		s->end = ia_db_writer_alive() ? IA_END_STILL_WRITING : IA_END_NONE;
-	s->wal = ia_db_wal_read() && !ia_db_writer_alive();
-	if (s->stopped_at < t->t0)
-		s->stopped_at = t->t0;
-}
 
 static const char *reason(const struct ia_trace_status *s)
 {
