@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static char *fmt3(char *buf, size_t len, double v, const char *unit)
@@ -292,10 +293,13 @@ void ia_phase(const char *name)
 	/* the CPU of all threads too: on a shared machine the wall time of a
 	 * phase is mostly the other jobs' */
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
 	if (last.tv_sec)
-		fprintf(stderr, "phase %s %.3f cpu %.3f\n", name,
+		fprintf(stderr, "phase %s %.3f cpu %.3f peak_mb %ld\n", name,
 			(double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9,
-			(double)(cpu.tv_sec - last_cpu.tv_sec) + (double)(cpu.tv_nsec - last_cpu.tv_nsec) / 1e9);
+			(double)(cpu.tv_sec - last_cpu.tv_sec) + (double)(cpu.tv_nsec - last_cpu.tv_nsec) / 1e9,
+			ru.ru_maxrss / 1024);
 	last = now;
 	last_cpu = cpu;
 }
