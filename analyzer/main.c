@@ -18,6 +18,7 @@
 #include <ingero/version.h>
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,15 @@ static const char *const subcommands[] = {
 
 int main(int argc, char **argv)
 {
+	/* Decoding a call block allocates and frees msgpack's object tree (a
+	 * few hundred KB): left to glibc's defaults, each free gave the top of
+	 * the heap back to the kernel (brk, or madvise in a thread's arena) and
+	 * the next block faulted it in again, zeroed — 19,000 brk and 9,800
+	 * madvise calls and a third of explain's CPU on a 10M-call trace
+	 * (docs/benchmarks.md).  Kept in the heap instead, as the collector
+	 * does; arrays over 64 MB are still their own mappings. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	atexit(ia_progress_end);   /* never leave a half-drawn progress line behind */
 	if (argc > 1 && !strcmp(argv[1], "gate"))   /* own arguments: two inputs (gate.h) */
 		return ia_cmd_gate(argc - 1, argv + 1);

@@ -140,25 +140,38 @@ static int fits(enum col k, uint64_t v)
 	}
 }
 
-static void put(struct ingero_cuda_call *out, size_t i, enum col k, uint64_t v)
+/* Column k of out[0..n): each call's value from a[i], or one value for all
+ * (a NULL, checked by the caller); -1 when a value is not an integer or does
+ * not fit the field.  The switch runs once per column, not per value, as
+ * the encoder's: 17 columns of 1,024 values a block, and the analyzer
+ * decodes every block of a trace. */
+static int put_column(struct ingero_cuda_call *out, size_t n, enum col k, const msgpack_object *a, uint64_t one)
 {
-	struct ingero_cuda_call *x = &out[i];
-
+#define PUT(stmt)                                                              \
+	for (size_t i = 0; i < n; i++) {                                       \
+		uint64_t v = one;                                              \
+		if (a && (as_u64(&a[i], &v) || (k != C_START && !fits(k, v)))) \
+			return -1;                                             \
+		stmt;                                                          \
+	}                                                                      \
+	break
 	switch (k) {
-	case C_TID:    x->tid = (uint32_t)v; break;
-	case C_API:    x->api = (uint16_t)v; break;
-	case C_START:  x->start_ns = i ? out[i - 1].start_ns + v : v; break;
-	case C_DUR:    x->dur_ns = v; break;
-	case C_STREAM: x->stream = v; break;
-	case C_BYTES:  x->bytes = v; break;
-	case C_DIR:    x->dir = (uint8_t)v; break;
-	case C_FLAGS:  x->flags = (uint8_t)v; break;
-	case C_RET:    x->ret = (int32_t)(int64_t)v; break;
-	case C_STACK:  x->stack_id = v; break;
-	case C_KERNEL: x->kernel = v; break;
-	case C_GX: case C_GY: case C_GZ: x->grid[k - C_GX] = (uint32_t)v; break;
-	case C_BX: case C_BY: case C_BZ: x->block[k - C_BX] = (uint32_t)v; break;
+	case C_TID:    PUT(out[i].tid = (uint32_t)v);
+	case C_API:    PUT(out[i].api = (uint16_t)v);
+	case C_START:  PUT(out[i].start_ns = i ? out[i - 1].start_ns + v : v);
+	case C_DUR:    PUT(out[i].dur_ns = v);
+	case C_STREAM: PUT(out[i].stream = v);
+	case C_BYTES:  PUT(out[i].bytes = v);
+	case C_DIR:    PUT(out[i].dir = (uint8_t)v);
+	case C_FLAGS:  PUT(out[i].flags = (uint8_t)v);
+	case C_RET:    PUT(out[i].ret = (int32_t)(int64_t)v);
+	case C_STACK:  PUT(out[i].stack_id = v);
+	case C_KERNEL: PUT(out[i].kernel = v);
+	case C_GX: case C_GY: case C_GZ: PUT(out[i].grid[k - C_GX] = (uint32_t)v);
+	case C_BX: case C_BY: case C_BZ: PUT(out[i].block[k - C_BX] = (uint32_t)v);
 	}
+#undef PUT
+	return 0;
 }
 
 static const char *const col_name[INGERO_BLOCK_COLUMNS] = {
@@ -194,14 +207,10 @@ static int decode_columns(const msgpack_object *top, uint32_t pid, struct ingero
 		if (o->type == MSGPACK_OBJECT_ARRAY) {
 			if (o->via.array.size != cnt)
 				return fail(err, errlen, "wrong length", col_name[k]);
-			for (size_t i = 0; i < cnt; i++) {
-				if (as_u64(&o->via.array.ptr[i], &v) || (k != C_START && !fits(k, v)))
-					return fail(err, errlen, "value out of range", col_name[k]);
-				put(out, i, k, v);
-			}
+			if (put_column(out, cnt, k, o->via.array.ptr, 0))
+				return fail(err, errlen, "value out of range", col_name[k]);
 		} else if (k != C_START && !as_u64(o, &v) && fits(k, v)) {
-			for (size_t i = 0; i < cnt; i++)
-				put(out, i, k, v);
+			put_column(out, cnt, k, NULL, v);
 		} else {
 			return fail(err, errlen, "not an integer column", col_name[k]);
 		}

@@ -72,11 +72,12 @@ static inline uint64_t ia_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_
 
 
 /* With INGERO_ANALYZE_TIMING=1 in the environment, prints "phase NAME
- * SECONDS" (time since the previous mark) on stderr; for profiling. */
+ * SECONDS cpu SECONDS peak_mb MB" (wall and all threads' CPU time since the
+ * previous mark, the peak resident set so far) on stderr; for profiling. */
 void ia_phase(const char *name);
 
-/* With INGERO_ANALYZE_THP=1, asks for transparent huge pages over a large
- * allocation (the big row arrays).  A hint only; off by default. */
+/* Asks for transparent huge pages over a large allocation (the big row
+ * arrays), unless INGERO_ANALYZE_THP=0.  A hint only. */
 void ia_hint_huge(void *p, size_t len);
 
 #endif

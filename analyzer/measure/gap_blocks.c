@@ -105,12 +105,25 @@ oom:
 	return -1;
 }
 
-uint64_t ia_gaps_blocked_over(const struct ia_gaps *g, const struct ia_off *o)
+/* The blocked time of o over the gaps from gap k on (the first ending after o's start). */
+static uint64_t blocked_from(const struct ia_gaps *g, const struct ia_off *o, size_t k)
 {
 	uint64_t a = o->start, b = o->end - o->runq, sum = 0;
-	for (size_t k = ia_gap_ending_after(g, a); k < g->n && g->g[k].start < b; k++)
+	for (; k < g->n && g->g[k].start < b; k++)
 		sum += ia_overlap(a, b, g->g[k].start, g->g[k].end);
 	return sum;
+}
+
+uint64_t ia_gaps_blocked_over(const struct ia_gaps *g, const struct ia_off *o)
+{
+	return blocked_from(g, o, ia_gap_ending_after(g, o->start));
+}
+
+uint64_t ia_gaps_blocked_over_next(const struct ia_gaps *g, const struct ia_off *o, size_t *k)
+{
+	while (*k < g->n && g->g[*k].end <= o->start)
+		++*k;
+	return blocked_from(g, o, *k);
 }
 
 /* One worker thread's blocks over the gaps; only those while loading

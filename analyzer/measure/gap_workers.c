@@ -24,9 +24,10 @@ static void thread_blocked(const struct ia_trace *t, uint32_t th, struct ia_gaps
 {
 	const struct ia_thread *x = &t->threads[th];
 	const uint32_t *oi = t->off_by_th + x->off_first;
+	size_t k = 0;   /* (its intervals are in start order) */
 	for (size_t i = 0; i < x->off_n; i++) {
 		const struct ia_off *o = &t->offs[oi[i]];
-		uint64_t blk = ia_gaps_blocked_over(g, o);
+		uint64_t blk = ia_gaps_blocked_over_next(g, o, &k);
 		g->workers_blocked_ns += blk;
 		if (o->th & IA_OFF_IOWAIT)
 			g->workers_iowait_ns += blk;

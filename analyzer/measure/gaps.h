@@ -207,6 +207,10 @@ int ia_worker_main_thread(const struct ia_trace *t, const struct ia_per_process 
  * over every gap it spans (a worker's read can begin while the main
  * thread still has work). */
 uint64_t ia_gaps_blocked_over(const struct ia_gaps *g, const struct ia_off *o);
+/* The same for intervals taken in start order: *k (0 for the first) is
+ * where the gaps' walk stands, so that a thread's intervals walk them once
+ * instead of a binary search each. */
+uint64_t ia_gaps_blocked_over_next(const struct ia_gaps *g, const struct ia_off *o, size_t *k);
 /* The workers_blocked/iowait/sys figures (gap_workers.c): the workers'
  * main threads'. */
 void ia_gap_workers_off(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);

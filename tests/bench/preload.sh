@@ -19,12 +19,23 @@
 #                        data is then out of L1/L2 at each call (syncs, which
 #                        go through the runtime's and the driver's wrappers,
 #                        and kernel launches; N/4 calls)
+#   preload_ns_nostack_first_lap  as preload_ns_nostack, timed over calls
+#                        FIRST_LAP_W+1 to FIRST_LAP_W+N (50,000: the window this
+#                        bench used before 2026-12-04), which holds most of the
+#                        shared ring's first lap: calls that overtake the sender's
+#                        prefault of the ring take its page faults themselves
+#                        (~12 us a page in the dev VM: ~35 ns a call of the
+#                        window), a start-up cost the other figures leave out
 #   uprobe_ns            added by a uprobe+uretprobe pair (root; else "skipped")
 #   uprobe_over_preload  uprobe_ns / preload_ns_nostack
 #
 # Each figure is the median over RUNS runs (interleaved) of the calling
 # thread's CPU time per call (CLOCK_THREAD_CPUTIME_ID) over N calls after W
-# warm-up calls, 20 frames deep.  CPU time rather than wall time: on a
+# warm-up calls, 20 frames deep.  W (100,000) is past the first lap of the
+# default ring (65,536 slots) and a thread's lane (2,048): a call at this
+# rate outruns the sender, so the first W calls fill them, each page of the
+# ring faulted in on its first use (what preload_ns_nostack_first_lap
+# shows).  CPU time rather than wall time: on a
 # shared or small machine the sender thread and other processes preempt
 # the loop, which is not the library's per-call cost.  The collector side
 # is the test sink, up for the whole run, so the ring is drained as in
@@ -33,7 +44,10 @@ set -u
 B=${B:-build}
 RUNS=${RUNS:-7}
 N=${N:-200000}
-W=${W:-50000}
+W=${W:-100000}
+FIRST_LAP_W=${FIRST_LAP_W:-50000}
+# (the cold runs' warm-up: their launches warm up 1 ms apart, tests/helpers/preload_calls.c)
+COLD_W=${COLD_W:-12500}
 export FAKECUDA_NOOP=1
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
 SINK=
@@ -52,16 +66,18 @@ if [ "$(id -u)" -eq 0 ] && clang -O2 -g -target bpf -I/usr/include/x86_64-linux-
 fi
 
 cpu() { sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'; }
-run_loop() { "$B/tests/preload_calls" loop "$N" "$W" 20 | cpu; }
+run_loop() { "$B/tests/preload_calls" loop "$N" "${LOOP_W:-$W}" 20 | cpu; }
 COLD_KB=${COLD_KB:-256}
 run_cold() { # what (sync|launch), then the environment
 	_w=$1; shift
 	if [ "$_w" = launch ]; then set -- PRELOAD_CALLS_LAUNCH=1 "$@"; fi
-	env PRELOAD_CALLS_THRASH_KB="$COLD_KB" "$@" "$B/tests/preload_calls" loop $((N / 4)) $((W / 4)) 20 | cpu
+	env PRELOAD_CALLS_THRASH_KB="$COLD_KB" "$@" "$B/tests/preload_calls" loop $((N / 4)) "$COLD_W" 20 | cpu
 }
 for r in $(seq "$RUNS"); do
 	run_loop >>"$T/base"
 	INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/nostack"
+	LOOP_W=$FIRST_LAP_W run_loop >>"$T/base_lap"
+	LOOP_W=$FIRST_LAP_W INGERO_STACKS=none LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/nostack_lap"
 	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 INGERO_STACK_BUDGET_PPM=1000000 \
 		LD_PRELOAD="$PWD/$B/libingero_preload.so" run_loop >>"$T/stack"
 	INGERO_STACKS=all INGERO_STACK_DEPTH=16 INGERO_PYTHON=0 LD_PRELOAD="$PWD/$B/libingero_preload.so" \
@@ -88,6 +104,7 @@ echo "# $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 
 echo "# median of $RUNS runs, $N calls each after $W warm-up calls, calling thread CPU time per call"
 echo "base_ns=$base"
 echo "preload_ns_nostack=$nostack"
+echo "preload_ns_nostack_first_lap=$(echo "$(median "$T/nostack_lap") $(median "$T/base_lap")" | awk '{ printf "%.1f", $1 - $2 }')"
 echo "preload_ns_stack=$stack"
 echo "preload_ns_stack_budget=$budget"
 for what in sync launch; do
