@@ -2,6 +2,7 @@
  * cmd_explain.c — `ingero-analyze explain` (the default): the analysis of
  * chains.h printed for a person, or --json (explain.c's contract).
  */
+#include "load/trace_status.h"
 #include "render/explain_json.h"
 #include "rules/analysis.h"
 #include "base/progress.h"

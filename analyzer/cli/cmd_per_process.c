@@ -2,6 +2,7 @@
  * cmd_per_process.c — `ingero-analyze per-process`: the process tree with
  * roles and host evidence (per_process.h), as a table or --json.
  */
+#include "load/trace_status.h"
 #include "cli/cli.h"
 #include "base/json_out.h"
 #include "measure/per_process.h"

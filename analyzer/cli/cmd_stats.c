@@ -3,6 +3,7 @@
  * bandwidth by memory kind, and the process table; or, with --json, the
  * contract of issue 2 ({"apis":[...],"processes":[...]}, more keys may follow).
  */
+#include "load/trace_status.h"
 #include "base/progress.h"
 #include "cli/cli.h"
 #include "base/json_out.h"

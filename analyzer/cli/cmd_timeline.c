@@ -2,6 +2,7 @@
  * cmd_timeline.c — `ingero-analyze timeline [--from T] [--to T]`: the
  * events of a window in time order (timeline.h), one line each, or --json.
  */
+#include "load/trace_status.h"
 #include "cli/cli.h"
 #include "base/json_out.h"
 #include "load/timeline.h"

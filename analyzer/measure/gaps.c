@@ -176,6 +176,9 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 			g->nstacks++;
 		}
 		uint64_t n = ids[i].main + ids[i].workers + ids[i].other + ids[i].siblings;
+		int mech = ia_stack_mech(names, ids[i].id);
+		g->mech_main[mech] += ids[i].main;
+		g->mech_workers[mech] += ids[i].workers;
 		g->stacks[k].siblings += ids[i].siblings;
 		g->stacks[k].main += ids[i].main;
 		g->stacks[k].workers += ids[i].workers;

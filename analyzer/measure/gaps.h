@@ -32,6 +32,7 @@
 #include "measure/per_process.h"
 #include "load/phase_rules.h"
 #include "load/stacks.h"
+#include "load/mechanisms.h"
 #include "load/trace.h"
 #include "measure/calls.h"
 #include "measure/lines.h"
@@ -110,6 +111,10 @@ struct ia_gaps {
 	uint64_t workers_sys_ns[256];
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
+	/* the main thread's and the workers' samples in gaps by mechanism
+	 * (enum ia_mech, mechanisms.h: the garbage collector, the allocator,
+	 * filling new memory, pickling, ...) */
+	uint64_t mech_main[IA_MECH_N], mech_workers[IA_MECH_N];
 	uint64_t samples_siblings;   /* the main process's other threads */
 	/* the main process's other threads on-CPU in the gaps (in CPython they
 	 * hold the GIL the main thread may wait for), and the busiest of them */

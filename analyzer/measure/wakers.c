@@ -323,11 +323,11 @@ int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		for (int c = 0; c < 256; c++)
 			if (ia_syscall_wait((uint8_t)c) == IA_WAIT_SLEEP)
 				slept += h->sys_ns[c];
-		w->end = h->runq_ns >= h->oncpu_ns && h->runq_ns >= h->blocked_ns ? IA_END_RUNQ
-			: h->oncpu_ns >= h->blocked_ns ? IA_END_ONCPU
-			: h->iowait_ns * 2 >= h->blocked_ns ? IA_END_IO
-			: slept * 2 >= h->blocked_ns ? IA_END_SLEEP : IA_END_BLOCKED;
-		if (w->end == IA_END_RUNQ) {
+		w->end = h->runq_ns >= h->oncpu_ns && h->runq_ns >= h->blocked_ns ? IA_WAITEND_RUNQ
+			: h->oncpu_ns >= h->blocked_ns ? IA_WAITEND_ONCPU
+			: h->iowait_ns * 2 >= h->blocked_ns ? IA_WAITEND_IO
+			: slept * 2 >= h->blocked_ns ? IA_WAITEND_SLEEP : IA_WAITEND_BLOCKED;
+		if (w->end == IA_WAITEND_RUNQ) {
 			uint64_t untraced = 0;
 			rc = ia_cpu_takers(t, ev, t->threads[h->th].tid, win, nwin, w->takers, 4, &w->ntakers,
 					   &w->takers_ns, &untraced, err, errlen);
@@ -356,7 +356,7 @@ static void hop_state(const struct ia_trace *t, const struct ia_wakers *w, const
 	char d[32], d2[32], names[256];
 	(void)t;
 	buf[0] = 0;
-	if (h == &w->hop[w->nhops - 1] && w->end == IA_END_RUNQ) {
+	if (h == &w->hop[w->nhops - 1] && w->end == IA_WAITEND_RUNQ) {
 		snprintf(buf, n, "waited %s for a CPU%s%s", ia_fmt_dur(d, sizeof d, h->runq_ns),
 			 w->ntakers ? " taken by " : "",
 			 w->ntakers ? ia_competitors_text(names, sizeof names, w->takers, w->ntakers) : "");
@@ -368,7 +368,7 @@ static void hop_state(const struct ia_trace *t, const struct ia_wakers *w, const
 		else
 			snprintf(buf, n, "was on a CPU for %s%s%s", ia_fmt_dur(d, sizeof d, h->oncpu_ns),
 				 h->label[0] ? ", the most in " : "", h->label);
-	} else if (h == &w->hop[w->nhops - 1] && w->end == IA_END_SLEEP) {
+	} else if (h == &w->hop[w->nhops - 1] && w->end == IA_WAITEND_SLEEP) {
 		uint8_t codes[1];
 		size_t k = ia_gaps_blocked_in(h->sys_ns, h->blocked_ns, codes, 1);
 		snprintf(buf, n, "slept %s of that time%s%s", ia_fmt_dur(d, sizeof d, h->blocked_ns), k ? " in " : "",

@@ -31,12 +31,12 @@
 #define IA_WAKER_SHARE 0.5
 
 enum ia_wait_end {
-	IA_END_NONE,       /* no waker ended most of the waits (or the trace does not say) */
-	IA_END_ONCPU,      /* the last thread ran: its own work is what the loop waits for */
-	IA_END_RUNQ,       /* it waited for a CPU: other tasks (or a quota) held them */
-	IA_END_IO,         /* it waited on storage (D state) */
-	IA_END_SLEEP,      /* it slept (time.sleep, a timer): it paces itself */
-	IA_END_BLOCKED,    /* it blocked on something else (a sleep, a socket, a thread not followed) */
+	IA_WAITEND_NONE,       /* no waker ended most of the waits (or the trace does not say) */
+	IA_WAITEND_ONCPU,      /* the last thread ran: its own work is what the loop waits for */
+	IA_WAITEND_RUNQ,       /* it waited for a CPU: other tasks (or a quota) held them */
+	IA_WAITEND_IO,         /* it waited on storage (D state) */
+	IA_WAITEND_SLEEP,      /* it slept (time.sleep, a timer): it paces itself */
+	IA_WAITEND_BLOCKED,    /* it blocked on something else (a sleep, a socket, a thread not followed) */
 };
 
 struct ia_wait_hop {
@@ -57,7 +57,7 @@ struct ia_wakers {
 	uint64_t woken_ns;           /* of it, with a waker recorded */
 	struct ia_wait_hop hop[IA_WAIT_HOPS]; size_t nhops;
 	enum ia_wait_end end;
-	/* IA_END_RUNQ: who held the CPUs the last hop waited for */
+	/* IA_WAITEND_RUNQ: who held the CPUs the last hop waited for */
 	struct ia_comp_group takers[4]; size_t ntakers;
 	uint64_t takers_ns;
 };

@@ -6,6 +6,7 @@
  *    "gpu_idle_pct":{"low","high","estimate":true,"basis"}, "verdict":{…} (verdict.h),
  *    "where_time_went":{…}, "gaps":{…}, "processes":[…], "trace":{…}}
  */
+#include "load/trace_status.h"
 #include "render/explain_json.h"
 
 #include "base/json_out.h"

@@ -20,6 +20,7 @@
  * UTF-8).  Timestamps are microseconds since the trace start, with ns
  * precision (three decimals).
  */
+#include "load/trace_status.h"
 #include "render/export_perfetto.h"
 
 #include "base/json_out.h"

@@ -10,6 +10,7 @@
  * the column's time in its state (a linear pass over the intervals; an
  * interval touches only the columns it covers).
  */
+#include "load/trace_status.h"
 #include "render/report_html.h"
 
 #include "render/finding.h"

@@ -560,7 +560,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	 * holder's or a producer's busy line stays the Source: the fix is there) */
 	const struct ia_gap_line *at = v->blocked_at;
 	/* (a thread the wait was followed to, busy on a line of its own: that line stays the Source) */
-	int busy_source = followed && v->a->wakers.end == IA_END_ONCPU && c->source[0];
+	int busy_source = followed && v->a->wakers.end == IA_WAITEND_ONCPU && c->source[0];
 	if (!gil && !v->producer && !busy_source && at) {
 		char n1[32];
 		snprintf(c->source, sizeof c->source, "%s", at->line);
@@ -609,7 +609,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	/* blocked too, for a thread that itself waited for a CPU: the same
 	 * contention, through that thread (an autograd engine thread starved) */
 	const struct ia_wakers *wk = &v->a->wakers;
-	if (wk->nhops && wk->end == IA_END_RUNQ && (double)g->main_blocked_ns >= 0.2 * (double)g->total_ns) {
+	if (wk->nhops && wk->end == IA_WAITEND_RUNQ && (double)g->main_blocked_ns >= 0.2 * (double)g->total_ns) {
 		char path[1200];
 		ia_addf(c->root_cause, sizeof c->root_cause, " It was blocked for %s more: %s — the same contention, "
 			"through the thread it waits for.", ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns),

@@ -29,7 +29,7 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	ia_wait_hop_name(a->t, last, who, sizeof who);
 	ia_addf(c->root_cause, sizeof c->root_cause, ": %s.", path);
 	switch (w->end) {
-	case IA_END_RUNQ:
+	case IA_WAITEND_RUNQ:
 		if (ia_cpu_quota_held_back(a, w->ntakers != 0, last->runq_ns)) {
 			ia_cpu_quota_cause(c, a);
 			ia_cpu_quota_fix(c);
@@ -41,7 +41,7 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 				"them off the training job's CPUs — while it waits for a CPU, the training loop waits for it",
 			     who);
 		break;
-	case IA_END_ONCPU:
+	case IA_WAITEND_ONCPU:
 		if (last->line[0])
 			snprintf(c->source, sizeof c->source, "%s", last->line);
 		ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s%s%s: the loop waits for its "
@@ -50,11 +50,11 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
 				"workers), so the next step's input is ready when the GPU finishes");
 		break;
-	case IA_END_IO:
+	case IA_WAITEND_IO:
 		ia_chain_fix(c, "Take storage off the %s's path: keep the data in RAM or on local NVMe, read ahead, "
 				"or overlap the reads with GPU work", who);
 		break;
-	case IA_END_SLEEP:
+	case IA_WAITEND_SLEEP:
 		ia_chain_fix(c, "The %s sleeps between the items it hands over (time.sleep, a timer): if the sleep "
 				"paces it or polls for work, remove it or wait on the work itself", who);
 		break;
