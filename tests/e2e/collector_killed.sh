@@ -11,7 +11,7 @@
 . tests/helpers/collector_e2e.sh
 A=$B/ingero-analyze
 
-start_collector --no-bpf -- env FAKECUDA_SYNC_EXTRA_US=200 "$B/tests/preload_calls" thin 12000 >"$T/truth.txt"
+start_collector --no-bpf -- env FAKECUDA_SYNC_EXTRA_US=200 "$B/tests/preload_calls" thin 6000 >"$T/truth.txt"
 i=0   # until calls are in the file
 while [ "$(q 'SELECT count(*) FROM call_blocks' 2>/dev/null || echo 0)" -eq 0 ] && [ $i -lt 200 ]; do
 	sleep 0.05
