@@ -30,7 +30,7 @@ import sqlite3, sys
 kv = dict(sqlite3.connect(sys.argv[1]).execute("SELECT key, value FROM session WHERE key LIKE 'bpf_run%'"))
 g = lambda k: float(kv.get(k, 0))
 per = lambda p: g("bpf_run_ns." + p) / g("bpf_runs." + p) if g("bpf_runs." + p) else 0
-print("%.0f %.0f %.0f" % (per("on_switch"), per("on_wakeup"), g("bpf_run_ns") / (2 * int(sys.argv[2]))))
+print("%.0f %.0f %.0f %.0f" % (per("on_switch"), per("on_wakeup"), g("bpf_run_ns") / (2 * int(sys.argv[2])), per("on_waking")))
 PY
 )
 		rm -f "$T"/pp.db*
@@ -39,7 +39,7 @@ PY
 		sleep 0.3
 		u=$("$PP" "$ROUNDS" | sed 's/ns_per_switch=//')
 		kill -TERM $cp; wait $cp; rm -f "$T"/idle.db*
-		echo "round $r base=$b traced=$t untraced=$u stats(on_switch/run on_wakeup/run all/switch)=$s"
+		echo "round $r base=$b traced=$t untraced=$u stats(on_switch/run on_wakeup/run all/switch on_waking/run)=$s"
 		echo "$b $t $u $s" >>"$T/rounds"
 	done
 	med() { cut -d' ' -f"$1" "$T/rounds" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -49,6 +49,7 @@ PY
 	echo "on_switch_ns_per_run=$(med 4)"
 	echo "on_wakeup_ns_per_run=$(med 5)"
 	echo "bpf_ns_per_switch_stats=$(med 6)"
+	echo "on_waking_ns_per_run=$(med 7)"
 	rm -rf "$T" ;;
 *) echo "usage: calls.sh 1 (on the device, the bundle in .devbin)" >&2; exit 2 ;;
 esac
