@@ -145,7 +145,7 @@ for mode in thread starved; do
 	main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
 	prod=$(q "SELECT tid FROM cpu_samples WHERE pid = $main AND tid != $main GROUP BY tid ORDER BY count(*) DESC LIMIT 1")
 	check_ge "$mode: the main thread's futex waits have their waker stored (the producer thread)" \
-		"$(q "SELECT count(*) FROM off_cpu WHERE tid = $main AND syscall = 202 AND waker_tid = $prod")" 30
+		"$(q "SELECT count(*) FROM off_cpu WHERE tid = $main AND syscall = 202 AND waker_tid = $prod")" 10
 	check_eq "$mode: no preempted interval has a waker" 0 \
 		"$(q "SELECT count(*) FROM off_cpu WHERE preempted = 1 AND waker_tid IS NOT NULL")"
 	check "$mode: the root cause follows the wait to the producer thread tid $prod" \
