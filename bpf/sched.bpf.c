@@ -328,11 +328,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 
 	/* its last interval, closed when it came on this CPU (recording then,
-	 * whatever now); one still open was not closed (paused at the switch
-	 * in): it ended then, unrecorded */
+	 * whatever now); one still open here ran without a switch-in that
+	 * closed it: its row is lost, and counted */
 	if (ps && ps->start_ns) {
 		if (ps->end_ns)
 			send_closed(ps, prev_tgid, prev_tid);
+		else   /* it ran (it is leaving a CPU) but no switch-in closed it */
+			count_drop(DROP_UNCLOSED);
 		ps->start_ns = 0;
 	}
 	if (prev_rec && !(prev_state & TASK_DEAD)) {
@@ -363,8 +365,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	/* closed here, sent when it leaves (or by flush_closed) */
-	if (next_rec && ns && ns->start_ns && !ns->end_ns) {
+	/* closed here, sent when it leaves (or by flush_closed); one whose
+	 * thread comes back paused is dropped on purpose, not lost */
+	if (ns && ns->start_ns && !ns->end_ns && !next_rec) {
+		ns->start_ns = 0;
+	} else if (ns && ns->start_ns && !ns->end_ns) {
 		ns->end_ns = now;
 		if (ns->syscall != OFF_NO_SYSCALL)
 			block_learn(ns, now);

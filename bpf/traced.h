@@ -54,6 +54,7 @@ enum ingero_drop_slot {
 	DROP_COMP_MAP,           /* competitor aggregation map full */
 	DROP_TRACED_MAP,         /* traced map full: a child was not enrolled */
 	DROP_BLOCK,              /* ring full at a blocked thread's stack */
+	DROP_UNCLOSED,           /* an interval its switch-in did not close: its row lost */
 	DROP_NSLOTS,
 };
 

@@ -40,6 +40,7 @@ static const char *const drop_names[DROP_NSLOTS] = {
 	[DROP_COMP_MAP] = "competitor_map",
 	[DROP_TRACED_MAP] = "traced_map",
 	[DROP_BLOCK] = "block_stack",
+	[DROP_UNCLOSED] = "unclosed",
 };
 
 uint64_t mono_now_ns(void)

@@ -10,6 +10,7 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
 # check_ge DESCRIPTION ACTUAL MIN
 check_ge() { if [ "$2" -ge "$3" ] 2>/dev/null; then ok "$1"; else nok "$1 ($2 < $3)"; fi; }
+check_le() { if [ "$2" -le "$3" ] 2>/dev/null; then ok "$1"; else nok "$1 ($2 > $3)"; fi; }
 skip() { echo "ok - # SKIP $*"; }
 # The sqlite3 shell and Python read cuda_calls through the SQLite extension
 # (version-2 files store calls in call_blocks; analyzer/load/calls_vtab.h).

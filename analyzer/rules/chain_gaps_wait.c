@@ -44,9 +44,18 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	case IA_WAITEND_ONCPU:
 		if (last->line[0])
 			snprintf(c->source, sizeof c->source, "%s", last->line);
-		ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s%s%s: the loop waits for its "
-				"result each step", who, last->line[0] || last->label[0] ? " (its time goes to " : "",
-			     last->line[0] ? last->line : last->label, last->line[0] || last->label[0] ? ")" : "");
+		{
+			/* the native function and the user's line both: the line says where, the
+			 * function what is expensive there (a hash, a copy, a decode) */
+			char where[400] = "";
+			if (last->label[0] && last->line[0])
+				snprintf(where, sizeof where, " (its time goes to %s at %s)", last->label, last->line);
+			else if (last->label[0] || last->line[0])
+				snprintf(where, sizeof where, " (its time goes to %s)",
+					 last->line[0] ? last->line : last->label);
+			ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s: the loop waits for its "
+					"result each step", who, where);
+		}
 		ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
 				"workers), so the next step's input is ready when the GPU finishes");
 		break;

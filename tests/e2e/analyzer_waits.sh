@@ -68,10 +68,14 @@ for m in "sleep 230 clock_nanosleep it_slept The_program_sleeps_at" \
 	at=$(block_line "$mode")
 	check_ge "$mode: stacks of the main thread's blocks stored (off_cpu_stacks)" \
 		"$(q "SELECT count(*) FROM off_cpu_stacks WHERE tid = $main")" 5
-	check_eq "$mode: each joins the blocked interval that began as it was taken" \
-		"$(q "SELECT count(*) FROM off_cpu_stacks WHERE tid = $main")" \
-		"$(q "SELECT count(*) FROM off_cpu_stacks s JOIN off_cpu o ON o.tid = s.tid AND o.start_ns = s.start_ns
-			WHERE s.tid = $main AND o.preempted != 1")"
+	# each joins the blocked interval that began as it was taken, or that
+	# interval's row was lost and counted: its switch back onto a CPU found
+	# no task storage (the kernel refuses it now and then while a task on
+	# that CPU exits), the loss "bpf_ringbuf_unclosed"
+	unjoined=$(q "SELECT count(*) FROM off_cpu_stacks s WHERE s.tid = $main AND NOT EXISTS (SELECT 1
+		FROM off_cpu o WHERE o.tid = s.tid AND o.start_ns = s.start_ns AND o.preempted != 1)")
+	check_le "$mode: each joins the blocked interval that began as it was taken ($unjoined do not)" \
+		"$unjoined" "$(q "SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'bpf_ringbuf_unclosed'")"
 	# (one that does not: when, against the thread's other intervals and the losses)
 	q "SELECT 'unjoined: start ' || (s.start_ns - (SELECT min(start_ns) FROM off_cpu)) || ' ns, intervals after '
 		|| (SELECT count(*) FROM off_cpu o WHERE o.tid = s.tid AND o.start_ns > s.start_ns) || ', before '
@@ -164,7 +168,7 @@ PYEOF
 			grep -q "Root cause: The main thread was blocked.*which waited [0-9.]*[mun]*s for a CPU taken by .*sh (" "$T/$mode.txt"
 		check "starved: the first fix gives the producer CPUs of its own" \
 			grep -q "1\. Give the thread tid $prod \"python3\" CPUs of its own" "$T/$mode.txt"
-	elif grep -q '"end": "on_cpu"' "$T/$mode.json"; then
+	elif grep -Eq '"end":[[:space:]]*"on_cpu"' "$T/$mode.json"; then
 		check "thread: the Source is the producer's busy line (python_waits.py:$PRODUCE)" \
 			grep -q "^  Source: .*python_waits.py:$PRODUCE\$" "$T/$mode.txt"
 		check "thread: the fix makes the producer's work cheaper" \

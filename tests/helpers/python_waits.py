@@ -12,8 +12,8 @@ MODE sleep: time.sleep(5 ms) before each step (clock_nanosleep)
             busy work each (read; the child on a CPU meanwhile: a producer)
      subprocess: subprocess.run(["sleep", "0.005"], capture_output=True) each
             step: the child's output read through pipes (poll), then its exit
-     thread: queue.get() of an item a producer thread makes by hashing a
-            buffer (hashlib releases the GIL: the thread is on a CPU in
+     thread: queue.get() of an item a producer thread makes by hashing
+            buffers for 10 ms (hashlib releases the GIL: the thread is on a CPU in
             native code, not holding the GIL) — the wait followed to it
 """
 import hashlib
@@ -43,11 +43,16 @@ if MODE == "queue":
     wait = q.get
 elif MODE == "thread":
     q = queue.Queue(maxsize=1)
-    BUF = bytes(2 << 20)
+    CHUNK = bytes(256 << 10)
 
+    # Each item takes 10 ms of wall time (twice the main thread's step),
+    # however fast the CPU: the main thread waits for every one of them.
     def produce():
         for i in range(STEPS):
-            q.put(hashlib.sha256(BUF).digest())  # PRODUCE
+            h, end = hashlib.sha256(), time.monotonic() + 2 * PERIOD
+            while time.monotonic() < end:
+                h.update(CHUNK)  # PRODUCE
+            q.put(h.digest())
 
     threading.Thread(target=produce, daemon=True).start()
     wait = q.get
