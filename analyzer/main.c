@@ -1,7 +1,7 @@
 /*
  * main.c — ingero-analyze: argument parsing and dispatch to a subcommand.
  *
- *   ingero-analyze [explain|stats|per-process|timeline|export|report] [OPTIONS] report.db
+ *   ingero-analyze [explain|stats|per-process|timeline|export|report|stacks] [OPTIONS] report.db
  *
  * The subcommand may be left out (explain).  Options may come before or
  * after the database path.  Exit codes (include/ingero/exit.h): 0 success,
@@ -14,6 +14,7 @@
 #include "gate/gate.h"
 #include "mcp/mcp.h"
 #include "base/util.h"
+#include "base/wrap.h"
 
 #include <ingero/version.h>
 
@@ -23,7 +24,7 @@
 #include <string.h>
 
 static const char *const subcommands[] = {
-	"explain", "stats", "per-process", "timeline", "export", "report",
+	"explain", "stats", "per-process", "timeline", "export", "report", "stacks",
 };
 
 int main(int argc, char **argv)
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
 			return IA_EXIT_OK;
 		}
 	}
-	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT };
+	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT, O_WIDTH, O_KERNELS, O_OFFCPU };
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, O_JSON },
 		{ "compact", no_argument, 0, O_COMPACT },
@@ -71,6 +72,10 @@ int main(int argc, char **argv)
 		{ "format", required_argument, 0, O_FORMAT },
 		{ "html", no_argument, 0, O_HTML },
 		{ "limit", required_argument, 0, O_LIMIT },
+		{ "width", required_argument, 0, O_WIDTH },
+		{ "kernels", no_argument, 0, O_KERNELS },
+		{ "offcpu", no_argument, 0, O_OFFCPU },
+		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
@@ -79,7 +84,7 @@ int main(int argc, char **argv)
 	char **sub_argv = argv + first - 1;
 	int o;
 	opterr = 0;
-	while ((o = getopt_long(sub_argc, sub_argv, ":p:o:hV", opts, NULL)) != -1) {
+	while ((o = getopt_long(sub_argc, sub_argv, ":p:o:hvV", opts, NULL)) != -1) {
 		char *end;
 		switch (o) {
 		case O_JSON: c.json = 1; break;
@@ -119,11 +124,24 @@ int main(int argc, char **argv)
 		case O_HTML: c.html = 1; break;
 		case O_LIMIT:
 			c.limit = strtol(optarg, &end, 10);
+			c.limit_given = 1;
 			if (*end || c.limit < 0) {
 				ia_err("--limit: not a count: %s", optarg);
 				return IA_EXIT_USAGE;
 			}
 			break;
+		case O_WIDTH: {
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < IA_WIDTH_MIN || v > 10000) {
+				ia_err("--width: not a width of %d to 10000 columns: %s", IA_WIDTH_MIN, optarg);
+				return IA_EXIT_USAGE;
+			}
+			ia_width_set((int)v);
+			break;
+		}
+		case 'v': c.verbose = 1; break;
+		case O_KERNELS: c.kernels = 1; break;
+		case O_OFFCPU: c.offcpu = 1; break;
 		case 'h': fputs(ia_usage(first > 1 ? c.cmd : NULL), stdout); return IA_EXIT_OK;
 		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
@@ -159,6 +177,8 @@ int main(int argc, char **argv)
 		rc = ia_cmd_export(&c);
 	else if (!strcmp(c.cmd, "report"))
 		rc = ia_cmd_report(&c);
+	else if (!strcmp(c.cmd, "stacks"))
+		rc = ia_cmd_stacks(&c);
 	else
 		rc = ia_cmd_explain(&c);
 	return ia_exit_status(rc);

@@ -342,7 +342,7 @@ int ia_is_library_file(const char *file)
 {
 	return !file || file[0] == '<' || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
 	       strstr(file, "/lib/python3") || strstr(file, "/lib64/python3") || !strncmp(file, "torch/", 6) ||
-	       strstr(file, "/torch/");
+	       strstr(file, "/torch/") || strstr(file, "/torchinductor_");   /* Inductor's generated code */
 }
 
 int ia_is_compile_file(const char *file)

@@ -35,7 +35,8 @@ int ia_parse_dur(const char *s, uint64_t *ns);
 char *ia_short_symbol(char *buf, size_t len, const char *sym);
 /* 1 for a Python file that is not the user's own: the standard library,
  * installed packages (site-packages, dist-packages), PyTorch's own files,
- * frozen modules ("<frozen ...>"). */
+ * the code torch.compile generates (/tmp/torchinductor_USER/), frozen
+ * modules ("<frozen ...>"). */
 int ia_is_library_file(const char *file);
 /* 1 when a Python file is torch.compile's compile-time code: TorchDynamo's
  * tracer, AOTAutograd's and Inductor's compilers, Triton's compiler —

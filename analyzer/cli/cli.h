@@ -23,7 +23,10 @@ struct ia_cli {
 	const char *format;    /* export --format */
 	int html;              /* report --html */
 	long limit;            /* timeline: max lines, 0 = all */
-	int verbose;
+	int limit_given;       /* --limit was on the command line */
+	int verbose;           /* internal counters too */
+	int kernels;           /* stats --kernels */
+	int offcpu;            /* stacks --offcpu */
 };
 
 int ia_exit_status(int rc);
@@ -38,6 +41,7 @@ int ia_cmd_per_process(const struct ia_cli *c);
 int ia_cmd_timeline(const struct ia_cli *c);
 int ia_cmd_export(const struct ia_cli *c);
 int ia_cmd_report(const struct ia_cli *c);
+int ia_cmd_stacks(const struct ia_cli *c);
 
 /* Opens the database and loads the trace; prints the error line and returns -1. */
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what);

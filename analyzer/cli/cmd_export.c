@@ -1,15 +1,13 @@
 /*
  * cmd_export.c — `ingero-analyze export --format perfetto -o FILE`: loads
- * the trace, measures what the timeline shows (per-process roles, gaps, the
- * bucketed evidence) and writes it through render/export_perfetto.h.
+ * the trace, analyses it once (the same analysis every view renders) and
+ * writes it through render/export_perfetto.h.
  */
 #include "cli/cli.h"
 
 #include "base/progress.h"
-#include "load/series.h"
-#include "measure/gaps.h"
-#include "measure/per_process.h"
 #include "render/export_perfetto.h"
+#include "rules/analysis.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,18 +24,12 @@ int ia_cmd_export(const struct ia_cli *c)
 		return IA_EXIT_USAGE;
 	}
 	struct ia_trace t;
-	struct ia_per_process pp;
-	struct ia_gaps g;
-	struct ia_evidence ev;
+	struct ia_analysis a;
 	char err[512];
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
-	struct ia_stack_names *names = ia_stack_names_new(t.db);
-	memset(&g, 0, sizeof g);
-	memset(&ev, 0, sizeof ev);
 	int rc = IA_EXIT_OK;
-	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0 || ia_gaps_compute(&t, &pp, names, NULL, &g, err, sizeof err) < 0 ||
-	    ia_evidence_load(&t, &ev, err, sizeof err) < 0) {
+	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
 		goto out;
@@ -47,20 +39,17 @@ int ia_cmd_export(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	ia_perfetto_write(f, &t, names, &pp, &g, &ev);
+	ia_perfetto_write(f, &a);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
-	if (ia_stack_names_error(names, err, sizeof err) < 0) {   /* a Python line could not be read */
+	if (ia_stack_names_error(a.names, err, sizeof err) < 0) {   /* a Python line could not be read */
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
 		if (c->out && strcmp(c->out, "-"))
 			unlink(c->out);   /* leave no trace that looks whole */
 	}
 out:
-	ia_evidence_free(&ev);
-	ia_gaps_free(&g);
-	ia_per_process_free(&pp);
-	ia_stack_names_free(names);
+	ia_analysis_free(&a);
 	ia_cli_unload(&t);
 	return rc;
 }

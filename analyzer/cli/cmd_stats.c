@@ -9,7 +9,15 @@
 #include "base/json_out.h"
 #include "measure/per_process.h"
 #include "measure/stats.h"
+#include "base/table.h"
 #include "base/util.h"
+#include "base/wrap.h"
+#include "render/display.h"
+#include "render/headline.h"
+#include "render/kernels.h"
+#include "render/processes.h"
+#include "render/step_times.h"
+#include "rules/analysis.h"
 
 #include <ingero/api.h>
 
@@ -181,34 +189,116 @@ cJSON *ia_stats_report_json(const struct ia_trace *t, const struct ia_stats *s,
 	return root;
 }
 
-static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats *s,
-		       const struct ia_per_process *pp)
+/* One row of the copies table per API and host memory kind with calls.
+ * GB/s is bytes over the host's time in the call: a transfer's rate only
+ * where the host waits for it (pageable memory, a synchronous copy); a
+ * pinned asynchronous copy returns before its transfer, so its rate is not
+ * given (its GPU time is in stats --kernels). */
+static void copies_print(FILE *f, const struct ia_trace *t, const struct ia_stats *s, int width)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
-	fprintf(f, "Trace: %s  (%s of evidence, %s CPUs)\n", t->command ? t->command : "(no command recorded)",
-		ia_fmt_dur(a, sizeof a, t->last_ns - t->first_ns),
-		t->cpus ? ia_fmt_count(b, sizeof b, (uint64_t)t->cpus) : "?");
-	ia_trace_status_print(f, t);
-	ia_capture_print(f, &t->capture, t->t0);
-	fprintf(f, "\n%-28s %10s %9s %9s %9s %9s %9s %9s\n", "CUDA API", "count", "total", "mean",
-		"p50", "p90", "p99", "max");
+	struct ia_table *tb = ia_table_new(6);
+	static const char *const titles[] = { "COPIES", "MEMORY", "CALLS", "BYTES", "HOST TIME", "GB/S" };
+	for (int i = 0; i < 6; i++)
+		ia_table_col(tb, i, titles[i], i < 2, 0);
+	int rows = 0, async_pinned = 0;
 	for (size_t i = 0; i < s->napis; i++) {
 		const struct ia_api_stats *x = &s->apis[i];
-		fprintf(f, "%-28s %10s %9s %9s %9s %9s %9s %9s\n", ia_api_name(t, x->api),
-			ia_fmt_count(a, sizeof a, x->count), ia_fmt_dur(b, sizeof b, x->total_ns),
-			ia_fmt_dur(c, sizeof c, (uint64_t)x->mean_ns), ia_fmt_dur(d, sizeof d, x->p50_ns),
-			ia_fmt_dur(e, sizeof e, x->p90_ns), ia_fmt_dur(g, sizeof g, x->p99_ns),
-			ia_fmt_dur(h, sizeof h, x->max_ns));
+		if (x->cls != INGERO_CLASS_COPY)
+			continue;
+		const struct ia_copy_part *parts[3] = { &x->pinned, &x->pageable, &x->unknown };
+		static const char *const kinds[3] = { "pinned", "pageable", "unknown" };
+		for (int k = 0; k < 3; k++) {
+			if (!parts[k]->count)
+				continue;
+			char n[32], b[32], d[32], g[32] = "-";
+			int waits = k == 1 || ia_api_completes_work(x->api);
+			if (waits)
+				snprintf(g, sizeof g, "%.2f", ia_gbps(parts[k]->bytes, parts[k]->dur_ns));
+			else
+				async_pinned = 1;
+			const char *cells[] = { ia_api_name(t, x->api), kinds[k], ia_fmt_count(n, sizeof n, parts[k]->count),
+						ia_fmt_bytes(b, sizeof b, parts[k]->bytes), ia_fmt_dur(d, sizeof d, parts[k]->dur_ns),
+						g };
+			ia_table_row(tb, cells);
+			rows++;
+		}
 	}
-	if (!s->napis)
+	if (rows) {
+		fputc('\n', f);
+		ia_table_print(tb, f, width, "");
+		fprintf(f, "GB/S: bytes over the host's time in the call, where the host waits for the transfer%s.\n",
+			async_pinned ? "; \"-\": asynchronous copies return before their transfer ends (their GPU time: "
+				       "stats --kernels)" : "");
+	}
+	ia_table_free(tb);
+}
+
+static void api_table(FILE *f, const struct ia_trace *t, const struct ia_stats *s, int width)
+{
+	struct ia_table *tb = ia_table_new(8);
+	static const char *const titles[] = { "CUDA API", "CALLS", "TOTAL", "MEAN", "P50", "P90", "P99", "MAX" };
+	static const int rank[] = { 0, 0, 0, 2, 0, 3, 0, 1 };
+	for (int i = 0; i < 8; i++)
+		ia_table_col(tb, i, titles[i], i == 0, rank[i]);
+	for (size_t i = 0; i < s->napis; i++) {
+		const struct ia_api_stats *x = &s->apis[i];
+		char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+		const char *cells[] = { ia_api_name(t, x->api), ia_fmt_count(a, sizeof a, x->count),
+					ia_fmt_dur(b, sizeof b, x->total_ns), ia_fmt_dur(c, sizeof c, (uint64_t)x->mean_ns),
+					ia_fmt_dur(d, sizeof d, x->p50_ns), ia_fmt_dur(e, sizeof e, x->p90_ns),
+					ia_fmt_dur(g, sizeof g, x->p99_ns), ia_fmt_dur(h, sizeof h, x->max_ns) };
+		ia_table_row(tb, cells);
+	}
+	fprintf(f, "\nCUDA calls on the host (time inside each call):\n");
+	if (s->napis)
+		ia_table_print(tb, f, width, "");
+	else
 		fprintf(f, "(no CUDA calls)\n");
+	ia_table_free(tb);
+}
+
+/* Per process, only when more than one process made calls (else it is the table above). */
+static void proc_api_table(FILE *f, const struct ia_trace *t, const struct ia_stats *s, int width)
+{
+	uint32_t first = s->nproc_apis ? s->proc_apis[0].proc : 0;
+	int several = 0;
+	for (size_t q = 0; q < s->nproc_apis; q++)
+		several |= s->proc_apis[q].proc != first;
+	if (!several)
+		return;
+	struct ia_table *tb = ia_table_new(7);
+	static const char *const titles[] = { "PID", "CUDA API", "CALLS", "TOTAL", "P50", "P99", "MAX" };
+	for (int i = 0; i < 7; i++)
+		ia_table_col(tb, i, titles[i], i == 1, 0);
+	for (size_t q = 0; q < s->nproc_apis; q++) {
+		const struct ia_proc_api_stats *x = &s->proc_apis[q];
+		char p[16], a[32], b[32], d[32], g[32], h[32];
+		snprintf(p, sizeof p, "%d", t->procs[x->proc].pid);
+		const char *cells[] = { p, ia_api_name(t, x->api), ia_fmt_count(a, sizeof a, x->count),
+					ia_fmt_dur(b, sizeof b, x->total_ns), ia_fmt_dur(d, sizeof d, x->p50_ns),
+					ia_fmt_dur(g, sizeof g, x->p99_ns), ia_fmt_dur(h, sizeof h, x->max_ns) };
+		ia_table_row(tb, cells);
+	}
+	fprintf(f, "\nCUDA calls per process:\n");
+	ia_table_print(tb, f, width, "");
+	ia_table_free(tb);
+}
+
+static void print_text(FILE *f, const struct ia_analysis *an, int verbose, int width)
+{
+	const struct ia_trace *t = an->t;
+	const struct ia_stats *s = &an->stats;
+	char a[32], b[32], c[32];
+	ia_headline_print(f, an, 0, verbose);
+	ia_step_times_print(f, an);
+	api_table(f, t, s, width);
 	uint64_t calls = 0, stacks = 0, withheld = 0;
 	for (size_t i = 0; i < s->napis; i++) {
 		calls += s->apis[i].count;
 		stacks += s->apis[i].stacks;
 		withheld += s->apis[i].stacks_withheld;
 	}
-	if (calls) {
+	if (calls && verbose) {
 		fprintf(f, "Call stacks: %s of %s calls", ia_fmt_count(a, sizeof a, stacks),
 			ia_fmt_count(b, sizeof b, calls));
 		if (withheld)
@@ -216,84 +306,34 @@ static void print_text(FILE *f, const struct ia_trace *t, const struct ia_stats 
 				"(INGERO_STACK_BUDGET_PPM)", ia_fmt_count(c, sizeof c, withheld));
 		fputc('\n', f);
 	}
+	copies_print(f, t, s, width);
+	proc_api_table(f, t, s, width);
+	ia_processes_print(f, t, &an->pp, 1, width);
 	uint64_t bns, bruns, span;
 	if (bpf_cost(t, &bns, &bruns, &span) && span) {
-		fprintf(f, "Tracer's BPF programs: %s in %s runs, %.2f%% of one CPU over the %s traced\n",
+		fprintf(f, "\nTracer's BPF programs: %s in %s runs, %.2f%% of one CPU over the %s traced\n",
 			ia_fmt_dur(a, sizeof a, bns), ia_fmt_count(b, sizeof b, bruns), 100.0 * (double)bns / (double)span,
 			ia_fmt_dur(c, sizeof c, span));
-		bpf_modes_print(f, t);
-		bpf_programs_print(f, t, span);
-	}
-	int hdr = 0;
-	for (size_t i = 0; i < s->napis; i++) {
-		const struct ia_api_stats *x = &s->apis[i];
-		if (x->cls != INGERO_CLASS_COPY)
-			continue;
-		if (!hdr++)
-			fprintf(f, "\n%-28s %10s %18s %18s %18s\n", "Copies", "bytes", "pinned GB/s (n)",
-				"pageable GB/s (n)", "unknown GB/s (n)");
-		const struct ia_copy_part *parts[3] = { &x->pinned, &x->pageable, &x->unknown };
-		char col[3][40];
-		for (int k = 0; k < 3; k++) {
-			if (!parts[k]->count)
-				snprintf(col[k], sizeof col[k], "-");
-			else
-				snprintf(col[k], sizeof col[k], "%.2f (%s)", ia_gbps(parts[k]->bytes, parts[k]->dur_ns),
-					 ia_fmt_count(a, sizeof a, parts[k]->count));
+		if (verbose) {
+			bpf_modes_print(f, t);
+			bpf_programs_print(f, t, span);
 		}
-		fprintf(f, "%-28s %10s %18s %18s %18s\n", ia_api_name(t, x->api), ia_fmt_bytes(b, sizeof b, x->bytes),
-			col[0], col[1], col[2]);
-	}
-	if (s->nproc_apis) {
-		fprintf(f, "\n%-8s %-28s %10s %9s %9s %9s %9s %9s %9s\n", "PID", "CUDA API (per process)", "count",
-			"total", "mean", "p50", "p90", "p99", "max");
-		for (size_t q = 0; q < s->nproc_apis; q++) {
-			const struct ia_proc_api_stats *x = &s->proc_apis[q];
-			fprintf(f, "%-8d %-28s %10s %9s %9s %9s %9s %9s %9s\n", t->procs[x->proc].pid, ia_api_name(t, x->api),
-				ia_fmt_count(a, sizeof a, x->count), ia_fmt_dur(b, sizeof b, x->total_ns),
-				ia_fmt_dur(c, sizeof c, (uint64_t)x->mean_ns), ia_fmt_dur(d, sizeof d, x->p50_ns),
-				ia_fmt_dur(e, sizeof e, x->p90_ns), ia_fmt_dur(g, sizeof g, x->p99_ns),
-				ia_fmt_dur(h, sizeof h, x->max_ns));
-		}
-	}
-	fprintf(f, "\n%-8s %-8s %-16s %-6s %10s %9s %9s %9s %9s %9s %9s\n", "PID", "PPID", "COMM", "ROLE",
-		"CUDA calls", "switches", "off-CPU", "worst", "runq p99", "pg allocs", "CPU");
-	for (size_t i = 0; i < pp->n; i++) {
-		const struct ia_proc_stats *x = &pp->p[i];
-		const struct ia_proc *p = &t->procs[x->proc];
-		char comm[40], pid[16];
-		snprintf(comm, sizeof comm, "%*s%s", x->depth * 2 > 8 ? 8 : x->depth * 2, "", p->comm);
-		snprintf(pid, sizeof pid, "%d", p->ppid);
-		fprintf(f, "%-8d %-8s %-16.16s %-6s %10s %9s %9s %9s %9s %9s %9s\n", p->pid,
-			p->ppid < 0 ? "-" : pid, comm, ia_role_name(x->role),
-			ia_fmt_count(a, sizeof a, p->ncalls), ia_fmt_count(b, sizeof b, x->context_switches),
-			ia_fmt_dur(c, sizeof c, x->off_cpu_ns), ia_fmt_dur(d, sizeof d, x->worst_stall_ns),
-			ia_fmt_dur(e, sizeof e, x->runq_p99_ns), ia_fmt_count(g, sizeof g, x->page_allocs),
-			ia_fmt_dur(h, sizeof h, x->cpu_ns));
 	}
 }
 
 int ia_cmd_stats(const struct ia_cli *c)
 {
 	struct ia_trace t;
-	struct ia_stats s;
-	struct ia_per_process pp;
+	struct ia_analysis an;
 	char err[512];
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
-	ia_phase("load");
-	if (ia_stats_compute(&t, &s) < 0) {
-		ia_err("out of memory");
-		ia_cli_unload(&t);
-		return IA_EXIT_ERROR;
-	}
-	if (ia_per_process_compute(&t, &pp, err, sizeof err) < 0) {
+	if (ia_analyze(&t, &an, err, sizeof err) < 0) {
 		ia_err("%s", err);
-		ia_stats_free(&s);
+		ia_analysis_free(&an);
 		ia_cli_unload(&t);
 		return IA_EXIT_ERROR;
 	}
-	ia_phase("stats+per-process");
 	ia_progress_end();
 	int rc = IA_EXIT_OK;
 	FILE *f = ia_cli_output(c, NULL);
@@ -301,18 +341,28 @@ int ia_cmd_stats(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 	} else {
 		if (c->json) {
-			cJSON *root = ia_stats_report_json(&t, &s, &pp);
-			if (ia_json_print(root, f, c->pretty) < 0)
+			cJSON *root = c->kernels ? ia_kernels_json(&an) : ia_stats_report_json(&t, &an.stats, &an.pp);
+			if (!c->kernels) {
+				cJSON_AddItemToObject(root, "figures", ia_figures_json(&an));
+				cJSON_AddItemToObject(root, "step_times", ia_step_times_json(&an));
+			}
+			if (!root || ia_json_print(root, f, c->pretty) < 0)
 				rc = IA_EXIT_ERROR;
 			cJSON_Delete(root);
 		} else {
-			print_text(f, &t, &s, &pp);
+			struct ia_wrap *w = ia_wrap_begin();
+			FILE *o = w ? ia_wrap_file(w) : f;
+			if (c->kernels)
+				ia_kernels_print(o, &an, ia_width_for(f));
+			else
+				print_text(o, &an, c->verbose, ia_width_for(f));
+			if (w && ia_display_write(f, w, ia_width_for(f), NULL) < 0)
+				rc = IA_EXIT_ERROR;
 		}
 		if (ia_cli_close_output(c, f) < 0)
 			rc = IA_EXIT_ERROR;
 	}
-	ia_per_process_free(&pp);
-	ia_stats_free(&s);
+	ia_analysis_free(&an);
 	ia_cli_unload(&t);
 	return rc;
 }

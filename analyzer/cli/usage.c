@@ -22,6 +22,9 @@
 	"  --compact         JSON on one line\n"
 #define OUTPUT "  -o, --output FILE write to FILE instead of standard output\n"
 #define HELP "  -h, --help        this text;  -V, --version  the version\n"
+#define TEXT \
+	"  --width N         fit text to N columns (default: the terminal's; 80 into a file or pipe)\n" \
+	"  -v, --verbose     internal counters too (losses by source, the estimate's basis, full paths)\n"
 #define EXIT \
 	"\nExit status: 0 done; 2 bad usage (also -p of a process not in the trace);\n" \
 	"3 bad input: report.db missing, not a report, of another schema version,\n" \
@@ -37,9 +40,10 @@ static const char general[] =
 "  stats         per CUDA API: count, total, mean, p50/p90/p99/max; copy bandwidth;\n"
 "                per process: calls, context switches, off-CPU, run-queue delay, CPU\n"
 "  per-process   the process tree with roles (main, worker, other) and host evidence\n"
-"  timeline      events in a window (--from/--to), one line each\n"
+"  timeline      events in a window (--from/--to; else the steady state's first steps)\n"
 "  export        --format perfetto -o trace.json: Chrome trace-event JSON for ui.perfetto.dev\n"
 "  report        --html -o report.html: one self-contained HTML file with SVG charts\n"
+"  stacks        sampled stacks for a flame graph: folded lines or --format speedscope\n"
 "  gate          BASELINE CURRENT: CI gate on GPU starvation (ingero-gate(1); gate --help)\n"
 "  mcp           report.db: Model Context Protocol server over stdio (mcp --help)\n"
 "\n"
@@ -48,9 +52,12 @@ static const char general[] =
 "  --compact         JSON on one line\n"
 WINDOW
 OUTPUT
-"  --format FMT      export format (perfetto)\n"
+"  --format FMT      export: perfetto; stacks: folded or speedscope\n"
 "  --html            report format (html)\n"
 "  --limit N         timeline: at most N lines (default 5000, 0 = all)\n"
+"  --kernels         stats: GPU time per kernel (count, time, share, mean/p50/max)\n"
+"  --offcpu          stacks: where threads blocked, not on-CPU samples\n"
+TEXT
 HELP
 EXIT
 "The gate exits 1 on a regression (gate --help).\n";
@@ -60,23 +67,28 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"Usage: ingero-analyze explain [OPTIONS] report.db\n"
 	"       ingero-analyze [OPTIONS] report.db   (explain is the default)\n"
 	"\n"
-	"Why the GPU starved: causal chains, most severe first (slow CUDA calls and gaps\n"
-	"between calls), each with a timeline of the evidence aligned call by call, the\n"
-	"root cause and fixes with values for this machine; then the GPU idle share as\n"
-	"bounds (an estimate from host evidence), what was lost while tracing, and the\n"
-	"processes.\n"
+	"Why the GPU starved.  First the headline every view shares: GPU idle of the\n"
+	"steady state (measured bounds; \"about\" an estimate inside them), the whole\n"
+	"window with its phases, the step, where the main thread's steady state went.\n"
+	"Then a one-line verdict and the findings, most severe first, each with a\n"
+	"timeline of the evidence, the root cause, fixes with values for this machine\n"
+	"and the Source line; the processes.  README \"How to read explain\" says what\n"
+	"each term means.\n"
 	"\n"
 	"Options:\n"
-	JSON WINDOW OUTPUT HELP EXIT },
+	JSON WINDOW OUTPUT TEXT HELP EXIT },
 	{ "stats",
 	"Usage: ingero-analyze stats [OPTIONS] report.db\n"
 	"\n"
-	"Per CUDA API: count, total, mean, p50/p90/p99/max latency, bytes and copy\n"
-	"bandwidth split pinned/pageable host memory; per process: CUDA calls, context\n"
-	"switches, off-CPU time, run-queue delay, page allocations, CPU time.\n"
+	"The headline, the steady state's step times (p50/p90/p99/max and a histogram),\n"
+	"per CUDA API: count, total, mean, p50/p90/p99/max time inside the call, copies\n"
+	"by host memory (pinned/pageable); per process: CUDA calls, CPU, off-CPU,\n"
+	"switches (thread time), run-queue delay, page allocations.  --kernels: the\n"
+	"GPU's time per kernel (and kind of copy), from the GPU marks.\n"
 	"\n"
 	"Options:\n"
-	JSON WINDOW OUTPUT HELP EXIT },
+	"  --kernels         GPU time per kernel: launches, GPU time, share, mean/p50/max\n"
+	JSON WINDOW OUTPUT TEXT HELP EXIT },
 	{ "per-process",
 	"Usage: ingero-analyze per-process [OPTIONS] report.db\n"
 	"\n"
@@ -86,24 +98,26 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"allocations, and for workers their share of the main thread's waiting.\n"
 	"\n"
 	"Options:\n"
-	JSON WINDOW OUTPUT HELP EXIT },
+	JSON WINDOW OUTPUT TEXT HELP EXIT },
 	{ "timeline",
 	"Usage: ingero-analyze timeline [OPTIONS] report.db\n"
 	"\n"
 	"The events of a window in time order, one line each: CUDA calls (API,\n"
 	"duration, bytes, direction, pinned or pageable, the Python line) and off-CPU\n"
 	"intervals of traced threads (preempted or blocked, for how long, then how long\n"
-	"waiting for a CPU, who got the CPU).\n"
+	"waiting for a CPU, who got the CPU).  Without --from/--to: the steady state's\n"
+	"first steps, and where the phases are.\n"
 	"\n"
 	"Options:\n"
 	"  --limit N         at most N events (default 5000, 0 = all)\n"
-	JSON WINDOW OUTPUT HELP EXIT },
+	JSON WINDOW OUTPUT TEXT HELP EXIT },
 	{ "export",
 	"Usage: ingero-analyze export --format perfetto -o trace.json [OPTIONS] report.db\n"
 	"\n"
 	"The trace as Chrome trace-event JSON for ui.perfetto.dev: a track per thread\n"
-	"with its CUDA calls and off-CPU intervals, the estimated GPU-idle stretches,\n"
-	"CPU busy and page allocation counters.\n"
+	"with its CUDA calls and off-CPU intervals, the GPU's measured busy and idle\n"
+	"stretches, a track per stream with the kernels timed on the GPU, flows from\n"
+	"queued work to the sync that waited for it, CPU busy and page allocations.\n"
 	"\n"
 	"Options:\n"
 	"  --format FMT      perfetto (the one format; required)\n"
@@ -113,13 +127,30 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"Usage: ingero-analyze report --html -o report.html [OPTIONS] report.db\n"
 	"\n"
 	"One self-contained HTML file (inline CSS and SVG, no script, no network): the\n"
-	"causal chains, the GPU idle estimate, a timeline of GPU waiting vs host\n"
-	"activity, latency histograms per API, the process and API tables.\n"
+	"headline and verdict, the main thread's steady state, a timeline (the GPU\n"
+	"measured busy/idle, the main thread, workers and the threads the findings\n"
+	"name, CPUs; phases shaded, steps marked), step times, the findings, latency\n"
+	"histograms, GPU time per kernel, the process and API tables.\n"
 	"\n"
 	"Options:\n"
 	"  --html            HTML (the one format; required)\n"
 	"  -o, --output FILE where to write (default report.html)\n"
 	WINDOW HELP EXIT },
+	{ "stacks",
+	"Usage: ingero-analyze stacks [--offcpu] [--format folded|speedscope] [OPTIONS] report.db\n"
+	"\n"
+	"The window's sampled stacks for a flame graph, per thread: on-CPU samples, or\n"
+	"with --offcpu where threads blocked (a sample of their blocks, weighed into an\n"
+	"estimate of the blocked time).  folded (the default): one line a stack,\n"
+	"\"process pid;thread tid;outer;...;leaf VALUE\" (VALUE: samples, or microseconds\n"
+	"blocked) for flamegraph.pl, inferno or speedscope; speedscope: its JSON file\n"
+	"format, one profile per thread.  Frames: Python frames, then the native ones\n"
+	"under the interpreter, then the kernel's ([k]).\n"
+	"\n"
+	"Options:\n"
+	"  --offcpu          where threads blocked, not where they ran\n"
+	"  --format FMT      folded (default) or speedscope\n"
+	OUTPUT WINDOW HELP EXIT },
 };
 
 const char *ia_usage(const char *subcommand)

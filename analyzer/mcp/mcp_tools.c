@@ -47,7 +47,7 @@ static cJSON *t_stats(struct mcp_server *s, const cJSON *args)
 	cJSON *data = ia_stats_report_json(&v->t, st, pp);
 	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
 	char a[32], b[32], c[32], sum[256];
-	snprintf(sum, sizeof sum, "get_trace_stats: %s CUDA calls of %zu APIs in %zu processes, %s of evidence "
+	snprintf(sum, sizeof sum, "get_trace_stats: %s CUDA calls of %zu APIs in %zu processes, %s traced "
 		 "(%s CPUs). Per API: count, total, p50/p90/p99/max, copy bandwidth by host memory kind.",
 		 ia_fmt_count(a, sizeof a, v->t.ncalls), st->napis, pp->n,
 		 ia_fmt_dur(b, sizeof b, v->t.last_ns > v->t.first_ns ? v->t.last_ns - v->t.first_ns : 0),
@@ -88,18 +88,18 @@ static cJSON *t_per_process(struct mcp_server *s, const cJSON *args)
 }
 /* ---- get_causal_chains, get_gpu_idle: explain's analysis ---- */
 
-/* "GPU idle 20.0-81.0%", or a sentence saying there is no estimate (explain
- * gives null bounds when the main process queued no GPU work). */
+/* The headline every view opens with (explain --json's figures.headline:
+ * render/headline.h), so the assistant quotes the figure explain prints. */
 static void idle_words(char *buf, size_t len, const cJSON *doc)
 {
-	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(doc, "gpu_idle_pct");
-	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(idle, "low");
-	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(idle, "high");
-	if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi))
-		snprintf(buf, len, "GPU idle %.1f-%.1f%% of the main process's CUDA window", lo->valuedouble,
-			 hi->valuedouble);
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "figures"), "headline");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "figures"), "window_line");
+	if (cJSON_IsString(h) && cJSON_IsString(w) && *w->valuestring)
+		snprintf(buf, len, "%s. %s", h->valuestring, w->valuestring);
+	else if (cJSON_IsString(h))
+		snprintf(buf, len, "%s", h->valuestring);
 	else
-		snprintf(buf, len, "no GPU idle estimate (no CUDA work queued in this window)");
+		snprintf(buf, len, "no GPU idle figure");
 }
 
 /* How the bounds were obtained: explain's own words (gpu_idle_pct.basis). */
@@ -126,7 +126,7 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	if (total > limit)
 		cJSON_AddNumberToObject(data, "chains_left_out", total - limit);
 	cJSON_AddItemToObject(data, "window", mcp_window_json(&v->t));
-	char sum[2048], idle[160];
+	char sum[2048], idle[600];
 	idle_words(idle, sizeof idle, data);
 	const cJSON *vt = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(data, "verdict"), "text");
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
@@ -147,7 +147,7 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	/* the GPU-time part of explain --json, as explain computed it */
 	cJSON *doc = ia_explain_json(&v->an);
 	cJSON *data = cJSON_CreateObject();
-	static const char *const keys[] = { "gpu_idle_pct", "verdict", "where_time_went", "gaps" };
+	static const char *const keys[] = { "figures", "gpu_idle_pct", "verdict", "where_time_went", "gaps" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[i]);
 		cJSON_AddItemToObject(data, keys[i], x ? x : cJSON_CreateNull());
@@ -162,12 +162,13 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	}
 	cJSON_AddItemToObject(data, "window", w);
 	cJSON_Delete(doc);
-	char sum[1024], idle[160];
+	char sum[1400], idle[600];
 	idle_words(idle, sizeof idle, data);
-	snprintf(sum, sizeof sum, "get_gpu_idle: %s. This is %s. where_time_went splits the window (host busy, waiting, "
-		 "preempted, in syncs, copies, launches); gaps: what the main thread and the workers did while "
-		 "nothing was queued, the top on-CPU stacks, and the Python lines that end the gaps.", idle,
-		 idle_basis(data));
+	snprintf(sum, sizeof sum, "get_gpu_idle: %s. figures: the headline explain prints, with its numbers "
+		 "(figures.main_thread_steady_ns splits the steady state: in the gaps on-CPU/blocked/waiting for a "
+		 "CPU, inside CUDA calls, host work while the GPU had work; it sums to figures.steady_ns). "
+		 "gpu_idle_pct.basis: %s. gaps: what the main thread and the workers did while the GPU idled, the "
+		 "top on-CPU stacks, and the Python lines that end the gaps.", idle, idle_basis(data));
 	return mcp_result_data(sum, data);
 }
 
@@ -328,12 +329,14 @@ const struct mcp_tool mcp_tools[] = {
 		"get_gpu_idle", "Where GPU time went",
 		"The share of the trace during which the GPU had no work (GPU idle), as low/high bounds (measured "
 		"with CUDA event marks timed on the GPU when the trace has them, schema 3; else estimated from "
-		"host evidence), and where that time went: host "
+		"host evidence): figures.headline is the steady state's, the line explain prints first, "
+		"figures.window_line the whole window's with its phases. Where that time went: host "
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
 		"(runnable but not running), copies, syncs; and the verdict (whether the GPU starves in the "
 		"steady state).",
 		OBJ(WINDOW_PROPS, ""),
-		OUT("\"gpu_idle_pct\":{\"type\":\"object\",\"required\":[\"low\",\"high\"],\"description\":"
+		OUT("\"figures\":{\"type\":\"object\",\"description\":\"the headline every view prints, and its "
+		    "numbers\"},\"gpu_idle_pct\":{\"type\":\"object\",\"required\":[\"low\",\"high\"],\"description\":"
 		    "\"percent of the window, bounds; null when no CUDA work was queued\"},\"verdict\":"
 		    "{\"type\":\"object\"},\"where_time_went\":"
 		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),

@@ -232,6 +232,8 @@ const char *ia_gap_blocks_text(const struct ia_gap_blocks *b, char *buf, size_t 
 	buf[0] = 0;
 	for (size_t i = 0; i < b->n && i < 3; i++) {
 		const struct ia_gap_line *l = &b->lines[i];
+		if (i && 100 * l->weight / share_base(b) < 0.5)
+			break;   /* a line with none of the time to speak of: not said */
 		size_t len = strlen(buf);
 		snprintf(buf + len, n - len, "%s%s %.0f%%%s%s%s", i ? ", " : "", l->line, 100 * l->weight / share_base(b),
 			 l->inner[0] ? " (in " : "", l->inner, l->inner[0] ? ")" : "");

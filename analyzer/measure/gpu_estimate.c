@@ -102,6 +102,8 @@ void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 		uint64_t from = piece_start(prev, w);
 		if (from)
 			add_sample(a, s->pid, w, c->g > from ? c->g - from : 0);
+		if (from && c->g > from && ia_grow((void **)&a->tp, &a->ctp, a->ntp + 1, sizeof *a->tp) == 0)
+			a->tp[a->ntp++] = (struct ia_timed_piece){ from, c->g, s->pid, s->key, w->func, w->launch };
 	}
 }
 

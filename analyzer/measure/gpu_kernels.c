@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define STEADY_BIT (1ull << 63)
+
 void ia_gt_mark_main(struct acc *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
@@ -53,6 +55,11 @@ void ia_gt_kernel_add(struct acc *a, const struct stream_acc *s, uint32_t func, 
 	}
 	unsigned on = ns ? (s->main ? IA_ON_MAIN : IA_ON_OTHER) : 0;   /* (a piece clipped away ran nowhere here) */
 	a->kt[i].where |= on;
+	if (ia_grow((void **)&a->kt[i].d, &a->kt[i].cd, a->kt[i].nd + 1, sizeof *a->kt[i].d) < 0) {
+		a->oom = 1;
+		return;
+	}
+	a->kt[i].d[a->kt[i].nd++] = ns | (steady ? STEADY_BIT : 0);
 	a->kt[i].ns += ns;
 	a->kt[i].n++;
 	if (steady) {
@@ -136,6 +143,28 @@ const char *ia_kernel_stream(const struct ia_gpu_time *g, const struct ia_kernel
 	return kt->where == IA_ON_OTHER ? "other" : "several";
 }
 
+/* A launch's GPU time over the part its kernel's figures are of (the
+ * steady state's pieces, or every piece): mean, p50, max. */
+static void launch_times(struct kacc *k, int steady_only, struct ia_kernel_row *r)
+{
+	size_t n = 0;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < k->nd; i++)
+		if (!steady_only || (k->d[i] & STEADY_BIT)) {
+			k->d[n] = k->d[i] & ~STEADY_BIT;
+			sum += k->d[n++];
+		}
+	if (!n)
+		return;
+	r->mean_ns = sum / n;
+	uint64_t mx = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k->d[i] > mx)
+			mx = k->d[i];
+	r->max_ns = mx;
+	r->p50_ns = ia_percentile(k->d, n, 50);
+}
+
 static int most_time_first(const void *x, const void *y)
 {
 	const struct kacc *p = x, *q = y;
@@ -161,45 +190,64 @@ int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_ti
 	if (!a->nkt || !g->work_ns || !t->db)
 		return 0;
 	qsort(a->kt, a->nkt, sizeof *a->kt, most_time_first);
-	/* the names of the kernels with the most time: every process's
-	 * definition of an address is the same kernel's (a library's code) */
-	size_t want = a->nkt < IA_GPU_KERNELS_MAX ? a->nkt : IA_GPU_KERNELS_MAX;
-	g->kernels = calloc(want, sizeof *g->kernels);
-	if (!g->kernels)
+	/* the names of every kernel with time: every process's definition of
+	 * an address is the same kernel's (a library's code) */
+	size_t want = a->nkt;
+	g->all = calloc(want ? want : 1, sizeof *g->all);
+	if (!g->all)
 		return -1;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(t->db, "SELECT addr, name FROM kernels WHERE name IS NOT NULL AND name <> ''", -1,
 			       &st, NULL) == SQLITE_OK) {
+		struct ia_map at = { 0 };   /* func -> index into kt */
+		for (size_t k = 0; k < want; k++)
+			if (ia_map_put(&at, a->kt[k].func, (uint32_t)k) < 0) {
+				ia_map_free(&at);
+				sqlite3_finalize(st);
+				return -1;
+			}
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			uint32_t f = ia_launch_func((uint64_t)sqlite3_column_int64(st, 0));
-			for (size_t k = 0; k < want; k++)
-				if (a->kt[k].func == f && !g->kernels[k].name) {
-					g->kernels[k].name = strdup((const char *)sqlite3_column_text(st, 1));
-					break;
-				}
+			uint32_t k = ia_map_get(&at, ia_launch_func((uint64_t)sqlite3_column_int64(st, 0)));
+			if (k != UINT32_MAX && !g->all[k].k.name)
+				g->all[k].k.name = strdup((const char *)sqlite3_column_text(st, 1));
 		}
+		ia_map_free(&at);
 	}
 	sqlite3_finalize(st);   /* a trace without the table: no kernels' names */
 	for (size_t k = 0; k < want; k++) {
 		char name[64];
-		if (!a->kt[k].launch && !g->kernels[k].name &&
-		    (g->kernels[k].kind = copy_name(a->kt[k].func, name, sizeof name)) != IA_WORK_KERNEL)
-			g->kernels[k].name = strdup(name);
+		if (!a->kt[k].launch && !g->all[k].k.name &&
+		    (g->all[k].k.kind = copy_name(a->kt[k].func, name, sizeof name)) != IA_WORK_KERNEL)
+			g->all[k].k.name = strdup(name);
 	}
-	/* the named ones with time, in order (the others stay in work_ns) */
+	/* the named ones with time, in order (the others stay in work_ns);
+	 * the verdict's: the named among the first IA_GPU_KERNELS_MAX */
+	size_t n = 0, top = 0;
 	for (size_t k = 0; k < want; k++) {
-		char *name = g->kernels[k].name;
-		enum ia_work_kind kind = g->kernels[k].kind;
-		g->kernels[k].name = NULL;
+		char *name = g->all[k].k.name;
+		enum ia_work_kind kind = g->all[k].k.kind;
+		g->all[k].k.name = NULL;
 		if (!name || !a->kt[k].ns) {
 			free(name);
 			continue;
 		}
-		struct ia_kernel_time *kt = &g->kernels[g->nkernels++];
-		*kt = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
-					       .launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
-					       .func = a->kt[k].func, .where = a->kt[k].where };
-		short_name(name, kt->short_name, sizeof kt->short_name);
+		struct ia_kernel_row *r = &g->all[n++];
+		r->k = (struct ia_kernel_time){ .name = name, .kind = kind, .ns = a->kt[k].ns,
+						.launches = a->kt[k].n, .timed = timed_alone(a, a->kt[k].func),
+						.func = a->kt[k].func, .where = a->kt[k].where };
+		short_name(name, r->k.short_name, sizeof r->k.short_name);
+		launch_times(&a->kt[k], g->kernels_steady, r);
+		top += k < IA_GPU_KERNELS_MAX;
 	}
+	g->nall = n;
+	g->kernels = calloc(top ? top : 1, sizeof *g->kernels);
+	if (!g->kernels)
+		return -1;
+	for (size_t k = 0; k < top; k++) {
+		g->kernels[k] = g->all[k].k;
+		if (!(g->kernels[k].name = strdup(g->all[k].k.name)))
+			return -1;
+	}
+	g->nkernels = top;
 	return 0;
 }

@@ -362,6 +362,9 @@ static void acc_free(struct acc *a)
 	free(a->smp);
 	free(a->smp_sum);
 	free(a->typical);
+	for (size_t i = 0; i < a->nkt; i++)
+		free(a->kt[i].d);
+	free(a->tp);
 	free(a->kt);
 	ia_map_free(&a->kmap);
 }
@@ -406,6 +409,9 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	ia_gt_samples_ready(&a);
 	ia_gt_mark_main(&a);
 	g->ntimed = a.ntimed;
+	g->timed = a.tp;   /* (its owner now) */
+	g->ntimed_pieces = a.ntp;
+	a.tp = NULL;
 	size_t cest[3] = { 0 };
 	struct ia_span *idle = NULL, *tmp = NULL;
 	size_t nidle = 0;
@@ -483,5 +489,9 @@ void ia_gpu_time_free(struct ia_gpu_time *g)
 	for (size_t i = 0; i < g->nkernels; i++)
 		free(g->kernels[i].name);
 	free(g->kernels);
+	for (size_t i = 0; i < g->nall; i++)
+		free(g->all[i].k.name);
+	free(g->all);
+	free(g->timed);
 	memset(g, 0, sizeof *g);
 }

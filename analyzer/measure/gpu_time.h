@@ -57,6 +57,21 @@ struct ia_kernel_time {
 	uint32_t func;                    /* ia_call.func of its work: the calls that queued it */
 	unsigned where;                   /* IA_ON_MAIN | IA_ON_OTHER: the streams it ran on */
 };
+/* A piece of work timed alone: it ran on its stream from a to b (GPU
+ * time, on the host's clock), measured by the mark right behind it. */
+struct ia_timed_piece {
+	uint64_t a, b;
+	int pid;
+	uint32_t stream;                  /* ia_stream_key */
+	uint32_t func;                    /* ia_call.func: the kernel, or the kind of copy */
+	int launch;                       /* a kernel (else a copy or memset) */
+};
+
+struct ia_kernel_row {
+	struct ia_kernel_time k;          /* name, kind, short name, time, launches, timed alone, streams */
+	uint64_t mean_ns, p50_ns, max_ns; /* a launch's GPU time */
+};
+
 /* A process's main stream is the one it queued the most work on. */
 #define IA_ON_MAIN 1u
 #define IA_ON_OTHER 2u
@@ -72,6 +87,7 @@ struct ia_gpu_time {
 	 * the bounds: holds the certainly-busy spans, none of the idle ones */
 	struct ia_span *est[3]; size_t nest[3];
 	size_t ntimed;                    /* pieces of work timed alone (the estimate's samples) */
+	struct ia_timed_piece *timed; size_t ntimed_pieces;   /* each of them, by stream then time */
 	size_t nwork, nwork_alike;        /* work queued in the window; of it, alike some timed */
 	/* the estimate's GPU time by kernel or kind of copy, most first (named
 	 * ones, at most IA_GPU_KERNELS_MAX), and all its work's, named or not:
@@ -80,6 +96,10 @@ struct ia_gpu_time {
 	 * start-up's or an autotuner's — else over the window's */
 	struct ia_kernel_time *kernels; size_t nkernels;
 	uint64_t work_ns;
+	/* every kernel and kind of copy or memset of the estimate, over the
+	 * same part as kernels, most time first, with its launches' GPU time
+	 * each (mean, p50, max): stats --kernels */
+	struct ia_kernel_row *all; size_t nall;
 	int kernels_steady;
 	/* a process queued work on several streams, which may run at once (the
 	 * shares add each stream's time) */

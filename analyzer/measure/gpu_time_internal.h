@@ -56,6 +56,7 @@ struct acc {
 	struct sample *smp; size_t nsmp, csmp;
 	uint64_t *smp_sum;         /* smp_sum[i]: the ns of smp[0..i), summed (a key's mean in O(1)) */
 	size_t ntimed;             /* pieces timed alone (each filed three times in smp) */
+	struct ia_timed_piece *tp; size_t ntp, ctp;   /* ... and when each ran (handed to ia_gpu_time) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
 	/* the median replay's GPU time by kernel, or kind of copy or memset
 	 * (gpu_kernels.c) */
@@ -64,6 +65,9 @@ struct acc {
 		uint32_t func; int launch;
 		uint64_t ns, n, steady_ns, steady_n;
 		unsigned where, steady_where;   /* IA_ON_MAIN | IA_ON_OTHER: the streams its pieces ran on */
+		/* each piece's GPU time, the top bit set for the steady state's
+		 * (stats --kernels: mean, p50, max a launch) */
+		uint64_t *d; size_t nd, cd;
 	} *kt; size_t nkt, ckt;
 	int several;               /* a process queued work on more than one stream */
 	const struct ia_phases *ph;   /* what is the steady state (NULL: not known) */

@@ -12,6 +12,8 @@
 #include "base/json_out.h"
 #include "base/util.h"
 #include "render/finding.h"
+#include "render/headline.h"
+#include "render/step_times.h"
 #include "rules/verdict.h"
 
 #include <stdio.h>
@@ -28,6 +30,8 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 		cJSON_AddItemToArray(ch, ia_finding_json(a, &a->chains[i]));
 
 	uint64_t win = a->idle.window_ns;
+	cJSON_AddItemToObject(root, "figures", ia_figures_json(a));
+	cJSON_AddItemToObject(root, "step_times", ia_step_times_json(a));
 	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
 	struct ia_verdict v;
 	ia_verdict_compute(a, &v);

@@ -11,9 +11,19 @@
  * main process: with GPU marks (schema 3) "GPU (measured)", its slices the
  * stretches the GPU certainly had work ("busy") or certainly had none
  * ("idle"), the rest left blank (not resolved); without them "GPU
- * (estimate)", the stretches when no CUDA work was queued; flows from the last work a thread queued to the sync that waited
- * for it (per thread: the schema does not keep streams apart in the loader);
- * counters for CPU busy %% and page allocations per second.
+ * (estimate)", the steady state's stretches when no CUDA work was queued;
+ * one track per stream with the kernels and copies the marks timed alone
+ * (their GPU time, exact), named; flows from the last work a thread queued
+ * to the sync that waited for it, bound to the two slices by id
+ * (bind_id, flow_out/flow_in: no viewer has to match them by time); counters
+ * for CPU busy %% and page allocations per second.  The tracer's own
+ * threads (ia_thread_is_tracer) are left out.
+ *
+ * Every track is well formed: slices on one track are disjoint or nested,
+ * never partly overlapping (a call that outlasts the one it started in is
+ * cut at its end; the GPU track's spans are cut at the previous one's
+ * end).  The headline every view opens with (render/headline.h) is in
+ * otherData.
  *
  * The file can hold tens of millions of events, so it is streamed with
  * fprintf; every string goes through ia_json_write_string (escaped, valid
@@ -26,16 +36,20 @@
 #include "base/json_out.h"
 #include "base/progress.h"
 #include "base/util.h"
+#include "render/headline.h"
 #include "load/syscalls.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define OFF_TRACK_BASE 1000000000u   /* tid of a thread's off-CPU track: base + tid */
 #define GPU_TRACK_TID 999999999u
+#define STREAM_TRACKS 64               /* streams with timed work drawn, at most: tids below the GPU track's */
+#define NEST_MAX 16
 
 struct out {
 	FILE *f;
@@ -83,11 +97,46 @@ static const char *dir_name(int d)
 	return d >= 0 && d < 7 ? n[d] : "none";
 }
 
+/* The flow each call takes part in: for a sync, the id of the flow from the
+ * last work the thread queued before it; for that work, the same id. */
+static unsigned long long *flow_ids(struct out *o, const struct ia_trace *t, const struct ia_thread *x)
+{
+	unsigned long long *id = calloc(x->call_n ? x->call_n : 1, sizeof *id);
+	if (!id)
+		return NULL;
+	long last_work = -1;
+	for (uint32_t k = 0; k < x->call_n; k++) {
+		int cls = ingero_api_class(t->calls[t->call_by_th[x->call_first + k]].api);
+		if (cls == INGERO_CLASS_LAUNCH || cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) {
+			last_work = (long)k;
+		} else if (cls == INGERO_CLASS_SYNC && last_work >= 0) {
+			id[k] = id[last_work] = ++o->flow_id;
+			last_work = -1;
+		}
+	}
+	return id;
+}
+
+/* ns cut so that [start, start + ns) nests in the slices still open on the
+ * track (ends, *n of them: popped up to start, then pushed). */
+static uint64_t nest(uint64_t *ends, int *n, uint64_t start, uint64_t ns)
+{
+	while (*n && ends[*n - 1] <= start)
+		(*n)--;
+	if (*n && start + ns > ends[*n - 1])
+		ns = ends[*n - 1] - start;
+	if (*n < NEST_MAX)
+		ends[(*n)++] = start + ns;
+	return ns;
+}
+
 static void write_calls(struct out *o, const struct ia_trace *t, struct ia_stack_names *names, uint32_t th)
 {
 	const struct ia_thread *x = &t->threads[th];
 	int pid = t->procs[x->proc].pid;
-	long last_work = -1;
+	unsigned long long *flow = flow_ids(o, t, x);
+	uint64_t ends[NEST_MAX];
+	int open = 0;
 	for (uint32_t k = 0; k < x->call_n; k++) {
 		const struct ia_call *c = &t->calls[t->call_by_th[x->call_first + k]];
 		int cls = ingero_api_class(c->api);
@@ -96,8 +145,13 @@ static void write_calls(struct out *o, const struct ia_trace *t, struct ia_stack
 		ia_json_write_string(o->f, ia_api_name(t, c->api));
 		fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", pid, x->tid);
 		ts(o, "ts", c->start);
-		dur(o, c->dur);
+		dur(o, nest(ends, &open, c->start, c->dur));
+		if (flow && flow[k])
+			fprintf(o->f, ",\"bind_id\":\"0x%llx\",\"%s\":true", flow[k],
+				cls == INGERO_CLASS_SYNC ? "flow_in" : "flow_out");
 		fprintf(o->f, ",\"args\":{\"class\":\"%s\"", ingero_api_class_name(cls));
+		if (c->dur > 0 && open && ends[open - 1] < c->start + c->dur)
+			fprintf(o->f, ",\"dur_ns\":%llu", (unsigned long long)c->dur);   /* cut to nest: its whole time */
 		if (cls == INGERO_CLASS_COPY || c->bytes) {
 			fprintf(o->f, ",\"bytes\":%llu,\"dir\":\"%s\",\"memory\":\"%s\"", (unsigned long long)c->bytes,
 				dir_name(c->dir), c->flags & INGERO_FLAG_HOST_PINNED ? "pinned"
@@ -111,25 +165,8 @@ static void write_calls(struct out *o, const struct ia_trace *t, struct ia_stack
 			ia_json_write_string(o->f, py);
 		}
 		fputs("}}", o->f);
-		/* flow: the last work queued before a sync -> the sync that waited for it */
-		if (cls == INGERO_CLASS_LAUNCH || cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) {
-			last_work = (long)k;
-		} else if (cls == INGERO_CLASS_SYNC && last_work >= 0) {
-			const struct ia_call *w = &t->calls[t->call_by_th[x->call_first + (uint32_t)last_work]];
-			unsigned long long id = ++o->flow_id;
-			sep(o);
-			fprintf(o->f, "{\"ph\":\"s\",\"cat\":\"queue\",\"name\":\"sync waits for queued work\",\"id\":%llu,"
-				"\"pid\":%d,\"tid\":%u,", id, pid, x->tid);
-			ts(o, "ts", w->start + w->dur / 2);
-			fputs("}", o->f);
-			sep(o);
-			fprintf(o->f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"queue\",\"name\":\"sync waits for queued work\","
-				"\"id\":%llu,\"pid\":%d,\"tid\":%u,", id, pid, x->tid);
-			ts(o, "ts", c->start + c->dur / 2);
-			fputs("}", o->f);
-			last_work = -1;
-		}
 	}
+	free(flow);
 }
 
 static void write_offs(struct out *o, const struct ia_trace *t, uint32_t th)
@@ -172,23 +209,83 @@ static void counter(struct out *o, int pid, const char *name, const char *key, u
 	fprintf(o->f, ",\"args\":{\"%s\":%.2f}}", key, v);
 }
 
-/* Measured GPU spans of one kind (gpu_time.h) as slices of the GPU track. */
-static void write_gpu_spans(struct out *o, int pid, const char *name, const struct ia_span *s, size_t n)
+static void gpu_slice(struct out *o, int pid, unsigned tid, const char *cat, const char *name, uint64_t a,
+		      uint64_t b)
 {
-	for (size_t i = 0; i < n; i++) {
-		sep(o);
-		fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"gpu_measured\",\"name\":\"%s\",\"pid\":%d,\"tid\":%u,", name, pid,
-			GPU_TRACK_TID);
-		ts(o, "ts", s[i].a);
-		dur(o, s[i].b - s[i].a);
-		fputc('}', o->f);
+	sep(o);
+	fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
+	ia_json_write_string(o->f, name);
+	fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", pid, tid);
+	ts(o, "ts", a);
+	dur(o, b - a);
+	fputc('}', o->f);
+}
+
+/* The measured busy and idle spans (gpu_time.h) on one track, in time
+ * order, each cut at the end of the one before: never overlapping. */
+static void write_gpu_measured(struct out *o, int pid, const struct ia_gpu_time *g)
+{
+	size_t i = 0, j = 0;
+	uint64_t until = 0;
+	while (i < g->nbusy || j < g->nidle) {
+		int busy = j >= g->nidle || (i < g->nbusy && g->busy[i].a <= g->idle[j].a);
+		const struct ia_span *s = busy ? &g->busy[i++] : &g->idle[j++];
+		uint64_t a = s->a > until ? s->a : until;
+		if (s->b <= a)
+			continue;
+		gpu_slice(o, pid, GPU_TRACK_TID, "gpu_measured", busy ? "busy" : "idle", a, s->b);
+		until = s->b;
 	}
 }
 
-void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names *names,
-		       const struct ia_per_process *pp, const struct ia_gaps *g, const struct ia_evidence *ev)
+/* The name of a timed piece's work: its kernel's (stats --kernels' short name), else its kind. */
+static const char *piece_name(const struct ia_gpu_time *g, const struct ia_timed_piece *p)
 {
+	for (size_t k = 0; k < g->nall; k++)
+		if (g->all[k].k.func == p->func)
+			return g->all[k].k.short_name;
+	return p->launch ? "kernel" : "copy or memset";
+}
+
+/* One track per stream with the work the marks timed alone (its exact GPU time). */
+static void write_gpu_streams(struct out *o, int mpid, const struct ia_gpu_time *g)
+{
+	uint32_t keys[STREAM_TRACKS];
+	int pids[STREAM_TRACKS];
+	size_t nk = 0;
+	uint64_t until[STREAM_TRACKS] = { 0 };
+	for (size_t i = 0; i < g->ntimed_pieces; i++) {
+		const struct ia_timed_piece *p = &g->timed[i];
+		size_t k = 0;
+		while (k < nk && !(keys[k] == p->stream && pids[k] == p->pid))
+			k++;
+		if (k == nk) {
+			if (nk == STREAM_TRACKS)
+				continue;
+			keys[nk] = p->stream;
+			pids[nk++] = p->pid;
+			char name[96];
+			snprintf(name, sizeof name, "GPU stream %zu of pid %d: work timed alone", k + 1, p->pid);
+			meta(o, "thread_name", mpid, GPU_TRACK_TID - 1 - k, name);
+			sort_meta(o, "thread_sort_index", mpid, GPU_TRACK_TID - 1 - k, (long)k + 1);
+		}
+		uint64_t a = p->a > until[k] ? p->a : until[k];
+		if (p->b <= a)
+			continue;
+		gpu_slice(o, mpid, GPU_TRACK_TID - 1 - (unsigned)k, "gpu_timed", piece_name(g, p), a, p->b);
+		until[k] = p->b;
+	}
+}
+
+void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	struct ia_stack_names *names = a->names;
+	const struct ia_per_process *pp = &a->pp;
+	const struct ia_gaps *g = &a->gaps;
+	const struct ia_evidence *ev = &a->ev;
 	struct out o = { f, 1, t->t0, 0 };
+	char buf[1024];
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"command\":", f);
 	ia_json_write_string(f, t->command ? t->command : "");
 	char incomplete[512];
@@ -196,6 +293,12 @@ void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names 
 		fputs(",\"incomplete\":", f);
 		ia_json_write_string(f, incomplete);
 	}
+	fputs(",\"trace_line\":", f);
+	ia_json_write_string(f, ia_headline_trace(a, buf, sizeof buf));
+	fputs(",\"headline\":", f);
+	ia_json_write_string(f, ia_headline_idle(a, buf, sizeof buf));
+	fputs(",\"window_line\":", f);
+	ia_json_write_string(f, ia_headline_window(a, buf, sizeof buf));
 	fputs(g->gpu.measured
 		      ? ",\"note\":\"GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had "
 			"unfinished work, idle = every stream certainly had none, blank = not resolved\"},\"traceEvents\":["
@@ -213,7 +316,7 @@ void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names 
 	for (size_t th = 0; th < t->nthreads; th++) {
 		const struct ia_thread *x = &t->threads[th];
 		const struct ia_proc *p = &t->procs[x->proc];
-		if (!p->selected || (!x->call_n && !x->off_n))
+		if (!p->selected || (!x->call_n && !x->off_n) || ia_thread_is_tracer(x))
 			continue;
 		char name[96];
 		const char *comm = x->comm[0] ? x->comm : p->comm;
@@ -228,10 +331,10 @@ void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names 
 	if (pp->main >= 0 && g->gpu.measured) {
 		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (measured)");
 		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
-		write_gpu_spans(&o, mpid, "busy", g->gpu.busy, g->gpu.nbusy);
-		write_gpu_spans(&o, mpid, "idle", g->gpu.idle, g->gpu.nidle);
+		write_gpu_measured(&o, mpid, &g->gpu);
+		write_gpu_streams(&o, mpid, &g->gpu);
 	} else if (pp->main >= 0) {
-		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued");
+		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued (steady state)");
 		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
 		for (size_t i = 0; i < g->n; i++) {
 			sep(&o);
@@ -247,7 +350,7 @@ void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names 
 	ia_progress_begin("writing the Perfetto trace", t->ncalls + t->noffs);
 	uint64_t written = 0;
 	for (size_t th = 0; th < t->nthreads; th++) {
-		if (!t->procs[t->threads[th].proc].selected)
+		if (!t->procs[t->threads[th].proc].selected || ia_thread_is_tracer(&t->threads[th]))
 			continue;
 		written += t->threads[th].call_n + t->threads[th].off_n;
 		ia_progress_update(written);

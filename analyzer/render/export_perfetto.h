@@ -6,16 +6,11 @@
 #ifndef IA_EXPORT_PERFETTO_H
 #define IA_EXPORT_PERFETTO_H
 
-#include "load/series.h"
-#include "load/stacks.h"
-#include "load/trace.h"
-#include "measure/gaps.h"
-#include "measure/per_process.h"
+#include "rules/chains.h"
 
 #include <stdio.h>
 
 /* Streams the whole document to f (errors surface at fclose/ferror). */
-void ia_perfetto_write(FILE *f, const struct ia_trace *t, struct ia_stack_names *names,
-		       const struct ia_per_process *pp, const struct ia_gaps *g, const struct ia_evidence *ev);
+void ia_perfetto_write(FILE *f, const struct ia_analysis *a);
 
 #endif

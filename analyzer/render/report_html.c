@@ -1,218 +1,28 @@
 /*
  * report_html.c — one self-contained HTML page of an analysis
  * (report_html.h; `ingero-analyze report --html`, cli/cmd_report.c): inline
- * CSS and SVG, no script, no network — the chains, the GPU idle estimate, a
- * timeline of GPU-waiting vs host activity, latency histograms per API, the
- * process table and the API table.
- *
- * The timeline is a heat strip per row: the CUDA activity window is cut
- * into COLS columns and each row accumulates, per column, the fraction of
- * the column's time in its state (a linear pass over the intervals; an
- * interval touches only the columns it covers).
+ * CSS and SVG, no script, no network.  The page a user reads first, in the
+ * order they ask: the headline figures (render/headline.h, the lines
+ * explain prints), the verdict, where the main thread's steady state went,
+ * the timeline (report_timeline.h), the steps, the findings, the latency
+ * histograms, the kernels, the process and API tables.  Everything scales
+ * with the window: SVGs carry a viewBox and take the page's width.
  */
-#include "load/trace_status.h"
 #include "render/report_html.h"
 
-#include "render/finding.h"
 #include "base/util.h"
+#include "load/trace_status.h"
+#include "render/finding.h"
+#include "render/headline.h"
+#include "render/report_charts.h"
+#include "render/report_timeline.h"
 #include "rules/verdict.h"
 
-#include <ingero/api.h>
-
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define COLS 600
-#define ROWS 7
-#define HBINS 32          /* latency histogram: 4 bins per decade, 1 us .. 100 s */
-
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc('?', f);
-			else
-				fputc(*s, f);
-		}
-	}
-}
-
-struct strip {
-	uint64_t a, b;
-	double v[ROWS][COLS];
-};
-
-static void add_span(struct strip *s, int row, uint64_t a, uint64_t b, double w)
-{
-	if (b <= a || s->b <= s->a)
-		return;
-	if (a < s->a)
-		a = s->a;
-	if (b > s->b)
-		b = s->b;
-	if (b <= a)
-		return;
-	double colw = (double)(s->b - s->a) / COLS;
-	size_t c0 = (size_t)((double)(a - s->a) / colw), c1 = (size_t)((double)(b - s->a) / colw);
-	if (c1 >= COLS)
-		c1 = COLS - 1;
-	for (size_t c = c0; c <= c1; c++) {
-		double lo = (double)s->a + colw * (double)c, hi = lo + colw;
-		double x0 = (double)a > lo ? (double)a : lo, x1 = (double)b < hi ? (double)b : hi;
-		if (x1 > x0)
-			s->v[row][c] += w * (x1 - x0) / colw;
-	}
-}
-
-static const char *const row_names[ROWS] = {
-	"no CUDA work queued (GPU idle, est.)", "main: in CUDA syncs", "main: in CUDA copies",
-	"main: blocked (off-CPU)", "main: waiting for a CPU", "workers on-CPU (share of workers)", "CPU busy (all CPUs)",
-};
-static const char *const row_colors[ROWS] = {
-	"#d62728", "#1f77b4", "#17becf", "#7f7f7f", "#ff7f0e", "#2ca02c", "#9467bd",
-};
-
-static void timeline_svg(FILE *f, const struct ia_analysis *a)
-{
-	const struct ia_trace *t = a->t;
-	const struct ia_gaps *g = &a->gaps;
-	struct strip *s = calloc(1, sizeof *s);
-	if (!s)
-		return;
-	s->a = g->win_start;
-	s->b = g->win_end;
-	for (size_t i = 0; i < g->n; i++)
-		add_span(s, 0, g->g[i].start, g->g[i].end, 1);
-	uint32_t mt = a->pp.main_thread;
-	if (mt != UINT32_MAX) {
-		const struct ia_thread *x = &t->threads[mt];
-		for (uint32_t k = 0; k < x->call_n; k++) {
-			const struct ia_call *c = &t->calls[t->call_by_th[x->call_first + k]];
-			int cls = ingero_api_class(c->api);
-			if (cls == INGERO_CLASS_SYNC)
-				add_span(s, 1, c->start, c->start + c->dur, 1);
-			else if (cls == INGERO_CLASS_COPY)
-				add_span(s, 2, c->start, c->start + c->dur, 1);
-		}
-		for (uint32_t k = 0; k < x->off_n; k++) {
-			const struct ia_off *o = &t->offs[t->off_by_th[x->off_first + k]];
-			add_span(s, 3, o->start, o->end - o->runq, 1);
-			add_span(s, 4, o->end - o->runq, o->end, 1);
-		}
-	}
-	double nw = (double)a->pp.nworkers;
-	for (size_t i = 0; nw > 0 && i < a->pp.n; i++) {
-		if (a->pp.p[i].role != IA_ROLE_WORKER)
-			continue;
-		for (size_t th = 0; th < t->nthreads; th++) {
-			const struct ia_thread *x = &t->threads[th];
-			if (x->proc != a->pp.p[i].proc)
-				continue;
-			uint64_t sa, sb;
-			ia_thread_span(t, (uint32_t)th, &sa, &sb);
-			add_span(s, 5, sa, sb, 1 / nw);
-			for (uint32_t k = 0; k < x->off_n; k++) {
-				const struct ia_off *o = &t->offs[t->off_by_th[x->off_first + k]];
-				add_span(s, 5, o->start > sa ? o->start : sa, o->end < sb ? o->end : sb, -1 / nw);
-			}
-		}
-	}
-	const struct ia_series *busy = &a->ev.busy;
-	for (size_t i = 0; i < busy->n && busy->width && a->ev.ncpus; i++)
-		add_span(s, 6, busy->b[i].t, busy->b[i].t + busy->width,
-			 (double)busy->b[i].v / ((double)busy->width * a->ev.ncpus));
-	const int label_w = 250, colpx = 1, rowh = 22;
-	int w = label_w + COLS * colpx + 10, h = ROWS * (rowh + 6) + 30;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' role='img' "
-		   "aria-label='timeline of GPU waiting and host activity'>\n", w, h);
-	for (int r = 0; r < ROWS; r++) {
-		int y = r * (rowh + 6);
-		fprintf(f, "<text x='0' y='%d' class='lbl'>", y + rowh - 6);
-		esc(f, row_names[r]);
-		fprintf(f, "</text><rect x='%d' y='%d' width='%d' height='%d' fill='#f4f4f4'/>\n", label_w, y, COLS * colpx, rowh);
-		for (int c = 0; c < COLS; c++) {
-			double v = s->v[r][c];
-			if (v <= 0.005)
-				continue;
-			if (v > 1)
-				v = 1;
-			fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s' fill-opacity='%.2f'/>", label_w + c * colpx,
-				y, colpx, rowh, row_colors[r], v);
-		}
-		fputc('\n', f);
-	}
-	char d1[32], d2[32];
-	int y = ROWS * (rowh + 6) + 14;
-	fprintf(f, "<text x='%d' y='%d' class='lbl'>+%s</text><text x='%d' y='%d' class='lbl' text-anchor='end'>+%s</text>\n",
-		label_w, y, ia_fmt_dur(d1, sizeof d1, g->win_start - t->t0), label_w + COLS * colpx, y,
-		ia_fmt_dur(d2, sizeof d2, g->win_end - t->t0));
-	fputs("</svg>\n", f);
-	free(s);
-}
-
-static int bin_of(uint64_t ns)
-{
-	if (ns < 1000)
-		return 0;
-	int b = (int)floor(log10((double)ns / 1000.0) * 4.0);
-	return b < 0 ? 0 : b >= HBINS ? HBINS - 1 : b;
-}
-
-static void histograms(FILE *f, const struct ia_analysis *a)
-{
-	const struct ia_trace *t = a->t;
-	size_t n = a->stats.napis < 6 ? a->stats.napis : 6;
-	uint64_t (*h)[HBINS] = calloc(n + 1, sizeof *h);
-	if (!h)
-		return;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ia_call *c = &t->calls[i];
-		for (size_t k = 0; k < n; k++)
-			if (a->stats.apis[k].api == c->api) {
-				h[k][bin_of(c->dur)]++;
-				break;
-			}
-	}
-	fputs("<div class='hists'>\n", f);
-	char p50[32], p99[32];
-	for (size_t k = 0; k < n; k++) {
-		const struct ia_api_stats *s = &a->stats.apis[k];
-		uint64_t mx = 1;
-		for (int b = 0; b < HBINS; b++)
-			if (h[k][b] > mx)
-				mx = h[k][b];
-		const int bw = 9, H = 90, W = HBINS * bw;
-		fprintf(f, "<figure><figcaption>");
-		esc(f, ia_api_name(t, s->api));
-		fprintf(f, " — p50 %s, p99 %s</figcaption>\n<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' role='img'>",
-			ia_fmt_dur(p50, sizeof p50, s->p50_ns), ia_fmt_dur(p99, sizeof p99, s->p99_ns), W, H + 16);
-		for (int b = 0; b < HBINS; b++) {
-			if (!h[k][b])
-				continue;
-			/* log scale, so a tail of a few calls stays visible */
-			double frac = log1p((double)h[k][b]) / log1p((double)mx);
-			int bh = (int)(frac * H);
-			if (bh < 1)
-				bh = 1;
-			fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#1f77b4'><title>%llu calls</title></rect>",
-				b * bw, H - bh, bw - 1, bh, (unsigned long long)h[k][b]);
-		}
-		static const char *const dec[] = { "1us", "10us", "100us", "1ms", "10ms", "100ms", "1s", "10s" };
-		for (int d = 0; d < 8; d++)
-			fprintf(f, "<text x='%d' y='%d' class='tick'>%s</text>", d * 4 * bw, H + 12, dec[d]);
-		fputs("</svg></figure>\n", f);
-	}
-	fputs("</div>\n", f);
-	free(h);
-}
+#define esc ia_html_esc
+#define KERNELS_SHOWN 15
 
 /* ---- the HTML sink of the finding renderer (finding.h) ---- */
 static void h_begin(void *f, const char *sev, const char *summary)
@@ -225,25 +35,22 @@ static void h_begin(void *f, const char *sev, const char *summary)
 static void h_list_begin(void *f, enum ia_finding_part part, int n)
 {
 	(void)n;
-	fputs(part == IA_PART_TIMELINE ? "<pre class='tl'>" : "<ol>", f);
+	fprintf(f, "<p class='part'>%s</p>", ia_finding_part_title(part));
+	fputs(part == IA_PART_TIMELINE ? "<ul class='tl'>" : "<ol>", f);
 }
 
 static void h_list_item(void *f, enum ia_finding_part part, int number, const char *text)
 {
 	(void)number;
-	if (part == IA_PART_TIMELINE) {
-		esc(f, text);
-		fputc('\n', f);
-	} else {
-		fputs("<li>", f);
-		esc(f, text);
-		fputs("</li>", f);
-	}
+	(void)part;
+	fputs("<li>", f);
+	esc(f, text);
+	fputs("</li>", f);
 }
 
 static void h_list_end(void *f, enum ia_finding_part part)
 {
-	fputs(part == IA_PART_TIMELINE ? "</pre>\n" : "</ol>", f);
+	fputs(part == IA_PART_TIMELINE ? "</ul>\n" : "</ol>\n", f);
 }
 
 static void h_field(void *f, enum ia_finding_part part, const char *text)
@@ -262,35 +69,43 @@ static void chains_html(FILE *f, const struct ia_analysis *a)
 {
 	static const struct ia_finding_sink html = { h_begin, h_list_begin, h_list_item, h_list_end, h_field, h_end };
 	if (!a->nchains)
-		fputs("<p class='ok'>No causal chain: no starvation pattern passed its threshold.</p>\n", f);
+		fputs("<p class='ok'>No finding: no starvation pattern passed its threshold.</p>\n", f);
 	for (size_t i = 0; i < a->nchains; i++)
 		ia_finding_render(&a->chains[i], &html, f);
 }
 
-static void tables(FILE *f, const struct ia_analysis *a)
+static void processes_table(FILE *f, const struct ia_analysis *a)
 {
 	const struct ia_trace *t = a->t;
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	fputs("<h2>Processes</h2>\n<table><tr><th>process</th><th>pid</th><th>role</th><th>CUDA calls</th><th>CPU</th>"
-	      "<th>switches (vol/invol)</th><th>off-CPU</th><th>worst stall</th><th>run-queue p99</th>"
-	      "<th>page allocs</th><th>share of main's waiting</th></tr>\n", f);
+	fputs("<h2>Processes</h2>\n<div class='scroll'><table><tr><th>process</th><th>pid</th><th>role</th><th>threads</th>"
+	      "<th>CUDA calls</th><th>CPU</th><th>off-CPU</th><th>switches (vol/invol)</th><th>worst stall</th>"
+	      "<th>run-queue p99</th><th>page allocs</th><th>share of main's waiting</th></tr>\n", f);
 	for (size_t i = 0; i < a->pp.n; i++) {
 		const struct ia_proc_stats *s = &a->pp.p[i];
 		const struct ia_proc *p = &t->procs[s->proc];
 		fprintf(f, "<tr><td style='padding-left:%dem'>", 1 + s->depth);
 		esc(f, p->comm);
-		fprintf(f, "</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%llu/%llu</td><td>%s</td><td>%s</td><td>%s</td>"
-			   "<td>%s</td><td>",
-			p->pid, ia_role_name(s->role), ia_fmt_count(b1, sizeof b1, p->ncalls), ia_fmt_dur(b2, sizeof b2, s->cpu_ns),
-			(unsigned long long)s->voluntary, (unsigned long long)s->involuntary, ia_fmt_dur(b3, sizeof b3, s->off_cpu_ns),
-			ia_fmt_dur(b4, sizeof b4, s->worst_stall_ns), ia_fmt_dur(b5, sizeof b5, s->runq_p99_ns),
-			ia_fmt_count(b6, sizeof b6, s->page_allocs));
+		fprintf(f, "</td><td>%d</td><td>%s</td><td>%u</td><td>%s</td><td>%s</td><td>%s</td><td>%llu/%llu</td><td>%s</td>"
+			   "<td>%s</td><td>%s</td><td>", p->pid, ia_role_name(s->role), s->nthreads,
+			ia_fmt_count(b1, sizeof b1, p->ncalls), ia_fmt_dur(b2, sizeof b2, s->cpu_ns),
+			ia_fmt_dur(b3, sizeof b3, s->off_cpu_ns), (unsigned long long)s->voluntary,
+			(unsigned long long)s->involuntary, ia_fmt_dur(b4, sizeof b4, s->worst_stall_ns),
+			ia_fmt_dur(b5, sizeof b5, s->runq_p99_ns), ia_fmt_count(b6, sizeof b6, s->page_allocs));
 		if (s->role == IA_ROLE_WORKER && a->pp.main_blocked_ns)
 			fprintf(f, "%.0f%%", 100 * s->main_wait_share);
 		fputs("</td></tr>\n", f);
 	}
-	fputs("</table>\n<h2>CUDA APIs</h2>\n<table><tr><th>API</th><th>count</th><th>total</th><th>mean</th><th>p50</th>"
-	      "<th>p90</th><th>p99</th><th>max</th></tr>\n", f);
+	fputs("</table></div>\n<p class='note'>CPU, off-CPU and switches are thread time: each process's threads added up "
+	      "(the tracer's own left out), so they can pass the window's length.</p>\n", f);
+}
+
+static void apis_table(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	char b1[32], b2[32], b3[32], b4[32];
+	fputs("<h2>CUDA calls on the host</h2>\n<div class='scroll'><table><tr><th>API</th><th>calls</th><th>total</th>"
+	      "<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>\n", f);
 	for (size_t i = 0; i < a->stats.napis; i++) {
 		const struct ia_api_stats *s = &a->stats.apis[i];
 		fputs("<tr><td>", f);
@@ -300,70 +115,114 @@ static void tables(FILE *f, const struct ia_analysis *a)
 		fprintf(f, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", ia_fmt_dur(b1, sizeof b1, s->p50_ns),
 			ia_fmt_dur(b2, sizeof b2, s->p90_ns), ia_fmt_dur(b3, sizeof b3, s->p99_ns), ia_fmt_dur(b4, sizeof b4, s->max_ns));
 	}
-	fputs("</table>\n", f);
+	fputs("</table></div>\n", f);
+}
+
+static void kernels_table(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_gpu_time *g = &a->gaps.gpu;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!g->measured || !g->nall)
+		return;
+	fprintf(f, "<h2>GPU time by kernel (%s)</h2>\n<div class='scroll'><table><tr><th>kernel</th><th>launches</th>"
+		   "<th>GPU time</th><th>share</th><th>mean</th><th>p50</th><th>max</th></tr>\n",
+		g->kernels_steady ? "steady state" : "whole window");
+	for (size_t k = 0; k < g->nall && k < KERNELS_SHOWN; k++) {
+		const struct ia_kernel_row *r = &g->all[k];
+		fputs("<tr><td title='", f);
+		esc(f, r->k.name);
+		fputs("'>", f);
+		esc(f, r->k.short_name);
+		fprintf(f, "</td><td>%s</td><td>%s</td><td>%.1f%%</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			ia_fmt_count(b1, sizeof b1, r->k.launches), ia_fmt_dur(b2, sizeof b2, r->k.ns),
+			g->work_ns ? 100.0 * (double)r->k.ns / (double)g->work_ns : 0, ia_fmt_dur(b3, sizeof b3, r->mean_ns),
+			ia_fmt_dur(b4, sizeof b4, r->p50_ns), ia_fmt_dur(b1, sizeof b1, r->max_ns));
+	}
+	fprintf(f, "</table></div>\n<p class='note'>Estimated from %zu kernels and copies timed alone on the GPU, within the "
+		   "measured bounds; share: of the GPU's work%s. All of them: <code>ingero-analyze stats --kernels</code>.</p>\n",
+		g->ntimed, g->several_streams ? " summed over streams that may overlap" : "");
 }
 
 static const char css[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"
-	"h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}"
-	"h3{font-size:15px;margin:6px 0}.chain{border:1px solid #ddd;border-radius:6px;padding:8px 12px;margin:10px 0}"
+	"body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:20px 28px;color:#222;max-width:1500px}"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin-top:30px;border-bottom:1px solid #ddd}"
+	"h3{font-size:15px;margin:4px 0}.headline{font-size:22px;font-weight:600;margin:10px 0 2px}"
+	".sub{color:#444;margin:2px 0}.verdict{font-size:16px;background:#f6f8fa;border-left:4px solid #1f77b4;"
+	"padding:8px 12px}.chain{border:1px solid #ddd;border-radius:6px;padding:8px 14px;margin:12px 0}"
+	".part{font-weight:600;margin:6px 0 0}ul.tl{font-size:13px;margin:2px 0}"
 	".sev{display:inline-block;padding:1px 7px;border-radius:4px;color:#fff;font-size:12px}"
 	".HIGH{background:#c62828}.MEDIUM{background:#ef6c00}.LOW{background:#607d8b}"
-	"pre.tl{background:#f7f7f7;padding:6px;white-space:pre-wrap;font-size:12px}"
 	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}"
-	"td:first-child,th:first-child{text-align:left}.lbl{font-size:11px}.tick{font-size:9px;fill:#555}"
-	".hists{display:flex;flex-wrap:wrap;gap:18px}figure{margin:0}figcaption{font-size:12px}"
-	".idle{font-size:18px}.verdict{font-size:16px}.ok{color:#2e7d32}";
+	"td:first-child,th:first-child{text-align:left}.scroll{overflow-x:auto}"
+	"svg{display:block;max-width:100%}.lbl{font-size:12px}.tick{font-size:10px;fill:#444}"
+	".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:18px}"
+	"figure{margin:0}figcaption{font-size:13px}.note{font-size:13px;color:#555}.ok{color:#2e7d32}"
+	"code{font-size:13px}";
 
 void ia_report_html_write(FILE *f, const struct ia_analysis *a, const char *db_path)
 {
 	const struct ia_trace *t = a->t;
-	const struct ia_gaps *g = &a->gaps;
-	uint64_t win = g->win_end > g->win_start ? g->win_end - g->win_start : 0;
-	char d1[32];
-	fprintf(f, "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>Ingero report</title>"
-		   "<style>%s</style></head><body>\n<h1>Why is the GPU starving?</h1>\n<p>", css);
-	esc(f, t->command ? t->command : "(no command recorded)");
-	fprintf(f, " — %s of CUDA activity, %d CPUs", ia_fmt_dur(d1, sizeof d1, win), a->ev.ncpus);
-	if (t->gpu) {
-		fputs(", ", f);
-		esc(f, t->gpu);
-	}
+	char buf[1024];
+	fprintf(f, "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+		   "<meta name='viewport' content='width=device-width, initial-scale=1'><title>Ingero: ");
+	esc(f, t->command ? t->command : "report");
+	fprintf(f, "</title><style>%s</style></head><body>\n<h1>Ingero report</h1>\n<p class='sub' id='trace'>", css);
+	esc(f, ia_headline_trace(a, buf, sizeof buf));
+	fputs("</p>\n", f);
 	char incomplete[512];
 	if (ia_trace_incomplete(t, incomplete, sizeof incomplete)) {   /* (trace_status.h) */
-		fputs("</p>\n<p class='incomplete'><b>", f);
+		fputs("<p class='incomplete'><b>", f);
 		esc(f, incomplete);
-		fputs("</b>", f);
+		fputs("</b></p>\n", f);
 	}
-	uint64_t rec = a->idle.window_ns;   /* the window less the time between capture windows */
-	if (win && rec)
-		fprintf(f, "</p>\n<p class='idle'>GPU idle: <b>%s</b> <small>(%s)</small></p>\n",
-			ia_fmt_pct_range(d1, sizeof d1, 100.0 * (double)g->idle_low_ns / (double)rec,
-					 100.0 * (double)g->idle_high_ns / (double)rec),
-			g->gpu.measured ? "measured: CUDA event marks timed on the GPU; low = certainly idle, high = not "
-					  "certainly busy"
-					: "estimate from host evidence: no GPU timestamps; low = no CUDA work queued, "
-					  "high = not known busy");
-	else
-		fputs("</p>\n<p class='idle'>No CUDA work queued by the selected processes: no GPU idle estimate.</p>\n", f);
+	fputs("<p class='headline' id='headline'>", f);
+	esc(f, ia_headline_idle(a, buf, sizeof buf));
+	fputs("</p>\n", f);
+	static const char *(*const sub[])(const struct ia_analysis *, char *, size_t) = { ia_headline_window,
+											    ia_headline_steps };
+	static const char *const ids[] = { "window", "steps" };
+	for (size_t i = 0; i < 2; i++)
+		if (*sub[i](a, buf, sizeof buf)) {
+			fprintf(f, "<p class='sub' id='%s'>", ids[i]);
+			esc(f, buf);
+			fputs("</p>\n", f);
+		}
+	if (*ia_headline_losses(a, 0, buf, sizeof buf)) {
+		fputs("<p class='sub'>", f);
+		esc(f, buf);
+		fputs("</p>\n", f);
+	}
 	struct ia_verdict v;
 	ia_verdict_compute(a, &v);
 	if (v.state != IA_VERDICT_NONE) {
-		fputs("<p class='verdict'><b>", f);
+		fputs("<p class='verdict' id='verdict'>", f);
 		esc(f, v.text);
-		fputs("</b></p>\n", f);
+		fputs("</p>\n", f);
 	}
-	fputs("<h2>Causal chains</h2>\n", f);
+	if (a->fig.main_known && a->fig.steady_ns) {
+		fputs("<h2>The main thread in the steady state</h2>\n", f);
+		ia_report_main_bar(f, a);
+	}
+	fputs("<h2>Timeline</h2>\n", f);
+	if (a->fig.have) {
+		fputs("<p class='note'>Each row shows, per slice of time, the share of it in each state (hover for the "
+		      "figures). Shaded: phases of the run that are not its steady state.</p>\n", f);
+		ia_report_timeline(f, a);
+	} else {
+		fputs("<p>No GPU work queued by the selected processes.</p>\n", f);
+	}
+	if (a->step_times.n) {
+		fputs("<h2>Steps</h2>\n", f);
+		ia_report_steps(f, a);
+	}
+	fputs("<h2>Findings</h2>\n", f);
 	chains_html(f, a);
-	fputs("<h2>Timeline: GPU waiting vs host activity</h2>\n", f);
-	if (win)
-		timeline_svg(f, a);
-	else
-		fputs("<p>No CUDA activity.</p>\n", f);
-	fputs("<h2>Latency per API (log-scaled counts)</h2>\n", f);
-	histograms(f, a);
-	tables(f, a);
-	fputs("<p><small>Generated by ingero-analyze from ", f);
+	fputs("<h2>Time inside CUDA calls, per API</h2>\n", f);
+	ia_report_latency(f, a);
+	kernels_table(f, a);
+	processes_table(f, a);
+	apis_table(f, a);
+	fputs("<p class='note'>Generated by ingero-analyze from ", f);
 	esc(f, db_path);
-	fputs(".</small></p>\n</body></html>\n", f);
+	fputs(". How to read it: README, \"How to read explain\".</p>\n</body></html>\n", f);
 }

@@ -147,6 +147,11 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (ia_wakers_compute(t, &a->pp, &a->ev, a->names, &a->gaps, &a->wakers, err, errlen) < 0)
 		return -1;
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
+	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->fig) < 0 ||
+	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -165,6 +170,7 @@ void ia_analysis_free(struct ia_analysis *a)
 	free(a->chains);
 	ia_slow_apis_free(a->slow, a->nslow);
 	ia_gaps_free(&a->gaps);
+	ia_step_times_free(&a->step_times);
 	ia_phases_free(&a->ph);
 	ia_hostbound_free(&a->hb);
 	ia_evidence_free(&a->ev);

@@ -89,8 +89,8 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 			      "those stints): %s", names);
 	if (ntook)
 		ia_chain_line(c, "[HOST] the loop thread's preemptions in the steady state gave the CPU to %s", tnames);
-	ia_chain_line(c, "[CUDA] the syncs closing those steps waited at most %s (floor %s): the GPU was done before the "
-		      "host asked", ia_fmt_dur(d1, sizeof d1, h->close_max_ns), ia_fmt_dur(d2, sizeof d2, IA_SYNC_FLOOR_NS));
+	ia_chain_line(c, "[CUDA] the syncs closing those steps waited at most %s: the GPU was done before the host asked",
+		      ia_fmt_dur(d1, sizeof d1, h->close_max_ns));
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The host sets the pace here (each step's closing sync found the GPU already idle), and the thread "
 		 "that queues the GPU work was runnable but not running %.0f%% of that time: %s.",

@@ -21,6 +21,20 @@
 
 /* What the main thread blocked in during the gaps, as text: "futex 5.10s
  * (85%), clock_nanosleep 812ms (13%)", or "" when the trace does not say. */
+/* A native symbol of the CUDA runtime or driver or of a CUDA library
+ * (cuBLAS, cuDNN, ...): host code that queues GPU work, which no advice to
+ * "do it on the GPU" can move. */
+static int gpu_launch_symbol(const char *sym)
+{
+	static const char *const pre[] = { "cublas", "cudnn", "cuda", "__cuda", "cuLaunch", "cuMem", "cuStream",
+					   "cuEvent", "cuGraph", "cufft", "curand", "cusparse", "cusolver", "nccl",
+					   "cutlass", "libcuda", "libcublas" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (!strncmp(sym, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
 static char *blocked_in_text(const struct ia_gaps *g, char *buf, size_t cap)
 {
 	uint8_t codes[3];
@@ -114,13 +128,14 @@ static void gaps_summary(struct ia_chain *c, const struct gap_view *v)
 		: c->kind == IA_KIND_GAPS_HOST_BLOCKED ? "main thread blocked"
 		: "main thread waiting for a CPU";
 	double state = c->kind == IA_KIND_GAPS_HOST_BUSY ? v->on : c->kind == IA_KIND_GAPS_HOST_PREEMPTED ? v->rq : v->blk;
-	int phases = i->steady_ns < i->window_ns;   /* said only when the steady state is not the whole window */
+	/* the gaps' share of the steady state, beside the bounds it lies in:
+	 * measured, a gap is an idle stretch of IA_MEASURED_GAP_MIN_NS or more */
 	snprintf(c->summary, sizeof c->summary,
-		 "GPU idle %s%s (%s): %s %.0f%% of the time, %s %.0f%% of it (%s gaps, mean %s)",
-		 ia_idle_fmt_steady(i, rng, sizeof rng),
-		 phases ? " of the steady state" : "", i->measured ? "measured" : "estimate",
-		 i->measured ? "the GPU had no work" : "no CUDA work queued", 100 * v->share, what, 100 * state,
-		 ia_fmt_count(n1, sizeof n1, v->g->n), ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n));
+		 "GPU idle %s of the steady state (%s): %s gaps %s took %.0f%% of it (mean %s); %s in %.0f%% "
+		 "of the gap time",
+		 ia_idle_fmt_steady(i, rng, sizeof rng), i->measured ? "measured" : "estimate",
+		 ia_fmt_count(n1, sizeof n1, v->g->n), i->measured ? "with the GPU idle" : "with no CUDA work queued",
+		 100 * v->share, ia_fmt_dur(d1, sizeof d1, v->g->total_ns / v->g->n), what, 100 * state);
 }
 
 
@@ -137,7 +152,7 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", ia_machine_cpus(v->a));
 	if (ia_cpu_limit_text(v->a, lim, sizeof lim)[0])
 		ia_chain_line(c, "[SYSTEM] %s", lim);
-	ia_chain_line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%)",
+	ia_chain_line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%), shares of the gap time",
 		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
 		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
 		      100 * v->rq);
@@ -296,6 +311,11 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
 				"critical path: do it on the GPU, in another process, or after queueing the next step's "
 				"GPU work", ia_python_where(hot, where, sizeof where));
+	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE && gpu_launch_symbol(hot_native->label))
+		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): the host's side of queueing GPU "
+				"work (a CUDA library preparing its launches), not work to move to the GPU — fewer, larger "
+				"launches cut it (larger batches, torch.compile, CUDA Graphs)", hot_native->label,
+			     hot_native->user_python, ia_pct(hot_native->main, nmain));
 	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
 				"copying results back), in another thread or process, or after queueing the next step's GPU "

@@ -141,6 +141,8 @@ static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
 	ia_json_str(c->evidence, "blocked_on", brief);
 }
 
+#define WORKERS_SATURATED 0.5   /* of the workers on CPUs at a time, on average: more would help */
+
 void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -186,11 +188,19 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"machine's %d CPUs.", ia_machine_cpus(v->a));
 		ia_cpu_quota_fix(c);
 	}
+	/* more workers only help when the ones there are busy: with fewer than
+	 * half of them on a CPU at a time, more would mostly wait too */
+	double busy = g->total_ns ? (double)g->workers_oncpu_ns / (double)g->total_ns : 0;
+	int idle_workers = busy < WORKERS_SATURATED * workers;
+	if (idle_workers && workers <= cpus - 1)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" The %d workers were on CPUs %.1f at a time on average in the gaps, fewer than half of them: "
+			"more workers would mostly wait as well.", workers, busy);
 	if (per_item)
 		ia_batch_level_fix(c);
 	if (workers > cpus - 1 && cpus > 0)
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
-	else if (workers < nw)
+	else if (workers < nw && !idle_workers)
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
 			     workers, cpus);
 	prefetch_fix(c, v);

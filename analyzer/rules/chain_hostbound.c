@@ -386,12 +386,12 @@ static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, 
 		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
 		     "likely one training step each", h->period_calls, h->period_launches,
 		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls));
-	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (floor %s: %s)",
+	/* a call that returns within IA_SYNC_FLOOR_NS only paid its own cost: the GPU was done */
+	ia_chain_line(c, "[CUDA] the longest stretch (%s, %s launches) ends in %s at %s, which waited %s (%s)",
 	     ia_fmt_dur(d1, sizeof d1, h->long_end - h->long_start),
 	     ia_fmt_count(d4, sizeof d4, h->long_launches), ia_api_name(t, cl->api),
 	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
-	     ia_fmt_dur(n1, sizeof n1, IA_SYNC_FLOOR_NS),
-	     cl->dur <= IA_SYNC_FLOOR_NS ? "nothing left to wait for" : "the GPU still had work queued");
+	     cl->dur <= IA_SYNC_FLOOR_NS ? "the GPU had already finished" : "the GPU still had work queued");
 	const struct ia_gap_line *sl = k->measured ? closing_sync_line(a) : NULL;
 	if (sl)
 		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "
@@ -456,7 +456,11 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	c->impact = ia_idle_impact(&a->idle, k.cost);
 	c->cost_ns = k.cost;
 	c->api = a->t->calls[h->long_close].api;
-	if (h->nlines)
+	/* the Source is the user's own line (a launch inside torch.nn is the
+	 * user's forward call); a library's line only in the fixes' words */
+	if (h->nuser_lines)
+		snprintf(c->source, sizeof c->source, "%s", h->user_lines[0].line);
+	else if (h->nlines && !ia_is_library_file(h->lines[0].line))
 		snprintf(c->source, sizeof c->source, "%s", h->lines[0].line);
 	double rate = (double)h->launches * 1e9 / (double)h->ns;
 	uint64_t interval = h->launch_gaps ? h->launch_gap_ns / h->launch_gaps : h->ns / h->launches;

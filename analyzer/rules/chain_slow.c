@@ -59,8 +59,9 @@ static void slow_timeline(struct ia_chain *c, const struct slow_view *v)
 	else
 		ia_chain_line(c, "[SYSTEM] %d CPUs; no CPU-busy evidence in this trace", cpus);
 	if (mps)
-		ia_chain_line(c, "[HOST] %s (pid %d): %s context switches, %s off-CPU, worst stall %s, run-queue delay p99 %s",
-		     mp->comm, mp->pid, ia_fmt_count(n1, sizeof n1, mps->context_switches), ia_fmt_dur(d1, sizeof d1, mps->off_cpu_ns),
+		ia_chain_line(c, "[HOST] %s (pid %d, %u thread%s): %s context switches, %s off-CPU (thread time), worst stall %s, "
+		     "run-queue delay p99 %s", mp->comm, mp->pid, mps->nthreads, mps->nthreads == 1 ? "" : "s",
+		     ia_fmt_count(n1, sizeof n1, mps->context_switches), ia_fmt_dur(d1, sizeof d1, mps->off_cpu_ns),
 		     ia_fmt_dur(d2, sizeof d2, mps->worst_stall_ns), ia_fmt_dur(d3, sizeof d3, mps->runq_p99_ns));
 	ia_chain_line(c, "[HOST] during the %s slow calls (%s): waiting for a CPU %s (%.0f%%), blocked %s (%.0f%%), on-CPU %s (%.0f%%)",
 	     ia_fmt_count(n1, sizeof n1, s->nslow), ia_fmt_dur(d4, sizeof d4, s->slow_ns),

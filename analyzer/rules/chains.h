@@ -30,6 +30,8 @@
 #define IA_CHAINS_H
 
 #include "measure/align.h"
+#include "measure/figures.h"
+#include "measure/step_times.h"
 #include "measure/gaps.h"
 #include "measure/hostbound.h"
 #include "measure/idle.h"
@@ -109,6 +111,8 @@ struct ia_analysis {
 	struct ia_idle idle;           /* GPU idle, whole window and steady state: what rules rank by */
 	struct ia_hostbound hb;
 	struct ia_wakers wakers;       /* who ended the main thread's waits in the gaps, hop by hop */
+	struct ia_figures fig;         /* the headline every view opens with (figures.h) */
+	struct ia_step_times step_times;   /* each steady step's time (step_times.h) */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 };

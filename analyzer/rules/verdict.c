@@ -118,9 +118,14 @@ static void gpu_kernels(const struct ia_gpu_time *g, const char *lead, char *tex
 		ia_addf(text, n, " (Streams may run at once: each share is of the streams' summed time.)");
 	if (few < said) {
 		const struct ia_kernel_time *kt = &g->kernels[few];
-		ia_addf(text, n, " (%.*s%s's share is rough: %llu of its launches %s timed alone.)", KERNEL_NAME_SAID,
-			kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
-			(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
+		if (kt->timed)
+			ia_addf(text, n, " (%.*s%s's share is rough: only %llu of its launches %s timed on the GPU by "
+				"itself.)", KERNEL_NAME_SAID, kt->short_name, strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "",
+				(unsigned long long)kt->timed, kt->timed == 1 ? "was" : "were");
+		else
+			ia_addf(text, n, " (%.*s%s's share is rough: none of its launches was timed on the GPU by itself, "
+				"its time is inferred.)", KERNEL_NAME_SAID, kt->short_name,
+				strlen(kt->short_name) > KERNEL_NAME_SAID ? "…" : "");
 	}
 }
 
@@ -155,6 +160,28 @@ static void layout_said(const struct ia_analysis *a, char *text, size_t n)
 			return;
 		}
 	}
+}
+
+/* Where copies from pageable host memory are much of the GPU's own work
+ * and no finding already says to pin: the fix that fits that evidence. */
+#define PAGEABLE_GPU_SHARE 30.0
+
+static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	const struct ia_gpu_time *g = &a->gaps.gpu;
+	uint64_t ns = 0;
+	for (size_t k = 0; k < g->nkernels; k++)
+		if (g->kernels[k].kind == IA_WORK_COPY && strstr(g->kernels[k].name, "(pageable)"))
+			ns += g->kernels[k].ns;
+	if (ia_pct(ns, g->work_ns) < PAGEABLE_GPU_SHARE)
+		return;
+	for (size_t k = 0; k < a->nchains; k++)
+		for (int f = 0; f < a->chains[k].nfixes; f++)
+			if (strstr(a->chains[k].fixes[f], "pin_memory"))
+				return;
+	ia_addf(text, n, " Copies from pageable host memory are %.0f%% of that work: %s and .to('cuda', "
+		"non_blocking=True) make them full-speed transfers that overlap the GPU's other work.", ia_pct(ns, g->work_ns),
+		a->pp.nworkers ? "pin_memory=True in the DataLoader" : "pinned host tensors (tensor.pin_memory())");
 }
 
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
@@ -208,6 +235,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
 			layout_said(a, v->text, n);
+			pinned_said(a, v->text, n);
 		}
 		break;
 	case IA_VERDICT_STARVING:
@@ -234,6 +262,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
 			layout_said(a, v->text, n);
+			pinned_said(a, v->text, n);
 		}
 		break;
 	}
@@ -244,6 +273,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		if (i->measured && a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
+			pinned_said(a, v->text, n);
 		}
 		break;
 	case IA_VERDICT_UNKNOWN:

@@ -123,6 +123,8 @@ check_one() { # NAME EXPECT JSON
 			pat=${v%:*}; want=${v##*:}
 			got=$(jq -r --arg p "$pat" '[.verdict.kernels[]? | select(.short_name | test($p)) | .stream][0] // "none"' "$j")
 			check_k "$n: /$pat/ ran on the $want stream (is $got)" test "$got" = "$want" ;;
+		verdict_mentions)
+			check_k "$n: the verdict mentions /$v/" grep -Eqi -- "$v" "$T/verdict.txt" ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
@@ -149,6 +151,11 @@ for e in "$CORPUS"/*.expect; do
 		| select($c[$i].phase != "steady" and $c[$j].phase == "steady" and $c[$j].cost_ns >= $c[$i].cost_ns)
 		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""' "$T/$n.json")
 	check_eq "$n: no phase outranks a steady cause it does not exceed" "" "$bad"
+	# every trace: a finding's Source is the user's own line, never a
+	# library's file (issue 39: torch/nn/modules/*.py on ten traces)
+	lib=$(jq -r '[.chains[] | select(.source != null and (.source | test("site-packages/|dist-packages/|/lib/python3[.0-9]*/|/torchinductor_|<frozen")))
+		| "\(.kind): \(.source)"] | first // ""' "$T/$n.json")
+	check_eq "$n: every Source is the user's own line" "" "$lib"
 	check_one "$n" "$e" "$T/$n.json"
 	# every measured trace: GPU idle over the steady state within 5 points —
 	# the measured bounds, or the estimate from work timed alone inside them

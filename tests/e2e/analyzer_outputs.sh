@@ -28,6 +28,7 @@ known = set("XBEiIsftCMbenPO")
 tracks = defaultdict(list)
 be = defaultdict(list)
 flows = defaultdict(dict)
+bound = defaultdict(dict)   # flow events v2: bind_id with flow_out/flow_in on the slices themselves
 named = set()
 def ns(x):
     return round(float(x) * 1000)
@@ -46,6 +47,10 @@ for e in ev:
     if ph == "X":
         assert isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0, ("dur", e)
         tracks[key].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]))
+        for end in ("flow_out", "flow_in"):
+            if e.get(end):
+                assert "bind_id" in e and end not in bound[e["bind_id"]], ("bound flow", e)
+                bound[e["bind_id"]][end] = (key, ns(e["ts"]))
     elif ph == "B":
         be[key].append(e["name"])
     elif ph == "E":
@@ -85,7 +90,10 @@ assert cuda == n_calls, ("cuda slices", cuda, n_calls)
 assert sched == n_off, ("off-CPU slices", sched, n_off)
 tids = {r[0] for r in db.execute("select tid from cuda_calls union select tid from off_cpu")}
 assert tids <= {t for _, t in named}, ("threads without a track", tids - {t for _, t in named})
-assert flows, "no launch -> sync flow"
+for i, f in bound.items():
+    assert set(f) == {"flow_out", "flow_in"}, ("bound flow without both ends", i, f)
+    assert f["flow_out"][1] <= f["flow_in"][1], ("bound flow goes back in time", i)
+assert flows or bound, "no launch -> sync flow"
 assert any(e.get("ph") == "C" for e in ev), "no counters"
 print("ok", len(ev), "events")
 PY

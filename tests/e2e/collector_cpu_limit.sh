@@ -34,7 +34,7 @@ check_ge "the quota throttled the job while traced (periods)" \
 	"$(q "SELECT value FROM session WHERE key = 'cpu_limit_throttled_periods'")" 5
 check_ge "the periods counted" "$(q "SELECT value FROM session WHERE key = 'cpu_limit_periods'")" \
 	"$(q "SELECT value FROM session WHERE key = 'cpu_limit_throttled_periods'")"
-"$B/ingero-analyze" explain "$DB" >"$T/e.txt" 2>&1
+"$B/ingero-analyze" explain --verbose --width 1000 "$DB" >"$T/e.txt" 2>&1
 "$B/ingero-analyze" explain --json "$DB" >"$T/e.json" 2>&1
 sed -n '1p;/^\[/,/Source/p' "$T/e.txt" | head -20 | sed 's/^/# /'
 check "the header says the quota" grep -q "^Trace: .* CPUs, 0.40 of them allowed by a CPU quota" "$T/e.txt"
@@ -65,6 +65,6 @@ rm -f "$DB"*
 FAKECUDA_KERNEL_US=100 "$B/ingero-collector" --force -o "$DB" -- python3 "$W" "$PWD/$B/fakecuda/libcudart.so.13" 20 5 100 5 \
 	>/dev/null 2>&1
 check_eq "no quota: no cpu_limit stored" 0 "$(q "SELECT count(*) FROM session WHERE key LIKE 'cpu_limit%'")"
-"$B/ingero-analyze" explain "$DB" >"$T/n.txt" 2>&1
+"$B/ingero-analyze" explain --verbose --width 1000 "$DB" >"$T/n.txt" 2>&1
 check "no quota: not said" sh -c "! grep -q 'CPU quota' '$T/n.txt'"
 finish

@@ -44,7 +44,7 @@ DB=$FS/r.db
 check_eq "the analyzer reads exactly the calls stored" "$stored" "$(q 'SELECT count(*) FROM cuda_calls')"
 check_eq "and the losses: not_stored_calls" "$lost" "$(q "SELECT sum(count) FROM losses WHERE source='not_stored_calls'")"
 check_eq "the session says why it stopped" "database or disk is full" "$(q "SELECT value FROM session WHERE key='store_error'")"
-"$A" explain "$DB" >"$T/explain.txt" 2>"$T/explain.err"
+"$A" explain --width 1000 "$DB" >"$T/explain.txt" 2>"$T/explain.err"
 check_eq "explain exits 0" 0 $?
 check "explain says the trace is incomplete, and why" \
 	grep -q "^Incomplete: recording stopped at .*: a write failed (database or disk is full)" "$T/explain.txt"

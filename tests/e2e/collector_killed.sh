@@ -36,7 +36,7 @@ check_ge "... and the ones never sent ($unsent): what the trace lacks, at least"
 check "... no more than it lacks" test "$unsent" -le $((made - stored))
 
 for c in explain stats per-process timeline; do
-	"$A" $c "$DB" >"$T/$c.txt" 2>"$T/$c.err"
+	"$A" $c --width 1000 "$DB" >"$T/$c.txt" 2>"$T/$c.err"
 	check_eq "$c exits 0" 0 $?
 	check "$c says the trace is incomplete" grep -q "^Incomplete: the collector stopped at .* (killed?)" "$T/$c.txt"
 	"$A" $c --json "$DB" >"$T/$c.json" 2>"$T/$c.err"
@@ -53,7 +53,7 @@ check "the HTML report says so" grep -q "class='incomplete'><b>incomplete: the c
 # a trace with no evidence: the collector ran, nobody sent
 check "an idle collector starts" start_collector --no-bpf
 stop_collector TERM
-"$A" explain "$DB" >"$T/idle.txt" 2>&1
+"$A" explain --width 1000 "$DB" >"$T/idle.txt" 2>&1
 check_eq "explain of an empty trace exits 0" 0 $?
 check "and says no evidence was recorded" grep -q "^Incomplete: no evidence was recorded" "$T/idle.txt"
 finish

@@ -66,7 +66,7 @@ check_eq "--no-python-frames: no Python frame in any sample" 0 \
 check_eq "--no-python-frames: the session says so" "off: --no-python-frames" \
 	"$(q "SELECT value FROM session WHERE key = 'python_frames'")"
 check "--no-python-frames: explain says so under its Trace line" sh -c \
-	"'$B/ingero-analyze' explain '$DB' | sed -n 2p | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
+	"'$B/ingero-analyze' explain --verbose --width 1000 '$DB' | sed -n 2p | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
 
 GP=tests/helpers/python_gaps.py
 BUILD=$(marker_line "$GP" BUILD)
@@ -81,7 +81,7 @@ for try in 1 2 3; do
 		"$PWD/$B/fakecuda/libcudart.so.13" 160 >/dev/null 2>"$T/err.txt"
 	rc=$?
 	[ $rc -ne 0 ] && worst=$rc
-	"$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>&1
+	"$B/ingero-analyze" explain --verbose --width 1000 "$DB" >"$T/explain.txt" 2>&1
 	runq=$("$B/ingero-analyze" explain --json "$DB" 2>/dev/null | python3 -c '
 import json, sys
 g = json.load(sys.stdin)["gaps"]

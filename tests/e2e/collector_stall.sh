@@ -27,7 +27,7 @@ pid=$(sed -n 's/^pid=//p' "$T/out.txt")
 check_ge "its first calls are stored" "$(q "SELECT count(*) FROM cuda_calls WHERE pid = ${pid:-0}")" 100
 check_eq "its losses are marked unknown" 1 \
 	"$(q "SELECT count FROM losses WHERE source = 'preload_counts_unknown' AND pid = ${pid:-0}")"
-"$B/ingero-analyze" explain "$DB" >"$T/explain.txt" 2>&1
+"$B/ingero-analyze" explain --verbose --width 1000 "$DB" >"$T/explain.txt" 2>&1
 check "explain lists it among the losses" grep -q 'preload_counts_unknown' "$T/explain.txt"
 
 # the same program with its collector running all along: counts arrive, nothing unknown

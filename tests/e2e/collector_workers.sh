@@ -60,5 +60,5 @@ child=$(q "SELECT pid FROM processes WHERE ppid = $parent LIMIT 1")
 check_eq "outliving worker: losses has preload_after_owner_exit = 1 for it" 1 \
 	"$(q "SELECT count FROM losses WHERE source = 'preload_after_owner_exit' AND pid = ${child:-0}")"
 check "outliving worker: explain lists it" sh -c \
-	"'$B/ingero-analyze' explain '$DB' | grep -q '^Lost while tracing.* preload_after_owner_exit 1'"
+	"'$B/ingero-analyze' explain --verbose --width 400 '$DB' | grep -q '^Lost while tracing.* preload_after_owner_exit 1'"
 finish

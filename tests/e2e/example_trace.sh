@@ -11,7 +11,7 @@ trap 'rm -rf "$T"' EXIT
 check_eq "explain exits 0 on the real trace" 0 $?
 check "text names the HIGH chain" grep -q '^\[HIGH\] GPU idle' "$T/explain.txt"
 check "text shows the 4 workers with their share of main's waiting" \
-	test "$(grep -c 'worker .*share of main' "$T/explain.txt")" -eq 4
+	test "$(grep -cE '^ +worker +[0-9]+ .* [0-9]+%$' "$T/explain.txt")" -eq 4
 "$B/ingero-analyze" explain --json "$DB" >"$T/explain.json"
 check_eq "explain --json exits 0" 0 $?
 python3 - "$T/explain.json" >"$T/cmp.txt" 2>&1 <<'PY'

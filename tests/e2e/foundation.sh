@@ -58,7 +58,7 @@ check_eq "workers are the main process's children" 4 "$(q "SELECT count(*) FROM 
 check_ge "BPF programs' runs counted" "$(q "SELECT value FROM session WHERE key = 'bpf_runs'")" \
 	"$(q "SELECT count(*) FROM off_cpu")"
 check_ge "BPF programs' run time stored" "$(q "SELECT value FROM session WHERE key = 'bpf_run_ns'")" 1
-"$B/ingero-analyze" stats "$DB" >"$T/stats.txt"
+"$B/ingero-analyze" stats --width 400 "$DB" >"$T/stats.txt"
 check "stats says what the BPF programs cost" \
 	grep -q "^Tracer's BPF programs: .* in [0-9,]* runs, [0-9.]*% of one CPU over the .* traced$" "$T/stats.txt"
 

@@ -41,7 +41,7 @@ INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" --no-bpf -q -o "$T/cap.db" 
 check_eq "collector run" 0 $?
 check_eq "table capture: the two windows' starts and stops" "1|0|1|0" \
 	"$(sqlite3 "$T/cap.db" 'SELECT recording FROM capture ORDER BY t_ns' | tr '\n' '|' | sed 's/|$//')"
-"$B/ingero-analyze" stats "$T/cap.db" >"$T/cap.stats" 2>&1
+"$B/ingero-analyze" stats --width 400 "$T/cap.db" >"$T/cap.stats" 2>&1
 check "stats says the windows" grep -q "^Captured (cudaProfilerStart/Stop): 2 windows, .* recorded, from .* to " "$T/cap.stats"
 "$B/ingero-analyze" explain --json "$T/cap.db" >"$T/cap.json" 2>&1
 check "explain reads the span from the first start to the last stop" python3 - "$T/cap.json" "$T/cap.db" <<'PYEOF'
@@ -54,7 +54,7 @@ assert c["windows"] == 2 and c["applied"] and not c["open"], c
 assert c["first_rel_ns"] == first - t0 and c["last_rel_ns"] == last - t0, (c, first - t0, last - t0)
 assert 0 < c["recorded_ns"] < last - first, c
 PYEOF
-"$B/ingero-analyze" stats --from 0 "$T/cap.db" >"$T/cap.stats2" 2>&1
+"$B/ingero-analyze" stats --width 400 --from 0 "$T/cap.db" >"$T/cap.stats2" 2>&1
 check "a window asked for wins" grep -q "read in the window asked instead" "$T/cap.stats2"
 
 # the time between windows is left out of the analysis (it holds nothing
@@ -64,7 +64,7 @@ check "a window asked for wins" grep -q "read in the window asked instead" "$T/c
 INGERO_CAPTURE=cudaProfilerApi PRELOAD_CALLS_NAP_MS=500 "$B/ingero-collector" --no-bpf -q -o "$T/gap.db" -- \
 	"$B/tests/preload_calls" capture 9 >/dev/null 2>&1
 check_eq "collector run with a pause between windows" 0 $?
-"$B/ingero-analyze" explain "$T/gap.db" >"$T/gap.txt" 2>&1
+"$B/ingero-analyze" explain --width 400 "$T/gap.db" >"$T/gap.txt" 2>&1
 check "explain says the time between windows is left out" \
 	grep -q "^Captured (cudaProfilerStart/Stop): 2 windows, .* between windows left out" "$T/gap.txt"
 "$B/ingero-analyze" explain --json "$T/gap.db" >"$T/gap.json" 2>&1
@@ -102,7 +102,7 @@ if is_root; then
 	check_ge "BPF time by mode: switches while paused" "$(kv bpf_runs.on_switch.paused)" 50
 	check "BPF time by mode: the modes' sum within the whole ($(kv bpf_run_ns.recording) + $(kv bpf_run_ns.paused) of $(kv bpf_run_ns))" \
 		test $(($(kv bpf_run_ns.recording) + $(kv bpf_run_ns.paused))) -le "$(kv bpf_run_ns)"
-	"$B/ingero-analyze" stats "$T/bpf.db" >"$T/bpf.stats" 2>&1
+	"$B/ingero-analyze" stats --verbose --width 400 "$T/bpf.db" >"$T/bpf.stats" 2>&1
 	check "stats: the programs' time while recording and while paused" \
 		sh -c "grep -q '^  while recording .* of one CPU over ' '$T/bpf.stats' && grep -q '^  while paused ' '$T/bpf.stats'"
 	check_eq "stats: a program listed once, not once per mode" 0 "$(grep -c '^  on_[a-z_]*\.\(recording\|paused\) ' "$T/bpf.stats")"

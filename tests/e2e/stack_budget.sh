@@ -34,7 +34,7 @@ check_eq "1 ppm: every call without its stack is flagged withheld" "$total" "$((
 check_eq "no call has both a stack and the withheld flag" 0 \
 	"$(q "SELECT count(*) FROM cuda_calls WHERE flags & 16 AND stack_id IS NOT NULL AND stack_id != 0")"
 
-"$B/ingero-analyze" stats "$DB" >"$T/stats.txt" 2>&1
+"$B/ingero-analyze" stats --verbose --width 400 "$DB" >"$T/stats.txt" 2>&1
 check "stats: one line gives stacks and withheld ones" \
 	grep -q "^Call stacks: [0-9,]* of [0-9,]* calls; [0-9,]* more were due and withheld by the stack-time budget" "$T/stats.txt"
 "$B/ingero-analyze" stats --json "$DB" >"$T/stats.json" 2>&1
@@ -65,7 +65,7 @@ check_eq "no limit: every sync has its stack" \
 	"$(q "SELECT count(*) FROM cuda_calls c JOIN apis a ON a.id = c.api WHERE a.name = 'cudaStreamSynchronize'")" \
 	"$(q "SELECT count(*) FROM cuda_calls c JOIN apis a ON a.id = c.api WHERE a.name = 'cudaStreamSynchronize' AND stack_id != 0")"
 check_eq "no limit: none withheld" 0 "$(q "SELECT count(*) FROM cuda_calls WHERE flags & 16")"
-"$B/ingero-analyze" stats "$DB" >"$T/stats2.txt" 2>&1
+"$B/ingero-analyze" stats --verbose --width 400 "$DB" >"$T/stats2.txt" 2>&1
 check "stats: no withheld clause when none was withheld" \
 	sh -c "grep '^Call stacks: ' '$T/stats2.txt' | grep -qv withheld"
 finish

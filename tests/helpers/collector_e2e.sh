@@ -35,6 +35,6 @@ explain_run() {
 	FAKECUDA_KERNEL_US=$_kus "$B/ingero-collector" -o "$DB" --sample-hz "$_hz" -- python3 "$_script" \
 		"$PWD/$B/fakecuda/libcudart.so.13" "$@" >/dev/null 2>"$T/err.txt"
 	check_eq "$_name: collector and workload exit 0" 0 $?
-	"$B/ingero-analyze" explain "$DB" >"$T/$_name.txt" 2>&1
+	"$B/ingero-analyze" explain --verbose --width 1000 "$DB" >"$T/$_name.txt" 2>&1
 	"$B/ingero-analyze" explain --json "$DB" >"$T/$_name.json" 2>&1
 }

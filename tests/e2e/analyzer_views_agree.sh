@@ -1,0 +1,117 @@
+#!/bin/sh
+# analyzer_views_agree.sh — one story, told the same everywhere (issue 39):
+# on every corpus trace (tests/corpus/), each view of ingero-analyze says
+# the same headline figures in the same words — the line explain prints
+# first (GPU idle of the steady state), the window's line and the trace's
+# line, from explain --json's "figures" (render/headline.h):
+#   explain, stats, per-process (text and --json), the HTML report, the
+#   Perfetto export's metadata, the MCP server's get_gpu_idle and
+#   get_causal_chains, and the gate's GPU-idle check (its bounds);
+# within explain: the verdict and the gaps finding quote the same range,
+# the main thread's steady state sums to the steady state, and every line
+# fits 100 columns.  CORPUS=DIR reads another folder, ONLY=ERE picks traces.
+. "$(dirname "$0")/../lib.sh"
+CORPUS=${CORPUS:-tests/corpus}
+ONLY=${ONLY:-.}
+A=$B/ingero-analyze
+command -v python3 >/dev/null || { skip "views agree: python3 missing"; finish; }
+T=$(tmpdir)
+trap 'rm -rf "$T"' EXIT
+
+for x in "$CORPUS"/*.db.xz; do
+	n=$(basename "$x" .db.xz)
+	echo "$n" | grep -Eq -- "$ONLY" || continue
+	db=$T/$n.db
+	sh tests/corpus/unpack.sh "$x" "$db" || { nok "$n: unpack"; continue; }
+	nice "$A" explain --json --compact "$db" >"$T/explain.json" 2>"$T/err" &&
+		nice "$A" explain "$db" >"$T/explain80.txt" &&
+		nice "$A" explain --width 10000 "$db" >"$T/explain.txt" &&
+		nice "$A" stats --width 10000 "$db" >"$T/stats.txt" &&
+		nice "$A" stats --json --compact "$db" >"$T/stats.json" &&
+		nice "$A" per-process --width 10000 "$db" >"$T/pp.txt" &&
+		nice "$A" per-process --json --compact "$db" >"$T/pp.json" &&
+		nice "$A" report --html -o "$T/report.html" "$db" &&
+		nice "$A" export --format perfetto -o "$T/perfetto.json" "$db" &&
+		nice "$A" gate --verbose "$db" "$db" >"$T/gate.txt" 2>&1
+	rc=$?
+	check_eq "$n: every view runs" 0 "$rc"
+	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$db"; continue; }
+	python3 - "$A" "$db" "$T" "$n" <<'EOF'
+import html, json, re, subprocess, sys
+A, db, T, n = sys.argv[1:5]
+def ok(cond, what, extra=""):
+    print(("ok - " if cond else "not ok - ") + f"{n}: {what}" + ("" if cond or not extra else f" ({extra})"), flush=True)
+ex = json.load(open(f"{T}/explain.json"))
+fig = ex["figures"]
+lines = [fig["trace_line"], fig["headline"]] + ([fig["window_line"]] if fig["window_line"] else [])
+for view in ("explain", "stats", "pp"):
+    text = open(f"{T}/{view}.txt").read().splitlines()
+    missing = [l for l in lines if l not in text]
+    ok(not missing, f"{view} prints the headline lines of explain --json", missing[:1])
+for view in ("stats", "pp"):
+    j = json.load(open(f"{T}/{view}.json"))
+    ok(j.get("figures") == fig, f"{view} --json carries explain's figures")
+page = open(f"{T}/report.html").read()
+def by_id(i):
+    m = re.search(rf"id='{i}'>([^<]*)<", page)
+    return html.unescape(m.group(1)) if m else None
+ok(by_id("headline") == fig["headline"], "the HTML report's headline", by_id("headline"))
+ok(by_id("trace") == fig["trace_line"], "the HTML report's trace line", by_id("trace"))
+ok(by_id("window") == (fig["window_line"] or None), "the HTML report's window line", by_id("window"))
+od = json.load(open(f"{T}/perfetto.json"))["otherData"]
+ok((od.get("headline"), od.get("window_line"), od.get("trace_line")) == (fig["headline"], fig["window_line"],
+   fig["trace_line"]), "the Perfetto export's metadata", od.get("headline"))
+msgs = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_gpu_idle"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_causal_chains"}}]
+p = subprocess.run([A, "mcp", db], input="".join(json.dumps(m) + "\n" for m in msgs).encode(), capture_output=True,
+                   timeout=300)
+r = {x.get("id"): x for x in map(json.loads, p.stdout.decode().splitlines())}
+for i, tool in ((1, "get_gpu_idle"), (2, "get_causal_chains")):
+    res = r.get(i, {}).get("result", {})
+    sc = res.get("structuredContent") or {}
+    ok(sc.get("figures") == fig, f"MCP {tool}: explain's figures")
+    said = " ".join(c.get("text", "") for c in res.get("content", []) if c.get("type") == "text")
+    ok(fig["headline"] in said, f"MCP {tool}: its summary quotes the headline", said[:160])
+# the gate's GPU-idle check (issue 41: the steady state's, "about N%" where the estimate is
+# there, else the bounds): the headline's figures
+gi = fig["gpu_idle_steady_pct"]
+gate = open(f"{T}/gate.txt").read()
+row = [l for l in gate.splitlines() if "GPU idle" in l and "steady state" in l]
+if gi["text"] is not None and row:
+    m = re.search(r"about (\d+)%", row[0])
+    if m:
+        said = re.search(r"about (\d+)%", gi["text"])   # as the headline prints it
+        est = int(said.group(1)) if said else ex["gpu_idle_pct"].get("estimate_from_timed_work", {}).get("steady")
+        exact = said is not None
+        ok(est is not None and abs(int(m.group(1)) - round(est)) <= (0 if exact else 1),
+           "the gate's GPU-idle check shows the headline's estimate", (row[0].strip()[:90], gi["text"]))
+    else:
+        b = re.match(r"(\d+)(?:-(\d+))?%", gi["text"])
+        want = "%s-%s%%" % (b.group(1), b.group(2) or b.group(1))
+        ok(want in row[0], "the gate's GPU-idle check shows the headline's bounds", (want, row[0].strip()[:90]))
+elif gi["text"] is not None:
+    ok(False, "the gate has a GPU-idle check", gate[-300:])
+# inside explain: the same range in the verdict and the gaps finding
+rng = re.search(r"GPU idle (\d+(?:-\d+)?%(?: \(about \d+%\))?) of the steady state", fig["headline"])
+if rng:
+    v = ex["verdict"]["text"]
+    ok(ex["verdict"]["state"] in ("none", "unknown") or rng.group(1) in v, "the verdict quotes the headline's range",
+       v[:120])
+    for c in ex["chains"]:
+        if c["kind"].startswith("gaps_"):
+            ok(c["summary"].startswith("GPU idle " + rng.group(1) + " of the steady state"),
+               "the gaps finding quotes the headline's range", c["summary"][:100])
+m = fig["main_thread_steady_ns"]
+if m:
+    s = sum(m.values())
+    ok(abs(s - fig["steady_ns"]) <= 0.01 * fig["steady_ns"], "the main thread's parts sum to the steady state",
+       (s, fig["steady_ns"]))
+wide = [l for l in open(f"{T}/explain80.txt").read().splitlines() if len(l) > 100]
+ok(not wide, "explain fits 100 columns", wide[:1])
+EOF
+	rm -f "$db"
+done
+finish
