@@ -20,7 +20,9 @@ static int any_of(const char *s, const char *const *v)
 
 enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 {
-	static const char *const gc[] = { "gc_collect_main", "gc_collect_region", "gc_collect_impl", "gc_collect_with_callback",
+	/* _Py_RunGC: 3.12's collection from the eval breaker, exported where
+	 * the static collector functions under it are stripped (Debian's) */
+	static const char *const gc[] = { "_Py_RunGC", "PyGC_Collect", "_PyGC_CollectNoFail", "gc_collect_main", "gc_collect_region", "gc_collect_impl", "gc_collect_with_callback",
 					  "_PyGC_Collect", "_PyObject_GC_Link", "deduce_unreachable", "move_unreachable",
 					  "subtract_refs", "visit_decref", "visit_reachable", "update_refs", "gc_collect_full",
 					  "gc_collect_young", "gc_collect_increment", NULL };
@@ -29,6 +31,11 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 					     "__munmap", "munmap", "__mmap", "mmap64", "mmap", "__madvise", "madvise",
 					     "cfree", "_int_realloc", "tcache_*", "_int_free_*", NULL };
 	static const char *const fill[] = { "__memset_*", "memset", NULL };
+	/* torch.tensor(list): the type of every element inferred, then each stored */
+	static const char *const pyconvert[] = { "torch::utils::(anonymous namespace)::internal_new_from_data*",
+						 "torch::utils::(anonymous namespace)::recursive_store*",
+						 "torch::utils::(anonymous namespace)::infer_scalar_type*",
+						 "torch::utils::store_scalar*", NULL };
 	static const char *const copy[] = { "__memmove_*", "__memcpy_*", "memcpy", "memmove", "__mempcpy_*", NULL };
 	static const char *const spin[] = { "gomp_barrier_wait*", "gomp_team_barrier_wait*", "do_spin", "do_wait",
 					    "gomp_simple_barrier_wait", "__kmp_*", "blas_thread_server", "exec_blas",
@@ -41,6 +48,8 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 		return IA_MECH_GC;
 	if (module && strstr(module, "_pickle"))
 		return IA_MECH_PICKLE;
+	if (any_of(sym, pyconvert))
+		return IA_MECH_PYCONVERT;
 	if (any_of(sym, fill))
 		return IA_MECH_FILL;
 	if (any_of(sym, copy))
@@ -62,10 +71,55 @@ enum ia_mech ia_python_frame_mech(const char *file, const char *func)
 		return IA_MECH_IMPORT;
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
+	/* multiprocessing's Queue.get: on a CPU there it is unpickling what it
+	 * received (_ForkingPickler.loads; blocked time is not sampled) */
+	if (func && (!strcmp(func, "get") || !strcmp(func, "Queue.get")) && !strcmp(base, "queues.py") &&
+	    strstr(file, "multiprocessing/"))
+		return IA_MECH_PICKLE;
 	if (!strcmp(base, "pickle.py") || !strcmp(base, "reduction.py") ||
 	    (func && (!strcmp(func, "_load") || !strcmp(func, "load")) && strstr(file, "torch/serialization.py")))
 		return IA_MECH_PICKLE;
 	return IA_MECH_NONE;
+}
+
+enum ia_mech ia_kernel_frame_mech(const char *sym)
+{
+	/* innermost first: a file-backed fault is the page cache's before it is
+	 * a fault; munmap and madvise give memory back (the allocator's side) */
+	static const char *const cache[] = { "filemap_fault", "filemap_map_pages", "filemap_read", "filemap_get_pages",
+					     "page_cache_ra_*", "page_cache_sync_ra", "page_cache_async_ra", NULL };
+	static const char *const unmap[] = { "__x64_sys_munmap", "__vm_munmap", "do_vmi_munmap", "do_vmi_align_munmap",
+					     "unmap_region", "unmap_vmas", "zap_pte_range", "zap_pmd_range",
+					     "unmap_page_range", "free_pgtables", "tlb_finish_mmu", "__x64_sys_madvise",
+					     "__x64_sys_brk", "do_madvise", NULL };
+	static const char *const fault[] = { "do_anonymous_page", "do_huge_pmd_anonymous_page", "clear_page_*",
+					     "clear_huge_page", "folio_zero_user", "alloc_anon_folio", "vma_alloc_folio*",
+					     "handle_mm_fault", "__handle_mm_fault", "do_user_addr_fault", "exc_page_fault",
+					     "asm_exc_page_fault", NULL };
+	if (!sym)
+		return IA_MECH_NONE;
+	if (any_of(sym, cache))
+		return IA_MECH_PAGECACHE;
+	if (any_of(sym, unmap))
+		return IA_MECH_ALLOC;
+	if (any_of(sym, fault))
+		return IA_MECH_FAULT;
+	return IA_MECH_NONE;
+}
+
+enum ia_mech ia_mech_family(enum ia_mech m)
+{
+	if (m == IA_MECH_ALLOC || m == IA_MECH_FILL || m == IA_MECH_FAULT)
+		return IA_MECH_FAULT;
+	if (m == IA_MECH_PICKLE || m == IA_MECH_PYCONVERT)
+		return IA_MECH_PICKLE;
+	return m;
+}
+
+const char *ia_mech_family_name(enum ia_mech family)
+{
+	return family == IA_MECH_FAULT ? "fresh memory" : family == IA_MECH_PICKLE ? "Python objects as batch data"
+		: ia_mech_name(family);
 }
 
 const char *ia_mech_name(enum ia_mech m)
@@ -79,6 +133,9 @@ const char *ia_mech_name(enum ia_mech m)
 	case IA_MECH_IMPORT: return "importing modules";
 	case IA_MECH_SPIN: return "OpenMP/BLAS threads spinning at a barrier";
 	case IA_MECH_LOCK: return "waiting on a lock";
+	case IA_MECH_FAULT: return "page faults (the kernel mapping in and zeroing fresh memory on first touch)";
+	case IA_MECH_PAGECACHE: return "reading files through the page cache";
+	case IA_MECH_PYCONVERT: return "torch.tensor converting Python lists element by element";
 	default: return "";
 	}
 }
@@ -92,6 +149,7 @@ const char *ia_mech_fix(enum ia_mech m)
 		       "gc.disable() with a gc.collect() every N steps";
 	case IA_MECH_ALLOC:
 	case IA_MECH_FILL:
+	case IA_MECH_FAULT:
 		return "Reuse buffers instead of allocating a fresh large one each step (allocate once before the loop, "
 		       "fill it in place; for host batches, a preallocated pinned buffer): a new allocation is "
 		       "faulted in and zeroed page by page, and freed large blocks go back to the kernel";
@@ -99,8 +157,11 @@ const char *ia_mech_fix(enum ia_mech m)
 		return "Copy less: hand tensors over without copying (views, torch.from_numpy, shared memory), "
 		       "or make the copies larger and fewer";
 	case IA_MECH_PICKLE:
-		return "Avoid pickling batches between processes: tensors in shared memory (torch.multiprocessing "
-		       "shares their storage), or a DataLoader whose workers return tensors";
+	case IA_MECH_PYCONVERT:
+		return "Make batches tensors or numpy arrays where they are built (the Dataset, the collate_fn or "
+		       "the producer), not Python lists or objects: those cross processes pickled and unpickled element by "
+		       "element, and torch.tensor converts a list element by element; tensors cross in shared memory "
+		       "(torch.multiprocessing), and torch.from_numpy wraps an array without a copy";
 	case IA_MECH_SPIN:
 		return "Fewer CPU threads per process (torch.set_num_threads, OMP_NUM_THREADS) so their spin-waits do "
 		       "not take the CPUs the loop needs; OMP_WAIT_POLICY=passive";

@@ -6,8 +6,9 @@
  * The fix depends on the mechanism (gc.freeze(), reuse a buffer, shared
  * memory, fewer threads), not on the line that happened to run it.  Each
  * is recognised by the frames CPython, glibc, libgomp and OpenBLAS name
- * alike on every machine; the innermost native frame that matches decides,
- * else a Python frame.
+ * alike on every machine; the innermost frame that matches decides, the
+ * kernel's first (a page fault inside a memset is the fault), then the
+ * native ones, then Python's.
  */
 #ifndef IA_MECHANISMS_H
 #define IA_MECHANISMS_H
@@ -22,11 +23,26 @@ enum ia_mech {
 	IA_MECH_IMPORT,     /* importing modules */
 	IA_MECH_SPIN,       /* OpenMP / BLAS threads spinning or waiting at a barrier */
 	IA_MECH_LOCK,       /* lock waits and spinning */
+	IA_MECH_FAULT,      /* the kernel faulting in (and zeroing) fresh anonymous pages */
+	IA_MECH_PAGECACHE,  /* file data through the page cache (a file-backed fault, a read copy) */
+	IA_MECH_PYCONVERT,  /* torch.tensor over Python lists: element by element */
 	IA_MECH_N
 };
 
 enum ia_mech ia_native_frame_mech(const char *sym, const char *module);
 enum ia_mech ia_python_frame_mech(const char *file, const char *func);
+/* A kernel frame of an on-CPU sample (the samples carry the kernel's
+ * stack): page faults of new memory, unmapping (the allocator's), the page
+ * cache; IA_MECH_NONE for the rest (a system call's own work). */
+enum ia_mech ia_kernel_frame_mech(const char *sym);
+/* The mechanisms whose fix is the same are one family, named by its first:
+ * fresh memory (the allocator, filling new memory, faulting it in: reuse
+ * the buffer) is IA_MECH_FAULT's; Python objects as batch data (pickling
+ * them between processes, converting lists to tensors: build tensors or
+ * arrays instead) IA_MECH_PICKLE's; every other mechanism its own. */
+enum ia_mech ia_mech_family(enum ia_mech m);
+/* "fresh memory", "Python objects as batch data", else ia_mech_name(m) */
+const char *ia_mech_family_name(enum ia_mech family);
 /* "CPython's cyclic garbage collector", ... */
 const char *ia_mech_name(enum ia_mech m);
 /* The fix that fits the mechanism; NULL where the line's own fix is the one. */

@@ -24,7 +24,7 @@ struct entry {
 	 * own code (user) inside the fetch (the __getitem__ line) */
 	int fetching, worker_loop, user_in_fetch;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
-	int mech;                /* enum ia_mech: the innermost native frame that names one, else a Python frame */
+	int mech;                /* enum ia_mech (see the end of lookup) */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
 
@@ -89,6 +89,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	memset(e, 0, sizeof *e);
 	char native[512] = "";
 	int nn = 0, leaf_in_cpython = 0;
+	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	sqlite3_reset(n->q);
 	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
 	int rc;
@@ -108,9 +109,14 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
 		if (why > e->why)
 			e->why = why;
-		if (!e->mech)   /* rows: kernel, native, python, each innermost first */
-			e->mech = !strcmp(kind, "native") ? ia_native_frame_mech(sym, (const char *)sqlite3_column_text(n->q, 5))
-				: !strcmp(kind, "python") ? ia_python_frame_mech(file, sym) : IA_MECH_NONE;
+		/* rows: kernel, native, python, each innermost first: the innermost
+		 * frame of each kind that names a mechanism */
+		if (!strcmp(kind, "kernel") && !kmech)
+			kmech = ia_kernel_frame_mech(sym);
+		else if (!strcmp(kind, "native") && !nmech)
+			nmech = ia_native_frame_mech(sym, (const char *)sqlite3_column_text(n->q, 5));
+		else if (!strcmp(kind, "python") && !pmech)
+			pmech = ia_python_frame_mech(file, sym);
 		e->hints |= !strcmp(kind, "python") ? ia_python_frame_hints(file, sym)
 			  : !strcmp(kind, "native") ? ia_native_frame_hints(sym) : 0;
 		/* rows come innermost first: the last library <module> frame is
@@ -162,6 +168,12 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	}
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
+	/* the kernel's first (a fault inside a memset is the fault); a Python
+	 * frame that says pickling or importing names the memcpy and malloc
+	 * under it; else the native frames', else Python's */
+	e->mech = kmech ? kmech
+		: (pmech == IA_MECH_PICKLE || pmech == IA_MECH_IMPORT) && nmech != IA_MECH_GC ? pmech
+		: nmech ? nmech : pmech;
 	if (nn)
 		e->native = strdup(native);
 	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);

@@ -237,9 +237,10 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
 		 "of gaps between CUDA calls.",
 		 ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
-	if (v->stk_main[0])
+	if (v->stk_main[0]) {
 		ia_addf(c->root_cause, sizeof c->root_cause, " Where that CPU time went (sampled): %s.", v->stk_main);
-	else
+		ia_gap_mech_cause(c, v);
+	} else
 		ia_addf(c->root_cause, sizeof c->root_cause, " (No on-CPU samples in the gaps: where it went is unknown.)");
 	if (coll)
 		ia_addf(c->root_cause, sizeof c->root_cause,

@@ -9,7 +9,7 @@ class DS(Dataset):
     def __len__(self): return 6 * 64
     def __getitem__(self, i):
         x = torch.empty(1 << 22)
-        for c in range(0, 1 << 22, 1 << 14): x[c:c + (1 << 14)] = float(i)   # ITEM
+        for c in range(0, 1 << 22, 1 << 10): x[c:c + (1 << 10)] = float(i)   # ITEM
         return x
 if __name__ == "__main__":
     dl = DataLoader(DS(), batch_size=64, num_workers=2)

@@ -1,0 +1,79 @@
+/*
+ * chain_gaps_mech.c — the host time in the gaps named by its mechanism
+ * (load/mechanisms.h), not only by its line: where the main thread's
+ * samples in the gaps are mostly page faults of fresh memory, the
+ * allocator, CPython's garbage collector or unpickling, the fix is the
+ * mechanism's (reuse the buffer, gc.freeze(), shared memory), whatever
+ * line happened to run it.  Page faults and fresh memory come with the
+ * pages the main process allocated in the gaps (page_allocs), the kernel's
+ * own count.
+ */
+#include "rules/chain_gaps.h"
+
+#include "base/util.h"
+#include "load/mechanisms.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MECH_SHARE 0.25        /* of the main thread's samples in the gaps: the mechanism is named */
+#define MECH_MIN_SAMPLES 20    /* fewer: no share is worth a sentence */
+#define PAGE_BYTES 4096.0
+
+/* Pages the main process allocated inside the gaps. */
+static uint64_t gap_pages(const struct gap_view *v)
+{
+	const struct ia_analysis *a = v->a;
+	const struct ia_gaps *g = v->g;
+	if (a->pp.main < 0 || !a->ev.pages)
+		return 0;
+	uint32_t pi = a->pp.p[a->pp.main].proc;
+	if (pi >= a->ev.npages)
+		return 0;
+	uint64_t n = 0;
+	for (size_t i = 0; i < g->n; i++)
+		n += ia_series_sum(&a->ev.pages[pi], g->g[i].start, g->g[i].end);
+	return n;
+}
+
+int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	uint64_t all = 0, fam[IA_MECH_N] = { 0 };
+	for (int m = 0; m < IA_MECH_N; m++) {
+		all += g->mech_main[m];
+		if (m != IA_MECH_NONE)
+			fam[ia_mech_family((enum ia_mech)m)] += g->mech_main[m];
+	}
+	if (all < MECH_MIN_SAMPLES)
+		return 0;
+	/* mechanisms with one fix are weighed together (a family) */
+	int best = IA_MECH_NONE;
+	for (int m = 1; m < IA_MECH_N; m++)
+		if (fam[m] > fam[best] && ia_mech_fix((enum ia_mech)m))
+			best = m;
+	if (best == IA_MECH_NONE || (double)fam[best] < MECH_SHARE * (double)all)
+		return 0;
+	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples are %s", ia_pct(fam[best], all),
+		ia_mech_family_name((enum ia_mech)best));
+	int members = 0;
+	for (int m = 1; m < IA_MECH_N; m++)
+		members += (int)ia_mech_family((enum ia_mech)m) == best && g->mech_main[m];
+	if (members > 1 || ia_mech_family_name((enum ia_mech)best) != ia_mech_name((enum ia_mech)best)) {
+		const char *sep = ": ";
+		for (int m = 1; m < IA_MECH_N; m++)
+			if ((int)ia_mech_family((enum ia_mech)m) == best && g->mech_main[m]) {
+				ia_addf(c->root_cause, sizeof c->root_cause, "%s%s %.0f%%", sep, ia_mech_name((enum ia_mech)m),
+					ia_pct(g->mech_main[m], all));
+				sep = ", ";
+			}
+	}
+	uint64_t pages = best == IA_MECH_FAULT ? gap_pages(v) : 0;
+	if (pages && g->total_ns)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			"; the process allocated %.0fk pages in the gaps (%.1f GB/s of new memory while the GPU waited)",
+			(double)pages / 1e3, (double)pages * PAGE_BYTES / (double)g->total_ns);
+	ia_addf(c->root_cause, sizeof c->root_cause, ".");
+	ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)best));
+	return 1;
+}

@@ -1,0 +1,74 @@
+/*
+ * test_analyzer_mechanisms.c — frames to mechanisms (analyzer/load/
+ * mechanisms.c): kernel frames of page faults, unmapping and the page
+ * cache; CPython's collector by its exported entry points; torch.tensor
+ * over lists; multiprocessing's Queue.get as unpickling; the families that
+ * share one fix; and no loose substring match (a user's "collect").
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/load/mechanisms.h"
+
+#include <string.h>
+
+static void kernel_frames(void **state)
+{
+	(void)state;
+	assert_int_equal(ia_kernel_frame_mech("clear_page_erms"), IA_MECH_FAULT);
+	assert_int_equal(ia_kernel_frame_mech("do_anonymous_page"), IA_MECH_FAULT);
+	assert_int_equal(ia_kernel_frame_mech("asm_exc_page_fault"), IA_MECH_FAULT);
+	assert_int_equal(ia_kernel_frame_mech("filemap_fault"), IA_MECH_PAGECACHE);
+	assert_int_equal(ia_kernel_frame_mech("__x64_sys_munmap"), IA_MECH_ALLOC);
+	assert_int_equal(ia_kernel_frame_mech("zap_pte_range"), IA_MECH_ALLOC);
+	assert_int_equal(ia_kernel_frame_mech("__x64_sys_ioctl"), IA_MECH_NONE);
+	assert_int_equal(ia_kernel_frame_mech("clear_page_rep"), IA_MECH_FAULT);
+	assert_int_equal(ia_kernel_frame_mech(NULL), IA_MECH_NONE);
+}
+
+static void native_and_python_frames(void **state)
+{
+	(void)state;
+	assert_int_equal(ia_native_frame_mech("PyGC_Collect", "/usr/bin/python3.12"), IA_MECH_GC);
+	assert_int_equal(ia_native_frame_mech("_Py_RunGC", "/usr/bin/python3.12"), IA_MECH_GC);
+	assert_int_equal(ia_native_frame_mech("collect", "/home/u/libmine.so"), IA_MECH_NONE);
+	assert_int_equal(ia_native_frame_mech("torch::utils::(anonymous namespace)::recursive_store(char*, long) "
+					      "[clone .isra.0]", "libtorch_python.so"), IA_MECH_PYCONVERT);
+	assert_int_equal(ia_native_frame_mech("torch::utils::tensor_ctor(c10::DispatchKey)", "libtorch_python.so"),
+			 IA_MECH_NONE);   /* the constructor of a tensor from a tensor or an array too */
+	assert_int_equal(ia_native_frame_mech("__memset_avx2_unaligned_erms", "libc.so.6"), IA_MECH_FILL);
+	assert_int_equal(ia_python_frame_mech("/usr/lib/python3.12/multiprocessing/queues.py", "Queue.get"),
+			 IA_MECH_PICKLE);
+	assert_int_equal(ia_python_frame_mech("/usr/lib/python3.12/multiprocessing/queues.py", "Queue.put"),
+			 IA_MECH_NONE);
+	assert_int_equal(ia_python_frame_mech("/home/u/queues.py", "get"), IA_MECH_NONE);   /* not multiprocessing's */
+}
+
+static void families_share_a_fix(void **state)
+{
+	(void)state;
+	assert_int_equal(ia_mech_family(IA_MECH_ALLOC), IA_MECH_FAULT);
+	assert_int_equal(ia_mech_family(IA_MECH_FILL), IA_MECH_FAULT);
+	assert_int_equal(ia_mech_family(IA_MECH_FAULT), IA_MECH_FAULT);
+	assert_int_equal(ia_mech_family(IA_MECH_PYCONVERT), IA_MECH_PICKLE);
+	assert_int_equal(ia_mech_family(IA_MECH_GC), IA_MECH_GC);
+	assert_string_equal(ia_mech_fix(IA_MECH_ALLOC), ia_mech_fix(IA_MECH_FAULT));
+	assert_string_equal(ia_mech_fix(IA_MECH_PYCONVERT), ia_mech_fix(IA_MECH_PICKLE));
+	assert_non_null(strstr(ia_mech_fix(IA_MECH_GC), "gc.freeze()"));
+	assert_string_equal(ia_mech_family_name(IA_MECH_FAULT), "fresh memory");
+	assert_null(ia_mech_fix(IA_MECH_PAGECACHE));   /* the line's own fix */
+	for (int m = 1; m < IA_MECH_N; m++)
+		assert_true(ia_mech_name((enum ia_mech)m)[0] != 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kernel_frames),
+		cmocka_unit_test(native_and_python_frames),
+		cmocka_unit_test(families_share_a_fix),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
