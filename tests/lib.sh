@@ -34,6 +34,24 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # with "# MARK " before a comment's rest) — where a test expects a finding
 marker_line() { grep -n "# $2\( \|\$\)" "$1" | cut -d: -f1; }
 finish() { exit $_failed; }
+# each_parallel SCRIPT ITEM...: `sh SCRIPT --one ITEM` for every item, JOBS
+# at a time (default 2: make check runs one program at a time, and the
+# corpus tests are most of its time), their outputs printed whole in the
+# items' order; a "not ok" line (or a non-zero exit) in any fails this test
+each_parallel() {
+	_s=$1; shift
+	_d=$(mktemp -d "${TMPDIR:-/tmp}/ingero-par.XXXXXX")
+	_i=0
+	for _x in "$@"; do _i=$((_i + 1)); printf '%05d %s\n' "$_i" "$_x"; done |
+		_D=$_d xargs -P "${JOBS:-2}" -L 1 sh -c 'sh "$0" --one "$2" >"$_D/$1" 2>&1 || echo "exit $?" >"$_D/$1.rc"' "$_s"
+	for _f in "$_d"/[0-9]*; do
+		[ -f "$_f" ] || continue
+		case $_f in *.rc) nok "$(basename "$_s"): one part exited non-zero ($(cat "$_f"))"; continue ;; esac
+		cat "$_f"
+		grep -q '^not ok' "$_f" && _failed=1
+	done
+	rm -rf "$_d"
+}
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
 # python3, then every CPython 3.10-3.13 that pyenv has (the versions whose
 # frames the tool reads)

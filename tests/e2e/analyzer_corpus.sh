@@ -131,18 +131,15 @@ check_one() { # NAME EXPECT JSON
 	done
 }
 
-found=0
-for e in "$CORPUS"/*.expect; do
-	[ -f "$e" ] || continue
+one() { # one NAME.expect against its trace, in its own $T
+	e=$1
 	n=$(basename "$e" .expect)
-	echo "$n" | grep -Eq -- "$ONLY" || continue
-	found=$((found + 1))
 	db=$T/$n.db
 	if [ -f "$CORPUS/$n.db.xz" ]; then sh tests/corpus/unpack.sh "$CORPUS/$n.db.xz" "$db"
 	elif [ -f "$CORPUS/$n.db" ]; then cp "$CORPUS/$n.db" "$db"
-	else nok "$n: no trace $CORPUS/$n.db.xz"; continue; fi
+	else nok "$n: no trace $CORPUS/$n.db.xz"; return; fi
 	if ! "$A" explain --json "$db" >"$T/$n.json" 2>"$T/$n.err"; then
-		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$db"; continue
+		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$db"; return
 	fi
 	ok "$n: explain --json"
 	# every trace: a phase (one-time or per epoch) never outranks a steady-state
@@ -168,6 +165,13 @@ for e in "$CORPUS"/*.expect; do
 			awk -v w="$w" 'BEGIN { exit !(w <= 5) }'
 	fi
 	rm -f "$db"
+}
+if [ "${1:-}" = --one ]; then one "$2"; exit 0; fi
+# the traces two at a time (each_parallel, lib.sh)
+set --
+for e in "$CORPUS"/*.expect; do
+	[ -f "$e" ] && echo "$(basename "$e" .expect)" | grep -Eq -- "$ONLY" && set -- "$@" "$e"
 done
-check_ge "corpus: traces with expectations" "$found" 1
+check_ge "corpus: traces with expectations" "$#" 1
+each_parallel "$0" "$@"
 finish
