@@ -166,6 +166,33 @@ double ia_gate_noise2(struct ia_gate_fig b, struct ia_gate_fig c)
 	return sqrt(b.noise * b.noise + c.noise * c.noise);
 }
 
+double ia_gate_idle_noise(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+			  struct ia_gate_fig b, struct ia_gate_fig c)
+{
+	double n = ia_gate_noise2(b, c);
+	return base->nruns < 2 && n < cfg->one_run_idle_pts ? cfg->one_run_idle_pts : n;
+}
+
+double ia_gate_throughput_noise(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+				struct ia_gate_fig b, struct ia_gate_fig c)
+{
+	double n = ia_gate_noise2(b, c), floor = b.v * cfg->one_run_throughput_pct / 100;
+	return base->nruns < 2 && n < floor ? floor : n;
+}
+
+const char *ia_gate_noise_source(const struct ia_gate_config *cfg, const struct ia_gate_summary *base, int idle,
+				 char *buf, size_t n)
+{
+	if (base->nruns > 1)
+		snprintf(buf, n, " (spread of runs)");
+	else if (idle ? cfg->one_run_idle_pts > 0 : cfg->one_run_throughput_pct > 0)
+		snprintf(buf, n, " (one-run baseline: at least +-%g%s between runs)",
+			 idle ? cfg->one_run_idle_pts : cfg->one_run_throughput_pct, idle ? " pts" : "%");
+	else
+		buf[0] = 0;
+	return buf;
+}
+
 /* How much an API's quantile moves between a baseline's runs, relative to
  * their median (0 with one run): the runs where it was called count. */
 static double run_spread(const uint64_t *q, size_t nruns)

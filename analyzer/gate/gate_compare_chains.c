@@ -330,7 +330,7 @@ int ia_gate_check_chains(const struct ia_gate_config *cfg, const struct ia_gate_
 	struct ia_gate_fig ib, ic;
 	int est;
 	ia_gate_idle_figs(base, cur, &ib, &ic, &est);
-	double idle_noise = ia_gate_noise2(ib, ic);
+	double idle_noise = ia_gate_idle_noise(cfg, base, ib, ic);
 	size_t nnew = 0;
 	/* one row per new chain identity: what a reviewer has to look at */
 	for (size_t i = 0; i < cur->nchains; i++) {

@@ -37,6 +37,17 @@ struct ia_gate_fig {
 struct ia_gate_fig ia_gate_fig_of(const struct ia_gate_summary *s, size_t off, size_t se_off, int steady_only);
 /* The noise of a change between two figures (quadrature sum). */
 double ia_gate_noise2(struct ia_gate_fig b, struct ia_gate_fig c);
+/* The noise of the steady state's GPU idle (points) and throughput (per
+ * second, of the baseline's value bv) between the two sides: both runs'
+ * noises added, and at least the config's one-run floor where the baseline
+ * is a single run (its spread between runs is not known). */
+double ia_gate_idle_noise(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+			  struct ia_gate_fig b, struct ia_gate_fig c);
+double ia_gate_throughput_noise(const struct ia_gate_config *cfg, const struct ia_gate_summary *base,
+				struct ia_gate_fig b, struct ia_gate_fig c);
+/* " (one-run baseline: at least +-7 pts between runs)" or " (spread of runs)" */
+const char *ia_gate_noise_source(const struct ia_gate_config *cfg, const struct ia_gate_summary *base, int idle,
+				 char *buf, size_t n);
 /* Median and spread of n values (see above; v is sorted in place). */
 struct ia_gate_fig ia_gate_fig_values(double *v, size_t n);
 

@@ -153,10 +153,12 @@ int ia_gate_check_idle(const struct ia_gate_config *cfg, const struct ia_gate_su
 		snprintf(k->baseline, sizeof k->baseline, "%.0f-%.0f%%", b.v, bh.v);
 		snprintf(k->current, sizeof k->current, "%.0f-%.0f%%", c.v, ch.v);
 	}
-	double d = c.v - b.v, dh = ch.v - bh.v, noise = ia_gate_noise2(b, c), need = cfg->noise_multiple * noise;
+	double d = c.v - b.v, dh = ch.v - bh.v, noise = ia_gate_idle_noise(cfg, base, b, c);
+	double need = cfg->noise_multiple * noise;
+	char src[80];
 	snprintf(k->change, sizeof k->change, est ? "%+.0f pts" : "%+.0f/%+.0f pts", d, dh);
 	snprintf(k->evidence, sizeof k->evidence, "%s; noise +-%.1f pts%s", est ? "estimate" : "both bounds",
-		 noise, base->nruns > 1 ? " (spread of runs)" : "");
+		 noise, ia_gate_noise_source(cfg, base, 1, src, sizeof src));
 	if (!enough) {
 		not_enough(r, k);
 		return 0;
@@ -194,6 +196,8 @@ int ia_gate_steps_held(const struct ia_gate_config *cfg, const struct ia_gate_su
 	throughput_figs(base, cur, &b, &c);
 	if (!b.n || !c.n || b.v <= 0 || c.v <= 0)
 		return -1;
+	/* the runs' own noise, not the one-run floor: a call that got slower
+	 * by its own test while the steps fell beyond their noise is judged */
 	return b.v - c.v <= cfg->noise_multiple * ia_gate_noise2(b, c);
 }
 
@@ -217,9 +221,10 @@ int ia_gate_check_throughput(const struct ia_gate_config *cfg, const struct ia_g
 		ia_gate_set(r, k, IA_GATE_SKIP);
 		return 0;
 	}
-	double ratio = c.v / b.v, noise = ia_gate_noise2(b, c), need = cfg->noise_multiple * noise;
+	double ratio = c.v / b.v, noise = ia_gate_throughput_noise(cfg, base, b, c), need = cfg->noise_multiple * noise;
+	char src[80];
 	ia_gate_fmt_change(k->change, sizeof k->change, ratio);
-	snprintf(k->evidence, sizeof k->evidence, "noise +-%.3g/s%s", noise, base->nruns > 1 ? " (spread of runs)" : "");
+	snprintf(k->evidence, sizeof k->evidence, "noise +-%.3g/s%s", noise, ia_gate_noise_source(cfg, base, 0, src, sizeof src));
 	if (!enough) {
 		not_enough(r, k);
 		return 0;

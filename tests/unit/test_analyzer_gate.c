@@ -532,11 +532,47 @@ static void test_noise_and_hairs_pass(void **state)
 	compare(&b, 1, &c, 2, &r);
 	assert_int_not_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
 	ia_gate_result_free(&r);
-	/* the same +15 pts from steady runs fails */
+	/* the same +15 pts from steady runs: a one-run baseline does not know
+	 * how runs differ (the H200's A/A: one loader run of ten 15 pts less
+	 * idle), so it is within the one-run floor (7 pts, 3x: 21) and says so */
 	b.idle_se = c.idle_se = 1;
+	compare(&b, 1, &c, 2, &r);
+	const struct ia_gate_check *g = find_check(&r, "GPU idle of the steady state");
+	assert_int_not_equal(g->verdict, IA_GATE_FAIL);
+	assert_non_null(strstr(g->evidence, "one-run baseline: at least +-7 pts between runs"));
+	ia_gate_result_free(&r);
+	/* +25 pts passes the floor too: fails */
+	c.idle = 35;
 	compare(&b, 1, &c, 2, &r);
 	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
 	ia_gate_result_free(&r);
+	/* and +15 pts fails where the floor is turned off, or the baseline has
+	 * several steady runs (their own spread is the noise) */
+	c.idle = 25;
+	struct ia_gate_config cfg;
+	struct ia_gate_summary base, cur, in[3];
+	char err[256];
+	ia_gate_config_defaults(&cfg);
+	assert_int_equal(ia_gate_config_set(&cfg, "one_run_noise_idle_pts", "off", err, sizeof err), 0);
+	make_run(&base, &b, 1);
+	make_run(&cur, &c, 2);
+	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r), 0);
+	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+	ia_gate_summary_free(&base);
+	ia_gate_config_free(&cfg);
+	ia_gate_config_defaults(&cfg);
+	for (int i = 0; i < 3; i++)
+		make_run(&in[i], &b, 10 + (uint64_t)i);
+	assert_int_equal(ia_gate_summary_merge(&base, in, 3, 10000, err, sizeof err), 0);
+	assert_int_equal(ia_gate_compare(&cfg, &base, &cur, &r), 0);
+	assert_int_equal(find_check(&r, "GPU idle of the steady state")->verdict, IA_GATE_FAIL);
+	ia_gate_result_free(&r);
+	ia_gate_summary_free(&base);
+	ia_gate_summary_free(&cur);
+	for (int i = 0; i < 3; i++)
+		ia_gate_summary_free(&in[i]);
+	ia_gate_config_free(&cfg);
 }
 
 static void test_short_steady_state_warns(void **state)
