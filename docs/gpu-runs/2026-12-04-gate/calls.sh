@@ -29,9 +29,10 @@
 #
 # Each trace is summarised at once by the bundle's own gate (`ingero-gate --save-baseline
 # RUN.db -o RUN.json`, max_samples 5000): the JSON judges exactly like its report.db, and 34 of
-# them are a few MB where the traces would be hundreds.  Order: the loader's ten runs and its
-# three regressions, the healthy loop's ten and its regression, then the launches' ten; a run
-# is not started after LIMIT seconds (default 470), so what ran always comes back.
+# them are a few MB where the traces would be hundreds.  Order: the launches' ten, the healthy
+# loop's ten (NH) and its regression, then the loader's ten and its three regressions (PARTS
+# picks workloads); a run is not started after LIMIT seconds (default 470), so what ran always
+# comes back.
 #
 # What it leaves under $OUT (4 files):
 #   log.txt            one line per run (exit status, the program's own last line: steps, wall
@@ -91,13 +92,22 @@ explain() {
 say "issue 41 gate runs: N=$N LIMIT=$LIMIT $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tee -a "$LOG"
 
-for i in $(seq 1 "$N"); do trace "loader_$i" gate_loader; done
-trace loader_workers0 gate_loader --workers 0
-trace loader_nopin gate_loader --no-pin
-trace loader_heavy gate_loader --heavy
-for i in $(seq 1 "$N"); do trace "healthy_$i" gate_healthy; done
-trace healthy_item gate_healthy --item
-for i in $(seq 1 "$N"); do trace "launches_$i" gate_launches; done
+# PARTS: which workloads (the twenty-ninth session ran "launches healthy" with NH=3: the two
+# the twenty-eighth's time did not reach)
+PARTS=${PARTS:-loader healthy launches}
+NH=${NH:-$N}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+if want launches; then for i in $(seq 1 "$N"); do trace "launches_$i" gate_launches; done; fi
+if want healthy; then
+	for i in $(seq 1 "$NH"); do trace "healthy_$i" gate_healthy; done
+	trace healthy_item gate_healthy --item
+fi
+if want loader; then
+	for i in $(seq 1 "$N"); do trace "loader_$i" gate_loader; done
+	trace loader_workers0 gate_loader --workers 0
+	trace loader_nopin gate_loader --no-pin
+	trace loader_heavy gate_loader --heavy
+fi
 say "traced in $(elapsed)s"
 
 for n in loader_1 healthy_1 launches_1 loader_workers0 loader_nopin loader_heavy healthy_item; do explain "$n"; done
