@@ -8,7 +8,8 @@
  * In a CPython process (an entry in py_procs, filled by
  * collector/python.c) the record also carries the thread's Python frames:
  * each frame's code object and instruction (pointer, or f_lasti on 3.10),
- * innermost first, named later in user space.
+ * innermost first, named later in user space; and whether the thread is
+ * the one running the cyclic garbage collector (py_gc).
  */
 #ifndef INGERO_BPF_SAMPLES_H
 #define INGERO_BPF_SAMPLES_H
@@ -29,6 +30,11 @@ struct py_proc {
 	__s32 fr_owner;            /* -1: no owner byte (3.10) */
 	__u32 instr_is_int;        /* 3.10: f_lasti, an int */
 	__u32 skip_owner;          /* owner value of entry shims (3.12+), else 256 */
+	/* the garbage collector running in the sampled thread: the
+	 * interpreter's gc.collecting, and the GIL's last holder, in _PyRuntime
+	 * (3.10, 3.11) or in the interpreter (3.12+); -1: not known */
+	__s32 gc_collecting, gil_holder_rt, gil_holder_interp;
+	__u32 pad;
 };
 
 struct py_frame {
@@ -52,7 +58,9 @@ struct sample_event {
 	__u32 py_status;   /* enum py_status */
 	struct py_frame py[INGERO_PY_DEPTH];
 	__u32 chance;      /* EV_BLOCK: the chance the block had of a stack, in 2^-32 units (block.bpf.h) */
-	__u32 pad;
+	__u32 py_gc;       /* 1: the thread runs CPython's cyclic garbage collector (its
+			    * interpreter's gc.collecting is set and it holds the GIL);
+			    * named as an innermost Python frame "<gc>" */
 };
 
 enum py_status {

@@ -172,6 +172,9 @@ static void push_map(struct tracer *t, uint32_t pid, const struct pyproc *p, uin
 		.fr_owner = p->L.fr_owner,
 		.instr_is_int = p->L.minor <= 10,
 		.skip_owner = p->L.minor >= 12 ? INGERO_PY_OWNED_BY_CSTACK : 256,
+		.gc_collecting = p->L.gc_collecting,
+		.gil_holder_rt = p->L.gil_holder_rt,
+		.gil_holder_interp = p->L.gil_holder_interp,
 	};
 	bpf_map__update_elem(t->samples->maps.py_procs, &pid, sizeof pid, &v, sizeof v, BPF_ANY);
 }

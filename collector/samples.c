@@ -24,6 +24,7 @@
 
 #include "bpf/samples.skel.h"
 #include "../bpf/samples.h"
+#include "ingero/python_layout.h"
 #include "python.h"
 #include "store.h"
 #include "symbolize.h"
@@ -212,7 +213,7 @@ static uint64_t leaf_caller(struct tracer *t, const struct sample_event *e)
 static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint64_t *uips, int nu,
 			 const uint64_t *kips, int nk, const struct frame_row *py, int npy)
 {
-	struct frame_row f[2 * INGERO_STACK_DEPTH + 1 + INGERO_PY_DEPTH];
+	struct frame_row f[2 * INGERO_STACK_DEPTH + 1 + INGERO_PY_DEPTH + 1];
 	int n = 0;
 
 	for (int i = 0; i < nk; i++, n++) {
@@ -240,7 +241,7 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 {
 	const struct sample_event *e = data;
 	uint64_t uips[INGERO_STACK_DEPTH + 1], caller, h = 0xcbf29ce484222325ull;
-	struct frame_row py[INGERO_PY_DEPTH];
+	struct frame_row py[INGERO_PY_DEPTH + 1];
 	int nu, nk, npy = 0;
 	struct sample_row r;
 
@@ -250,8 +251,17 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 		python_seen(t, e->pid);
 	if (e->py_status == PY_READ_FAILED || e->py_status == PY_AMBIGUOUS)
 		store_loss_add(t->store, "sample_python_frames", e->pid, 1);
-	if (e->n_py)
-		npy = python_rows(t, e->pid, e->py, e->n_py < INGERO_PY_DEPTH ? (int)e->n_py : INGERO_PY_DEPTH, py);
+	/* the garbage collector, running in this thread: an innermost Python
+	 * frame of its own (docs/schema.md, stack_frames) */
+	if (e->py_gc == 1)
+		py[npy++] = (struct frame_row){ .kind = "python", .depth = 0, .ip = 0, .symbol = INGERO_PY_GC_FUNC,
+						.file = INGERO_PY_GC_FILE, .line = -1 };
+	if (e->n_py) {
+		npy += python_rows(t, e->pid, e->py, e->n_py < INGERO_PY_DEPTH ? (int)e->n_py : INGERO_PY_DEPTH,
+				   py + npy);
+		for (int i = 0; i < npy; i++)
+			py[i].depth = (uint32_t)i;
+	}
 	nu = e->n_user < INGERO_STACK_DEPTH ? (int)e->n_user : INGERO_STACK_DEPTH;
 	nk = e->n_kernel < INGERO_STACK_DEPTH ? (int)e->n_kernel : INGERO_STACK_DEPTH;
 	memcpy(uips, e->user, nu * sizeof(*uips));

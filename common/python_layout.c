@@ -12,22 +12,26 @@ static const struct ingero_py_layout layouts[] = {
 	  .ts_frame = 24, .cf_current = -1, .fr_code = 32, .fr_prev = 24, .fr_instr = 96, .fr_owner = -1,
 	  .co_firsttraceable = -1, .co_bytecode = -1, .co_filename = 104, .co_name = 112,
 	  .co_firstlineno = 40, .co_linetable = 120, .str_ascii = 48, .str_compact = 72, .str_utf8 = 56,
-	  .str_utf8_len = 48 },
+	  .str_utf8_len = 48,
+	  .gc_collecting = 816, .gil_holder_rt = 360, .gil_holder_interp = -1 },
 	{ .minor = 11, .rt_interp_main = 48, .interp_threads_head = 16, .ts_next = 8, .ts_thread_id = 152,
 	  .ts_frame = 56, .cf_current = 8, .fr_code = 32, .fr_prev = 48, .fr_instr = 56, .fr_owner = 69,
 	  .co_firsttraceable = 168, .co_bytecode = 184, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 72, .co_linetable = 136, .str_ascii = 48, .str_compact = 72, .str_utf8 = 56,
-	  .str_utf8_len = 48 },
+	  .str_utf8_len = 48,
+	  .gc_collecting = 848, .gil_holder_rt = 368, .gil_holder_interp = -1 },
 	{ .minor = 12, .rt_interp_main = 48, .interp_threads_head = 72, .ts_next = 8, .ts_thread_id = 136,
 	  .ts_frame = 56, .cf_current = 0, .fr_code = 0, .fr_prev = 8, .fr_instr = 56, .fr_owner = 70,
 	  .co_firsttraceable = 176, .co_bytecode = 192, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 68, .co_linetable = 136, .str_ascii = 40, .str_compact = 56, .str_utf8 = 48,
-	  .str_utf8_len = 40 },
+	  .str_utf8_len = 40,
+	  .gc_collecting = 312, .gil_holder_rt = -1, .gil_holder_interp = 1048 },
 	{ .minor = 13, .rt_interp_main = 640, .interp_threads_head = 7344, .ts_next = 8, .ts_thread_id = 152,
 	  .ts_frame = 72, .cf_current = -1, .fr_code = 0, .fr_prev = 8, .fr_instr = 56, .fr_owner = 70,
 	  .co_firsttraceable = 184, .co_bytecode = 200, .co_filename = 112, .co_name = 128,
 	  .co_firstlineno = 68, .co_linetable = 136, .str_ascii = 40, .str_compact = 56, .str_utf8 = 48,
-	  .str_utf8_len = 40 },
+	  .str_utf8_len = 40,
+	  .gc_collecting = 7600, .gil_holder_rt = -1, .gil_holder_interp = 7760 },
 };
 
 const struct ingero_py_layout *ingero_py_layout(int minor)
@@ -38,7 +42,8 @@ const struct ingero_py_layout *ingero_py_layout(int minor)
 	return NULL;
 }
 
-/* positions of the fields we need inside 3.13's _Py_DebugOffsets */
+/* positions of the fields we need inside 3.13's _Py_DebugOffsets (scripts/python-layout
+ * prints those of the garbage collector and the GIL: dbg_*) */
 static uint64_t dbg_u64(const uint8_t *dbg, size_t at)
 {
 	uint64_t v;
@@ -78,6 +83,15 @@ int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, siz
 		memcpy((char *)out + map[i].field, &v32, sizeof v32);
 	}
 	out->rt_interp_main += 8;   /* struct pyinterpreters { mutex; head; main; ... } in 3.10-3.13 */
+	/* the collector's flag: interpreter → gc, gc → collecting; the GIL's
+	 * holder: interpreter → _gil.last_holder.  Offsets that do not look
+	 * like ones leave them unknown (no sample said to be collecting). */
+	uint64_t gc = dbg_u64(dbg, 80), gc_size = dbg_u64(dbg, 568), coll = dbg_u64(dbg, 576);
+	uint64_t holder = dbg_u64(dbg, 144);
+	int sane = gc && gc < 65536 && gc_size && gc_size < 65536 && coll + 4 <= gc_size && holder && holder < 65536;
+	out->gc_collecting = sane ? (int32_t)(gc + coll) : -1;
+	out->gil_holder_rt = -1;
+	out->gil_holder_interp = sane ? (int32_t)holder : -1;
 	return 0;
 }
 

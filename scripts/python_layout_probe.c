@@ -55,6 +55,23 @@ int main(void) {
 	P("str_utf8", offsetof(PyCompactUnicodeObject, utf8));
 	P("str_utf8_len", offsetof(PyCompactUnicodeObject, utf8_length));
 	P("str_state", offsetof(PyASCIIObject, state));
+	/* the garbage collector's flag, and the GIL's last holder (a thread
+	 * state): in _PyRuntime up to 3.11, in each interpreter from 3.12 (the
+	 * main interpreter's ceval.gil points at its own _gil) */
+	P("gc_collecting", offsetof(PyInterpreterState, gc.collecting));
+#if PY_MINOR_VERSION <= 11
+	P("gil_holder_rt", offsetof(_PyRuntimeState, ceval.gil.last_holder));
+#else
+	P("gil_holder_interp", offsetof(PyInterpreterState, _gil.last_holder));
+#endif
+#if PY_MINOR_VERSION >= 13
+	/* where _Py_DebugOffsets keeps them (common/python_layout.c) */
+	P("dbg_interp_gc", offsetof(_Py_DebugOffsets, interpreter_state.gc));
+	P("dbg_gil_holder", offsetof(_Py_DebugOffsets, interpreter_state.gil_runtime_state_holder));
+	P("dbg_gc_size", offsetof(_Py_DebugOffsets, gc.size));
+	P("dbg_gc_collecting", offsetof(_Py_DebugOffsets, gc.collecting));
+	P("dbg_bytes", sizeof(_Py_DebugOffsets));
+#endif
 	P("bytes_data", offsetof(PyBytesObject, ob_sval));
 	return 0;
 }

@@ -63,10 +63,19 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 	return IA_MECH_NONE;
 }
 
+int ia_is_gc_frame(const char *file, const char *func)
+{
+	return file && func && !strcmp(file, "<gc>") && !strcmp(func, "garbage collection");
+}
+
 enum ia_mech ia_python_frame_mech(const char *file, const char *func)
 {
 	if (!file)
 		return IA_MECH_NONE;
+	/* the collector's frame for a sample of the thread running the
+	 * collector (docs/schema.md, stack_frames): whatever CPython's symbols */
+	if (ia_is_gc_frame(file, func))
+		return IA_MECH_GC;
 	if (strstr(file, "<frozen importlib._bootstrap"))
 		return IA_MECH_IMPORT;
 	const char *base = strrchr(file, '/');

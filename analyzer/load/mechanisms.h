@@ -8,7 +8,9 @@
  * is recognised by the frames CPython, glibc, libgomp and OpenBLAS name
  * alike on every machine; the innermost frame that matches decides, the
  * kernel's first (a page fault inside a memset is the fault), then the
- * native ones, then Python's.
+ * native ones, then Python's — except the collector's own frame for a
+ * thread CPython says is collecting ("<gc>"), which names the collector
+ * whatever runs under it.
  */
 #ifndef IA_MECHANISMS_H
 #define IA_MECHANISMS_H
@@ -31,6 +33,10 @@ enum ia_mech {
 
 enum ia_mech ia_native_frame_mech(const char *sym, const char *module);
 enum ia_mech ia_python_frame_mech(const char *file, const char *func);
+/* The Python frame the collector gives a sample of a thread that runs the
+ * cyclic garbage collector ("<gc>", "garbage collection": docs/schema.md),
+ * not a line of code; it names IA_MECH_GC over any other frame. */
+int ia_is_gc_frame(const char *file, const char *func);
 /* A kernel frame of an on-CPU sample (the samples carry the kernel's
  * stack): page faults of new memory, unmapping (the allocator's), the page
  * cache; IA_MECH_NONE for the rest (a system call's own work). */

@@ -88,7 +88,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	struct entry *e = &n->e[n->n];
 	memset(e, 0, sizeof *e);
 	char native[512] = "";
-	int nn = 0, leaf_in_cpython = 0;
+	int nn = 0, leaf_in_cpython = 0, gc = 0;
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	sqlite3_reset(n->q);
 	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
@@ -125,6 +125,10 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		    ia_is_library_file(file)) {
 			free(e->module);
 			e->module = strdup(file);
+		}
+		if (!strcmp(kind, "python") && ia_is_gc_frame(file, sym)) {
+			gc = 1;   /* not a line: the lines are the frames under it */
+			continue;
 		}
 		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
 			char buf[600];
@@ -168,10 +172,12 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	}
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
-	/* the kernel's first (a fault inside a memset is the fault); a Python
+	/* the sampler's "<gc>" frame first (the interpreter said this thread
+	 * collects: a free or a fault under it is the collection's); then the
+	 * kernel's (a fault inside a memset is the fault); a Python
 	 * frame that says pickling or importing names the memcpy and malloc
 	 * under it; else the native frames', else Python's */
-	e->mech = kmech ? kmech
+	e->mech = gc ? IA_MECH_GC : kmech ? kmech
 		: (pmech == IA_MECH_PICKLE || pmech == IA_MECH_IMPORT) && nmech != IA_MECH_GC ? pmech
 		: nmech ? nmech : pmech;
 	if (nn)

@@ -34,6 +34,15 @@ struct ingero_py_layout {
 	uint32_t co_firstlineno, co_linetable;
 	uint32_t str_ascii, str_compact;  /* character data of compact ASCII / other strings */
 	uint32_t str_utf8, str_utf8_len;  /* a non-ASCII string's cached UTF-8, if any */
+	/* Whether a thread is running the cyclic garbage collector: the
+	 * interpreter's gc.collecting (int) is set, and the GIL's last holder
+	 * (a thread state pointer) is that thread's state.  The GIL is in
+	 * _PyRuntime up to 3.11 (gil_holder_rt), in each interpreter from
+	 * 3.12 (gil_holder_interp: the main interpreter's own _gil).  -1: not
+	 * known (then no sample is said to be in the collector). */
+	int32_t gc_collecting;            /* interpreter → gc.collecting */
+	int32_t gil_holder_rt;            /* _PyRuntime → ceval.gil.last_holder (3.10, 3.11) */
+	int32_t gil_holder_interp;        /* interpreter → _gil.last_holder (3.12+) */
 };
 
 /* Fixed in 3.10-3.13: ob_type, a variable-size object's length
@@ -45,13 +54,18 @@ struct ingero_py_layout {
 /* The frame owner that marks an entry shim, not Python code (3.12+). */
 #define INGERO_PY_OWNED_BY_CSTACK 3
 
+/* The Python frame a sample of a thread running the cyclic garbage
+ * collector gets, innermost (stack_frames: kind 'python', no line). */
+#define INGERO_PY_GC_FILE "<gc>"
+#define INGERO_PY_GC_FUNC "garbage collection"
+
 /* NULL for a version we do not know. */
 const struct ingero_py_layout *ingero_py_layout(int minor);
 
 /* 3.13+: `dbg` holds the first bytes of _PyRuntime (_Py_DebugOffsets);
  * fills *out from them (and from the table for what they do not carry).
  * 0 on success, -1 when the cookie or version does not match. */
-#define INGERO_PY_DEBUG_BYTES 352
+#define INGERO_PY_DEBUG_BYTES 584   /* sizeof(_Py_DebugOffsets) in 3.13 */
 int ingero_py_layout_debug(struct ingero_py_layout *out, const uint8_t *dbg, size_t len);
 
 /* The line of the instruction at byte offset `off` of the bytecode, from a

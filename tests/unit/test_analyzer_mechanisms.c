@@ -44,6 +44,12 @@ static void native_and_python_frames(void **state)
 	assert_int_equal(ia_python_frame_mech("/usr/lib/python3.12/multiprocessing/queues.py", "Queue.put"),
 			 IA_MECH_NONE);
 	assert_int_equal(ia_python_frame_mech("/home/u/queues.py", "get"), IA_MECH_NONE);   /* not multiprocessing's */
+	/* the collector's frame for a thread CPython says is collecting (docs/schema.md) */
+	assert_int_equal(ia_python_frame_mech("<gc>", "garbage collection"), IA_MECH_GC);
+	assert_true(ia_is_gc_frame("<gc>", "garbage collection"));
+	assert_false(ia_is_gc_frame("<gc>", "f"));   /* code compiled under that name */
+	assert_false(ia_is_gc_frame(NULL, "garbage collection"));
+	assert_int_equal(ia_python_frame_mech("<gc>", "f"), IA_MECH_NONE);
 }
 
 static void families_share_a_fix(void **state)

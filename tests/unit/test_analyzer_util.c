@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "../../analyzer/base/json_out.h"
+#include "../../analyzer/load/mechanisms.h"
 #include "../../analyzer/load/stacks.h"
 #include "../../analyzer/base/util.h"
 
@@ -266,6 +267,16 @@ static void stack_names(void **state)
 		/* 5: Dynamo tracing, below the user's call */
 		"INSERT INTO stack_frames VALUES (5, 0, 'python', 0, 'step', NULL, 0, '/x/site-packages/torch/_dynamo/symbolic_convert.py', 900);"
 		"INSERT INTO stack_frames VALUES (5, 1, 'python', 0, 'train', NULL, 0, '/home/u/train.py', 60);"
+		/* 6: the collector's "<gc>" frame (a thread CPython says collects) over
+		 * a stripped python3.12's unnamed frames, a free and a page fault:
+		 * the collector; the lines are the frames under it */
+		"INSERT INTO stack_frames VALUES (6, 0, 'kernel', 1, 'clear_page_erms', '[kernel]', 0, NULL, NULL);"
+		"INSERT INTO stack_frames VALUES (6, 0, 'native', 1, 'free', '/lib/libc.so.6', 0, NULL, NULL);"
+		"INSERT INTO stack_frames VALUES (6, 1, 'native', 2, NULL, '/usr/bin/python3.12', 0, NULL, NULL);"
+		"INSERT INTO stack_frames VALUES (6, 0, 'python', 0, 'garbage collection', NULL, 0, '<gc>', NULL);"
+		"INSERT INTO stack_frames VALUES (6, 1, 'python', 0, 'make_batch', NULL, 0, '/home/u/train.py', 52);"
+		/* 7: a user's own code compiled as "<gc>" is code, not the collector */
+		"INSERT INTO stack_frames VALUES (7, 0, 'python', 0, 'f', NULL, 0, '<gc>', 3);"
 		/* 4: native only */
 		"INSERT INTO stack_frames VALUES (4, 0, 'native', 1, 'memcpy', '/lib/libc.so.6', 0, NULL, NULL);",
 		NULL, NULL, NULL), SQLITE_OK);
@@ -287,6 +298,14 @@ static void stack_names(void **state)
 	assert_string_equal(ia_stack_source(n, 5), "/home/u/train.py:60");
 	assert_false(ia_stack_compiling(n, 1));
 	assert_false(ia_stack_compiling(n, 4));
+	assert_int_equal(ia_stack_mech(n, 6), IA_MECH_GC);
+	assert_string_equal(ia_stack_python(n, 6), "/home/u/train.py:52");
+	assert_string_equal(ia_stack_python_func(n, 6), "make_batch");
+	assert_string_equal(ia_stack_user_python(n, 6), "/home/u/train.py:52");
+	assert_string_equal(ia_stack_source(n, 6), "/home/u/train.py:52");
+	assert_int_equal(ia_stack_mech(n, 7), IA_MECH_NONE);
+	assert_string_equal(ia_stack_python(n, 7), "<gc>:3");
+	assert_null(ia_stack_user_python(n, 7));
 	ia_stack_names_free(n);
 	sqlite3_close(db);
 }

@@ -77,6 +77,25 @@ static void debug_offsets(void **state)
 	assert_int_equal(L.co_bytecode, 200);
 	assert_int_equal(L.cf_current, -1);                     /* not in the offsets: from the table */
 	assert_int_equal(L.str_ascii, ingero_py_layout(13)->str_ascii);
+	/* the collector's flag and the GIL's holder: unknown while those
+	 * offsets are zeros, then interpreter → gc + gc → collecting, and
+	 * interpreter → _gil.last_holder (3.13.0's, the collector's moved) */
+	assert_int_equal(L.gc_collecting, -1);
+	assert_int_equal(L.gil_holder_interp, -1);
+	assert_int_equal(L.gil_holder_rt, -1);
+	put64(d, 80, 80);      /* interpreter_state.gc */
+	put64(d, 144, 7760);   /* interpreter_state.gil_runtime_state_holder */
+	put64(d, 568, 352);    /* gc.size */
+	put64(d, 576, 24);     /* gc.collecting */
+	assert_int_equal(ingero_py_layout_debug(&L, d, sizeof d), 0);
+	assert_int_equal(L.gc_collecting, 80 + 24);
+	assert_int_equal(L.gil_holder_interp, 7760);
+	assert_int_equal(L.gil_holder_rt, -1);
+	put64(d, 576, 352);    /* not inside the gc state */
+	assert_int_equal(ingero_py_layout_debug(&L, d, sizeof d), 0);
+	assert_int_equal(L.gc_collecting, -1);
+	assert_int_equal(L.gil_holder_interp, -1);
+	put64(d, 576, 24);
 	assert_int_equal(ingero_py_layout_debug(&L, d, sizeof d - 1), -1);
 	put64(d, 8, 0x030E00F0);   /* 3.14: its _Py_DebugOffsets differ */
 	assert_int_equal(ingero_py_layout_debug(&L, d, sizeof d), -1);
@@ -90,6 +109,17 @@ static void debug_offsets(void **state)
 	assert_null(ingero_py_layout(14));
 	assert_int_equal(ingero_py_layout(10)->cf_current, -1);
 	assert_int_equal(ingero_py_layout(11)->cf_current, 8);
+	/* scripts/python-layout: the collector's flag in the interpreter; the
+	 * GIL's last holder in _PyRuntime up to 3.11, in the interpreter after */
+	static const struct { int minor; int32_t gc, rt, interp; } gil[] = {
+		{ 10, 816, 360, -1 }, { 11, 848, 368, -1 }, { 12, 312, -1, 1048 }, { 13, 7600, -1, 7760 },
+	};
+	for (size_t i = 0; i < sizeof gil / sizeof gil[0]; i++) {
+		const struct ingero_py_layout *G = ingero_py_layout(gil[i].minor);
+		assert_int_equal(G->gc_collecting, gil[i].gc);
+		assert_int_equal(G->gil_holder_rt, gil[i].rt);
+		assert_int_equal(G->gil_holder_interp, gil[i].interp);
+	}
 }
 
 /* a fake process memory: addresses BASE.. map to mem[] */
