@@ -66,7 +66,7 @@ check_eq "--no-python-frames: no Python frame in any sample" 0 \
 check_eq "--no-python-frames: the session says so" "off: --no-python-frames" \
 	"$(q "SELECT value FROM session WHERE key = 'python_frames'")"
 check "--no-python-frames: explain says so under its Trace line" sh -c \
-	"'$B/ingero-analyze' explain --verbose --width 1000 '$DB' | sed -n 2p | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
+	"'$B/ingero-analyze' explain --verbose --width 1000 '$DB' | sed -n '2,/^$/p' | grep -q '^On-CPU samples have native frames only (Python frames off: --no-python-frames)'"
 
 GP=tests/helpers/python_gaps.py
 BUILD=$(marker_line "$GP" BUILD)
