@@ -45,6 +45,7 @@
 #include "identity.h"
 #include "intake.h"
 #include "intake_internal.h"
+#include "proc_env.h"
 #include "proc_tree.h"
 #include "procs.h"
 #include "store.h"
@@ -205,6 +206,8 @@ static void store_record(struct intake *in, const struct sender *s, const struct
 		pr.start_ns = (int64_t)r->u.hello.start_ns;
 		pr.ppid = proc_tree_ppid(pid);
 		store_process(in->o.store, &pr);
+		if (!in->o.tracer)   /* no exec records to read it at (proc_env.c) */
+			proc_env_record(in->o.store, pid);
 		break;
 	case INGERO_REC_COUNTS:
 		pr.made = (int64_t)r->u.counts.made;

@@ -21,6 +21,7 @@
 #include "bpf/proc.skel.h"
 #include "../bpf/proc.h"
 #include <ingero/procfs.h>
+#include "proc_env.h"
 #include "proc_tree.h"
 #include "procs.h"
 #include "store.h"
@@ -119,6 +120,7 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 			r.cmdline = cmdline;
 		store_process(t->store, &r);
 		store_thread(t->store, e->tid, e->pid, comm);
+		proc_env_record(t->store, e->pid);
 		break;
 	case EV_EXIT: {
 		int code = e->exit_code;
@@ -177,6 +179,7 @@ static void enroll_one(struct tracer *t, struct store *st, uint32_t pid)
 	r.cmdline = cmdline[0] ? cmdline : NULL;
 	r.start_ns = procs_start_ns(pid);
 	store_process(st, &r);
+	proc_env_record(st, pid);
 
 	snprintf(path, sizeof path, "/proc/%u/task", pid);
 	if (!(d = opendir(path)))

@@ -408,6 +408,16 @@ void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t record
 	PRODUCE(s, *(struct q_capture *)vec_push(&s->pending.capture, sizeof(q), 1) = q);
 }
 
+void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_len)
+{
+	struct q_env q = { pid, kv_len, malloc(kv_len ? kv_len : 1) };
+
+	if (!q.kv)
+		abort();
+	memcpy(q.kv, kv, kv_len);
+	PRODUCE(s, *(struct q_env *)vec_push(&s->pending.env, sizeof(q), 1) = q);
+}
+
 void store_session(struct store *s, const char *key, const char *value)
 {
 	struct q_kv kv = { strdup(key), strdup(value ? value : "") };

@@ -91,6 +91,9 @@ void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu 
 /* The process asked to record (recording 1) or pause (0) at t_ns: table capture. */
 void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t recording);
 void store_session(struct store *s, const char *key, const char *value);
+/* A process's launcher variables (process_env; proc_env.h): kv holds
+ * "NAME\0VALUE\0..." (kv_len bytes), replacing what pid had. */
+void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_len);
 
 /* Losses (losses table): add to a counter, or raise it to at least `value`. */
 void store_loss_add(struct store *s, const char *source, uint32_t pid, uint64_t delta);

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ingero/call_block.h"
 #include "store_internal.h"
@@ -46,6 +47,8 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_GPU] = "INSERT INTO gpu_marks(pid,stream,recorded_ns,done_ns,flags) VALUES(?,?,?,?,?)",
 	[ST_CAPTURE] = "INSERT INTO capture(pid,t_ns,recording) VALUES(?,?,?)",
 	[ST_BLOCK] = "INSERT INTO off_cpu_stacks(pid,tid,start_ns,stack_id,chance) VALUES(?,?,?,?,?)",
+	[ST_ENV_CLEAR] = "DELETE FROM process_env WHERE pid=?",
+	[ST_ENV] = "INSERT OR REPLACE INTO process_env(pid,key,value) VALUES(?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -350,6 +353,22 @@ void store_write_rows(struct store *s, const struct batch *b)
 		sqlite3_bind_int64(st, 2, (int64_t)c->t_ns);
 		sqlite3_bind_int64(st, 3, c->recording);
 		store_step(s, st);
+	}
+
+	for (size_t i = 0; i < b->env.n; i++) {
+		const struct q_env *e = (const struct q_env *)b->env.p + i;
+
+		sqlite3_bind_int64(s->st[ST_ENV_CLEAR], 1, e->pid);
+		store_step(s, s->st[ST_ENV_CLEAR]);
+		for (size_t o = 0; o < e->len;) {
+			const char *k = e->kv + o, *v = k + strlen(k) + 1;
+
+			o = (size_t)(v - e->kv) + strlen(v) + 1;
+			sqlite3_bind_int64(s->st[ST_ENV], 1, e->pid);
+			sqlite3_bind_text(s->st[ST_ENV], 2, k, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s->st[ST_ENV], 3, v, -1, SQLITE_STATIC);
+			store_step(s, s->st[ST_ENV]);
+		}
 	}
 
 	st = s->st[ST_SESSION];

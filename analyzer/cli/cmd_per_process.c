@@ -5,6 +5,7 @@
  */
 #include "base/json_out.h"
 #include "load/trace_status.h"
+#include "measure/ranks.h"
 #include "base/util.h"
 #include "base/wrap.h"
 #include "cli/cli.h"
@@ -31,6 +32,38 @@ static void print_text(FILE *f, const struct ia_analysis *a, int verbose, int wi
 	}
 }
 
+/* The job's ranks, when the trace has any (ranks.h): who is rank N, its
+ * children, the agent.  Nothing for a trace without launcher variables. */
+static void print_ranks(FILE *f, const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_ranks *r)
+{
+	if (!r->nranks)
+		return;
+	fprintf(f, "\nranks: %zu", r->nranks);
+	if (r->world_size >= 0)
+		fprintf(f, " of world size %d", r->world_size);
+	if (r->run_id[0])
+		fprintf(f, ", run id %s", r->run_id);
+	if (r->master[0])
+		fprintf(f, ", master %s", r->master);
+	if (r->agent >= 0)
+		fprintf(f, "; agent pid %d (%s)", t->procs[r->agent].pid, t->procs[r->agent].comm);
+	fprintf(f, "\n");
+	for (size_t k = 0; k < r->nranks; k++) {
+		const struct ia_rank *x = &r->r[k];
+		fprintf(f, "  rank %d: pid %d (%s)", x->rank, t->procs[x->proc].pid, t->procs[x->proc].comm);
+		if (x->local_rank >= 0)
+			fprintf(f, ", local rank %d", x->local_rank);
+		size_t shown = 0;
+		for (size_t i = 0; i < pp->n; i++) {
+			uint32_t p = pp->p[i].proc;
+			if (r->p[p].role != IA_RANK_CHILD || r->p[p].rank != x->rank)
+				continue;
+			fprintf(f, "%s%d", shown++ ? ", " : "; its children: ", t->procs[p].pid);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 int ia_cmd_per_process(const struct ia_cli *c)
 {
 	struct ia_trace t;
@@ -45,6 +78,13 @@ int ia_cmd_per_process(const struct ia_cli *c)
 		return IA_EXIT_ERROR;
 	}
 	const struct ia_per_process *pp = &a.pp;
+	struct ia_ranks rk;
+	if (ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		ia_analysis_free(&a);
+		ia_cli_unload(&t);
+		return IA_EXIT_ERROR;
+	}
 	int rc = IA_EXIT_OK;
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f) {
@@ -52,7 +92,13 @@ int ia_cmd_per_process(const struct ia_cli *c)
 	} else {
 		if (c->json) {
 			cJSON *root = cJSON_CreateObject();
-			cJSON_AddItemToObject(root, "processes", ia_per_process_json(&t, pp));
+			cJSON *procs = ia_per_process_json(&t, pp);
+			for (size_t i = 0; rk.nranks && i < pp->n; i++)
+				ia_ranks_json_proc(&rk, pp->p[i].proc, cJSON_GetArrayItem(procs, (int)i));
+			cJSON_AddItemToObject(root, "processes", procs);
+			cJSON *rj = ia_ranks_json(&t, &rk);
+			if (rj)
+				cJSON_AddItemToObject(root, "job", rj);
 			if (pp->main >= 0)
 				cJSON_AddNumberToObject(root, "main_pid", t.procs[pp->p[pp->main].proc].pid);
 			if (pp->main_thread != UINT32_MAX)
@@ -65,13 +111,16 @@ int ia_cmd_per_process(const struct ia_cli *c)
 			cJSON_Delete(root);
 		} else {
 			struct ia_wrap *w = ia_wrap_begin();
-			print_text(w ? ia_wrap_file(w) : f, &a, c->verbose, ia_width_for(f));
+			FILE *out = w ? ia_wrap_file(w) : f;
+			print_text(out, &a, c->verbose, ia_width_for(f));
+			print_ranks(out, &t, pp, &rk);
 			if (w && ia_display_write(f, w, ia_width_for(f), NULL) < 0)
 				rc = IA_EXIT_ERROR;
 		}
 		if (ia_cli_close_output(c, f) < 0)
 			rc = IA_EXIT_ERROR;
 	}
+	ia_ranks_free(&rk);
 	ia_analysis_free(&a);
 	ia_cli_unload(&t);
 	return rc;

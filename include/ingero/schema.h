@@ -3,8 +3,9 @@
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
  * PRAGMA user_version; the analyzer reads this version, version 6 (no
- * off_cpu.waker_tid/waker_pid: who ended a thread's sleep is not known),
- * version 5 (no off_cpu_stacks: where a thread blocked is not known), version 4 (no
+ * off_cpu.waker_tid/waker_pid: who ended a thread's sleep is not known; no
+ * process_env or collectives: no ranks, no NCCL calls), version 5 (no
+ * off_cpu_stacks: where a thread blocked is not known), version 4 (no
  * off_cpu.syscall: what a thread blocked in is not known), version 3 (no
  * capture: recorded throughout), version 2 (no
  * gpu_marks: GPU time only as estimated from host calls) and version 1
@@ -61,7 +62,14 @@
 "CREATE INDEX gpu_marks_by_time ON gpu_marks(done_ns);\n" \
 "CREATE TABLE capture(pid INTEGER NOT NULL, t_ns INTEGER NOT NULL, recording INTEGER NOT NULL);\n" \
 "CREATE TABLE losses(source TEXT NOT NULL, pid INTEGER NOT NULL DEFAULT 0,\n" \
-"  count INTEGER NOT NULL, PRIMARY KEY(source, pid)) WITHOUT ROWID;\n"
+"  count INTEGER NOT NULL, PRIMARY KEY(source, pid)) WITHOUT ROWID;\n" \
+"CREATE TABLE process_env(pid INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,\n" \
+"  PRIMARY KEY(pid, key)) WITHOUT ROWID;\n" \
+"CREATE TABLE collectives(pid INTEGER NOT NULL, tid INTEGER NOT NULL, op TEXT NOT NULL,\n" \
+"  comm INTEGER, comm_id INTEGER, seq INTEGER, rank INTEGER, nranks INTEGER, count INTEGER,\n" \
+"  dtype INTEGER, bytes INTEGER, peer INTEGER, stream INTEGER, start_ns INTEGER NOT NULL,\n" \
+"  dur_ns INTEGER NOT NULL, ret INTEGER, flags INTEGER NOT NULL DEFAULT 0);\n" \
+"CREATE INDEX collectives_by_comm ON collectives(comm_id, seq);\n"
 
 /* Well-known session keys (session.key). */
 #define INGERO_SESSION_KEYS \
