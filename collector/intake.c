@@ -176,6 +176,7 @@ static int record_ids(const struct ingero_wire_record *r, uint32_t *pid, uint32_
 	case INGERO_REC_GPU:    *pid = r->u.gpu.pid; return 1;
 	case INGERO_REC_GPU_STATS: *pid = r->u.gpu_stats.pid; return 1;
 	case INGERO_REC_CAPTURE: *pid = r->u.capture.pid; return 1;
+	case INGERO_REC_COLL:   *pid = r->u.coll.pid; *tid = r->u.coll.tid; return 1;
 	default: return 0;
 	}
 }
@@ -235,6 +236,16 @@ static void store_record(struct intake *in, const struct sender *s, const struct
 		store_capture(in->o.store, pid, r->u.capture.t_ns, r->u.capture.recording);
 		tracer_capture(in->o.tracer, pid, (int)r->u.capture.recording);
 		break;
+	case INGERO_REC_COLL: {
+		struct ingero_wire_coll c = r->u.coll;
+
+		c.pid = pid;
+		c.tid = tid;
+		store_collective(in->o.store, &c);
+		if (c.lost)
+			store_loss_max(in->o.store, INGERO_LOSS_COLL_DROPPED, pid, c.lost);
+		break;
+	}
 	case INGERO_REC_BYE:
 		if (pid == s->pid)   /* a sender's own BYE comes with its final counts */
 			ingero_map_put(&in->closed, pid, (void *)1);

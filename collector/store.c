@@ -418,6 +418,11 @@ void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_
 	PRODUCE(s, *(struct q_env *)vec_push(&s->pending.env, sizeof(q), 1) = q);
 }
 
+void store_collective(struct store *s, const struct ingero_wire_coll *c)
+{
+	PRODUCE(s, *(struct ingero_wire_coll *)vec_push(&s->pending.coll, sizeof(*c), 1) = *c);
+}
+
 void store_session(struct store *s, const char *key, const char *value)
 {
 	struct q_kv kv = { strdup(key), strdup(value ? value : "") };

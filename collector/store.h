@@ -88,6 +88,9 @@ void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name
 /* One GPU mark (gpu_marks table; pid already in the root namespace). */
 struct ingero_wire_gpu;
 void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu *g);
+/* One NCCL call (collectives; pid and tid already in the root namespace). */
+struct ingero_wire_coll;
+void store_collective(struct store *s, const struct ingero_wire_coll *c);
 /* The process asked to record (recording 1) or pause (0) at t_ns: table capture. */
 void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t recording);
 void store_session(struct store *s, const char *key, const char *value);

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "ingero/call_block.h"
+#include "ingero/wire_decode.h"
 #include "store.h"
 
 /* --- growable arrays ------------------------------------------------------------ */
@@ -39,7 +40,7 @@ struct q_env { uint32_t pid; size_t len; char *kv; };
 
 struct batch {
 	struct vec calls, offcpu, procs, threads, busy, pages, comps, samples, stacks, frames,
-		kernels, session, gpu, capture, env;
+		kernels, session, gpu, capture, env, coll;
 	uint64_t seq;       /* producer sequence number of the last row in it */
 };
 
@@ -60,7 +61,7 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_CAPTURE, ST_BLOCK, ST_ENV_CLEAR, ST_ENV, ST_BEGIN, ST_COMMIT, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_CAPTURE, ST_BLOCK, ST_ENV_CLEAR, ST_ENV, ST_COLL, ST_BEGIN, ST_COMMIT, ST_N
 };
 
 /* The checkpointer runs when this many WAL frames (pages) were added since

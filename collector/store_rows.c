@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ingero/call_block.h"
+#include "ingero/nccl.h"
 #include "store_internal.h"
 
 const char *const store_stmt_sql[ST_N] = {
@@ -49,6 +50,8 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_BLOCK] = "INSERT INTO off_cpu_stacks(pid,tid,start_ns,stack_id,chance) VALUES(?,?,?,?,?)",
 	[ST_ENV_CLEAR] = "DELETE FROM process_env WHERE pid=?",
 	[ST_ENV] = "INSERT OR REPLACE INTO process_env(pid,key,value) VALUES(?,?,?)",
+	[ST_COLL] = "INSERT INTO collectives(pid,tid,op,comm,comm_id,seq,rank,nranks,count,dtype,bytes,peer,"
+		    "stream,start_ns,dur_ns,ret,flags) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -194,6 +197,39 @@ static void write_calls(struct store *s, const struct batch *b)
 				break;
 		}
 	}
+}
+
+/* One collectives row: what the call knew, NULL for what it did not (a -1
+ * rank, an unknown communicator); bytes from the count and the type
+ * (ncclReduceScatter's send buffer: count x nranks). */
+static void bind_collective(struct store *s, sqlite3_stmt *st, const struct ingero_wire_coll *c)
+{
+	int kind = ingero_nccl_kind(c->op);
+	int data = kind == INGERO_NCCL_COLLECTIVE || kind == INGERO_NCCL_P2P;
+	unsigned esz = ingero_nccl_dtype_bytes(c->dtype);
+	uint64_t bytes = c->count * esz;
+	int known_comm = !(c->flags & INGERO_COLL_NO_COMM_SLOT) && kind != INGERO_NCCL_GROUP;
+
+	if (c->op == INGERO_NCCL_REDUCE_SCATTER && c->nranks > 0)
+		bytes *= (uint64_t)c->nranks;
+	sqlite3_bind_int64(st, 1, c->pid);
+	sqlite3_bind_int64(st, 2, c->tid);
+	sqlite3_bind_text(st, 3, ingero_nccl_name(c->op), -1, SQLITE_STATIC);
+	bind_i64_or_null(st, 4, (int64_t)c->comm, c->comm != 0);
+	bind_i64_or_null(st, 5, (int64_t)c->comm_id, known_comm && c->comm_id != 0);
+	bind_i64_or_null(st, 6, (int64_t)c->seq, known_comm && kind != INGERO_NCCL_COMM);
+	bind_i64_or_null(st, 7, c->rank, c->rank >= 0);
+	bind_i64_or_null(st, 8, c->nranks, c->nranks >= 0);
+	bind_i64_or_null(st, 9, (int64_t)c->count, data);
+	bind_i64_or_null(st, 10, c->dtype, data && c->dtype >= 0);
+	bind_i64_or_null(st, 11, (int64_t)bytes, data && esz);
+	bind_i64_or_null(st, 12, c->peer, c->peer >= 0 || c->op == INGERO_NCCL_COMM_SPLIT);
+	bind_i64_or_null(st, 13, (int64_t)c->stream, c->stream != 0 || data);
+	sqlite3_bind_int64(st, 14, (int64_t)c->start_ns);
+	sqlite3_bind_int64(st, 15, (int64_t)c->dur_ns);
+	sqlite3_bind_int64(st, 16, c->ret);
+	sqlite3_bind_int64(st, 17, c->flags);
+	store_step(s, st);
 }
 
 void store_write_rows(struct store *s, const struct batch *b)
@@ -370,6 +406,10 @@ void store_write_rows(struct store *s, const struct batch *b)
 			store_step(s, s->st[ST_ENV]);
 		}
 	}
+
+	st = s->st[ST_COLL];
+	for (size_t i = 0; i < b->coll.n; i++)
+		bind_collective(s, st, (const struct ingero_wire_coll *)b->coll.p + i);
 
 	st = s->st[ST_SESSION];
 	for (size_t i = 0; i < b->session.n; i++) {

@@ -17,6 +17,7 @@
 
 #include "ingero/api.h"
 #include "ingero/wire_decode.h"
+#include "ingero/nccl.h"
 #include "msgpack_walk.h"
 
 /* message → records → record → frame list → frame */
@@ -283,6 +284,35 @@ static int dec_capture(const msgpack_object *f, uint32_t n, struct ingero_wire_c
 	return 0;
 }
 
+#define FIELD_I32(i, dst)  do { if (get_i32(&f[i], (dst))) return INGERO_WIRE_E_RECORD; } while (0)
+
+static int dec_coll(const msgpack_object *f, uint32_t n, struct ingero_wire_coll *c)
+{
+	if (n < 18)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &c->pid);
+	FIELD_ID(2, &c->tid);
+	FIELD_U32(3, &c->op);
+	FIELD_U64(4, &c->comm);
+	FIELD_U64(5, &c->comm_id);
+	FIELD_U64(6, &c->seq);
+	FIELD_I32(7, &c->rank);
+	FIELD_I32(8, &c->nranks);
+	FIELD_U64(9, &c->count);
+	FIELD_I32(10, &c->dtype);
+	FIELD_I32(11, &c->peer);
+	FIELD_U64(12, &c->stream);
+	FIELD_U64(13, &c->start_ns);
+	FIELD_U64(14, &c->dur_ns);
+	FIELD_I32(15, &c->ret);
+	FIELD_U32(16, &c->flags);
+	FIELD_U64(17, &c->lost);
+	/* an op this version has no name for would have nothing to be stored as */
+	if (c->op == 0 || c->op >= INGERO_NCCL_MAX || !ingero_nccl_name(c->op))
+		return INGERO_WIRE_E_RECORD;
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -305,6 +335,7 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_GPU:    return dec_gpu(f, n, &r->u.gpu);
 	case INGERO_REC_GPU_STATS: return dec_gpu_stats(f, n, &r->u.gpu_stats);
 	case INGERO_REC_CAPTURE: return dec_capture(f, n, &r->u.capture);
+	case INGERO_REC_COLL:   return dec_coll(f, n, &r->u.coll);
 	default:                return 1;
 	}
 }

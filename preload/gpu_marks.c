@@ -328,6 +328,31 @@ INGERO_HOT_AT(13) void ingero_gpu_note_slow(uint64_t stream, uint64_t t1, unsign
 		note_in(s, stream, t1, kernel);
 }
 
+bool ingero_gpu_mark_now(uint64_t stream)
+{
+	int on = atomic_load_explicit(&ingero_hot.gpu_on, memory_order_acquire);
+	if (on != 1) {
+		if (on == 0)
+			note_before_watch();
+		return false;
+	}
+	struct ingero_gpu_stream *s;
+	if (per_thread_stream(stream, INGERO_API_NONE) || !(s = slot_of(stream, true)))
+		return false;
+	int ready = atomic_load_explicit(&s->ready, memory_order_acquire);
+	if (ready != 1) {
+		if (ready == 0)
+			note_first(s, stream);
+		return false;
+	}
+	bool marked = false;
+	if (trylock(s)) {
+		marked = ingero_gpu_record(s, stream, ingero_ticks(), 0);
+		unlock(s);
+	}
+	return marked;
+}
+
 void ingero_gpu_pause(uint64_t ns)
 {
 	/* (before the watcher runs there is no ration to hold back) */

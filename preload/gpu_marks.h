@@ -132,6 +132,13 @@ void ingero_gpu_fresh_add(uint64_t kernel);   /* a kernel named for the first ti
 void *ingero_gpu_fresh_find(uint64_t kernel, uint64_t now); /* its slot while marks are owed, else NULL */
 void ingero_gpu_fresh_paid(void *slot);       /* one owed mark recorded */
 
+/* A mark recorded on `stream` now, outside the calling threads' ration,
+ * behind work whose GPU start and end matter (nccl_hooks.c: a collective).
+ * False when none could be: marks off, a fork child, the per-thread default
+ * stream, the stream not readied yet (this call starts that: its next mark
+ * can be), its lock held, the queue full. */
+bool ingero_gpu_mark_now(uint64_t stream);
+
 /* The program destroys a stream: its slot is retired (waits for a mark
  * being recorded into it, a few microseconds at most). */
 void ingero_gpu_forget(uint64_t stream);

@@ -41,6 +41,10 @@ void ingero_pack_gpu(msgpack_packer *pk, uint32_t pid, uint64_t stream, uint64_t
 		     uint64_t done_ns, uint32_t flags);
 void ingero_pack_gpu_stats(msgpack_packer *pk, uint32_t pid, uint64_t made, uint64_t lost);
 void ingero_pack_capture(msgpack_packer *pk, uint32_t pid, uint64_t t_ns, uint32_t recording);
+/* A COLL record from its ring form (nccl_pack.c): checked, its ticks made
+ * ns, its `lost` raised by send_lost (COLL records in batches the sender
+ * could not send).  -1 when the ring form is bad (nothing packed). */
+int ingero_pack_coll_record(msgpack_packer *pk, const void *buf, uint32_t len, uint64_t send_lost);
 /* A STACK record from its ring form (len bytes); -1 if the ring form is
  * inconsistent (then nothing was packed). */
 int ingero_pack_stack(msgpack_packer *pk, const struct rrec_stack *st, uint32_t len,

@@ -70,6 +70,11 @@ static inline uint32_t my_tid(void)
 	return t->tid;
 }
 
+uint32_t ingero_tid(void)
+{
+	return my_tid();
+}
+
 /* A record that did not go in (rc: the ring's why): a call is a counted
  * drop; the sender is woken to make room. */
 static __attribute__((noinline, cold)) bool put_failed(struct ingero_shm *shm, int rc, bool is_call)

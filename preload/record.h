@@ -31,6 +31,7 @@ enum ingero_rrec_type {
 	INGERO_RREC_GPU = 6,
 	INGERO_RREC_GPU_STATS = 7,
 	INGERO_RREC_CAPTURE = 8,
+	INGERO_RREC_COLL = 9,
 };
 
 struct rrec_hdr {
@@ -79,6 +80,19 @@ struct rrec_capture {
 	uint64_t t_ns;
 	uint32_t recording;
 	uint32_t pad;
+};
+
+/* COLL: an NCCL call (nccl_hooks.c; wire.h COLL).  h.flags INGERO_RREC_TSC:
+ * start and dur are ticks. */
+struct rrec_coll {
+	struct rrec_hdr h;
+	uint8_t op;                   /* enum ingero_nccl_op */
+	uint8_t pad;
+	uint16_t cflags;              /* enum ingero_coll_flags */
+	uint32_t tid;
+	int32_t rank, nranks, peer, dtype, ret, pad2;
+	uint64_t comm, comm_id, seq, count, stream, start, dur;
+	uint64_t lost;                /* COLL records the process lost before this one */
 };
 
 /* GPU_STATS: the watcher's cumulative counts. */
@@ -310,6 +324,10 @@ void ingero_emit_capture(bool on, uint64_t t_ns);
 void ingero_emit_bye(void);
 /* A fork child's announcement (pid, ppid, comm). */
 void ingero_emit_hello(void);
+
+/* The calling thread's id (cached per thread and fork generation), for
+ * records other than calls (nccl_hooks.c). */
+uint32_t ingero_tid(void);
 
 /* Puts one record into our ring; false if it was lost (and counted when it
  * is a CALL). */

@@ -232,6 +232,14 @@ static void on_record(const unsigned char *buf, uint32_t len)
 		S.nrec++;
 		break;
 	}
+	case INGERO_RREC_COLL:   /* (nccl_pack.c) */
+		if (ingero_pack_coll_record(&S.pk, buf, len, S.coll_lost) == 0) {
+			S.nrec++;
+			S.coll_in_batch++;
+		} else {
+			S.bad_records++;
+		}
+		break;
 	case INGERO_RREC_CAPTURE: {
 		struct rrec_capture c;
 		if (len < sizeof c)

@@ -215,6 +215,9 @@ void snd_send_batch(int final)
 		S.defs[i]->resend = 0;
 	}
 	if (!ok)
+		S.coll_lost += S.coll_in_batch;   /* carried by the next COLL (wire.h) */
+	S.coll_in_batch = 0;
+	if (!ok)
 		for (size_t i = 0; i < S.nb; i++) {
 			struct pid_acct *a = snd_pid_acct(S.bpid[i]);
 			if (a)

@@ -59,6 +59,12 @@
  *          to pause (0: cudaProfilerStop) at t_ns, under
  *          INGERO_CAPTURE=cudaProfilerApi; such a process starts paused, so
  *          its first CAPTURE is a 1.  Sent on each change, not repeated.
+ *   COLL   [11, pid, tid, op, comm, comm_id, seq, rank:int, nranks:int, count,
+ *           dtype:int, peer:int, stream, start_ns, dur_ns, ret:int, flags, lost]
+ *          An NCCL call (include/ingero/nccl.h: op, flags), as table
+ *          collectives stores it (docs/schema.md): rank, nranks, dtype and
+ *          peer are -1 when unknown or not the call's.  lost: COLL records
+ *          the process lost before this one (ring full); the latest wins.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -86,6 +92,7 @@ enum ingero_record_type {
 	INGERO_REC_GPU = 8,
 	INGERO_REC_GPU_STATS = 9,
 	INGERO_REC_CAPTURE = 10,
+	INGERO_REC_COLL = 11,
 };
 
 /* Limits the decoder enforces; the encoder never exceeds them. */

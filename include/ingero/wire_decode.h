@@ -89,6 +89,14 @@ struct ingero_wire_capture {
 	uint64_t t_ns;
 };
 
+/* COLL: an NCCL call (wire.h); -1 for an unknown rank, nranks, dtype, peer */
+struct ingero_wire_coll {
+	uint32_t pid, tid;
+	uint32_t op, flags;
+	int32_t rank, nranks, dtype, peer, ret;
+	uint64_t comm, comm_id, seq, count, stream, start_ns, dur_ns, lost;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -102,6 +110,7 @@ struct ingero_wire_record {
 		struct ingero_wire_gpu gpu;
 		struct ingero_wire_gpu_stats gpu_stats;
 		struct ingero_wire_capture capture;
+		struct ingero_wire_coll coll;
 	} u;
 };
 

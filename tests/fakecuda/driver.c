@@ -437,6 +437,23 @@ EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 	return CUDA_SUCCESS;
 }
 
+/* --- for the fake libnccl.so.2 (nccl.c) only: a collective's place on its stream ----------- */
+
+/* When the work queued on stream h so far completes (0 for a bad handle). */
+EXPORT uint64_t fakecuda_stream_done_at(CUstream h)
+{
+	struct sim_stream *s = sim_stream_of(h, 0);
+	return s ? sim_stream_done_at(s) : 0;
+}
+
+/* Stream h's work completes no earlier than t (a collective that ends then). */
+EXPORT void fakecuda_stream_after(CUstream h, uint64_t t)
+{
+	struct sim_stream *s = sim_stream_of(h, 0);
+	if (s)
+		sim_queue_after(s, t);
+}
+
 /* --- copies and memsets ------------------------------------------------------------------------- */
 
 /* One copy: dst/src are host pointers or device addresses as dir says. */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ingero/api.h"
+#include "ingero/nccl.h"
 #include "ingero/wire_decode.h"
 #include "../../preload/pack.h"
 
@@ -169,10 +170,74 @@ static void long_strings_are_cut_to_the_limit(void **state)
 	free(big);
 }
 
+/* An NCCL call (COLL): every field back as packed, -1s kept, what was lost
+ * added up; a bad ring form (short, no tid, unknown op) packs nothing. */
+static void collective_round_trip(void **state)
+{
+	(void)state;
+	struct rrec_coll c;
+	memset(&c, 0, sizeof c);
+	c.h.type = INGERO_RREC_COLL;
+	c.h.pid = 42;
+	c.tid = 43;
+	c.op = INGERO_NCCL_ALL_REDUCE;
+	c.cflags = INGERO_COLL_MARK_BEFORE | INGERO_COLL_MARK_AFTER;
+	c.rank = 3;
+	c.nranks = 4;
+	c.peer = -1;
+	c.dtype = 7;
+	c.ret = 0;
+	c.comm = 0x5550;
+	c.comm_id = 0xfedcba9876543210ull;
+	c.seq = 17;
+	c.count = 1 << 20;
+	c.stream = 0x7f00;
+	c.start = 1000;
+	c.dur = 250;
+	c.lost = 2;
+	msgpack_sbuffer msg;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&msg);
+	msgpack_packer_init(&pk, &msg, msgpack_sbuffer_write);
+	ingero_pack_header(&pk, 42, 1);
+	assert_int_equal(ingero_pack_coll_record(&pk, &c, sizeof c, 5), 0);
+	struct ingero_wire_batch b;
+	assert_int_equal(ingero_wire_decode(msg.data, msg.size, &b), INGERO_WIRE_OK);
+	assert_int_equal(b.n_records, 1);
+	const struct ingero_wire_coll *w = &b.records[0].u.coll;
+	assert_int_equal(b.records[0].type, INGERO_REC_COLL);
+	assert_int_equal(w->pid, 42);
+	assert_int_equal(w->tid, 43);
+	assert_int_equal(w->op, INGERO_NCCL_ALL_REDUCE);
+	assert_int_equal(w->flags, 6);
+	assert_int_equal(w->rank, 3);
+	assert_int_equal(w->nranks, 4);
+	assert_int_equal(w->peer, -1);
+	assert_int_equal(w->dtype, 7);
+	assert_true(w->comm_id == 0xfedcba9876543210ull);
+	assert_int_equal(w->seq, 17);
+	assert_int_equal(w->count, 1 << 20);
+	assert_int_equal(w->stream, 0x7f00);
+	assert_int_equal(w->start_ns, 1000);
+	assert_int_equal(w->dur_ns, 250);
+	assert_int_equal(w->lost, 7);
+	ingero_wire_batch_free(&b);
+	size_t before = msg.size;
+	assert_int_equal(ingero_pack_coll_record(&pk, &c, sizeof c - 1, 0), -1);
+	c.tid = 0;
+	assert_int_equal(ingero_pack_coll_record(&pk, &c, sizeof c, 0), -1);
+	c.tid = 43;
+	c.op = 63;
+	assert_int_equal(ingero_pack_coll_record(&pk, &c, sizeof c, 0), -1);
+	assert_int_equal(msg.size, before);
+	msgpack_sbuffer_destroy(&msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(collective_round_trip),
 		cmocka_unit_test(bad_stack_in_ring_is_refused),
 		cmocka_unit_test(long_strings_are_cut_to_the_limit),
 	};
