@@ -3,6 +3,7 @@
  * chains.h printed for a person, or --json (explain.c's contract).
  */
 #include "render/explain_json.h"
+#include "render/job_render.h"
 #include "rules/analysis.h"
 #include "base/progress.h"
 #include "rules/chains.h"
@@ -56,14 +57,23 @@ int ia_cmd_explain(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 	} else {
 		if (c->json) {
-			cJSON *root = ia_explain_json(&a);
+			cJSON *root = ia_job_explain_json(&a);
 			if (!root || ia_json_print(root, f, c->pretty) < 0)
 				rc = IA_EXIT_ERROR;
 			cJSON_Delete(root);
 		} else {
+			/* a job of several ranks: its ranks first, then the straggler's own analysis */
 			struct ia_wrap *w = ia_wrap_begin();
-			print_text(w ? ia_wrap_file(w) : f, &a, c->verbose, ia_width_for(f));
-			char *dir = c->verbose ? NULL : ia_display_user_dir_of(&a);
+			FILE *out = w ? ia_wrap_file(w) : f;
+			if (a.job)
+				ia_job_print(out, &t, a.job);
+			if (a.job && a.job->has_sub)
+				fprintf(out, "\nRank %d on its own (pid %d and its children):\n",
+					a.job->coll.r[a.job->straggler].rank, a.job->sub.procs[a.job->sub_a.pp.main >= 0 ?
+					a.job->sub_a.pp.p[a.job->sub_a.pp.main].proc : 0].pid);
+			const struct ia_analysis *shown = ia_job_shown(&a);
+			print_text(out, shown, c->verbose, ia_width_for(f));
+			char *dir = c->verbose ? NULL : ia_display_user_dir_of(shown);
 			if (w && ia_display_write(f, w, ia_width_for(f), dir) < 0)
 				rc = IA_EXIT_ERROR;
 			free(dir);

@@ -121,6 +121,8 @@ const struct mcp_tool *mcp_tool_find(const char *name);
 cJSON *mcp_tool_describe(const struct mcp_tool *t);
 /* get_stacks (mcp_stacks.c) */
 cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args);
+/* get_ranks (mcp_ranks.c) */
+cJSON *mcp_tool_ranks(struct mcp_server *s, const cJSON *args);
 
 /* ---- the view for a call's window (mcp_view.c) ---- */
 enum { MCP_NEED_LIGHT = 1, MCP_NEED_ANALYSIS = 2 };

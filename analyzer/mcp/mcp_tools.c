@@ -8,6 +8,7 @@
  * print.  get_stacks lives in mcp_stacks.c, run_sql's sandbox in mcp_sql.c.
  */
 #include "render/explain_json.h"
+#include "render/job_render.h"
 #include "mcp/mcp_internal.h"
 
 #include "load/db.h"
@@ -109,6 +110,12 @@ static const char *idle_basis(const cJSON *doc)
 	return cJSON_IsString(b) ? b->valuestring : "no GPU idle figures";
 }
 
+static size_t sev_count(const cJSON *doc, const char *sev)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "severity_counts"), sev);
+	return cJSON_IsNumber(n) ? (size_t)n->valuedouble : 0;
+}
+
 static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 {
 	cJSON *fail = NULL;
@@ -116,7 +123,7 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	if (!v)
 		return fail;
 	const struct ia_analysis *an = &v->an;
-	cJSON *data = ia_explain_json(an);
+	cJSON *data = ia_job_explain_json(an);   /* explain --json's document (a job's straggler first) */
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
 	int limit = cJSON_IsNumber(lim) ? lim->valueint : 20;
 	cJSON *chains = cJSON_GetObjectItemCaseSensitive(data, "chains");
@@ -132,8 +139,7 @@ static cJSON *t_chains(struct mcp_server *s, const cJSON *args)
 	snprintf(sum, sizeof sum, "get_causal_chains: %d chain%s (%zu HIGH, %zu MEDIUM, %zu LOW), most severe "
 		 "first%s; %s (%s). %s%s"
 		 "Each chain: severity, kind, summary, root cause, fixes, timeline, evidence, Python source line.",
-		 total, total == 1 ? "" : "s", ia_chains_count(an, IA_SEV_HIGH), ia_chains_count(an, IA_SEV_MEDIUM),
-		 ia_chains_count(an, IA_SEV_LOW), total > limit ? " (the rest left out: raise limit)" : "", idle,
+		 total, total == 1 ? "" : "s", sev_count(data, "HIGH"), sev_count(data, "MEDIUM"), sev_count(data, "LOW"), total > limit ? " (the rest left out: raise limit)" : "", idle,
 		 idle_basis(data), cJSON_IsString(vt) ? vt->valuestring : "", cJSON_IsString(vt) ? " " : "");
 	return mcp_result_data(sum, data);
 }
@@ -341,6 +347,19 @@ const struct mcp_tool mcp_tools[] = {
 		    "{\"type\":\"object\"},\"where_time_went\":"
 		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
+	},
+	{
+		"get_ranks", "Ranks and the straggler",
+		"For a distributed job (torchrun, mpirun, srun: processes with RANK and the like in their "
+		"environment): the ranks, the agent, and across them at their collectives (NCCL calls, matched by "
+		"communicator and sequence number; or gloo all-reduces, timed on the host) when each rank arrived, "
+		"how often each came last and how late, how long the others waited, and the straggler — the rank "
+		"the others wait for — with its own cause found by the single-rank analysis of that rank alone "
+		"(its DataLoader workers, contention, a host-bound loop). Balanced ranks are said to be so.",
+		OBJ(WINDOW_PROPS, ""),
+		OUT("\"ranks\":{\"type\":\"array\"},\"straggler\":{\"description\":\"null when balanced or no job\"}",
+		    "\"ranks\",\"straggler\""),
+		mcp_tool_ranks,
 	},
 	{
 		"run_sql", "Read-only SQL on the trace",

@@ -9,6 +9,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 #include "rules/chain_build.h"
+#include "rules/chain_straggler.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -160,6 +161,9 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
 	ia_phase("chains");
+	/* a job of several ranks: across them, and its straggler alone */
+	if (ia_job_analyze(t, a, ia_analyze, ia_analysis_free, err, errlen) < 0)
+		return -1;
 	return ia_stack_names_error(a->names, err, errlen);
 }
 
@@ -177,5 +181,6 @@ void ia_analysis_free(struct ia_analysis *a)
 	ia_per_process_free(&a->pp);
 	ia_stats_free(&a->stats);
 	ia_stack_names_free(a->names);
+	ia_job_free(a->job);
 	memset(a, 0, sizeof *a);
 }

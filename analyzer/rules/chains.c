@@ -49,6 +49,7 @@ const char *ia_kind_name(enum ia_kind k)
 		[IA_KIND_AUTOTUNING] = "autotuning",
 		[IA_KIND_EPOCH_BOUNDARIES] = "epoch_boundaries",
 		[IA_KIND_LAYOUT_CONVERSIONS] = "layout_conversions",
+		[IA_KIND_RANK_STRAGGLER] = "rank_straggler",
 	};
 	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
 }

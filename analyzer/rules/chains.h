@@ -23,6 +23,8 @@
  *   epoch_boundaries      the DataLoader's iterator (re)started, the sampler's permutation, workers forked
  * The GPU's own work (measured GPU time), not a cause of idling:
  *   layout_conversions    kernels that only convert tensors between NCHW and NHWC
+ * Across the ranks of a job (chain_straggler.c):
+ *   rank_straggler        one rank arrives last at the collectives; the others wait for it
  * A chain states only what its evidence shows: a cause is named when its
  * measured share passes the documented threshold, never by default.
  */
@@ -66,6 +68,7 @@ enum ia_kind {
 	IA_KIND_AUTOTUNING,
 	IA_KIND_EPOCH_BOUNDARIES,
 	IA_KIND_LAYOUT_CONVERSIONS,
+	IA_KIND_RANK_STRAGGLER,
 	IA_KIND_N
 };
 const char *ia_kind_name(enum ia_kind k);
@@ -98,6 +101,8 @@ struct ia_chain {
 	cJSON *evidence;               /* owned */
 };
 
+struct ia_job;   /* chain_straggler.h */
+
 /* Everything explain computes, kept together so callers (CLI, HTML report,
  * MCP server) share one analysis. */
 struct ia_analysis {
@@ -115,6 +120,7 @@ struct ia_analysis {
 	struct ia_step_times step_times;   /* each steady step's time (step_times.h) */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
+	struct ia_job *job;            /* a job of several ranks: across them (chain_straggler.h), else NULL */
 };
 
 /* Count of chains at a severity (the CI gate compares HIGH counts). */

@@ -70,9 +70,9 @@ try {
 	// ---- tools/list ----
 	const { tools } = await client.listTools();
 	const names = tools.map((t) => t.name).sort();
-	const want = ['get_causal_chains', 'get_gpu_idle', 'get_per_process_breakdown', 'get_stacks',
+	const want = ['get_causal_chains', 'get_gpu_idle', 'get_per_process_breakdown', 'get_ranks', 'get_stacks',
 		'get_timeline', 'get_trace_stats', 'run_sql'];
-	ok(JSON.stringify(names) === JSON.stringify(want), 'tools/list names the seven tools', names.join(','));
+	ok(JSON.stringify(names) === JSON.stringify(want), 'tools/list names the eight tools', names.join(','));
 	for (const t of tools) {
 		ok(t.inputSchema?.type === 'object' && typeof t.description === 'string' && t.description.length > 80,
 			`${t.name}: inputSchema object and a description`);
@@ -210,7 +210,7 @@ try {
 	await empty.connect(new StdioClientTransport({ command: server, args: ['mcp', expect.empty_db], stderr: 'pipe' }));
 	await empty.listTools();   // the SDK caches the output schemas it validates against
 	for (const name of ['get_trace_stats', 'get_per_process_breakdown', 'get_stacks', 'get_causal_chains',
-		'get_gpu_idle', 'get_timeline']) {
+		'get_gpu_idle', 'get_timeline', 'get_ranks']) {
 		const r = await empty.callTool({ name, arguments: {} });
 		ok(r.isError === false && r.structuredContent && fenced(r), `empty trace: ${name} answers`, text(r).slice(0, 200));
 	}

@@ -8,10 +8,13 @@
  * (ncclAllReduce on its stream) before it waits for its stream, every step.
  *
  * One rank can be made the straggler for a known cause: --slow-rank R gives
- * rank R --slow-workers workers (default 1) and --slow-rows rows per batch
- * (a CPU-heavy input pipeline: its loop waits for its worker, CPU-bound in
- * gather_rows), while the others' input keeps up.  Every rank then waits for
- * rank R in every all-reduce.  Without --slow-rank the ranks are balanced.
+ * rank R --slow-workers workers (default 1) whose every batch goes through a
+ * CPU-heavy transform (--slow-transform-ms of CPU time, default 30: an
+ * augmentation): its loop waits for its DataLoader worker, on a CPU in
+ * transform(), while the others' input keeps up; its batches are the same
+ * size as theirs (--slow-rows changes that: uneven data).  Every rank then
+ * waits for rank R at every all-reduce.  Without --slow-rank the ranks are
+ * balanced.
  *
  * Ground truth: each process appends its line (truth.c) with role=rank<R>,
  * role=worker or role=agent; the ranks' lines carry their ncclAllReduce
@@ -34,7 +37,7 @@
 
 struct options opt;
 
-static unsigned nproc = 2, slow_workers = 1;
+static unsigned nproc = 2, slow_workers = 1, slow_transform_us = 30000;
 static int slow_rank = -1;
 static size_t slow_rows, grad_bytes = 4u << 20;
 
@@ -42,12 +45,13 @@ static const char usage[] =
 	"usage: ranks --nproc N [options]\n"
 	"A data-parallel job of N ranks on the fake CUDA and NCCL libraries, launched as torchrun does.\n"
 	"  --nproc N           ranks (default 2, at most 16)\n"
-	"  --slow-rank R       rank R's input is slow: --slow-workers workers, --slow-rows rows a batch\n"
+	"  --slow-rank R       rank R's input is slow: --slow-workers workers, each batch transformed on a CPU\n"
 	"  --slow-workers W    (default 1)\n"
-	"  --slow-rows K       (default 4 x --rows)\n"
+	"  --slow-transform-ms T  CPU time of the slow rank's transform per batch (default 30)\n"
+	"  --slow-rows K       rows per batch of the slow rank (default: --rows)\n"
 	"  --workers W         DataLoader workers of every other rank (default 2)\n"
 	"  --batches B         steps (default 20)\n"
-	"  --rows R            rows per batch (default 16384)\n"
+	"  --rows R            rows per batch (default 4096)\n"
 	"  --row-bytes K       bytes per row (default 400)\n"
 	"  --array-mb M        each rank's random array in MiB (default 64)\n"
 	"  --grad-mb G         gradient bytes all-reduced each step, MiB (default 4)\n"
@@ -68,17 +72,18 @@ static unsigned long long number(const char *flag, const char *s, unsigned long 
 
 static void parse(int argc, char **argv)
 {
-	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
+	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
 	       O_GRAD, O_TRUTH, O_HELP };
 	static const struct option longopts[] = {
 		{ "nproc", required_argument, 0, O_NPROC }, { "slow-rank", required_argument, 0, O_SLOW },
 		{ "slow-workers", required_argument, 0, O_SLOW_W }, { "slow-rows", required_argument, 0, O_SLOW_R },
+		{ "slow-transform-ms", required_argument, 0, O_SLOW_T },
 		{ "workers", required_argument, 0, O_WORKERS }, { "batches", required_argument, 0, O_BATCHES },
 		{ "rows", required_argument, 0, O_ROWS }, { "row-bytes", required_argument, 0, O_ROW_BYTES },
 		{ "array-mb", required_argument, 0, O_ARRAY }, { "grad-mb", required_argument, 0, O_GRAD },
 		{ "truth", required_argument, 0, O_TRUTH }, { "help", no_argument, 0, O_HELP }, { 0, 0, 0, 0 },
 	};
-	opt = (struct options){ .mode = MODE_WORKERS, .workers = 2, .batches = 20, .rows = 16384, .row_bytes = 400,
+	opt = (struct options){ .mode = MODE_WORKERS, .workers = 2, .batches = 20, .rows = 4096, .row_bytes = 400,
 				.array_mb = 64, .prefetch = 2, .worker_calls = 0, .stub_launches = 3,
 				.rt_launches = 1, .seed = 1 };
 	opterr = 0;
@@ -89,6 +94,7 @@ static void parse(int argc, char **argv)
 		case O_SLOW: slow_rank = (int)number("--slow-rank", optarg, 0, 15); break;
 		case O_SLOW_W: slow_workers = (unsigned)number("--slow-workers", optarg, 1, 64); break;
 		case O_SLOW_R: slow_rows = number("--slow-rows", optarg, 1, 1u << 24); break;
+		case O_SLOW_T: slow_transform_us = (unsigned)number("--slow-transform-ms", optarg, 0, 10000) * 1000; break;
 		case O_WORKERS: opt.workers = (unsigned)number("--workers", optarg, 1, 64); break;
 		case O_BATCHES: opt.batches = (unsigned)number("--batches", optarg, 1, 1000000); break;
 		case O_ROWS: opt.rows = number("--rows", optarg, 1, 1u << 24); break;
@@ -105,7 +111,7 @@ static void parse(int argc, char **argv)
 		exit(2);
 	}
 	if (!slow_rows)
-		slow_rows = 4 * opt.rows;
+		slow_rows = opt.rows;
 }
 
 /* torchrun's agent: a unique id for the job's communicator, then the ranks,
@@ -173,6 +179,7 @@ static int rank_main(int rank)
 	if (rank == slow_rank) {
 		opt.workers = slow_workers;
 		opt.rows = slow_rows;
+		opt.transform_us = slow_transform_us;
 	}
 	opt.seed += (uint64_t)rank;
 	signal(SIGPIPE, SIG_IGN);

@@ -819,7 +819,7 @@ static void results_are_capped(void **st)
 	/* a lower cap: every tool result stays under it, cut or not */
 	mcp_result_max_bytes = 6000;
 	static const char *const calls[] = { "get_trace_stats", "get_per_process_breakdown", "get_causal_chains",
-					     "get_gpu_idle", "get_stacks", "get_timeline" };
+					     "get_gpu_idle", "get_stacks", "get_timeline", "get_ranks" };
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
 		char l[256];
 		snprintf(l, sizeof l, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"

@@ -35,6 +35,7 @@ struct options {
 	int pin;                 /* pinned staging buffer (pin_memory=True) */
 	int ptsz;                /* per-thread default stream entry points */
 	uint64_t seed;
+	unsigned transform_us;   /* CPU time each batch's transform burns in its worker (tests/ranks: a slow rank) */
 	const char *truth;       /* ground-truth file, appended to; NULL: none */
 };
 

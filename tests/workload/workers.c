@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct msg { uint32_t batch; uint16_t worker, slot; };
@@ -92,6 +93,24 @@ static void worker_calls(struct pool *p, const char *batch)
 	}
 }
 
+/* A CPU-heavy transform of the batch (an augmentation): it runs until the
+ * thread has had us of CPU time, so that a worker that waits for a CPU
+ * takes longer, as real per-sample work does. */
+static __attribute__((noinline)) void transform(char *buf, size_t n, unsigned us)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	uint64_t end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + us * 1000ull;
+	for (size_t i = 0;; i = (i + 4097) % n) {
+		buf[i] = (char)(buf[i] * 31 + 7);
+		if ((i & 0xfff) == 0) {
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+			if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= end)
+				return;
+		}
+	}
+}
+
 static __attribute__((noreturn)) void worker_main(struct pool *p, unsigned w)
 {
 	unsigned done = 0, k = 0;
@@ -103,6 +122,8 @@ static __attribute__((noreturn)) void worker_main(struct pool *p, unsigned w)
 			break;   /* parent gone */
 		char *buf = fresh_buffer(p->batch_bytes);
 		gather_rows(buf, p->d, opt.rows, opt.seed + b);
+		if (opt.transform_us)
+			transform(buf, p->batch_bytes, opt.transform_us);
 		memcpy(slot_ptr(p, w, slot), buf, p->batch_bytes);
 		worker_calls(p, buf);
 		fresh_buffer_free(buf, p->batch_bytes);

@@ -1,0 +1,48 @@
+/*
+ * mcp_ranks.c — the get_ranks tool: a job of several ranks across them —
+ * the ranks and the agent, when each rank arrived at the collectives, how
+ * often each came last and how long the others waited, and the straggler
+ * with its own cause — explain's job analysis (rules/chain_straggler.h),
+ * the same figures as explain --json's "ranks" and its rank_straggler chain.
+ */
+#include "mcp/mcp_internal.h"
+
+#include "render/finding.h"
+#include "rules/chain_straggler.h"
+
+#include <stdio.h>
+
+cJSON *mcp_tool_ranks(struct mcp_server *s, const cJSON *args)
+{
+	cJSON *fail = NULL;
+	struct mcp_view *v = mcp_view_for(s, args, MCP_NEED_ANALYSIS, &fail);
+	if (!v)
+		return fail;
+	const struct ia_analysis *an = &v->an;
+	const struct ia_job *j = an->job;
+	cJSON *data = j ? ia_job_json(&v->t, j) : NULL;
+	if (!data) {
+		data = cJSON_CreateObject();
+		cJSON_AddArrayToObject(data, "ranks");
+		cJSON_AddNullToObject(data, "straggler");
+		return mcp_result_data("get_ranks: no job of several ranks in this selection (no launcher variables such "
+				       "as RANK in its processes' environments, schema version 7, or a -p/pid selection of "
+				       "one rank).", data);
+	}
+	if (j->has_chain)
+		cJSON_AddItemToObject(data, "finding", ia_finding_json(&j->sub_a, &j->chain));
+	char sum[1024];
+	if (j->straggler >= 0)
+		snprintf(sum, sizeof sum, "get_ranks: %zu ranks; the straggler is rank %d: %s. Its own cause: %s. arrivals: "
+			 "per rank, collectives it came last at, mean lateness, its wait for the last rank.",
+			 j->ranks.nranks, j->coll.r[j->straggler].rank, j->chain.summary,
+			 j->sub_a.nchains ? j->sub_a.chains[0].summary : "no finding passed its threshold");
+	else if (j->coll.n)
+		snprintf(sum, sizeof sum, "get_ranks: %zu ranks, balanced: no rank arrives last at the %zu %s more often "
+			 "than chance. arrivals: per rank, collectives it came last at, mean lateness, its wait.",
+			 j->ranks.nranks, j->coll.n, j->coll.op);
+	else
+		snprintf(sum, sizeof sum, "get_ranks: %zu ranks; their collectives could not be timed (no NCCL calls of "
+			 "every rank, no gloo all-reduce of CUDA tensors).", j->ranks.nranks);
+	return mcp_result_data(sum, data);
+}

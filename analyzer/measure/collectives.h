@@ -1,0 +1,74 @@
+/*
+ * collectives.h — the ranks of a job meeting at their collectives: for each
+ * collective, when each rank arrived and when it completed; per rank, how
+ * often it came last, how late, and how long it waited for the others.
+ *
+ * Two sources, the exact one first:
+ *   nccl  the collectives table (schema version 7, preload/nccl_hooks.c):
+ *         the ranks' calls of one communicator matched by its identity and
+ *         sequence number.  A rank arrives when its operation could start
+ *         on the GPU — the later of its call and the moment its stream had
+ *         finished its earlier work (the GPU mark recorded just before the
+ *         call) — and completes when the mark recorded just after it
+ *         completed (else when the call returned).
+ *   gloo  host collectives, timed through what they block in: PyTorch's
+ *         ProcessGroupGloo all-reduces a CUDA tensor on a worker thread of
+ *         its own that waits for the copy of the tensor to the host
+ *         (cudaStreamSynchronize on the copy's stream), runs gloo's
+ *         all-reduce over TCP — the thread blocked in the socket's poll or
+ *         recv while the other ranks are late — and copies the result back
+ *         (cudaMemcpyAsync host-to-device on the same stream, as many bytes
+ *         as went to the host).  So on a thread other than the process's
+ *         main thread, a stream sync followed directly by such a copy back
+ *         is one collective: arrival at the sync's return, completion at
+ *         the copy.  An all-reduce completes at nearly the same instant on
+ *         every rank, so the ranks' collectives are matched in the order
+ *         they completed (and only while every rank has as many).
+ * Only collectives every rank of the job took part in count (a
+ * communicator of some of the ranks is left out), and the first of them
+ * is left out when more follow: it meets the ranks' start-ups, whose
+ * lengths differ (loading data, building the model) without saying
+ * anything of their steps.  Clocks: one node, one
+ * CLOCK_MONOTONIC.
+ */
+#ifndef IA_COLLECTIVES_H
+#define IA_COLLECTIVES_H
+
+#include "load/trace.h"
+#include "measure/ranks.h"
+
+#include <cjson/cJSON.h>
+
+enum ia_coll_source { IA_COLL_NONE = 0, IA_COLL_NCCL, IA_COLL_GLOO };
+const char *ia_coll_source_name(enum ia_coll_source s);
+
+struct ia_coll_rank {
+	int rank;
+	uint32_t proc;             /* index into trace.procs */
+	uint64_t first_ns, last_ns;   /* its first arrival and last completion: its span */
+	uint64_t wait_ns;          /* Σ (last arrival − its arrival): time it waited for the last rank */
+	uint64_t last_count;       /* collectives it arrived at last (by more than IA_COLL_TIE_NS) */
+	uint64_t late_ns;          /* Σ, where last, its arrival − the median arrival of the others */
+	uint64_t imposed_ns;       /* Σ, where last, the others' waits for it */
+	uint64_t h2d_bytes, launches;   /* its program's host-to-device bytes and kernel launches in its span */
+};
+
+#define IA_COLL_TIE_NS 100000ull   /* arrivals within 100 µs of the next are a tie: nobody is last */
+
+struct ia_collectives {
+	enum ia_coll_source source;
+	char op[32];               /* the collective most matched ("ncclAllReduce", "gloo all-reduce") */
+	size_t n;                  /* collectives matched across every rank */
+	size_t nranks;
+	struct ia_coll_rank *r;    /* [nranks], in rank order */
+	size_t ntied;              /* collectives with no rank last */
+	uint64_t total_bytes;      /* NCCL: bytes of the matched collectives, one rank's */
+	int skipped_first;         /* the first matched collective (the ranks' start-ups meeting) left out */
+};
+
+/* 0 (c->n 0 when nothing matched: no ranks, no collectives), or -1. */
+int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_collectives *c, char *err,
+			   size_t errlen);
+void ia_collectives_free(struct ia_collectives *c);
+
+#endif

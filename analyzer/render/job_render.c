@@ -1,0 +1,84 @@
+/*
+ * job_render.c — a job of several ranks in explain's text and --json
+ * (job_render.h).  The straggler's own analysis is rendered by the same
+ * code as any trace's; this file only puts the job's part before it.
+ */
+#include "render/job_render.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+#include "render/explain_json.h"
+#include "render/finding.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
+{
+	const struct ia_ranks *rk = &j->ranks;
+	const struct ia_collectives *c = &j->coll;
+	char d1[32], d2[32];
+	fprintf(f, "Job: %zu ranks", rk->nranks);
+	if (rk->world_size >= 0)
+		fprintf(f, " of world size %d", rk->world_size);
+	if (rk->run_id[0])
+		fprintf(f, " (run id %s)", rk->run_id);
+	if (rk->agent >= 0)
+		fprintf(f, ", agent pid %d (%s)", t->procs[rk->agent].pid, t->procs[rk->agent].comm);
+	if (!c->n) {
+		fprintf(f, ". Their collectives could not be timed: no NCCL collective of every rank in the trace, and no "
+			   "gloo all-reduce of CUDA tensors seen (docs/chains.md, rank_straggler).\n");
+		return;
+	}
+	fprintf(f, "; %zu %s matched across all of them (%s)\n", c->n, c->op, ia_coll_source_name(c->source));
+	for (size_t k = 0; k < c->nranks; k++) {
+		const struct ia_coll_rank *r = &c->r[k];
+		uint64_t span = r->last_ns > r->first_ns ? r->last_ns - r->first_ns : 0;
+		fprintf(f, "  rank %-3d pid %-7d last at %llu of %zu", r->rank, t->procs[r->proc].pid,
+			(unsigned long long)r->last_count, c->n);
+		if (r->last_count)
+			fprintf(f, " (%s after the others' median)", ia_fmt_dur(d1, sizeof d1, r->late_ns / r->last_count));
+		fprintf(f, ", waited %s for the last rank (%.0f%% of its time)\n", ia_fmt_dur(d2, sizeof d2, r->wait_ns),
+			pct(r->wait_ns, span));
+	}
+	if (j->straggler < 0) {
+		size_t most = 0;
+		for (size_t k = 1; k < c->nranks; k++)
+			if (c->r[k].last_count > c->r[most].last_count)
+				most = k;
+		fprintf(f, "The ranks are balanced: no rank arrives last at the %s more often than chance would make it (most "
+			   "often last: rank %d, at %.0f%% of %zu); the others waited %.0f%% of their time for it.\n",
+			c->op, c->r[most].rank, pct(c->r[most].last_count, c->n), c->n, 100 * j->others_wait_share);
+		return;
+	}
+	if (j->has_chain)
+		ia_finding_print(f, &j->chain);
+}
+
+const struct ia_analysis *ia_job_shown(const struct ia_analysis *a)
+{
+	return a->job && a->job->has_sub ? &a->job->sub_a : a;
+}
+
+cJSON *ia_job_explain_json(const struct ia_analysis *a)
+{
+	const struct ia_analysis *shown = ia_job_shown(a);
+	cJSON *root = ia_explain_json(shown);
+	if (!root || !a->job)
+		return root;
+	const struct ia_job *j = a->job;
+	if (j->has_chain) {
+		cJSON *chains = cJSON_GetObjectItem(root, "chains");
+		cJSON_InsertItemInArray(chains, 0, ia_finding_json(shown, &j->chain));
+		cJSON *sev = cJSON_GetObjectItem(root, "severity_counts");
+		cJSON *n = sev ? cJSON_GetObjectItem(sev, ia_severity_name(j->chain.sev)) : NULL;
+		if (n)
+			cJSON_SetNumberValue(n, n->valuedouble + 1);
+	}
+	cJSON *rj = ia_job_json(a->t, j);
+	if (rj)
+		cJSON_AddItemToObject(root, "ranks", rj);
+	return root;
+}

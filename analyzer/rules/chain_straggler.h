@@ -1,0 +1,70 @@
+/*
+ * chain_straggler.h — a job of several ranks, across them: which rank the
+ * others wait for at their collectives (measure/collectives.h), and that
+ * rank's own cause, found by the single-rank analysis of that rank alone
+ * (its process and its children: ia_analyze on the trace loaded with -p
+ * its pid, every rule and measure as for one process, none copied here).
+ *
+ * A rank is the straggler when it arrives last, by more than a tie, at
+ * half of the matched collectives or more (at least 3) and more often than
+ * chance would make it (1/N of them, binomially: beyond the mean by three
+ * standard deviations — 11 of 16 with 3 ranks, 14 of 16 with 2), and the others
+ * wait for the last rank at least 5 % of their time between their first
+ * collective and their last; the finding (kind rank_straggler) is HIGH
+ * from 25 % of that time, MEDIUM from 10 %, LOW below.  Otherwise the job
+ * is balanced: no finding, and explain says so.  When the straggler's
+ * program also queues more work a step than the others' (host-to-device
+ * bytes or kernel launches over 1.25 times their median), the imbalance is
+ * the data (uneven batches, sequence lengths): said, with its fix.
+ */
+#ifndef IA_CHAIN_STRAGGLER_H
+#define IA_CHAIN_STRAGGLER_H
+
+#include "measure/collectives.h"
+#include "measure/ranks.h"
+#include "rules/chains.h"
+
+#include <cjson/cJSON.h>
+
+#define IA_STRAGGLER_LAST_SHARE 0.5
+#define IA_STRAGGLER_MIN_LAST 3
+#define IA_STRAGGLER_WAIT_LOW 0.05
+#define IA_STRAGGLER_WAIT_MEDIUM 0.10
+#define IA_STRAGGLER_WAIT_HIGH 0.25
+#define IA_STRAGGLER_DATA_RATIO 1.25
+
+/* The analysis of one trace, and its release (rules/analysis.h: ia_analyze
+ * and ia_analysis_free, handed in by it — this file runs inside it). */
+typedef int (*ia_analyze_fn)(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen);
+typedef void (*ia_analysis_free_fn)(struct ia_analysis *a);
+
+struct ia_job {
+	struct ia_ranks ranks;
+	struct ia_collectives coll;
+	int straggler;             /* index into coll.r, -1 none (balanced, or nothing matched) */
+	double last_share;         /* the straggler's: collectives it came last at / matched */
+	uint64_t late_mean_ns;     /* where last, its mean lateness after the others' median */
+	double others_wait_share;  /* the other ranks' mean wait / their span */
+	uint64_t others_wait_ns;   /* ... and their mean wait */
+	double bytes_ratio, launch_ratio;   /* the straggler's per collective over the others' median */
+	int data_imbalance;
+	/* the straggler on its own: its subtree's trace and analysis */
+	int has_sub;
+	struct ia_trace sub;
+	struct ia_analysis sub_a;
+	ia_analysis_free_fn free_sub;
+	struct ia_chain chain;     /* the rank_straggler finding, when has_chain */
+	int has_chain;
+};
+
+/* For an unfiltered trace of a job of 2 or more ranks: a->job set (else
+ * left NULL).  0, or -1 with a reason. */
+int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_fn analyze, ia_analysis_free_fn release,
+		   char *err, size_t errlen);
+void ia_job_free(struct ia_job *j);
+/* explain --json's "ranks" object (also MCP's get_ranks). */
+cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j);
+/* "ranks 0-2, 4" into buf: the ranks of coll.r other than index skip. */
+const char *ia_job_others(const struct ia_job *j, int skip, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,77 @@
+#!/bin/sh
+# analyzer_ranks.sh — explain across the ranks of a job (rules/chain_straggler.c):
+# a data-parallel job of three ranks on the fake CUDA and NCCL libraries
+# (tests/ranks/ranks.c), every process traced by one collector, where
+#   slow      rank 1's one DataLoader worker runs a CPU-heavy transform (60 ms
+#             of CPU a batch) and the others' input keeps up: rank 1 is the
+#             straggler, last at every all-reduce, and its own cause is its loop
+#             waiting for its worker (the single-rank analysis of rank 1 alone);
+#   uneven    rank 1's batches are 8x the others' (no transform): the straggler
+#             again, and the imbalance named as the data's;
+#   balanced  the same job with every rank alike: no straggler finding.
+# The job runs at nice -10 so that the workers' CPU work is theirs, not the
+# shared machine's load.
+. tests/lib.sh
+if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/collector_e2e.sh
+A=$B/ingero-analyze
+export FAKECUDA_KERNEL_US=5000   # 4 kernels a step: 20 ms of GPU work
+
+job() { # NAME ARGS...: traces the job into $T/NAME.db
+	_n=$1; shift
+	nice -n -10 "$B/ingero-collector" -q -o "$T/$_n.db" -- "$B/tests/ranks" --nproc 3 --workers 1 --rows 2048 \
+		--batches 16 --truth "$T/$_n.truth" "$@" >"$T/$_n.out" 2>&1
+	check_eq "$_n: the job and the collector exit 0" 0 $?
+	"$A" explain --json "$T/$_n.db" >"$T/$_n.json" 2>"$T/$_n.err"
+	check_eq "$_n: explain --json exits 0" 0 $?
+	"$A" explain "$T/$_n.db" >"$T/$_n.txt" 2>>"$T/$_n.err"
+}
+rank_pid() { sed -n "s/^pid=\([0-9]*\) .*role=rank$2 .*/\1/p" "$T/$1.truth"; }
+# j NAME PYTHON-EXPRESSION (d: the explain --json document)
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$T/$1.json"; }
+
+job slow --slow-rank 1 --slow-transform-ms 60
+check_eq "slow: the first finding is the straggler's, HIGH" "rank_straggler HIGH" "$(j slow "d['chains'][0]['kind'], d['chains'][0]['severity']")"
+check_eq "slow: rank 1 is the straggler" 1 "$(j slow "d['ranks']['straggler']['rank']")"
+check_eq "slow: named in the summary" 1 "$(j slow "d['chains'][0]['summary']" | grep -c '^rank 1 arrives last at 100% of 15 ncclAllReduce')"
+check_eq "slow: its own cause, from its own analysis: waiting for its DataLoader worker" gaps_waiting_workers \
+	"$(j slow "d['ranks']['straggler']['cause']['kind']")"
+check_eq "slow: that cause in the finding, with its fixes for rank 1" "1 1" \
+	"$(j slow "int('rank 1 on its own' in d['chains'][0]['root_cause'].lower() and 'waiting for workers' in d['chains'][0]['root_cause']), int(d['chains'][0]['fixes'][0].startswith('Rank 1: '))")"
+check_eq "slow: not the data" False "$(j slow "d['ranks']['straggler']['data_imbalance']")"
+check_eq "slow: from the NCCL calls, every rank's 15 all-reduces (the first, the start-ups', left out)" "nccl 15 [0 15 0]" \
+	"$(j slow "d['ranks']['collectives_source'], d['ranks']['collectives'], [a['last'] for a in d['ranks']['arrivals']]" | tr -d "(),'")"
+check_eq "slow: ranks 0 and 2 wait, rank 1 does not" "1 0 1" \
+	"$(j slow "' '.join(str(int(a['wait_share'] > 0.3)) for a in d['ranks']['arrivals'])")"
+check_eq "slow: the rest is rank 1's own analysis (its process the main one)" "$(rank_pid slow 1)" \
+	"$(j slow "[p['pid'] for p in d['processes'] if p['role'] == 'main'][0]")"
+check_eq "slow: text: the job, the finding, rank 1 on its own" "1 1 1" \
+	"$(grep -c '^Job: 3 ranks of world size 3 (run id ranks-test)' "$T/slow.txt") $(grep -c '^\[HIGH\] rank 1 arrives last' "$T/slow.txt") $(grep -c '^Rank 1 on its own' "$T/slow.txt")"
+r0=$(rank_pid slow 0)
+"$A" explain --json -p "$r0" "$T/slow.db" >"$T/p.json"
+check_eq "slow: -p rank 0 is rank 0 alone: no job, no straggler finding" "0 0" \
+	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(int('ranks' in d), sum(c['kind'] == 'rank_straggler' for c in d['chains']))" "$T/p.json")"
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_ranks"}}' | "$A" mcp "$T/slow.db" >"$T/mcp.out" 2>"$T/mcp.err"
+check_eq "slow: MCP get_ranks: rank 1 the straggler, its cause, the finding" "1 gaps_waiting_workers rank_straggler" \
+	"$(python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    if m.get('id') == 1:
+        s = m['result']['structuredContent']
+        print(s['straggler']['rank'], s['straggler']['cause']['kind'], s['finding']['kind'])" "$T/mcp.out")"
+
+job uneven --slow-rank 1 --slow-transform-ms 0 --slow-rows 16384
+check_eq "uneven: rank 1 the straggler, the imbalance the data's" "rank_straggler 1 True" \
+	"$(j uneven "d['chains'][0]['kind'], d['ranks']['straggler']['rank'], d['ranks']['straggler']['data_imbalance']" | tr -d "(),'")"
+check_eq "uneven: said, with the fix" "1 1" \
+	"$(j uneven "int('the imbalance is in the data' in d['chains'][0]['root_cause']), int(any('shard by size' in f for f in d['chains'][0]['fixes']))")"
+
+job balanced
+check_eq "balanced: no straggler finding" 0 "$(j balanced "sum(c['kind'] == 'rank_straggler' for c in d['chains'])")"
+check_eq "balanced: said so" "True None 15" "$(j balanced "d['ranks']['balanced'], d['ranks']['straggler'], d['ranks']['collectives']" | tr -d "(),'")"
+check_eq "balanced: text says so" 1 "$(grep -c '^The ranks are balanced: no rank arrives last at the ncclAllReduce more often than chance' "$T/balanced.txt")"
+rm -f /dev/shm/fakenccl-* 2>/dev/null
+finish
