@@ -30,7 +30,7 @@ i=0
 while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 
 cpu() { sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'; }
-PRE=$PWD/$B/libingero_preload.so
+PRE=$(cd "$B" && pwd)/libingero_preload.so
 : >"$T/base"; : >"$T/nomarks"; : >"$T/marks"
 r=0
 while [ $r -lt "$RUNS" ]; do

@@ -125,6 +125,18 @@ check_one() { # NAME EXPECT JSON
 			check_k "$n: /$pat/ ran on the $want stream (is $got)" test "$got" = "$want" ;;
 		verdict_mentions)
 			check_k "$n: the verdict mentions /$v/" grep -Eqi -- "$v" "$T/verdict.txt" ;;
+		straggler|straggler_cause|collectives_source)
+			# a job of several ranks (explain --json's "ranks"): the straggler's rank
+			# (none: balanced, or no job), its own cause's kind, where the collectives
+			# were timed from (nccl, gloo, none)
+			case $k in
+			straggler) q='.ranks.straggler.rank // "none"' ;;
+			straggler_cause) q='.ranks.straggler.cause.kind // "none"' ;;
+			*) q='.ranks.collectives_source // "none"' ;;
+			esac
+			got=$(jq -r "$q" "$j")
+			if echo "$got" | grep -Eqx "$v"; then ok "$n: $k $got"
+			else miss "$n: $k $got, expected $v"; fi ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
