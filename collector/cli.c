@@ -39,7 +39,7 @@ static const char doc[] =
 "cannot listen; a write failed, disk full: recording stopped, even with CMD).\n";
 
 enum { OPT_SAMPLE_HZ = 1000, OPT_MAX_SIZE, OPT_BUCKET_MS, OPT_ENDPOINT, OPT_NO_BPF, OPT_DURATION, OPT_STATS,
-       OPT_NO_PYTHON_FRAMES, OPT_NO_BLOCK_STACKS, OPT_FORCE };
+       OPT_NO_PYTHON_FRAMES, OPT_NO_BLOCK_STACKS, OPT_FORCE, OPT_METRICS, OPT_METRICS_LINGER };
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "report database to write (an existing trace is kept: "
@@ -64,6 +64,10 @@ static const struct argp_option opts[] = {
 	{ "stats", OPT_STATS, "FILE", 0, "write key=value figures (calls, messages, losses, CPU "
 	  "time) to FILE at exit", 0 },
 	{ "quiet", 'q', NULL, 0, "no summary on stderr at the end", 0 },
+	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "serve explain's figures as Prometheus metrics on "
+	  "http://ADDR:PORT/metrics (off by default)", 0 },
+	{ "metrics-linger", OPT_METRICS_LINGER, "SECONDS", 0, "after the trace, keep serving its final "
+	  "figures this long (default 0)", 0 },
 	{ 0 },
 };
 
@@ -142,6 +146,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		c->quiet = 1;
 		break;
+	case OPT_METRICS:
+		c->metrics = arg;
+		break;
+	case OPT_METRICS_LINGER: {
+		char *end;
+		c->metrics_linger_s = strtod(arg, &end);
+		if (*end || !(c->metrics_linger_s >= 0 && c->metrics_linger_s <= 86400))
+			usage_error(state, "invalid --metrics-linger: %s (seconds, 0 to 86400)", arg);
+		break;
+	}
 	case ARGP_KEY_ARG:
 		usage_error(state, "unexpected argument '%s' (put the command after --)", arg);
 		break;

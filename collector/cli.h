@@ -25,6 +25,8 @@ struct cli {
 	const char *stats;         /* --stats FILE: key=value figures at exit */
 	int split_bpf;             /* $INGERO_SPLIT_BPF: enum tracer_split (tracer.h), for benchmarks */
 	int quiet;
+	const char *metrics;       /* --metrics ADDR:PORT: serve /metrics (Prometheus); NULL = off */
+	double metrics_linger_s;   /* --metrics-linger: keep serving the final figures this long */
 };
 
 /* 0: run; 1: --help/--version printed, exit 0; -1: error printed, exit 2. */

@@ -40,6 +40,8 @@
 
 #include "cli.h"
 #include "intake.h"
+#include "main_metrics.h"
+#include "metrics.h"
 #include "launch.h"
 #include "output.h"
 #include "procs.h"
@@ -294,6 +296,20 @@ static void summary(const struct cli *c, struct store *st, const struct intake_s
 	fprintf(stderr, "\n");
 }
 
+/* --metrics: the page rebuilt every INGERO_METRICS_REFRESH_MS (default 10 s) while tracing */
+static struct metrics *start_metrics(const struct cli *c, struct metrics_ctx *mc)
+{
+	char err[320];
+	const char *r = getenv("INGERO_METRICS_REFRESH_MS");
+	unsigned refresh = r && *r ? (unsigned)strtoul(r, NULL, 10) : 10000;
+	struct metrics *m = metrics_start(c->metrics, refresh, metrics_page, mc, err, sizeof err);
+	if (!m)
+		fprintf(stderr, "ingero-collector: %s\n", err);
+	else if (!c->quiet)   /* (the port it got, for ":0") */
+		fprintf(stderr, "ingero-collector: metrics on port %u: http://%s/metrics\n", metrics_port(m), c->metrics);
+	return m;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -347,8 +363,16 @@ int main(int argc, char **argv)
 	io.open_mode = !c.cmd && !c.npids;
 	io.tracer = t;
 	io.store = st;
-	rc = intake_start(in, &io) ? INGERO_EXIT_RUNTIME : enroll(&c, t, st, batched, &l);
+	struct metrics_ctx mc = { .path = c.output, .lock = PTHREAD_MUTEX_INITIALIZER, .in = in };
+	struct metrics *m = NULL;
+	rc = intake_start(in, &io) ? INGERO_EXIT_RUNTIME : 0;
+	if (!rc && c.metrics && !(m = start_metrics(&c, &mc)))
+		rc = INGERO_EXIT_RUNTIME;
+	if (!rc)
+		rc = enroll(&c, t, st, batched, &l);
 	if (rc) {   /* no trace began: no file is left to be read as an empty one */
+		metrics_ctx_final(&mc, NULL);
+		metrics_finish(m, 0, NULL);
 		intake_stop(in, NULL);
 		tracer_close(t);
 		store_close(st);
@@ -360,7 +384,9 @@ int main(int argc, char **argv)
 	cpu_at_start = cpu_seconds();
 	run(t, st, c.output, &l, c.duration_s, &next_flush, &child_done, &exit_code);
 	drain(in, t, &next_flush, &is);
+	metrics_ctx_final(&mc, NULL);   /* no more live counters from the intake */
 	intake_stop(in, &is);
+	metrics_ctx_final(&mc, &is);
 	tracer_flush(t, 1);
 	session_end(st);
 	store_sync(st);
@@ -374,6 +400,8 @@ int main(int argc, char **argv)
 	store_close(st);
 	output_release(&out);
 	tracer_close(t);
+	/* the final file's figures, served --metrics-linger seconds for a last scrape */
+	metrics_finish(m, c.metrics_linger_s, (volatile int *)&signals_seen);
 	if (l.pid > 0 && !child_done) {
 		/* stopped before CMD ended: report what it did, do not leave a zombie */
 		if (waitpid(l.pid, &status, WNOHANG) == l.pid)
