@@ -54,4 +54,31 @@ check_eq "cuda-only: collector exits 0" 0 $?
 check_eq "cuda-only: both ranks' RANK" "0 1" "$(q "SELECT group_concat(value, ' ') FROM (SELECT value FROM process_env WHERE key='RANK'
 	AND pid IN (SELECT pid FROM collectives) ORDER BY value)")"
 check_eq "cuda-only: 3 all-reduces each" "3 3" "$(q "SELECT group_concat(n, ' ') FROM (SELECT count(*) n FROM collectives WHERE op='ncclAllReduce' GROUP BY pid)")"
+
+# the other entry points (tests/helpers/nccl_calls.c api): 4 forked ranks, grouped send/recv, a split
+# by color, all-reduces on each half, a broadcast; then ncclCommInitAll in one process
+rm -f "$DB" "$DB-wal" "$DB-shm"
+"$B/ingero-collector" -q -o "$DB" -- "$B/tests/nccl_calls" api >"$T/api.txt" 2>"$T/api.err"
+check_eq "api: collector exits 0" 0 $?
+check_eq "api: 4 ranks ran" 4 "$(grep -c '^rank ' "$T/api.txt")"
+check_eq "api: one world communicator of 4 (its identity shared by the 4 inits)" "4 1 4" \
+	"$(q "SELECT count(*), count(DISTINCT comm_id), min(nranks) FROM collectives WHERE op='ncclCommInitRank'" | tr '|' ' ')"
+check_eq "api: send/recv inside groups, per-peer sequence numbers 0 and 1, to the next and from the previous rank" "16 0" \
+	"$(q "SELECT count(*), sum(NOT (flags & 1) OR seq NOT IN (0, 1) OR bytes <> 1024
+		OR peer <> (CASE op WHEN 'ncclSend' THEN (rank + 1) % 4 ELSE (rank + 3) % 4 END))
+		FROM collectives WHERE op IN ('ncclSend', 'ncclRecv')" | tr '|' ' ')"
+check_eq "api: each group's end recorded" 8 "$(q "SELECT count(*) FROM collectives WHERE op='ncclGroupEnd'")"
+check_eq "api: the split: two communicators of 2, one per color, ranks 0 and 1 in each" "2 2 4" \
+	"$(q "SELECT count(DISTINCT comm_id), max(nranks), count(*) FROM collectives WHERE op='ncclCommSplit' AND rank IN (0, 1)" | tr '|' ' ')"
+for pid in $(sed -n 's/^rank [0-9] pid \([0-9]*\) .*/\1/p' "$T/api.txt"); do
+	check_eq "api: pid $pid: its half's 3 all-reduces on its split's communicator, seq 0-2" "3 0 2 1" \
+		"$(q "SELECT count(*), min(seq), max(seq), count(DISTINCT c.comm_id) FROM collectives c WHERE c.pid=$pid
+			AND c.op='ncclAllReduce' AND c.comm_id = (SELECT comm_id FROM collectives WHERE pid=$pid AND op='ncclCommSplit')" | tr '|' ' ')"
+done
+check_eq "api: same color, same communicator" 2 \
+	"$(q "SELECT count(DISTINCT comm_id) FROM collectives WHERE op='ncclCommSplit'")"
+check_eq "api: the broadcast: the world's first collective, root 2" "4 0 2" \
+	"$(q "SELECT count(*), max(seq), min(peer) FROM collectives WHERE op='ncclBroadcast'" | tr '|' ' ')"
+check_eq "api: ncclCommInitAll: one communicator of 2 in one process, ranks 0 and 1" "2 1 2 0 1" \
+	"$(q "SELECT count(*), count(DISTINCT comm_id), max(nranks), min(rank), max(rank) FROM collectives WHERE op='ncclCommInitAll'" | tr '|' ' ')"
 finish
