@@ -160,11 +160,14 @@ int main(int argc, char **argv)
 		ia_err("no report.db given (see --help)");
 		return IA_EXIT_USAGE;
 	}
-	if (sub_argc - optind > 1) {
+	/* explain reads several report.db as one job (one a node: cmd_explain_nodes.c) */
+	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain")) {
 		ia_err("unexpected argument %s (one report.db at a time; subcommand first)", sub_argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}
 	c.db_path = sub_argv[optind];
+	c.more_db = (const char *const *)sub_argv + optind + 1;
+	c.nmore = sub_argc - optind - 1;
 
 	int rc;
 	if (!strcmp(c.cmd, "stats"))

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_anchor.h"
 #include "cgroup_cpu.h"
 #include "cli.h"
 #include "proc_tree.h"
@@ -177,6 +178,7 @@ void session_start(struct store *st, const struct cli *c, int argc, char **argv,
 	clock_gettime(CLOCK_REALTIME, &wall);
 	session_set_u64(st, "start_wall_ns", (uint64_t)wall.tv_sec * 1000000000ull + wall.tv_nsec);
 	session_set_u64(st, "start_mono_ns", mono_now_ns());
+	clock_anchor_record(st);
 	if (uname(&u) == 0) {
 		store_session(st, "host", u.nodename);
 		snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release, u.machine);

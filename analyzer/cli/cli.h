@@ -27,6 +27,8 @@ struct ia_cli {
 	int verbose;           /* internal counters too */
 	int kernels;           /* stats --kernels */
 	int offcpu;            /* stacks --offcpu */
+	const char *const *more_db;   /* explain: more report.db, one a node of the same job */
+	int nmore;
 };
 
 int ia_exit_status(int rc);
@@ -42,6 +44,11 @@ int ia_cmd_timeline(const struct ia_cli *c);
 int ia_cmd_export(const struct ia_cli *c);
 int ia_cmd_report(const struct ia_cli *c);
 int ia_cmd_stacks(const struct ia_cli *c);
+/* explain of several report.db as one job (cmd_explain_nodes.c) */
+int ia_cmd_explain_nodes(const struct ia_cli *c);
+/* explain's text of one analysis (cmd_explain.c), WIDTH its processes' table's */
+struct ia_analysis;
+void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int width);
 
 /* Opens the database and loads the trace; prints the error line and returns -1. */
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what);

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_text(FILE *f, const struct ia_analysis *a, int verbose, int width)
+void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int width)
 {
 	ia_headline_print(f, a, 1, verbose);
 	if (a->pp.main < 0)
@@ -43,6 +43,8 @@ int ia_cmd_explain(const struct ia_cli *c)
 	struct ia_trace t;
 	struct ia_analysis a;
 	char err[512];
+	if (c->nmore > 0)
+		return ia_cmd_explain_nodes(c);
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
@@ -72,7 +74,7 @@ int ia_cmd_explain(const struct ia_cli *c)
 					a.job->coll.r[a.job->straggler].rank, a.job->sub.procs[a.job->sub_a.pp.main >= 0 ?
 					a.job->sub_a.pp.p[a.job->sub_a.pp.main].proc : 0].pid);
 			const struct ia_analysis *shown = ia_job_shown(&a);
-			print_text(out, shown, c->verbose, ia_width_for(f));
+			ia_explain_print(out, shown, c->verbose, ia_width_for(f));
 			char *dir = c->verbose ? NULL : ia_display_user_dir_of(shown);
 			if (w && ia_display_write(f, w, ia_width_for(f), dir) < 0)
 				rc = IA_EXIT_ERROR;

@@ -65,6 +65,7 @@ EXIT
 static const struct { const char *cmd, *text; } subs[] = {
 	{ "explain",
 	"Usage: ingero-analyze explain [OPTIONS] report.db\n"
+	"       ingero-analyze explain [--json] [-o FILE] node0.db node1.db ...\n"
 	"       ingero-analyze [OPTIONS] report.db   (explain is the default)\n"
 	"\n"
 	"Why the GPU starved.  First the headline every view shares: GPU idle of the\n"
@@ -74,6 +75,10 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"timeline of the evidence, the root cause, fixes with values for this machine\n"
 	"and the Source line; the processes.  README \"How to read explain\" says what\n"
 	"each term means.\n"
+	"A job of several ranks: when each arrived at the collectives, the straggler\n"
+	"and its own cause first.  Several report.db (one a node of one job): put on\n"
+	"one timeline by the collectors' clock anchors, refined by the collectives,\n"
+	"the remaining uncertainty stated; no window or -p then.\n"
 	"\n"
 	"Options:\n"
 	JSON WINDOW OUTPUT TEXT HELP EXIT },

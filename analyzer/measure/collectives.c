@@ -23,15 +23,24 @@ const char *ia_coll_source_name(enum ia_coll_source s)
 	return s == IA_COLL_NCCL ? "nccl" : s == IA_COLL_GLOO ? "gloo" : "none";
 }
 
-struct table {
-	size_t n, cap, nr;
-	uint64_t *arrive, *done;   /* [n * nr] */
+/* One column per rank of the job (of every node), in rank order. */
+struct col {
+	int rank, node;
+	uint32_t proc;
 };
 
-static int table_add(struct table *tb)
+struct table {
+	size_t n, cap, nr;
+	uint64_t *arrive, *done;   /* [n * nr]; 0 = that rank's part not seen */
+};
+
+/* Rows up to n (zeroed), for collectives numbered 0..n-1. */
+static int table_grow(struct table *tb, size_t n)
 {
-	if (tb->n == tb->cap) {
-		size_t cap = tb->cap ? tb->cap * 2 : 256;
+	if (n > tb->cap) {
+		size_t cap = tb->cap ? tb->cap : 256;
+		while (cap < n)
+			cap *= 2;
 		uint64_t *a = realloc(tb->arrive, cap * tb->nr * sizeof *a);
 		if (!a)
 			return -1;
@@ -42,29 +51,56 @@ static int table_add(struct table *tb)
 		tb->done = d;
 		tb->cap = cap;
 	}
-	memset(tb->arrive + tb->n * tb->nr, 0, tb->nr * sizeof *tb->arrive);
-	memset(tb->done + tb->n * tb->nr, 0, tb->nr * sizeof *tb->done);
-	return (int)tb->n++;
+	if (n > tb->n) {
+		memset(tb->arrive + tb->n * tb->nr, 0, (n - tb->n) * tb->nr * sizeof *tb->arrive);
+		memset(tb->done + tb->n * tb->nr, 0, (n - tb->n) * tb->nr * sizeof *tb->done);
+		tb->n = n;
+	}
+	return 0;
 }
 
-/* The index in rk->r of the rank process p belongs to (itself or an ancestor's), -1 none. */
-static int rank_slot(const struct ia_trace *t, const struct ia_ranks *rk, int p)
+static int table_add(struct table *tb)
+{
+	size_t row = tb->n;
+	return table_grow(tb, row + 1) < 0 ? -1 : (int)row;
+}
+
+/* Keeps the rows every rank took part in, in order. */
+static void table_compact(struct table *tb)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < tb->n; i++) {
+		size_t k;
+		for (k = 0; k < tb->nr && tb->arrive[i * tb->nr + k]; k++)
+			;
+		if (k < tb->nr)
+			continue;
+		if (w != i) {
+			memmove(tb->arrive + w * tb->nr, tb->arrive + i * tb->nr, tb->nr * sizeof *tb->arrive);
+			memmove(tb->done + w * tb->nr, tb->done + i * tb->nr, tb->nr * sizeof *tb->done);
+		}
+		w++;
+	}
+	tb->n = w;
+}
+
+/* The column of the rank process p of node n belongs to (itself or its ancestor's), -1 none. */
+static int col_of(const struct col *cols, size_t nr, const struct ia_ranks *rk, int node, int p)
 {
 	if (p < 0)
 		return -1;
 	int rank = rk->p[p].rank;
-	for (size_t k = 0; rank >= 0 && k < rk->nranks; k++)
-		if (rk->r[k].rank == rank)
+	for (size_t k = 0; rank >= 0 && k < nr; k++)
+		if (cols[k].rank == rank && cols[k].node == node)
 			return (int)k;
-	(void)t;
 	return -1;
 }
 
 /* --- nccl ---------------------------------------------------------------------------- */
 
 /* The first and the last GPU mark recorded on (pid, stream) inside [a, b]: their completions. */
-static int marks_in(const struct ia_trace *t, sqlite3_stmt *st, int pid, int64_t stream, uint64_t a, uint64_t b,
-		    uint64_t *first_done, uint64_t *last_done, char *err, size_t errlen)
+static int marks_in(sqlite3_stmt *st, int pid, int64_t stream, uint64_t a, uint64_t b, uint64_t *first_done,
+		    uint64_t *last_done, char *err, size_t errlen)
 {
 	*first_done = *last_done = 0;
 	sqlite3_reset(st);
@@ -79,100 +115,135 @@ static int marks_in(const struct ia_trace *t, sqlite3_stmt *st, int pid, int64_t
 			*first_done = d;
 		*last_done = d;
 	}
-	(void)t;
 	return ia_db_done(st, rc, err, errlen);
 }
 
 #define COLL_OPS "('ncclAllReduce','ncclReduceScatter','ncclAllGather','ncclBroadcast','ncclBcast','ncclReduce')"
 
-static int from_nccl(const struct ia_trace *t, const struct ia_ranks *rk, struct table *tb, struct ia_collectives *c,
-		     char *err, size_t errlen)
+/* The communicator the job's ranks used most: on every node, by the most
+ * processes (DDP's: every rank's).  0 with *found 0 when none has them all. */
+static int pick_comm(const struct ia_coll_node *nodes, size_t nn, size_t nranks, int64_t *comm, int *found, char *err,
+		     size_t errlen)
 {
-	int has = ia_db_has_table(t->db, "collectives");
-	if (has <= 0)
-		return has < 0 ? -1 : 0;
-	/* the communicator every rank used most: the job's (DDP's) */
-	sqlite3_stmt *st = ia_db_prepare(t->db,
+	*found = 0;
+	int64_t cand[64];
+	size_t ncand = 0;
+	/* candidates from the first node, the most used first */
+	sqlite3_stmt *st = ia_db_prepare(nodes[0].t->db,
 					 "SELECT comm_id, count(DISTINCT pid) AS n, count(*) FROM collectives WHERE comm_id IS NOT NULL "
 					 "AND seq IS NOT NULL AND op IN " COLL_OPS " GROUP BY comm_id ORDER BY n DESC, 3 DESC",
 					 err, errlen);
 	if (!st)
 		return -1;
-	int64_t comm = 0;
-	int found = 0, rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !found) {
-		if ((size_t)sqlite3_column_int64(st, 1) >= rk->nranks) {
-			comm = sqlite3_column_int64(st, 0);
-			found = 1;
-		}
-	}
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ncand < 64)
+		cand[ncand++] = sqlite3_column_int64(st, 0);
 	rc = ia_db_done(st, rc, err, errlen);
 	sqlite3_finalize(st);
-	if (rc < 0 || !found)
-		return rc;
-	st = ia_db_prepare(t->db,
-			   "SELECT pid, op, seq, start_ns, dur_ns, stream, flags, coalesce(bytes, 0) FROM collectives "
-			   "WHERE comm_id = ?1 AND seq IS NOT NULL AND op IN " COLL_OPS " ORDER BY seq, pid",
-			   err, errlen);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < ncand && !*found; i++) {
+		size_t pids = 0;
+		for (size_t n = 0; n < nn; n++) {
+			st = ia_db_prepare(nodes[n].t->db, "SELECT count(DISTINCT pid) FROM collectives WHERE comm_id = ?1 "
+							   "AND seq IS NOT NULL AND op IN " COLL_OPS, err, errlen);
+			if (!st)
+				return -1;
+			sqlite3_bind_int64(st, 1, cand[i]);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				pids += (size_t)sqlite3_column_int64(st, 0);
+			rc = ia_db_done(st, rc, err, errlen);
+			sqlite3_finalize(st);
+			if (rc < 0)
+				return -1;
+		}
+		if (pids >= nranks) {
+			*comm = cand[i];
+			*found = 1;
+		}
+	}
+	return 0;
+}
+
+static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, const struct col *cols, struct table *tb,
+		     uint64_t ops[8], uint64_t *bytes, int *comm_size, char *err, size_t errlen)
+{
+	const struct ia_trace *t = nd->t;
+	sqlite3_stmt *st = ia_db_prepare(t->db,
+					 "SELECT pid, op, seq, start_ns, dur_ns, stream, flags, coalesce(bytes, 0), coalesce(nranks, 0) "
+					 "FROM collectives WHERE comm_id = ?1 AND seq IS NOT NULL AND op IN " COLL_OPS " ORDER BY seq, pid",
+					 err, errlen);
 	sqlite3_stmt *mk = ia_db_prepare(t->db,
 					 "SELECT done_ns FROM gpu_marks WHERE pid = ?1 AND stream = ?2 AND recorded_ns BETWEEN ?3 AND ?4 "
 					 "ORDER BY recorded_ns",
 					 err, errlen);
-	if (!st || !mk) {
-		sqlite3_finalize(st);
-		sqlite3_finalize(mk);
-		return -1;
-	}
+	int rc = -1;
+	if (!st || !mk)
+		goto out;
 	sqlite3_bind_int64(st, 1, comm);
-	int64_t cur_seq = -1;
-	int row = -1;
-	size_t have = 0;
-	uint64_t ops[8] = { 0 }, bytes = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int pid = sqlite3_column_int(st, 0);
 		int64_t seq = sqlite3_column_int64(st, 2);
-		int k = rank_slot(t, rk, ia_proc_index(t, pid));
-		if (k < 0)
+		if (sqlite3_column_int(st, 8) > *comm_size)
+			*comm_size = sqlite3_column_int(st, 8);
+		int k = col_of(cols, tb->nr, nd->rk, node, ia_proc_index(t, pid));
+		if (k < 0 || seq < 0 || seq > (1 << 26))
 			continue;
-		if (seq != cur_seq) {
-			if (row >= 0 && have != rk->nranks)
-				tb->n--;   /* not every rank: left out */
-			if ((row = table_add(tb)) < 0)
-				goto oom;
-			cur_seq = seq;
-			have = 0;
+		if (table_grow(tb, (size_t)seq + 1) < 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+			goto out;
 		}
 		uint64_t start = (uint64_t)sqlite3_column_int64(st, 3), dur = (uint64_t)sqlite3_column_int64(st, 4);
 		unsigned flags = (unsigned)sqlite3_column_int(st, 6);
 		uint64_t arrive = start, done = start + dur, before = 0, after = 0;
 		if ((flags & (INGERO_COLL_MARK_BEFORE | INGERO_COLL_MARK_AFTER)) &&
-		    marks_in(t, mk, pid, sqlite3_column_int64(st, 5), start, start + dur, &before, &after, err, errlen) < 0) {
-			sqlite3_finalize(st);
-			sqlite3_finalize(mk);
-			return -1;
+		    marks_in(mk, pid, sqlite3_column_int64(st, 5), start, start + dur, &before, &after, err, errlen) < 0) {
+			rc = -1;
+			goto out;
 		}
 		if ((flags & INGERO_COLL_MARK_BEFORE) && before > arrive)
 			arrive = before;
 		if ((flags & INGERO_COLL_MARK_AFTER) && after && after > arrive)
 			done = after;
-		if (!tb->arrive[row * tb->nr + k])
-			have++;
-		tb->arrive[row * tb->nr + k] = arrive;
-		tb->done[row * tb->nr + k] = done > arrive ? done : arrive;
+		if (done < arrive)
+			done = arrive;
+		tb->arrive[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)arrive + nd->offset_ns);
+		tb->done[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)done + nd->offset_ns);
 		const char *op = (const char *)sqlite3_column_text(st, 1);
 		for (unsigned o = 1; op && o < 8; o++)
 			if (ingero_nccl_name(o) && !strcmp(op, ingero_nccl_name(o)))
 				ops[o]++;
 		if (k == 0)
-			bytes += (uint64_t)sqlite3_column_int64(st, 7);
+			*bytes += (uint64_t)sqlite3_column_int64(st, 7);
 	}
-	if (row >= 0 && have != rk->nranks)
-		tb->n--;
 	rc = ia_db_done(st, rc, err, errlen);
+out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(mk);
-	if (rc < 0)
+	return rc;
+}
+
+static int from_nccl(const struct ia_coll_node *nodes, size_t nn, const struct col *cols, struct table *tb,
+		     struct ia_collectives *c, char *err, size_t errlen)
+{
+	for (size_t n = 0; n < nn; n++) {
+		int has = ia_db_has_table(nodes[n].t->db, "collectives");
+		if (has <= 0)
+			return has < 0 ? -1 : 0;
+	}
+	int64_t comm = 0;
+	int found;
+	if (pick_comm(nodes, nn, tb->nr, &comm, &found, err, errlen) < 0)
 		return -1;
+	if (!found)
+		return 0;
+	uint64_t ops[8] = { 0 }, bytes = 0;
+	for (size_t n = 0; n < nn; n++)
+		if (nccl_node(&nodes[n], (int)n, comm, cols, tb, ops, &bytes, &c->comm_nranks, err, errlen) < 0)
+			return -1;
+	table_compact(tb);
 	unsigned best = 1;
 	for (unsigned o = 2; o < 8; o++)
 		if (ops[o] > ops[best])
@@ -181,11 +252,6 @@ static int from_nccl(const struct ia_trace *t, const struct ia_ranks *rk, struct
 	c->total_bytes = bytes;
 	c->source = tb->n ? IA_COLL_NCCL : IA_COLL_NONE;
 	return 0;
-oom:
-	sqlite3_finalize(st);
-	sqlite3_finalize(mk);
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 /* --- gloo ------------------------------------------------------------------------------ */
@@ -319,15 +385,19 @@ static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct
 
 /* --- per rank --------------------------------------------------------------------------- */
 
-static void rank_program(const struct ia_trace *t, struct ia_coll_rank *r)
+/* Its program's launches and host-to-device bytes inside its span (shift:
+ * its node's times onto the job's timeline). */
+static void rank_program(struct ia_coll_rank *r, int64_t shift)
 {
+	const struct ia_trace *t = r->trace;
 	for (size_t th = 0; th < t->nthreads; th++) {
 		const struct ia_thread *x = &t->threads[th];
 		if (x->proc != r->proc)
 			continue;
 		for (uint32_t i = 0; i < x->call_n; i++) {
 			const struct ia_call *c = &t->calls[t->call_by_th[x->call_first + i]];
-			if (c->start < r->first_ns || c->start > r->last_ns)
+			int64_t at = (int64_t)c->start + shift;
+			if (at < (int64_t)r->first_ns || at > (int64_t)r->last_ns)
 				continue;
 			if (ingero_api_class(c->api) == INGERO_CLASS_LAUNCH)
 				r->launches++;
@@ -342,7 +412,13 @@ static int by_u64(const void *a, const void *b)
 	return cmp_u64(a, b);
 }
 
-static void aggregate(const struct ia_trace *t, const struct table *tb, struct ia_collectives *c)
+static int by_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void aggregate(const struct table *tb, struct ia_collectives *c, const int64_t *shift)
 {
 	size_t nr = tb->nr;
 	uint64_t others[64];
@@ -385,24 +461,99 @@ static void aggregate(const struct ia_trace *t, const struct table *tb, struct i
 	for (size_t k = 0; k < nr; k++) {
 		if (c->r[k].first_ns == UINT64_MAX)
 			c->r[k].first_ns = 0;
-		rank_program(t, &c->r[k]);
+		rank_program(&c->r[k], shift[c->r[k].node]);
 	}
 }
 
-int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_collectives *c, char *err,
-			   size_t errlen)
+/* The median completion of node n's ranks in row i (0 when it has none). */
+static uint64_t node_done(const struct table *tb, const struct col *cols, size_t i, int n)
+{
+	uint64_t v[64];
+	size_t m = 0;
+	for (size_t k = 0; k < tb->nr && m < 64; k++)
+		if (cols[k].node == n)
+			v[m++] = tb->done[i * tb->nr + k];
+	if (!m)
+		return 0;
+	qsort(v, m, sizeof *v, by_u64);
+	return v[m / 2];
+}
+
+/* Node n ≥ 1 onto node 0 by the collectives' completions (collectives.h). */
+static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, struct ia_clock_fit *fit)
+{
+	int64_t *d = malloc((tb->n ? tb->n : 1) * sizeof *d);
+	if (!d)
+		return -1;
+	for (size_t n = 1; n < nn; n++) {
+		size_t m = 0;
+		for (size_t i = 0; i < tb->n; i++) {
+			uint64_t a = node_done(tb, cols, i, 0), b = node_done(tb, cols, i, (int)n);
+			if (a && b)
+				d[m++] = (int64_t)(a - b);
+		}
+		if (!m)
+			continue;
+		qsort(d, m, sizeof *d, by_i64);
+		int64_t corr = d[m / 2];
+		uint64_t worst = 0;
+		for (size_t i = 0; i < m; i++) {
+			uint64_t dev = (uint64_t)(d[i] > corr ? d[i] - corr : corr - d[i]);
+			if (dev > worst)
+				worst = dev;
+		}
+		fit[n] = (struct ia_clock_fit){ corr, worst, m };
+		for (size_t i = 0; i < tb->n; i++)
+			for (size_t k = 0; k < tb->nr; k++)
+				if (cols[k].node == (int)n) {
+					tb->arrive[i * tb->nr + k] = (uint64_t)((int64_t)tb->arrive[i * tb->nr + k] + corr);
+					tb->done[i * tb->nr + k] = (uint64_t)((int64_t)tb->done[i * tb->nr + k] + corr);
+				}
+	}
+	free(d);
+	return 0;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct col *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, struct ia_collectives *c,
+				 struct ia_clock_fit *fit, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	if (rk->nranks < 2 || rk->nranks > 64)
+	for (size_t n = 0; fit && n < nn; n++)
+		fit[n] = (struct ia_clock_fit){ 0, 0, 0 };
+	struct col cols[64];
+	size_t nr = 0;
+	for (size_t n = 0; n < nn; n++)
+		for (size_t k = 0; k < nodes[n].rk->nranks; k++) {
+			if (nr == 64)
+				return 0;   /* a job this large is not matched here */
+			cols[nr++] = (struct col){ nodes[n].rk->r[k].rank, (int)n, nodes[n].rk->r[k].proc };
+		}
+	qsort(cols, nr, sizeof *cols, by_rank);
+	for (size_t k = 1; k < nr; k++)
+		if (cols[k].rank == cols[k - 1].rank) {
+			snprintf(err, errlen, "rank %d is in two of the traces: not one job", cols[k].rank);
+			return -1;
+		}
+	if (nr < 2)
 		return 0;
-	struct table tb = { .nr = rk->nranks };
-	int rc = from_nccl(t, rk, &tb, c, err, errlen);
-	if (rc == 0 && !tb.n) {
+	struct table tb = { .nr = nr };
+	int rc = from_nccl(nodes, nn, cols, &tb, c, err, errlen);
+	if (rc == 0 && !tb.n && nn == 1) {   /* (gloo: matched by order, one node's clock) */
 		tb.n = 0;
-		if (from_gloo(t, rk, &tb, c) < 0) {
+		if (from_gloo(nodes[0].t, nodes[0].rk, &tb, c) < 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
+	}
+	if (rc == 0 && nn > 1 && tb.n && refine_clocks(&tb, cols, nn, fit) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
 	}
 	/* the first collective meets the ranks' start-ups (each loads its
 	 * data, its model, makes its communicator): how long they took to
@@ -414,18 +565,23 @@ int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, 
 		c->skipped_first = 1;
 	}
 	if (rc == 0 && tb.n) {
-		c->r = calloc(rk->nranks, sizeof *c->r);
+		c->r = calloc(nr, sizeof *c->r);
+		int64_t shift[64] = { 0 };
 		if (!c->r) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		} else {
-			c->nranks = rk->nranks;
+			c->nranks = nr;
 			c->n = tb.n;
-			for (size_t k = 0; k < rk->nranks; k++) {
-				c->r[k].rank = rk->r[k].rank;
-				c->r[k].proc = rk->r[k].proc;
+			for (size_t k = 0; k < nr; k++) {
+				c->r[k].rank = cols[k].rank;
+				c->r[k].proc = cols[k].proc;
+				c->r[k].node = cols[k].node;
+				c->r[k].trace = nodes[cols[k].node].t;
 			}
-			aggregate(t, &tb, c);
+			for (size_t n = 0; n < nn && n < 64; n++)
+				shift[n] = nodes[n].offset_ns + (fit ? fit[n].correction_ns : 0);
+			aggregate(&tb, c, shift);
 		}
 	}
 	free(tb.arrive);
@@ -433,6 +589,13 @@ int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, 
 	if (rc < 0)
 		ia_collectives_free(c);
 	return rc;
+}
+
+int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_collectives *c, char *err,
+			   size_t errlen)
+{
+	struct ia_coll_node one = { t, rk, 0 };
+	return ia_collectives_compute_nodes(&one, 1, c, NULL, err, errlen);
 }
 
 void ia_collectives_free(struct ia_collectives *c)

@@ -44,7 +44,9 @@ const char *ia_coll_source_name(enum ia_coll_source s);
 
 struct ia_coll_rank {
 	int rank;
-	uint32_t proc;             /* index into trace.procs */
+	uint32_t proc;             /* index into trace.procs of its node's trace */
+	const struct ia_trace *trace;   /* its node's trace */
+	int node;                  /* index of that node (0: a trace of one node) */
 	uint64_t first_ns, last_ns;   /* its first arrival and last completion: its span */
 	uint64_t wait_ns;          /* Σ (last arrival − its arrival): time it waited for the last rank */
 	uint64_t last_count;       /* collectives it arrived at last (by more than IA_COLL_TIE_NS) */
@@ -64,11 +66,34 @@ struct ia_collectives {
 	size_t ntied;              /* collectives with no rank last */
 	uint64_t total_bytes;      /* NCCL: bytes of the matched collectives, one rank's */
 	int skipped_first;         /* the first matched collective (the ranks' start-ups meeting) left out */
+	int comm_nranks;           /* NCCL: the communicator's size; more than nranks when some of its ranks
+	                            * are in other traces (other nodes: explain A.db B.db) */
 };
 
 /* 0 (c->n 0 when nothing matched: no ranks, no collectives), or -1. */
 int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_collectives *c, char *err,
 			   size_t errlen);
+
+/* Several nodes' traces of one job (one report.db each): the same, with
+ * every time of node n moved by its offset (realtime − monotonic of its
+ * clock anchor) onto one timeline, then refined by the collectives (NCCL
+ * only): a collective completes at nearly the same instant on every rank,
+ * so node n ≥ 1 is moved by the median, over the matched collectives, of
+ * (node 0's median completion − its own); what is left — the largest
+ * distance of a collective's difference from that median — is its stated
+ * uncertainty.  fit[n] (n < nn) receives both. */
+struct ia_coll_node {
+	const struct ia_trace *t;
+	const struct ia_ranks *rk;
+	int64_t offset_ns;
+};
+struct ia_clock_fit {
+	int64_t correction_ns;     /* added after the anchors (0 for node 0) */
+	uint64_t uncertainty_ns;   /* what is left, as above */
+	size_t used;               /* collectives it rests on */
+};
+int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, struct ia_collectives *c,
+				 struct ia_clock_fit *fit, char *err, size_t errlen);
 void ia_collectives_free(struct ia_collectives *c);
 
 #endif

@@ -20,7 +20,10 @@ void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
 	const struct ia_ranks *rk = &j->ranks;
 	const struct ia_collectives *c = &j->coll;
 	char d1[32], d2[32];
-	fprintf(f, "Job: %zu ranks", rk->nranks);
+	if (j->nnodes > 1)
+		fprintf(f, "Job: %zu ranks on %zu nodes", c->nranks, j->nnodes);
+	else
+		fprintf(f, "Job: %zu ranks", rk->nranks);
 	if (rk->world_size >= 0)
 		fprintf(f, " of world size %d", rk->world_size);
 	if (rk->run_id[0])
@@ -33,16 +36,24 @@ void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
 		return;
 	}
 	fprintf(f, "; %zu %s matched across all of them (%s)\n", c->n, c->op, ia_coll_source_name(c->source));
+	if (c->comm_nranks > (int)c->nranks)
+		fprintf(f, "These are %zu of the communicator's %d ranks: the others are in other traces (other nodes) — "
+			   "give every node's report.db at once (ingero-analyze explain A.db B.db ...) to see them all.\n",
+			c->nranks, c->comm_nranks);
 	for (size_t k = 0; k < c->nranks; k++) {
 		const struct ia_coll_rank *r = &c->r[k];
 		uint64_t span = r->last_ns > r->first_ns ? r->last_ns - r->first_ns : 0;
-		fprintf(f, "  rank %-3d pid %-7d last at %llu of %zu", r->rank, t->procs[r->proc].pid,
+		if (j->nnodes > 1)
+			fprintf(f, "  node %d", r->node);
+		fprintf(f, "  rank %-3d pid %-7d last at %llu of %zu", r->rank, r->trace->procs[r->proc].pid,
 			(unsigned long long)r->last_count, c->n);
 		if (r->last_count)
 			fprintf(f, " (%s after the others' median)", ia_fmt_dur(d1, sizeof d1, r->late_ns / r->last_count));
 		fprintf(f, ", waited %s for the last rank (%.0f%% of its time)\n", ia_fmt_dur(d2, sizeof d2, r->wait_ns),
 			pct(r->wait_ns, span));
 	}
+	if (j->straggler < 0 && c->comm_nranks > (int)c->nranks)
+		return;   /* (no verdict on ranks that are not all here) */
 	if (j->straggler < 0) {
 		size_t most = 0;
 		for (size_t k = 1; k < c->nranks; k++)

@@ -120,9 +120,10 @@ static void find_straggler(struct ia_job *j)
 /* The straggler's subtree, loaded as -p loads it, and its own analysis. */
 static int analyze_alone(const struct ia_trace *t, struct ia_job *j, ia_analyze_fn analyze, char *err, size_t errlen)
 {
-	struct ia_filter f = t->filter;
-	f.pid = t->procs[j->coll.r[j->straggler].proc].pid;
-	if (ia_trace_load(&j->sub, t->db, &f, IA_LOAD_ALL, err, errlen) < 0) {
+	const struct ia_coll_rank *s = &j->coll.r[j->straggler];
+	struct ia_filter f = t->filter;   /* (its node's trace: t for one node) */
+	f.pid = s->trace->procs[s->proc].pid;
+	if (ia_trace_load(&j->sub, s->trace->db, &f, IA_LOAD_ALL, err, errlen) < 0) {
 		ia_trace_free(&j->sub);
 		return -1;
 	}
@@ -134,7 +135,8 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 {
 	const struct ia_collectives *c = &j->coll;
 	const struct ia_coll_rank *s = &c->r[j->straggler];
-	int pid = t->procs[s->proc].pid;
+	int pid = s->trace->procs[s->proc].pid;
+	(void)t;
 	struct ia_chain *ch = &j->chain;
 	char others[160], d1[32], d2[32];
 	memset(ch, 0, sizeof *ch);
@@ -213,6 +215,7 @@ int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_f
 	}
 	j->straggler = -1;
 	j->free_sub = release;
+	j->nnodes = 1;
 	if (ia_ranks_compute(t, &j->ranks, err, errlen) < 0) {
 		free(j);
 		return -1;
@@ -234,10 +237,36 @@ int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_f
 	return 0;
 }
 
+int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze_fn analyze, ia_analysis_free_fn release,
+			 struct ia_job **out, char *err, size_t errlen)
+{
+	struct ia_job *j = calloc(1, sizeof *j);
+	*out = j;
+	if (!j || !(j->fit = calloc(nn, sizeof *j->fit))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	j->straggler = -1;
+	j->free_sub = release;
+	j->nnodes = nn;
+	/* the job's header (world size, run id, agent) as node 0 has it */
+	if (ia_ranks_compute(nodes[0].t, &j->ranks, err, errlen) < 0 ||
+	    ia_collectives_compute_nodes(nodes, nn, &j->coll, j->fit, err, errlen) < 0)
+		return -1;
+	find_straggler(j);
+	if (j->straggler < 0)
+		return 0;
+	if (analyze_alone(nodes[0].t, j, analyze, err, errlen) < 0)
+		return -1;
+	build_chain(nodes[0].t, j);
+	return 0;
+}
+
 void ia_job_free(struct ia_job *j)
 {
 	if (!j)
 		return;
+	free(j->fit);
 	if (j->has_sub) {
 		j->free_sub(&j->sub_a);
 		ia_trace_free(&j->sub);
@@ -263,7 +292,9 @@ cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j)
 		const struct ia_coll_rank *r = &c->r[k];
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "rank", r->rank);
-		cJSON_AddNumberToObject(x, "pid", t->procs[r->proc].pid);
+		cJSON_AddNumberToObject(x, "pid", r->trace->procs[r->proc].pid);
+		if (j->nnodes > 1)
+			cJSON_AddNumberToObject(x, "node", r->node);
 		ia_json_u64(x, "last", r->last_count);
 		ia_json_round(x, "last_share", share(r->last_count, c->n), 4);
 		ia_json_u64(x, "late_mean_ns", r->last_count ? r->late_ns / r->last_count : 0);
@@ -275,7 +306,10 @@ cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j)
 		ia_json_u64(x, "launches", r->launches);
 		cJSON_AddItemToArray(arr, x);
 	}
-	cJSON_AddBoolToObject(o, "balanced", c->n && j->straggler < 0);
+	if (c->comm_nranks)
+		cJSON_AddNumberToObject(o, "communicator_ranks", c->comm_nranks);
+	/* (not balanced when ranks of the communicator are missing from the traces) */
+	cJSON_AddBoolToObject(o, "balanced", c->n && j->straggler < 0 && c->comm_nranks <= (int)c->nranks);
 	if (j->straggler < 0) {
 		cJSON_AddNullToObject(o, "straggler");
 		return o;
@@ -283,7 +317,9 @@ cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j)
 	const struct ia_coll_rank *s = &c->r[j->straggler];
 	cJSON *st = cJSON_AddObjectToObject(o, "straggler");
 	cJSON_AddNumberToObject(st, "rank", s->rank);
-	cJSON_AddNumberToObject(st, "pid", t->procs[s->proc].pid);
+	cJSON_AddNumberToObject(st, "pid", s->trace->procs[s->proc].pid);
+	if (j->nnodes > 1)
+		cJSON_AddNumberToObject(st, "node", s->node);
 	ia_json_round(st, "last_share", j->last_share, 4);
 	ia_json_u64(st, "late_mean_ns", j->late_mean_ns);
 	ia_json_u64(st, "others_wait_ns", j->others_wait_ns);

@@ -41,6 +41,8 @@ typedef void (*ia_analysis_free_fn)(struct ia_analysis *a);
 struct ia_job {
 	struct ia_ranks ranks;
 	struct ia_collectives coll;
+	size_t nnodes;             /* traces (nodes) the job was read from: 1, or ia_job_analyze_nodes' */
+	struct ia_clock_fit *fit;  /* [nnodes]: how each node's clock was put on node 0's */
 	int straggler;             /* index into coll.r, -1 none (balanced, or nothing matched) */
 	double last_share;         /* the straggler's: collectives it came last at / matched */
 	uint64_t late_mean_ns;     /* where last, its mean lateness after the others' median */
@@ -61,6 +63,12 @@ struct ia_job {
  * left NULL).  0, or -1 with a reason. */
 int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_fn analyze, ia_analysis_free_fn release,
 		   char *err, size_t errlen);
+/* A job read from several traces, one a node (explain A.db B.db ...):
+ * *out set (free it with ia_job_free, even on failure).  nodes[n].offset_ns
+ * puts node n's monotonic times on the job's timeline (from its clock
+ * anchor); the collectives refine it (collectives.h).  0, or -1. */
+int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze_fn analyze, ia_analysis_free_fn release,
+			 struct ia_job **out, char *err, size_t errlen);
 void ia_job_free(struct ia_job *j);
 /* explain --json's "ranks" object (also MCP's get_ranks). */
 cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j);

@@ -9,7 +9,7 @@
 #   uneven    rank 1's batches are 8x the others' (no transform): the straggler
 #             again, and the imbalance named as the data's;
 #   balanced  the same job with every rank alike: no straggler finding.
-# The job runs at nice -10 so that the workers' CPU work is theirs, not the
+# The job runs at nice -20 so that the workers' CPU work is theirs, not the
 # shared machine's load.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -19,7 +19,7 @@ export FAKECUDA_KERNEL_US=5000   # 4 kernels a step: 20 ms of GPU work
 
 job() { # NAME ARGS...: traces the job into $T/NAME.db
 	_n=$1; shift
-	nice -n -10 "$B/ingero-collector" -q -o "$T/$_n.db" -- "$B/tests/ranks" --nproc 3 --workers 1 --rows 2048 \
+	nice -n -20 "$B/ingero-collector" -q -o "$T/$_n.db" -- "$B/tests/ranks" --nproc 3 --workers 1 --rows 2048 \
 		--batches 16 --truth "$T/$_n.truth" "$@" >"$T/$_n.out" 2>&1
 	check_eq "$_n: the job and the collector exit 0" 0 $?
 	"$A" explain --json "$T/$_n.db" >"$T/$_n.json" 2>"$T/$_n.err"

@@ -16,7 +16,7 @@ PROM_PID=
 trap '[ -n "$PROM_PID" ] && kill $PROM_PID 2>/dev/null; rm -rf "$T"' EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-INGERO_METRICS_REFRESH_MS=1000 FAKECUDA_KERNEL_US=5000 nice -n -10 "$B/ingero-collector" -o "$DB" \
+INGERO_METRICS_REFRESH_MS=1000 FAKECUDA_KERNEL_US=5000 nice -n -20 "$B/ingero-collector" -o "$DB" \
 	--metrics 127.0.0.1:0 --metrics-linger 300 -- "$B/tests/ranks" --nproc 2 --slow-rank 1 --workers 1 \
 	--rows 2048 --batches 40 --truth "$T/truth" >"$T/out.txt" 2>"$T/err.txt" &
 CPID=$!

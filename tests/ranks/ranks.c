@@ -37,7 +37,7 @@
 
 struct options opt;
 
-static unsigned nproc = 2, slow_workers = 1, slow_transform_us = 30000;
+static unsigned nproc = 2, slow_workers = 1, slow_transform_us = 30000, nnodes = 1, node_rank = 0;
 static int slow_rank = -1;
 static size_t slow_rows, grad_bytes = 4u << 20;
 
@@ -55,6 +55,9 @@ static const char usage[] =
 	"  --row-bytes K       bytes per row (default 400)\n"
 	"  --array-mb M        each rank's random array in MiB (default 64)\n"
 	"  --grad-mb G         gradient bytes all-reduced each step, MiB (default 4)\n"
+	"  --nnodes N          the job spans N nodes (agents), each running --nproc ranks (default 1)\n"
+	"  --node-rank K       this agent's node: its ranks are K x nproc .. (K+1) x nproc - 1; the\n"
+	"                      communicator's id comes from $FAKENCCL_UNIQUE_ID (made by one agent)\n"
 	"  --truth FILE        append one ground-truth line per process to FILE\n"
 	"Exit status: 0 success, 1 failure, 2 bad usage.\n";
 
@@ -72,12 +75,13 @@ static unsigned long long number(const char *flag, const char *s, unsigned long 
 
 static void parse(int argc, char **argv)
 {
-	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
+	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_NNODES, O_NODE_RANK, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
 	       O_GRAD, O_TRUTH, O_HELP };
 	static const struct option longopts[] = {
 		{ "nproc", required_argument, 0, O_NPROC }, { "slow-rank", required_argument, 0, O_SLOW },
 		{ "slow-workers", required_argument, 0, O_SLOW_W }, { "slow-rows", required_argument, 0, O_SLOW_R },
 		{ "slow-transform-ms", required_argument, 0, O_SLOW_T },
+		{ "nnodes", required_argument, 0, O_NNODES }, { "node-rank", required_argument, 0, O_NODE_RANK },
 		{ "workers", required_argument, 0, O_WORKERS }, { "batches", required_argument, 0, O_BATCHES },
 		{ "rows", required_argument, 0, O_ROWS }, { "row-bytes", required_argument, 0, O_ROW_BYTES },
 		{ "array-mb", required_argument, 0, O_ARRAY }, { "grad-mb", required_argument, 0, O_GRAD },
@@ -94,6 +98,8 @@ static void parse(int argc, char **argv)
 		case O_SLOW: slow_rank = (int)number("--slow-rank", optarg, 0, 15); break;
 		case O_SLOW_W: slow_workers = (unsigned)number("--slow-workers", optarg, 1, 64); break;
 		case O_SLOW_R: slow_rows = number("--slow-rows", optarg, 1, 1u << 24); break;
+		case O_NNODES: nnodes = (unsigned)number("--nnodes", optarg, 1, 8); break;
+		case O_NODE_RANK: node_rank = (unsigned)number("--node-rank", optarg, 0, 7); break;
 		case O_SLOW_T: slow_transform_us = (unsigned)number("--slow-transform-ms", optarg, 0, 10000) * 1000; break;
 		case O_WORKERS: opt.workers = (unsigned)number("--workers", optarg, 1, 64); break;
 		case O_BATCHES: opt.batches = (unsigned)number("--batches", optarg, 1, 1000000); break;
@@ -106,7 +112,8 @@ static void parse(int argc, char **argv)
 		default: fprintf(stderr, "ranks: bad option '%s' (see --help)\n", argv[optind - 1]); exit(2);
 		}
 	}
-	if (optind < argc || (slow_rank >= 0 && (unsigned)slow_rank >= nproc)) {
+	if (optind < argc || node_rank >= nnodes || nproc * nnodes > 16 ||
+	    (slow_rank >= 0 && (unsigned)slow_rank >= nproc * nnodes)) {
 		fprintf(stderr, "ranks: bad arguments (see --help)\n");
 		exit(2);
 	}
@@ -120,15 +127,24 @@ static int agent(char **argv)
 {
 	ncclUniqueId id;
 	pid_t pids[16];
-	int rc = 0;
-	if (ncclGetUniqueId(&id) != 0)
-		die("ncclGetUniqueId failed");
-	setenv("FAKENCCL_UNIQUE_ID", id.internal, 1);
+	int rc = 0, made = 0;
+	const char *given = getenv("FAKENCCL_UNIQUE_ID");
+	memset(&id, 0, sizeof id);
+	if (given && strlen(given) < sizeof id.internal) {   /* the job's id, made elsewhere (several nodes) */
+		strcpy(id.internal, given);
+	} else {
+		if (ncclGetUniqueId(&id) != 0)
+			die("ncclGetUniqueId failed");
+		setenv("FAKENCCL_UNIQUE_ID", id.internal, 1);
+		made = 1;
+	}
 	char ws[16];
-	snprintf(ws, sizeof ws, "%u", nproc);
+	snprintf(ws, sizeof ws, "%u", nproc * nnodes);
 	setenv("WORLD_SIZE", ws, 1);
+	snprintf(ws, sizeof ws, "%u", nproc);
 	setenv("LOCAL_WORLD_SIZE", ws, 1);
-	setenv("GROUP_RANK", "0", 1);
+	snprintf(ws, sizeof ws, "%u", node_rank);
+	setenv("GROUP_RANK", ws, 1);
 	setenv("MASTER_ADDR", "127.0.0.1", 1);
 	setenv("MASTER_PORT", "29500", 1);
 	setenv("TORCHELASTIC_RUN_ID", "ranks-test", 1);
@@ -143,8 +159,9 @@ static int agent(char **argv)
 			die("fork: %s", strerror(errno));
 		if (pids[r] == 0) {
 			char v[16];
-			snprintf(v, sizeof v, "%u", r);
+			snprintf(v, sizeof v, "%u", node_rank * nproc + r);
 			setenv("RANK", v, 1);
+			snprintf(v, sizeof v, "%u", r);
 			setenv("LOCAL_RANK", v, 1);
 			execv(self, argv);
 			_exit(127);
@@ -157,7 +174,8 @@ static int agent(char **argv)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			rc = 1;
 	}
-	shm_unlink(id.internal);   /* the communicator's mapping (the fake NCCL's) */
+	if (made)
+		shm_unlink(id.internal);   /* the communicator's mapping (the fake NCCL's) */
 	truth_write("agent", 0);
 	return rc;
 }
@@ -190,7 +208,7 @@ static int rank_main(int rank)
 	CUDA_CALL(CUDA_MALLOC, cudaMalloc(&dev, bytes));
 	CUDA_CALL(CUDA_MALLOC, cudaMalloc(&grad, grad_bytes));
 	model_init(stream);
-	if (ncclCommInitRank(&comm, (int)nproc, id, rank) != 0)
+	if (ncclCommInitRank(&comm, (int)(nproc * nnodes), id, rank) != 0)
 		die("rank %d: ncclCommInitRank failed", rank);
 	struct pool *pool = pool_start(&d, bytes, dev);
 	unsigned allreduces = 0;
@@ -220,5 +238,5 @@ int main(int argc, char **argv)
 	const char *r = getenv("RANK");
 	if (!r)
 		return agent(argv);
-	return rank_main((int)number("RANK", r, 0, 15));
+	return rank_main((int)number("RANK", r, 0, 127));
 }
