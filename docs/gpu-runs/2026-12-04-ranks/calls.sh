@@ -61,7 +61,7 @@ else
 fi
 rm -f "$X"/expectations/*.db
 # the library's cost per NCCL call on this CPU (fake NCCL: the interposition alone)
-(cd "$R" && LD_LIBRARY_PATH="$D" B="$D/bench" RUNS=5 sh tests/bench/nccl.sh 2>&1 | tail -4)
+(cd "$R" && LD_LIBRARY_PATH="$D" B="$D/bench" RUNS=3 sh tests/bench/nccl.sh 2>&1 | tail -4)
 rm -f "$X"/tr/*.db-wal "$X"/tr/*.db-shm /dev/shm/fakenccl-* 2>/dev/null
 xz -T0 -6 "$X"/tr/*.db
 ls -la "$X/tr" | awk '{ s += $5 } END { print "traces and texts:", s, "bytes" }'
