@@ -21,6 +21,7 @@
  * its wait in the call, not in its next sync; where the GPU was is the
  * same.  FAKENCCL_TIMEOUT_S (60): a rank that never comes fails the call.
  *
+ * The mapping's name is removed by the last rank to leave it (destroy, abort).
  * ncclSend/ncclRecv: a receive waits for the matching send (per pair, in
  * order).  ncclCommSplit: the parent's ranks exchange their colors through
  * the parent's mapping.  ncclCommInitAll: one process, every rank: its
@@ -49,6 +50,7 @@ typedef struct { char internal[128]; } ncclUniqueId;
 
 struct shared {
 	_Atomic uint32_t joined;
+	_Atomic uint32_t left;                           /* ranks still in it: the last to leave unlinks it */
 	uint32_t nranks;
 	_Atomic uint64_t arrived[MAX_RANKS];             /* collectives called, per rank */
 	_Atomic uint64_t arrive_ns[SLOTS][MAX_RANKS];    /* where each could start on the GPU */
@@ -167,6 +169,7 @@ static ncclResult_t join(struct comm **out, const char *name, int nranks, int ra
 	c->rank = rank;
 	c->nranks = nranks;
 	sh->nranks = (uint32_t)nranks;
+	atomic_fetch_add(&sh->left, 1);
 	uint32_t joined = atomic_fetch_add(&sh->joined, 1) + 1;
 	/* every rank waits for the others, as NCCL's init does */
 	uint64_t give_up = now_ns() + (uint64_t)(env_num("FAKENCCL_TIMEOUT_S", 60) * 1e9);
@@ -255,6 +258,9 @@ static ncclResult_t leave(struct comm *comm)
 {
 	if (!comm)
 		return ncclInvalidArgument;
+	/* the last rank out removes the mapping's name */
+	if (!comm->single && atomic_fetch_sub(&comm->sh->left, 1) == 1)
+		shm_unlink(comm->name);
 	if (!comm->single || comm->rank == 0)
 		munmap(comm->sh, sizeof *comm->sh);
 	free(comm);
