@@ -211,6 +211,7 @@ char *metrics_page(void *arg, int final)
 	static FILE *devnull;
 	if (!devnull && (devnull = fopen("/dev/null", "w")))
 		ia_progress_output(devnull, 0);   /* the analyzer's progress line: not on the collector's terminal */
+	ia_db_opened_by_writer();   /* (its own file: no descriptor of it closed outside SQLite) */
 	sqlite3 *db = ia_db_open(c->path, err, sizeof err);
 	cJSON *doc = db ? analyze_json(db, 0, 1, err, sizeof err) : NULL;
 	if (doc) {

@@ -35,6 +35,7 @@
 
 static char db_path[4096];
 static int wal_read, writer_alive;   /* about the file ia_db_open() opened */
+static int by_writer;   /* ia_db_opened_by_writer(): this process writes the files it opens */
 static atomic_int input_bad;   /* an error so far was the file's fault (ia_db_input_bad); set from scan threads too */
 
 const char *ia_db_path(void)
@@ -182,12 +183,16 @@ static sqlite3 *open_checked(const char *path, char *err, size_t errlen)
 	/* (asked once per file: a second open of the same file, the MCP
 	 * server's, must not drop the first connection's locks) */
 	static char asked[sizeof db_path];
-	if (strcmp(asked, path)) {
-		writer_alive = locked_by_writer(path);
-		snprintf(asked, sizeof asked, "%s", path);
+	if (by_writer) {
+		writer_alive = 1;   /* (a finished trace has its end: then this is not read) */
+	} else {
+		if (strcmp(asked, path)) {
+			writer_alive = locked_by_writer(path);
+			snprintf(asked, sizeof asked, "%s", path);
+		}
+		if (check_header(path, st.st_size, wal_read, err, errlen) < 0)
+			return NULL;
 	}
-	if (check_header(path, st.st_size, wal_read, err, errlen) < 0)
-		return NULL;
 
 	sqlite3 *db = open_ro(path, SQLITE_OPEN_FULLMUTEX, err, errlen);
 	if (!db)
@@ -348,4 +353,9 @@ int ia_db_wal_read(void)
 int ia_db_writer_alive(void)
 {
 	return writer_alive;
+}
+
+void ia_db_opened_by_writer(void)
+{
+	by_writer = 1;
 }

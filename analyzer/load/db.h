@@ -63,4 +63,11 @@ const char *ia_db_path(void);
 int ia_db_wal_read(void);
 int ia_db_writer_alive(void);
 
+/* Called by the process that writes the files it then opens
+ * (ingero-collector --metrics reading its own report): each is taken as
+ * still being written, and ia_db_open() opens no descriptor of it outside
+ * SQLite (no header or lock check) — closing one would drop every fcntl
+ * lock this process holds on the file, its writer's SQLite locks among them. */
+void ia_db_opened_by_writer(void);
+
 #endif

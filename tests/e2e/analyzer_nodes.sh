@@ -35,7 +35,7 @@ check_eq "node 1's anchor skewed by 5 s (+ the real difference, microseconds)" 1
 
 "$A" explain --json "$T/n0.db" "$T/n1.db" >"$T/job.json" 2>"$T/job.err"
 check_eq "explain of both exits 0" 0 $?
-"$A" explain "$T/n0.db" "$T/n1.db" >"$T/job.txt" 2>>"$T/job.err"
+"$A" explain --width 1000 "$T/n0.db" "$T/n1.db" >"$T/job.txt" 2>>"$T/job.err"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$T/job.json"; }
 check_eq "the skew taken out within the stated uncertainty" True \
 	"$(j "abs(d['nodes'][1]['anchor_offset_ns'] + d['nodes'][1]['correction_ns']) <= d['nodes'][1]['uncertainty_ns'] + 2 * max(d['nodes'][0]['anchor_uncertainty_ns'], d['nodes'][1]['anchor_uncertainty_ns'])")"
@@ -47,7 +47,7 @@ check_eq "its own cause: waiting for its DataLoader worker" gaps_waiting_workers
 check_eq "ranks 0-2 wait" "ranks 0-2 wait" "$(j "d['chains'][0]['summary']" | grep -o 'ranks 0-2 wait')"
 check_eq "text: the nodes, the job, rank 3 on its own" "1 1 1" \
 	"$(grep -c '^  node 1: .*by the clock anchors.*remaining uncertainty' "$T/job.txt") $(grep -c '^Job: 4 ranks on 2 nodes' "$T/job.txt") $(grep -c '^Rank 3 on its own (node 1' "$T/job.txt")"
-"$A" explain "$T/n0.db" >"$T/one.txt"
+"$A" explain --width 1000 "$T/n0.db" >"$T/one.txt"
 check_eq "one node's file alone: 2 of the communicator's 4 ranks, said; no balance verdict" "1 0" \
 	"$(grep -c "These are 2 of the communicator's 4 ranks" "$T/one.txt") $(grep -c 'The ranks are balanced' "$T/one.txt")"
 "$A" explain -p 1 "$T/n0.db" "$T/n1.db" >/dev/null 2>&1

@@ -24,7 +24,7 @@ job() { # NAME ARGS...: traces the job into $T/NAME.db
 	check_eq "$_n: the job and the collector exit 0" 0 $?
 	"$A" explain --json "$T/$_n.db" >"$T/$_n.json" 2>"$T/$_n.err"
 	check_eq "$_n: explain --json exits 0" 0 $?
-	"$A" explain "$T/$_n.db" >"$T/$_n.txt" 2>>"$T/$_n.err"
+	"$A" explain --width 1000 "$T/$_n.db" >"$T/$_n.txt" 2>>"$T/$_n.err"
 }
 rank_pid() { sed -n "s/^pid=\([0-9]*\) .*role=rank$2 .*/\1/p" "$T/$1.truth"; }
 # j NAME PYTHON-EXPRESSION (d: the explain --json document)

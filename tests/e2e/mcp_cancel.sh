@@ -65,7 +65,7 @@ r = recv(5)
 ok(r is not None and r.get("id") == 102, "a ping after the cancel is answered", r)
 s.request("tools/list", id=103)
 r = recv(10)
-ok(r is not None and r.get("id") == 103 and len(r.get("result", {}).get("tools", [])) == 7,
+ok(r is not None and r.get("id") == 103 and len(r.get("result", {}).get("tools", [])) == 8,
    "tools/list after the cancel is answered at once (the query no longer holds the session)",
    r if r is None else json.dumps(r)[:200])
 time.sleep(0.3)

@@ -61,7 +61,7 @@ PY
 else
 	skip "no python3 with sqlite3: per-process roles"
 fi
-"$B/ingero-analyze" per-process "$DB" >"$T/pp.txt"
+"$B/ingero-analyze" per-process --width 1000 "$DB" >"$T/pp.txt"
 check_eq "per-process text: a ranks section" 1 "$(grep -c '^ranks: 2 of world size 2, run id job42, master 127.0.0.1:29500; agent pid' "$T/pp.txt")"
 check_eq "per-process text: a line per rank" 2 "$(grep -c '^  rank [01]: pid [0-9]* (sh), local rank [01]; its children: ' "$T/pp.txt")"
 finish

@@ -6,13 +6,14 @@
 #
 #   sh docs/gpu-runs/2026-12-04-ranks/calls.sh
 #
-# 1. c42_nccl_world1: a one-rank NCCL process group (real NCCL 2.28 through PyTorch 2.11): the NCCL
+# (issue 44 named them c39-c42; renumbered c47-c50 when it merged: main's corpus had taken c39-c46)
+# 1. c50_nccl_world1: a one-rank NCCL process group (real NCCL 2.28 through PyTorch 2.11): the NCCL
 #    calls libingero_preload.so interposed — table collectives by op, their communicator identity,
 #    sequence numbers, and the GPU marks around them.
-# 2. c39 (torchrun --nproc_per_node=2, DDP over gloo, rank 1 with 1 DataLoader worker), c41 (the same,
-#    balanced), c40 (--nproc_per_node=4, rank 3 with a CPU-heavy transform): explain across the ranks.
+# 2. c47 (torchrun --nproc_per_node=2, DDP over gloo, rank 1 with 1 DataLoader worker), c49 (the same,
+#    balanced), c48 (--nproc_per_node=4, rank 3 with a CPU-heavy transform): explain across the ranks.
 #    Expectations written before: docs/gpu-runs/2026-12-04-ranks/expectations/ (to tests/corpus/ with
-#    the traces; tests/e2e/analyzer_corpus.sh checks them: CORPUS=DIR ONLY=c39 ...).
+#    the traces; tests/e2e/analyzer_corpus.sh checks them: CORPUS=DIR ONLY=c47 ...).
 # 3. make bench-nccl on the H200's CPU (fake NCCL, the library's own cost per NCCL call).
 # Everything comes back as one tar, $OUT/ranks.tgz (traces xz'd, explain, the checks' output).
 set -u
@@ -24,7 +25,7 @@ OUT=${OUT:-/tmp/ranks-out}
 X=/tmp/ranks; rm -rf "$X"; mkdir -p "$X/tr" "$X/expectations" "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 cd "$R/tests/corpus/workloads"
-for w in c42_nccl_world1:70 c39_ddp_gloo_slow_rank:90 c41_ddp_gloo_balanced:80 c40_ddp_gloo_4ranks_transform:110; do
+for w in c50_nccl_world1:70 c47_ddp_gloo_slow_rank:90 c49_ddp_gloo_balanced:80 c48_ddp_gloo_4ranks_transform:110; do
 	n=${w%:*}; lim=${w#*:}
 	s=$(date +%s)
 	timeout "$lim" "$D/ingero-run" -q -o "$X/tr/$n.db" -- python3 "$n.py" >"$X/tr/$n.traced.txt" 2>&1

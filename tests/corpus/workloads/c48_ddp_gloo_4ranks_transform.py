@@ -1,6 +1,6 @@
 # Class: data-parallel training (DDP over gloo) of four ranks on the one GPU under torchrun, every rank's
 # DataLoader with 2 workers, rank 3's samples through a CPU-heavy transform (line 19) that the others skip.
-# Started as plain `python3 c40_ddp_gloo_4ranks_transform.py`, it runs itself under torchrun.
+# Started as plain `python3 c48_ddp_gloo_4ranks_transform.py`, it runs itself under torchrun.
 import os, sys, time
 if "LOCAL_RANK" not in os.environ:
     os.execvp(sys.executable, [sys.executable, "-m", "torch.distributed.run", "--standalone",
@@ -29,5 +29,5 @@ for step, (x, y) in enumerate(loader):
     x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
     loss = torch.nn.functional.cross_entropy(model(x), y)
     opt.zero_grad(); loss.backward(); opt.step()
-torch.cuda.synchronize(); print(f"c40 rank {rank} wall_s={time.time()-t:.3f}")
+torch.cuda.synchronize(); print(f"c48 rank {rank} wall_s={time.time()-t:.3f}")
 dist.destroy_process_group()

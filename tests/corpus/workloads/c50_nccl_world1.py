@@ -1,7 +1,7 @@
 # Class: a one-rank NCCL process group (world size 1) under torchrun: DDP over NCCL and an explicit
 # all_reduce of the loss every step — real NCCL calls (ncclCommInitRankConfig, ncclAllReduce on PyTorch's
 # NCCL stream) from one process; a GPU-bound bf16 MLP otherwise, healthy.
-# Started as plain `python3 c42_nccl_world1.py`, it runs itself under torchrun.
+# Started as plain `python3 c50_nccl_world1.py`, it runs itself under torchrun.
 import os, sys, time
 if "LOCAL_RANK" not in os.environ:
     os.execvp(sys.executable, [sys.executable, "-m", "torch.distributed.run", "--standalone",
@@ -21,5 +21,5 @@ for step in range(200):
     opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     l = loss.detach().clone(); dist.all_reduce(l)
     if step % 50 == 0: print(f"step {step} loss {l.item():.4f}")
-torch.cuda.synchronize(); print(f"c42 wall_s={time.time()-t:.3f}")
+torch.cuda.synchronize(); print(f"c50 wall_s={time.time()-t:.3f}")
 dist.destroy_process_group()
