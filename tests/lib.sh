@@ -34,6 +34,14 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # with "# MARK " before a comment's rest) — where a test expects a finding
 marker_line() { grep -n "# $2\( \|\$\)" "$1" | cut -d: -f1; }
 finish() { exit $_failed; }
+# check_unclosed_rare: off-CPU intervals lost unclosed (a switch back onto a CPU that
+# sched.bpf.c did not see: a few a run on the dev VM under load, cause not found) are
+# at most 1 % of the trace's off_cpu rows, and counted ($DB)
+check_unclosed_rare() {
+	_u=$(q "SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'bpf_ringbuf_unclosed'")
+	_n=$(q "SELECT count(*) FROM off_cpu")
+	check "off-CPU intervals lost unclosed: $_u of $_n, at most 1 %" test "$((_u * 100))" -le "$_n"
+}
 # each_parallel SCRIPT ITEM...: `sh SCRIPT --one ITEM` for every item, JOBS
 # at a time (default 2: make check runs one program at a time, and the
 # corpus tests are most of its time), their outputs printed whole in the
