@@ -351,7 +351,7 @@ uint64_t ia_spans_within_windows(const struct ia_span *s, size_t n, const uint64
 	return t;
 }
 
-static void acc_free(struct acc *a)
+void ia_gt_acc_free(struct acc *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->s[i].sub);
@@ -371,7 +371,7 @@ static void acc_free(struct acc *a)
 
 static int out_of_memory(struct acc *a, struct ia_gpu_time *g, char *err, size_t errlen)
 {
-	acc_free(a);
+	ia_gt_acc_free(a);
 	ia_gpu_time_free(g);
 	snprintf(err, errlen, "out of memory");
 	return -1;
@@ -387,11 +387,11 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		return 0;
 	struct acc a = { .ph = ph };
 	if (collect_marks(t, win_start, win_end, &a, &g->nmarks, err, errlen) < 0) {
-		acc_free(&a);
+		ia_gt_acc_free(&a);
 		return -1;
 	}
 	if (!g->nmarks) {   /* nothing measured: the host estimate stands */
-		acc_free(&a);
+		ia_gt_acc_free(&a);
 		return 0;
 	}
 	for (size_t p = 0; p < t->nprocs && !a.oom; p++)
@@ -476,7 +476,7 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	g->measured = g->nstreams > 0;
 	if (ia_gt_kernels_name(t, &a, g) < 0)
 		return out_of_memory(&a, g, err, errlen);
-	acc_free(&a);
+	ia_gt_acc_free(&a);
 	return 0;
 }
 

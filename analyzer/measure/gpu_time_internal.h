@@ -101,6 +101,8 @@ void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo
 void ia_gt_mark_main(struct acc *a);
 /* One piece of s's work, of ns GPU time; steady: queued in the steady state (acc.ph). */
 void ia_gt_kernel_add(struct acc *a, const struct stream_acc *s, uint32_t func, int launch, uint64_t ns, int steady);
+/* Everything an acc holds (gpu_time.c), its streams' pieces and each kernel's times too. */
+void ia_gt_acc_free(struct acc *a);
 int ia_gt_kernels_name(const struct ia_trace *t, struct acc *a, struct ia_gpu_time *g);
 
 #endif

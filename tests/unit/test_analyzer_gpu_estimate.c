@@ -78,15 +78,7 @@ static void time_alone(struct acc *a, struct stream_acc *s)
 
 static void acc_free(struct acc *a)
 {
-	free(a->s->sub);
-	free(a->s->cp);
-	free(a->s);
-	free(a->smp);
-	free(a->smp_sum);
-	free(a->typical);
-	free(a->busy);
-	free(a->kt);
-	ia_map_free(&a->kmap);
+	ia_gt_acc_free(a);   /* the product's own: what it allocates, it frees */
 }
 
 static uint64_t total(const struct ia_span *sp, size_t n)
