@@ -256,7 +256,7 @@ static int from_nccl(const struct ia_coll_node *nodes, size_t nn, const struct c
 
 /* --- gloo ------------------------------------------------------------------------------ */
 
-struct span { uint64_t arrive, done; };
+struct span { uint64_t arrive, done, bytes; };
 
 static int by_done(const void *a, const void *b)
 {
@@ -332,7 +332,7 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 				}
 				s = p;
 			}
-			s[n++] = (struct span){ a->start + a->dur, b->start };
+			s[n++] = (struct span){ a->start + a->dur, b->start, b->bytes };
 		}
 	}
 	free(keys);
@@ -343,39 +343,69 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 	return 0;
 }
 
+/* Whether the heads h[] of every rank's spans are one collective: as many
+ * bytes on every rank, and no rank done before another arrived (a rank's
+ * collective cannot complete before every rank has brought its part). */
+static int gloo_same(struct span *const *sp, const size_t *h, size_t nr)
+{
+	uint64_t last_arrive = 0, first_done = UINT64_MAX;
+	for (size_t k = 0; k < nr; k++) {
+		const struct span *x = &sp[k][h[k]];
+		if (x->bytes != sp[0][h[0]].bytes)
+			return 0;
+		if (x->arrive > last_arrive)
+			last_arrive = x->arrive;
+		if (x->done < first_done)
+			first_done = x->done;
+	}
+	return last_arrive <= first_done;
+}
+
 static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct table *tb, struct ia_collectives *c)
 {
 	struct span **sp = calloc(rk->nranks, sizeof *sp);
-	size_t *ns = calloc(rk->nranks, sizeof *ns), nmin = SIZE_MAX;
+	size_t *ns = calloc(rk->nranks, sizeof *ns), *h = calloc(rk->nranks, sizeof *h);
 	int rc = 0;
-	if (!sp || !ns)
+	if (!sp || !ns || !h)
 		rc = -1;
-	for (size_t k = 0; !rc && k < rk->nranks; k++) {
+	for (size_t k = 0; !rc && k < rk->nranks; k++)
 		rc = gloo_spans(t, rk->r[k].proc, &sp[k], &ns[k]);
-		if (ns[k] < nmin)
-			nmin = ns[k];
-	}
-	/* matched in completion order, only while every rank has as many (a
-	 * rank with more — one more bucket a step, a collective outside the
-	 * training loop — cannot be lined up by order alone) */
-	int equal = 1;
-	for (size_t k = 1; !rc && k < rk->nranks; k++)
-		equal &= ns[k] == ns[0];
-	for (size_t i = 0; !rc && equal && i < nmin; i++) {
+	/* Every rank calls a process group's collectives in one order, but
+	 * not every one of them shows on every rank as a sync and a copy
+	 * back: a broadcast does on its root only (the others' tensors are
+	 * not sent), so a rank may have more spans than another (rank 0 of
+	 * a DDP job: the module's states broadcast at its start).  So the
+	 * ranks' spans are aligned in completion order: the heads are one
+	 * collective when gloo_same says so; else the head done first is no
+	 * collective of every rank's (every other rank's head, and all that
+	 * follows it there, is later) and is passed over. */
+	while (!rc) {
+		size_t k, first = 0;
+		for (k = 0; k < rk->nranks && h[k] < ns[k]; k++)
+			if (sp[k][h[k]].done < sp[first][h[first]].done)
+				first = k;
+		if (k < rk->nranks)
+			break;
+		if (!gloo_same(sp, h, rk->nranks)) {
+			h[first]++;
+			continue;
+		}
 		int row = table_add(tb);
 		if (row < 0) {
 			rc = -1;
 			break;
 		}
-		for (size_t k = 0; k < rk->nranks; k++) {
-			tb->arrive[row * tb->nr + k] = sp[k][i].arrive;
-			tb->done[row * tb->nr + k] = sp[k][i].done;
+		for (k = 0; k < rk->nranks; k++) {
+			tb->arrive[row * tb->nr + k] = sp[k][h[k]].arrive;
+			tb->done[row * tb->nr + k] = sp[k][h[k]].done;
+			h[k]++;
 		}
 	}
 	for (size_t k = 0; sp && k < rk->nranks; k++)
 		free(sp[k]);
 	free(sp);
 	free(ns);
+	free(h);
 	if (!rc && tb->n) {
 		c->source = IA_COLL_GLOO;
 		snprintf(c->op, sizeof c->op, "gloo all-reduce");

@@ -21,9 +21,16 @@
  *         as went to the host).  So on a thread other than the process's
  *         main thread, a stream sync followed directly by such a copy back
  *         is one collective: arrival at the sync's return, completion at
- *         the copy.  An all-reduce completes at nearly the same instant on
- *         every rank, so the ranks' collectives are matched in the order
- *         they completed (and only while every rank has as many).
+ *         the copy.  Every rank makes a process group's collectives in
+ *         one order, but not every one shows on every rank in that shape
+ *         (a broadcast's root alone sends its tensor: rank 0 of a DDP job
+ *         has one or more extra, its module broadcast at the start — the
+ *         H200's traces, docs/gpu-runs.md 29), so the ranks' collectives
+ *         are aligned in completion order: the next of every rank's are one
+ *         collective when they have as many bytes and none completed before
+ *         another rank arrived (it cannot: it needs every rank's part);
+ *         else the one completed first is no collective of every rank and
+ *         is passed over.
  * Only collectives every rank of the job took part in count (a
  * communicator of some of the ranks is left out), and the first of them
  * is left out when more follow: it meets the ranks' start-ups, whose

@@ -16,14 +16,32 @@
  * waits for rank R at every all-reduce.  Without --slow-rank the ranks are
  * balanced.
  *
+ * --backend gloo: the collectives are host calls, as PyTorch's
+ * ProcessGroupGloo makes them of CUDA tensors (what the H200's DDP-over-gloo
+ * traces showed, docs/gpu-runs.md 29): the training thread queues the
+ * gradients' copy to the host on a side stream of a pool (after an event
+ * of its stream) and hands the collective to one of two "pt_gloo_runloop"
+ * threads, which waits for that stream (cudaStreamSynchronize), meets the
+ * other ranks (a shared mapping; off-CPU while it polls, as gloo in its
+ * socket wait) and queues the copy back (cudaMemcpyAsync host-to-device,
+ * as many bytes, same stream); the training thread waits for the work
+ * (a futex) and makes its stream wait for the copy back.  Before the loop,
+ * rank 0 broadcasts the "model" (DDP's module states): the root's part
+ * only is a copy out, a sync and a copy back, so rank 0 has one
+ * collective more of that shape than the others.  No NCCL call is made.
+ *
  * Ground truth: each process appends its line (truth.c) with role=rank<R>,
- * role=worker or role=agent; the ranks' lines carry their ncclAllReduce
- * count as nccl=<n>.
+ * role=worker or role=agent; the ranks' lines carry their all-reduce
+ * count as nccl=<n> (or gloo=<n>).
  */
 #include "../workload/starve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +58,7 @@ struct options opt;
 static unsigned nproc = 2, slow_workers = 1, slow_transform_us = 30000, nnodes = 1, node_rank = 0;
 static int slow_rank = -1;
 static size_t slow_rows, grad_bytes = 4u << 20;
+static int gloo;
 
 static const char usage[] =
 	"usage: ranks --nproc N [options]\n"
@@ -55,6 +74,7 @@ static const char usage[] =
 	"  --row-bytes K       bytes per row (default 400)\n"
 	"  --array-mb M        each rank's random array in MiB (default 64)\n"
 	"  --grad-mb G         gradient bytes all-reduced each step, MiB (default 4)\n"
+	"  --backend B         nccl (default) or gloo: host collectives on gloo-like threads\n"
 	"  --nnodes N          the job spans N nodes (agents), each running --nproc ranks (default 1)\n"
 	"  --node-rank K       this agent's node: its ranks are K x nproc .. (K+1) x nproc - 1; the\n"
 	"                      communicator's id comes from $FAKENCCL_UNIQUE_ID (made by one agent)\n"
@@ -76,7 +96,7 @@ static unsigned long long number(const char *flag, const char *s, unsigned long 
 static void parse(int argc, char **argv)
 {
 	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_NNODES, O_NODE_RANK, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
-	       O_GRAD, O_TRUTH, O_HELP };
+	       O_GRAD, O_TRUTH, O_BACKEND, O_HELP };
 	static const struct option longopts[] = {
 		{ "nproc", required_argument, 0, O_NPROC }, { "slow-rank", required_argument, 0, O_SLOW },
 		{ "slow-workers", required_argument, 0, O_SLOW_W }, { "slow-rows", required_argument, 0, O_SLOW_R },
@@ -85,7 +105,8 @@ static void parse(int argc, char **argv)
 		{ "workers", required_argument, 0, O_WORKERS }, { "batches", required_argument, 0, O_BATCHES },
 		{ "rows", required_argument, 0, O_ROWS }, { "row-bytes", required_argument, 0, O_ROW_BYTES },
 		{ "array-mb", required_argument, 0, O_ARRAY }, { "grad-mb", required_argument, 0, O_GRAD },
-		{ "truth", required_argument, 0, O_TRUTH }, { "help", no_argument, 0, O_HELP }, { 0, 0, 0, 0 },
+		{ "truth", required_argument, 0, O_TRUTH }, { "backend", required_argument, 0, O_BACKEND },
+		{ "help", no_argument, 0, O_HELP }, { 0, 0, 0, 0 },
 	};
 	opt = (struct options){ .mode = MODE_WORKERS, .workers = 2, .batches = 20, .rows = 4096, .row_bytes = 400,
 				.array_mb = 64, .prefetch = 2, .worker_calls = 0, .stub_launches = 3,
@@ -108,6 +129,13 @@ static void parse(int argc, char **argv)
 		case O_ARRAY: opt.array_mb = number("--array-mb", optarg, 1, 4096); break;
 		case O_GRAD: grad_bytes = number("--grad-mb", optarg, 1, 4096) << 20; break;
 		case O_TRUTH: opt.truth = optarg; break;
+		case O_BACKEND:
+			if (strcmp(optarg, "nccl") && strcmp(optarg, "gloo")) {
+				fprintf(stderr, "ranks: --backend is nccl or gloo\n");
+				exit(2);
+			}
+			gloo = !strcmp(optarg, "gloo");
+			break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fprintf(stderr, "ranks: bad option '%s' (see --help)\n", argv[optind - 1]); exit(2);
 		}
@@ -174,10 +202,154 @@ static int agent(char **argv)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			rc = 1;
 	}
-	if (made)
+	if (made) {
 		shm_unlink(id.internal);   /* the communicator's mapping (the fake NCCL's) */
+		char g[sizeof id.internal + 8];
+		snprintf(g, sizeof g, "%s-gloo", id.internal);
+		shm_unlink(g);             /* the gloo ranks' meeting place (below) */
+	}
 	truth_write("agent", 0);
 	return rc;
+}
+
+/* --- gloo ------------------------------------------------------------------------ */
+
+#define GLOO_POOL 8   /* side streams, used in turn (PyTorch's pool has 32) */
+
+/* Where the ranks meet: collectives begun, per rank. */
+struct gloo_shared { _Atomic unsigned long long met[16]; };
+
+struct gloo_work {
+	cudaStream_t side;
+	cudaEvent_t back;          /* recorded behind the copy back */
+	void *dev;
+	char *host;
+	size_t bytes;
+	int sync;                  /* this rank sent its tensor: wait for the copy out first */
+	int posted, done;
+};
+
+static struct {
+	struct gloo_shared *sh;
+	int rank;
+	unsigned nranks;
+	unsigned long long seq;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct gloo_work *w[2];    /* each runloop thread's work, NULL: none */
+	int stop;
+} G = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+/* A CUDA call of a gloo thread: truth_calls is counted under the lock. */
+static void gloo_count(unsigned api)
+{
+	pthread_mutex_lock(&G.mu);
+	truth_calls[api]++;
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* Collective seq: until every rank has begun it (gloo's wait in its socket). */
+static void gloo_meet(unsigned long long seq)
+{
+	atomic_store(&G.sh->met[G.rank], seq);
+	struct timespec nap = { 0, 50000 };
+	for (unsigned k = 0; k < G.nranks; k++)
+		while (atomic_load(&G.sh->met[k]) < seq)
+			nanosleep(&nap, NULL);
+}
+
+static void *gloo_runloop(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	pthread_setname_np(pthread_self(), "pt_gloo_runloop");
+	pthread_mutex_lock(&G.mu);
+	for (;;) {
+		while (!G.stop && (!G.w[me] || G.w[me]->done))
+			pthread_cond_wait(&G.cv, &G.mu);
+		if (G.stop)
+			break;
+		struct gloo_work *w = G.w[me];
+		unsigned long long seq = ++G.seq;
+		pthread_mutex_unlock(&G.mu);
+		if (w->sync) {
+			gloo_count(INGERO_API_CUDA_STREAM_SYNCHRONIZE);
+			cuda_check(cudaStreamSynchronize(w->side), "cudaStreamSynchronize (gloo)");
+		}
+		gloo_meet(seq);
+		gloo_count(INGERO_API_CUDA_MEMCPY_ASYNC);
+		cuda_check(cudaMemcpyAsync(w->dev, w->host, w->bytes, cudaMemcpyHostToDevice, w->side),
+			   "cudaMemcpyAsync (gloo)");
+		cuda_check(cudaEventRecord(w->back, w->side), "cudaEventRecord (gloo)");
+		pthread_mutex_lock(&G.mu);
+		w->done = 1;
+		pthread_cond_broadcast(&G.cv);
+	}
+	pthread_mutex_unlock(&G.mu);
+	return NULL;
+}
+
+static pthread_t gloo_th[2];
+static cudaStream_t gloo_side[GLOO_POOL];
+static cudaEvent_t gloo_ev, gloo_back;
+static char *gloo_host;
+static unsigned gloo_n;
+
+static void gloo_start(const char *id, int rank, unsigned nranks)
+{
+	char name[160];
+	snprintf(name, sizeof name, "%s-gloo", id);
+	int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, sizeof *G.sh) < 0)
+		die("rank %d: %s: %s", rank, name, strerror(errno));
+	G.sh = mmap(NULL, sizeof *G.sh, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (G.sh == MAP_FAILED)
+		die("rank %d: mmap: %s", rank, strerror(errno));
+	G.rank = rank;
+	G.nranks = nranks;
+	for (unsigned i = 0; i < GLOO_POOL; i++)
+		cuda_check(cudaStreamCreate(&gloo_side[i]), "cudaStreamCreate");
+	cuda_check(cudaEventCreate(&gloo_ev), "cudaEventCreate");
+	cuda_check(cudaEventCreate(&gloo_back), "cudaEventCreate");
+	CUDA_CALL(CUDA_HOST_ALLOC, cudaHostAlloc((void **)&gloo_host, grad_bytes, 0));
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&gloo_th[i], NULL, gloo_runloop, (void *)(intptr_t)i))
+			die("rank %d: pthread_create failed", rank);
+}
+
+/* One collective of the tensor dev (bytes) queued behind the stream's work:
+ * send: this rank's tensor goes out (an all-reduce; a broadcast's root). */
+static void gloo_collective(void *dev, size_t bytes, int send, cudaStream_t stream)
+{
+	struct gloo_work w = { gloo_side[gloo_n % GLOO_POOL], gloo_back, dev, gloo_host, bytes, send, 1, 0 };
+	if (send) {
+		cuda_check(cudaEventRecord(gloo_ev, stream), "cudaEventRecord");
+		CUDA_CALL(CUDA_STREAM_WAIT_EVENT, cudaStreamWaitEvent(w.side, gloo_ev, 0));
+		pthread_mutex_lock(&G.mu);   /* (the truth counted under the lock: the threads count too) */
+		truth_calls[INGERO_API_CUDA_MEMCPY_ASYNC]++;
+		pthread_mutex_unlock(&G.mu);
+		cuda_check(cudaMemcpyAsync(gloo_host, dev, bytes, cudaMemcpyDeviceToHost, w.side), "cudaMemcpyAsync");
+	}
+	pthread_mutex_lock(&G.mu);
+	G.w[gloo_n++ % 2] = &w;
+	pthread_cond_broadcast(&G.cv);
+	while (!w.done)   /* work.wait(): a futex */
+		pthread_cond_wait(&G.cv, &G.mu);
+	G.w[(gloo_n - 1) % 2] = NULL;
+	truth_calls[INGERO_API_CUDA_STREAM_WAIT_EVENT]++;
+	pthread_mutex_unlock(&G.mu);
+	cuda_check(cudaStreamWaitEvent(stream, gloo_back, 0), "cudaStreamWaitEvent");
+}
+
+static void gloo_stop(void)
+{
+	pthread_mutex_lock(&G.mu);
+	G.stop = 1;
+	pthread_cond_broadcast(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+	for (int i = 0; i < 2; i++)
+		pthread_join(gloo_th[i], NULL);
+	munmap(G.sh, sizeof *G.sh);
 }
 
 static int rank_main(int rank)
@@ -188,7 +360,7 @@ static int rank_main(int rank)
 	struct ncclComm *comm = NULL;
 	ncclUniqueId id;
 	const char *idv = getenv("FAKENCCL_UNIQUE_ID");
-	char role[16];
+	char role[32];
 
 	if (!idv || strlen(idv) >= sizeof id.internal)
 		die("rank %d: no FAKENCCL_UNIQUE_ID", rank);
@@ -208,8 +380,12 @@ static int rank_main(int rank)
 	CUDA_CALL(CUDA_MALLOC, cudaMalloc(&dev, bytes));
 	CUDA_CALL(CUDA_MALLOC, cudaMalloc(&grad, grad_bytes));
 	model_init(stream);
-	if (ncclCommInitRank(&comm, (int)(nproc * nnodes), id, rank) != 0)
+	if (gloo) {
+		gloo_start(id.internal, rank, nproc * nnodes);
+		gloo_collective(grad, grad_bytes, rank == 0, stream);   /* DDP's broadcast of the module, from rank 0 */
+	} else if (ncclCommInitRank(&comm, (int)(nproc * nnodes), id, rank) != 0) {
 		die("rank %d: ncclCommInitRank failed", rank);
+	}
 	struct pool *pool = pool_start(&d, bytes, dev);
 	unsigned allreduces = 0;
 	for (unsigned b = 0; b < opt.batches; b++) {
@@ -217,17 +393,22 @@ static int rank_main(int rank)
 		CUDA_CALL(CUDA_MEMCPY_ASYNC, cudaMemcpyAsync(dev, batch, bytes, cudaMemcpyHostToDevice, stream));
 		model_forward(dev, stream);
 		/* DDP: the gradients averaged over the ranks, on the training stream */
-		if (ncclAllReduce(grad, grad, grad_bytes / 4, ncclFloat32, ncclSum, comm, stream) != 0)
+		if (gloo)
+			gloo_collective(grad, grad_bytes, 1, stream);
+		else if (ncclAllReduce(grad, grad, grad_bytes / 4, ncclFloat32, ncclSum, comm, stream) != 0)
 			die("rank %d: ncclAllReduce failed", rank);
 		allreduces++;
 		CUDA_CALL(CUDA_STREAM_SYNCHRONIZE, cudaStreamSynchronize(stream));
 		pool_release(pool, b);
 	}
 	int rc = pool_finish(pool);
-	ncclCommDestroy(comm);
+	if (gloo)
+		gloo_stop();
+	else
+		ncclCommDestroy(comm);
 	CUDA_CALL(CUDA_FREE, cudaFree(grad));
 	CUDA_CALL(CUDA_FREE, cudaFree(dev));
-	snprintf(role, sizeof role, "rank%d nccl=%u", rank, allreduces);
+	snprintf(role, sizeof role, "rank%d %s=%u", rank, gloo ? "gloo" : "nccl", allreduces);
 	truth_write(role, opt.batches);
 	return rc;
 }

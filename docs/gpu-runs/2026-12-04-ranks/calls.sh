@@ -12,8 +12,8 @@
 #    sequence numbers, and the GPU marks around them.
 # 2. c47 (torchrun --nproc_per_node=2, DDP over gloo, rank 1 with 1 DataLoader worker), c49 (the same,
 #    balanced), c48 (--nproc_per_node=4, rank 3 with a CPU-heavy transform): explain across the ranks.
-#    Expectations written before: docs/gpu-runs/2026-12-04-ranks/expectations/ (to tests/corpus/ with
-#    the traces; tests/e2e/analyzer_corpus.sh checks them: CORPUS=DIR ONLY=c47 ...).
+#    Expectations written before: docs/gpu-runs/2026-12-04-ranks/expectations/ (since moved to
+#    tests/corpus/ with the traces; tests/e2e/analyzer_corpus.sh checks them: CORPUS=DIR ONLY=c47 ...).
 # 3. make bench-nccl on the H200's CPU (fake NCCL, the library's own cost per NCCL call).
 # Everything comes back as one tar, $OUT/ranks.tgz (traces xz'd, explain, the checks' output).
 set -u
@@ -53,7 +53,7 @@ PY
 	grep -E "^Job:|^  rank |^\[(HIGH|MEDIUM|LOW)\]|^The ranks are|^Rank [0-9]+ on its own" "$X/tr/$n.explain.txt" | head -12 | cut -c1-300
 done
 # the expectations, as tests/e2e/analyzer_corpus.sh reads them, against these traces
-cp "$R"/docs/gpu-runs/2026-12-04-ranks/expectations/*.expect "$X/expectations/"
+cp "$R"/tests/corpus/c4[789]_ddp_gloo_*.expect "$R"/tests/corpus/c50_nccl_world1.expect "$X/expectations/"
 for f in "$X"/tr/*.db; do cp "$f" "$X/expectations/"; done
 if command -v jq >/dev/null; then
 	(cd "$R" && CORPUS="$X/expectations" B="$D" sh tests/e2e/analyzer_corpus.sh 2>&1 | grep -Ev '^ok' | head -30)
