@@ -76,7 +76,9 @@ check_eq "uneven: rank 1 the straggler, the imbalance the data's" "rank_straggle
 check_eq "uneven: said, with the fix" "1 1" \
 	"$(j uneven "int('the imbalance is in the data' in d['chains'][0]['root_cause']), int(any('shard by size' in f for f in d['chains'][0]['fixes']))")"
 
-job balanced
+# two ranks, not three: three ranks and their workers on this 2-CPU machine under load starve one
+# rank for real (a straggler by CPU contention, rightly named: 3 of 4 runs of the loaded dev VM)
+job balanced --nproc 2
 check_eq "balanced: no straggler finding" 0 "$(j balanced "sum(c['kind'] == 'rank_straggler' for c in d['chains'])")"
 check_eq "balanced: said so" "True None 15" "$(j balanced "d['ranks']['balanced'], d['ranks']['straggler'], d['ranks']['collectives']" | tr -d "(),'")"
 check_eq "balanced: text says so" 1 "$(grep -c '^The ranks are balanced: no rank arrives last at the ncclAllReduce more often than chance' "$T/balanced.txt")"
