@@ -136,8 +136,8 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
-int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_step_times *st,
-			      struct ia_step_breakdown *out)
+int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
+			      const struct ia_step_times *st, struct ia_step_breakdown *out)
 {
 	memset(out, 0, sizeof *out);
 	out->cls_part = -1;
@@ -154,6 +154,9 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		ia_step_breakdown_free(out);
 		return -1;
 	}
+	/* host-bound stretches: only without GPU marks (see the header) */
+	const uint64_t *hw = hb && !g->gpu.measured ? hb->w : NULL;
+	size_t nh = hw ? hb->n : 0, hi = 0, hq = 0;
 	size_t gi = 0, pi = 0;
 	for (size_t i = 0; i < st->n; i++) {
 		uint64_t s = st->start[i], e = s + st->ns[i];
@@ -183,6 +186,26 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			for (size_t m = gk; m < g->n && g->g[m].start < b; m++)
 				in[pc[q].kind] += ia_overlap(a, b, g->g[m].start, g->g[m].end);
 		}
+		/* host-bound stretches in the step (never in a gap), and the launches in them */
+		while (hi < nh && hw[2 * hi + 1] <= s)
+			hi++;
+		uint64_t hbt = 0, hbl = 0;
+		for (size_t k = hi; k < nh && hw[2 * k] < e; k++)
+			hbt += ia_overlap(s, e, hw[2 * k], hw[2 * k + 1]);
+		hq = hi;
+		for (size_t q = pi; hbt && q < np && pc[q].start < e; q++) {
+			if (pc[q].kind != PIECE_LAUNCH)
+				continue;
+			uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
+			while (hq < nh && hw[2 * hq + 1] <= a)
+				hq++;
+			for (size_t m = hq; m < nh && hw[2 * m] < b; m++)
+				hbl += ia_overlap(a, b, hw[2 * m], hw[2 * m + 1]);
+		}
+		if (hbt > st->ns[i] - gap)
+			hbt = st->ns[i] - gap;
+		if (hbl > hbt)
+			hbl = hbt;
 		/* sync time out of the blocked time, launch time out of the on-CPU time */
 		double input = blocked, oncpu = (double)gap - blocked;
 		input -= (double)in[PIECE_SYNC];
@@ -200,10 +223,10 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		if (inp > rest)
 			inp = rest;
 		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
-		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH];
+		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;
 		out->part_ns[IA_STEP_INPUT][i] = inp;
-		out->part_ns[IA_STEP_HOST][i] = rest - inp;
-		out->part_ns[IA_STEP_DEVICE][i] = st->ns[i] - gap;
+		out->part_ns[IA_STEP_HOST][i] = rest - inp + (hbt - hbl);
+		out->part_ns[IA_STEP_DEVICE][i] = st->ns[i] - gap - hbt;
 		out->total_ns += st->ns[i];
 	}
 	free(pc);

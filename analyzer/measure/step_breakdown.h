@@ -17,6 +17,11 @@
  *     queueing work) → launch; outside those calls, blocked (waiting for
  *     DataLoader workers, a producer, I/O) → input wait; on a CPU, waiting
  *     for one, or in another CUDA call → host compute.
+ * Without GPU marks "the GPU had work" means only work queued: inside
+ * hostbound.h's host-bound stretches (the closing sync waited for nothing:
+ * the GPU had finished before the host asked) the host set the pace, so
+ * that time goes to launch (inside launches) or host compute (the rest)
+ * instead.  With marks the measured gaps already say where the GPU idled.
  * A gap's blocked / on-CPU split is the whole gap's (gaps.c), taken pro
  * rata where a step cuts a gap; sync time inside a gap comes out of its
  * blocked time and launch time out of its on-CPU time (either from the
@@ -34,6 +39,7 @@
 #define IA_STEP_BREAKDOWN_H
 
 #include "measure/gaps.h"
+#include "measure/hostbound.h"
 #include "measure/step_times.h"
 
 enum ia_step_part {
@@ -68,10 +74,11 @@ const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p);
 const char *ia_step_part_name(enum ia_step_part p);   /* "input wait", ... */
 const char *ia_step_part_key(enum ia_step_part p);    /* "input_wait", ... */
 
-/* One pass over the steady steps st, the gaps g and its main_calls.
- * 0 (out->n 0 when no step was timed), or -1 out of memory. */
-int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_step_times *st,
-			      struct ia_step_breakdown *out);
+/* One pass over the steady steps st, the gaps g and its main_calls; hb:
+ * the host-bound stretches (NULL: none).  0 (out->n 0 when no step was
+ * timed), or -1 out of memory. */
+int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
+			      const struct ia_step_times *st, struct ia_step_breakdown *out);
 void ia_step_breakdown_free(struct ia_step_breakdown *b);
 
 #endif

@@ -15,7 +15,8 @@ static const enum ia_step_part rows[IA_STEP_NPARTS] = {
 
 #define OVERLAP "each instant goes to one part, the GPU's state first: GPU had work: device compute" \
 	" (collectives first); GPU idle: by the main thread, sync > collectives > launch >" \
-	" blocked (input wait) > on a CPU (host compute)"
+	" blocked (input wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
+	" (the GPU kept up with the host) are the host's: launch inside launches, else host compute"
 
 void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 {
@@ -37,7 +38,9 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 		   "launch >= 20%% (10%%); collectives >= 40%% (10%%); else device-bound when device compute "
 		   ">= 50%% (XProf's tiers; shares of the steps' summed time).\n", b->cls);
 	fprintf(f, "  Parts: where the GPU had work, device compute; where it idled, what the main thread did: "
-		   "in a sync, in a launch, blocked (input wait: workers, a producer, I/O), else host compute.\n");
+		   "in a sync, in a launch, blocked (input wait: workers, a producer, I/O), else host compute%s.\n",
+		a->gaps.gpu.measured ? "" : "; without GPU marks, stretches where the GPU kept up with the host "
+		"count as the host's (launches, host compute)");
 }
 
 cJSON *ia_step_breakdown_json(const struct ia_analysis *a)

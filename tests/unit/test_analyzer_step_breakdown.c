@@ -7,7 +7,7 @@
  * loader comes out input-bound, one that computes on the host a third of
  * each step host-bound, one with no gap device-bound; syncs and launches
  * inside a gap take their time out of it, and a gap two steps share is
- * split between them.
+ * split between them; without GPU marks a host-bound stretch is the host's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,8 +30,8 @@ struct fixture {
 	struct ia_trace t;
 	struct ia_gaps g;
 	struct ia_step_times st;
-	struct ia_call calls[8 * STEPS];
-	uint32_t ix[8 * STEPS];
+	struct ia_call calls[48 * STEPS];
+	uint32_t ix[48 * STEPS];
 	struct ia_gap gaps[2 * STEPS];
 	uint64_t start[STEPS], ns[STEPS];
 };
@@ -95,7 +95,7 @@ static void input_bound(void **state)
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
 	}
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.p50_ns[IA_STEP_INPUT], 5 * MS);
 	assert_int_equal(b.p50_ns[IA_STEP_DEVICE], 5 * MS);
@@ -115,7 +115,7 @@ static void somewhat_input_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_gap(f, f->start[i] + MS, f->start[i] + MS + 600 * US, 600 * US, 0);
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_sums(&b, f);
 	assert_string_equal(b.cls, "somewhat input-bound");
 	ia_step_breakdown_free(&b);
@@ -130,7 +130,7 @@ static void host_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_gap(f, f->start[i] + 7 * MS, f->start[i] + 10 * MS, 100 * US, 100 * US);   /* preempted 0.1 ms */
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.p50_ns[IA_STEP_HOST], 3 * MS);   /* waiting for a CPU is host compute */
 	assert_int_equal(b.sum_ns[IA_STEP_INPUT], 0);
@@ -147,7 +147,7 @@ static void device_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, f->start[i] + MS, 8 * MS);
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.sum_ns[IA_STEP_DEVICE], STEPS * STEP);
 	assert_int_equal(b.cls_part, -1);
@@ -172,7 +172,7 @@ static void cut_gap_and_calls_inside(void **state)
 		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 9 * MS, 200 * US);
 	}
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_sums(&b, f);
 	/* the first step of each pair: 2 ms of the gap, 0.5 ms blocked of it */
 	assert_int_equal(b.part_ns[IA_STEP_SYNC][0], 600 * US);   /* the union: 8.1 .. 8.7 ms, all in the gap */
@@ -188,13 +188,45 @@ static void cut_gap_and_calls_inside(void **state)
 	free(f);
 }
 
+/* Without GPU marks, a host-bound stretch (hostbound.h: the GPU kept up
+ * with the host) is the host's time: its launches launch overhead, the rest
+ * host compute, not device compute. */
+static void host_bound_stretch(void **state)
+{
+	(void)state;
+	struct fixture *f = new_fixture();
+	uint64_t w[2 * STEPS];
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t s = f->start[i];
+		for (int k = 0; k < 40; k++)
+			add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + MS + (uint64_t)k * 200 * US, 50 * US);
+		w[2 * i] = s + MS;
+		w[2 * i + 1] = s + 9 * MS;
+	}
+	struct ia_hostbound hb = { .n = STEPS, .w = w };
+	struct ia_step_breakdown b;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.p50_ns[IA_STEP_LAUNCH], 40 * 50 * US);
+	assert_int_equal(b.p50_ns[IA_STEP_HOST], 8 * MS - 40 * 50 * US);
+	assert_int_equal(b.p50_ns[IA_STEP_DEVICE], 2 * MS);
+	assert_string_equal(b.cls, "host-bound");
+	ia_step_breakdown_free(&b);
+	/* with GPU marks the measured gaps say it: the stretch is not used */
+	f->g.gpu.measured = 1;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, &b), 0);
+	assert_int_equal(b.sum_ns[IA_STEP_DEVICE], STEPS * STEP);
+	ia_step_breakdown_free(&b);
+	free(f);
+}
+
 static void no_steps(void **state)
 {
 	(void)state;
 	struct fixture *f = new_fixture();
 	f->st.n = 0;
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
 	assert_int_equal(b.n, 0);
 	ia_step_breakdown_free(&b);
 	free(f);
@@ -208,6 +240,7 @@ int main(void)
 		cmocka_unit_test(host_bound),
 		cmocka_unit_test(device_bound),
 		cmocka_unit_test(cut_gap_and_calls_inside),
+		cmocka_unit_test(host_bound_stretch),
 		cmocka_unit_test(no_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
