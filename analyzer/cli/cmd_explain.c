@@ -12,6 +12,7 @@
 #include "render/display.h"
 #include "render/headline.h"
 #include "render/processes.h"
+#include "render/step_breakdown.h"
 #include "base/wrap.h"
 #include "base/json_out.h"
 #include "base/util.h"
@@ -30,6 +31,7 @@ void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int wid
 	ia_verdict_compute(a, &v);
 	if (v.state != IA_VERDICT_NONE)
 		fprintf(f, "\n%s\n", v.text);
+	ia_step_breakdown_print(f, a);
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
 	for (size_t i = 0; i < a->nchains; i++)

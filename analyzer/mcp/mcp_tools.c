@@ -153,7 +153,8 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 	/* the GPU-time part of explain --json, as explain computed it */
 	cJSON *doc = ia_explain_json(&v->an);
 	cJSON *data = cJSON_CreateObject();
-	static const char *const keys[] = { "figures", "gpu_idle_pct", "verdict", "where_time_went", "gaps" };
+	static const char *const keys[] = { "figures", "gpu_idle_pct", "verdict", "where_time_went", "gaps",
+					    "step_breakdown" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[i]);
 		cJSON_AddItemToObject(data, keys[i], x ? x : cJSON_CreateNull());
@@ -174,7 +175,10 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 		 "(figures.main_thread_steady_ns splits the steady state: in the gaps on-CPU/blocked/waiting for a "
 		 "CPU, inside CUDA calls, host work while the GPU had work; it sums to figures.steady_ns). "
 		 "gpu_idle_pct.basis: %s. gaps: what the main thread and the workers did while the GPU idled, the "
-		 "top on-CPU stacks, and the Python lines that end the gaps.", idle, idle_basis(data));
+		 "top on-CPU stacks, and the Python lines that end the gaps. step_breakdown: each steady step split "
+		 "into input wait, host compute, launch, sync, device compute, collectives (median, p90, share; "
+		 "they sum to the step) and its class by XProf's tiers (input-bound at 20 %%, somewhat at 5 %%).",
+		 idle, idle_basis(data));
 	return mcp_result_data(sum, data);
 }
 
@@ -338,14 +342,17 @@ const struct mcp_tool mcp_tools[] = {
 		"host evidence): figures.headline is the steady state's, the line explain prints first, "
 		"figures.window_line the whole window's with its phases. Where that time went: host "
 		"busy (main thread on-CPU between calls), host waiting on workers (blocked), host preempted "
-		"(runnable but not running), copies, syncs; and the verdict (whether the GPU starves in the "
-		"steady state).",
+		"(runnable but not running), copies, syncs; the verdict (whether the GPU starves in the "
+		"steady state); and step_breakdown, where each steady step's time went (XProf's step-time graph).",
 		OBJ(WINDOW_PROPS, ""),
 		OUT("\"figures\":{\"type\":\"object\",\"description\":\"the headline every view prints, and its "
 		    "numbers\"},\"gpu_idle_pct\":{\"type\":\"object\",\"required\":[\"low\",\"high\"],\"description\":"
 		    "\"percent of the window, bounds; null when no CUDA work was queued\"},\"verdict\":"
 		    "{\"type\":\"object\"},\"where_time_went\":"
-		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"}", "\"gpu_idle_pct\",\"where_time_went\""),
+		    "{\"type\":\"object\"},\"gaps\":{\"type\":\"object\"},\"step_breakdown\":{\"type\":\"object\","
+		    "\"description\":\"each steady step split into parts that sum to it, their median/p90 and "
+		    "shares, the thresholds and the class; {steps: 0} when no step was timed\"}",
+		    "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
 	},
 	{

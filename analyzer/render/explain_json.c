@@ -14,6 +14,7 @@
 #include "render/finding.h"
 #include "render/headline.h"
 #include "render/step_times.h"
+#include "render/step_breakdown.h"
 #include "rules/verdict.h"
 
 #include <stdio.h>
@@ -32,6 +33,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	uint64_t win = a->idle.window_ns;
 	cJSON_AddItemToObject(root, "figures", ia_figures_json(a));
 	cJSON_AddItemToObject(root, "step_times", ia_step_times_json(a));
+	cJSON_AddItemToObject(root, "step_breakdown", ia_step_breakdown_json(a));
 	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
 	struct ia_verdict v;
 	ia_verdict_compute(a, &v);

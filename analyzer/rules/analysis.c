@@ -149,7 +149,8 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
 	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->fig) < 0 ||
-	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0) {
+	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0 ||
+	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, &a->step_parts) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -175,6 +176,7 @@ void ia_analysis_free(struct ia_analysis *a)
 	ia_slow_apis_free(a->slow, a->nslow);
 	ia_gaps_free(&a->gaps);
 	ia_step_times_free(&a->step_times);
+	ia_step_breakdown_free(&a->step_parts);
 	ia_phases_free(&a->ph);
 	ia_hostbound_free(&a->hb);
 	ia_evidence_free(&a->ev);

@@ -513,6 +513,8 @@ static void server_exchanges(void **st)
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\",\"params\":{\"name\":"
 			 "\"get_gpu_idle\"}}");
 	assert_non_null(cJSON_GetObjectItem(structured(r), "gpu_idle_pct"));
+	/* the per-step breakdown rides along (issue 43): {steps: N, ...} */
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(structured(r), "step_breakdown"), "steps")));
 	cJSON_Delete(r);
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"tools/call\",\"params\":{\"name\":"
 			 "\"get_timeline\",\"arguments\":{\"from\":\"150ms\",\"to\":\"250ms\"}}}");

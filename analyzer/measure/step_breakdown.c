@@ -1,0 +1,244 @@
+/*
+ * step_breakdown.c — each steady step split into where its time went
+ * (step_breakdown.h).
+ *
+ * The main process's calls (gaps.h keeps them in time order) are cut to
+ * their union once, as figures.c cuts them, keeping each piece's kind
+ * (sync, launch, other); then one walk over the steps with two cursors,
+ * one into the pieces and one into the gaps: steps, pieces and gaps are
+ * each sorted and disjoint.
+ */
+#include "measure/step_breakdown.h"
+
+#include "base/util.h"
+#include "measure/calls.h"
+
+#include <ingero/api.h>
+#include <ingero/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ia_step_threshold thresholds[IA_STEP_NPARTS] = {
+	[IA_STEP_INPUT] = { 20, 5 },
+	[IA_STEP_HOST] = { 20, 10 },
+	[IA_STEP_LAUNCH] = { 20, 10 },
+	[IA_STEP_SYNC] = { 20, 10 },
+	[IA_STEP_DEVICE] = { 0, 0 },
+	[IA_STEP_COLLECTIVES] = { 40, 10 },
+};
+
+const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p)
+{
+	return &thresholds[p < IA_STEP_NPARTS ? p : IA_STEP_DEVICE];
+}
+
+const char *ia_step_part_name(enum ia_step_part p)
+{
+	static const char *const n[IA_STEP_NPARTS] = {
+		"input wait", "host compute", "launch overhead", "sync", "device compute", "collectives",
+	};
+	return p < IA_STEP_NPARTS ? n[p] : "";
+}
+
+const char *ia_step_part_key(enum ia_step_part p)
+{
+	static const char *const k[IA_STEP_NPARTS] = {
+		"input_wait", "host_compute", "launch", "sync", "device_compute", "collectives",
+	};
+	return p < IA_STEP_NPARTS ? k[p] : "";
+}
+
+enum piece_kind { PIECE_OTHER, PIECE_SYNC, PIECE_LAUNCH };
+
+struct piece {
+	uint64_t start, end;
+	int kind;
+};
+
+static int piece_kind(const struct ia_call *c)
+{
+	int cls = ingero_api_class(c->api);
+	if (cls == INGERO_CLASS_SYNC || ia_call_is_waiting_free(c) ||
+	    (cls == INGERO_CLASS_COPY && (ia_api_completes_work(c->api) || (c->flags & INGERO_FLAG_HOST_PAGEABLE))))
+		return PIECE_SYNC;   /* the host waits for the device (a blocking copy too) */
+	if (ia_api_queues_work(c->api))
+		return PIECE_LAUNCH;   /* queues work: a launch, an async copy or memset */
+	return PIECE_OTHER;
+}
+
+/* The union of the main process's calls, a call starting inside another
+ * counted from where that one ended; *n pieces; NULL out of memory. */
+static struct piece *pieces(const struct ia_trace *t, const struct ia_gaps *g, size_t *n)
+{
+	struct piece *p = malloc((g->nmain_calls ? g->nmain_calls : 1) * sizeof *p);
+	*n = 0;
+	if (!p)
+		return NULL;
+	uint64_t until = 0;
+	for (size_t k = 0; k < g->nmain_calls; k++) {
+		const struct ia_call *c = &t->calls[g->main_calls[k]];
+		uint64_t a = c->start > until ? c->start : until, b = c->start + c->dur;
+		if (b <= a)
+			continue;
+		until = b;
+		int kind = piece_kind(c);
+		if (kind != PIECE_OTHER)
+			p[(*n)++] = (struct piece){ a, b, kind };
+	}
+	return p;
+}
+
+/* The class: the first part at its high tier, else at its moderate one. */
+static void classify(struct ia_step_breakdown *b)
+{
+	static const enum ia_step_part order[] = {
+		IA_STEP_INPUT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST, IA_STEP_LAUNCH,
+	};
+	static const char *const bound[IA_STEP_NPARTS] = {
+		[IA_STEP_INPUT] = "input-bound", [IA_STEP_HOST] = "host-bound", [IA_STEP_LAUNCH] = "launch-bound",
+		[IA_STEP_SYNC] = "sync-bound", [IA_STEP_COLLECTIVES] = "collective-bound",
+	};
+	b->cls_part = -1;
+	for (int tier = 0; tier < 2 && b->cls_part < 0; tier++)
+		for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+			const struct ia_step_threshold *th = ia_step_threshold(order[i]);
+			if (b->share_pct[order[i]] >= (tier ? th->moderate_pct : th->high_pct)) {
+				b->cls_part = (int)order[i];
+				b->cls_moderate = tier;
+				break;
+			}
+		}
+	if (b->cls_part >= 0)
+		snprintf(b->cls, sizeof b->cls, "%s%s", b->cls_moderate ? "somewhat " : "", bound[b->cls_part]);
+	else
+		snprintf(b->cls, sizeof b->cls, "%s", b->share_pct[IA_STEP_DEVICE] >= 50 ? "device-bound" : "balanced");
+}
+
+static void summarize(struct ia_step_breakdown *b)
+{
+	uint64_t *v = malloc(b->n * sizeof *v);
+	for (int p = 0; p < IA_STEP_NPARTS; p++) {
+		for (size_t i = 0; i < b->n; i++)
+			b->sum_ns[p] += b->part_ns[p][i];
+		b->share_pct[p] = b->total_ns ? 100.0 * (double)b->sum_ns[p] / (double)b->total_ns : 0;
+		if (!v)
+			continue;
+		memcpy(v, b->part_ns[p], b->n * sizeof *v);
+		static const double pc[] = { 50, 90 };
+		uint64_t out[2];
+		ia_percentiles(v, b->n, pc, out, 2);
+		b->p50_ns[p] = out[0];
+		b->p90_ns[p] = out[1];
+	}
+	free(v);
+	classify(b);
+}
+
+int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
+			      const struct ia_step_times *st, struct ia_step_breakdown *out)
+{
+	memset(out, 0, sizeof *out);
+	out->cls_part = -1;
+	if (!st->n)
+		return 0;
+	for (int p = 0; p < IA_STEP_NPARTS; p++)
+		if (!(out->part_ns[p] = calloc(st->n, sizeof *out->part_ns[p]))) {
+			ia_step_breakdown_free(out);
+			return -1;
+		}
+	size_t np = 0;
+	struct piece *pc = pieces(t, g, &np);
+	if (!pc) {
+		ia_step_breakdown_free(out);
+		return -1;
+	}
+	/* host-bound stretches: only without GPU marks (see the header) */
+	const uint64_t *hw = hb && !g->gpu.measured ? hb->w : NULL;
+	size_t nh = hw ? hb->n : 0, hi = 0, hq = 0;
+	size_t gi = 0, pi = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		uint64_t s = st->start[i], e = s + st->ns[i];
+		/* the gaps in the step: their time and the main thread blocked in them */
+		while (gi < g->n && g->g[gi].end <= s)
+			gi++;
+		uint64_t gap = 0;
+		double blocked = 0;
+		for (size_t k = gi; k < g->n && g->g[k].start < e; k++) {
+			const struct ia_gap *x = &g->g[k];
+			uint64_t ov = ia_overlap(s, e, x->start, x->end), len = x->end - x->start;
+			uint64_t off = x->main_off_ns < len ? x->main_off_ns : len;
+			uint64_t runq = x->main_runq_ns < off ? x->main_runq_ns : off;
+			gap += ov;
+			if (len)
+				blocked += (double)(off - runq) * (double)ov / (double)len;
+		}
+		/* syncs and launches inside those gaps */
+		while (pi < np && pc[pi].end <= s)
+			pi++;
+		uint64_t in[3] = { 0, 0, 0 };
+		size_t gk = gi;
+		for (size_t q = pi; q < np && pc[q].start < e; q++) {
+			uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
+			while (gk < g->n && g->g[gk].end <= a)
+				gk++;
+			for (size_t m = gk; m < g->n && g->g[m].start < b; m++)
+				in[pc[q].kind] += ia_overlap(a, b, g->g[m].start, g->g[m].end);
+		}
+		/* host-bound stretches in the step (never in a gap), and the launches in them */
+		while (hi < nh && hw[2 * hi + 1] <= s)
+			hi++;
+		uint64_t hbt = 0, hbl = 0;
+		for (size_t k = hi; k < nh && hw[2 * k] < e; k++)
+			hbt += ia_overlap(s, e, hw[2 * k], hw[2 * k + 1]);
+		hq = hi;
+		for (size_t q = pi; hbt && q < np && pc[q].start < e; q++) {
+			if (pc[q].kind != PIECE_LAUNCH)
+				continue;
+			uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
+			while (hq < nh && hw[2 * hq + 1] <= a)
+				hq++;
+			for (size_t m = hq; m < nh && hw[2 * m] < b; m++)
+				hbl += ia_overlap(a, b, hw[2 * m], hw[2 * m + 1]);
+		}
+		if (hbt > st->ns[i] - gap)
+			hbt = st->ns[i] - gap;
+		if (hbl > hbt)
+			hbl = hbt;
+		/* sync time out of the blocked time, launch time out of the on-CPU time */
+		double input = blocked, oncpu = (double)gap - blocked;
+		input -= (double)in[PIECE_SYNC];
+		if (input < 0) {
+			oncpu += input;
+			input = 0;
+		}
+		oncpu -= (double)in[PIECE_LAUNCH];
+		if (oncpu < 0) {
+			input += oncpu;
+			oncpu = 0;
+		}
+		uint64_t rest = gap - in[PIECE_SYNC] - in[PIECE_LAUNCH];
+		uint64_t inp = input > 0 ? (uint64_t)(input + 0.5) : 0;
+		if (inp > rest)
+			inp = rest;
+		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
+		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;
+		out->part_ns[IA_STEP_INPUT][i] = inp;
+		out->part_ns[IA_STEP_HOST][i] = rest - inp + (hbt - hbl);
+		out->part_ns[IA_STEP_DEVICE][i] = st->ns[i] - gap - hbt;
+		out->total_ns += st->ns[i];
+	}
+	free(pc);
+	out->n = st->n;
+	summarize(out);
+	return 0;
+}
+
+void ia_step_breakdown_free(struct ia_step_breakdown *b)
+{
+	for (int p = 0; p < IA_STEP_NPARTS; p++)
+		free(b->part_ns[p]);
+	memset(b, 0, sizeof *b);
+	b->cls_part = -1;
+}

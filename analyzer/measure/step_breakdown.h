@@ -1,0 +1,84 @@
+/*
+ * step_breakdown.h — where each steady step's wall time went, as XProf's
+ * step-time graph splits a step (issue 43).
+ *
+ * The steps are step_times.h's (the steady state's, start to next start);
+ * the GPU's idle stretches are gaps.h's (measured idle of 50 µs or more
+ * with GPU marks, else no work queued), with the main thread's on-CPU /
+ * blocked / run-queue split of each; the main process's CUDA calls are the
+ * gaps' main_calls, cut to their union as figures.c cuts them.  Every
+ * instant of a step goes to exactly one part, the GPU's state first:
+ *   - the GPU had work (outside the gaps): device compute — whatever the
+ *     host did meanwhile (queued more, waited in a sync) was overlapped;
+ *     collectives take their part of it first, where the trace has them;
+ *   - the GPU idle (inside a gap), by what the main thread did, in this
+ *     priority: inside a sync or a host-blocking copy → sync; inside a
+ *     collective → collectives; inside a launch (or an async copy/memset
+ *     queueing work) → launch; outside those calls, blocked (waiting for
+ *     DataLoader workers, a producer, I/O) → input wait; on a CPU, waiting
+ *     for one, or in another CUDA call → host compute.
+ * Without GPU marks "the GPU had work" means only work queued: inside
+ * hostbound.h's host-bound stretches (the closing sync waited for nothing:
+ * the GPU had finished before the host asked) the host set the pace, so
+ * that time goes to launch (inside launches) or host compute (the rest)
+ * instead.  With marks the measured gaps already say where the GPU idled.
+ * A gap's blocked / on-CPU split is the whole gap's (gaps.c), taken pro
+ * rata where a step cuts a gap; sync time inside a gap comes out of its
+ * blocked time and launch time out of its on-CPU time (either from the
+ * other when one runs short), and host compute is what is left of the
+ * gap, so the parts sum to the step exactly.
+ *
+ * The class follows XProf's tiers (input_pipeline_analyzer): the first
+ * part, in the order input, collectives, sync, host, launch, at or above
+ * its high threshold names the class ("input-bound"); else the first at
+ * or above its moderate one ("somewhat input-bound"); else device-bound
+ * when device compute is half the steps or more, "balanced" otherwise.
+ * Shares are of the summed step time.
+ */
+#ifndef IA_STEP_BREAKDOWN_H
+#define IA_STEP_BREAKDOWN_H
+
+#include "measure/gaps.h"
+#include "measure/hostbound.h"
+#include "measure/step_times.h"
+
+enum ia_step_part {
+	IA_STEP_INPUT,        /* main thread blocked while the GPU idled */
+	IA_STEP_HOST,         /* main thread on a CPU (or waiting for one) while the GPU idled */
+	IA_STEP_LAUNCH,       /* inside launch calls while the GPU idled */
+	IA_STEP_SYNC,         /* inside syncs / host-blocking copies while the GPU idled */
+	IA_STEP_DEVICE,       /* the GPU had work */
+	IA_STEP_COLLECTIVES,  /* inside collectives (none found in a trace's calls yet: 0) */
+	IA_STEP_NPARTS
+};
+
+struct ia_step_threshold {
+	double high_pct, moderate_pct;   /* share of the step */
+};
+
+struct ia_step_breakdown {
+	size_t n;                               /* steps broken down */
+	uint64_t *part_ns[IA_STEP_NPARTS];      /* [n] each: the step's part */
+	uint64_t total_ns;                      /* the steps summed */
+	uint64_t sum_ns[IA_STEP_NPARTS];
+	uint64_t p50_ns[IA_STEP_NPARTS], p90_ns[IA_STEP_NPARTS];
+	double share_pct[IA_STEP_NPARTS];       /* of total_ns */
+	int cls_part;                           /* the part naming the class; -1: device-bound or balanced */
+	int cls_moderate;                       /* at the moderate tier ("somewhat") */
+	char cls[48];                           /* "input-bound", "somewhat host-bound", "device-bound", ... */
+};
+
+/* The tiers per part (XProf's: input 20/5, collectives 40/10, launch
+ * 20/10, others 20/10); device compute has none (0/0). */
+const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p);
+const char *ia_step_part_name(enum ia_step_part p);   /* "input wait", ... */
+const char *ia_step_part_key(enum ia_step_part p);    /* "input_wait", ... */
+
+/* One pass over the steady steps st, the gaps g and its main_calls; hb:
+ * the host-bound stretches (NULL: none).  0 (out->n 0 when no step was
+ * timed), or -1 out of memory. */
+int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
+			      const struct ia_step_times *st, struct ia_step_breakdown *out);
+void ia_step_breakdown_free(struct ia_step_breakdown *b);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * step_breakdown.c — the per-step breakdown as text and JSON
+ * (step_breakdown.h).
+ */
+#include "render/step_breakdown.h"
+
+#include "base/json_out.h"
+#include "base/util.h"
+
+/* The rows in the order a step's story is told: what the host waited
+ * for, what it did, then the GPU. */
+static const enum ia_step_part rows[IA_STEP_NPARTS] = {
+	IA_STEP_INPUT, IA_STEP_HOST, IA_STEP_LAUNCH, IA_STEP_SYNC, IA_STEP_COLLECTIVES, IA_STEP_DEVICE,
+};
+
+#define OVERLAP "each instant goes to one part, the GPU's state first: GPU had work: device compute" \
+	" (collectives first); GPU idle: by the main thread, sync > collectives > launch >" \
+	" blocked (input wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
+	" (the GPU kept up with the host) are the host's: launch inside launches, else host compute"
+
+void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_step_breakdown *b = &a->step_parts;
+	char d1[32], d2[32];
+	if (!b->n)
+		return;
+	fprintf(f, "\nSteps: where each step's time went, %zu steady steps (median %s)\n", b->n,
+		ia_fmt_dur(d1, sizeof d1, a->step_times.p50));
+	fprintf(f, "  %-16s %9s %9s %7s\n", "part", "median", "p90", "share");
+	for (int r = 0; r < IA_STEP_NPARTS; r++) {
+		enum ia_step_part p = rows[r];
+		if (p == IA_STEP_COLLECTIVES && !b->sum_ns[p])
+			continue;   /* none in the trace */
+		fprintf(f, "  %-16s %9s %9s %6.0f%%\n", ia_step_part_name(p), ia_fmt_dur(d1, sizeof d1, b->p50_ns[p]),
+			ia_fmt_dur(d2, sizeof d2, b->p90_ns[p]), b->share_pct[p]);
+	}
+	fprintf(f, "  Class: %s. Input-bound: input wait >= 20%% of the step (5%%: somewhat); sync, host, "
+		   "launch >= 20%% (10%%); collectives >= 40%% (10%%); else device-bound when device compute "
+		   ">= 50%% (XProf's tiers; shares of the steps' summed time).\n", b->cls);
+	fprintf(f, "  Parts: where the GPU had work, device compute; where it idled, what the main thread did: "
+		   "in a sync, in a launch, blocked (input wait: workers, a producer, I/O), else host compute%s.\n",
+		a->gaps.gpu.measured ? "" : "; without GPU marks, stretches where the GPU kept up with the host "
+		"count as the host's (launches, host compute)");
+}
+
+cJSON *ia_step_breakdown_json(const struct ia_analysis *a)
+{
+	const struct ia_step_breakdown *b = &a->step_parts;
+	cJSON *o = cJSON_CreateObject();
+	ia_json_u64(o, "steps", b->n);
+	if (!b->n)
+		return o;
+	ia_json_u64(o, "total_ns", b->total_ns);
+	ia_json_str(o, "class", b->cls);
+	if (b->cls_part >= 0)
+		ia_json_str(o, "class_part", ia_step_part_key((enum ia_step_part)b->cls_part));
+	else
+		cJSON_AddNullToObject(o, "class_part");
+	cJSON *parts = cJSON_AddObjectToObject(o, "parts");
+	cJSON *th = cJSON_AddObjectToObject(o, "thresholds");
+	for (int r = 0; r < IA_STEP_NPARTS; r++) {
+		enum ia_step_part p = rows[r];
+		cJSON *x = cJSON_AddObjectToObject(parts, ia_step_part_key(p));
+		ia_json_u64(x, "p50_ns", b->p50_ns[p]);
+		ia_json_u64(x, "p90_ns", b->p90_ns[p]);
+		ia_json_u64(x, "total_ns", b->sum_ns[p]);
+		ia_json_round(x, "share_pct", b->share_pct[p], 1);
+		if (p == IA_STEP_DEVICE)
+			continue;
+		cJSON *y = cJSON_AddObjectToObject(th, ia_step_part_key(p));
+		ia_json_round(y, "high_pct", ia_step_threshold(p)->high_pct, 0);
+		ia_json_round(y, "moderate_pct", ia_step_threshold(p)->moderate_pct, 0);
+	}
+	cJSON *ord = cJSON_AddArrayToObject(o, "class_order");
+	static const enum ia_step_part order[] = {
+		IA_STEP_INPUT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST, IA_STEP_LAUNCH,
+	};
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		cJSON_AddItemToArray(ord, cJSON_CreateString(ia_step_part_key(order[i])));
+	ia_json_str(o, "overlap", OVERLAP);
+	return o;
+}
