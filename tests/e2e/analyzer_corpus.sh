@@ -147,7 +147,7 @@ one() { # one NAME.expect against its trace, in its own $T
 	e=$1
 	n=$(basename "$e" .expect)
 	db=$T/$n.db
-	if [ -f "$CORPUS/$n.db.xz" ]; then sh tests/corpus/unpack.sh "$CORPUS/$n.db.xz" "$db"
+	if [ -f "$CORPUS/$n.db.xz" ]; then sh tests/corpus/unpack.sh "$CORPUS/$n.db.xz" "$db" || { nok "$n: unpack failed"; return; }
 	elif [ -f "$CORPUS/$n.db" ]; then cp "$CORPUS/$n.db" "$db"
 	else nok "$n: no trace $CORPUS/$n.db.xz"; return; fi
 	if ! "$A" explain --json "$db" >"$T/$n.json" 2>"$T/$n.err"; then
