@@ -147,6 +147,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	ia_phase("slow-calls|gaps");
 	if (ia_wakers_compute(t, &a->pp, &a->ev, a->names, &a->gaps, &a->wakers, err, errlen) < 0)
 		return -1;
+	ia_phase("wakers");
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
 	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->fig) < 0 ||
 	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0 ||
@@ -158,6 +159,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	ia_phase("idle|figures|steps");
 	ia_progress_phase("causal chains");
 	if (ia_chains_build(a, err, errlen) < 0)
 		return -1;
