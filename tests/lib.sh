@@ -34,6 +34,21 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # with "# MARK " before a comment's rest) — where a test expects a finding
 marker_line() { grep -n "# $2\( \|\$\)" "$1" | cut -d: -f1; }
 finish() { exit $_failed; }
+# npm_pinned PACKAGE_JSON DIR PROBE NAME: the pinned npm packages of
+# PACKAGE_JSON installed once into DIR (again only when that file changed or
+# DIR/PROBE is missing); on failure npm's last lines and a "not ok", status 1
+npm_pinned() {
+	mkdir -p "$2"
+	if ! cmp -s "$1" "$2/package.json" || [ ! -f "$2/$3" ]; then
+		cp "$1" "$2/package.json"
+		if ! (cd "$2" && npm install --no-audit --no-fund --loglevel=error >"$2/npm.log" 2>&1); then
+			sed 's/^/# npm: /' "$2/npm.log" | tail -n 20
+			rm -f "$2/package.json"   # try again next run
+			nok "npm install $4 into $2 (needs the npm registry)"
+			return 1
+		fi
+	fi
+}
 # check_unclosed_rare: off-CPU intervals lost unclosed (a switch back onto a CPU that
 # sched.bpf.c did not see: a few a run on the dev VM under load, cause not found) are
 # at most 1 % of the trace's off_cpu rows, and counted ($DB)

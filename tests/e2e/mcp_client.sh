@@ -19,17 +19,8 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	nok "node and npm are needed for the MCP client test (Debian: apt-get install nodejs npm)"
 	finish
 fi
-mkdir -p "$SDK"
-if ! cmp -s tests/mcp/package.json "$SDK/package.json" ||
-   [ ! -f "$SDK/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-	cp tests/mcp/package.json "$SDK/package.json"
-	if ! (cd "$SDK" && npm install --no-audit --no-fund --loglevel=error >"$T/npm.log" 2>&1); then
-		sed 's/^/# npm: /' "$T/npm.log" | tail -n 20
-		rm -f "$SDK/package.json"   # try again next run
-		nok "npm install @modelcontextprotocol/sdk into $SDK (needs the npm registry)"
-		finish
-	fi
-fi
+npm_pinned tests/mcp/package.json "$SDK" node_modules/@modelcontextprotocol/sdk/package.json \
+	@modelcontextprotocol/sdk || finish
 ok "MCP TypeScript SDK $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' \
 	"$SDK/node_modules/@modelcontextprotocol/sdk/package.json" | head -n 1) in $SDK"
 cp tests/mcp/client.mjs "$SDK/client.mjs"

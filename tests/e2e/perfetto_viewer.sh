@@ -36,17 +36,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ -z
 	nok "node, npm, chromium and python3 are needed for the trace-viewer test (Debian: apt-get install nodejs npm chromium)"
 	finish
 fi
-mkdir -p "$V"
-if ! cmp -s tests/viewer/package.json "$V/package.json" ||
-   [ ! -f "$V/node_modules/speedscope/dist/release/index.html" ]; then
-	cp tests/viewer/package.json "$V/package.json"
-	if ! (cd "$V" && npm install --no-audit --no-fund --loglevel=error >"$T/npm.log" 2>&1); then
-		sed 's/^/# npm: /' "$T/npm.log" | tail -n 20
-		rm -f "$V/package.json"   # try again next run
-		nok "npm install speedscope into $V (needs the npm registry)"
-		finish
-	fi
-fi
+npm_pinned tests/viewer/package.json "$V" node_modules/speedscope/dist/release/index.html speedscope || finish
 SS=$(cd "$V/node_modules/speedscope" && pwd)
 ok "speedscope $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$SS/package.json" | head -n 1) in $V"
 TA=$(cd "$T" && pwd)
