@@ -56,10 +56,11 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
 		return 0;
 	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples are %s", ia_pct(fam[best], all),
 		ia_mech_family_name((enum ia_mech)best));
-	int members = 0;
+	/* a family of several mechanisms: each member's share */
+	int family = 0;
 	for (int m = 1; m < IA_MECH_N; m++)
-		members += (int)ia_mech_family((enum ia_mech)m) == best && g->mech_main[m];
-	if (members > 1 || ia_mech_family_name((enum ia_mech)best) != ia_mech_name((enum ia_mech)best)) {
+		family |= m != best && (int)ia_mech_family((enum ia_mech)m) == best;
+	if (family) {
 		const char *sep = ": ";
 		for (int m = 1; m < IA_MECH_N; m++)
 			if ((int)ia_mech_family((enum ia_mech)m) == best && g->mech_main[m]) {
