@@ -318,26 +318,29 @@ int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen)
 	return -1;
 }
 
-void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...)
+/* "PATH<sep>" and the message: the input is bad */
+static void bad_input(char *err, size_t errlen, const char *sep, const char *fmt, va_list ap)
 {
-	int w = snprintf(err, errlen, "%s is corrupted: ", db_path);
-	va_list ap;
-	va_start(ap, fmt);
+	int w = snprintf(err, errlen, "%s%s", db_path, sep);
 	if (w >= 0 && (size_t)w < errlen)
 		vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
-	va_end(ap);
 	input_bad = 1;
+}
+
+void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bad_input(err, errlen, " is corrupted: ", fmt, ap);
+	va_end(ap);
 }
 
 void ia_db_bad(char *err, size_t errlen, const char *fmt, ...)
 {
-	int w = snprintf(err, errlen, "%s: ", db_path);
 	va_list ap;
 	va_start(ap, fmt);
-	if (w >= 0 && (size_t)w < errlen)
-		vsnprintf(err + w, errlen - (size_t)w, fmt, ap);
+	bad_input(err, errlen, ": ", fmt, ap);
 	va_end(ap);
-	input_bad = 1;
 }
 
 int ia_db_input_bad(void)
