@@ -29,5 +29,17 @@ int ia_api_queues_work(unsigned api);
  * merged by start time (ties: thread index): a malloc'd array of indexes
  * into trace.calls, *n of them; NULL when out of memory. */
 uint32_t *ia_proc_calls(const struct ia_trace *t, uint32_t proc, size_t *n);
+/* Walking such merged calls in order: the part of c after the calls before
+ * it ended (*until, 0 at the start), as [*a, *b); 0 when nothing of it is
+ * left (it lay inside an earlier one), else 1 and *until moved to its end. */
+static inline int ia_call_clip(const struct ia_call *c, uint64_t *until, uint64_t *a, uint64_t *b)
+{
+	*a = c->start > *until ? c->start : *until;
+	*b = c->start + c->dur;
+	if (*b <= *a)
+		return 0;
+	*until = *b;
+	return 1;
+}
 
 #endif

@@ -12,6 +12,7 @@
  */
 #include "measure/figures.h"
 
+#include "measure/calls.h"
 #include "base/util.h"
 
 #include <ingero/api.h>
@@ -96,10 +97,9 @@ static int main_partition(const struct ia_trace *t, const struct ia_gaps *g, con
 	uint64_t until = 0;
 	for (size_t k = 0; k < g->nmain_calls; k++) {
 		const struct ia_call *c = &t->calls[g->main_calls[k]];
-		uint64_t a = c->start > until ? c->start : until, b = c->start + c->dur;
-		if (b <= a)
+		uint64_t a, b;
+		if (!ia_call_clip(c, &until, &a, &b))
 			continue;
-		until = b;
 		uint64_t in = within(w, nw, &wi, a, b), gap = within_both(w, nw, g, &gi, a, b);
 		out->main_ns[call_part(c->api)] += in > gap ? in - gap : 0;
 	}

@@ -79,10 +79,9 @@ static struct piece *pieces(const struct ia_trace *t, const struct ia_gaps *g, s
 	uint64_t until = 0;
 	for (size_t k = 0; k < g->nmain_calls; k++) {
 		const struct ia_call *c = &t->calls[g->main_calls[k]];
-		uint64_t a = c->start > until ? c->start : until, b = c->start + c->dur;
-		if (b <= a)
+		uint64_t a, b;
+		if (!ia_call_clip(c, &until, &a, &b))
 			continue;
-		until = b;
 		int kind = piece_kind(c);
 		if (kind != PIECE_OTHER)
 			p[(*n)++] = (struct piece){ a, b, kind };
