@@ -20,14 +20,7 @@ B=${B:-build}
 RUNS=${RUNS:-5}
 N=${N:-100000}
 W=${W:-20000}
-T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
-SINK=
-trap '[ -n "$SINK" ] && kill $SINK 2>/dev/null; rm -rf "$T"' EXIT
-export INGERO_ENDPOINT="ipc://$T/bench.sock"
-"$B/tests/preload_sink" -r "$T/ready" "$INGERO_ENDPOINT" >"$T/sink.out" 2>&1 &
-SINK=$!
-i=0
-while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+. tests/bench/sink.sh   # $T and the sink on $INGERO_ENDPOINT
 
 cpu() { sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'; }
 PRE=$(cd "$B" && pwd)/libingero_preload.so

@@ -49,14 +49,7 @@ FIRST_LAP_W=${FIRST_LAP_W:-50000}
 # (the cold runs' warm-up: their launches warm up 1 ms apart, tests/helpers/preload_calls.c)
 COLD_W=${COLD_W:-12500}
 export FAKECUDA_NOOP=1
-T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
-SINK=
-trap '[ -n "$SINK" ] && kill $SINK 2>/dev/null; rm -rf "$T"' EXIT
-export INGERO_ENDPOINT="ipc://$T/bench.sock"
-"$B/tests/preload_sink" -r "$T/ready" "$INGERO_ENDPOINT" >"$T/sink.out" 2>&1 &
-SINK=$!
-i=0
-while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+. tests/bench/sink.sh   # $T and the sink on $INGERO_ENDPOINT
 
 uprobe=0
 if [ "$(id -u)" -eq 0 ] && clang -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu \
