@@ -39,11 +39,12 @@ finish() { exit $_failed; }
 # DIR/PROBE is missing); on failure npm's last lines and a "not ok", status 1
 npm_pinned() {
 	mkdir -p "$2"
-	if ! cmp -s "$1" "$2/package.json" || [ ! -f "$2/$3" ]; then
-		cp "$1" "$2/package.json"
-		if ! (cd "$2" && npm install --no-audit --no-fund --loglevel=error >"$2/npm.log" 2>&1); then
-			sed 's/^/# npm: /' "$2/npm.log" | tail -n 20
-			rm -f "$2/package.json"   # try again next run
+	_np=$(cd "$2" && pwd)   # (npm runs inside it: its log's path must not be relative)
+	if ! cmp -s "$1" "$_np/package.json" || [ ! -f "$_np/$3" ]; then
+		cp "$1" "$_np/package.json"
+		if ! (cd "$_np" && npm install --no-audit --no-fund --loglevel=error >"$_np/npm.log" 2>&1); then
+			sed 's/^/# npm: /' "$_np/npm.log" | tail -n 20
+			rm -f "$_np/package.json"   # try again next run
 			nok "npm install $4 into $2 (needs the npm registry)"
 			return 1
 		fi
