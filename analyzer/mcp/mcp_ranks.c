@@ -37,10 +37,12 @@ cJSON *mcp_tool_ranks(struct mcp_server *s, const cJSON *args)
 			 "per rank, collectives it came last at, mean lateness, its wait for the last rank.",
 			 j->ranks.nranks, j->coll.r[j->straggler].rank, j->chain.summary,
 			 j->sub_a.nchains ? j->sub_a.chains[0].summary : "no finding passed its threshold");
-	else if (j->coll.n)
-		snprintf(sum, sizeof sum, "get_ranks: %zu ranks, balanced: no rank arrives last at the %zu %s more often "
-			 "than chance. arrivals: per rank, collectives it came last at, mean lateness, its wait.",
-			 j->ranks.nranks, j->coll.n, j->coll.op);
+	else if (j->coll.n) {
+		char b[600];
+		ia_job_balance_sentence(j, b, sizeof b);
+		snprintf(sum, sizeof sum, "get_ranks: %zu ranks. %s arrivals: per rank, collectives it came last at, mean "
+			 "lateness, its wait.", j->ranks.nranks, b);
+	}
 	else
 		snprintf(sum, sizeof sum, "get_ranks: %zu ranks; their collectives could not be timed (no NCCL calls of "
 			 "every rank, no gloo all-reduce of CUDA tensors).", j->ranks.nranks);

@@ -32,6 +32,7 @@ struct col {
 struct table {
 	size_t n, cap, nr;
 	uint64_t *arrive, *done;   /* [n * nr]; 0 = that rank's part not seen */
+	uint8_t *marked;           /* [n * nr]: done read from the GPU mark after it, not the call's return */
 };
 
 /* Rows up to n (zeroed), for collectives numbered 0..n-1. */
@@ -49,11 +50,16 @@ static int table_grow(struct table *tb, size_t n)
 		if (!d)
 			return -1;
 		tb->done = d;
+		uint8_t *m = realloc(tb->marked, cap * tb->nr * sizeof *m);
+		if (!m)
+			return -1;
+		tb->marked = m;
 		tb->cap = cap;
 	}
 	if (n > tb->n) {
 		memset(tb->arrive + tb->n * tb->nr, 0, (n - tb->n) * tb->nr * sizeof *tb->arrive);
 		memset(tb->done + tb->n * tb->nr, 0, (n - tb->n) * tb->nr * sizeof *tb->done);
+		memset(tb->marked + tb->n * tb->nr, 0, (n - tb->n) * tb->nr * sizeof *tb->marked);
 		tb->n = n;
 	}
 	return 0;
@@ -78,6 +84,7 @@ static void table_compact(struct table *tb)
 		if (w != i) {
 			memmove(tb->arrive + w * tb->nr, tb->arrive + i * tb->nr, tb->nr * sizeof *tb->arrive);
 			memmove(tb->done + w * tb->nr, tb->done + i * tb->nr, tb->nr * sizeof *tb->done);
+			memmove(tb->marked + w * tb->nr, tb->marked + i * tb->nr, tb->nr * sizeof *tb->marked);
 		}
 		w++;
 	}
@@ -205,12 +212,14 @@ static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, cons
 		}
 		if ((flags & INGERO_COLL_MARK_BEFORE) && before > arrive)
 			arrive = before;
-		if ((flags & INGERO_COLL_MARK_AFTER) && after && after > arrive)
+		int marked = (flags & INGERO_COLL_MARK_AFTER) && after && after > arrive;
+		if (marked)
 			done = after;
 		if (done < arrive)
 			done = arrive;
 		tb->arrive[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)arrive + nd->offset_ns);
 		tb->done[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)done + nd->offset_ns);
+		tb->marked[(size_t)seq * tb->nr + (size_t)k] = (uint8_t)marked;
 		const char *op = (const char *)sqlite3_column_text(st, 1);
 		for (unsigned o = 1; op && o < 8; o++)
 			if (ingero_nccl_name(o) && !strcmp(op, ingero_nccl_name(o)))
@@ -485,8 +494,12 @@ static void aggregate(const struct table *tb, struct ia_collectives *c, const in
 		struct ia_coll_rank *l = &c->r[last];
 		l->last_count++;
 		l->late_ns += a[last] - med;
+		uint64_t x = 0;
 		for (size_t k = 0; k < nr; k++)
-			l->imposed_ns += a[last] - a[k];
+			x += a[last] - a[k];
+		l->imposed_ns += x;
+		c->imposed_ns += x;
+		c->imposed_sq += (double)x * (double)x;
 	}
 	for (size_t k = 0; k < nr; k++) {
 		if (c->r[k].first_ns == UINT64_MAX)
@@ -495,13 +508,14 @@ static void aggregate(const struct table *tb, struct ia_collectives *c, const in
 	}
 }
 
-/* The median completion of node n's ranks in row i (0 when it has none). */
-static uint64_t node_done(const struct table *tb, const struct col *cols, size_t i, int n)
+/* The median completion of node n's ranks in row i (0 when it has none);
+ * with marked_only, of those read from a GPU mark only. */
+static uint64_t node_done(const struct table *tb, const struct col *cols, size_t i, int n, int marked_only)
 {
 	uint64_t v[64];
 	size_t m = 0;
 	for (size_t k = 0; k < tb->nr && m < 64; k++)
-		if (cols[k].node == n)
+		if (cols[k].node == n && (!marked_only || tb->marked[i * tb->nr + k]))
 			v[m++] = tb->done[i * tb->nr + k];
 	if (!m)
 		return 0;
@@ -516,11 +530,20 @@ static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, st
 	if (!d)
 		return -1;
 	for (size_t n = 1; n < nn; n++) {
+		/* A completion read from the GPU mark after the collective is the
+		 * device's instant, the same on every rank; one without (a mark not
+		 * taken: the first collective's, or marks off) is when the call
+		 * returned, earlier by whatever the stream still had queued.  The
+		 * marked ones alone when there are a few: one unmarked row would
+		 * otherwise be the stated uncertainty. */
 		size_t m = 0;
-		for (size_t i = 0; i < tb->n; i++) {
-			uint64_t a = node_done(tb, cols, i, 0), b = node_done(tb, cols, i, (int)n);
-			if (a && b)
-				d[m++] = (int64_t)(a - b);
+		for (int marked_only = 1; marked_only >= 0 && m < 3; marked_only--) {
+			m = 0;
+			for (size_t i = 0; i < tb->n; i++) {
+				uint64_t a = node_done(tb, cols, i, 0, marked_only), b = node_done(tb, cols, i, (int)n, marked_only);
+				if (a && b)
+					d[m++] = (int64_t)(a - b);
+			}
 		}
 		if (!m)
 			continue;
@@ -591,6 +614,7 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 	if (rc == 0 && tb.n > 3) {
 		memmove(tb.arrive, tb.arrive + tb.nr, (tb.n - 1) * tb.nr * sizeof *tb.arrive);
 		memmove(tb.done, tb.done + tb.nr, (tb.n - 1) * tb.nr * sizeof *tb.done);
+		memmove(tb.marked, tb.marked + tb.nr, (tb.n - 1) * tb.nr * sizeof *tb.marked);
 		tb.n--;
 		c->skipped_first = 1;
 	}
@@ -616,6 +640,7 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 	}
 	free(tb.arrive);
 	free(tb.done);
+	free(tb.marked);
 	if (rc < 0)
 		ia_collectives_free(c);
 	return rc;

@@ -71,6 +71,8 @@ struct ia_collectives {
 	size_t nranks;
 	struct ia_coll_rank *r;    /* [nranks], in rank order */
 	size_t ntied;              /* collectives with no rank last */
+	uint64_t imposed_ns;       /* Σ over the collectives with a rank last of the others' waits for it */
+	double imposed_sq;         /* Σ of the squares of those waits, one a collective (chain_straggler.c) */
 	uint64_t total_bytes;      /* NCCL: bytes of the matched collectives, one rank's */
 	int skipped_first;         /* the first matched collective (the ranks' start-ups meeting) left out */
 	int comm_nranks;           /* NCCL: the communicator's size; more than nranks when some of its ranks

@@ -55,13 +55,9 @@ void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
 	if (j->straggler < 0 && c->comm_nranks > (int)c->nranks)
 		return;   /* (no verdict on ranks that are not all here) */
 	if (j->straggler < 0) {
-		size_t most = 0;
-		for (size_t k = 1; k < c->nranks; k++)
-			if (c->r[k].last_count > c->r[most].last_count)
-				most = k;
-		fprintf(f, "The ranks are balanced: no rank arrives last at the %s more often than chance would make it (most "
-			   "often last: rank %d, at %.0f%% of %zu); the others waited %.0f%% of their time for it.\n",
-			c->op, c->r[most].rank, pct(c->r[most].last_count, c->n), c->n, 100 * j->others_wait_share);
+		char b[600];
+		ia_job_balance_sentence(j, b, sizeof b);
+		fprintf(f, "%s\n", b);
 		return;
 	}
 	if (j->has_chain)

@@ -83,15 +83,17 @@ static void data_ratio(struct ia_job *j)
 	j->data_imbalance = j->bytes_ratio > IA_STRAGGLER_DATA_RATIO || j->launch_ratio > IA_STRAGGLER_DATA_RATIO;
 }
 
-static void find_straggler(struct ia_job *j)
+void ia_job_find_straggler(struct ia_job *j)
 {
 	const struct ia_collectives *c = &j->coll;
-	j->straggler = -1;
+	j->straggler = j->suspect = -1;
 	if (!c->n)
 		return;
+	/* the rank the others wait for most (by count when nobody imposed any) */
 	size_t best = 0;
 	for (size_t k = 1; k < c->nranks; k++)
-		if (c->r[k].last_count > c->r[best].last_count)
+		if (c->r[k].imposed_ns > c->r[best].imposed_ns ||
+		    (c->r[k].imposed_ns == c->r[best].imposed_ns && c->r[k].last_count > c->r[best].last_count))
 			best = k;
 	uint64_t wait = 0, others = 0;
 	double sh = 0;
@@ -105,16 +107,51 @@ static void find_straggler(struct ia_job *j)
 	j->others_wait_share = others ? sh / (double)others : 0;
 	j->others_wait_ns = others ? wait / others : 0;
 	j->last_share = share(c->r[best].last_count, c->n);
+	j->imposed_share = share(c->r[best].imposed_ns, c->imposed_ns);
 	j->late_mean_ns = c->r[best].last_count ? c->r[best].late_ns / c->r[best].last_count : 0;
-	/* last more often than chance allows: 1/N of the collectives each,
-	 * binomially, so beyond that mean by three standard deviations */
+	/* Beyond chance, either way (chain_straggler.h): last at more of the
+	 * collectives than 1/N each allows, binomially, by three standard
+	 * deviations; or the cause of more of the others' waiting than 1/N of
+	 * it allows — the same test weighted by each collective's wait, on its
+	 * effective count (Σx)²/Σx², so that one long wait proves little while
+	 * many late arrivals still prove it when a loaded machine makes another
+	 * rank last, by a hair, at some collectives. */
 	double p = 1.0 / (double)c->nranks, n = (double)c->n;
 	double chance = n * p + 3 * sqrt(n * p * (1 - p));
-	if (c->r[best].last_count >= IA_STRAGGLER_MIN_LAST && (double)c->r[best].last_count >= chance &&
-	    j->last_share >= IA_STRAGGLER_LAST_SHARE && j->others_wait_share >= IA_STRAGGLER_WAIT_LOW) {
+	int by_count = (double)c->r[best].last_count >= chance && j->last_share >= IA_STRAGGLER_LAST_SHARE;
+	double wchance = c->imposed_ns ? p + 3 * sqrt(p * (1 - p) * c->imposed_sq) / (double)c->imposed_ns : 1;
+	int by_wait = j->imposed_share >= wchance && j->imposed_share >= IA_STRAGGLER_LAST_SHARE;
+	if (c->r[best].last_count >= IA_STRAGGLER_MIN_LAST && (by_count || by_wait) &&
+	    j->others_wait_share >= IA_STRAGGLER_WAIT_LOW) {
 		j->straggler = (int)best;
 		data_ratio(j);
+	} else if (c->r[best].last_count >= IA_STRAGGLER_MIN_LAST && j->imposed_share >= IA_STRAGGLER_LAST_SHARE &&
+		   j->others_wait_share >= IA_STRAGGLER_WAIT_LOW)
+		j->suspect = (int)best;
+}
+
+void ia_job_balance_sentence(const struct ia_job *j, char *buf, size_t n)
+{
+	const struct ia_collectives *c = &j->coll;
+	if (j->suspect >= 0) {
+		const struct ia_coll_rank *s = &c->r[j->suspect];
+		snprintf(buf, n,
+			 "No rank is the straggler beyond chance over these %zu %s, but rank %d came last at %llu of them and "
+			 "caused %.0f%% of the others' waiting there (they waited %.0f%% of their time): trace more steps "
+			 "to tell.",
+			 c->n, c->op, s->rank, (unsigned long long)s->last_count, 100 * j->imposed_share,
+			 100 * j->others_wait_share);
+		return;
 	}
+	size_t most = 0;
+	for (size_t k = 1; k < c->nranks; k++)
+		if (c->r[k].last_count > c->r[most].last_count)
+			most = k;
+	snprintf(buf, n,
+		 "The ranks are balanced: no rank arrives last at the %s more often than chance would make it, nor causes "
+		 "more of the others' waiting (most often last: rank %d, at %.0f%% of %zu); the others waited %.0f%% of "
+		 "their time for it.",
+		 c->op, c->r[most].rank, 100 * share(c->r[most].last_count, c->n), c->n, 100 * j->others_wait_share);
 }
 
 /* The straggler's subtree, loaded as -p loads it, and its own analysis. */
@@ -173,8 +210,11 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 			" Its program also queues more work per collective than the others' (%.1fx their host-to-device bytes, "
 			"%.1fx their kernel launches): the imbalance is in the data (uneven batches or sequence lengths).",
 			j->bytes_ratio, j->launch_ratio);
-	ia_chain_line(ch, "[RANKS] %zu ranks, %zu %s matched across all of them (%s); rank %d came last at %llu of them",
-		      c->nranks, c->n, c->op, ia_coll_source_name(c->source), s->rank, (unsigned long long)s->last_count);
+	ia_chain_line(ch,
+		      "[RANKS] %zu ranks, %zu %s matched across all of them (%s); rank %d came last at %llu of them, "
+		      "%.0f%% of the others' waiting at them its",
+		      c->nranks, c->n, c->op, ia_coll_source_name(c->source), s->rank, (unsigned long long)s->last_count,
+		      100 * j->imposed_share);
 	char w[400] = "[WAIT] ";
 	for (size_t k = 0; k < c->nranks; k++)
 		ia_addf(w, sizeof w, "%srank %d %s (%.0f%%)", k ? ", " : "", c->r[k].rank,
@@ -228,7 +268,7 @@ int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_f
 	a->job = j;
 	if (ia_collectives_compute(t, &j->ranks, &j->coll, err, errlen) < 0)
 		return -1;
-	find_straggler(j);
+	ia_job_find_straggler(j);
 	if (j->straggler < 0)
 		return 0;
 	if (analyze_alone(t, j, analyze, err, errlen) < 0)
@@ -253,7 +293,7 @@ int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze
 	if (ia_ranks_compute(nodes[0].t, &j->ranks, err, errlen) < 0 ||
 	    ia_collectives_compute_nodes(nodes, nn, &j->coll, j->fit, err, errlen) < 0)
 		return -1;
-	find_straggler(j);
+	ia_job_find_straggler(j);
 	if (j->straggler < 0)
 		return 0;
 	if (analyze_alone(nodes[0].t, j, analyze, err, errlen) < 0)
@@ -309,7 +349,12 @@ cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j)
 	if (c->comm_nranks)
 		cJSON_AddNumberToObject(o, "communicator_ranks", c->comm_nranks);
 	/* (not balanced when ranks of the communicator are missing from the traces) */
-	cJSON_AddBoolToObject(o, "balanced", c->n && j->straggler < 0 && c->comm_nranks <= (int)c->nranks);
+	cJSON_AddBoolToObject(o, "balanced",
+			      c->n && j->straggler < 0 && j->suspect < 0 && c->comm_nranks <= (int)c->nranks);
+	if (j->suspect >= 0)
+		cJSON_AddNumberToObject(o, "suspect", c->r[j->suspect].rank);
+	else
+		cJSON_AddNullToObject(o, "suspect");
 	if (j->straggler < 0) {
 		cJSON_AddNullToObject(o, "straggler");
 		return o;

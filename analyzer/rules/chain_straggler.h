@@ -5,12 +5,19 @@
  * (its process and its children: ia_analyze on the trace loaded with -p
  * its pid, every rule and measure as for one process, none copied here).
  *
- * A rank is the straggler when it arrives last, by more than a tie, at
- * half of the matched collectives or more (at least 3) and more often than
- * chance would make it (1/N of them, binomially: beyond the mean by three
- * standard deviations — 11 of 16 with 3 ranks, 14 of 16 with 2), and the others
- * wait for the last rank at least 5 % of their time between their first
- * collective and their last; the finding (kind rank_straggler) is HIGH
+ * The candidate is the rank the others wait for most.  It is the straggler
+ * when it arrives last, by more than a tie, at 3 or more collectives, the
+ * others wait for the last rank at least 5 % of their time between their
+ * first collective and their last, and it is so beyond chance in either of
+ * two ways: last at half of the matched collectives or more and more often
+ * than 1/N of them each allows (binomially: beyond the mean by three
+ * standard deviations — 11 of 16 with 3 ranks, 14 of 16 with 2); or the
+ * cause of half of the others' waiting or more and of more than 1/N of it
+ * allows, the same test weighted by each collective's wait (effective
+ * count (Σx)²/Σx²: many moderate waits prove it, one long one does not).
+ * The second holds where a loaded machine makes another rank last, by a
+ * hair, at a third of the collectives (a 3-rank job, rank 1 last at 9 of
+ * 15 but the cause of most of the waiting); the finding (kind rank_straggler) is HIGH
  * from 25 % of that time, MEDIUM from 10 %, LOW below.  Otherwise the job
  * is balanced: no finding, and explain says so.  When the straggler's
  * program also queues more work a step than the others' (host-to-device
@@ -44,7 +51,11 @@ struct ia_job {
 	size_t nnodes;             /* traces (nodes) the job was read from: 1, or ia_job_analyze_nodes' */
 	struct ia_clock_fit *fit;  /* [nnodes]: how each node's clock was put on node 0's */
 	int straggler;             /* index into coll.r, -1 none (balanced, or nothing matched) */
+	int suspect;               /* no straggler, but this rank (index) came last at 3 or more and caused most
+	                            * of the others' waiting, 5 % of their time or more: not balanced, not proven
+	                            * over so few collectives (-1 none) */
 	double last_share;         /* the straggler's: collectives it came last at / matched */
+	double imposed_share;      /* the straggler's: the others' waits for it / all their waits for a last rank */
 	uint64_t late_mean_ns;     /* where last, its mean lateness after the others' median */
 	double others_wait_share;  /* the other ranks' mean wait / their span */
 	uint64_t others_wait_ns;   /* ... and their mean wait */
@@ -58,6 +69,14 @@ struct ia_job {
 	struct ia_chain chain;     /* the rank_straggler finding, when has_chain */
 	int has_chain;
 };
+
+/* From j->coll: j->straggler, j->suspect and the figures beside them (the
+ * rule above); nothing else of j is read. */
+void ia_job_find_straggler(struct ia_job *j);
+
+/* When the job has no straggler: one sentence saying whether its ranks are
+ * balanced or one of them is suspect (explain's text and MCP get_ranks). */
+void ia_job_balance_sentence(const struct ia_job *j, char *buf, size_t n);
 
 /* For an unfiltered trace of a job of 2 or more ranks: a->job set (else
  * left NULL).  0, or -1 with a reason. */
