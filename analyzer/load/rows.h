@@ -44,8 +44,18 @@ struct ia_off {
 	uint32_t th;          /* thread index | IA_OFF_FLAGS bits */
 };
 
+/* Who ended an off-CPU interval (off_cpu.waker_tid, schema 7), beside the
+ * intervals rather than in them: most rows have none (preempted, a timer,
+ * an interrupt), and 4 more bytes on every row would be 80 MB on a trace
+ * of 20 M.  Sorted by off. */
+struct ia_off_waker {
+	uint32_t off;         /* index into the intervals (trace.offs) */
+	uint32_t tid;         /* the thread that woke it */
+};
+
 /* What to load: the small tables always; the big ones on request. */
-/* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall (set by the loader) */
-enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4 };
+/* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall; IA_LOAD_OFF_WAKER:
+ * and waker_tid (both set by the loader) */
+enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4, IA_LOAD_OFF_WAKER = 8 };
 
 #endif

@@ -55,6 +55,8 @@ struct chunk {
 	uint64_t *sids;            /* distinct stack ids met, [0] = 0 */
 	size_t nsids, scap;
 	struct ia_map smap;
+	struct ia_off_waker *wk;   /* off_cpu: its rows' wakers, by row index in the chunk */
+	size_t nwk, wkcap;
 	int failed;
 	char err[256];
 };
@@ -65,6 +67,7 @@ struct job {
 	int windowed;
 	int blocks;                /* CUDA calls stored in call_blocks (version 2) */
 	int off_syscall;           /* off_cpu.syscall (version 5) */
+	int off_waker;             /* off_cpu.waker_tid (version 7) */
 	struct chunk *chunks;
 	size_t nchunks;
 	atomic_size_t next;
@@ -74,7 +77,7 @@ struct job {
  * being returned one sqlite3_step() at a time: the per-row step and
  * column-API overhead goes away (~15 % of the scan).  The pid is not read
  * per row; a tid the threads table does not know is looked up afterwards. */
-static const char *sql_for(int calls, int windowed, int blocks, int off_syscall)
+static const char *sql_for(int calls, int windowed, int blocks, int off_cols)
 {
 	if (calls && blocks)
 		return windowed
@@ -88,17 +91,20 @@ static const char *sql_for(int calls, int windowed, int blocks, int off_syscall)
 			  "WHERE start_ns >= ?1 AND start_ns < ?2"
 			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
 			  "WHERE rowid BETWEEN ?1 AND ?2";
-	if (off_syscall)
-		return windowed
-			? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu "
-			  "WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
-			: "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu "
-			  "WHERE rowid BETWEEN ?1 AND ?2";
-	return windowed
-		? "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
-		  "WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
-		: "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu "
-		  "WHERE rowid BETWEEN ?1 AND ?2";
+#define OFF_WINDOW " WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
+#define OFF_ROWIDS " WHERE rowid BETWEEN ?1 AND ?2"
+	/* off_cols: 0 the version-4 columns, 1 and syscall (version 5), 2 and waker_tid (version 7) */
+	static const char *const off[3][2] = {
+		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu" OFF_ROWIDS,
+		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu" OFF_WINDOW },
+		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu" OFF_ROWIDS,
+		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu" OFF_WINDOW },
+		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall, waker_tid) FROM off_cpu"
+		  OFF_ROWIDS,
+		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall, waker_tid) FROM off_cpu"
+		  OFF_WINDOW },
+	};
+	return off[off_cols][windowed != 0];
 }
 
 static int stack_index(struct chunk *c, uint64_t sid, uint32_t *out)
@@ -326,6 +332,15 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if (argc > 5)   /* version 5: what it blocked in */
 		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[5]), sqlite3_value_type(v[5]) != SQLITE_NULL)
 			 << IA_OFF_SYS_SHIFT;
+	uint32_t waker = argc > 6 && how != 1 ? (uint32_t)sqlite3_value_int64(v[6]) : 0;   /* version 7: who woke it */
+	if (waker && waker != tid) {
+		if (ia_grow((void **)&c->wk, &c->wkcap, c->nwk + 1, sizeof *c->wk) < 0) {
+			w->oom = 1;
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		c->wk[c->nwk++] = (struct ia_off_waker){ (uint32_t)(c->n - 1), waker };
+	}
 }
 
 static void row_final(sqlite3_context *ctx)
@@ -378,7 +393,8 @@ static void *worker(void *arg)
 	if (db && (sqlite3_create_function(db, "ia_row_call", 9, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_block", 6, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_off", 6, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
+		   sqlite3_create_function(db, "ia_row_off", 6, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
+		   sqlite3_create_function(db, "ia_row_off", 7, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
 		db = NULL;
@@ -393,7 +409,7 @@ static void *worker(void *arg)
 			c->failed = 1;
 			continue;
 		}
-		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks, j->off_syscall), c->err, sizeof c->err))) {
+		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks, j->off_waker ? 2 : j->off_syscall), c->err, sizeof c->err))) {
 			c->failed = 1;
 			continue;
 		}
@@ -649,6 +665,7 @@ static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct i
  * its rowids: they close up), handed to r; base[] gives them up. */
 static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 {
+	size_t wcap = 0;
 	for (int calls = 1; calls >= 0; calls--) {
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		char *dst = base[calls];
@@ -666,6 +683,13 @@ static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 				if (dst + n * sz != (char *)c->rows)
 					memmove(dst + n * sz, c->rows, c->n * sz);
 				n += c->n;
+			}
+			if (!calls && c->nwk) {   /* its wakers, by index into the packed rows */
+				if (ia_grow((void **)&r->wakers, &wcap, r->nwakers + c->nwk, sizeof *r->wakers) < 0)
+					return -1;
+				for (size_t k = 0; k < c->nwk; k++)
+					r->wakers[r->nwakers++] =
+						(struct ia_off_waker){ (uint32_t)(n - c->n + c->wk[k].off), c->wk[k].tid };
 			}
 			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
 				return -1;
@@ -727,6 +751,7 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 	j.windowed = from > 0 || to != UINT64_MAX;
 	j.blocks = blocks;
 	j.off_syscall = (what & IA_LOAD_OFF_SYSCALL) != 0;
+	j.off_waker = j.off_syscall && (what & IA_LOAD_OFF_WAKER);
 	size_t cap = 0;
 	void *base[2] = { NULL, NULL };
 	int rc = -1;
@@ -748,6 +773,7 @@ out:
 		if (j.chunks[i].own)
 			free(j.chunks[i].rows);
 		free(j.chunks[i].sids);
+		free(j.chunks[i].wk);
 		ia_map_free(&j.chunks[i].tidpid);
 		ia_map_free(&j.chunks[i].smap);
 	}
@@ -763,6 +789,7 @@ void ia_scan_result_free(struct ia_scan_result *r)
 {
 	free(r->calls);
 	free(r->offs);
+	free(r->wakers);
 	free(r->stack_ids);
 	free(r->tids);
 	free(r->pids);

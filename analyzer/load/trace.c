@@ -486,11 +486,15 @@ static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
 {
 	struct tid_cache tc;
 	memset(tc.tid, 0xff, sizeof tc.tid);
-	size_t w = 0;
+	size_t w = 0, wk = 0, kept = 0;   /* (the wakers follow their rows: by index, both in storage order) */
 	for (size_t i = 0; i < t->noffs; i++) {
 		struct ia_off o = t->offs[i];
 		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_FLAGS);
-		if (!t->procs[t->threads[th_i].proc].selected)
+		int sel = t->procs[t->threads[th_i].proc].selected != 0;
+		for (; wk < t->noff_wakers && t->off_wakers[wk].off == i; wk++)
+			if (sel)
+				t->off_wakers[kept++] = (struct ia_off_waker){ (uint32_t)w, t->off_wakers[wk].tid };
+		if (!sel)
 			continue;
 		o.th = th_i | (o.th & IA_OFF_FLAGS);
 		t->offs[w++] = o;
@@ -500,6 +504,7 @@ static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
 			last[th_i] = o.end;
 	}
 	t->noffs = w;
+	t->noff_wakers = kept;
 }
 
 /* Per-thread index of rows (a stable counting sort by thread), each
@@ -646,6 +651,8 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
+	if (t->off_waker)
+		what |= IA_LOAD_OFF_WAKER;
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
@@ -663,6 +670,9 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	t->offs = r.offs;
 	t->noffs = r.noffs;
 	r.offs = NULL;
+	t->off_wakers = r.wakers;
+	t->noff_wakers = r.nwakers;
+	r.wakers = NULL;
 	ia_scan_result_free(&r);
 	int rc = 0;
 	for (size_t i = 0; i < t->nstacks; i++)
@@ -765,6 +775,7 @@ void ia_trace_free(struct ia_trace *t)
 	free(t->threads);
 	free(t->calls);
 	free(t->offs);
+	free(t->off_wakers);
 	free(t->off_by_th);
 	free(t->call_by_th);
 	free(t->stack_ids);

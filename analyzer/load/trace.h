@@ -76,6 +76,7 @@ struct ia_trace {
 	struct ia_off *offs; size_t noffs;         /* in storage order: reach them by thread */
 	uint32_t *call_by_th;                      /* calls indexes grouped by thread, by start */
 	uint32_t *off_by_th;                       /* offs indexes grouped by thread, by start */
+	struct ia_off_waker *off_wakers; size_t noff_wakers;   /* who woke which of offs, by its index (off_waker) */
 	struct ia_thread *threads; size_t nthreads;
 	struct ia_proc *procs; size_t nprocs;
 	uint64_t *stack_ids; size_t nstacks;       /* stack_ids[0] = 0 (none) */

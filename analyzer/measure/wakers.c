@@ -1,10 +1,10 @@
 /*
  * wakers.c — follow the wait (see wakers.h).
  *
- * Costs: per hop, one query over the waiter's off_cpu rows in the gaps'
- * span (the off_cpu_by_tid index), a walk over the waker's loaded
- * intervals in the stretches it was waited for, and one query over its
- * cpu_samples there.  Three hops at most: a few queries per explain.
+ * Costs: per hop, a walk over the waiter's loaded intervals in the gaps'
+ * span (who woke each: the loader's side table, trace.off_wakers), one
+ * over the waker's in the stretches it was waited for, and one query over
+ * its cpu_samples there.  Three hops at most.
  *
  * Only waits a thread's action ends are followed: a futex (a lock, a
  * condition, a queue), a pipe or a socket read or poll, a child's exit.  A
@@ -50,29 +50,40 @@ static size_t window_after(const uint64_t *w, size_t n, uint64_t ts)
 	return lo;
 }
 
+/* Who woke interval off (a tid), 0 when nobody recorded. */
+static uint32_t waker_of(const struct ia_trace *t, uint32_t off)
+{
+	size_t lo = 0, hi = t->noff_wakers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->off_wakers[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->noff_wakers && t->off_wakers[lo].off == off ? t->off_wakers[lo].tid : 0;
+}
+
 /* The waiter's blocked parts inside the windows, each with who woke it;
  * *blocked: all its blocked time there (a waker seen or not). */
-static int waiter_pieces(const struct ia_trace *t, uint32_t tid, const uint64_t *w, size_t n, struct pieces *out,
+static int waiter_pieces(const struct ia_trace *t, uint32_t th, const uint64_t *w, size_t n, struct pieces *out,
 			 uint64_t *blocked, char *err, size_t errlen)
 {
 	*blocked = 0;
 	if (!n)
 		return 0;
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, runnable_ns, preempted, syscall, waker_tid FROM off_cpu "
-					 "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND preempted != 1 "
-					 "ORDER BY start_ns", err, errlen);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, tid);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)w[0]);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)w[2 * n - 1]);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t s = (uint64_t)sqlite3_column_int64(st, 0), r = (uint64_t)sqlite3_column_int64(st, 1);
-		int io = sqlite3_column_int(st, 2) == 2;
-		uint8_t code = ia_syscall_code(sqlite3_column_int64(st, 3), sqlite3_column_type(st, 3) != SQLITE_NULL);
-		uint32_t waker = (uint32_t)sqlite3_column_int64(st, 4);
-		int follow = !io && woken_by_a_thread(ia_syscall_wait(code)) && waker && waker != tid;
+	const struct ia_thread *x = &t->threads[th];
+	const uint32_t *ix = t->off_by_th + x->off_first;
+	for (size_t k = ia_thread_off_lower(t, th, w[0]); k < x->off_n; k++) {
+		const struct ia_off *o = &t->offs[ix[k]];
+		if (o->start >= w[2 * n - 1])
+			break;
+		if (o->th & IA_OFF_PREEMPTED)
+			continue;
+		uint64_t s = o->start, r = o->end - o->runq;
+		uint32_t waker = waker_of(t, ix[k]);
+		int follow = !(o->th & IA_OFF_IOWAIT) && woken_by_a_thread(ia_syscall_wait(ia_off_sys(o))) && waker &&
+			     waker != x->tid;
 		for (size_t i = window_after(w, n, s); i < n && w[2 * i] < r; i++) {
 			uint64_t a = s > w[2 * i] ? s : w[2 * i], b = r < w[2 * i + 1] ? r : w[2 * i + 1];
 			if (b <= a)
@@ -81,16 +92,13 @@ static int waiter_pieces(const struct ia_trace *t, uint32_t tid, const uint64_t 
 			if (!follow)
 				continue;
 			if (ia_grow((void **)&out->p, &out->cap, out->n + 1, sizeof *out->p) < 0) {
-				sqlite3_finalize(st);
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
 			out->p[out->n++] = (struct piece){ a, b, waker };
 		}
 	}
-	rc = ia_db_done(st, rc, err, errlen);
-	sqlite3_finalize(st);
-	return rc;
+	return 0;
 }
 
 /* The waker that ended the most of the pieces' time, and that time. */
@@ -271,7 +279,7 @@ int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 	for (size_t hop = 0; hop < IA_WAIT_HOPS; hop++) {
 		struct pieces p = { 0 };
 		uint64_t blocked = 0, ns = 0;
-		if ((rc = waiter_pieces(t, t->threads[waiter].tid, win, nwin, &p, &blocked, err, errlen)) < 0) {
+		if ((rc = waiter_pieces(t, waiter, win, nwin, &p, &blocked, err, errlen)) < 0) {
 			free(p.p);
 			break;
 		}
