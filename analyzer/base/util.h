@@ -71,6 +71,21 @@ static inline uint64_t ia_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_
 	return hi > lo ? hi - lo : 0;
 }
 
+/* The first of n sorted, disjoint windows (pairs w[2i], w[2i+1]) ending
+ * after ts: n when none. */
+static inline size_t ia_window_after(const uint64_t *w, size_t n, uint64_t ts)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w[2 * mid + 1] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 
 /* With INGERO_ANALYZE_TIMING=1 in the environment, prints "phase NAME
  * SECONDS cpu SECONDS peak_mb MB" (wall and all threads' CPU time since the

@@ -64,39 +64,43 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 {
 	*nout = 0;
 	*total = *untraced = 0;
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT next_pid, sum(min(end_ns, ?2) - max(start_ns, ?1)) FROM off_cpu "
-					 "WHERE tid = ?3 AND preempted = 1 AND start_ns < ?2 AND end_ns > ?1 GROUP BY next_pid",
+	if (!n)
+		return 0;
+	/* one pass over the thread's preemptions in the windows' span, each
+	 * cut by the windows it overlaps (in time order both: a query per
+	 * window walked the thread's rows from its first each time) */
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
+					 "start_ns < ?3 AND end_ns > ?2 AND preempted = 1 ORDER BY start_ns",
 					 err, errlen);
 	if (!st)
 		return -1;
 	struct taker *tk = NULL;
 	size_t ntk = 0, cap = 0;
-	int rc = SQLITE_DONE;
-	for (size_t k = 0; k < n && rc == SQLITE_DONE; k++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)w[2 * k]);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)w[2 * k + 1]);
-		sqlite3_bind_int64(st, 3, tid);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int pid = sqlite3_column_int(st, 0);
-			sqlite3_int64 ns = sqlite3_column_int64(st, 1);
-			if (ns <= 0)
-				continue;
-			size_t i;
-			for (i = 0; i < ntk && tk[i].pid != pid; i++)
-				;
-			if (i == ntk) {
-				if (ia_grow((void **)&tk, &cap, ntk + 1, sizeof *tk) < 0) {
-					sqlite3_finalize(st);
-					free(tk);
-					snprintf(err, errlen, "out of memory");
-					return -1;
-				}
-				tk[ntk].pid = pid;
-				tk[ntk++].ns = 0;
+	int rc;
+	sqlite3_bind_int64(st, 1, tid);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)w[0]);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)w[2 * n - 1]);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int pid = sqlite3_column_int(st, 0);
+		uint64_t a = (uint64_t)sqlite3_column_int64(st, 1), b = (uint64_t)sqlite3_column_int64(st, 2), ns = 0;
+		for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
+			ns += ia_overlap(a, b, w[2 * k], w[2 * k + 1]);
+		if (!ns)
+			continue;
+		size_t i;
+		for (i = 0; i < ntk && tk[i].pid != pid; i++)
+			;
+		if (i == ntk) {
+			if (ia_grow((void **)&tk, &cap, ntk + 1, sizeof *tk) < 0) {
+				sqlite3_finalize(st);
+				free(tk);
+				snprintf(err, errlen, "out of memory");
+				return -1;
 			}
-			tk[i].ns += (uint64_t)ns;
+			tk[ntk].pid = pid;
+			tk[ntk++].ns = 0;
 		}
+		tk[i].ns += ns;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -36,20 +36,6 @@ static int woken_by_a_thread(enum ia_wait k)
 	       k == IA_WAIT_CHILD || k == IA_WAIT_UNKNOWN;
 }
 
-/* The first window (pairs w[2i], w[2i+1]) ending after ts: n when none. */
-static size_t window_after(const uint64_t *w, size_t n, uint64_t ts)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w[2 * mid + 1] <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Who woke interval off (a tid), 0 when nobody recorded. */
 static uint32_t waker_of(const struct ia_trace *t, uint32_t off)
 {
@@ -84,7 +70,7 @@ static int waiter_pieces(const struct ia_trace *t, uint32_t th, const uint64_t *
 		uint32_t waker = waker_of(t, ix[k]);
 		int follow = !(o->th & IA_OFF_IOWAIT) && woken_by_a_thread(ia_syscall_wait(ia_off_sys(o))) && waker &&
 			     waker != x->tid;
-		for (size_t i = window_after(w, n, s); i < n && w[2 * i] < r; i++) {
+		for (size_t i = ia_window_after(w, n, s); i < n && w[2 * i] < r; i++) {
 			uint64_t a = s > w[2 * i] ? s : w[2 * i], b = r < w[2 * i + 1] ? r : w[2 * i + 1];
 			if (b <= a)
 				continue;
@@ -162,7 +148,7 @@ static int hop_samples(const struct ia_trace *t, struct ia_stack_names *names, c
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t ts = (uint64_t)sqlite3_column_int64(st, 0), id = (uint64_t)sqlite3_column_int64(st, 1);
-		size_t i = window_after(w, n, ts);
+		size_t i = ia_window_after(w, n, ts);
 		if (i == n || ts < w[2 * i])
 			continue;
 		h->samples++;
