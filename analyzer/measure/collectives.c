@@ -8,6 +8,7 @@
  */
 #include "measure/collectives.h"
 
+#include "base/util.h"
 #include "load/db.h"
 
 #include <ingero/api.h>
@@ -127,6 +128,30 @@ static int marks_in(sqlite3_stmt *st, int pid, int64_t stream, uint64_t a, uint6
 
 #define COLL_OPS "('ncclAllReduce','ncclReduceScatter','ncclAllGather','ncclBroadcast','ncclBcast','ncclReduce')"
 
+#define MARKS_SQL "SELECT done_ns FROM gpu_marks WHERE pid = ?1 AND stream = ?2 AND recorded_ns BETWEEN ?3 AND ?4 " \
+		  "ORDER BY recorded_ns"
+
+/* A call's arrival and completion (collectives.h: nccl); *marked when the
+ * completion was read from the GPU mark after it.  mk: MARKS_SQL. */
+static int nccl_times(sqlite3_stmt *mk, int pid, int64_t stream, uint64_t start, uint64_t dur, unsigned flags,
+		      uint64_t *arrive, uint64_t *done, int *marked, char *err, size_t errlen)
+{
+	uint64_t before = 0, after = 0;
+	*arrive = start;
+	*done = start + dur;
+	if ((flags & (INGERO_COLL_MARK_BEFORE | INGERO_COLL_MARK_AFTER)) &&
+	    marks_in(mk, pid, stream, start, start + dur, &before, &after, err, errlen) < 0)
+		return -1;
+	if ((flags & INGERO_COLL_MARK_BEFORE) && before > *arrive)
+		*arrive = before;
+	*marked = (flags & INGERO_COLL_MARK_AFTER) && after && after > *arrive;
+	if (*marked)
+		*done = after;
+	if (*done < *arrive)
+		*done = *arrive;
+	return 0;
+}
+
 /* The communicator the job's ranks used most: on every node, by the most
  * processes (DDP's: every rank's).  0 with *found 0 when none has them all. */
 static int pick_comm(const struct ia_coll_node *nodes, size_t nn, size_t nranks, int64_t *comm, int *found, char *err,
@@ -181,10 +206,7 @@ static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, cons
 					 "SELECT pid, op, seq, start_ns, dur_ns, stream, flags, coalesce(bytes, 0), coalesce(nranks, 0) "
 					 "FROM collectives WHERE comm_id = ?1 AND seq IS NOT NULL AND op IN " COLL_OPS " ORDER BY seq, pid",
 					 err, errlen);
-	sqlite3_stmt *mk = ia_db_prepare(t->db,
-					 "SELECT done_ns FROM gpu_marks WHERE pid = ?1 AND stream = ?2 AND recorded_ns BETWEEN ?3 AND ?4 "
-					 "ORDER BY recorded_ns",
-					 err, errlen);
+	sqlite3_stmt *mk = ia_db_prepare(t->db, MARKS_SQL, err, errlen);
 	int rc = -1;
 	if (!st || !mk)
 		goto out;
@@ -202,21 +224,14 @@ static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, cons
 			rc = -1;
 			goto out;
 		}
-		uint64_t start = (uint64_t)sqlite3_column_int64(st, 3), dur = (uint64_t)sqlite3_column_int64(st, 4);
-		unsigned flags = (unsigned)sqlite3_column_int(st, 6);
-		uint64_t arrive = start, done = start + dur, before = 0, after = 0;
-		if ((flags & (INGERO_COLL_MARK_BEFORE | INGERO_COLL_MARK_AFTER)) &&
-		    marks_in(mk, pid, sqlite3_column_int64(st, 5), start, start + dur, &before, &after, err, errlen) < 0) {
+		uint64_t arrive, done;
+		int marked;
+		if (nccl_times(mk, pid, sqlite3_column_int64(st, 5), (uint64_t)sqlite3_column_int64(st, 3),
+			       (uint64_t)sqlite3_column_int64(st, 4), (unsigned)sqlite3_column_int(st, 6), &arrive, &done,
+			       &marked, err, errlen) < 0) {
 			rc = -1;
 			goto out;
 		}
-		if ((flags & INGERO_COLL_MARK_BEFORE) && before > arrive)
-			arrive = before;
-		int marked = (flags & INGERO_COLL_MARK_AFTER) && after && after > arrive;
-		if (marked)
-			done = after;
-		if (done < arrive)
-			done = arrive;
 		tb->arrive[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)arrive + nd->offset_ns);
 		tb->done[(size_t)seq * tb->nr + (size_t)k] = (uint64_t)((int64_t)done + nd->offset_ns);
 		tb->marked[(size_t)seq * tb->nr + (size_t)k] = (uint8_t)marked;
@@ -657,4 +672,110 @@ void ia_collectives_free(struct ia_collectives *c)
 {
 	free(c->r);
 	memset(c, 0, sizeof *c);
+}
+
+/* --- one process's collectives, as windows ---------------------------------------------- */
+
+static int by_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Pairs sorted by start and overlapping ones merged, in place: the count. */
+static size_t merge_windows(uint64_t *w, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(w, n, 2 * sizeof *w, by_start);
+	size_t m = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (w[2 * i] <= w[2 * m + 1]) {
+			if (w[2 * i + 1] > w[2 * m + 1])
+				w[2 * m + 1] = w[2 * i + 1];
+		} else {
+			m++;
+			w[2 * m] = w[2 * i];
+			w[2 * m + 1] = w[2 * i + 1];
+		}
+	}
+	return m + 1;
+}
+
+static int nccl_windows(const struct ia_trace *t, int pid, uint64_t **w, size_t *n, size_t *cap, char *err,
+			size_t errlen)
+{
+	int has = ia_db_has_table(t->db, "collectives");
+	if (has <= 0)
+		return has;
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT stream, start_ns, dur_ns, flags FROM collectives WHERE pid = ?1 "
+					 "AND op IN " COLL_OPS " AND start_ns < ?3 AND start_ns + dur_ns > ?2",
+					 err, errlen);
+	sqlite3_stmt *mk = ia_db_prepare(t->db, MARKS_SQL, err, errlen);
+	int rc = -1;
+	if (!st || !mk)
+		goto out;
+	sqlite3_bind_int(st, 1, pid);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)t->from);
+	sqlite3_bind_int64(st, 3, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t a, d;
+		int marked;
+		if (nccl_times(mk, pid, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+			       (uint64_t)sqlite3_column_int64(st, 2), (unsigned)sqlite3_column_int(st, 3), &a, &d, &marked,
+			       err, errlen) < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (d <= a)
+			continue;
+		if (ia_grow((void **)w, cap, 2 * (*n + 1), sizeof **w) < 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+			goto out;
+		}
+		(*w)[2 * *n] = a;
+		(*w)[2 * *n + 1] = d;
+		(*n)++;
+	}
+	rc = ia_db_done(st, rc, err, errlen);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(mk);
+	return rc;
+}
+
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, uint64_t **w, size_t *n, char *err, size_t errlen)
+{
+	*w = NULL;
+	*n = 0;
+	size_t cap = 0;
+	if (nccl_windows(t, t->procs[proc].pid, w, n, &cap, err, errlen) < 0)
+		goto fail;
+	if (!*n) {   /* no NCCL call: gloo's, timed on its own threads */
+		struct span *sp;
+		size_t ns;
+		if (gloo_spans(t, proc, &sp, &ns) < 0)
+			goto oom;
+		if (ns && !(*w = malloc(2 * ns * sizeof **w))) {
+			free(sp);
+			goto oom;
+		}
+		for (size_t i = 0; i < ns; i++)
+			if (sp[i].done > sp[i].arrive) {
+				(*w)[2 * *n] = sp[i].arrive;
+				(*w)[2 * *n + 1] = sp[i].done;
+				(*n)++;
+			}
+		free(sp);
+	}
+	*n = merge_windows(*w, *n);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	free(*w);
+	*w = NULL;
+	*n = 0;
+	return -1;
 }

@@ -105,4 +105,11 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 				 struct ia_clock_fit *fit, char *err, size_t errlen);
 void ia_collectives_free(struct ia_collectives *c);
 
+/* One process's collectives as time windows, sorted and merged (pairs
+ * w[2i], w[2i+1]; *w NULL when none): its NCCL calls' as above (arrival to
+ * completion, by the GPU marks around them), else its gloo all-reduces'
+ * (the sync of the copy out to the copy back).  What the per-step
+ * breakdown counts as collectives.  0, or -1 with err. */
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, uint64_t **w, size_t *n, char *err, size_t errlen);
+
 #endif

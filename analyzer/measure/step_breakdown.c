@@ -135,8 +135,18 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
+/* How much of [a, b) the windows w (sorted, disjoint) cover. */
+static uint64_t covered(const uint64_t *w, size_t n, uint64_t a, uint64_t b)
+{
+	uint64_t sum = 0;
+	for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
+		sum += ia_overlap(a, b, w[2 * k], w[2 * k + 1]);
+	return sum;
+}
+
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
-			      const struct ia_step_times *st, struct ia_step_breakdown *out)
+			      const struct ia_step_times *st, const uint64_t *cw, size_t ncw,
+			      struct ia_step_breakdown *out)
 {
 	memset(out, 0, sizeof *out);
 	out->cls_part = -1;
@@ -173,7 +183,15 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			if (len)
 				blocked += (double)(off - runq) * (double)ov / (double)len;
 		}
-		/* syncs and launches inside those gaps */
+		/* the collectives in the step, and in its gaps */
+		uint64_t coll = covered(cw, ncw, s, e), coll_gap = 0;
+		for (size_t k = gi; coll && k < g->n && g->g[k].start < e; k++) {
+			uint64_t a = g->g[k].start > s ? g->g[k].start : s, b = g->g[k].end < e ? g->g[k].end : e;
+			if (b > a)
+				coll_gap += covered(cw, ncw, a, b);
+		}
+		/* syncs and launches inside those gaps, outside the collectives
+		 * (a sync waiting for a collective's result is the collective's) */
 		while (pi < np && pc[pi].end <= s)
 			pi++;
 		uint64_t in[3] = { 0, 0, 0 };
@@ -182,8 +200,11 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
 			while (gk < g->n && g->g[gk].end <= a)
 				gk++;
-			for (size_t m = gk; m < g->n && g->g[m].start < b; m++)
-				in[pc[q].kind] += ia_overlap(a, b, g->g[m].start, g->g[m].end);
+			for (size_t m = gk; m < g->n && g->g[m].start < b; m++) {
+				uint64_t x = g->g[m].start > a ? g->g[m].start : a, y = g->g[m].end < b ? g->g[m].end : b;
+				if (y > x)
+					in[pc[q].kind] += (y - x) - (coll_gap ? covered(cw, ncw, x, y) : 0);
+			}
 		}
 		/* host-bound stretches in the step (never in a gap), and the launches in them */
 		while (hi < nh && hw[2 * hi + 1] <= s)
@@ -205,8 +226,14 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			hbt = st->ns[i] - gap;
 		if (hbl > hbt)
 			hbl = hbt;
-		/* sync time out of the blocked time, launch time out of the on-CPU time */
+		/* collective and sync time out of the blocked time, launch time
+		 * out of the on-CPU time (each from the other when it runs short) */
 		double input = blocked, oncpu = (double)gap - blocked;
+		input -= (double)coll_gap;
+		if (input < 0) {
+			oncpu += input;
+			input = 0;
+		}
 		input -= (double)in[PIECE_SYNC];
 		if (input < 0) {
 			oncpu += input;
@@ -217,7 +244,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			input += oncpu;
 			oncpu = 0;
 		}
-		uint64_t rest = gap - in[PIECE_SYNC] - in[PIECE_LAUNCH];
+		uint64_t rest = gap - in[PIECE_SYNC] - in[PIECE_LAUNCH] - coll_gap;
 		uint64_t inp = input > 0 ? (uint64_t)(input + 0.5) : 0;
 		if (inp > rest)
 			inp = rest;
@@ -225,7 +252,9 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;
 		out->part_ns[IA_STEP_INPUT][i] = inp;
 		out->part_ns[IA_STEP_HOST][i] = rest - inp + (hbt - hbl);
-		out->part_ns[IA_STEP_DEVICE][i] = st->ns[i] - gap - hbt;
+		uint64_t device = st->ns[i] - gap - hbt, coll_dev = coll - coll_gap < device ? coll - coll_gap : device;
+		out->part_ns[IA_STEP_COLLECTIVES][i] = coll_gap + coll_dev;
+		out->part_ns[IA_STEP_DEVICE][i] = device - coll_dev;
 		out->total_ns += st->ns[i];
 	}
 	free(pc);

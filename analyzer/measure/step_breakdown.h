@@ -10,13 +10,16 @@
  * instant of a step goes to exactly one part, the GPU's state first:
  *   - the GPU had work (outside the gaps): device compute — whatever the
  *     host did meanwhile (queued more, waited in a sync) was overlapped;
- *     collectives take their part of it first, where the trace has them;
- *   - the GPU idle (inside a gap), by what the main thread did, in this
- *     priority: inside a sync or a host-blocking copy → sync; inside a
- *     collective → collectives; inside a launch (or an async copy/memset
- *     queueing work) → launch; outside those calls, blocked (waiting for
- *     DataLoader workers, a producer, I/O) → input wait; on a CPU, waiting
- *     for one, or in another CUDA call → host compute.
+ *     collectives take their part of it first (an NCCL kernel running,
+ *     or waiting on the GPU for the other ranks);
+ *   - the GPU idle (inside a gap): inside one of the process's collectives
+ *     → collectives (gloo's all-reduce on the host: the stream waits for
+ *     its result, and a sync meanwhile waits for it too); else by what the
+ *     main thread did, in this priority: inside a sync or a host-blocking
+ *     copy → sync; inside a launch (or an async copy/memset queueing work)
+ *     → launch; outside those calls, blocked (waiting for DataLoader
+ *     workers, a producer, I/O) → input wait; on a CPU, waiting for one,
+ *     or in another CUDA call → host compute.
  * Without GPU marks "the GPU had work" means only work queued: inside
  * hostbound.h's host-bound stretches (the closing sync waited for nothing:
  * the GPU had finished before the host asked) the host set the pace, so
@@ -48,7 +51,7 @@ enum ia_step_part {
 	IA_STEP_LAUNCH,       /* inside launch calls while the GPU idled */
 	IA_STEP_SYNC,         /* inside syncs / host-blocking copies while the GPU idled */
 	IA_STEP_DEVICE,       /* the GPU had work */
-	IA_STEP_COLLECTIVES,  /* inside collectives (none found in a trace's calls yet: 0) */
+	IA_STEP_COLLECTIVES,  /* inside the main process's collectives (NCCL's on the GPU, gloo's on the host) */
 	IA_STEP_NPARTS
 };
 
@@ -75,10 +78,13 @@ const char *ia_step_part_name(enum ia_step_part p);   /* "input wait", ... */
 const char *ia_step_part_key(enum ia_step_part p);    /* "input_wait", ... */
 
 /* One pass over the steady steps st, the gaps g and its main_calls; hb:
- * the host-bound stretches (NULL: none).  0 (out->n 0 when no step was
+ * the host-bound stretches (NULL: none); cw: the main process's
+ * collectives as ncw windows (collectives.h ia_collective_windows; NULL,
+ * 0: none).  0 (out->n 0 when no step was
  * timed), or -1 out of memory. */
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
-			      const struct ia_step_times *st, struct ia_step_breakdown *out);
+			      const struct ia_step_times *st, const uint64_t *cw, size_t ncw,
+			      struct ia_step_breakdown *out);
 void ia_step_breakdown_free(struct ia_step_breakdown *b);
 
 #endif

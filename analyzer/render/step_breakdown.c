@@ -37,8 +37,9 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 	fprintf(f, "  Class: %s. Input-bound: input wait >= 20%% of the step (5%%: somewhat); sync, host, "
 		   "launch >= 20%% (10%%); collectives >= 40%% (10%%); else device-bound when device compute "
 		   ">= 50%% (XProf's tiers; shares of the steps' summed time).\n", b->cls);
-	fprintf(f, "  Parts: where the GPU had work, device compute; where it idled, what the main thread did: "
-		   "in a sync, in a launch, blocked (input wait: workers, a producer, I/O), else host compute%s.\n",
+	fprintf(f, "  Parts: where the GPU had work, device compute (collectives while one of the process's ran); "
+		   "where it idled, collectives while one ran on the host (gloo), else what the main thread did: in a "
+		   "sync, in a launch, blocked (input wait: workers, a producer, I/O), else host compute%s.\n",
 		a->gaps.gpu.measured ? "" : "; without GPU marks, stretches where the GPU kept up with the host "
 		"count as the host's (launches, host compute)");
 }

@@ -149,12 +149,19 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	ia_phase("wakers");
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
+	uint64_t *cw = NULL;
+	size_t ncw = 0;
+	if (a->pp.main_thread != UINT32_MAX &&
+	    ia_collective_windows(t, t->threads[a->pp.main_thread].proc, &cw, &ncw, err, errlen) < 0)
+		return -1;
 	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->fig) < 0 ||
 	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0 ||
-	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, &a->step_parts) < 0) {
+	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, cw, ncw, &a->step_parts) < 0) {
+		free(cw);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	free(cw);
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -117,17 +117,18 @@ void ia_job_find_straggler(struct ia_job *j)
 	 * many late arrivals still prove it when a loaded machine makes another
 	 * rank last, by a hair, at some collectives. */
 	double p = 1.0 / (double)c->nranks, n = (double)c->n;
-	double chance = n * p + 3 * sqrt(n * p * (1 - p));
-	int by_count = (double)c->r[best].last_count >= chance && j->last_share >= IA_STRAGGLER_LAST_SHARE;
-	double wchance = c->imposed_ns ? p + 3 * sqrt(p * (1 - p) * c->imposed_sq) / (double)c->imposed_ns : 1;
-	int by_wait = j->imposed_share >= wchance && j->imposed_share >= IA_STRAGGLER_LAST_SHARE;
-	if (c->r[best].last_count >= IA_STRAGGLER_MIN_LAST && (by_count || by_wait) &&
-	    j->others_wait_share >= IA_STRAGGLER_WAIT_LOW) {
+	double z_count = ((double)c->r[best].last_count - n * p) / sqrt(n * p * (1 - p));
+	double sd_w = c->imposed_ns ? sqrt(p * (1 - p) * c->imposed_sq) / (double)c->imposed_ns : 0;
+	double z_wait = sd_w > 0 ? (j->imposed_share - p) / sd_w : 0;
+	int count_ok = j->last_share >= IA_STRAGGLER_LAST_SHARE, wait_ok = j->imposed_share >= IA_STRAGGLER_LAST_SHARE;
+	if (c->r[best].last_count < IA_STRAGGLER_MIN_LAST || j->others_wait_share < IA_STRAGGLER_WAIT_LOW)
+		return;
+	if ((count_ok && z_count >= 3) || (wait_ok && z_wait >= 3)) {
 		j->straggler = (int)best;
 		data_ratio(j);
-	} else if (c->r[best].last_count >= IA_STRAGGLER_MIN_LAST && j->imposed_share >= IA_STRAGGLER_LAST_SHARE &&
-		   j->others_wait_share >= IA_STRAGGLER_WAIT_LOW)
-		j->suspect = (int)best;
+	} else if (wait_ok && (z_count >= 2 || z_wait >= 2)) {
+		j->suspect = (int)best;   /* suggestive (two standard deviations), not proven */
+	}
 }
 
 void ia_job_balance_sentence(const struct ia_job *j, char *buf, size_t n)

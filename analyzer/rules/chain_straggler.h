@@ -17,9 +17,13 @@
  * count (Σx)²/Σx²: many moderate waits prove it, one long one does not).
  * The second holds where a loaded machine makes another rank last, by a
  * hair, at a third of the collectives (a 3-rank job, rank 1 last at 9 of
- * 15 but the cause of most of the waiting); the finding (kind rank_straggler) is HIGH
- * from 25 % of that time, MEDIUM from 10 %, LOW below.  Otherwise the job
- * is balanced: no finding, and explain says so.  When the straggler's
+ * 15 but the cause of most of the waiting).  The finding (kind
+ * rank_straggler) is HIGH from 25 % of that time, MEDIUM from 10 %, LOW
+ * below.  A rank that caused half of the others' waiting or more, beyond
+ * chance by two standard deviations in either way but not three, is a
+ * suspect: no finding, the job not called balanced, and explain asks for
+ * more steps.  Otherwise the job is balanced: no finding, and explain
+ * says so.  When the straggler's
  * program also queues more work a step than the others' (host-to-device
  * bytes or kernel launches over 1.25 times their median), the imbalance is
  * the data (uneven batches, sequence lengths): said, with its fix.

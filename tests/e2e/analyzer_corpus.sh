@@ -4,6 +4,7 @@
 # that trace.  The expectations were written from each workload's class, not from what explain
 # printed, so a failure here is the analyzer disagreeing with an expert, not a golden diff.
 # CORPUS=DIR reads another folder (same layout); ONLY=ERE picks traces by name.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}

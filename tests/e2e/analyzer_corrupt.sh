@@ -13,6 +13,7 @@
 # only the tail of a value (no header SQLite could check): overwriting one
 # changes a value unseen, so those are held only to "no crash, at most one
 # line".  Call blocks whose `calls` column is out of range are named.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 A=$B/ingero-analyze

@@ -8,6 +8,7 @@
 #   * the output does not depend on the order rows were stored in
 #   * stats --json keeps the foundation contract (issue 2)
 # UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 GEN=$B/tests/gen_reportdb
 A=$B/ingero-analyze

@@ -7,6 +7,7 @@
 #   * report --html: self-contained (no script, no external reference),
 #     opened in headless Chromium and screenshotted (build/tests/analyzer_report.png)
 #   * timeline and per-process: window, filters, JSON
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 GEN=$B/tests/gen_reportdb
 A=$B/ingero-analyze

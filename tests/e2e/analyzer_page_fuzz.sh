@@ -15,6 +15,7 @@
 # and overflow pages (a blob's tail, no structure to check: a call
 # block's decoder and its row's bounds catch most changes, not all).
 # FUZZ_SEEDS (default 32) seeds, 1 to N.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 A=$B/ingero-analyze

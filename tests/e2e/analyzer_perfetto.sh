@@ -10,6 +10,7 @@
 #   * with GPU marks, the stream tracks of work timed alone have named
 #     slices, inside the window;
 #   * otherData carries explain's headline.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 command -v python3 >/dev/null || { skip "perfetto: python3 missing"; finish; }

@@ -6,6 +6,7 @@
 # same thread structs, GCC -O2 blended each pair's stores into 8-byte read-modify-writes of the
 # other pair, and one table's spans vanished now and then (c08's trace: 9 of 150 runs printed
 # other context switches, CPU times and lines). Helgrind reports that on every run.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 command -v valgrind >/dev/null || { skip "races: valgrind missing"; finish; }

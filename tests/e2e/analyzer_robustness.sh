@@ -3,6 +3,7 @@
 # stderr, nothing on stdout, and exit status 3 (bad input); bad usage exits 2.  Every
 # subcommand is tried on every bad file.  The database is opened read-only:
 # the analysed file is byte-identical afterwards and no -wal/-shm appears.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 GEN=$B/tests/gen_reportdb
 A=$B/ingero-analyze

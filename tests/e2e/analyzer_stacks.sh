@@ -8,6 +8,7 @@
 #     for (sum of blocked ns / chance, docs/schema.md), in microseconds;
 #   * speedscope: one sampled profile per thread, frame indexes in range,
 #     weights summing to endValue, in nanoseconds (samples x 1e9 / sample_hz).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 command -v python3 >/dev/null || { skip "stacks: python3 missing"; finish; }

@@ -16,6 +16,7 @@
 #     50 us): device compute dominates, host compute about 5 %, sync ~0 %.
 #     The breakdown says what was measured; it is not sync-bound.
 # ONLY=ERE picks traces by name.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 ONLY=${ONLY:-.}
 A=$B/ingero-analyze

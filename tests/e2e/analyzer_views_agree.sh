@@ -10,6 +10,7 @@
 # within explain: the verdict and the gaps finding quote the same range,
 # the main thread's steady state sums to the steady state, and every line
 # fits 100 columns.  CORPUS=DIR reads another folder, ONLY=ERE picks traces.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}

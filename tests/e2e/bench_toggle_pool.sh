@@ -11,6 +11,7 @@
 #   - SPLIT=1 (INGERO_SPLIT_BPF's runs): the second, fourth, ... recording
 #     chunks read as VARIANT-held, and the variant less them;
 #   - no chunk file: one error line, exit 2.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT

@@ -9,6 +9,7 @@
 #     3 bad input, 4 a failure while running — checked here for the cases
 #     the other tests do not reach (gate_cli.sh, analyzer_robustness.sh,
 #     analyzer_corrupt.sh, collector_cli.sh and run_exit.sh check theirs).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 A=$B/ingero-analyze
 C=$B/ingero-collector

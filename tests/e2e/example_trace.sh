@@ -3,6 +3,7 @@
 # DataLoader(shuffle=True, num_workers=4), 3M rows, traced with ingero-run on
 # the GPU machine.  explain must find what the GPU run showed: the main thread
 # blocked on its 4 DataLoader workers while no CUDA work is queued.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 DB=$B/examples/dataloader_workers4.db
 T=$(tmpdir)

@@ -3,6 +3,7 @@
 # libcuda.so.1 look and behave like the real ones where the tracer depends on
 # it, and the starve workload runs in every mode with a truthful ground-truth
 # file.  No root, no collector; a few seconds.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 RT=$B/fakecuda/libcudart.so.13

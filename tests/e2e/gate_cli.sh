@@ -10,6 +10,7 @@
 #   came from; Markdown, JUnit and JSON outputs are well formed; every usage
 #   error exits 2, every input error 3, a file that cannot be written 4,
 #   each with one line (include/ingero/exit.h).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 GEN=$B/tests/gen_reportdb
 GATE=scripts/ingero-gate

@@ -2,6 +2,7 @@
 # install.sh — `make install` honours PREFIX and DESTDIR, puts every product,
 # man page and the systemd unit (with PREFIX's paths) in place, the installed
 # tools run, and `make uninstall` removes all of it.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT

@@ -4,6 +4,7 @@
 # rules <- render <- front ends (cli, mcp, gate) — with no include circle
 # between modules (x.c and x.h are one module), and no product file is
 # longer than 800 lines.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 rank() {

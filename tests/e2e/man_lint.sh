@@ -7,6 +7,7 @@
 #   - every environment variable of include/ingero/config.h is in
 #     libingero_preload(7);
 #   - every gate config key is in ingero-gate(1) and docs/gate-config.md.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT

@@ -4,6 +4,7 @@
 # answer stays under the cap, says in its data what was left out
 # (result_truncated), and what it keeps is the start of the same timeline
 # whole: the events equal the first ones of `timeline --json`, each intact.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 DB=$B/examples/dataloader_workers4.db

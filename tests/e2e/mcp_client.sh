@@ -9,6 +9,7 @@
 # reused while tests/mcp/package.json is unchanged.  No node, no npm, or no
 # registry is a failure, not a skip: this test is the proof that a real
 # client works.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 T=$(tmpdir)

@@ -18,6 +18,7 @@
 #    memory under a cap (--sql-memory) instead of filling the disk: a
 #    DISTINCT over generated rows stops with an error naming the cap, and
 #    the server never opens a temporary file (SQLITE_TMPDIR is watched).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 T=$(tmpdir)

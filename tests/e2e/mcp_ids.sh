@@ -5,6 +5,7 @@
 # lone UTF-16 surrogate escapes, which JSON allows (RFC 8259's grammar) and
 # which were answered with a parse error and id null — the client waited
 # until its timeout.  Raw lines in, raw lines out, through the real server.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 timeout 120 python3 - "$B/ingero-analyze" $B/examples/small_check_h200.db <<'PY'

@@ -9,6 +9,7 @@
 # planted in the trace cannot close the <trace-data> fence.  cuda_calls (a
 # virtual table over call_blocks in a version-2 file) reads through run_sql
 # as through the sqlite3 shell, and run_sql's description says so.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 T=$(tmpdir)

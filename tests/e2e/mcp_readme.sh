@@ -8,6 +8,7 @@
 # each command the way a client would, and checks initialize, tools/list
 # and a tool call.  If the README's snippet is edited into something that
 # does not start a working server, this fails.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 T=$(tmpdir)

@@ -7,6 +7,7 @@
 # each step is refused with a line naming the function, every request gets
 # its answer, and the server is still there afterwards.  Every function of
 # SQLite's list is called in tests/unit/test_analyzer_mcp_functions.c.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 
 T=$(tmpdir)

@@ -24,6 +24,7 @@
 #     come out a rounding step off and be mis-nested there.)
 # No node, npm, registry or chromium is a failure, not a skip: this test is
 # the proof that a viewer from npm reads the export.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 V=$B/tests/viewer

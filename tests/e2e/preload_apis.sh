@@ -6,6 +6,7 @@
 # with dlsym on libcuda's handle), cudaGetDriverEntryPoint and ...ByVersion.
 # Nested runtime → driver calls count once.  Also: kernel names, the
 # pinned/pageable flag, stacks on syncs and copies.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 . tests/helpers/preload_lib.sh
 export FAKECUDA_KERNEL_US=1

@@ -4,6 +4,7 @@
 # freed for the next ones; a call in a lane never loses the stack another
 # thread defined in the ring just before it; a burst that fills a lane goes
 # on through the ring; INGERO_LANES=0 is the ring alone.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 . tests/helpers/preload_lib.sh
 export FAKECUDA_NOOP=1

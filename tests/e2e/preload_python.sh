@@ -4,6 +4,7 @@
 # with it (PyDLL keeps it), on the main thread and another one; and
 # multiprocessing workers (fork, spawn, forkserver) traced with their real
 # parent.  Runs with python3, and with every CPython 3.10-3.13 that pyenv has.
+# tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 . tests/helpers/preload_lib.sh
 export FAKECUDA_KERNEL_US=1

@@ -14,6 +14,7 @@
 # Chromium runs with --headless --no-sandbox --disable-gpu and a fresh
 # profile, no network.  Skipped when chromium is not installed
 # (scripts/install-deps installs it).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 CHROME=$(command -v chromium || command -v chromium-browser || true)

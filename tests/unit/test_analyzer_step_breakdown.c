@@ -95,7 +95,7 @@ static void input_bound(void **state)
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
 	}
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.p50_ns[IA_STEP_INPUT], 5 * MS);
 	assert_int_equal(b.p50_ns[IA_STEP_DEVICE], 5 * MS);
@@ -115,7 +115,7 @@ static void somewhat_input_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_gap(f, f->start[i] + MS, f->start[i] + MS + 600 * US, 600 * US, 0);
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	assert_string_equal(b.cls, "somewhat input-bound");
 	ia_step_breakdown_free(&b);
@@ -130,7 +130,7 @@ static void host_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_gap(f, f->start[i] + 7 * MS, f->start[i] + 10 * MS, 100 * US, 100 * US);   /* preempted 0.1 ms */
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.p50_ns[IA_STEP_HOST], 3 * MS);   /* waiting for a CPU is host compute */
 	assert_int_equal(b.sum_ns[IA_STEP_INPUT], 0);
@@ -147,7 +147,7 @@ static void device_bound(void **state)
 	for (size_t i = 0; i < STEPS; i++)
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, f->start[i] + MS, 8 * MS);
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.sum_ns[IA_STEP_DEVICE], STEPS * STEP);
 	assert_int_equal(b.cls_part, -1);
@@ -172,7 +172,7 @@ static void cut_gap_and_calls_inside(void **state)
 		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 9 * MS, 200 * US);
 	}
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	/* the first step of each pair: 2 ms of the gap, 0.5 ms blocked of it */
 	assert_int_equal(b.part_ns[IA_STEP_SYNC][0], 600 * US);   /* the union: 8.1 .. 8.7 ms, all in the gap */
@@ -205,7 +205,7 @@ static void host_bound_stretch(void **state)
 	}
 	struct ia_hostbound hb = { .n = STEPS, .w = w };
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
 	assert_int_equal(b.p50_ns[IA_STEP_LAUNCH], 40 * 50 * US);
 	assert_int_equal(b.p50_ns[IA_STEP_HOST], 8 * MS - 40 * 50 * US);
@@ -214,7 +214,7 @@ static void host_bound_stretch(void **state)
 	ia_step_breakdown_free(&b);
 	/* with GPU marks the measured gaps say it: the stretch is not used */
 	f->g.gpu.measured = 1;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, NULL, 0, &b), 0);
 	assert_int_equal(b.sum_ns[IA_STEP_DEVICE], STEPS * STEP);
 	ia_step_breakdown_free(&b);
 	free(f);
@@ -226,8 +226,52 @@ static void no_steps(void **state)
 	struct fixture *f = new_fixture();
 	f->st.n = 0;
 	struct ia_step_breakdown b;
-	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, &b), 0);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_int_equal(b.n, 0);
+	ia_step_breakdown_free(&b);
+	free(f);
+}
+
+/* DDP over gloo: after each step's backward the GPU idles 4 ms while the
+ * all-reduce runs on the host (the main thread blocked, then in a sync
+ * waiting for its result: both the collective's); and NCCL's all-reduce
+ * running 2 ms on the GPU inside its busy time. */
+static void collectives(void **state)
+{
+	(void)state;
+	struct fixture *f = new_fixture();
+	uint64_t cw[4 * STEPS];
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t s = f->start[i];
+		add_gap(f, s + 6 * MS, s + 10 * MS, 4 * MS, 0);
+		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 8 * MS, 2 * MS);
+		cw[4 * i] = s + 6 * MS;       /* gloo: in the gap */
+		cw[4 * i + 1] = s + 10 * MS;
+		cw[4 * i + 2] = s + 1 * MS;   /* NCCL: on the GPU */
+		cw[4 * i + 3] = s + 3 * MS;
+	}
+	/* (windows sorted: the NCCL one of step i comes before the gloo one) */
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t a = cw[4 * i], b = cw[4 * i + 1];
+		cw[4 * i] = cw[4 * i + 2];
+		cw[4 * i + 1] = cw[4 * i + 3];
+		cw[4 * i + 2] = a;
+		cw[4 * i + 3] = b;
+	}
+	struct ia_step_breakdown b;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, cw, 2 * STEPS, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.p50_ns[IA_STEP_COLLECTIVES], 6 * MS);
+	assert_int_equal(b.sum_ns[IA_STEP_SYNC], 0);    /* the sync waited for the collective */
+	assert_int_equal(b.sum_ns[IA_STEP_INPUT], 0);   /* blocked for it: not the loader */
+	assert_int_equal(b.p50_ns[IA_STEP_DEVICE], 4 * MS);
+	assert_string_equal(b.cls, "collective-bound");
+	/* without the windows the same steps read as waiting in the sync and for input */
+	ia_step_breakdown_free(&b);
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
+	assert_int_equal(b.sum_ns[IA_STEP_COLLECTIVES], 0);
+	assert_int_equal(b.p50_ns[IA_STEP_SYNC], 2 * MS);
+	assert_int_equal(b.p50_ns[IA_STEP_INPUT], 2 * MS);
 	ia_step_breakdown_free(&b);
 	free(f);
 }
@@ -235,6 +279,7 @@ static void no_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(collectives),
 		cmocka_unit_test(input_bound),
 		cmocka_unit_test(somewhat_input_bound),
 		cmocka_unit_test(host_bound),
