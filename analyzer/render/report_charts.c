@@ -81,7 +81,7 @@ void ia_report_main_bar(FILE *f, const struct ia_analysis *a)
 }
 
 /* y ticks for counts 0..max (linear) */
-static void y_axis(FILE *f, int x, int y0, int h, double max, const char *unit)
+void ia_report_y_axis(FILE *f, int x, int y0, int h, double max, const char *unit)
 {
 	fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", x, y0, x, y0 + h);
 	for (int k = 0; k <= 4; k++) {
@@ -111,7 +111,7 @@ void ia_report_steps(FILE *f, const struct ia_analysis *a)
 	size_t nb = s->n < 500 ? s->n : 500;
 	fprintf(f, "<div class='charts'><figure><figcaption>Each step's time, in order</figcaption><svg class='stepchart' "
 		   "xmlns='http://www.w3.org/2000/svg' viewBox='0 0 %d %d' width='100%%' role='img'>", L + W + 10, H + 30);
-	y_axis(f, L, 5, H, (double)s->max, "ns");
+	ia_report_y_axis(f, L, 5, H, (double)s->max, "ns");
 	double bw = (double)W / (double)nb;
 	for (size_t b = 0; b < nb; b++) {
 		size_t i0 = b * s->n / nb, i1 = (b + 1) * s->n / nb;
@@ -136,7 +136,7 @@ void ia_report_steps(FILE *f, const struct ia_analysis *a)
 	const int HW = 360;
 	fprintf(f, "<figure><figcaption>Step times (count of steps)</figcaption><svg class='stephist' "
 		   "xmlns='http://www.w3.org/2000/svg' viewBox='0 0 %d %d' width='100%%' role='img'>", L + HW + 10, H + 30);
-	y_axis(f, L, 5, H, (double)top, "n");
+	ia_report_y_axis(f, L, 5, H, (double)top, "n");
 	double hb = (double)HW / IA_STEP_HIST_BINS;
 	for (int b = 0; b < IA_STEP_HIST_BINS; b++) {
 		if (!s->hist[b])

@@ -17,6 +17,10 @@ void ia_report_main_bar(FILE *f, const struct ia_analysis *a);
 void ia_report_steps(FILE *f, const struct ia_analysis *a);
 void ia_report_latency(FILE *f, const struct ia_analysis *a);
 
+/* A y axis at x from y0 (top) over h pixels, 5 ticks 0..max; unit "ns"
+ * (durations) or "n" (counts). */
+void ia_report_y_axis(FILE *f, int x, int y0, int h, double max, const char *unit);
+
 /* s HTML-escaped */
 void ia_html_esc(FILE *f, const char *s);
 

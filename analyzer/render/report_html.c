@@ -15,6 +15,7 @@
 #include "render/finding.h"
 #include "render/headline.h"
 #include "render/report_charts.h"
+#include "render/report_step_parts.h"
 #include "render/report_timeline.h"
 #include "rules/verdict.h"
 
@@ -214,6 +215,7 @@ void ia_report_html_write(FILE *f, const struct ia_analysis *a, const char *db_p
 	if (a->step_times.n) {
 		fputs("<h2>Steps</h2>\n", f);
 		ia_report_steps(f, a);
+		ia_report_step_parts(f, a);
 	}
 	fputs("<h2>Findings</h2>\n", f);
 	chains_html(f, a);

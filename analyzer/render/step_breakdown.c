@@ -14,8 +14,8 @@ static const enum ia_step_part rows[IA_STEP_NPARTS] = {
 };
 
 #define OVERLAP "each instant goes to one part, the GPU's state first: GPU had work: device compute" \
-	" (collectives first); GPU idle: by the main thread, sync > collectives > launch >" \
-	" blocked (input wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
+	" (collectives first); GPU idle: inside a collective, collectives; else by the main thread, sync >" \
+	" launch > blocked (input wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
 	" (the GPU kept up with the host) are the host's: launch inside launches, else host compute"
 
 void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)

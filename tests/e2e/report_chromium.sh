@@ -53,6 +53,11 @@ for (const r of document.querySelectorAll('svg.timeline g.phase rect')) {
   const b = r.getBoundingClientRect();
   out.phases.push({x: b.left + scrollX, w: b.width});
 }
+const sp = document.querySelector('svg.stepparts');
+out.stepparts = sp ? {caption: sp.parentNode.querySelector('figcaption').textContent,
+                      columns: new Set([...sp.querySelectorAll('rect title')].map(t => t.textContent.split(':')[0])).size,
+                      legend: [...sp.querySelectorAll('text')].map(t => t.textContent).join(' | '),
+                      h: sp.getBoundingClientRect().height} : null;
 const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
 document.body.appendChild(pre);
 </script></body></html>
@@ -107,6 +112,19 @@ rows = {}
 for r in probe["rows"]:
     rows.setdefault(r["row"], []).append(r)
 ok(probe["width"] <= 1400, "the page fits the window's width (fluid)", probe["width"])
+# the per-step breakdown's chart: a column per step, the class in its caption, each part's share in the legend
+sb, sp = ex.get("step_breakdown"), probe.get("stepparts")
+if sb and sb.get("steps"):
+    ok(sp is not None and sp["h"] > 50, "the per-step breakdown's chart is drawn", sp)
+    if sp:
+        ok(sp["columns"] == min(sb["steps"], 300), "a column per step (at most 300)", (sp["columns"], sb["steps"]))
+        ok(f"({sb['class']})" in sp["caption"], "its caption names the class", sp["caption"])
+        big = [p for p, v in sb["parts"].items() if v["share_pct"] >= 1]
+        names = {"input_wait": "input wait", "host_compute": "host compute", "launch": "launch overhead",
+                 "sync": "sync", "device_compute": "device compute", "collectives": "collectives"}
+        ok(all(f"{names[p]} {round(sb['parts'][p]['share_pct'])}%" in sp["legend"] for p in big),
+           "its legend gives each part's share", (big, sp["legend"][:200]))
+
 workers = sum(1 for p in ex["processes"] if p["role"] == "worker")
 need = ["gpu", "main", "cpus", "steps"]
 for k in need:
