@@ -9,8 +9,9 @@
  * filled by lookups of the integer primary key.  A frame id that names no
  * row is left out, as the view's join leaves it out.  The cache holds
  * each distinct frame once (c07 of the corpus: 14,719 for 533,704 frames
- * of 5,332 stacks); a lookup per frame instead, not cached, made reading
- * stacks 35 % slower than the old rows (docs/benchmarks.md).
+ * of 5,332 stacks): a lookup per frame instead made explain's reading of
+ * stacks slower than the old rows, now it is faster (docs/benchmarks.md,
+ * "Trace size").
  */
 #include "load/frames.h"
 
@@ -125,8 +126,8 @@ void ia_frames_free(struct ia_frames *r)
 	free(r);
 }
 
-/* One kind's list: its ids, at their depths; -1 when it is not a list
- * (or memory ran out). */
+/* One kind's list: its ids, at their depths; -1 when it is not a list,
+ * -2 when memory ran out. */
 static int add_list(struct ia_frames *r, int kind, const char *text, int len)
 {
 	if (!text)
@@ -135,7 +136,7 @@ static int add_list(struct ia_frames *r, int kind, const char *text, int len)
 	int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
 	if (n < 0 || ia_grow((void **)&r->refs, &r->cap, r->nrefs + (size_t)n, sizeof *r->refs) < 0) {
 		cJSON_Delete(a);
-		return -1;
+		return n < 0 ? -1 : -2;
 	}
 	int depth = 0;
 	for (cJSON *e = a->child; e; e = e->next, depth++) {
@@ -158,10 +159,12 @@ void ia_frames_start(struct ia_frames *r, uint64_t stack_id)
 	sqlite3_bind_int64(q, 1, (sqlite3_int64)stack_id);
 	if (r->rows)
 		return;   /* stepped by ia_frames_next */
-	int rc = sqlite3_step(q);
-	for (int k = 0; rc == SQLITE_ROW && k < IA_FRAME_OTHER && r->bad_kind < 0; k++)
-		if (add_list(r, k, (const char *)sqlite3_column_text(q, k), sqlite3_column_bytes(q, k)) < 0)
+	int rc = sqlite3_step(q), bad = 0;
+	for (int k = 0; rc == SQLITE_ROW && !bad && k < IA_FRAME_OTHER; k++)
+		if ((bad = add_list(r, k, (const char *)sqlite3_column_text(q, k), sqlite3_column_bytes(q, k))) == -1)
 			r->bad_kind = k;
+	if (bad == -2)
+		rc = SQLITE_NOMEM;
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		r->rc = rc;
 	sqlite3_reset(q);
