@@ -1,8 +1,9 @@
 /*
  * samples.c — loads bpf/samples.bpf.c on one software CPU-clock perf event
  * per CPU, and turns each sample into a cpu_samples row whose stack is
- * interned in stacks/stack_frames (kinds 'native', 'kernel', and 'python'
- * for the frames of a CPython thread, named by python.c).
+ * interned in stacks, its frames in frames, each stored once (kinds
+ * 'native', 'kernel', and 'python' for the frames of a CPython thread,
+ * named by python.c; store_frames.c).
  *
  * A stack is symbolized and stored once per process, under a 64-bit id
  * hashed from the process and the addresses (the same id space as the

@@ -20,7 +20,8 @@
  *
  * Here: opening the file, the producers' API, the writer thread and the
  * losses; the queued rows in store_batch.c, writing them in store_rows.c,
- * --max-size in store_cap.c, the checkpointer in store_ckpt.c.
+ * stacks with their frames stored once in store_frames.c, --max-size in
+ * store_cap.c, the checkpointer in store_ckpt.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -276,6 +277,7 @@ void store_close(struct store *s)
 	store_finish(s);
 	batch_free(&s->pending);
 	batch_free(&s->work);
+	store_frames_free(&s->frames);
 	free(s->losses);
 	free(s->chain);
 	free(s->heads);

@@ -55,7 +55,10 @@ struct sample_row {
 	int64_t stack_id;          /* 0 = none */
 };
 
-/* One frame of a stored stack; kind "native", "kernel" or "python". */
+/* One frame of a stored stack; kind "native", "kernel" or "python" (a
+ * list column of stacks each, schema 8: another kind is not stored), depth
+ * 0 the innermost of its kind (a stack's depths of a kind run 0, 1, ...;
+ * one frame a depth, the first given; below 1024). */
 struct frame_row {
 	const char *kind;
 	uint32_t depth;

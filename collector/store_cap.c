@@ -1,7 +1,9 @@
 /*
  * store_cap.c — --max-size: the writer deletes the oldest tenth of each
  * event table until the live pages fit, and counts what it deleted
- * (losses 'size_cap_rows': a call block counts its calls).
+ * (losses 'size_cap_rows': a call block counts its calls).  Stacks and
+ * frames are never deleted: events refer to them, stacks refer to frames
+ * by ids the writer keeps (store_frames.c), and they are small.
  */
 #include <stdio.h>
 

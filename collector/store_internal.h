@@ -1,7 +1,7 @@
 /*
  * store_internal.h — what the report.db writer's files share (store.c,
- * store_batch.c, store_rows.c, store_cap.c, store_ckpt.c); not for the
- * rest of the collector, which uses store.h.
+ * store_batch.c, store_rows.c, store_frames.c, store_cap.c, store_ckpt.c,
+ * store_fail.c); not for the rest of the collector, which uses store.h.
  */
 #ifndef INGERO_COLLECTOR_STORE_INTERNAL_H
 #define INGERO_COLLECTOR_STORE_INTERNAL_H
@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "ingero/call_block.h"
+#include "ingero/u64map.h"
 #include "ingero/wire_decode.h"
 #include "store.h"
 
@@ -47,6 +48,23 @@ struct batch {
 size_t batch_rows(const struct batch *b);
 void batch_clear(struct batch *b);
 void batch_free(struct batch *b);
+
+/* --- frames stored once (store_frames.c) ----------------------------------------- */
+
+#define STORE_FRAME_KINDS 3      /* kernel, native, python: a list column of stacks each */
+#define STORE_MAX_DEPTH 1024     /* deeper frames of a kind are not stored */
+
+struct stored_frame;
+
+/* The frames written to this database: index + 1 = id (store_frames.c). */
+struct frame_set {
+	struct u64map by_hash;       /* hash of a frame's columns -> index + 1 of the latest */
+	struct stored_frame *f;
+	size_t n, cap;
+	char *list[STORE_FRAME_KINDS];   /* a stack's lists as written, reused */
+	size_t list_cap[STORE_FRAME_KINDS];
+	int64_t at[STORE_MAX_DEPTH];     /* one kind's frame ids by depth */
+};
 
 /* --- losses --------------------------------------------------------------------- */
 
@@ -104,6 +122,7 @@ struct store {
 	uint64_t finished_at;        /* store_finish: calls committed and in the file */
 	int finished;
 	sqlite3_stmt *st[ST_N];
+	struct frame_set frames;     /* the writer's: every frame in this file */
 	struct store_opts o;
 
 	pthread_t writer;
@@ -146,6 +165,11 @@ void store_step(struct store *s, sqlite3_stmt *st);
 void store_write_rows(struct store *s, const struct batch *b);
 /* called with the lock held: the changed loss counters */
 void store_write_losses_locked(struct store *s);
+
+/* store_frames.c: one stack, its new frames and its row of stacks (the
+ * writer's transaction) */
+void store_write_stack(struct store *s, const struct q_stack *k, const struct frame_row *f);
+void store_frames_free(struct frame_set *fs);
 
 /* store_cap.c: --max-size */
 void store_enforce_cap(struct store *s, int force);

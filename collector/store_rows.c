@@ -1,8 +1,9 @@
 /*
  * store_rows.c — one batch written through the prepared statements, in the
  * writer thread's transaction (store.c writer_main): CUDA calls as call
- * blocks, gathered by pid; every other table's rows as they came; the
- * changed loss counters.
+ * blocks, gathered by pid; stacks with their frames stored once
+ * (store_frames.c); every other table's rows as they came; the changed
+ * loss counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,12 @@ const char *const store_stmt_sql[ST_N] = {
 		    "ON CONFLICT DO UPDATE SET cpu_ns=cpu_ns+excluded.cpu_ns,"
 		    "preemptions=preemptions+excluded.preemptions,comm=coalesce(comm,excluded.comm)",
 	[ST_SAMPLE] = "INSERT INTO cpu_samples(pid,tid,ts_ns,cpu,stack_id) VALUES(?,?,?,?,?)",
-	[ST_STACK] = "INSERT OR IGNORE INTO stacks(id,pid) VALUES(?,?)",
-	[ST_FRAME] = "INSERT OR IGNORE INTO stack_frames(stack_id,depth,kind,ip,symbol,module,offset,"
-		     "file,line) VALUES(?,?,?,?,?,?,?,?,?)",
+	/* a stack stored again (the same id) keeps its pid and lists and
+	 * takes the lists of kinds it had none of (store_frames.c) */
+	[ST_STACK] = "INSERT INTO stacks(id,pid,kernel,native,python) VALUES(?,?,?,?,?) ON CONFLICT(id) DO UPDATE "
+		     "SET kernel=coalesce(kernel,excluded.kernel),native=coalesce(native,excluded.native),"
+		     "python=coalesce(python,excluded.python)",
+	[ST_FRAME] = "INSERT INTO frames(id,kind,ip,symbol,module,offset,file,line) VALUES(?,?,?,?,?,?,?,?)",
 	/* a kernel first defined without a name (its sender had no KERNEL
 	 * record yet) takes the name a later definition brings */
 	[ST_KERNEL] = "INSERT INTO kernels(pid,addr,name) VALUES(?,?,?) ON CONFLICT(pid,addr) DO UPDATE "
@@ -338,25 +342,7 @@ void store_write_rows(struct store *s, const struct batch *b)
 	for (size_t i = 0; i < b->stacks.n; i++) {
 		const struct q_stack *k = (const struct q_stack *)b->stacks.p + i;
 
-		st = s->st[ST_STACK];
-		sqlite3_bind_int64(st, 1, k->id);
-		sqlite3_bind_int64(st, 2, k->pid);
-		store_step(s, st);
-		st = s->st[ST_FRAME];
-		for (size_t j = 0; j < k->n; j++) {
-			const struct frame_row *f = (const struct frame_row *)b->frames.p + k->first + j;
-
-			sqlite3_bind_int64(st, 1, k->id);
-			sqlite3_bind_int(st, 2, (int)f->depth);
-			sqlite3_bind_text(st, 3, f->kind, -1, SQLITE_STATIC);
-			bind_i64_or_null(st, 4, (int64_t)f->ip, f->ip != 0);
-			bind_text_or_null(st, 5, f->symbol);
-			bind_text_or_null(st, 6, f->module);
-			bind_i64_or_null(st, 7, (int64_t)f->offset, f->ip != 0);
-			bind_text_or_null(st, 8, f->file);
-			bind_i64_or_null(st, 9, f->line, f->line >= 0);
-			store_step(s, st);
-		}
+		store_write_stack(s, k, (const struct frame_row *)b->frames.p + k->first);
 	}
 
 	st = s->st[ST_KERNEL];

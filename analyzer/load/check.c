@@ -17,9 +17,10 @@
  * The check runs table by table on a connection and a thread of its own
  * while the trace loads (ia_trace_load starts it and waits for it), so it
  * mostly costs a core, not time.  Its tables: every one the analysis reads
- * in full or by time; not stack_frames, read by stack id only (most of a
- * file's pages in long traces with Python frames; SQLite checks each page
- * it reads as it reads it).
+ * in full or by time, and frames (schema 8: each distinct frame once, a
+ * small table, read by id); not stack_frames of older files, read by stack
+ * id only (most of a file's pages in long traces with Python frames;
+ * SQLite checks each page it reads as it reads it).
  */
 #include "load/check.h"
 
@@ -33,7 +34,7 @@
 static const char *const tables[] = {
 	"session", "apis", "processes", "threads", "losses", "capture", "call_blocks", "cuda_calls",
 	"off_cpu", "off_cpu_stacks", "cpu_samples", "cpu_busy", "page_allocs", "competitors",
-	"gpu_marks", "kernels", "stacks",
+	"gpu_marks", "kernels", "stacks", "frames",
 };
 
 struct ia_check {

@@ -44,13 +44,32 @@ const char *ia_db_path(void)
 }
 
 /* The last entry is where the CUDA calls are: version 2 stores blocks
- * (call_block.h), version 1 one row per call. */
+ * (call_block.h), version 1 one row per call.  Stack frames: version 8
+ * stores each distinct frame once (the table frames; stack_frames is a
+ * view over it and the stacks' lists), older versions a row per frame of
+ * every stack (the table stack_frames) — either layout is read (frames.h
+ * tells them apart by their tables, as here). */
 static const char *const required_tables[] = {
 	"session", "apis", "processes", "threads", "off_cpu", "page_allocs",
 	"cpu_busy", "competitors", "stacks", "stack_frames", "kernels", "cpu_samples", "losses",
 	"call_blocks",
 };
 #define N_REQUIRED (sizeof required_tables / sizeof required_tables[0])
+
+/* 1 when the file has the table (or its stand-in), 0, -1 unreadable;
+ * *name the one to name when missing. */
+static int has_required(sqlite3 *db, int ver, size_t i, const char **name)
+{
+	*name = ver == 1 && i == N_REQUIRED - 1 ? "cuda_calls" : required_tables[i];
+	if (strcmp(*name, "stack_frames"))
+		return ia_db_has_table(db, *name);
+	int rows = ia_db_has_table(db, "stack_frames");
+	if (rows)
+		return rows;
+	if (ver >= 8)
+		*name = "frames";
+	return ia_db_has_table(db, "frames");
+}
 
 static int check_header(const char *path, off_t size, int wal, char *err, size_t errlen)
 {
@@ -220,8 +239,8 @@ static sqlite3 *open_checked(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	for (size_t i = 0; i < N_REQUIRED; i++) {
-		const char *table = ver == 1 && i == N_REQUIRED - 1 ? "cuda_calls" : required_tables[i];
-		int has = ia_db_has_table(db, table);
+		const char *table;
+		int has = has_required(db, ver, i, &table);
 		if (has < 0) {
 			snprintf(err, errlen, "%s is corrupted: %s", path, sqlite3_errmsg(db));
 			sqlite3_close(db);

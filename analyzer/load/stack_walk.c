@@ -2,13 +2,14 @@
  * stack_walk.c — sampled stacks as frame lists (stack_walk.h).
  *
  * One grouped query gives each (thread, stack) its weight; each distinct
- * stack's frames are read once (stack_frames, by its primary key) and
+ * stack's frames are read once (frames.h, by the stack's id) and
  * kept as strings while the rows of that window are handed out.
  */
 #include "load/stack_walk.h"
 
 #include "base/util.h"
 #include "load/db.h"
+#include "load/frames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,32 +67,28 @@ static int cpython_module(const char *module)
 }
 
 /* A stack's frames, outermost first (stack_walk.h). */
-static int read_frames(sqlite3_stmt *q, uint64_t id, struct frames *out, char *err, size_t errlen)
+static int read_frames(struct ia_frames *q, uint64_t id, struct frames *out, char *err, size_t errlen)
 {
 	struct { char *s; int depth; } py[MAX_FRAMES], nat[MAX_FRAMES], ker[MAX_FRAMES];
 	size_t npy = 0, nnat = 0, nker = 0;
 	int interp = -1;   /* depth of the innermost CPython frame among the native ones */
-	sqlite3_reset(q);
-	sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+	struct ia_frame f;
+	ia_frames_start(q, id);
 	int rc, bad = 0;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(q, 0);
-		int depth = sqlite3_column_int(q, 1);
-		const char *sym = (const char *)sqlite3_column_text(q, 2), *mod = (const char *)sqlite3_column_text(q, 3);
-		const char *file = (const char *)sqlite3_column_text(q, 4);
-		long line = sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 5);
-		if (!kind)
-			continue;
-		if (!strcmp(kind, "python") && npy < MAX_FRAMES) {
+	while ((rc = ia_frames_next(q, &f, err, errlen)) > 0) {
+		int depth = f.depth;
+		const char *sym = f.symbol, *mod = f.module;
+		long line = f.has_line ? (int)f.line : -1;
+		if (f.kind == IA_FRAME_PYTHON && npy < MAX_FRAMES) {
 			py[npy].depth = depth;
-			bad |= !(py[npy++].s = fmt(sym ? sym : "?", file, line));
-		} else if (!strcmp(kind, "native") && nnat < MAX_FRAMES) {
+			bad |= !(py[npy++].s = fmt(sym ? sym : "?", f.file, line));
+		} else if (f.kind == IA_FRAME_NATIVE && nnat < MAX_FRAMES) {
 			if (cpython_module(mod) && (interp < 0 || depth < interp))
 				interp = depth;
 			nat[nnat].depth = depth;
 			const char *base = mod ? strrchr(mod, '/') : NULL;
 			bad |= !(nat[nnat++].s = sym ? strdup(sym) : fmt("??", base ? base + 1 : mod, -1));
-		} else if (!strcmp(kind, "kernel") && nker < MAX_FRAMES) {
+		} else if (f.kind == IA_FRAME_KERNEL && nker < MAX_FRAMES) {
 			char *k = NULL;
 			if (asprintf(&k, "[k] %s", sym ? sym : "?") < 0) {
 				k = NULL;
@@ -101,8 +98,8 @@ static int read_frames(sqlite3_stmt *q, uint64_t id, struct frames *out, char *e
 			ker[nker++].s = k;
 		}
 	}
-	int failed = ia_db_done(q, rc, err, errlen) < 0;
-	/* rows come by kind, then depth (0 innermost): outermost first is the reverse */
+	int failed = rc < 0;
+	/* frames come by kind, then depth (0 innermost): outermost first is the reverse */
 	for (size_t i = npy; i-- > 0 && !bad && !failed;) {
 		bad |= push(out, py[i].s) < 0;
 		py[i].s = NULL;
@@ -146,8 +143,7 @@ int ia_stack_walk(const struct ia_trace *t, int offcpu, ia_stack_row_fn fn, void
 	if (!ia_db_has_table(t->db, offcpu ? "off_cpu_stacks" : "cpu_samples"))
 		return 0;   /* an older file, or a trace without them: no stacks */
 	sqlite3_stmt *st = ia_db_prepare(t->db, offcpu ? off_sql : on_sql, err, errlen);
-	sqlite3_stmt *q = st ? ia_db_prepare(t->db, "SELECT kind, depth, symbol, module, file, line FROM stack_frames "
-						    "WHERE stack_id = ?1 ORDER BY kind, depth", err, errlen) : NULL;
+	struct ia_frames *q = st ? ia_frames_new(t->db, err, errlen) : NULL;
 	if (!st || !q) {
 		sqlite3_finalize(st);
 		return -1;
@@ -180,6 +176,6 @@ int ia_stack_walk(const struct ia_trace *t, int offcpu, ia_stack_row_fn fn, void
 	if (!out && ia_db_done(st, rc, err, errlen) < 0)
 		out = -1;
 	sqlite3_finalize(st);
-	sqlite3_finalize(q);
+	ia_frames_free(q);
 	return out;
 }

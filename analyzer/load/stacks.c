@@ -7,6 +7,7 @@
 #include "load/stacks.h"
 
 #include "load/db.h"
+#include "load/frames.h"
 #include "load/mechanisms.h"
 #include "load/phase_rules.h"
 #include "base/util.h"
@@ -29,14 +30,13 @@ struct entry {
 };
 
 struct ia_stack_names {
-	sqlite3 *db;
-	sqlite3_stmt *q;
+	struct ia_frames *q;
 	struct ia_map map;   /* stack id -> entries index */
 	struct entry *e;
 	size_t n, cap;
 	uint64_t last_id;   /* one-entry memo: consecutive lookups mostly repeat */
 	uint32_t last;
-	int failed;         /* a lookup could not read stack_frames: err says why */
+	int failed;         /* a lookup could not read a stack's frames: err says why */
 	char err[320];
 };
 
@@ -45,10 +45,8 @@ struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
 	struct ia_stack_names *n = calloc(1, sizeof *n);
 	if (!n)
 		return NULL;
-	n->db = db;
-	if (sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, file, line, module FROM stack_frames "
-			       "WHERE stack_id = ?1 ORDER BY kind, depth", -1, &n->q, NULL) != SQLITE_OK)
-		n->q = NULL;   /* names are optional evidence: without them, NULLs */
+	char err[320];
+	n->q = ia_frames_new(db, err, sizeof err);   /* names are optional evidence: without them, NULLs */
 	return n;
 }
 
@@ -66,7 +64,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 	}
 	free(n->e);
 	ia_map_free(&n->map);
-	sqlite3_finalize(n->q);
+	ia_frames_free(n->q);
 	free(n);
 }
 
@@ -90,49 +88,44 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	char native[512] = "";
 	int nn = 0, leaf_in_cpython = 0, gc = 0;
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
-	sqlite3_reset(n->q);
-	sqlite3_bind_int64(n->q, 1, (sqlite3_int64)id);
+	struct ia_frame f;
+	char err[sizeof n->err];
+	ia_frames_start(n->q, id);
 	int rc;
-	while ((rc = sqlite3_step(n->q)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(n->q, 0);
-		const char *sym = (const char *)sqlite3_column_text(n->q, 2);
-		const char *file = (const char *)sqlite3_column_text(n->q, 3);
-		if (!kind)
-			continue;
-		if (!strcmp(kind, "python") && file && !e->compiling && ia_is_compile_file(file))
+	while ((rc = ia_frames_next(n->q, &f, err, sizeof err)) > 0) {
+		int py = f.kind == IA_FRAME_PYTHON, nat = f.kind == IA_FRAME_NATIVE;
+		const char *sym = f.symbol, *file = f.file;
+		if (py && file && !e->compiling && ia_is_compile_file(file))
 			e->compiling = 1;
-		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/fetch.py"))
+		if (py && file && strstr(file, "torch/utils/data/_utils/fetch.py"))
 			e->fetching = 1;
-		if (!strcmp(kind, "python") && file && strstr(file, "torch/utils/data/_utils/worker.py"))
+		if (py && file && strstr(file, "torch/utils/data/_utils/worker.py"))
 			e->worker_loop = 1;
-		int why = !strcmp(kind, "python") ? ia_python_frame_why(file, sym)
-			: !strcmp(kind, "native") ? ia_native_frame_why(sym) : IA_WHY_NONE;
+		int why = py ? ia_python_frame_why(file, sym) : nat ? ia_native_frame_why(sym) : IA_WHY_NONE;
 		if (why > e->why)
 			e->why = why;
-		/* rows: kernel, native, python, each innermost first: the innermost
-		 * frame of each kind that names a mechanism */
-		if (!strcmp(kind, "kernel") && !kmech)
+		/* frames: kernel, native, python, each innermost first: the
+		 * innermost frame of each kind that names a mechanism */
+		if (f.kind == IA_FRAME_KERNEL && !kmech)
 			kmech = ia_kernel_frame_mech(sym);
-		else if (!strcmp(kind, "native") && !nmech)
-			nmech = ia_native_frame_mech(sym, (const char *)sqlite3_column_text(n->q, 5));
-		else if (!strcmp(kind, "python") && !pmech)
+		else if (nat && !nmech)
+			nmech = ia_native_frame_mech(sym, f.module);
+		else if (py && !pmech)
 			pmech = ia_python_frame_mech(file, sym);
-		e->hints |= !strcmp(kind, "python") ? ia_python_frame_hints(file, sym)
-			  : !strcmp(kind, "native") ? ia_native_frame_hints(sym) : 0;
-		/* rows come innermost first: the last library <module> frame is
+		e->hints |= py ? ia_python_frame_hints(file, sym) : nat ? ia_native_frame_hints(sym) : 0;
+		/* frames come innermost first: the last library <module> frame is
 		 * the outermost import, the one the program asked for */
-		if (!strcmp(kind, "python") && file && sym && !strcmp(sym, "<module>") && file[0] != '<' &&
-		    ia_is_library_file(file)) {
+		if (py && file && sym && !strcmp(sym, "<module>") && file[0] != '<' && ia_is_library_file(file)) {
 			free(e->module);
 			e->module = strdup(file);
 		}
-		if (!strcmp(kind, "python") && ia_is_gc_frame(file, sym)) {
+		if (py && ia_is_gc_frame(file, sym)) {
 			gc = 1;   /* not a line: the lines are the frames under it */
 			continue;
 		}
-		if (!strcmp(kind, "python") && file && (!e->python || !e->user)) {
+		if (py && file && (!e->python || !e->user)) {
 			char buf[600];
-			snprintf(buf, sizeof buf, "%s:%d", file, sqlite3_column_int(n->q, 4));
+			snprintf(buf, sizeof buf, "%s:%d", file, (int)f.line);
 			if (!e->python) {
 				e->python = strdup(buf);
 				if (sym)
@@ -142,9 +135,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				e->user = strdup(buf);
 				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
 			}
-		} else if (!strcmp(kind, "native") && sym && *sym) {
+		} else if (nat && sym && *sym) {
 			if (!e->leaf) {
-				const char *mod = (const char *)sqlite3_column_text(n->q, 5);
+				const char *mod = f.module;
 				const char *base = mod ? strrchr(mod, '/') : NULL;
 				base = base ? base + 1 : mod;
 				leaf_in_cpython = base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
@@ -157,11 +150,11 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			}
 		}
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc < 0) {
 		/* a damaged page: no name rather than a wrong one, and the
 		 * caller learns it from ia_stack_names_error() */
 		if (!n->failed)
-			ia_db_step_error(n->db, rc, n->err, sizeof n->err);
+			snprintf(n->err, sizeof n->err, "%s", err);
 		n->failed = 1;
 		free(e->python);
 		free(e->func);

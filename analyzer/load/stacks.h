@@ -1,10 +1,10 @@
 /*
  * stacks.h — naming a stack: its Python line and a short native label.
  *
- * Frames live in stack_frames (kind 'native' or 'python', depth 0 =
- * innermost).  Lookups go through the primary key (stack_id, kind, depth),
- * and answers are cached per stack id, since the same few stacks come back
- * for thousands of calls.
+ * A stack's frames (kind 'kernel', 'native' or 'python', depth 0 =
+ * innermost) are read by its id (frames.h, either layout of the file), and
+ * answers are cached per stack id, since the same few stacks come back for
+ * thousands of calls.
  */
 #ifndef IA_STACKS_H
 #define IA_STACKS_H
@@ -15,7 +15,7 @@ struct ia_stack_names;   /* opaque cache */
 
 struct ia_stack_names *ia_stack_names_new(sqlite3 *db);
 void ia_stack_names_free(struct ia_stack_names *n);
-/* -1 with the reason in err when a lookup could not read stack_frames (a
+/* -1 with the reason in err when a lookup could not read a stack's frames (a
  * corrupted page: it answered NULL); 0 when every lookup so far read it. */
 int ia_stack_names_error(const struct ia_stack_names *n, char *err, size_t errlen);
 

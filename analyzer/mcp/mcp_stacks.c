@@ -6,12 +6,13 @@
  * first comparison).  What happened during a call is explain's own per-call
  * alignment (ia_align_call: on-CPU, run-queue and blocked time, CPU
  * saturation), the Python line is explain's label (ia_stack_python), and
- * the frame lists are read from stack_frames by its primary key, once per
+ * the frame lists are read by the stack id (load/frames.h), once per
  * distinct stack.
  */
 #include "mcp/mcp_internal.h"
 
 #include "load/db.h"
+#include "load/frames.h"
 
 #include "base/json_out.h"
 #include "base/util.h"
@@ -23,38 +24,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A stack's frames; NULL with err set when stack_frames cannot be read. */
-static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, sqlite3_stmt **st, char *err, size_t errlen)
+/* A stack's frames; NULL with err set when they cannot be read. */
+static cJSON *frames_of(sqlite3 *db, uint64_t stack_id, struct ia_frames **r, char *err, size_t errlen)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *nat = cJSON_AddArrayToObject(o, "native");
 	cJSON *py = cJSON_AddArrayToObject(o, "python");
-	if (!*st && sqlite3_prepare_v2(db, "SELECT kind, depth, symbol, module, offset, file, line FROM "
-				       "stack_frames WHERE stack_id = ? ORDER BY kind, depth", -1, st, NULL) != SQLITE_OK)
+	char ignored[256];
+	if (!*r && !(*r = ia_frames_new(db, ignored, sizeof ignored)))
 		return o;
-	sqlite3_bind_int64(*st, 1, (sqlite3_int64)stack_id);
+	struct ia_frame fr;
 	int rc;
-	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(*st, 0);
-		const char *sym = (const char *)sqlite3_column_text(*st, 2);
+	ia_frames_start(*r, stack_id);
+	while ((rc = ia_frames_next(*r, &fr, err, errlen)) > 0) {
 		cJSON *f = cJSON_CreateObject();
-		cJSON_AddNumberToObject(f, "depth", sqlite3_column_int(*st, 1));
-		ia_json_str(f, "symbol", sym);
-		if (kind && !strcmp(kind, "python")) {
-			ia_json_str(f, "file", (const char *)sqlite3_column_text(*st, 5));
-			cJSON_AddNumberToObject(f, "line", sqlite3_column_int(*st, 6));
+		cJSON_AddNumberToObject(f, "depth", fr.depth);
+		ia_json_str(f, "symbol", fr.symbol);
+		if (fr.kind == IA_FRAME_PYTHON) {
+			ia_json_str(f, "file", fr.file);
+			cJSON_AddNumberToObject(f, "line", (int)fr.line);
 			cJSON_AddItemToArray(py, f);
 		} else {
-			ia_json_str(f, "module", (const char *)sqlite3_column_text(*st, 3));
-			ia_json_u64(f, "offset", (uint64_t)sqlite3_column_int64(*st, 4));
+			ia_json_str(f, "module", fr.module);
+			ia_json_u64(f, "offset", (uint64_t)fr.offset);
 			cJSON_AddItemToArray(nat, f);
 		}
 	}
-	if (ia_db_done(*st, rc, err, errlen) < 0) {
+	if (rc < 0) {
 		cJSON_Delete(o);
 		o = NULL;
 	}
-	sqlite3_reset(*st);
 	return o;
 }
 
@@ -132,7 +131,7 @@ cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args)
 	cJSON_AddStringToObject(data, "order", by_ratio ? "ratio_to_p50" : "duration");
 	cJSON *calls = cJSON_AddArrayToObject(data, "calls");
 	cJSON *stacks = cJSON_AddObjectToObject(data, "stacks");
-	sqlite3_stmt *st = NULL;
+	struct ia_frames *st = NULL;
 	size_t nstacks = 0, nostack = 0;
 	for (size_t r = 0; r < n; r++) {
 		const struct ia_call *c = &t->calls[top[r]];
@@ -180,7 +179,7 @@ cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args)
 				if (!fr || ia_stack_names_error(v->an.names, err, sizeof err) < 0) {
 					cJSON_Delete(o);
 					cJSON_Delete(data);
-					sqlite3_finalize(st);
+					ia_frames_free(st);
 					free(top);
 					free(key);
 					return mcp_result_error("get_stacks: %s", err);
@@ -194,7 +193,7 @@ cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args)
 		}
 		cJSON_AddItemToArray(calls, o);
 	}
-	sqlite3_finalize(st);
+	ia_frames_free(st);
 	free(top);
 	free(key);
 	ia_json_u64(data, "calls_considered", considered);

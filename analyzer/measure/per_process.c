@@ -11,6 +11,7 @@
 #include "measure/per_process.h"
 
 #include "load/db.h"
+#include "load/frames.h"
 #include "base/json_out.h"
 #include "load/phase_rules.h"
 #include "base/util.h"
@@ -123,45 +124,42 @@ struct role_evidence {
 
 static int role_evidence(const struct ia_trace *t, int mainp, struct role_evidence *ev, char *err, size_t errlen)
 {
-	if (!ia_db_has_table(t->db, "cpu_samples") || !ia_db_has_table(t->db, "stack_frames"))
+	if (!ia_db_has_table(t->db, "cpu_samples") || !ia_frames_exist(t->db))
 		return 0;   /* no samples: roles from names only */
 	sqlite3_stmt *pairs = ia_db_prepare(t->db, "SELECT pid, stack_id, count(*) FROM cpu_samples GROUP BY pid, stack_id",
 					    err, errlen);
-	sqlite3_stmt *frames = pairs ? ia_db_prepare(t->db, "SELECT kind, file, symbol FROM stack_frames "
-						     "WHERE stack_id = ?1 AND kind IN ('python', 'native')", err, errlen)
-				     : NULL;
+	struct ia_frames *frames = pairs ? ia_frames_new(t->db, err, errlen) : NULL;
 	if (!frames) {
 		sqlite3_finalize(pairs);
 		return -1;
 	}
-	int rc;
+	int rc, frc = 0;
 	while ((rc = sqlite3_step(pairs)) == SQLITE_ROW) {
 		int pi = ia_proc_index(t, sqlite3_column_int(pairs, 0));
 		if (pi < 0 || pi == mainp || mainp < 0 || !descends_from(t, pi, mainp))
 			continue;
 		uint64_t n = (uint64_t)sqlite3_column_int64(pairs, 2);
-		int dl = 0, comp = 0, frc;
-		sqlite3_reset(frames);
-		sqlite3_bind_int64(frames, 1, sqlite3_column_int64(pairs, 1));
-		while ((frc = sqlite3_step(frames)) == SQLITE_ROW) {
-			const char *kind = (const char *)sqlite3_column_text(frames, 0);
-			const char *file = (const char *)sqlite3_column_text(frames, 1);
-			const char *sym = (const char *)sqlite3_column_text(frames, 2);
-			int py = kind && !strcmp(kind, "python");
-			dl |= py && file && strstr(file, "torch/utils/data/") != NULL;
-			int why = py ? ia_python_frame_why(file, sym) : ia_native_frame_why(sym);
+		int dl = 0, comp = 0;
+		struct ia_frame f;
+		ia_frames_start(frames, (uint64_t)sqlite3_column_int64(pairs, 1));
+		while ((frc = ia_frames_next(frames, &f, err, errlen)) > 0) {
+			if (f.kind != IA_FRAME_PYTHON && f.kind != IA_FRAME_NATIVE)
+				continue;
+			int py = f.kind == IA_FRAME_PYTHON;
+			dl |= py && f.file && strstr(f.file, "torch/utils/data/") != NULL;
+			int why = py ? ia_python_frame_why(f.file, f.symbol) : ia_native_frame_why(f.symbol);
 			comp |= ia_why_phase(why) == IA_PHASE_COMPILE;
 		}
-		if (frc != SQLITE_DONE) {
-			rc = frc;
+		if (frc < 0)
 			break;
-		}
 		ev[pi].samples += n;
 		ev[pi].dataloader += dl ? n : 0;
 		ev[pi].compiling += comp ? n : 0;
 	}
 	sqlite3_finalize(pairs);
-	sqlite3_finalize(frames);
+	ia_frames_free(frames);
+	if (frc < 0)
+		return -1;   /* (err says why) */
 	if (rc != SQLITE_DONE) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		return -1;
@@ -190,14 +188,7 @@ static int runs_python(const struct ia_trace *t, int mainp)
 		return 1;
 	if (!ia_db_has_table(t->db, "stacks"))
 		return 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM stacks s JOIN stack_frames f ON f.stack_id = s.id "
-			       "WHERE s.pid = ?1 AND f.kind = 'python' LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return 0;   /* evidence only: without it, the names decide */
-	sqlite3_bind_int(st, 1, p->pid);
-	int yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
+	return ia_frames_pid_has_python(t->db, p->pid);   /* evidence only: without it, the names decide */
 }
 
 /* Tree order: roots by pid, each followed by its children by pid. */

@@ -2,7 +2,9 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 6 (no
+ * PRAGMA user_version; the analyzer reads this version and versions 7 to 1,
+ * whose stacks' frames are rows of the table stack_frames (a frame stored
+ * once per stack that has it, not once) — version 7 itself, version 6 (no
  * off_cpu.waker_tid/waker_pid: who ended a thread's sleep is not known; no
  * process_env or collectives: no ranks, no NCCL calls), version 5 (no
  * off_cpu_stacks: where a thread blocked is not known), version 4 (no
@@ -19,7 +21,22 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 7
+#define INGERO_SCHEMA_VERSION 8
+
+/* A stack's frames as rows, as versions 1 to 7 stored them (the sqlite3
+ * shell, run_sql, people's scripts): each frame id of the stack's lists
+ * (stacks.kernel, .native, .python: JSON arrays, innermost first) joined
+ * to its row of frames, depth = the position in the list.  The joins are
+ * forced in this order (CROSS JOIN): a stack by its primary key, then its
+ * kinds, then its frames by theirs — rows come as the old table's primary
+ * key (stack_id, kind, depth) ordered them, and WHERE stack_id = ? reads
+ * one row of stacks. */
+#define INGERO_STACK_FRAMES_VIEW_SQL \
+"CREATE VIEW stack_frames(stack_id, depth, kind, ip, symbol, module, offset, file, line) AS\n" \
+"  SELECT s.id, j.key, k.value, f.ip, f.symbol, f.module, f.offset, f.file, f.line\n" \
+"  FROM stacks s CROSS JOIN json_each('[\"kernel\",\"native\",\"python\"]') k\n" \
+"  CROSS JOIN json_each(CASE k.key WHEN 0 THEN s.kernel WHEN 1 THEN s.native ELSE s.python END) j\n" \
+"  CROSS JOIN frames f WHERE f.id = j.value;\n"
 
 #define INGERO_SCHEMA_SQL \
 "CREATE TABLE session(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n" \
@@ -45,10 +62,10 @@
 "  busy_ns INTEGER NOT NULL, PRIMARY KEY(cpu, bucket_ns)) WITHOUT ROWID;\n" \
 "CREATE TABLE competitors(pid INTEGER NOT NULL, comm TEXT, bucket_ns INTEGER NOT NULL,\n" \
 "  cpu_ns INTEGER NOT NULL, preemptions INTEGER NOT NULL, PRIMARY KEY(pid, bucket_ns)) WITHOUT ROWID;\n" \
-"CREATE TABLE stacks(id INTEGER PRIMARY KEY, pid INTEGER);\n" \
-"CREATE TABLE stack_frames(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL,\n" \
-"  kind TEXT NOT NULL, ip INTEGER, symbol TEXT, module TEXT, offset INTEGER,\n" \
-"  file TEXT, line INTEGER, PRIMARY KEY(stack_id, kind, depth)) WITHOUT ROWID;\n" \
+"CREATE TABLE frames(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, ip INTEGER, symbol TEXT,\n" \
+"  module TEXT, offset INTEGER, file TEXT, line INTEGER);\n" \
+"CREATE TABLE stacks(id INTEGER PRIMARY KEY, pid INTEGER, kernel TEXT, native TEXT, python TEXT);\n" \
+INGERO_STACK_FRAMES_VIEW_SQL \
 "CREATE TABLE kernels(pid INTEGER NOT NULL, addr INTEGER NOT NULL, name TEXT,\n" \
 "  PRIMARY KEY(pid, addr)) WITHOUT ROWID;\n" \
 "CREATE TABLE cpu_samples(pid INTEGER NOT NULL, tid INTEGER NOT NULL, ts_ns INTEGER NOT NULL,\n" \

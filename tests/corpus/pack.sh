@@ -2,9 +2,11 @@
 # tests/corpus/pack.sh IN.db OUT.db.xz — a trace as the corpus keeps it, a
 # third smaller than the collector's file compressed, losslessly:
 #   * its indexes dropped (their SQL kept in corpus_indexes): derived data;
-#   * stack_frames emptied, its rows kept as distinct frames (corpus_frames)
-#     and per-stack references to them (corpus_stack_frames): the same
-#     frames repeat across a trace's stacks;
+#   * schema 7 and older: stack_frames emptied, its rows kept as distinct
+#     frames (corpus_frames) and per-stack references to them
+#     (corpus_stack_frames): the same frames repeat across a trace's stacks
+#     (schema 8 stores frames once itself: its stack_frames is a view, and
+#     its tables are kept as they are);
 #   * the file vacuumed, then xz -9e.
 # unpack.sh undoes each step; analyzer_corpus.sh reads only unpacked files.
 set -eu
@@ -17,7 +19,7 @@ sqlite3 "$tmp" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 drops=$(sqlite3 "$tmp" "SELECT 'DROP INDEX \"' || name || '\";' FROM sqlite_master
 	WHERE type = 'index' AND sql IS NOT NULL")
 frames=""
-if [ -n "$(sqlite3 "$tmp" "SELECT name FROM sqlite_master WHERE name = 'stack_frames'")" ]; then
+if [ -n "$(sqlite3 "$tmp" "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stack_frames'")" ]; then
 	frames="
 CREATE TABLE corpus_stack_frames(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL, kind TEXT NOT NULL,
 	frame INTEGER NOT NULL, PRIMARY KEY(stack_id, kind, depth)) WITHOUT ROWID;

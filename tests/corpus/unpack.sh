@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/corpus/unpack.sh IN.db.xz OUT.db — a corpus trace as the collector
-# wrote it: unpacked, stack_frames filled again from pack.sh's frame table,
-# and the indexes pack.sh dropped built again (same SQL, same order), so
-# the analyzer meets the same rows, schema and query plans.
+# wrote it: unpacked, stack_frames filled again from pack.sh's frame table
+# (schema 7 and older; a schema 8 file keeps its frames as they are), and
+# the indexes pack.sh dropped built again (same SQL, same order), so the
+# analyzer meets the same rows, schema and query plans.
 set -eu
 in=$1; out=$2
 xz -dc "$in" >"$out.tmp"

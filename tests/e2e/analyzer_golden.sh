@@ -115,15 +115,15 @@ for s in contention assembly multichunk; do
 		echo "PRAGMA user_version=$(sqlite3 "$T/$s.db" 'PRAGMA user_version');"
 		sqlite3 "$T/$s.db" .schema
 		echo "ATTACH '$T/$s.db' AS o;"
-		for tb in session apis processes threads off_cpu page_allocs cpu_busy competitors stacks \
-			stack_frames kernels cpu_samples losses; do
+		for tb in session apis processes threads off_cpu page_allocs cpu_busy competitors frames stacks \
+			kernels cpu_samples losses; do
 			echo "INSERT INTO main.$tb SELECT * FROM o.$tb ORDER BY rowid DESC;"
 		done
 		echo "INSERT INTO main.call_blocks(pid, first_ns, last_ns, calls, data)"
 		echo "  SELECT pid, first_ns, last_ns, calls, data FROM o.call_blocks ORDER BY id DESC;"
 	} | sed 's/^CREATE TABLE \([a-z_]*\)(.*) WITHOUT ROWID;/&/' >"$T/rev.sql"
 	# WITHOUT ROWID tables have no rowid: order those by their first column, backwards.
-	sed -i 's/\(INSERT INTO main\.\(session\|page_allocs\|cpu_busy\|competitors\|stack_frames\|kernels\|losses\) SELECT \* FROM o\.[a-z_]*\) ORDER BY rowid DESC;/\1 ORDER BY 1 DESC;/' "$T/rev.sql"
+	sed -i 's/\(INSERT INTO main\.\(session\|page_allocs\|cpu_busy\|competitors\|kernels\|losses\) SELECT \* FROM o\.[a-z_]*\) ORDER BY rowid DESC;/\1 ORDER BY 1 DESC;/' "$T/rev.sql"
 	sqlite3 "$T/rev.db" <"$T/rev.sql" 2>"$T/rev.err" &&
 		"$B/tests/calls_edit" "$T/rev.db" --reverse >"$T/rev.n" 2>>"$T/rev.err"
 	check_eq "$s: reversed copy built" "" "$(cat "$T/rev.err")"

@@ -26,7 +26,8 @@
  *               the benchmark (default 10M + 10M)
  *
  * The database is built from INGERO_SCHEMA_SQL, so it is exactly what the
- * collector writes.  Everything is derived from a seeded PRNG: the same
+ * collector writes (stack frames written as rows through frame_rows.h's
+ * trigger, stored once as the collector stores them).  Everything is derived from a seeded PRNG: the same
  * arguments give the same file content.  Rows are inserted in time order,
  * CUDA calls in call blocks as the collector writes them (the analyzer's
  * tests shuffle copies themselves to check that output does not depend on
@@ -36,6 +37,8 @@
 #include <ingero/call_block.h>
 #include <ingero/event.h>
 #include <ingero/schema.h>
+
+#include "frame_rows.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -534,6 +537,7 @@ static void setup(const char *path)
 		die("open");
 	exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-200000;");
 	exec(INGERO_SCHEMA_SQL);
+	exec(TEST_FRAME_ROWS_SQL);   /* frame() writes rows (frame_rows.h) */
 	char sql[128];
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d", INGERO_SCHEMA_VERSION);
 	exec(sql);

@@ -79,7 +79,8 @@ try {
 		ok(t.annotations?.readOnlyHint === true, `${t.name}: readOnlyHint`);
 	}
 	const sqlTool = tools.find((t) => t.name === 'run_sql');
-	ok(/CREATE TABLE cuda_calls/.test(sqlTool.description) && /CREATE TABLE stack_frames/.test(sqlTool.description),
+	ok(/CREATE TABLE cuda_calls/.test(sqlTool.description) && /CREATE TABLE frames/.test(sqlTool.description) &&
+		/CREATE VIEW stack_frames/.test(sqlTool.description),
 		'run_sql description carries the schema');
 	ok(JSON.stringify(sqlTool.inputSchema.required) === '["sql"]', 'run_sql requires sql');
 

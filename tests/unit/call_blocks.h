@@ -26,10 +26,14 @@
 #include <ingero/call_block.h>
 #include <ingero/schema.h>
 
+#include "../helpers/frame_rows.h"
+
 #define TB_XSTR(x) #x
 #define TB_STR(x) TB_XSTR(x)
-/* A report.db as the collector creates it: the schema, then its version. */
-#define TB_SCHEMA_SQL INGERO_SCHEMA_SQL "PRAGMA user_version=" TB_STR(INGERO_SCHEMA_VERSION) ";\n"
+/* A report.db as the collector creates it: the schema, then its version;
+ * and, on this connection only, frames written as rows (frame_rows.h). */
+#define TB_SCHEMA_SQL INGERO_SCHEMA_SQL "PRAGMA user_version=" TB_STR(INGERO_SCHEMA_VERSION) ";\n" \
+	TEST_FRAME_ROWS_SQL
 
 /* A call with the fields every fixture sets; the rest zero. */
 static inline struct ingero_cuda_call tb_call(uint32_t pid, uint32_t tid, uint16_t api,

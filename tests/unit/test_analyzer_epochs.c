@@ -56,7 +56,7 @@ static int in_quiet(long quiet, long t)
  * permuting under _reset, under DataLoader.__iter__ (innermost first). */
 static void stacks(sqlite3 *db)
 {
-	rf_exec(db, "INSERT INTO stacks VALUES(1, 100), (2, 100)");
+	rf_exec(db, "INSERT INTO stacks(id, pid) VALUES(1, 100), (2, 100)");
 	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
 		 "(1, 0, 'python', 'Linear.forward', '/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py', 134),"
 		 "(1, 1, 'python', '<module>', 'train.py', 20),"
@@ -69,7 +69,7 @@ static void stacks(sqlite3 *db)
 		 "(2, 0, 'native', 'at::native::randperm_out_cpu(long, at::Tensor&)', NULL, NULL),"
 		 "(2, 1, 'native', '_PyEval_EvalFrameDefault', NULL, NULL)");
 	/* stack 3: a worker forked by a new iterator (persistent_workers off) */
-	rf_exec(db, "INSERT INTO stacks VALUES(3, 100)");
+	rf_exec(db, "INSERT INTO stacks(id, pid) VALUES(3, 100)");
 	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
 		 "(3, 0, 'python', 'Popen._launch', '/usr/lib/python3.12/multiprocessing/popen_fork.py', 66),"
 		 "(3, 1, 'python', '_MultiProcessingDataLoaderIter.__init__', '" SP "dataloader.py', 1101),"
