@@ -9,6 +9,7 @@
 # samples' frames), stacks on-CPU and --offcpu (whole frame lists), MCP
 # get_stacks — while the file shrinks.  The converter's view is the
 # schema's own (checked against a file gen_reportdb makes).
+# tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 command -v xz >/dev/null || { skip "frames: xz missing"; finish; }
