@@ -1,5 +1,5 @@
 #!/bin/sh
-# ranks_env.sh — a job's ranks as roles (schema version 7, process_env):
+# ranks_env.sh — a job's ranks as roles (process_env, schema version 7 on):
 # the collector keeps each traced process's launcher variables (RANK,
 # LOCAL_RANK, WORLD_SIZE, TORCHELASTIC_RUN_ID, ...) read from
 # /proc/PID/environ at its exec and nothing else of its environment; the
@@ -22,7 +22,7 @@ wait
 SH
 "$B/ingero-collector" -o "$DB" -- sh "$T/agent.sh" >"$T/out.txt" 2>"$T/err.txt"
 check_eq "collector exits 0" 0 $?
-check_eq "schema version 7" 7 "$(q 'PRAGMA user_version')"
+check_eq "schema version 8" 8 "$(q 'PRAGMA user_version')"
 check_eq "three processes carry RANK=1 (the rank's shell and its sleeps; not the subshell)" 3 \
 	"$(q "SELECT count(*) FROM process_env WHERE key='RANK' AND value='1'")"
 check_eq "every launcher variable kept" 8 \
