@@ -533,6 +533,11 @@ static void *receiver(void *arg)
 			nng_msg_free(msg);
 		parked_retry(in, 0);
 		intake_watch_listener(in);
+		if (rv == NNG_ETIMEDOUT) {   /* nothing queued for the whole timeout */
+			pthread_mutex_lock(&in->lock);
+			in->st.empty_ns = mono_now_ns();
+			pthread_mutex_unlock(&in->lock);
+		}
 		if (rv == 0 || rv == NNG_ETIMEDOUT)
 			continue;
 		if (rv == NNG_EAGAIN && in->stop && in->parked) {

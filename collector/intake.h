@@ -22,6 +22,12 @@ struct intake_stats {
 	uint64_t listener_restarts;   /* nng stopped taking senders and listened again (intake_socket.c) */
 	uint64_t first_msg_ns;    /* CLOCK_MONOTONIC of the first message, 0 = none */
 	uint64_t last_msg_ns;     /* ... and of the last */
+	/* when the queue is known to hold nothing a closed sender sent: no
+	 * connection open, and the queue found empty (a receive timed out)
+	 * after the last one closed (main.c's drain ends then) */
+	int open_pipes;           /* connections of senders open now */
+	uint64_t last_close_ns;   /* the last one closed */
+	uint64_t empty_ns;        /* a receive last found the queue empty */
 };
 
 /* Listens on the nng URL (ipc:// paths get a 0666 socket), taking nothing

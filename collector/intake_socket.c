@@ -53,7 +53,20 @@ void intake_peer_namespace(struct intake *in, uint32_t pipe_id, struct sender *s
 	pthread_mutex_unlock(&in->peers_lock);
 }
 
-/* nng's pipe callback (one of its threads): the peer's namespace, now. */
+/* nng's pipe callbacks (one of its threads): a sender connected (its
+ * namespace, now) or closed; counted for the drain (intake.h). */
+static void on_close(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+	struct intake *in = arg;
+
+	(void)p;
+	(void)ev;
+	pthread_mutex_lock(&in->lock);
+	in->st.open_pipes--;
+	in->st.last_close_ns = mono_now_ns();
+	pthread_mutex_unlock(&in->lock);
+}
+
 static void on_connect(nng_pipe p, nng_pipe_ev ev, void *arg)
 {
 	struct intake *in = arg;
@@ -62,6 +75,9 @@ static void on_connect(nng_pipe p, nng_pipe_ev ev, void *arg)
 	int levels = 0;
 
 	(void)ev;
+	pthread_mutex_lock(&in->lock);
+	in->st.open_pipes++;
+	pthread_mutex_unlock(&in->lock);
 	if (nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_PID, &pid) || !pid || pid > INT32_MAX ||
 	    identity_nspid((uint32_t)pid, &inner, &levels))
 		return;
@@ -144,6 +160,7 @@ struct intake *intake_listen(const char *endpoint, int *status)
 		goto fail;
 	}
 	nng_pipe_notify(in->sock, NNG_PIPE_EV_ADD_POST, on_connect, in);
+	nng_pipe_notify(in->sock, NNG_PIPE_EV_REM_POST, on_close, in);
 	/* nng drops a message over this size before we see it, uncounted (it
 	 * closes the pipe, which it also does for a clean close: its statistics
 	 * cannot tell them apart), so it lets through four times what the wire

@@ -11,6 +11,8 @@
  * release), then poll the ring until CMD exits, a signal or --duration.
  * Stopping drains: the socket until it has been quiet for QUIET_MS (the
  * preload library's last flush arrives a few ms after its process exits),
+ * or sooner once every sender's connection has closed and the queue was
+ * then found empty (intake.h),
  * all of it bounded by DRAIN_MAX_MS whatever senders do, the ring, the
  * in-kernel aggregates, then the writer commits everything before the file
  * is closed.
@@ -50,6 +52,9 @@
 #include "tracer.h"
 
 #define QUIET_MS     250
+/* ... or this long, once every sender closed: a connection accepted just
+ * before its program exited is counted by nng's callback a moment later */
+#define CLOSED_MS    100
 #define DRAIN_MAX_MS 3000
 #define POLL_MS      50
 /* The in-kernel aggregates (memory, competitors) are drained this often, at
@@ -268,6 +273,12 @@ static void drain(struct intake *in, struct tracer *t, uint64_t *next_flush, str
 			break;
 		if (now - drain_start >= QUIET_MS * 1000000ull &&
 		    (!is->last_msg_ns || now - is->last_msg_ns >= QUIET_MS * 1000000ull))
+			break;
+		/* every sender closed and its last messages taken: nothing more
+		 * can come from them (a closed connection was read to its end
+		 * before nng closed it, so what it sent was queued by then) */
+		if (now - drain_start >= CLOSED_MS * 1000000ull && is->open_pipes <= 0 && is->empty_ns > drain_start &&
+		    is->empty_ns > is->last_close_ns)
 			break;
 		turn(t, next_flush);
 	}
