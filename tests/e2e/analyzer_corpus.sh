@@ -138,6 +138,11 @@ check_one() { # NAME EXPECT JSON
 			got=$(jq -r "$q" "$j")
 			if echo "$got" | grep -Eqx "$v"; then ok "$n: $k $got"
 			else miss "$n: $k $got, expected $v"; fi ;;
+		step_class)
+			# the per-step breakdown's class (explain --json step_breakdown.class)
+			got=$(jq -r '.step_breakdown.class // "none"' "$j")
+			if echo "$got" | grep -Eqx "$v"; then ok "$n: step class $got"
+			else miss "$n: step class $got, expected $v"; fi ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
