@@ -161,6 +161,14 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
 	if (v->stk_workers[0])
 		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
+	/* the general wait-for walk (wakers.c) through the loader: which of its
+	 * threads ended the loop's waits (a worker, its queue's feeder, the
+	 * pin-memory thread) and where that chain of waits ends (version 7) */
+	if (v->a->wakers.nhops) {
+		char path[1200];
+		ia_addf(c->root_cause, sizeof c->root_cause, " Followed to its end: %s.",
+			ia_wakers_text(v->a->t, &v->a->wakers, path, sizeof path));
+	}
 	/* Per-item work in the workers: collation frames, or the interpreter
 	 * running __getitem__ row by row.  More workers divide it; doing it per
 	 * batch removes it (on the H200, 7M rows: 9.9 s with 15 workers, 0.68 s
