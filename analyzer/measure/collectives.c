@@ -676,33 +676,7 @@ void ia_collectives_free(struct ia_collectives *c)
 
 /* --- one process's collectives, as windows ---------------------------------------------- */
 
-static int by_start(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
-/* Pairs sorted by start and overlapping ones merged, in place: the count. */
-static size_t merge_windows(uint64_t *w, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(w, n, 2 * sizeof *w, by_start);
-	size_t m = 0;
-	for (size_t i = 1; i < n; i++) {
-		if (w[2 * i] <= w[2 * m + 1]) {
-			if (w[2 * i + 1] > w[2 * m + 1])
-				w[2 * m + 1] = w[2 * i + 1];
-		} else {
-			m++;
-			w[2 * m] = w[2 * i];
-			w[2 * m + 1] = w[2 * i + 1];
-		}
-	}
-	return m + 1;
-}
-
-static int nccl_windows(const struct ia_trace *t, int pid, uint64_t **w, size_t *n, size_t *cap, char *err,
+static int nccl_windows(const struct ia_trace *t, int pid, struct ia_span **w, size_t *n, size_t *cap, char *err,
 			size_t errlen)
 {
 	int has = ia_db_has_table(t->db, "collectives");
@@ -729,14 +703,12 @@ static int nccl_windows(const struct ia_trace *t, int pid, uint64_t **w, size_t 
 		}
 		if (d <= a)
 			continue;
-		if (ia_grow((void **)w, cap, 2 * (*n + 1), sizeof **w) < 0) {
+		if (ia_grow((void **)w, cap, *n + 1, sizeof **w) < 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 			goto out;
 		}
-		(*w)[2 * *n] = a;
-		(*w)[2 * *n + 1] = d;
-		(*n)++;
+		(*w)[(*n)++] = (struct ia_span){ a, d };
 	}
 	rc = ia_db_done(st, rc, err, errlen);
 out:
@@ -745,7 +717,8 @@ out:
 	return rc;
 }
 
-int ia_collective_windows(const struct ia_trace *t, uint32_t proc, uint64_t **w, size_t *n, char *err, size_t errlen)
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_span **w, size_t *n, char *err,
+			  size_t errlen)
 {
 	*w = NULL;
 	*n = 0;
@@ -757,19 +730,15 @@ int ia_collective_windows(const struct ia_trace *t, uint32_t proc, uint64_t **w,
 		size_t ns;
 		if (gloo_spans(t, proc, &sp, &ns) < 0)
 			goto oom;
-		if (ns && !(*w = malloc(2 * ns * sizeof **w))) {
+		if (ns && !(*w = malloc(ns * sizeof **w))) {
 			free(sp);
 			goto oom;
 		}
 		for (size_t i = 0; i < ns; i++)
-			if (sp[i].done > sp[i].arrive) {
-				(*w)[2 * *n] = sp[i].arrive;
-				(*w)[2 * *n + 1] = sp[i].done;
-				(*n)++;
-			}
+			(*w)[(*n)++] = (struct ia_span){ sp[i].arrive, sp[i].done };
 		free(sp);
 	}
-	*n = merge_windows(*w, *n);
+	*n = ia_spans_merge(*w, *n, 0, UINT64_MAX);   /* (drops the empty ones too) */
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");

@@ -42,6 +42,7 @@
 #define IA_COLLECTIVES_H
 
 #include "load/trace.h"
+#include "measure/gpu_time.h"
 #include "measure/ranks.h"
 
 #include <cjson/cJSON.h>
@@ -105,11 +106,12 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 				 struct ia_clock_fit *fit, char *err, size_t errlen);
 void ia_collectives_free(struct ia_collectives *c);
 
-/* One process's collectives as time windows, sorted and merged (pairs
- * w[2i], w[2i+1]; *w NULL when none): its NCCL calls' as above (arrival to
+/* One process's collectives as spans, sorted and merged (gpu_time.h's
+ * ia_spans_merge; *w NULL when none): its NCCL calls' as above (arrival to
  * completion, by the GPU marks around them), else its gloo all-reduces'
  * (the sync of the copy out to the copy back).  What the per-step
  * breakdown counts as collectives.  0, or -1 with err. */
-int ia_collective_windows(const struct ia_trace *t, uint32_t proc, uint64_t **w, size_t *n, char *err, size_t errlen);
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_span **w, size_t *n, char *err,
+			  size_t errlen);
 
 #endif

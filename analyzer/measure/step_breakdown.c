@@ -135,17 +135,8 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
-/* How much of [a, b) the windows w (sorted, disjoint) cover. */
-static uint64_t covered(const uint64_t *w, size_t n, uint64_t a, uint64_t b)
-{
-	uint64_t sum = 0;
-	for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
-		sum += ia_overlap(a, b, w[2 * k], w[2 * k + 1]);
-	return sum;
-}
-
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
-			      const struct ia_step_times *st, const uint64_t *cw, size_t ncw,
+			      const struct ia_step_times *st, const struct ia_span *cw, size_t ncw,
 			      struct ia_step_breakdown *out)
 {
 	memset(out, 0, sizeof *out);
@@ -184,11 +175,11 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 				blocked += (double)(off - runq) * (double)ov / (double)len;
 		}
 		/* the collectives in the step, and in its gaps */
-		uint64_t coll = covered(cw, ncw, s, e), coll_gap = 0;
+		uint64_t coll = ia_spans_within(cw, ncw, s, e), coll_gap = 0;
 		for (size_t k = gi; coll && k < g->n && g->g[k].start < e; k++) {
 			uint64_t a = g->g[k].start > s ? g->g[k].start : s, b = g->g[k].end < e ? g->g[k].end : e;
 			if (b > a)
-				coll_gap += covered(cw, ncw, a, b);
+				coll_gap += ia_spans_within(cw, ncw, a, b);
 		}
 		/* syncs and launches inside those gaps, outside the collectives
 		 * (a sync waiting for a collective's result is the collective's) */
@@ -203,7 +194,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			for (size_t m = gk; m < g->n && g->g[m].start < b; m++) {
 				uint64_t x = g->g[m].start > a ? g->g[m].start : a, y = g->g[m].end < b ? g->g[m].end : b;
 				if (y > x)
-					in[pc[q].kind] += (y - x) - (coll_gap ? covered(cw, ncw, x, y) : 0);
+					in[pc[q].kind] += (y - x) - (coll_gap ? ia_spans_within(cw, ncw, x, y) : 0);
 			}
 		}
 		/* host-bound stretches in the step (never in a gap), and the launches in them */

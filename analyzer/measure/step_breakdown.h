@@ -79,11 +79,11 @@ const char *ia_step_part_key(enum ia_step_part p);    /* "input_wait", ... */
 
 /* One pass over the steady steps st, the gaps g and its main_calls; hb:
  * the host-bound stretches (NULL: none); cw: the main process's
- * collectives as ncw windows (collectives.h ia_collective_windows; NULL,
+ * collectives as ncw spans (collectives.h ia_collective_windows; NULL,
  * 0: none).  0 (out->n 0 when no step was
  * timed), or -1 out of memory. */
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
-			      const struct ia_step_times *st, const uint64_t *cw, size_t ncw,
+			      const struct ia_step_times *st, const struct ia_span *cw, size_t ncw,
 			      struct ia_step_breakdown *out);
 void ia_step_breakdown_free(struct ia_step_breakdown *b);
 

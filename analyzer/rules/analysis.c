@@ -149,7 +149,7 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 		return -1;
 	ia_phase("wakers");
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
-	uint64_t *cw = NULL;
+	struct ia_span *cw = NULL;
 	size_t ncw = 0;
 	if (a->pp.main_thread != UINT32_MAX &&
 	    ia_collective_windows(t, t->threads[a->pp.main_thread].proc, &cw, &ncw, err, errlen) < 0)

@@ -240,23 +240,13 @@ static void collectives(void **state)
 {
 	(void)state;
 	struct fixture *f = new_fixture();
-	uint64_t cw[4 * STEPS];
+	struct ia_span cw[2 * STEPS];   /* sorted: step i's NCCL span, then its gloo one */
 	for (size_t i = 0; i < STEPS; i++) {
 		uint64_t s = f->start[i];
 		add_gap(f, s + 6 * MS, s + 10 * MS, 4 * MS, 0);
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 8 * MS, 2 * MS);
-		cw[4 * i] = s + 6 * MS;       /* gloo: in the gap */
-		cw[4 * i + 1] = s + 10 * MS;
-		cw[4 * i + 2] = s + 1 * MS;   /* NCCL: on the GPU */
-		cw[4 * i + 3] = s + 3 * MS;
-	}
-	/* (windows sorted: the NCCL one of step i comes before the gloo one) */
-	for (size_t i = 0; i < STEPS; i++) {
-		uint64_t a = cw[4 * i], b = cw[4 * i + 1];
-		cw[4 * i] = cw[4 * i + 2];
-		cw[4 * i + 1] = cw[4 * i + 3];
-		cw[4 * i + 2] = a;
-		cw[4 * i + 3] = b;
+		cw[2 * i] = (struct ia_span){ s + 1 * MS, s + 3 * MS };    /* NCCL: on the GPU */
+		cw[2 * i + 1] = (struct ia_span){ s + 6 * MS, s + 10 * MS };   /* gloo: in the gap */
 	}
 	struct ia_step_breakdown b;
 	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, cw, 2 * STEPS, &b), 0);
