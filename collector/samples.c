@@ -11,6 +11,7 @@
  * addresses (every frame but the innermost) are looked up at ip - 1, inside
  * the calling instruction.
  */
+#include "ingero/fnv.h"
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -190,14 +191,6 @@ void samples_detach(struct tracer *t)
 	known_cap = known_n = 0;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
 
 /* The word at the user stack pointer is the caller of a frameless leaf when
  * it is a return address (follows a call) and the unwinder did not already
@@ -241,7 +234,7 @@ static void store_frames(struct tracer *t, uint64_t id, uint32_t pid, const uint
 void samples_event(struct tracer *t, const void *data, size_t len)
 {
 	const struct sample_event *e = data;
-	uint64_t uips[INGERO_STACK_DEPTH + 1], caller, h = 0xcbf29ce484222325ull;
+	uint64_t uips[INGERO_STACK_DEPTH + 1], caller, h = INGERO_FNV_SEED;
 	struct frame_row py[INGERO_PY_DEPTH + 1];
 	int nu, nk, npy = 0;
 	struct sample_row r;
@@ -277,16 +270,16 @@ void samples_event(struct tracer *t, const void *data, size_t len)
 				 /* (0 would weigh infinitely: the least chance there is) */
 				 .chance = (e->chance ? e->chance : 1) / 4294967296.0 };
 	if (nu || nk || npy) {
-		h = fnv(h, "bpf", 3);
-		h = fnv(h, &e->pid, sizeof e->pid);
-		h = fnv(h, uips, nu * sizeof(*uips));
-		h = fnv(h, "|", 1);
-		h = fnv(h, e->kernel, nk * sizeof(*e->kernel));
+		h = ingero_fnv(h, "bpf", 3);
+		h = ingero_fnv(h, &e->pid, sizeof e->pid);
+		h = ingero_fnv(h, uips, nu * sizeof(*uips));
+		h = ingero_fnv(h, "|", 1);
+		h = ingero_fnv(h, e->kernel, nk * sizeof(*e->kernel));
 		for (int i = 0; i < npy; i++) {   /* named frames: one id per source line */
-			h = fnv(h, "|", 1);
-			h = fnv(h, py[i].file, strlen(py[i].file) + 1);
-			h = fnv(h, py[i].symbol, strlen(py[i].symbol) + 1);
-			h = fnv(h, &py[i].line, sizeof py[i].line);
+			h = ingero_fnv(h, "|", 1);
+			h = ingero_fnv(h, py[i].file, strlen(py[i].file) + 1);
+			h = ingero_fnv(h, py[i].symbol, strlen(py[i].symbol) + 1);
+			h = ingero_fnv(h, &py[i].line, sizeof py[i].line);
 		}
 		if (!h)
 			h = 1;

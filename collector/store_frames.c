@@ -19,6 +19,7 @@
  * transaction that fails stops recording for good (store_fail.c), so a
  * frame the set knows is never missing from the file a stack refers to.
  */
+#include "ingero/fnv.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,18 +49,10 @@ static int kind_index(const char *kind)
 	return -1;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static uint64_t fnv_str(uint64_t h, const char *s)
 {
-	return s ? fnv(fnv(h, "s", 1), s, strlen(s) + 1) : fnv(h, "n", 1);
+	return s ? ingero_fnv(ingero_fnv(h, "s", 1), s, strlen(s) + 1) : ingero_fnv(h, "n", 1);
 }
 
 /* r as it is stored (the NULL conventions above), hash included. */
@@ -68,12 +61,12 @@ static struct stored_frame normalized(const struct frame_row *r, int kind)
 	struct stored_frame f = { .kind = kind, .ip = r->ip, .offset = r->ip ? r->offset : 0,
 				  .line = r->line >= 0 ? r->line : -1,
 				  .symbol = (char *)r->symbol, .module = (char *)r->module, .file = (char *)r->file };
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = INGERO_FNV_SEED;
 
-	h = fnv(h, &f.kind, sizeof f.kind);
-	h = fnv(h, &f.ip, sizeof f.ip);
-	h = fnv(h, &f.offset, sizeof f.offset);
-	h = fnv(h, &f.line, sizeof f.line);
+	h = ingero_fnv(h, &f.kind, sizeof f.kind);
+	h = ingero_fnv(h, &f.ip, sizeof f.ip);
+	h = ingero_fnv(h, &f.offset, sizeof f.offset);
+	h = ingero_fnv(h, &f.line, sizeof f.line);
 	h = fnv_str(h, f.symbol);
 	h = fnv_str(h, f.module);
 	f.hash = fnv_str(h, f.file);

@@ -6,6 +6,7 @@
 #ifndef INGERO_PRELOAD_STACK_H
 #define INGERO_PRELOAD_STACK_H
 
+#include "ingero/fnv.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,16 +25,5 @@ extern _Atomic uint64_t ingero_stacks_unwound, ingero_stacks_remembered, ingero_
 /* Constructor: find our own code's address range (frames to leave out). */
 void ingero_stack_init(void);
 
-/* FNV-1a over bytes, continuing from h. */
-static inline uint64_t ingero_fnv(uint64_t h, const void *p, uint64_t n)
-{
-	const unsigned char *b = p;
-	for (uint64_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-#define INGERO_FNV_SEED 0xcbf29ce484222325ull
 
 #endif
