@@ -35,10 +35,14 @@ void ia_gate_config_defaults(struct ia_gate_config *cfg)
 	cfg->throughput_drop_pct = 20;
 	cfg->new_high_chains = IA_GATE_CHAINS_FAIL;
 	cfg->noise_multiple = 3;
-	/* the H200's A/A of a 4-worker loader: one run of ten 15 pts less idle
-	 * and 26 % faster than the other nine (docs/gpu-runs.md section 28) */
+	/* how much two identical runs differ, from the H200's A/A (docs/gpu-runs.md
+	 * sections 28 and 31): a 4-worker loader, one run of ten 15 pts less idle
+	 * than the other nine; a host-bound launch loop 584-899 steps per second
+	 * over ten runs (15 % a run, 21 % between two), its launches' medians
+	 * 10-15 % a run */
 	cfg->one_run_idle_pts = 7;
-	cfg->one_run_throughput_pct = 10;
+	cfg->one_run_throughput_pct = 21;
+	cfg->one_run_latency_pct = 21;
 	cfg->chain_cost_growth_pts = 10;
 	cfg->min_cost_pct = 1;
 	cfg->min_steady_steps = 20;
@@ -263,6 +267,10 @@ int ia_gate_config_set(struct ia_gate_config *cfg, const char *key, const char *
 		rc = parse_pct(v, &cfg->one_run_throughput_pct);
 		if (!rc && cfg->one_run_throughput_pct == IA_GATE_OFF)
 			cfg->one_run_throughput_pct = 0;
+	} else if (!strcmp(key, "one_run_noise_latency_pct")) {
+		rc = parse_pct(v, &cfg->one_run_latency_pct);
+		if (!rc && cfg->one_run_latency_pct == IA_GATE_OFF)
+			cfg->one_run_latency_pct = 0;
 	} else if (!strcmp(key, "min_cost_pct")) {
 		rc = parse_pct(v, &cfg->min_cost_pct);
 	} else if (!strcmp(key, "chain_cost_growth_pts")) {

@@ -57,7 +57,7 @@ struct ia_gate_config {
 	/* a baseline of one run knows nothing of how runs differ: the noise of
 	 * the difference between two runs is taken as at least this much (GPU
 	 * idle in points; throughput in percent of the baseline's) */
-	double one_run_idle_pts, one_run_throughput_pct;
+	double one_run_idle_pts, one_run_throughput_pct, one_run_latency_pct;
 	double chain_cost_growth_pts; /* a new HIGH chain's cost share must rise this much; IA_GATE_OFF: any */
 	/* a latency regression must cost this share of the steady state (its
 	 * growth times its calls); IA_GATE_OFF: any */
