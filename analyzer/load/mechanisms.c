@@ -1,7 +1,9 @@
 /*
  * mechanisms.c — frame names to mechanisms (see mechanisms.h).  Names are
  * matched as prefixes or whole symbols, never as loose substrings, so a
- * user's function called "collect" is not the garbage collector.
+ * user's function called "collect" is not the garbage collector — except
+ * ATen's copy kernels, which a sample shows as a template argument of the
+ * loop that runs them (qualified by their namespace, so no user's name).
  */
 #include "load/mechanisms.h"
 
@@ -52,7 +54,10 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 		return IA_MECH_PYCONVERT;
 	if (any_of(sym, fill))
 		return IA_MECH_FILL;
-	if (any_of(sym, copy))
+	/* tensor.copy_, .pin_memory(), .contiguous(): "void c10::function_ref<…>::
+	 * callback_fn<at::native::AVX2::VectorizedLoop2d<at::native::AVX2::
+	 * direct_copy_kernel(…)…" (the DataLoader's pin-memory thread on the H200) */
+	if (any_of(sym, copy) || (strstr(sym, "at::native::") && strstr(sym, "copy_kernel")))
 		return IA_MECH_COPY;
 	if (any_of(sym, alloc))
 		return IA_MECH_ALLOC;

@@ -16,6 +16,7 @@
 #include "base/json_out.h"
 #include "base/util.h"
 #include "load/db.h"
+#include "load/mechanisms.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,13 @@ static int hop_samples(const struct ia_trace *t, struct ia_stack_names *names, c
 			best = k;
 	}
 	h->top_samples = h->line[0] ? best_n : best < nids ? ids[best].n : 0;
+	/* by mechanism too: what its time was (a copy, fresh memory), whatever line ran it */
+	uint64_t by_mech[IA_MECH_N] = { 0 };
+	for (size_t k = 0; rc == 0 && k < nids; k++)
+		by_mech[ia_mech_family((enum ia_mech)ia_stack_mech(names, ids[k].id))] += ids[k].n;
+	for (int m = IA_MECH_NONE + 1; m < IA_MECH_N; m++)
+		if (by_mech[m] > h->mech_samples)
+			h->mech = m, h->mech_samples = by_mech[m];
 	if (rc == 0 && best < nids) {
 		const char *leaf = ia_stack_leaf(names, ids[best].id);
 		const char *fn = ia_stack_python_func(names, ids[best].id);
@@ -331,6 +339,17 @@ int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 	return rc;
 }
 
+int ia_wait_hop_mech(const struct ia_wait_hop *h)
+{
+	return h->samples && h->mech_samples * 2 >= h->samples ? h->mech : IA_MECH_NONE;
+}
+
+int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop *h)
+{
+	return !strcmp(t->threads[h->th].comm, "pt_data_pin") ||
+	       strstr(h->line, "torch/utils/data/_utils/pin_memory.py") != NULL;
+}
+
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n)
 {
 	const struct ia_thread *x = &t->threads[h->th];
@@ -362,6 +381,11 @@ static void hop_state(const struct ia_trace *t, const struct ia_wakers *w, const
 		else
 			snprintf(buf, n, "was on a CPU for %s%s%s", ia_fmt_dur(d, sizeof d, h->oncpu_ns),
 				 h->label[0] ? ", the most in " : "", h->label);
+		if (ia_wait_hop_mech(h)) {
+			size_t at = strlen(buf);
+			snprintf(buf + at, n - at, ", %.0f%% of them %s", 100.0 * (double)h->mech_samples / (double)h->samples,
+				 ia_mech_family_name((enum ia_mech)h->mech));
+		}
 	} else if (h == &w->hop[w->nhops - 1] && w->end == IA_WAITEND_SLEEP) {
 		uint8_t codes[1];
 		size_t k = ia_gaps_blocked_in(h->sys_ns, h->blocked_ns, codes, 1);
@@ -424,6 +448,10 @@ void ia_wakers_json(cJSON *parent, const struct ia_trace *t, const struct ia_wak
 		ia_json_u64(j, "iowait_ns", h->iowait_ns);
 		ia_json_str(j, "hot", h->label[0] ? h->label : NULL);
 		ia_json_str(j, "line", h->line[0] ? h->line : NULL);
+		if (ia_wait_hop_mech(h)) {
+			ia_json_str(j, "mechanism", ia_mech_family_name((enum ia_mech)h->mech));
+			ia_json_round(j, "mechanism_share", (double)h->mech_samples / (double)h->samples, 3);
+		}
 		cJSON_AddItemToArray(hops, j);
 	}
 	if (w->ntakers)

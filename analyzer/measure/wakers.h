@@ -49,6 +49,10 @@ struct ia_wait_hop {
 	 * and that line's most sampled native leaf or Python function */
 	char label[160], line[200];
 	uint64_t samples, top_samples;   /* its samples there; of them, at that line */
+	/* the mechanism family most of those samples are in (mechanisms.h:
+	 * copying memory, fresh memory, the garbage collector…), and its samples */
+	int mech;
+	uint64_t mech_samples;
 };
 
 struct ia_wakers {
@@ -66,6 +70,12 @@ struct ia_wakers {
 int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_evidence *ev,
 		      struct ia_stack_names *names, const struct ia_gaps *g, struct ia_wakers *w, char *err,
 		      size_t errlen);
+/* The mechanism family (enum ia_mech) half or more of the hop's samples
+ * are in, else IA_MECH_NONE. */
+int ia_wait_hop_mech(const struct ia_wait_hop *h);
+/* The hop is the DataLoader's pin-memory thread (PyTorch names it
+ * "pt_data_pin"; else its line is in torch/utils/data/_utils/pin_memory.py). */
+int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop *h);
 /* "thread tid 812 "python3"" into buf */
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n);
 /* The whole path in one sentence ("the main thread waited 2.1s for thread

@@ -13,9 +13,59 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "load/mechanisms.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* The last thread ran: its line is the Source when it is the user's own
+ * (a library's thread, such as the DataLoader's pin-memory thread, is
+ * changed from the user's line the loop waits at); its mechanism's fix
+ * first when half its samples are one (a copy, fresh memory); the
+ * pin-memory thread's own fixes, since more workers or producers do not
+ * divide its work: there is one per DataLoader. */
+static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const struct ia_wait_hop *last, const char *who)
+{
+	const struct ia_analysis *a = v->a;
+	char file[200];
+	snprintf(file, sizeof file, "%s", last->line);
+	char *colon = strrchr(file, ':');
+	if (colon)
+		*colon = 0;
+	if (last->line[0] && !ia_is_library_file(file))
+		snprintf(c->source, sizeof c->source, "%s", last->line);
+	else
+		c->source[0] = 0;   /* where the loop blocked, then (chain_gaps.c) */
+	enum ia_mech m = (enum ia_mech)ia_wait_hop_mech(last);
+	if (ia_wait_hop_is_pin_thread(a->t, last)) {
+		ia_addf(c->root_cause, sizeof c->root_cause, " That thread is the DataLoader's pin-memory thread "
+			"(pin_memory=True): one thread, whatever num_workers is, copies every batch into page-locked "
+			"memory before the loop gets it%s, so more workers do not help.",
+			m == IA_MECH_COPY ? ", and copying is where its time goes" : "");
+		ia_chain_fix(c, "Send fewer bytes per batch: keep the host data in uint8 or bfloat16 and convert and "
+				"normalise on the GPU, after the copy (the pin-memory thread copies every byte once "
+				"more, on one CPU)");
+		ia_chain_fix(c, "If the dataset fits in GPU memory, move it there once and index the batches on the "
+				"GPU: no host copy per step");
+		ia_chain_fix(c, "Or build each batch in page-locked memory where it is made, e.g. a preallocated "
+				"pinned buffer filled in place in the main process, then .to('cuda', non_blocking=True)");
+		return;
+	}
+	const char *mfix = ia_mech_fix(m);
+	if (mfix)
+		ia_chain_fix(c, "%s", mfix);
+	/* the native function and the user's line both: the line says where, the
+	 * function what is expensive there (a hash, a copy, a decode) */
+	char where[400] = "";
+	if (last->label[0] && last->line[0])
+		snprintf(where, sizeof where, " (its time goes to %s at %s)", last->label, last->line);
+	else if (last->label[0] || last->line[0])
+		snprintf(where, sizeof where, " (its time goes to %s)", last->line[0] ? last->line : last->label);
+	ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s: the loop waits for its "
+			"result each step", who, where);
+	ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
+			"workers), so the next step's input is ready when the GPU finishes");
+}
 
 int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 {
@@ -42,22 +92,7 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 			     who);
 		break;
 	case IA_WAITEND_ONCPU:
-		if (last->line[0])
-			snprintf(c->source, sizeof c->source, "%s", last->line);
-		{
-			/* the native function and the user's line both: the line says where, the
-			 * function what is expensive there (a hash, a copy, a decode) */
-			char where[400] = "";
-			if (last->label[0] && last->line[0])
-				snprintf(where, sizeof where, " (its time goes to %s at %s)", last->label, last->line);
-			else if (last->label[0] || last->line[0])
-				snprintf(where, sizeof where, " (its time goes to %s)",
-					 last->line[0] ? last->line : last->label);
-			ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s: the loop waits for its "
-					"result each step", who, where);
-		}
-		ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
-				"workers), so the next step's input is ready when the GPU finishes");
+		on_cpu_cause(c, v, last, who);
 		break;
 	case IA_WAITEND_IO:
 		ia_chain_fix(c, "Take storage off the %s's path: keep the data in RAM or on local NVMe, read ahead, "
