@@ -42,6 +42,7 @@ struct facts {
 };
 
 struct ia_stack_names {
+	sqlite3 *own;        /* its own connection, or NULL (the caller's) */
 	struct ia_frames *q;
 	struct ia_map map;   /* stack id -> entries index */
 	struct entry *e;
@@ -66,7 +67,13 @@ struct ia_stack_names *ia_stack_names_new(sqlite3 *db)
 	if (!n)
 		return NULL;
 	char err[320];
-	n->q = ia_frames_new(db, err, sizeof err);   /* names are optional evidence: without them, NULLs */
+	/* A connection of its own, without SQLite's mutex: the names are read
+	 * a column at a time (every sqlite3_column_* takes the shared
+	 * connection's mutex: a quarter of explain's CPU on c07), and the
+	 * cache is one thread's (analysis.c); the shared one if it cannot. */
+	const char *path = sqlite3_db_filename(db, "main");
+	n->own = path && *path ? ia_db_reopen(path, err, sizeof err) : NULL;
+	n->q = ia_frames_new(n->own ? n->own : db, err, sizeof err);   /* names are optional evidence: without them, NULLs */
 	return n;
 }
 
@@ -92,6 +99,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 	free(n->facts);
 	ia_map_free(&n->fmap);
 	ia_frames_free(n->q);
+	sqlite3_close(n->own);
 	free(n);
 }
 
