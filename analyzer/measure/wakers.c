@@ -350,14 +350,36 @@ int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop
 	       strstr(h->line, "torch/utils/data/_utils/pin_memory.py") != NULL;
 }
 
+/* What PyTorch's own threads are, by the names it gives them: a user who
+ * meets "pt_data_pin" in a finding should not have to look it up. */
+static const char *torch_thread_role(const char *comm)
+{
+	if (!strncmp(comm, "pt_autograd_", 12))
+		return "the autograd engine ";
+	if (!strcmp(comm, "pt_data_pin"))
+		return "the DataLoader's pin-memory ";
+	if (!strcmp(comm, "pt_data_worker"))
+		return "a DataLoader worker's ";
+	if (!strncmp(comm, "pt_gloo", 7))
+		return "gloo's collectives ";
+	return "";
+}
+
+int ia_wait_hop_has_role(const struct ia_trace *t, const struct ia_wait_hop *h)
+{
+	const struct ia_thread *x = &t->threads[h->th];
+	return (int)x->tid != t->procs[x->proc].pid && *torch_thread_role(x->comm[0] ? x->comm : t->procs[x->proc].comm);
+}
+
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n)
 {
 	const struct ia_thread *x = &t->threads[h->th];
 	const struct ia_proc *p = &t->procs[x->proc];
+	const char *comm = x->comm[0] ? x->comm : p->comm;
 	if ((int)x->tid == p->pid)
 		snprintf(buf, n, "process pid %d \"%s\"", p->pid, p->comm);
 	else
-		snprintf(buf, n, "thread tid %u \"%s\"%s", x->tid, x->comm[0] ? x->comm : p->comm, "");
+		snprintf(buf, n, "%sthread tid %u \"%s\"", torch_thread_role(comm), x->tid, comm);
 	return buf;
 }
 
@@ -410,7 +432,7 @@ const char *ia_wakers_text(const struct ia_trace *t, const struct ia_wakers *w, 
 	size_t at = 0;
 	for (size_t i = 0; i < w->nhops && at < n; i++) {
 		const struct ia_wait_hop *h = &w->hop[i];
-		char who[96], d[32], state[400];
+		char who[160], d[32], state[400];
 		ia_wait_hop_name(t, h, who, sizeof who);
 		int last = i + 1 == w->nhops;
 		if (last)

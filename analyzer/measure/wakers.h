@@ -76,8 +76,12 @@ int ia_wait_hop_mech(const struct ia_wait_hop *h);
 /* The hop is the DataLoader's pin-memory thread (PyTorch names it
  * "pt_data_pin"; else its line is in torch/utils/data/_utils/pin_memory.py). */
 int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop *h);
-/* "thread tid 812 "python3"" into buf */
+/* "thread tid 812 "python3"", "the autograd engine thread tid 925
+ * "pt_autograd_0"" (PyTorch's threads by their role) into buf */
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n);
+/* 1 when that name starts with the thread's role ("the autograd engine
+ * thread ..."): it then takes no article of its own. */
+int ia_wait_hop_has_role(const struct ia_trace *t, const struct ia_wait_hop *h);
 /* The whole path in one sentence ("the main thread waited 2.1s for thread
  * tid N "x" (90% of its waits), which waited 2.0s for a CPU taken by sh
  * (10 processes) 1.9s"), "" when no waker ended most of the waits. */

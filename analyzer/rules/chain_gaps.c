@@ -585,8 +585,9 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	if (!gil && !v->producer && !busy_source && at) {
 		char n1[32];
 		snprintf(c->source, sizeof c->source, "%s", at->line);
-		ia_addf(c->root_cause, sizeof c->root_cause, " It blocked at %s%s%s%s: %.0f%% of its blocked time, by %s "
-			"stacks of its blocks.", at->line, at->inner[0] ? " (in " : "", at->inner,
+		/* (after a followed wait the sentence before is about another thread) */
+		ia_addf(c->root_cause, sizeof c->root_cause, " %s blocked at %s%s%s%s: %.0f%% of its blocked time, by %s "
+			"stacks of its blocks.", followed ? "The main thread" : "It", at->line, at->inner[0] ? " (in " : "", at->inner,
 			at->inner[0] ? ")" : "", 100 * at->weight / g->main_blocks.weight,
 			ia_fmt_count(n1, sizeof n1, g->main_blocks.sampled));
 	}

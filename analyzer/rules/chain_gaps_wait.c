@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "load/mechanisms.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,9 +39,9 @@ static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const str
 		c->source[0] = 0;   /* where the loop blocked, then (chain_gaps.c) */
 	enum ia_mech m = (enum ia_mech)ia_wait_hop_mech(last);
 	if (ia_wait_hop_is_pin_thread(a->t, last)) {
-		ia_addf(c->root_cause, sizeof c->root_cause, " That thread is the DataLoader's pin-memory thread "
-			"(pin_memory=True): one thread, whatever num_workers is, copies every batch into page-locked "
-			"memory before the loop gets it%s, so more workers do not help.",
+		ia_addf(c->root_cause, sizeof c->root_cause, " A DataLoader has one such thread (pin_memory=True), "
+			"whatever num_workers is: it copies every batch into page-locked memory before the loop "
+			"gets it%s, so more workers do not help.",
 			m == IA_MECH_COPY ? ", and copying is where its time goes" : "");
 		ia_chain_fix(c, "Send fewer bytes per batch: keep the host data in uint8 or bfloat16 and convert and "
 				"normalise on the GPU, after the copy (the pin-memory thread copies every byte once "
@@ -61,7 +62,7 @@ static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const str
 		snprintf(where, sizeof where, " (its time goes to %s at %s)", last->label, last->line);
 	else if (last->label[0] || last->line[0])
 		snprintf(where, sizeof where, " (its time goes to %s)", last->line[0] ? last->line : last->label);
-	ia_chain_fix(c, "Make the work of the %s cheaper or start it earlier%s: the loop waits for its "
+	ia_chain_fix(c, "Make the work of %s cheaper or start it earlier%s: the loop waits for its "
 			"result each step", who, where);
 	ia_chain_fix(c, "Run more of it in parallel (several producer threads or processes, or DataLoader "
 			"workers), so the next step's input is ready when the GPU finishes");
@@ -74,9 +75,11 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	if (!w->nhops)
 		return 0;
 	const struct ia_wait_hop *last = &w->hop[w->nhops - 1];
-	char path[1200], who[96];
+	char path[1200], name[160], who[170];
 	ia_wakers_text(a->t, w, path, sizeof path);
-	ia_wait_hop_name(a->t, last, who, sizeof who);
+	ia_wait_hop_name(a->t, last, name, sizeof name);
+	/* "the thread tid 9 "x"", or its role's own article: "the autograd engine thread …" */
+	snprintf(who, sizeof who, "%s%s", ia_wait_hop_has_role(a->t, last) ? "" : "the ", name);
 	ia_addf(c->root_cause, sizeof c->root_cause, ": %s.", path);
 	switch (w->end) {
 	case IA_WAITEND_RUNQ:
@@ -84,10 +87,10 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 			ia_cpu_quota_cause(c, a);
 			ia_cpu_quota_fix(c);
 		} else {
-			ia_addf(c->root_cause, sizeof c->root_cause, " The wait ends in CPU contention: the %s the loop "
+			ia_addf(c->root_cause, sizeof c->root_cause, " The wait ends in CPU contention: %s the loop "
 				"depends on was runnable but not running.", who);
 		}
-		ia_chain_fix(c, "Give the %s CPUs of its own: fewer competing processes, or taskset/cgroups to keep "
+		ia_chain_fix(c, "Give %s CPUs of its own: fewer competing processes, or taskset/cgroups to keep "
 				"them off the training job's CPUs — while it waits for a CPU, the training loop waits for it",
 			     who);
 		break;
@@ -95,15 +98,16 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 		on_cpu_cause(c, v, last, who);
 		break;
 	case IA_WAITEND_IO:
-		ia_chain_fix(c, "Take storage off the %s's path: keep the data in RAM or on local NVMe, read ahead, "
+		ia_chain_fix(c, "Take storage off %s's path: keep the data in RAM or on local NVMe, read ahead, "
 				"or overlap the reads with GPU work", who);
 		break;
 	case IA_WAITEND_SLEEP:
-		ia_chain_fix(c, "The %s sleeps between the items it hands over (time.sleep, a timer): if the sleep "
+		who[0] = (char)toupper((unsigned char)who[0]);   /* it begins the sentence */
+		ia_chain_fix(c, "%s sleeps between the items it hands over (time.sleep, a timer): if the sleep "
 				"paces it or polls for work, remove it or wait on the work itself", who);
 		break;
 	default:
-		ia_chain_fix(c, "Find what the %s itself waits for (it blocked most of the time the loop waited for "
+		ia_chain_fix(c, "Find what %s itself waits for (it blocked most of the time the loop waited for "
 				"it): the loop's wait ends there", who);
 	}
 	return 1;
@@ -112,13 +116,14 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 const char *ia_gap_wait_for_brief(const struct gap_view *v, char *buf, size_t n)
 {
 	const struct ia_wakers *w = &v->a->wakers;
-	char who[96];
+	char who[160];
 	buf[0] = 0;
 	if (!w->nhops)
 		return buf;
 	ia_wait_hop_name(v->a->t, &w->hop[0], who, sizeof who);
 	static const char *end[] = { "", ", which ran", ", which waited for a CPU", ", which waited on storage",
 				     ", which slept", ", which blocked in turn" };
-	snprintf(buf, n, "waiting for its %s%s", who, w->nhops > 1 ? " (through others)" : end[w->end]);
+	snprintf(buf, n, "waiting for %s%s%s", ia_wait_hop_has_role(v->a->t, &w->hop[0]) ? "" : "its ", who,
+		 w->nhops > 1 ? " (through others)" : end[w->end]);
 	return buf;
 }
