@@ -111,7 +111,7 @@ PYEOF
 	else
 		check "$mode: no producer named" sh -c "! grep -q 'that its subprocess' '$T/$mode.txt'"
 		check "$mode: the Source is the line it blocked at" grep -q "^  Source: .*python_waits.py:$at\$" "$T/$mode.txt"
-		check "$mode: the root cause says it blocked there" grep -q "It blocked at .*python_waits.py:$at" "$T/$mode.txt"
+		check "$mode: the root cause says it blocked there" grep -Eq "(It|The main thread) blocked at .*python_waits.py:$at" "$T/$mode.txt"
 	fi
 	if [ "$mode" = subprocess ]; then
 		check_ge "subprocess: the children's command lines stored from their exec (processes.cmdline)" \
