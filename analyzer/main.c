@@ -160,8 +160,8 @@ int main(int argc, char **argv)
 		ia_err("no report.db given (see --help)");
 		return IA_EXIT_USAGE;
 	}
-	/* explain reads several report.db as one job (one a node: cmd_explain_nodes.c) */
-	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain")) {
+	/* explain and export read several report.db as one job (one a node: cli/nodes.h) */
+	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain") && strcmp(c.cmd, "export")) {
 		ia_err("unexpected argument %s (one report.db at a time; subcommand first)", sub_argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}

@@ -27,7 +27,7 @@ struct ia_cli {
 	int verbose;           /* internal counters too */
 	int kernels;           /* stats --kernels */
 	int offcpu;            /* stacks --offcpu */
-	const char *const *more_db;   /* explain: more report.db, one a node of the same job */
+	const char *const *more_db;   /* explain, export: more report.db, one a node of the same job */
 	int nmore;
 };
 

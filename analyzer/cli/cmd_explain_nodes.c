@@ -2,23 +2,20 @@
  * cmd_explain_nodes.c — `ingero-analyze explain A.db B.db ...`: several
  * report.db, one a node of the same job, read as one job.
  *
- * Each file is loaded whole, as explain loads one.  Its times are its
- * node's CLOCK_MONOTONIC: they go onto node 0's timeline by the clock
- * anchors the collectors stored (session clock_anchor_*: realtime −
- * monotonic of each node, each read to within its stated uncertainty),
- * then the NCCL collectives refine that (a collective completes at nearly
- * the same instant on every rank: measure/collectives.h), and what
- * remains is said.  The job's analysis across the ranks is the one of a
- * single trace (rules/chain_straggler.h), and the straggler's own cause
+ * The files are loaded and put on node 0's timeline in cli/nodes.c (the
+ * clock anchors, refined by the NCCL collectives: what remains is said);
+ * export of several files (cmd_export.c) reads them the same way.  The
+ * job's analysis across the ranks is the one of a single trace
+ * (rules/chain_straggler.h), and the straggler's own cause
  * the analysis of its node's file with -p its pid.  A window (--from,
- * --to, --since) or -p is per file and not offered here.
+ * --to, --since) or -p is per file and refused (nodes.c).
  */
 #include "cli/cli.h"
+#include "cli/nodes.h"
 
 #include "base/json_out.h"
 #include "base/util.h"
 #include "base/wrap.h"
-#include "load/db.h"
 #include "render/display.h"
 #include "render/explain_json.h"
 #include "render/finding.h"
@@ -26,50 +23,9 @@
 #include "rules/analysis.h"
 #include "rules/chain_straggler.h"
 
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define MAX_NODES 16
-
-struct node {
-	const char *path;
-	sqlite3 *db;
-	struct ia_trace t;
-	struct ia_ranks rk;
-	int loaded, ranked;
-	int64_t anchor;            /* realtime − monotonic of its clock */
-	uint64_t anchor_unc;       /* its anchor's uncertainty, ns; 0 unknown */
-	const char *host, *boot;
-};
-
-static int64_t session_i64(const struct ia_trace *t, const char *key, int *ok)
-{
-	const char *v = ia_session(t, key);
-	char *end;
-	long long x = v ? strtoll(v, &end, 10) : 0;
-	*ok = v && *v && !*end;
-	return x;
-}
-
-/* realtime − monotonic: from the anchor, else from the session's start times (read a moment apart) */
-static void anchor_of(struct node *n)
-{
-	int a, b, u;
-	int64_t real = session_i64(&n->t, "clock_anchor_realtime_ns", &a);
-	int64_t mono = session_i64(&n->t, "clock_anchor_mono_ns", &b);
-	int64_t unc = session_i64(&n->t, "clock_anchor_uncertainty_ns", &u);
-	if (a && b) {
-		n->anchor = real - mono;
-		n->anchor_unc = u && unc > 0 ? (uint64_t)unc : 0;
-		return;
-	}
-	n->anchor = session_i64(&n->t, "start_wall_ns", &a) - session_i64(&n->t, "start_mono_ns", &b);
-	n->anchor_unc = 0;
-}
-
-static void print_nodes(FILE *f, const struct node *nd, size_t nn, const struct ia_job *j)
+static void print_nodes(FILE *f, const struct ia_node *nd, size_t nn, const struct ia_job *j)
 {
 	char d1[32], d2[32], d3[32];
 	fprintf(f, "Nodes: %zu traces of one job, on node 0's clock:\n", nn);
@@ -99,7 +55,7 @@ static void print_nodes(FILE *f, const struct node *nd, size_t nn, const struct 
 	}
 }
 
-static cJSON *nodes_json(const struct node *nd, size_t nn, const struct ia_job *j)
+static cJSON *nodes_json(const struct ia_node *nd, size_t nn, const struct ia_job *j)
 {
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < nn; i++) {
@@ -121,7 +77,7 @@ static cJSON *nodes_json(const struct node *nd, size_t nn, const struct ia_job *
 	return arr;
 }
 
-static int output(const struct ia_cli *c, struct node *nd, size_t nn, const struct ia_job *j)
+static int output(const struct ia_cli *c, struct ia_node *nd, size_t nn, const struct ia_job *j)
 {
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f)
@@ -166,60 +122,10 @@ static int output(const struct ia_cli *c, struct node *nd, size_t nn, const stru
 
 int ia_cmd_explain_nodes(const struct ia_cli *c)
 {
-	const struct ia_filter *fl = &c->filter;
-	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
-		ia_err("several report.db: no -p, --from, --to or --since (one file's own view: explain FILE)");
-		return IA_EXIT_USAGE;
-	}
-	size_t nn = 1 + (size_t)c->nmore;
-	if (nn > MAX_NODES) {
-		ia_err("at most %d report.db at a time", MAX_NODES);
-		return IA_EXIT_USAGE;
-	}
-	struct node nd[MAX_NODES];
-	struct ia_coll_node cn[MAX_NODES];
-	struct ia_filter none;
-	char err[512];
-	int rc = IA_EXIT_ERROR;
-	struct ia_job *j = NULL;
-	memset(nd, 0, sizeof nd);
-	memset(&none, 0, sizeof none);
-	for (size_t i = 0; i < nn; i++) {
-		nd[i].path = i ? c->more_db[i - 1] : c->db_path;
-		if (!(nd[i].db = ia_db_open(nd[i].path, err, sizeof err))) {
-			ia_err("%s", err);
-			goto out;
-		}
-		if (ia_trace_load(&nd[i].t, nd[i].db, &none, IA_LOAD_ALL, err, sizeof err) < 0) {
-			ia_err("%s", err);
-			ia_trace_free(&nd[i].t);
-			goto out;
-		}
-		nd[i].loaded = 1;
-		if (ia_ranks_compute(&nd[i].t, &nd[i].rk, err, sizeof err) < 0) {
-			ia_err("%s", err);
-			goto out;
-		}
-		nd[i].ranked = 1;
-		anchor_of(&nd[i]);
-		nd[i].host = ia_session(&nd[i].t, "host");
-		nd[i].boot = ia_session(&nd[i].t, "boot_id");
-		cn[i] = (struct ia_coll_node){ &nd[i].t, &nd[i].rk, nd[i].anchor - nd[0].anchor };
-	}
-	if (ia_job_analyze_nodes(cn, nn, ia_analyze, ia_analysis_free, &j, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		goto out;
-	}
-	rc = output(c, nd, nn, j);
-out:
-	ia_job_free(j);
-	for (size_t i = 0; i < nn; i++) {
-		if (nd[i].ranked)
-			ia_ranks_free(&nd[i].rk);
-		if (nd[i].loaded)
-			ia_trace_free(&nd[i].t);
-		if (nd[i].db)
-			ia_db_close(nd[i].db);
-	}
+	struct ia_nodes ns;
+	int rc = ia_nodes_load(c, &ns);
+	if (rc == IA_EXIT_OK)
+		rc = output(c, ns.nd, ns.nn, ns.job);
+	ia_nodes_free(&ns);
 	return rc;
 }

@@ -1,17 +1,84 @@
 /*
  * cmd_export.c — `ingero-analyze export --format perfetto -o FILE`: loads
  * the trace, analyses it once (the same analysis every view renders) and
- * writes it through render/export_perfetto.h.
+ * writes it through render/export_perfetto.h.  Several report.db, one a
+ * node of the same job, go into one file: loaded and put on node 0's clock
+ * as explain reads them (cli/nodes.h), each node analysed on its own.
  */
 #include "cli/cli.h"
+#include "cli/nodes.h"
 
 #include "base/progress.h"
 #include "render/export_perfetto.h"
 #include "rules/analysis.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* After the file is written: a Python line that could not be read makes it
+ * incomplete; it is removed. */
+static int names_ok(const struct ia_cli *c, const struct ia_analysis *a)
+{
+	char err[512];
+	if (ia_stack_names_error(a->names, err, sizeof err) == 0)
+		return 1;
+	ia_err("%s", err);
+	if (c->out && strcmp(c->out, "-"))
+		unlink(c->out);   /* leave no trace that looks whole */
+	return 0;
+}
+
+static int export_nodes(const struct ia_cli *c)
+{
+	struct ia_nodes ns;
+	struct ia_analysis *a = calloc(IA_MAX_NODES, sizeof *a);   /* 23 KB each: not on the stack */
+	struct ia_perfetto_node pn[IA_MAX_NODES];
+	char label[IA_MAX_NODES][128], err[512];
+	size_t na = 0;
+	int rc = ia_nodes_load(c, &ns);
+	if (rc == IA_EXIT_OK && !a) {
+		ia_err("out of memory");
+		rc = IA_EXIT_ERROR;
+	}
+	if (rc != IA_EXIT_OK)
+		goto out;
+	for (; na < ns.nn; na++) {
+		const struct ia_node *n = &ns.nd[na];
+		const struct ia_clock_fit *fit = &ns.job->fit[na];
+		if (ia_analyze(&n->t, &a[na], err, sizeof err) < 0) {
+			ia_err("%s: %s", n->path, err);
+			ia_analysis_free(&a[na]);
+			rc = IA_EXIT_ERROR;
+			goto out;
+		}
+		snprintf(label[na], sizeof label[na], "node %zu (%s)", na, n->host ? n->host : "?");
+		pn[na] = (struct ia_perfetto_node){
+			.a = &a[na], .rk = &n->rk, .label = label[na], .path = n->path, .host = n->host, .boot = n->boot,
+			.shift_ns = ia_nodes_shift(&ns, na), .anchor_offset_ns = ia_nodes_anchor_offset(&ns, na),
+			.correction_ns = fit->correction_ns, .anchor_unc_ns = n->anchor_unc,
+			.collectives_used = na ? fit->used : 0, .uncertainty_ns = fit->uncertainty_ns,
+		};
+	}
+	FILE *f = ia_cli_output(c, NULL);
+	if (!f) {
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	ia_perfetto_write_nodes(f, pn, ns.nn);
+	if (ia_cli_close_output(c, f) < 0)
+		rc = IA_EXIT_ERROR;
+	for (size_t i = 0; i < na && rc == IA_EXIT_OK; i++)
+		if (!names_ok(c, &a[i]))
+			rc = IA_EXIT_ERROR;
+out:
+	for (size_t i = 0; i < na; i++)
+		ia_analysis_free(&a[i]);
+	free(a);
+	ia_nodes_free(&ns);
+	return rc;
+}
 
 int ia_cmd_export(const struct ia_cli *c)
 {
@@ -23,6 +90,8 @@ int ia_cmd_export(const struct ia_cli *c)
 		ia_err("export: -o FILE is required (the trace can be large); -o - writes to standard output");
 		return IA_EXIT_USAGE;
 	}
+	if (c->nmore > 0)
+		return export_nodes(c);
 	struct ia_trace t;
 	struct ia_analysis a;
 	char err[512];
@@ -42,12 +111,8 @@ int ia_cmd_export(const struct ia_cli *c)
 	ia_perfetto_write(f, &a);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
-	if (ia_stack_names_error(a.names, err, sizeof err) < 0) {   /* a Python line could not be read */
-		ia_err("%s", err);
+	if (!names_ok(c, &a))
 		rc = IA_EXIT_ERROR;
-		if (c->out && strcmp(c->out, "-"))
-			unlink(c->out);   /* leave no trace that looks whole */
-	}
 out:
 	ia_analysis_free(&a);
 	ia_cli_unload(&t);

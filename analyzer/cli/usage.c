@@ -118,11 +118,16 @@ static const struct { const char *cmd, *text; } subs[] = {
 	JSON WINDOW OUTPUT TEXT HELP EXIT },
 	{ "export",
 	"Usage: ingero-analyze export --format perfetto -o trace.json [OPTIONS] report.db\n"
+	"       ingero-analyze export --format perfetto -o job.json node0.db node1.db ...\n"
 	"\n"
 	"The trace as Chrome trace-event JSON for ui.perfetto.dev: a track per thread\n"
 	"with its CUDA calls and off-CPU intervals, the GPU's measured busy and idle\n"
 	"stretches, a track per stream with the kernels timed on the GPU, flows from\n"
 	"queued work to the sync that waited for it, CPU busy and page allocations.\n"
+	"Several report.db (one a node of one job): one file, each node's times on\n"
+	"node 0's clock as explain puts them, its processes named \"node N (host) ·\n"
+	"rank R · ...\" (pid N*10000000+pid), offsets and the remaining uncertainty in\n"
+	"otherData.nodes; no window then.\n"
 	"\n"
 	"Options:\n"
 	"  --format FMT      perfetto (the one format; required)\n"

@@ -42,6 +42,7 @@
 #include <ingero/api.h>
 #include <ingero/event.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,8 +55,10 @@
 struct out {
 	FILE *f;
 	int first;
-	uint64_t t0;
+	uint64_t t0;               /* ts 0, on the clock of the output (node 0's with several nodes) */
 	unsigned long long flow_id;
+	int64_t shift;             /* added to the node's times: onto node 0's clock (0 for one file) */
+	int pid_base;              /* added to its pids: node n's n * IA_PERFETTO_NODE_PIDS (0 for one file) */
 };
 
 static void sep(struct out *o)
@@ -66,7 +69,8 @@ static void sep(struct out *o)
 
 static void ts(struct out *o, const char *key, uint64_t abs_ns)
 {
-	uint64_t rel = abs_ns >= o->t0 ? abs_ns - o->t0 : 0;
+	uint64_t at = o->shift >= 0 || abs_ns >= (uint64_t)-o->shift ? abs_ns + (uint64_t)o->shift : 0;
+	uint64_t rel = at >= o->t0 ? at - o->t0 : 0;
 	fprintf(o->f, "\"%s\":%llu.%03llu", key, (unsigned long long)(rel / 1000), (unsigned long long)(rel % 1000));
 }
 
@@ -78,8 +82,8 @@ static void dur(struct out *o, uint64_t ns)
 static void meta(struct out *o, const char *what, int pid, uint64_t tid, const char *name)
 {
 	sep(o);
-	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%llu,\"ts\":0,\"args\":{\"name\":", what, pid,
-		(unsigned long long)tid);
+	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%llu,\"ts\":0,\"args\":{\"name\":", what,
+		o->pid_base + pid, (unsigned long long)tid);
 	ia_json_write_string(o->f, name);
 	fputs("}}", o->f);
 }
@@ -88,7 +92,7 @@ static void sort_meta(struct out *o, const char *what, int pid, uint64_t tid, lo
 {
 	sep(o);
 	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%llu,\"ts\":0,\"args\":{\"sort_index\":%ld}}", what,
-		pid, (unsigned long long)tid, idx);
+		o->pid_base + pid, (unsigned long long)tid, idx);
 }
 
 static const char *dir_name(int d)
@@ -133,7 +137,7 @@ static uint64_t nest(uint64_t *ends, int *n, uint64_t start, uint64_t ns)
 static void write_calls(struct out *o, const struct ia_trace *t, struct ia_stack_names *names, uint32_t th)
 {
 	const struct ia_thread *x = &t->threads[th];
-	int pid = t->procs[x->proc].pid;
+	int pid = o->pid_base + t->procs[x->proc].pid;
 	unsigned long long *flow = flow_ids(o, t, x);
 	uint64_t ends[NEST_MAX];
 	int open = 0;
@@ -172,7 +176,7 @@ static void write_calls(struct out *o, const struct ia_trace *t, struct ia_stack
 static void write_offs(struct out *o, const struct ia_trace *t, uint32_t th)
 {
 	const struct ia_thread *x = &t->threads[th];
-	int pid = t->procs[x->proc].pid;
+	int pid = o->pid_base + t->procs[x->proc].pid;
 	for (uint32_t k = 0; k < x->off_n; k++) {
 		const struct ia_off *f = &t->offs[t->off_by_th[x->off_first + k]];
 		const char *how = (f->th & IA_OFF_PREEMPTED) ? "off-CPU: preempted"
@@ -204,7 +208,7 @@ static void counter(struct out *o, int pid, const char *name, const char *key, u
 	sep(o);
 	fputs("{\"ph\":\"C\",\"name\":", o->f);
 	ia_json_write_string(o->f, name);
-	fprintf(o->f, ",\"pid\":%d,\"tid\":0,", pid);
+	fprintf(o->f, ",\"pid\":%d,\"tid\":0,", o->pid_base + pid);
 	ts(o, "ts", at);
 	fprintf(o->f, ",\"args\":{\"%s\":%.2f}}", key, v);
 }
@@ -215,7 +219,7 @@ static void gpu_slice(struct out *o, int pid, unsigned tid, const char *cat, con
 	sep(o);
 	fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
 	ia_json_write_string(o->f, name);
-	fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", pid, tid);
+	fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", o->pid_base + pid, tid);
 	ts(o, "ts", a);
 	dur(o, b - a);
 	fputc('}', o->f);
@@ -277,14 +281,120 @@ static void write_gpu_streams(struct out *o, int mpid, const struct ia_gpu_time 
 	}
 }
 
-void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
+/* The legend of the GPU track (otherData's note): no character in it needs escaping. */
+static const char *gpu_note(const struct ia_gaps *g)
+{
+	return g->gpu.measured
+		? "GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had unfinished work, "
+		  "idle = every stream certainly had none, blank = not resolved"
+		: "GPU (estimate): stretches with no CUDA work queued by the main process, from host evidence";
+}
+
+/* A process's name: one file's "comm [role]"; a node's of several prefixed
+ * by the node and its rank, and its own pid said (the JSON's is mapped). */
+static void proc_name(char *buf, size_t n, const struct ia_perfetto_node *nd, const struct ia_proc *p, uint32_t proc,
+		      enum ia_role role)
+{
+	if (!nd) {
+		snprintf(buf, n, "%s [%s]", p->comm[0] ? p->comm : "?", ia_role_name(role));
+		return;
+	}
+	char rank[32] = "";
+	const struct ia_rank_proc *rp = nd->rk && nd->rk->p ? &nd->rk->p[proc] : NULL;
+	if (rp && rp->rank >= 0 && rp->role != IA_RANK_NONE && rp->role != IA_RANK_AGENT)
+		snprintf(rank, sizeof rank, "rank %d · ", rp->rank);
+	snprintf(buf, n, "%s · %s%s [%s] (pid %d)", nd->label, rank, p->comm[0] ? p->comm : "?", ia_role_name(role),
+		 p->pid);
+}
+
+/* Every event of one analysis: its processes and threads named, their
+ * calls and off-CPU intervals, the GPU track, the counters.  nd is NULL
+ * for one file; else the node whose shift and pid base o carries, its
+ * processes sorted after the nodes before it. */
+static void write_events(struct out *o, const struct ia_analysis *a, const struct ia_perfetto_node *nd, size_t node)
 {
 	const struct ia_trace *t = a->t;
 	struct ia_stack_names *names = a->names;
 	const struct ia_per_process *pp = &a->pp;
 	const struct ia_gaps *g = &a->gaps;
 	const struct ia_evidence *ev = &a->ev;
-	struct out o = { f, 1, t->t0, 0 };
+	long sort_base = (long)node * 1000000;
+	char name[256];
+	/* names and order: main first, then workers, then others */
+	for (size_t i = 0; i < pp->n; i++) {
+		const struct ia_proc_stats *s = &pp->p[i];
+		const struct ia_proc *p = &t->procs[s->proc];
+		proc_name(name, sizeof name, nd, p, s->proc, s->role);
+		meta(o, "process_name", p->pid, 0, name);
+		sort_meta(o, "process_sort_index", p->pid, 0, sort_base + (long)i);
+	}
+	for (size_t th = 0; th < t->nthreads; th++) {
+		const struct ia_thread *x = &t->threads[th];
+		const struct ia_proc *p = &t->procs[x->proc];
+		if (!p->selected || (!x->call_n && !x->off_n) || ia_thread_is_tracer(x))
+			continue;
+		const char *comm = x->comm[0] ? x->comm : p->comm;
+		snprintf(name, sizeof name, "%s %u", comm, x->tid);
+		meta(o, "thread_name", p->pid, x->tid, name);
+		sort_meta(o, "thread_sort_index", p->pid, x->tid, (long)(2 * th + 1));
+		snprintf(name, sizeof name, "%s %u off-CPU", comm, x->tid);
+		meta(o, "thread_name", p->pid, OFF_TRACK_BASE + x->tid, name);
+		sort_meta(o, "thread_sort_index", p->pid, OFF_TRACK_BASE + x->tid, (long)(2 * th + 2));
+	}
+	int mpid = pp->main >= 0 ? t->procs[pp->p[pp->main].proc].pid : 0;
+	if (pp->main >= 0 && g->gpu.measured) {
+		meta(o, "thread_name", mpid, GPU_TRACK_TID, "GPU (measured)");
+		sort_meta(o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
+		write_gpu_measured(o, mpid, &g->gpu);
+		write_gpu_streams(o, mpid, &g->gpu);
+	} else if (pp->main >= 0) {
+		meta(o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued (steady state)");
+		sort_meta(o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
+		for (size_t i = 0; i < g->n; i++) {
+			sep(o);
+			fprintf(o->f, "{\"ph\":\"X\",\"cat\":\"gpu_estimate\",\"name\":\"no CUDA work queued\",\"pid\":%d,\"tid\":%u,",
+				o->pid_base + mpid, GPU_TRACK_TID);
+			ts(o, "ts", g->g[i].start);
+			dur(o, g->g[i].end - g->g[i].start);
+			fprintf(o->f, ",\"args\":{\"main_oncpu_ns\":%llu,\"main_runq_ns\":%llu}}",
+				(unsigned long long)(g->g[i].end - g->g[i].start - g->g[i].main_off_ns),
+				(unsigned long long)g->g[i].main_runq_ns);
+		}
+	}
+	ia_progress_begin("writing the Perfetto trace", t->ncalls + t->noffs);
+	uint64_t written = 0;
+	for (size_t th = 0; th < t->nthreads; th++) {
+		if (!t->procs[t->threads[th].proc].selected || ia_thread_is_tracer(&t->threads[th]))
+			continue;
+		written += t->threads[th].call_n + t->threads[th].off_n;
+		ia_progress_update(written);
+		write_calls(o, t, names, (uint32_t)th);
+		write_offs(o, t, (uint32_t)th);
+	}
+	/* counters: CPU busy %% over all CPUs; page allocations per second per process */
+	if (nd) {
+		snprintf(name, sizeof name, "%s · system", nd->label);
+		meta(o, "process_name", 0, 0, name);
+		sort_meta(o, "process_sort_index", 0, 0, sort_base + 999999);
+	} else {
+		meta(o, "process_name", 0, 0, "system");
+	}
+	for (size_t i = 0; i < ev->busy.n && ev->ncpus && ev->busy.width; i++)
+		counter(o, 0, "CPU busy %", "busy", ev->busy.b[i].t,
+			100.0 * (double)ev->busy.b[i].v / ((double)ev->ncpus * (double)ev->busy.width));
+	for (size_t p = 0; p < ev->npages; p++) {
+		const struct ia_series *s = &ev->pages[p];
+		for (size_t i = 0; i < s->n && s->width; i++)
+			counter(o, t->procs[p].pid, "page allocations/s", "pages_per_s", s->b[i].t,
+				(double)s->b[i].v * 1e9 / (double)s->width);
+	}
+	ia_progress_end();
+}
+
+void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	struct out o = { f, 1, t->t0, 0, 0, 0 };
 	char buf[1024];
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"command\":", f);
 	ia_json_write_string(f, t->command ? t->command : "");
@@ -299,75 +409,74 @@ void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
 	ia_json_write_string(f, ia_headline_idle(a, buf, sizeof buf));
 	fputs(",\"window_line\":", f);
 	ia_json_write_string(f, ia_headline_window(a, buf, sizeof buf));
-	fputs(g->gpu.measured
-		      ? ",\"note\":\"GPU (measured): CUDA event marks timed on the GPU; busy = some stream certainly had "
-			"unfinished work, idle = every stream certainly had none, blank = not resolved\"},\"traceEvents\":["
-		      : ",\"note\":\"GPU (estimate): stretches with no CUDA work queued by the main process, from host "
-			"evidence\"},\"traceEvents\":[", f);
-	/* names and order: main first, then workers, then others */
-	for (size_t i = 0; i < pp->n; i++) {
-		const struct ia_proc_stats *s = &pp->p[i];
-		const struct ia_proc *p = &t->procs[s->proc];
-		char name[96];
-		snprintf(name, sizeof name, "%s [%s]", p->comm[0] ? p->comm : "?", ia_role_name(s->role));
-		meta(&o, "process_name", p->pid, 0, name);
-		sort_meta(&o, "process_sort_index", p->pid, 0, (long)i);
+	fprintf(f, ",\"note\":\"%s\"},\"traceEvents\":[", gpu_note(&a->gaps));
+	write_events(&o, a, NULL, 0);
+	fputs("\n]}\n", f);
+}
+
+static void kv_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v)
+		ia_json_write_string(f, v);
+	else
+		fputs("null", f);
+}
+
+/* otherData's entry for one node: where it came from, the shift applied
+ * and how it was found, what remains uncertain, its own headline. */
+static void node_data(FILE *f, const struct ia_perfetto_node *n, size_t i)
+{
+	char buf[1024];
+	fprintf(f, "%s{\"node\":%zu", i ? "," : "", i);
+	kv_str(f, "label", n->label);
+	kv_str(f, "file", n->path);
+	kv_str(f, "host", n->host);
+	kv_str(f, "boot_id", n->boot);
+	kv_str(f, "command", n->a->t->command);
+	fprintf(f, ",\"pid_base\":%d,\"offset_applied_ns\":%lld,\"anchor_offset_ns\":%lld,\"anchor_uncertainty_ns\":%llu"
+		",\"correction_ns\":%lld,\"collectives_used\":%zu,\"uncertainty_ns\":",
+		(int)i * IA_PERFETTO_NODE_PIDS, (long long)n->shift_ns, (long long)n->anchor_offset_ns,
+		(unsigned long long)n->anchor_unc_ns, (long long)n->correction_ns, n->collectives_used);
+	if (!i || n->collectives_used)
+		fprintf(f, "%llu", (unsigned long long)(i ? n->uncertainty_ns : 0));
+	else
+		fputs("null", f);
+	kv_str(f, "clock", !i ? "the reference: its own clock"
+	       : n->collectives_used ? "moved by its clock anchor's offset from node 0's, refined by the collectives' "
+				       "completions; uncertainty_ns is what remains"
+	       : "moved by its clock anchor's offset from node 0's alone (no collective of both to refine it): "
+		 "the anchors' agreement (NTP's) is all there is");
+	char incomplete[512];
+	if (ia_trace_incomplete(n->a->t, incomplete, sizeof incomplete))
+		kv_str(f, "incomplete", incomplete);
+	kv_str(f, "trace_line", ia_headline_trace(n->a, buf, sizeof buf));
+	kv_str(f, "headline", ia_headline_idle(n->a, buf, sizeof buf));
+	kv_str(f, "note", gpu_note(&n->a->gaps));
+	fputc('}', f);
+}
+
+void ia_perfetto_write_nodes(FILE *f, const struct ia_perfetto_node *n, size_t nn)
+{
+	/* ts 0: the earliest node's trace start, on node 0's clock */
+	int64_t origin = INT64_MAX;
+	for (size_t i = 0; i < nn; i++) {
+		int64_t s = (int64_t)n[i].a->t->t0 + n[i].shift_ns;
+		if (s < origin)
+			origin = s;
 	}
-	for (size_t th = 0; th < t->nthreads; th++) {
-		const struct ia_thread *x = &t->threads[th];
-		const struct ia_proc *p = &t->procs[x->proc];
-		if (!p->selected || (!x->call_n && !x->off_n) || ia_thread_is_tracer(x))
-			continue;
-		char name[96];
-		const char *comm = x->comm[0] ? x->comm : p->comm;
-		snprintf(name, sizeof name, "%s %u", comm, x->tid);
-		meta(&o, "thread_name", p->pid, x->tid, name);
-		sort_meta(&o, "thread_sort_index", p->pid, x->tid, (long)(2 * th + 1));
-		snprintf(name, sizeof name, "%s %u off-CPU", comm, x->tid);
-		meta(&o, "thread_name", p->pid, OFF_TRACK_BASE + x->tid, name);
-		sort_meta(&o, "thread_sort_index", p->pid, OFF_TRACK_BASE + x->tid, (long)(2 * th + 2));
-	}
-	int mpid = pp->main >= 0 ? t->procs[pp->p[pp->main].proc].pid : 0;
-	if (pp->main >= 0 && g->gpu.measured) {
-		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (measured)");
-		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
-		write_gpu_measured(&o, mpid, &g->gpu);
-		write_gpu_streams(&o, mpid, &g->gpu);
-	} else if (pp->main >= 0) {
-		meta(&o, "thread_name", mpid, GPU_TRACK_TID, "GPU (estimate): no CUDA work queued (steady state)");
-		sort_meta(&o, "thread_sort_index", mpid, GPU_TRACK_TID, 0);
-		for (size_t i = 0; i < g->n; i++) {
-			sep(&o);
-			fprintf(f, "{\"ph\":\"X\",\"cat\":\"gpu_estimate\",\"name\":\"no CUDA work queued\",\"pid\":%d,\"tid\":%u,",
-				mpid, GPU_TRACK_TID);
-			ts(&o, "ts", g->g[i].start);
-			dur(&o, g->g[i].end - g->g[i].start);
-			fprintf(f, ",\"args\":{\"main_oncpu_ns\":%llu,\"main_runq_ns\":%llu}}",
-				(unsigned long long)(g->g[i].end - g->g[i].start - g->g[i].main_off_ns),
-				(unsigned long long)g->g[i].main_runq_ns);
-		}
-	}
-	ia_progress_begin("writing the Perfetto trace", t->ncalls + t->noffs);
-	uint64_t written = 0;
-	for (size_t th = 0; th < t->nthreads; th++) {
-		if (!t->procs[t->threads[th].proc].selected || ia_thread_is_tracer(&t->threads[th]))
-			continue;
-		written += t->threads[th].call_n + t->threads[th].off_n;
-		ia_progress_update(written);
-		write_calls(&o, t, names, (uint32_t)th);
-		write_offs(&o, t, (uint32_t)th);
-	}
-	/* counters: CPU busy %% over all CPUs; page allocations per second per process */
-	meta(&o, "process_name", 0, 0, "system");
-	for (size_t i = 0; i < ev->busy.n && ev->ncpus && ev->busy.width; i++)
-		counter(&o, 0, "CPU busy %", "busy", ev->busy.b[i].t,
-			100.0 * (double)ev->busy.b[i].v / ((double)ev->ncpus * (double)ev->busy.width));
-	for (size_t p = 0; p < ev->npages; p++) {
-		const struct ia_series *s = &ev->pages[p];
-		for (size_t i = 0; i < s->n && s->width; i++)
-			counter(&o, t->procs[p].pid, "page allocations/s", "pages_per_s", s->b[i].t,
-				(double)s->b[i].v * 1e9 / (double)s->width);
+	struct out o = { f, 1, origin > 0 ? (uint64_t)origin : 0, 0, 0, 0 };
+	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ingero-analyze\",\"clock\":\"%zu nodes' "
+		"traces of one job on node 0's CLOCK_MONOTONIC: each node's times moved by its offset_applied_ns; ts 0 is "
+		"the earliest node's trace start\",\"pids\":\"node n's process of pid P is pid n * %d + P (its "
+		"name says the node, the rank and its own pid)\",\"nodes\":[", nn, IA_PERFETTO_NODE_PIDS);
+	for (size_t i = 0; i < nn; i++)
+		node_data(f, &n[i], i);
+	fputs("]},\"traceEvents\":[", f);
+	for (size_t i = 0; i < nn; i++) {
+		o.shift = n[i].shift_ns;
+		o.pid_base = (int)i * IA_PERFETTO_NODE_PIDS;
+		write_events(&o, n[i].a, &n[i], i);
 	}
 	fputs("\n]}\n", f);
-	ia_progress_end();
 }

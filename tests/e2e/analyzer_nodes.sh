@@ -6,7 +6,11 @@
 # (its one DataLoader worker's CPU-heavy transform).  `ingero-analyze explain a.db b.db` puts both on
 # one timeline by the anchors, refines it by the all-reduces' completions, states what remains —
 # and the skew is taken out within that — and names rank 3 and its cause.  Each file alone says it
-# holds 2 of the communicator's 4 ranks.
+# holds 2 of the communicator's 4 ranks.  `export --format perfetto a.db b.db` writes both nodes
+# into one trace with the same offsets: each node's processes named and numbered apart, node 1's
+# times on node 0's clock (every rank's k-th all-reduce returns at one instant, the last rank's
+# call: within the uncertainty, where unshifted 5 s apart), the offsets and what remains uncertain
+# in otherData.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 T=$(tmpdir)
@@ -52,4 +56,49 @@ check_eq "one node's file alone: 2 of the communicator's 4 ranks, said; no balan
 	"$(grep -c "These are 2 of the communicator's 4 ranks" "$T/one.txt") $(grep -c 'The ranks are balanced' "$T/one.txt")"
 "$A" explain -p 1 "$T/n0.db" "$T/n1.db" >/dev/null 2>&1
 check_eq "several files with -p: a usage error" 2 $?
+
+"$A" export --format perfetto -o "$T/job.pf.json" "$T/n0.db" "$T/n1.db" 2>"$T/pf.err"
+check_eq "export of both exits 0" 0 $?
+# prints: node prefixes seen, pid collisions, offset and uncertainty as explain's, the all-reduces'
+# spread over the ranks (worst, ms) against the stated uncertainty + 5 ms of the instant each rank's
+# k-th ncclAllReduce call returned (the collectives are not drawn: the start of the
+# cudaStreamSynchronize that follows it), which the fake NCCL holds until the last rank has called
+python3 - "$T/job.pf.json" "$T/job.json" >"$T/pf.check" 2>&1 <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+x = json.load(open(sys.argv[2]))
+names = {e['pid']: e['args']['name'] for e in d['traceEvents'] if e['ph'] == 'M' and e['name'] == 'process_name'}
+node_of = {}
+for pid, n in names.items():
+    m = re.match(r'node (\d) \((.*?)\) · ', n)
+    node_of[pid] = int(m.group(1)) if m else -1
+print('prefixes', sorted(set(node_of.values())))
+# a pid named by one node only, and its events' pids all named
+print('collisions', sum(1 for pid in node_of if pid // 10000000 != node_of[pid]),
+      len({e['pid'] for e in d['traceEvents']} - set(names)))
+sort = {e['pid'] for e in d['traceEvents'] if e['ph'] == 'M' and e['name'] == 'process_sort_index'}
+print('sorted', sort == set(names))
+o, n1 = d['otherData']['nodes'], x['nodes'][1]
+print('offsets', o[1]['offset_applied_ns'] == n1['anchor_offset_ns'] + n1['correction_ns'],
+      o[1]['uncertainty_ns'] == n1['uncertainty_ns'], o[1]['host'] is not None, o[1]['boot_id'] is not None,
+      o[1]['file'].endswith('n1.db'), o[0]['offset_applied_ns'] == 0)
+ret = {}
+for e in d['traceEvents']:
+    if e['ph'] == 'X' and e['name'] == 'cudaStreamSynchronize':
+        m = re.search(r'· rank (\d) · ', names[e['pid']])
+        ret.setdefault(int(m.group(1)), []).append(e['ts'])
+k = min(len(v) for v in ret.values())
+spread = max(max(v[i] for v in ret.values()) - min(v[i] for v in ret.values()) for i in range(k)) / 1000
+print('allreduce', sorted(ret), k >= 15, spread <= o[1]['uncertainty_ns'] / 1e6 + 5, round(spread, 3))
+PY
+check_eq "export: both nodes' processes named by node" "prefixes [0, 1]" "$(grep '^prefixes' "$T/pf.check")"
+check_eq "export: no pid of two nodes, every event's process named" "collisions 0 0" "$(grep '^collisions' "$T/pf.check")"
+check_eq "export: every process sorted" "sorted True" "$(grep '^sorted' "$T/pf.check")"
+check_eq "export: otherData states explain's offset and uncertainty, the host, boot id and file" \
+	"offsets True True True True True True" "$(grep '^offsets' "$T/pf.check")"
+check_eq "export: node 1 shifted: the 4 ranks' k-th all-reduces return together (uncertainty + 5 ms)" \
+	"allreduce [0, 1, 2, 3] True True" "$(grep '^allreduce' "$T/pf.check" | cut -d' ' -f1-7)"
+grep -q '^allreduce' "$T/pf.check" || cat "$T/pf.check" "$T/pf.err"
+"$A" export --format perfetto --from 1s -o "$T/x.json" "$T/n0.db" "$T/n1.db" 2>"$T/x.err"
+check_eq "export of several files with --from: a usage error, one line" "2 1" "$? $(wc -l <"$T/x.err")"
 finish

@@ -1,0 +1,111 @@
+/*
+ * nodes.c — several nodes' report.db loaded and aligned as one job
+ * (nodes.h): the anchors read here, the refinement by the collectives done
+ * by ia_job_analyze_nodes, one code for explain and export.
+ */
+#include "cli/nodes.h"
+
+#include "load/db.h"
+#include "rules/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t session_i64(const struct ia_trace *t, const char *key, int *ok)
+{
+	const char *v = ia_session(t, key);
+	char *end;
+	long long x = v ? strtoll(v, &end, 10) : 0;
+	*ok = v && *v && !*end;
+	return x;
+}
+
+/* realtime − monotonic: from the anchor, else from the session's start times (read a moment apart) */
+static void anchor_of(struct ia_node *n)
+{
+	int a, b, u;
+	int64_t real = session_i64(&n->t, "clock_anchor_realtime_ns", &a);
+	int64_t mono = session_i64(&n->t, "clock_anchor_mono_ns", &b);
+	int64_t unc = session_i64(&n->t, "clock_anchor_uncertainty_ns", &u);
+	if (a && b) {
+		n->anchor = real - mono;
+		n->anchor_unc = u && unc > 0 ? (uint64_t)unc : 0;
+		return;
+	}
+	n->anchor = session_i64(&n->t, "start_wall_ns", &a) - session_i64(&n->t, "start_mono_ns", &b);
+	n->anchor_unc = 0;
+}
+
+int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns)
+{
+	const struct ia_filter *fl = &c->filter;
+	memset(ns, 0, sizeof *ns);
+	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
+		ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
+		return IA_EXIT_USAGE;
+	}
+	size_t nn = 1 + (size_t)c->nmore;
+	if (nn > IA_MAX_NODES) {
+		ia_err("at most %d report.db at a time", IA_MAX_NODES);
+		return IA_EXIT_USAGE;
+	}
+	struct ia_coll_node cn[IA_MAX_NODES];
+	struct ia_filter none;
+	char err[512];
+	memset(&none, 0, sizeof none);
+	ns->nn = nn;
+	for (size_t i = 0; i < nn; i++) {
+		struct ia_node *n = &ns->nd[i];
+		n->path = i ? c->more_db[i - 1] : c->db_path;
+		if (!(n->db = ia_db_open(n->path, err, sizeof err))) {
+			ia_err("%s", err);
+			return IA_EXIT_ERROR;
+		}
+		if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, sizeof err) < 0) {
+			ia_err("%s", err);
+			ia_trace_free(&n->t);
+			return IA_EXIT_ERROR;
+		}
+		n->loaded = 1;
+		if (ia_ranks_compute(&n->t, &n->rk, err, sizeof err) < 0) {
+			ia_err("%s", err);
+			return IA_EXIT_ERROR;
+		}
+		n->ranked = 1;
+		anchor_of(n);
+		n->host = ia_session(&n->t, "host");
+		n->boot = ia_session(&n->t, "boot_id");
+		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
+	}
+	if (ia_job_analyze_nodes(cn, nn, ia_analyze, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		return IA_EXIT_ERROR;
+	}
+	return IA_EXIT_OK;
+}
+
+void ia_nodes_free(struct ia_nodes *ns)
+{
+	ia_job_free(ns->job);
+	ns->job = NULL;
+	for (size_t i = 0; i < ns->nn; i++) {
+		struct ia_node *n = &ns->nd[i];
+		if (n->ranked)
+			ia_ranks_free(&n->rk);
+		if (n->loaded)
+			ia_trace_free(&n->t);
+		if (n->db)
+			ia_db_close(n->db);
+	}
+	ns->nn = 0;
+}
+
+int64_t ia_nodes_anchor_offset(const struct ia_nodes *ns, size_t i)
+{
+	return ns->nd[i].anchor - ns->nd[0].anchor;
+}
+
+int64_t ia_nodes_shift(const struct ia_nodes *ns, size_t i)
+{
+	return ia_nodes_anchor_offset(ns, i) + (ns->job ? ns->job->fit[i].correction_ns : 0);
+}
