@@ -28,12 +28,7 @@
 static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const struct ia_wait_hop *last, const char *who)
 {
 	const struct ia_analysis *a = v->a;
-	char file[200];
-	snprintf(file, sizeof file, "%s", last->line);
-	char *colon = strrchr(file, ':');
-	if (colon)
-		*colon = 0;
-	if (last->line[0] && !ia_is_library_file(file))
+	if (last->line[0] && !ia_is_library_file(last->line))   /* (its tests are parts of the path: ":57" is no matter) */
 		snprintf(c->source, sizeof c->source, "%s", last->line);
 	else
 		c->source[0] = 0;   /* where the loop blocked, then (chain_gaps.c) */
