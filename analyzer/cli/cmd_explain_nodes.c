@@ -123,7 +123,7 @@ static int output(const struct ia_cli *c, struct ia_node *nd, size_t nn, const s
 int ia_cmd_explain_nodes(const struct ia_cli *c)
 {
 	struct ia_nodes ns;
-	int rc = ia_nodes_load(c, &ns);
+	int rc = ia_nodes_load(c, &ns, 1);
 	if (rc == IA_EXIT_OK)
 		rc = output(c, ns.nd, ns.nn, ns.job);
 	ia_nodes_free(&ns);

@@ -37,7 +37,7 @@ static int export_nodes(const struct ia_cli *c)
 	struct ia_perfetto_node pn[IA_MAX_NODES];
 	char label[IA_MAX_NODES][128], err[512];
 	size_t na = 0;
-	int rc = ia_nodes_load(c, &ns);
+	int rc = ia_nodes_load(c, &ns, 0);
 	if (rc == IA_EXIT_OK && !a) {
 		ia_err("out of memory");
 		rc = IA_EXIT_ERROR;

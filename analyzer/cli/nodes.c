@@ -36,7 +36,7 @@ static void anchor_of(struct ia_node *n)
 	n->anchor_unc = 0;
 }
 
-int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns)
+int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
 {
 	const struct ia_filter *fl = &c->filter;
 	memset(ns, 0, sizeof *ns);
@@ -77,7 +77,7 @@ int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns)
 		n->boot = ia_session(&n->t, "boot_id");
 		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
 	}
-	if (ia_job_analyze_nodes(cn, nn, ia_analyze, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
+	if (ia_job_analyze_nodes(cn, nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		return IA_EXIT_ERROR;
 	}

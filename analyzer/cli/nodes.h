@@ -40,10 +40,11 @@ struct ia_nodes {
 	struct ia_job *job;        /* fit[n]: the collectives' refinement of node n */
 };
 
-/* c->db_path and c->more_db: loads each, aligns them and analyses the job.
+/* c->db_path and c->more_db: loads each, aligns them and analyses the job
+ * (with cause, the straggler's own cause too: explain's, not export's).
  * IA_EXIT_OK, or IA_EXIT_USAGE / IA_EXIT_ERROR with the error line printed;
  * free with ia_nodes_free either way. */
-int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns);
+int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause);
 void ia_nodes_free(struct ia_nodes *ns);
 
 /* What puts node i's times on node 0's clock: its anchor's offset from

@@ -295,7 +295,7 @@ int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze
 	    ia_collectives_compute_nodes(nodes, nn, &j->coll, j->fit, err, errlen) < 0)
 		return -1;
 	ia_job_find_straggler(j);
-	if (j->straggler < 0)
+	if (j->straggler < 0 || !analyze)
 		return 0;
 	if (analyze_alone(nodes[0].t, j, analyze, err, errlen) < 0)
 		return -1;

@@ -89,7 +89,9 @@ int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_f
 /* A job read from several traces, one a node (explain A.db B.db ...):
  * *out set (free it with ia_job_free, even on failure).  nodes[n].offset_ns
  * puts node n's monotonic times on the job's timeline (from its clock
- * anchor); the collectives refine it (collectives.h).  0, or -1. */
+ * anchor); the collectives refine it (collectives.h).  analyze NULL: the
+ * clocks and the straggler only, not the straggler's own cause (what an
+ * export needs, which analyses every node itself).  0, or -1. */
 int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze_fn analyze, ia_analysis_free_fn release,
 			 struct ia_job **out, char *err, size_t errlen);
 void ia_job_free(struct ia_job *j);
