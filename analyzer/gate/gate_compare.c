@@ -217,9 +217,7 @@ static double run_spread(const uint64_t *q, size_t nruns)
  * cudaLaunchKernel median 4.7-6.6 us over ten identical runs). */
 static double growth_limit(const struct ia_gate_config *cfg, double pct, const uint64_t *runs, size_t nruns)
 {
-	double spread = 100 * cfg->noise_multiple * run_spread(runs, nruns);
-	if (nruns < 2)
-		spread = cfg->noise_multiple * cfg->one_run_latency_pct;
+	double spread = cfg->noise_multiple * (nruns < 2 ? cfg->one_run_latency_pct : 100 * run_spread(runs, nruns));
 	return spread > pct ? spread : pct;
 }
 

@@ -365,21 +365,27 @@ static const char *torch_thread_role(const char *comm)
 	return "";
 }
 
-int ia_wait_hop_has_role(const struct ia_trace *t, const struct ia_wait_hop *h)
+/* A thread's role, "" for a process's main thread (named as the process) */
+static const char *hop_role(const struct ia_trace *t, const struct ia_wait_hop *h)
 {
 	const struct ia_thread *x = &t->threads[h->th];
-	return (int)x->tid != t->procs[x->proc].pid && *torch_thread_role(x->comm[0] ? x->comm : t->procs[x->proc].comm);
+	const struct ia_proc *p = &t->procs[x->proc];
+	return (int)x->tid == p->pid ? "" : torch_thread_role(x->comm[0] ? x->comm : p->comm);
+}
+
+int ia_wait_hop_has_role(const struct ia_trace *t, const struct ia_wait_hop *h)
+{
+	return *hop_role(t, h) != 0;
 }
 
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n)
 {
 	const struct ia_thread *x = &t->threads[h->th];
 	const struct ia_proc *p = &t->procs[x->proc];
-	const char *comm = x->comm[0] ? x->comm : p->comm;
 	if ((int)x->tid == p->pid)
 		snprintf(buf, n, "process pid %d \"%s\"", p->pid, p->comm);
 	else
-		snprintf(buf, n, "%sthread tid %u \"%s\"", torch_thread_role(comm), x->tid, comm);
+		snprintf(buf, n, "%sthread tid %u \"%s\"", hop_role(t, h), x->tid, x->comm[0] ? x->comm : p->comm);
 	return buf;
 }
 
