@@ -2,6 +2,7 @@
  * main.c — ingero-analyze: argument parsing and dispatch to a subcommand.
  *
  *   ingero-analyze [explain|stats|per-process|timeline|export|report|stacks] [OPTIONS] report.db
+ *   ingero-analyze merge -o OUT.db [--force] node0.db node1.db ...
  *
  * The subcommand may be left out (explain).  Options may come before or
  * after the database path.  Exit codes (include/ingero/exit.h): 0 success,
@@ -24,7 +25,7 @@
 #include <string.h>
 
 static const char *const subcommands[] = {
-	"explain", "stats", "per-process", "timeline", "export", "report", "stacks",
+	"explain", "stats", "per-process", "timeline", "export", "report", "stacks", "merge",
 };
 
 int main(int argc, char **argv)
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 			return IA_EXIT_OK;
 		}
 	}
-	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT, O_WIDTH, O_KERNELS, O_OFFCPU };
+	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT, O_WIDTH, O_KERNELS, O_OFFCPU, O_FORCE };
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, O_JSON },
 		{ "compact", no_argument, 0, O_COMPACT },
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 		{ "width", required_argument, 0, O_WIDTH },
 		{ "kernels", no_argument, 0, O_KERNELS },
 		{ "offcpu", no_argument, 0, O_OFFCPU },
+		{ "force", no_argument, 0, O_FORCE },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 		case 'v': c.verbose = 1; break;
 		case O_KERNELS: c.kernels = 1; break;
 		case O_OFFCPU: c.offcpu = 1; break;
+		case O_FORCE: c.force = 1; break;
 		case 'h': fputs(ia_usage(first > 1 ? c.cmd : NULL), stdout); return IA_EXIT_OK;
 		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
@@ -160,8 +163,8 @@ int main(int argc, char **argv)
 		ia_err("no report.db given (see --help)");
 		return IA_EXIT_USAGE;
 	}
-	/* explain and export read several report.db as one job (one a node: cli/nodes.h) */
-	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain") && strcmp(c.cmd, "export")) {
+	/* explain, export and merge read several report.db as one job (one a node: cli/nodes.h) */
+	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain") && strcmp(c.cmd, "export") && strcmp(c.cmd, "merge")) {
 		ia_err("unexpected argument %s (one report.db at a time; subcommand first)", sub_argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}
@@ -182,6 +185,8 @@ int main(int argc, char **argv)
 		rc = ia_cmd_report(&c);
 	else if (!strcmp(c.cmd, "stacks"))
 		rc = ia_cmd_stacks(&c);
+	else if (!strcmp(c.cmd, "merge"))
+		rc = ia_cmd_merge(&c);
 	else
 		rc = ia_cmd_explain(&c);
 	return ia_exit_status(rc);

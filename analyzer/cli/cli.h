@@ -27,7 +27,8 @@ struct ia_cli {
 	int verbose;           /* internal counters too */
 	int kernels;           /* stats --kernels */
 	int offcpu;            /* stacks --offcpu */
-	const char *const *more_db;   /* explain, export: more report.db, one a node of the same job */
+	int force;             /* merge --force: replace OUT.db */
+	const char *const *more_db;   /* explain, export, merge: more report.db, one a node of the same job */
 	int nmore;
 };
 
@@ -44,6 +45,8 @@ int ia_cmd_timeline(const struct ia_cli *c);
 int ia_cmd_export(const struct ia_cli *c);
 int ia_cmd_report(const struct ia_cli *c);
 int ia_cmd_stacks(const struct ia_cli *c);
+/* several report.db, one a node of one job, into one (cmd_merge.c) */
+int ia_cmd_merge(const struct ia_cli *c);
 /* explain of several report.db as one job (cmd_explain_nodes.c) */
 int ia_cmd_explain_nodes(const struct ia_cli *c);
 /* explain's text of one analysis (cmd_explain.c), WIDTH its processes' table's */

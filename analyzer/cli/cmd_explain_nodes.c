@@ -1,6 +1,7 @@
 /*
  * cmd_explain_nodes.c — `ingero-analyze explain A.db B.db ...`: several
- * report.db, one a node of the same job, read as one job.
+ * report.db, one a node of the same job, read as one job (and a merged
+ * file, `explain JOB.db`, as the nodes it holds).
  *
  * The files are loaded and put on node 0's timeline in cli/nodes.c (the
  * clock anchors, refined by the NCCL collectives: what remains is said);
@@ -30,8 +31,9 @@ static void print_nodes(FILE *f, const struct ia_node *nd, size_t nn, const stru
 	char d1[32], d2[32], d3[32];
 	fprintf(f, "Nodes: %zu traces of one job, on node 0's clock:\n", nn);
 	for (size_t i = 0; i < nn; i++) {
-		fprintf(f, "  node %zu: %s (host %s%s%s)", i, nd[i].path, nd[i].host ? nd[i].host : "?",
-			nd[i].boot ? ", boot " : "", nd[i].boot ? nd[i].boot : "");
+		fprintf(f, "  node %zu: %s%s%s (host %s%s%s)", i, nd[i].path, nd[i].merged ? " in " : "",
+			nd[i].merged ? nd[i].merged : "", nd[i].host ? nd[i].host : "?", nd[i].boot ? ", boot " : "",
+			nd[i].boot ? nd[i].boot : "");
 		if (i == 0) {
 			fprintf(f, ": the reference\n");
 			continue;
@@ -62,6 +64,8 @@ static cJSON *nodes_json(const struct ia_node *nd, size_t nn, const struct ia_jo
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "node", (double)i);
 		cJSON_AddStringToObject(o, "file", nd[i].path);
+		if (nd[i].merged)
+			cJSON_AddStringToObject(o, "merged_file", nd[i].merged);
 		ia_json_str(o, "host", nd[i].host);
 		ia_json_str(o, "boot_id", nd[i].boot);
 		cJSON_AddNumberToObject(o, "anchor_offset_ns", (double)(nd[i].anchor - nd[0].anchor));

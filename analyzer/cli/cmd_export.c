@@ -3,7 +3,8 @@
  * the trace, analyses it once (the same analysis every view renders) and
  * writes it through render/export_perfetto.h.  Several report.db, one a
  * node of the same job, go into one file: loaded and put on node 0's clock
- * as explain reads them (cli/nodes.h), each node analysed on its own.
+ * as explain reads them (cli/nodes.h), each node analysed on its own; so
+ * do the nodes of a merged file.
  */
 #include "cli/cli.h"
 #include "cli/nodes.h"
@@ -90,7 +91,7 @@ int ia_cmd_export(const struct ia_cli *c)
 		ia_err("export: -o FILE is required (the trace can be large); -o - writes to standard output");
 		return IA_EXIT_USAGE;
 	}
-	if (c->nmore > 0)
+	if (ia_nodes_wanted(c))
 		return export_nodes(c);
 	struct ia_trace t;
 	struct ia_analysis a;

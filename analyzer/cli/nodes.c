@@ -1,15 +1,20 @@
 /*
  * nodes.c — several nodes' report.db loaded and aligned as one job
  * (nodes.h): the anchors read here, the refinement by the collectives done
- * by ia_job_analyze_nodes, one code for explain and export.
+ * by ia_job_analyze_nodes, one code for explain, export and merge; a
+ * merged file's nodes read back (load/merged.h) and loaded the same way.
  */
 #include "cli/nodes.h"
 
 #include "load/db.h"
+#include "load/merged.h"
 #include "rules/analysis.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int64_t session_i64(const struct ia_trace *t, const char *key, int *ok)
 {
@@ -36,6 +41,103 @@ static void anchor_of(struct ia_node *n)
 	n->anchor_unc = 0;
 }
 
+enum { LOAD_FAILED = -1, LOAD_USAGE = -2 };   /* add_node's failures: the input's or the run's, the user's */
+
+/* The same trace twice: one host, boot and start (two collectors on one
+ * machine are two traces: they started apart). */
+static int same_trace(const struct ia_node *a, const struct ia_node *b)
+{
+	const char *sa = ia_session(&a->t, "start_mono_ns"), *sb = ia_session(&b->t, "start_mono_ns");
+#define SAME(x, y) ((!(x) && !(y)) || ((x) && (y) && !strcmp((x), (y))))
+	return sa && sb && !strcmp(sa, sb) && SAME(a->host, b->host) && SAME(a->boot, b->boot);
+#undef SAME
+}
+
+/* Node ns->nn from its file: opened (db given when open already), loaded, its ranks and anchor. */
+static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
+{
+	struct ia_filter none;
+	memset(&none, 0, sizeof none);
+	struct ia_node *n = &ns->nd[ns->nn++];
+	if (!(n->db = db ? db : ia_db_open(n->file, err, errlen)))
+		return -1;
+	if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, errlen) < 0) {
+		ia_trace_free(&n->t);
+		return LOAD_FAILED;
+	}
+	n->loaded = 1;
+	if (ia_ranks_compute(&n->t, &n->rk, err, errlen) < 0)
+		return -1;
+	n->ranked = 1;
+	anchor_of(n);
+	n->host = ia_session(&n->t, "host");
+	n->boot = ia_session(&n->t, "boot_id");
+	for (size_t i = 0; i + 1 < ns->nn; i++)
+		if (same_trace(&ns->nd[i], n)) {
+			snprintf(err, errlen, "%s and %s are the same trace (host %s, boot %s, started at the same instant): "
+				 "give each node's report.db once", ns->nd[i].path, n->path, n->host ? n->host : "?",
+				 n->boot ? n->boot : "?");
+			return LOAD_USAGE;
+		}
+	return 0;
+}
+
+/* A merged file's nodes, each read back into a file of its own and added. */
+static int add_merged(struct ia_nodes *ns, const char *path, sqlite3 *db, int parts, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	for (int k = 0; k < parts; k++) {
+		if (ns->nn >= IA_MAX_NODES) {
+			snprintf(err, errlen, "at most %d nodes at a time (%s holds %d)", IA_MAX_NODES, path, parts);
+			return LOAD_USAGE;
+		}
+		struct ia_node *n = &ns->nd[ns->nn];
+		char name[4096];
+		size_t len = strlen(dir && *dir ? dir : "/tmp") + 32;
+		if (!(n->tmp = malloc(len))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		snprintf(n->tmp, len, "%s/ingero-node-XXXXXX", dir && *dir ? dir : "/tmp");
+		int fd = mkstemp(n->tmp);
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: %s", n->tmp, strerror(errno));
+			free(n->tmp);
+			n->tmp = NULL;
+			return -1;
+		}
+		close(fd);
+		if (ia_merged_split(db, path, (size_t)k, n->tmp, name, sizeof name, err, errlen) < 0 ||
+		    !(n->name = strdup(name))) {
+			if (!err[0])
+				snprintf(err, errlen, "out of memory");
+			ns->nn++;   /* (freed, its file removed, with the others) */
+			return -1;
+		}
+		n->path = n->name;
+		n->merged = path;
+		n->file = n->tmp;
+		if (add_node(ns, NULL, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ia_nodes_wanted(const struct ia_cli *c)
+{
+	const struct ia_filter *fl = &c->filter;
+	if (c->nmore > 0)
+		return 1;
+	if (fl->pid || fl->has_from || fl->has_to || fl->has_since)
+		return 0;
+	char err[512];
+	sqlite3 *db = ia_db_open(c->db_path, err, sizeof err);
+	int parts = db ? ia_merged_nodes(db) : 0;
+	if (db)
+		ia_db_close(db);
+	return parts != 0;   /* (unreadable: the nodes' loader says why) */
+}
+
 int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
 {
 	const struct ia_filter *fl = &c->filter;
@@ -44,40 +146,46 @@ int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
 		ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
 		return IA_EXIT_USAGE;
 	}
-	size_t nn = 1 + (size_t)c->nmore;
-	if (nn > IA_MAX_NODES) {
+	size_t nin = 1 + (size_t)c->nmore;
+	if (nin > IA_MAX_NODES) {
 		ia_err("at most %d report.db at a time", IA_MAX_NODES);
 		return IA_EXIT_USAGE;
 	}
 	struct ia_coll_node cn[IA_MAX_NODES];
-	struct ia_filter none;
-	char err[512];
-	memset(&none, 0, sizeof none);
-	ns->nn = nn;
-	for (size_t i = 0; i < nn; i++) {
+	char err[512] = "";
+	int rc = 0;
+	for (size_t i = 0; i < nin && !rc; i++) {
+		const char *path = i ? c->more_db[i - 1] : c->db_path;
+		sqlite3 *db = ia_db_open(path, err, sizeof err);
+		int parts = db ? ia_merged_nodes(db) : 0;
+		if (!db) {
+			rc = -1;
+		} else if (parts < 0) {
+			ia_db_close(db);
+			ia_db_blame_input();
+			snprintf(err, sizeof err, "%s: merged, but its node count is unreadable", path);
+			rc = -1;
+		} else if (parts > 0) {
+			rc = add_merged(ns, path, db, parts, err, sizeof err);
+			ia_db_close(db);
+		} else if (ns->nn >= IA_MAX_NODES) {
+			ia_db_close(db);
+			snprintf(err, sizeof err, "at most %d nodes at a time", IA_MAX_NODES);
+			rc = LOAD_USAGE;
+		} else {
+			ns->nd[ns->nn].path = ns->nd[ns->nn].file = path;
+			rc = add_node(ns, db, err, sizeof err);
+		}
+	}
+	if (rc) {
+		ia_err("%s", err);
+		return rc == LOAD_USAGE ? IA_EXIT_USAGE : IA_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < ns->nn; i++) {
 		struct ia_node *n = &ns->nd[i];
-		n->path = i ? c->more_db[i - 1] : c->db_path;
-		if (!(n->db = ia_db_open(n->path, err, sizeof err))) {
-			ia_err("%s", err);
-			return IA_EXIT_ERROR;
-		}
-		if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, sizeof err) < 0) {
-			ia_err("%s", err);
-			ia_trace_free(&n->t);
-			return IA_EXIT_ERROR;
-		}
-		n->loaded = 1;
-		if (ia_ranks_compute(&n->t, &n->rk, err, sizeof err) < 0) {
-			ia_err("%s", err);
-			return IA_EXIT_ERROR;
-		}
-		n->ranked = 1;
-		anchor_of(n);
-		n->host = ia_session(&n->t, "host");
-		n->boot = ia_session(&n->t, "boot_id");
 		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
 	}
-	if (ia_job_analyze_nodes(cn, nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
+	if (ia_job_analyze_nodes(cn, ns->nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		return IA_EXIT_ERROR;
 	}
@@ -96,6 +204,10 @@ void ia_nodes_free(struct ia_nodes *ns)
 			ia_trace_free(&n->t);
 		if (n->db)
 			ia_db_close(n->db);
+		if (n->tmp)
+			unlink(n->tmp);
+		free(n->tmp);
+		free(n->name);
 	}
 	ns->nn = 0;
 }

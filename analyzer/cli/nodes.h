@@ -11,6 +11,12 @@
  * collectives refine that (measure/collectives.h: ia_job_analyze_nodes
  * in rules/chain_straggler.h).  A window (--from, --to, --since) or -p is
  * per file and refused.
+ *
+ * A merged report.db (`ingero-analyze merge`, load/merged.h) counts as its
+ * nodes: each is read back into a report.db of its own under $TMPDIR
+ * (removed by ia_nodes_free) and loaded as a node's file is, so that the
+ * merged file's explain and export are those of the files it was merged
+ * from.  The same trace given twice (one host, boot and start) is refused.
  */
 #ifndef IA_NODES_H
 #define IA_NODES_H
@@ -24,7 +30,10 @@
 #define IA_MAX_NODES 16
 
 struct ia_node {
-	const char *path;
+	const char *path;          /* its report.db as given, or the name a merged file recorded */
+	const char *merged;        /* the merged file it was read from, NULL none */
+	const char *file;          /* the file loaded: path, or its part of merged read back (tmp) */
+	char *name, *tmp;          /* path and file of a merged file's part (tmp removed by ia_nodes_free) */
 	sqlite3 *db;
 	struct ia_trace t;
 	struct ia_ranks rk;
@@ -39,6 +48,11 @@ struct ia_nodes {
 	size_t nn;
 	struct ia_job *job;        /* fit[n]: the collectives' refinement of node n */
 };
+
+/* Whether c's files are read as several nodes: more than one, or one
+ * merged file read whole (no -p or window: those read the merged file as
+ * one trace, its pids and CPUs as the merge numbered them). */
+int ia_nodes_wanted(const struct ia_cli *c);
 
 /* c->db_path and c->more_db: loads each, aligns them and analyses the job
  * (with cause, the straggler's own cause too: explain's, not export's).

@@ -127,16 +127,14 @@ static int locked_by_writer(const char *path)
 	return held;
 }
 
-static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errlen)
+char *ia_db_uri(const char *path)
 {
 	int wal = has_wal(path);
 	/* The URI needs the path percent-encoded ('?', '#' and '%' are special). */
 	size_t plen = strlen(path);
 	char *enc = malloc(plen * 3 + 64);
-	if (!enc) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	if (!enc)
 		return NULL;
-	}
 	size_t o = (size_t)sprintf(enc, "file:");
 	for (size_t i = 0; i < plen; i++) {
 		unsigned char c = (unsigned char)path[i];
@@ -146,6 +144,16 @@ static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errl
 			enc[o++] = (char)c;
 	}
 	sprintf(enc + o, "?mode=ro%s", wal ? "" : "&immutable=1");
+	return enc;
+}
+
+static sqlite3 *open_ro(const char *path, int mutex_flag, char *err, size_t errlen)
+{
+	char *enc = ia_db_uri(path);
+	if (!enc) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(enc, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | mutex_flag, NULL);
 	free(enc);
@@ -360,6 +368,11 @@ void ia_db_bad(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	bad_input(err, errlen, ": ", fmt, ap);
 	va_end(ap);
+}
+
+void ia_db_blame_input(void)
+{
+	input_bad = 1;
 }
 
 int ia_db_input_bad(void)

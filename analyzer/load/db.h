@@ -21,6 +21,11 @@ void ia_db_close(sqlite3 *db);
  * on another thread); no checks repeated. */
 sqlite3 *ia_db_reopen(const char *path, char *err, size_t errlen);
 
+/* The URI that opens PATH read-only as ia_db_open() does (immutable when
+ * no WAL is beside it), for sqlite3_open_v2 with SQLITE_OPEN_URI or an
+ * ATTACH on such a connection; malloc'd, NULL when out of memory. */
+char *ia_db_uri(const char *path);
+
 /* Prepares SQL; on failure a one-line reason in err, NULL returned. */
 sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
@@ -43,6 +48,10 @@ void ia_db_corrupt(char *err, size_t errlen, const char *fmt, ...) __attribute__
 /* "PATH: " and the rest as printf: the file is sound but not what a
  * command can read (no trace in it).  Marks the input bad. */
 void ia_db_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The error about to be reported is the input's fault (found outside
+ * this file: a source a copy read damaged, report_copy.c). */
+void ia_db_blame_input(void);
 
 /* Whether an error so far was the input's fault (a file refused at open,
  * a corrupted page, a read error): the exit status says so (cli.h). */

@@ -11,6 +11,8 @@
 #include "measure/ranks.h"
 #include "rules/chains.h"
 
+#include <ingero/schema.h>
+
 #include <stdint.h>
 
 #include <stdio.h>
@@ -19,9 +21,10 @@
 void ia_perfetto_write(FILE *f, const struct ia_analysis *a);
 
 /* Node n's process of pid P is pid n * this + P in the file (Linux pids are
- * below 2^22), so two nodes' equal pids stay two processes; thread ids are
- * kept (a thread is its process's pid and tid). */
-#define IA_PERFETTO_NODE_PIDS 10000000
+ * below 2^22), so two nodes' equal pids stay two processes — the pid a
+ * merged report.db gives it (schema.h); thread ids are kept (a thread is
+ * its process's pid and tid). */
+#define IA_PERFETTO_NODE_PIDS INGERO_NODE_PID_STRIDE
 
 /* One node of a job, for ia_perfetto_write_nodes: its analysis, what puts
  * its times on node 0's clock, and what otherData states of it

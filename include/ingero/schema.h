@@ -88,6 +88,16 @@ INGERO_STACK_FRAMES_VIEW_SQL \
 "  dur_ns INTEGER NOT NULL, ret INTEGER, flags INTEGER NOT NULL DEFAULT 0);\n" \
 "CREATE INDEX collectives_by_comm ON collectives(comm_id, seq);\n"
 
+/* A merged report.db (`ingero-analyze merge`, docs/schema.md "Merged
+ * files"): several nodes' traces in one file of this version, on node 0's
+ * clock.  Node K's pids and tids are K * INGERO_NODE_PID_STRIDE + its own
+ * (Linux pids are below 2^22), its CPUs follow the nodes before it, and
+ * its session is kept under "node.K." with what the merge did under
+ * "node.K.merge."; node_processes says each process's node and own pid. */
+#define INGERO_NODE_PID_STRIDE 10000000
+#define INGERO_MERGED_SCHEMA_SQL \
+"CREATE TABLE node_processes(pid INTEGER PRIMARY KEY, node INTEGER NOT NULL, node_pid INTEGER NOT NULL);\n"
+
 /* Well-known session keys (session.key). */
 #define INGERO_SESSION_KEYS \
 	"command", "start_wall_ns", "start_mono_ns", "end_mono_ns", "host", "kernel", \

@@ -7,11 +7,14 @@
  *
  *   calls_edit DB [--api NAME | --last] (--dur NS | --dur-mul K)
  *   calls_edit DB --reverse
+ *   calls_edit DB --shift NS
  *
  * --api NAME   only the calls of that API (apis.name)
  * --last       only the calls starting last (the greatest start_ns)
  * --dur NS     set their dur_ns;  --dur-mul K  multiply it by K
  * --reverse    store the calls of each block in the opposite order
+ * --shift NS   move every call by NS (signed), the blocks' first_ns and
+ *              last_ns with them: a trace as a clock NS ahead took it
  * Prints how many calls it changed.
  */
 #include <ingero/call_block.h>
@@ -54,14 +57,15 @@ static size_t decode(sqlite3_stmt *st)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: calls_edit DB [--api NAME | --last] (--dur NS | --dur-mul K) | DB --reverse\n");
+	fprintf(stderr, "usage: calls_edit DB [--api NAME | --last] (--dur NS | --dur-mul K) | DB --reverse | DB --shift NS\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *api_name = NULL;
-	int last = 0, reverse = 0, have_dur = 0;
+	int last = 0, reverse = 0, have_dur = 0, have_shift = 0;
+	int64_t shift = 0;
 	uint64_t dur = 0, mul = 0;
 
 	if (argc < 3)
@@ -75,12 +79,15 @@ int main(int argc, char **argv)
 			api_name = argv[++i];
 		else if (!strcmp(argv[i], "--dur") && i + 1 < argc)
 			dur = strtoull(argv[++i], NULL, 0), have_dur = 1;
+		else if (!strcmp(argv[i], "--shift") && i + 1 < argc)
+			shift = strtoll(argv[++i], NULL, 0), have_shift = 1;
 		else if (!strcmp(argv[i], "--dur-mul") && i + 1 < argc)
 			mul = strtoull(argv[++i], NULL, 0);
 		else
 			return usage();
 	}
-	if (reverse ? (api_name || last || have_dur || mul) : (have_dur == !!mul || (api_name && last)))
+	if (have_shift ? (reverse || api_name || last || have_dur || mul)
+		       : reverse ? (api_name || last || have_dur || mul) : (have_dur == !!mul || (api_name && last)))
 		return usage();
 	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		die(argv[1]);
@@ -110,7 +117,8 @@ int main(int argc, char **argv)
 	/* one block at a time, each read by a fresh statement: no row is
 	 * updated under a running SELECT */
 	sqlite3_stmt *rd = prep("SELECT id, pid, data FROM call_blocks WHERE id > ?1 ORDER BY id LIMIT 1");
-	sqlite3_stmt *wr = prep("UPDATE call_blocks SET data = ?1 WHERE id = ?2");
+	sqlite3_stmt *wr = prep("UPDATE call_blocks SET data = ?1, first_ns = first_ns + ?3, last_ns = last_ns + ?3 "
+				"WHERE id = ?2");
 	msgpack_sbuffer blob;
 	msgpack_sbuffer_init(&blob);
 	uint64_t changed = 0;
@@ -125,6 +133,11 @@ int main(int argc, char **argv)
 		size_t n = decode(rd), hit = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct ingero_cuda_call *c = &calls[i];
+			if (have_shift) {
+				c->start_ns = (uint64_t)((int64_t)c->start_ns + shift);
+				hit++;
+				continue;
+			}
 			if (reverse) {
 				if (i < n / 2) {
 					struct ingero_cuda_call t = *c;
@@ -147,6 +160,7 @@ int main(int argc, char **argv)
 		}
 		sqlite3_bind_blob(wr, 1, blob.data, (int)blob.size, SQLITE_STATIC);
 		sqlite3_bind_int64(wr, 2, id);
+		sqlite3_bind_int64(wr, 3, shift);
 		if (sqlite3_step(wr) != SQLITE_DONE)
 			die("UPDATE call_blocks");
 		sqlite3_reset(wr);
