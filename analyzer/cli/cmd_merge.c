@@ -88,6 +88,22 @@ static int pids_fit(const struct ia_nodes *ns)
 	return 1;
 }
 
+/* Every node's times on node 0's clock at 0 or later (CLOCK_MONOTONIC
+ * counts from the boot: a node booted before node 0 may begin before it). */
+static int times_fit(const struct ia_nodes *ns)
+{
+	for (size_t k = 1; k < ns->nn; k++) {
+		const char *s = ia_session(&ns->nd[k].t, "start_mono_ns");
+		int64_t start = s ? strtoll(s, NULL, 10) : 0;
+		if (start + ia_nodes_shift(ns, k) < 0) {
+			ia_err("%s began before node 0's clock did (%s booted later): give the node that booted first "
+			       "as node 0 (the first file)", ns->nd[k].path, ns->nd[0].path);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
@@ -181,6 +197,8 @@ int ia_cmd_merge(const struct ia_cli *c)
 	rc = ia_nodes_load(c, &ns, 0);
 	if (rc == IA_EXIT_OK && !pids_fit(&ns))
 		rc = IA_EXIT_ERROR;
+	if (rc == IA_EXIT_OK && !times_fit(&ns))
+		rc = IA_EXIT_USAGE;
 	if (rc != IA_EXIT_OK) {
 		ia_nodes_free(&ns);
 		return rc;

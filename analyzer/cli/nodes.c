@@ -143,7 +143,10 @@ int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
 	const struct ia_filter *fl = &c->filter;
 	memset(ns, 0, sizeof *ns);
 	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
-		ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
+		if (!strcmp(c->cmd, "merge"))
+			ia_err("merge: no -p, --from, --to or --since (whole traces are merged)");
+		else
+			ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
 		return IA_EXIT_USAGE;
 	}
 	size_t nin = 1 + (size_t)c->nmore;

@@ -32,11 +32,14 @@ static inline uint32_t ia_stream_key(uint64_t stream)
 
 #define IA_OFF_PREEMPTED 0x80000000u   /* left the CPU still runnable */
 #define IA_OFF_IOWAIT    0x40000000u   /* blocked in uninterruptible sleep (D: disk, page-fault I/O) */
-/* bits 22-29: what it blocked in, a syscalls.h code (tids and thread
- * indexes are < 2^22: pid_max) */
+/* bits 22-29: what it blocked in, a syscalls.h code (thread indexes and
+ * a node's tids are < 2^22, pid_max; a tid that is not — a merged file's,
+ * load/merged.h — is read as IA_OFF_TID_ASIDE there, the tid itself beside
+ * the rows: ia_scan_result.aside) */
 #define IA_OFF_SYS_SHIFT 22
 #define IA_OFF_SYS       (0xffu << IA_OFF_SYS_SHIFT)
 #define IA_OFF_FLAGS     (IA_OFF_PREEMPTED | IA_OFF_IOWAIT | IA_OFF_SYS)
+#define IA_OFF_TID_ASIDE ((1u << IA_OFF_SYS_SHIFT) - 1)
 #define ia_off_sys(o)    ((uint8_t)(((o)->th & IA_OFF_SYS) >> IA_OFF_SYS_SHIFT))
 struct ia_off {
 	uint64_t start, end;  /* switched out, switched back in */
@@ -45,7 +48,8 @@ struct ia_off {
 };
 
 /* Who ended an off-CPU interval (off_cpu.waker_tid, schema 7), beside the
- * intervals rather than in them: most rows have none (preempted, a timer,
+ * intervals rather than in them (and, in the same shape, the tid of an
+ * interval whose tid does not fit its row): most rows have none (preempted, a timer,
  * an interrupt), and 4 more bytes on every row would be 80 MB on a trace
  * of 20 M.  Sorted by off. */
 struct ia_off_waker {

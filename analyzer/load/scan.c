@@ -57,6 +57,8 @@ struct chunk {
 	struct ia_map smap;
 	struct ia_off_waker *wk;   /* off_cpu: its rows' wakers, by row index in the chunk */
 	size_t nwk, wkcap;
+	struct ia_off_waker *aside;   /* off_cpu: its rows' tids of 2^22 - 1 or more (rows.h), the same way */
+	size_t naside, asidecap;
 	int failed;
 	char err[256];
 };
@@ -326,9 +328,18 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	o->start = s;
 	o->end = e;
 	o->runq = e - r > UINT32_MAX ? UINT32_MAX : (uint32_t)(e - r);
-	/* tids are < 2^22 (pid_max): the top bit carries "preempted" */
+	/* a node's tids are < 2^22 (pid_max): the top bits carry flags; a larger
+	 * one (a merged file's) goes beside the row */
 	int how = sqlite3_value_int(v[4]);   /* off_cpu.preempted: 0 slept, 1 preempted, 2 D state */
-	o->th = tid | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
+	o->th = (tid < IA_OFF_TID_ASIDE ? tid : IA_OFF_TID_ASIDE) | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
+	if (tid >= IA_OFF_TID_ASIDE) {
+		if (ia_grow((void **)&c->aside, &c->asidecap, c->naside + 1, sizeof *c->aside) < 0) {
+			w->oom = 1;
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		c->aside[c->naside++] = (struct ia_off_waker){ (uint32_t)(c->n - 1), tid };
+	}
 	if (argc > 5)   /* version 5: what it blocked in */
 		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[5]), sqlite3_value_type(v[5]) != SQLITE_NULL)
 			 << IA_OFF_SYS_SHIFT;
@@ -665,7 +676,7 @@ static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct i
  * its rowids: they close up), handed to r; base[] gives them up. */
 static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 {
-	size_t wcap = 0;
+	size_t wcap = 0, acap = 0;
 	for (int calls = 1; calls >= 0; calls--) {
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		char *dst = base[calls];
@@ -690,6 +701,13 @@ static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 				for (size_t k = 0; k < c->nwk; k++)
 					r->wakers[r->nwakers++] =
 						(struct ia_off_waker){ (uint32_t)(n - c->n + c->wk[k].off), c->wk[k].tid };
+			}
+			if (!calls && c->naside) {   /* the same for the tids beside the rows */
+				if (ia_grow((void **)&r->aside, &acap, r->naside + c->naside, sizeof *r->aside) < 0)
+					return -1;
+				for (size_t k = 0; k < c->naside; k++)
+					r->aside[r->naside++] =
+						(struct ia_off_waker){ (uint32_t)(n - c->n + c->aside[k].off), c->aside[k].tid };
 			}
 			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
 				return -1;
@@ -774,6 +792,7 @@ out:
 			free(j.chunks[i].rows);
 		free(j.chunks[i].sids);
 		free(j.chunks[i].wk);
+		free(j.chunks[i].aside);
 		ia_map_free(&j.chunks[i].tidpid);
 		ia_map_free(&j.chunks[i].smap);
 	}
@@ -790,6 +809,7 @@ void ia_scan_result_free(struct ia_scan_result *r)
 	free(r->calls);
 	free(r->offs);
 	free(r->wakers);
+	free(r->aside);
 	free(r->stack_ids);
 	free(r->tids);
 	free(r->pids);

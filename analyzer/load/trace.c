@@ -481,15 +481,20 @@ static int resolve_calls(struct ia_trace *t)
 }
 
 /* Off-CPU rows: the same, with spans into first/last (merged by the caller:
- * this runs beside resolve_calls, which owns the threads' own fields). */
-static void resolve_offs(struct ia_trace *t, uint64_t *first, uint64_t *last)
+ * this runs beside resolve_calls, which owns the threads' own fields); the
+ * tids that did not fit their rows (rows.h) taken from beside them. */
+static void resolve_offs(struct ia_trace *t, const struct ia_off_waker *aside, size_t naside, uint64_t *first,
+			 uint64_t *last)
 {
 	struct tid_cache tc;
 	memset(tc.tid, 0xff, sizeof tc.tid);
-	size_t w = 0, wk = 0, kept = 0;   /* (the wakers follow their rows: by index, both in storage order) */
+	size_t w = 0, wk = 0, kept = 0, ak = 0;   /* (the wakers follow their rows: by index, both in storage order) */
 	for (size_t i = 0; i < t->noffs; i++) {
 		struct ia_off o = t->offs[i];
-		uint32_t th_i = cached_thread(t, &tc, o.th & ~IA_OFF_FLAGS);
+		uint32_t tid = o.th & ~IA_OFF_FLAGS;
+		if (tid == IA_OFF_TID_ASIDE && ak < naside && aside[ak].off == i)
+			tid = aside[ak++].tid;
+		uint32_t th_i = cached_thread(t, &tc, tid);
 		int sel = t->procs[t->threads[th_i].proc].selected != 0;
 		for (; wk < t->noff_wakers && t->off_wakers[wk].off == i; wk++)
 			if (sel)
@@ -673,6 +678,9 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	t->off_wakers = r.wakers;
 	t->noff_wakers = r.nwakers;
 	r.wakers = NULL;
+	struct ia_off_waker *aside = r.aside;   /* (read by resolve_offs, then freed) */
+	size_t naside = r.naside;
+	r.aside = NULL;
 	ia_scan_result_free(&r);
 	int rc = 0;
 	for (size_t i = 0; i < t->nstacks; i++)
@@ -691,7 +699,7 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	if (!rc && first && last) {
 		for (size_t i = 0; i < t->nthreads; i++)
 			first[i] = UINT64_MAX;
-		resolve_offs(t, first, last);
+		resolve_offs(t, aside, naside, first, last);
 		if (!(t->off_by_th = index_by_thread(t, 0, spans + 2 * t->nthreads)))
 			rc = -1;
 	} else {
@@ -715,6 +723,7 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	free(spans);
 	free(first);
 	free(last);
+	free(aside);
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
