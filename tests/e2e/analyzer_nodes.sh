@@ -11,6 +11,16 @@
 # times on node 0's clock (every rank's k-th all-reduce returns at one instant, the last rank's
 # call: within the uncertainty, where unshifted 5 s apart), the offsets and what remains uncertain
 # in otherData.
+# `merge -o job.db a.db b.db` writes both into one report.db (issue 44) — tested with node 1's data
+# moved 7 s ahead (as if its clock had booted 7 s earlier: every time column, the calls' too), so that
+# the offset the merge applies is not near zero: every table's rows and losses the sum of both files',
+# node 1's times moved by explain's offset exactly, its pids and tids apart and mapped back
+# (node_processes), its frames and stacks resolving to the same frames as before (also where stack
+# ids of the two files met), the k-th all-reduce of the 4 ranks returning together within the
+# stated uncertainty; `explain job.db` tells the story `explain a.db b.db` tells, word for word
+# but the files' names; two older corpus traces (versions 4 and 7) merged and read back the same;
+# bad input (a file missing, damaged, given twice; one file; an output that exists) one line,
+# non-zero, and nothing left at the output's name.
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 T=$(tmpdir)
@@ -101,4 +111,187 @@ check_eq "export: node 1 shifted: the 4 ranks' k-th all-reduces return together 
 grep -q '^allreduce' "$T/pf.check" || cat "$T/pf.check" "$T/pf.err"
 "$A" export --format perfetto --from 1s -o "$T/x.json" "$T/n0.db" "$T/n1.db" 2>"$T/x.err"
 check_eq "export of several files with --from: a usage error, one line" "2 1" "$? $(wc -l <"$T/x.err")"
+
+# ---- merge: both nodes in one file ----
+S=7000000000
+shift_db() { # DB NS: every CLOCK_MONOTONIC time of DB moved by NS (listed here, apart from the merge's own rules)
+	"$B/tests/calls_edit" "$1" --shift "$2" >/dev/null || nok "calls_edit --shift $1"
+	sqlite3 "$1" "UPDATE processes SET start_ns = start_ns + $2 WHERE start_ns; UPDATE processes SET exit_ns = exit_ns + $2 WHERE exit_ns;
+		UPDATE off_cpu SET start_ns = start_ns + $2, end_ns = end_ns + $2, runnable_ns = runnable_ns + $2;
+		UPDATE page_allocs SET bucket_ns = bucket_ns + $2; UPDATE cpu_busy SET bucket_ns = bucket_ns + $2;
+		UPDATE competitors SET bucket_ns = bucket_ns + $2; UPDATE cpu_samples SET ts_ns = ts_ns + $2;
+		UPDATE off_cpu_stacks SET start_ns = start_ns + $2; UPDATE capture SET t_ns = t_ns + $2;
+		UPDATE gpu_marks SET recorded_ns = recorded_ns + $2, done_ns = done_ns + $2;
+		UPDATE collectives SET start_ns = start_ns + $2;
+		UPDATE session SET value = value + $2 WHERE key IN ('start_mono_ns', 'end_mono_ns', 'clock_anchor_mono_ns')"
+}
+cp "$T/n1.db" "$T/n1s.db"
+shift_db "$T/n1s.db" $S
+"$A" explain --json "$T/n0.db" "$T/n1s.db" >"$T/sep.json" 2>>"$T/job.err"
+"$A" explain --width 1000 "$T/n0.db" "$T/n1s.db" >"$T/sep.txt" 2>>"$T/job.err"
+"$A" merge -o "$T/job.db" "$T/n0.db" "$T/n1s.db" >"$T/merge.out" 2>"$T/merge.err"
+check_eq "merge exits 0, quiet on stderr, its one line" "0 0 1" "$? $(wc -l <"$T/merge.err") $(grep -c '^.*job.db: 2 nodes on node 0.s clock; node 1 -7' "$T/merge.out")"
+check_eq "nothing but job.db left beside it" "job.db" "$(ls "$T" | grep job.db)"
+m() { sql -noheader "$T/job.db" "$1"; }
+rows() { sql -noheader "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+bad=""
+for t in processes threads call_blocks cuda_calls off_cpu page_allocs cpu_busy competitors kernels cpu_samples off_cpu_stacks \
+	gpu_marks capture losses process_env collectives stacks frames stack_frames; do
+	[ "$(rows "$T/job.db" $t)" -eq $(($(rows "$T/n0.db" $t) + $(rows "$T/n1s.db" $t))) ] || bad="$bad $t"
+done
+check_eq "every table's rows the sum of both files' (cuda_calls and stack_frames too)" "" "$bad"
+check_ge "... of a trace with rows (calls)" "$(rows "$T/job.db" cuda_calls)" 300
+sq() { sqlite3 "$1" "$2"; }
+check_eq "losses: each source's sum both files' sums" \
+	"$(sq "$T/n0.db" "ATTACH '$T/n1s.db' AS b; SELECT source, sum(c) FROM (SELECT source, count AS c FROM losses UNION ALL
+		SELECT source, count FROM b.losses) GROUP BY 1 ORDER BY 1")" "$(m "SELECT source, sum(count) FROM losses GROUP BY 1 ORDER BY 1")"
+check_eq "losses: node 1's machine-wide ones kept apart (pid 10000000)" \
+	"$(sq "$T/n1s.db" "SELECT count(*) FROM losses WHERE pid = 0")" "$(m "SELECT count(*) FROM losses WHERE pid = 10000000")"
+j2() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$T/sep.json"; }
+ses() { sq "$1" "SELECT value FROM session WHERE key = '$2'"; }
+check_eq "metadata: node 1's host, boot id and anchor kept, its file named; 2 nodes, 4 CPUs" \
+	"$(ses "$T/n1s.db" host) $(ses "$T/n1s.db" boot_id) $(ses "$T/n1s.db" clock_anchor_realtime_ns) $T/n1s.db 2 4" \
+	"$(ses "$T/job.db" node.1.host) $(ses "$T/job.db" node.1.boot_id) $(ses "$T/job.db" node.1.clock_anchor_realtime_ns) $(ses "$T/job.db" node.1.merge.file) $(ses "$T/job.db" merged_nodes) $(ses "$T/job.db" cpus)"
+SH=$(ses "$T/job.db" node.1.merge.shift_ns)
+check_eq "metadata: the offset applied and the uncertainty left are explain's" \
+	"$(j2 "d['nodes'][1]['anchor_offset_ns'] + d['nodes'][1]['correction_ns'], d['nodes'][1]['uncertainty_ns']" | tr -d '(),')" \
+	"$SH $(ses "$T/job.db" node.1.merge.uncertainty_ns)"
+check "the offset takes the 7 s out (within 50 ms)" test "$(((SH + S) / 50000000))" -eq 0
+# node 1's rows (pid >= 10^7) against n1s.db's: pids based, times moved by the offset exactly
+L=10000000
+bad=""
+for tc in "off_cpu tid start_ns" "off_cpu pid end_ns" "cpu_samples tid ts_ns" "gpu_marks pid done_ns" "collectives tid start_ns" \
+	"cuda_calls tid start_ns" "call_blocks pid last_ns" "page_allocs pid bucket_ns" "processes pid start_ns" "off_cpu_stacks tid start_ns"; do
+	set -- $tc
+	a=$(sql -noheader "$T/n1s.db" "SELECT count(*), min($2) + $L, max($2) + $L, min($3) + $SH, max($3) + $SH FROM $1")
+	b=$(m "SELECT count(*), min($2), max($2), min($3), max($3) FROM $1 WHERE pid >= $L")
+	[ "$a" = "$b" ] || { bad="$bad $1.$3"; echo "# $1: $a against $b"; }
+done
+check_eq "node 1's rows: pids and tids + 10^7, times + the offset, in every table tried" "" "$bad"
+check_eq "pids: node_processes maps each back to its node and own pid" \
+	"$(sq "$T/n0.db" "SELECT group_concat(pid) FROM (SELECT pid FROM processes ORDER BY pid)") $(sq "$T/n1s.db" "SELECT group_concat(pid) FROM (SELECT pid FROM processes ORDER BY pid)")" \
+	"$(m "SELECT group_concat(node_pid) FROM (SELECT node_pid FROM node_processes WHERE node = 0 ORDER BY pid)") $(m "SELECT group_concat(node_pid) FROM (SELECT node_pid FROM node_processes WHERE node = 1 ORDER BY pid)")"
+check_eq "pids of the two nodes apart" "0" "$(m "SELECT count(*) FROM node_processes a JOIN node_processes b ON a.pid = b.pid AND a.node <> b.node")"
+# frames: what each table's rows reach through their stacks, per node, the same frames as before
+frames_reached() { # DB WHERE: per table, the frames its rows' stacks resolve to, counted
+	for t in cuda_calls cpu_samples off_cpu_stacks; do
+		sql -noheader "$1" "SELECT '$t', f.kind, f.depth, f.symbol, f.module, f.file, f.line, count(*) FROM $t r
+			JOIN stack_frames f ON f.stack_id = r.stack_id WHERE $2 GROUP BY 2, 3, 4, 5, 6, 7 ORDER BY 2, 3, 4, 5, 6, 7"
+	done
+}
+frames_reached "$T/n0.db" 1 >"$T/f0"; frames_reached "$T/n1s.db" 1 >"$T/f1"
+frames_reached "$T/job.db" "r.pid < $L" >"$T/fm0"; frames_reached "$T/job.db" "r.pid >= $L" >"$T/fm1"
+check_ge "stacks' frames reached from the rows" "$(wc -l <"$T/f1")" 20
+check "frames: node 0's rows reach the same frames in the merged file" cmp -s "$T/f0" "$T/fm0"
+check "frames: node 1's rows reach the same frames in the merged file" cmp -s "$T/f1" "$T/fm1"
+check_eq "frames: every id a stack lists is a frame" 0 "$(m "SELECT count(*) FROM stacks s, json_each(coalesce(s.native, '[]')) j
+	WHERE j.value NOT IN (SELECT id FROM frames)")"
+# the k-th all-reduce (the first, the ranks' start-ups meeting, left out as explain leaves it) returns
+# together on every rank in the merged file; 7 s apart in the two files as they were
+spread() { sql -noheader "$1" "SELECT max(s) FROM (SELECT max(start_ns + dur_ns) - min(start_ns + dur_ns) AS s FROM ($2)
+	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq HAVING count(*) = 4)"; }
+sp=$(spread "$T/job.db" "SELECT * FROM collectives")
+check "the 4 ranks' k-th all-reduce returns together in the merged file (worst ${sp} ns; uncertainty + 5 ms)" \
+	test "$sp" -le $(($(ses "$T/job.db" node.1.merge.uncertainty_ns) + 5000000))
+check_ge "... 7 s apart as the files were" "$(sqlite3 "$T/n0.db" "ATTACH '$T/n1s.db' AS b; SELECT max(s) FROM (SELECT max(e) - min(e) AS s
+	FROM (SELECT comm_id, seq, op, start_ns + dur_ns AS e FROM collectives UNION ALL SELECT comm_id, seq, op, start_ns + dur_ns FROM b.collectives)
+	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq)")" 6000000000
+# explain of the merged file is explain of the two
+"$A" explain --json "$T/job.db" >"$T/mer.json" 2>"$T/mer.err"
+check_eq "explain job.db exits 0, quiet on stderr" "0 0" "$? $(wc -l <"$T/mer.err")"
+"$A" explain --width 1000 "$T/job.db" >"$T/mer.txt" 2>>"$T/mer.err"
+python3 - "$T/sep.json" "$T/mer.json" >"$T/mer.check" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for n in b['nodes']:
+    n.pop('merged_file')
+print('same', [k for k in a if a[k] != b.get(k)], sorted(a) == sorted(b))
+s = b['ranks']['straggler']
+print('straggler', s['rank'], s['node'], s['cause']['kind'], s['late_mean_ns'] > 0)
+PY
+check_eq "explain --json job.db: every part as explain of the two files (nodes but their file names)" "same [] True" "$(grep '^same' "$T/mer.check")"
+check_eq "... rank 3 on node 1 the straggler, waiting for its DataLoader worker, late" "straggler 3 1 gaps_waiting_workers True" \
+	"$(grep '^straggler' "$T/mer.check")"
+sed 's/^\(  node [01]: [^ ]*\)\.db in [^ ]*job\.db /\1.db /' "$T/mer.txt" >"$T/mer.cut"
+check "explain job.db's text: explain a.db b.db's, but for the files' names" cmp -s "$T/sep.txt" "$T/mer.cut"
+"$A" export --format perfetto -o "$T/mer.pf.json" "$T/job.db" 2>/dev/null
+check_eq "export of job.db: its two nodes, the offsets applied" "0 2 $SH" "$? $(python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['otherData']['nodes']; print(len(o), o[1]['offset_applied_ns'])" "$T/mer.pf.json")"
+for v in stats per-process; do
+	"$A" $v "$T/job.db" >"$T/v.out" 2>&1
+	check_eq "$v job.db: one trace of both nodes' processes" "0" "$?"
+done
+check_eq "per-process job.db: node 1's rank 3 by its merged pid" 1 "$(grep -c "rank 3: pid 10$(sq "$T/n1s.db" "SELECT printf('%06d', pid) FROM process_env WHERE key = 'RANK' AND value = '3'")" "$T/v.out")"
+
+# stack ids that meet: node 1's calls' stack X and a sample stack's Y given ids node 0 has; the merge gives
+# node 1's new ones, in the call blocks and the rows, and they still reach their own frames
+cp "$T/n0.db" "$T/c0.db"; cp "$T/n1s.db" "$T/c1.db"
+X=$(sql -noheader "$T/c1.db" "SELECT stack_id FROM cuda_calls WHERE stack_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1")
+Y0=$(sq "$T/c0.db" "SELECT stack_id FROM cpu_samples WHERE stack_id IS NOT NULL LIMIT 1")
+Y1=$(sq "$T/c1.db" "SELECT stack_id FROM cpu_samples WHERE stack_id IS NOT NULL AND stack_id <> $X LIMIT 1")
+sq "$T/c0.db" "UPDATE stacks SET id = $X WHERE id = $Y0; UPDATE cpu_samples SET stack_id = $X WHERE stack_id = $Y0;
+	UPDATE off_cpu_stacks SET stack_id = $X WHERE stack_id = $Y0"
+Y=$(sq "$T/c0.db" "SELECT stack_id FROM cpu_samples WHERE stack_id NOT IN ($X) LIMIT 1")
+sq "$T/c1.db" "UPDATE stacks SET id = $Y WHERE id = $Y1; UPDATE cpu_samples SET stack_id = $Y WHERE stack_id = $Y1;
+	UPDATE off_cpu_stacks SET stack_id = $Y WHERE stack_id = $Y1"
+check_eq "two stack ids the files share" 2 "$(sq "$T/c0.db" "ATTACH '$T/c1.db' AS b; SELECT count(*) FROM stacks JOIN b.stacks USING (id)")"
+"$A" merge -o "$T/cj.db" "$T/c0.db" "$T/c1.db" >/dev/null 2>"$T/cj.err"
+check_eq "merge of them exits 0" "0" "$?"
+frames_reached "$T/c1.db" 1 >"$T/g1"; frames_reached "$T/cj.db" "r.pid >= $L" >"$T/gm1"
+frames_reached "$T/c0.db" 1 >"$T/g0"; frames_reached "$T/cj.db" "r.pid < $L" >"$T/gm0"
+check "... node 1's rows (its calls' blocks too) reach their own frames, node 0's theirs" cmp -s "$T/g1" "$T/gm1"
+check "... node 0's unchanged" cmp -s "$T/g0" "$T/gm0"
+check_eq "... every stack kept, under distinct ids" "$(($(rows "$T/c0.db" stacks) + $(rows "$T/c1.db" stacks)))" "$(rows "$T/cj.db" stacks)"
+
+# bad input: one line on stderr, non-zero, nothing at the output's name
+merge_fails() { # DESCRIPTION STATUS ARGS...: merge -o $T/bad.db ARGS fails so
+	_d=$1; _s=$2; shift 2
+	rm -f "$T/bad.db"
+	"$A" merge "$@" >/dev/null 2>"$T/bad.err"
+	check_eq "merge, $_d: exit $_s, one line, no output" "$_s 1 " "$? $(wc -l <"$T/bad.err") $(ls "$T" | grep '^bad\.db')"
+}
+head -c 100000 "$T/n1.db" >"$T/trunc.db"
+cp "$T/n0.db" "$T/n0copy.db"
+merge_fails "a file missing" 3 -o "$T/bad.db" "$T/n0.db" "$T/none.db"
+merge_fails "a file truncated" 3 -o "$T/bad.db" "$T/n0.db" "$T/trunc.db"
+merge_fails "a file not a report" 3 -o "$T/bad.db" "$T/n0.db" "$T/n0.out"
+merge_fails "a file given twice" 2 -o "$T/bad.db" "$T/n0.db" "$T/n0.db"
+merge_fails "a copy of a file with it (one host, boot and start)" 2 -o "$T/bad.db" "$T/n0.db" "$T/n0copy.db"
+merge_fails "one file only" 2 -o "$T/bad.db" "$T/n0.db"
+merge_fails "no -o" 2 "$T/n0.db" "$T/n1.db"
+merge_fails "with -p" 2 -p 1 -o "$T/bad.db" "$T/n0.db" "$T/n1.db"
+# node 0 as if booted 1 ms before its trace began, node 1's trace begun 1 s earlier than it says:
+# node 1 began before node 0's clock did
+cp "$T/n0.db" "$T/n0e.db"
+shift_db "$T/n0e.db" $((1000000 - $(ses "$T/n0.db" start_mono_ns)))
+cp "$T/n1s.db" "$T/n1e.db"
+sq "$T/n1e.db" "UPDATE session SET value = value - 1000000000 WHERE key = 'start_mono_ns'"
+merge_fails "node 1 begun before node 0's clock (node 0 booted later)" 2 -o "$T/bad.db" "$T/n0e.db" "$T/n1e.db"
+check_eq "... no temporary file left" "" "$(ls "$T" | grep 'merge-')"
+"$A" merge -o "$T/job.db" "$T/n0.db" "$T/n1.db" >/dev/null 2>"$T/ex.err"
+check_eq "an output that exists without --force: exit 2, one line, the file untouched" "2 1 $(cksum <"$T/job.db")" \
+	"$? $(wc -l <"$T/ex.err") $(cksum <"$T/job.db")"
+"$A" merge --force -o "$T/job.db" "$T/n0.db" "$T/n1.db" >/dev/null 2>&1
+check_eq "--force replaces it" "0 1" "$? $(m "SELECT count(*) FROM session WHERE key = 'node.1.merge.shift_ns' AND abs(value) < 50000000")"
+
+# older versions: two corpus traces (schema 4 and 7), each frames of its own layout
+if command -v xz >/dev/null && [ -f tests/corpus/c09_cupy_batched_fft.db.xz ] && [ -f tests/corpus/c46_cupy_short_host_loop.db.xz ]; then
+	sh tests/corpus/unpack.sh tests/corpus/c09_cupy_batched_fft.db.xz "$T/v4.db"
+	sh tests/corpus/unpack.sh tests/corpus/c46_cupy_short_host_loop.db.xz "$T/v7.db"
+	"$A" merge -o "$T/old.db" "$T/v4.db" "$T/v7.db" >/dev/null 2>"$T/old.err"
+	check_eq "versions 4 and 7 merged: exit 0, version 8, each node's version kept" "0 8 4 7" \
+		"$? $(sq "$T/old.db" "PRAGMA user_version") $(sq "$T/old.db" "SELECT value FROM session WHERE key GLOB 'node.?.merge.schema_version' ORDER BY key" | tr '\n' ' ' | sed 's/ $//')"
+	bad=""
+	for t in processes threads cuda_calls off_cpu cpu_busy cpu_samples stacks stack_frames losses; do
+		[ "$(rows "$T/old.db" $t)" -eq $(($(rows "$T/v4.db" $t) + $(rows "$T/v7.db" $t))) ] || bad="$bad $t"
+	done
+	check_eq "versions 4 and 7: every table's rows the sum (stack_frames rows too)" "" "$bad"
+	frames_reached "$T/v7.db" 1 >"$T/o7"; frames_reached "$T/old.db" "r.pid >= $L" >"$T/om7"
+	check "... the version 7 node's rows reach the same frames" cmp -s "$T/o7" "$T/om7"
+	"$A" explain --json "$T/v4.db" "$T/v7.db" >"$T/os.json" 2>/dev/null
+	"$A" explain --json "$T/old.db" >"$T/om.json" 2>/dev/null
+	check_eq "... explain of the merged file is explain of the two (each node read back as its version)" "[]" \
+		"$(python3 -c "import json,sys; a,b=[json.load(open(f)) for f in sys.argv[1:]]; [n.pop('merged_file') for n in b['nodes']]; print([k for k in a if a[k] != b.get(k)])" "$T/os.json" "$T/om.json")"
+else
+	skip "merge of older versions: xz or the corpus traces missing"
+fi
 finish
