@@ -32,6 +32,7 @@
 
 static const char general[] =
 "Usage: ingero-analyze [SUBCOMMAND] [OPTIONS] report.db\n"
+"       ingero-analyze merge -o JOB.db [--force] node0.db node1.db ...\n"
 "\n"
 "Explains why a GPU program starved, from a report.db written by ingero-collector.\n"
 "\n"
@@ -44,6 +45,7 @@ static const char general[] =
 "  export        --format perfetto -o trace.json: Chrome trace-event JSON for ui.perfetto.dev\n"
 "  report        --html -o report.html: one self-contained HTML file with SVG charts\n"
 "  stacks        sampled stacks for a flame graph: folded lines or --format speedscope\n"
+"  merge         -o JOB.db node0.db node1.db ...: one report.db of several nodes' traces\n"
 "  gate          BASELINE CURRENT: CI gate on GPU starvation (ingero-gate(1); gate --help)\n"
 "  mcp           report.db: Model Context Protocol server over stdio (mcp --help)\n"
 "\n"
@@ -57,6 +59,7 @@ OUTPUT
 "  --limit N         timeline: at most N lines (default 5000, 0 = all)\n"
 "  --kernels         stats: GPU time per kernel (count, time, share, mean/p50/max)\n"
 "  --offcpu          stacks: where threads blocked, not on-CPU samples\n"
+"  --force           merge: replace JOB.db if it exists\n"
 TEXT
 HELP
 EXIT
@@ -78,7 +81,8 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"A job of several ranks: when each arrived at the collectives, the straggler\n"
 	"and its own cause first.  Several report.db (one a node of one job): put on\n"
 	"one timeline by the collectors' clock anchors, refined by the collectives,\n"
-	"the remaining uncertainty stated; no window or -p then.\n"
+	"the remaining uncertainty stated; no window or -p then.  A merged file\n"
+	"(merge --help) is read as the nodes it holds.\n"
 	"\n"
 	"Options:\n"
 	JSON WINDOW OUTPUT TEXT HELP EXIT },
@@ -127,7 +131,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"Several report.db (one a node of one job): one file, each node's times on\n"
 	"node 0's clock as explain puts them, its processes named \"node N (host) ·\n"
 	"rank R · ...\" (pid N*10000000+pid), offsets and the remaining uncertainty in\n"
-	"otherData.nodes; no window then.\n"
+	"otherData.nodes; no window then.  A merged file (merge --help): its nodes.\n"
 	"\n"
 	"Options:\n"
 	"  --format FMT      perfetto (the one format; required)\n"
@@ -161,6 +165,26 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"  --offcpu          where threads blocked, not where they ran\n"
 	"  --format FMT      folded (default) or speedscope\n"
 	OUTPUT WINDOW HELP EXIT },
+	{ "merge",
+	"Usage: ingero-analyze merge -o JOB.db [--force] node0.db node1.db ...\n"
+	"\n"
+	"Several report.db, one a node of the same job, into one report.db: each\n"
+	"node's times put on node 0's clock by the offsets explain of the same files\n"
+	"applies (the clock anchors, refined by the collectives), node N's pids and\n"
+	"tids numbered N*10000000+pid and its CPUs after the nodes' before it, frames\n"
+	"and stacks renumbered so that they still resolve, every row and loss kept.\n"
+	"Each node's own session (host, boot id, clock anchor), the offset applied\n"
+	"and the uncertainty that remains are in the file's session table (node.N.*;\n"
+	"docs/schema.md, \"Merged files\"); table node_processes gives each process's\n"
+	"node and own pid.  explain and export of JOB.db read it as the job of its\n"
+	"nodes (the same output as of the files); the other views read it as one\n"
+	"trace.  Nothing is left at JOB.db unless the merge succeeds; the same trace\n"
+	"given twice, one file only, or an existing JOB.db without --force is refused.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE the merged report.db (required)\n"
+	"  --force           replace FILE if it exists\n"
+	HELP EXIT },
 };
 
 const char *ia_usage(const char *subcommand)

@@ -55,10 +55,8 @@ struct chunk {
 	uint64_t *sids;            /* distinct stack ids met, [0] = 0 */
 	size_t nsids, scap;
 	struct ia_map smap;
-	struct ia_off_waker *wk;   /* off_cpu: its rows' wakers, by row index in the chunk */
-	size_t nwk, wkcap;
-	struct ia_off_waker *aside;   /* off_cpu: its rows' tids of 2^22 - 1 or more (rows.h), the same way */
-	size_t naside, asidecap;
+	struct ia_off_waker *wk, *aside;   /* off_cpu: its rows' wakers, and tids too large for a row (rows.h), */
+	size_t nwk, wkcap, naside, asidecap;   /* by row index in the chunk */
 	int failed;
 	char err[256];
 };
@@ -304,6 +302,15 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	}
 }
 
+/* One (interval, tid) beside the rows: a waker, or a tid too large for its row. */
+static int side_push(struct ia_off_waker **v, size_t *n, size_t *cap, size_t off, uint32_t tid)
+{
+	if (ia_grow((void **)v, cap, *n + 1, sizeof **v) < 0)
+		return -1;
+	(*v)[(*n)++] = (struct ia_off_waker){ (uint32_t)off, tid };
+	return 0;
+}
+
 static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
 	struct wstate *w = sqlite3_user_data(ctx);
@@ -332,25 +339,14 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	 * one (a merged file's) goes beside the row */
 	int how = sqlite3_value_int(v[4]);   /* off_cpu.preempted: 0 slept, 1 preempted, 2 D state */
 	o->th = (tid < IA_OFF_TID_ASIDE ? tid : IA_OFF_TID_ASIDE) | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
-	if (tid >= IA_OFF_TID_ASIDE) {
-		if (ia_grow((void **)&c->aside, &c->asidecap, c->naside + 1, sizeof *c->aside) < 0) {
-			w->oom = 1;
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		c->aside[c->naside++] = (struct ia_off_waker){ (uint32_t)(c->n - 1), tid };
-	}
 	if (argc > 5)   /* version 5: what it blocked in */
 		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[5]), sqlite3_value_type(v[5]) != SQLITE_NULL)
 			 << IA_OFF_SYS_SHIFT;
 	uint32_t waker = argc > 6 && how != 1 ? (uint32_t)sqlite3_value_int64(v[6]) : 0;   /* version 7: who woke it */
-	if (waker && waker != tid) {
-		if (ia_grow((void **)&c->wk, &c->wkcap, c->nwk + 1, sizeof *c->wk) < 0) {
-			w->oom = 1;
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		c->wk[c->nwk++] = (struct ia_off_waker){ (uint32_t)(c->n - 1), waker };
+	if ((waker && waker != tid && side_push(&c->wk, &c->nwk, &c->wkcap, c->n - 1, waker) < 0) ||
+	    (tid >= IA_OFF_TID_ASIDE && side_push(&c->aside, &c->naside, &c->asidecap, c->n - 1, tid) < 0)) {
+		w->oom = 1;
+		sqlite3_result_error_nomem(ctx);
 	}
 }
 
@@ -534,9 +530,7 @@ static int plan_blocks(const char *path, struct job *j, size_t *cap, void **base
 				goto out;
 			}
 			c = &j->chunks[j->nchunks++];
-			memset(c, 0, sizeof *c);
-			c->calls = 1;
-			c->lo = id;
+			*c = (struct chunk){ .calls = 1, .lo = id };
 			c->rows = (char *)*base + used * sizeof(struct ia_call);
 		}
 		c->hi = id;
@@ -574,10 +568,7 @@ static int plan_chunks(const char *path, int what, struct job *j, size_t *cap, v
 		if (j->windowed) {
 			if (ia_grow((void **)&j->chunks, cap, j->nchunks + 1, sizeof *j->chunks) < 0)
 				goto oom;
-			memset(&j->chunks[j->nchunks], 0, sizeof *j->chunks);
-			j->chunks[j->nchunks].calls = calls;
-			j->chunks[j->nchunks].own = 1;
-			j->nchunks++;
+			j->chunks[j->nchunks++] = (struct chunk){ .calls = calls, .own = 1 };
 			continue;
 		}
 		if (calls && j->blocks) {
@@ -599,9 +590,7 @@ static int plan_chunks(const char *path, int what, struct job *j, size_t *cap, v
 			if (ia_grow((void **)&j->chunks, cap, j->nchunks + 1, sizeof *j->chunks) < 0)
 				goto oom;
 			struct chunk *c = &j->chunks[j->nchunks++];
-			memset(c, 0, sizeof *c);
-			c->calls = calls;
-			c->lo = a;
+			*c = (struct chunk){ .calls = calls, .lo = a };
 			c->hi = a + CHUNK_ROWS - 1 < hi ? a + CHUNK_ROWS - 1 : hi;
 			c->rows = (char *)base[calls] + (size_t)(a - lo) * sz;
 			c->cap = c->planned = (size_t)(c->hi - c->lo + 1);
@@ -695,20 +684,13 @@ static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 					memmove(dst + n * sz, c->rows, c->n * sz);
 				n += c->n;
 			}
-			if (!calls && c->nwk) {   /* its wakers, by index into the packed rows */
-				if (ia_grow((void **)&r->wakers, &wcap, r->nwakers + c->nwk, sizeof *r->wakers) < 0)
+			/* its wakers and tids beside the rows, by index into the packed rows */
+			for (size_t k = 0; !calls && k < c->nwk; k++)
+				if (side_push(&r->wakers, &r->nwakers, &wcap, n - c->n + c->wk[k].off, c->wk[k].tid) < 0)
 					return -1;
-				for (size_t k = 0; k < c->nwk; k++)
-					r->wakers[r->nwakers++] =
-						(struct ia_off_waker){ (uint32_t)(n - c->n + c->wk[k].off), c->wk[k].tid };
-			}
-			if (!calls && c->naside) {   /* the same for the tids beside the rows */
-				if (ia_grow((void **)&r->aside, &acap, r->naside + c->naside, sizeof *r->aside) < 0)
+			for (size_t k = 0; !calls && k < c->naside; k++)
+				if (side_push(&r->aside, &r->naside, &acap, n - c->n + c->aside[k].off, c->aside[k].tid) < 0)
 					return -1;
-				for (size_t k = 0; k < c->naside; k++)
-					r->aside[r->naside++] =
-						(struct ia_off_waker){ (uint32_t)(n - c->n + c->aside[k].off), c->aside[k].tid };
-			}
 			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
 				return -1;
 		}

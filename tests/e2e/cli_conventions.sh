@@ -29,7 +29,7 @@ version_is "ingero-collector $V" "$C" --version
 version_is "ingero-collector $V" "$C" -V
 version_is "ingero-analyze $V" "$A" --version
 version_is "ingero-analyze $V" "$A" -V
-for s in explain stats per-process timeline export report mcp; do
+for s in explain stats per-process timeline export report merge mcp; do
 	version_is "ingero-analyze $V" "$A" "$s" --version
 done
 version_is "ingero-gate $V" "$A" gate --version
@@ -51,6 +51,9 @@ for s in explain stats per-process timeline export report; do
 	"$A" "$s" -h >"$T/h3"
 	check "$s -h prints the same" cmp -s "$T/h" "$T/h3"
 done
+"$A" merge --help >"$T/h" 2>"$T/e"
+check_eq "merge --help: exit 0, its own usage, nothing on stderr" "0|Usage: ingero-analyze merge -o JOB.db [--force] node0.db node1.db ...|" \
+	"$?|$(head -n 1 "$T/h")|$(cat "$T/e")"
 "$A" explain --help >"$T/h"
 "$A" --help >"$T/h2"
 check "explain's help is not the program's" sh -c "! cmp -s '$T/h' '$T/h2'"
