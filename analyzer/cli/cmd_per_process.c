@@ -4,6 +4,7 @@
  * opens with (render/headline.h), as tables or --json.
  */
 #include "base/json_out.h"
+#include "load/merged.h"
 #include "load/trace_status.h"
 #include "measure/ranks.h"
 #include "base/util.h"
@@ -45,12 +46,15 @@ static void print_ranks(FILE *f, const struct ia_trace *t, const struct ia_per_p
 		fprintf(f, ", run id %s", r->run_id);
 	if (r->master[0])
 		fprintf(f, ", master %s", r->master);
+	char who[160];   /* (a merged file's processes by node: load/merged.h) */
 	if (r->agent >= 0)
-		fprintf(f, "; agent pid %d (%s)", t->procs[r->agent].pid, t->procs[r->agent].comm);
+		fprintf(f, "; agent %s (%s)", ia_merged_proc_name(t, t->procs[r->agent].pid, who, sizeof who),
+			t->procs[r->agent].comm);
 	fprintf(f, "\n");
 	for (size_t k = 0; k < r->nranks; k++) {
 		const struct ia_rank *x = &r->r[k];
-		fprintf(f, "  rank %d: pid %d (%s)", x->rank, t->procs[x->proc].pid, t->procs[x->proc].comm);
+		fprintf(f, "  rank %d: %s (%s)", x->rank, ia_merged_proc_name(t, t->procs[x->proc].pid, who, sizeof who),
+			t->procs[x->proc].comm);
 		if (x->local_rank >= 0)
 			fprintf(f, ", local rank %d", x->local_rank);
 		size_t shown = 0;
@@ -58,7 +62,7 @@ static void print_ranks(FILE *f, const struct ia_trace *t, const struct ia_per_p
 			uint32_t p = pp->p[i].proc;
 			if (r->p[p].role != IA_RANK_CHILD || r->p[p].rank != x->rank)
 				continue;
-			fprintf(f, "%s%d", shown++ ? ", " : "; its children: ", t->procs[p].pid);
+			fprintf(f, "%s%d", shown++ ? ", " : "; its children: ", ia_merged_own_pid(t, t->procs[p].pid));
 		}
 		fprintf(f, "\n");
 	}

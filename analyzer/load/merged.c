@@ -243,3 +243,22 @@ int ia_merged_split(sqlite3 *db, const char *path, size_t k, const char *out_pat
 	}
 	return rc;
 }
+
+int ia_merged_own_pid(const struct ia_trace *t, int pid)
+{
+	return ia_session(t, "merged_nodes") && pid >= 0 ? pid % INGERO_NODE_PID_STRIDE : pid;
+}
+
+const char *ia_merged_proc_name(const struct ia_trace *t, int pid, char *buf, size_t n)
+{
+	char key[64];
+	if (ia_session(t, "merged_nodes") && pid >= 0) {
+		snprintf(key, sizeof key, "node.%d.host", pid / INGERO_NODE_PID_STRIDE);
+		const char *host = ia_session(t, key);
+		snprintf(buf, n, "node %d (%s) · pid %d", pid / INGERO_NODE_PID_STRIDE, host ? host : "?",
+			 ia_merged_own_pid(t, pid));
+	} else {
+		snprintf(buf, n, "pid %d", pid);
+	}
+	return buf;
+}

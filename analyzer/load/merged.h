@@ -24,6 +24,8 @@
 #ifndef IA_MERGED_H
 #define IA_MERGED_H
 
+#include "load/trace.h"
+
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,5 +54,11 @@ int ia_merged_nodes(sqlite3 *db);
  * out_path; its original file's name into file.  0, or -1 with one line. */
 int ia_merged_split(sqlite3 *db, const char *path, size_t k, const char *out_path, char *file, size_t filelen,
 		    char *err, size_t errlen);
+
+/* How a view names process pid of a trace loaded whole: in a merged file
+ * "node N (host) · pid P" (P its own pid on its node), else "pid P"; and
+ * that own pid alone (pid itself outside a merged file). */
+const char *ia_merged_proc_name(const struct ia_trace *t, int pid, char *buf, size_t n);
+int ia_merged_own_pid(const struct ia_trace *t, int pid);
 
 #endif

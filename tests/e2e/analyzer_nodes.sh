@@ -220,7 +220,8 @@ for v in stats per-process; do
 	"$A" $v "$T/job.db" >"$T/v.out" 2>&1
 	check_eq "$v job.db: one trace of both nodes' processes" "0" "$?"
 done
-check_eq "per-process job.db: node 1's rank 3 by its merged pid" 1 "$(grep -c "rank 3: pid 10$(sq "$T/n1s.db" "SELECT printf('%06d', pid) FROM process_env WHERE key = 'RANK' AND value = '3'")" "$T/v.out")"
+check_eq "per-process job.db: its ranks named by node, host and own pid" 1 \
+	"$(grep -c "rank 3: node 1 (vm) · pid $(sq "$T/n1s.db" "SELECT pid FROM process_env WHERE key = 'RANK' AND value = '3'") " "$T/v.out")"
 
 # stack ids that meet: node 1's calls' stack X and a sample stack's Y given ids node 0 has; the merge gives
 # node 1's new ones, in the call blocks and the rows, and they still reach their own frames
