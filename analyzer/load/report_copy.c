@@ -488,6 +488,10 @@ int ia_report_copy(sqlite3 *out, const char *src_path, struct ia_copy *m, char *
 		return -1;
 	}
 	msgpack_sbuffer_init(&c.sb);
+	/* the source may come from anyone: its schema calls nothing (db.c's stance; ia_copy_block is
+	 * SQLITE_DIRECTONLY too) */
+	sqlite3_db_config(out, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(out, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_stmt *at = NULL;
 	int rc = -1;
 	if (sqlite3_create_function(out, "ia_copy_block", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, &c, copy_block, NULL,
