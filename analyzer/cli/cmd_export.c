@@ -3,14 +3,14 @@
  * the trace, analyses it once (the same analysis every view renders) and
  * writes it through render/export_perfetto.h.  Several report.db, one a
  * node of the same job, go into one file: loaded and put on node 0's clock
- * as explain reads them (cli/nodes.h), each node analysed on its own.
+ * as explain reads them (rules/nodes.h), each node analysed on its own.
  */
 #include "cli/cli.h"
-#include "cli/nodes.h"
 
 #include "base/progress.h"
 #include "render/export_perfetto.h"
 #include "rules/analysis.h"
+#include "rules/nodes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static int export_nodes(const struct ia_cli *c)
 	struct ia_perfetto_node pn[IA_MAX_NODES];
 	char label[IA_MAX_NODES][128], err[512];
 	size_t na = 0;
-	int rc = ia_nodes_load(c, &ns, 0);
+	int rc = ia_cli_load_nodes(c, &ns, 0);
 	if (rc == IA_EXIT_OK && !a) {
 		ia_err("out of memory");
 		rc = IA_EXIT_ERROR;

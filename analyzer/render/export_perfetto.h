@@ -25,7 +25,7 @@ void ia_perfetto_write(FILE *f, const struct ia_analysis *a);
 
 /* One node of a job, for ia_perfetto_write_nodes: its analysis, what puts
  * its times on node 0's clock, and what otherData states of it
- * (cli/nodes.h's figures: anchor offset, the collectives' refinement). */
+ * (rules/nodes.h's figures: anchor offset, the collectives' refinement). */
 struct ia_perfetto_node {
 	const struct ia_analysis *a;
 	const struct ia_ranks *rk;     /* its ranks, for the process names; NULL none */

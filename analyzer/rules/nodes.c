@@ -1,13 +1,15 @@
 /*
  * nodes.c — several nodes' report.db loaded and aligned as one job
  * (nodes.h): the anchors read here, the refinement by the collectives done
- * by ia_job_analyze_nodes, one code for explain and export.
+ * by ia_job_analyze_nodes, one code for explain, export and the MCP server.
  */
-#include "cli/nodes.h"
+#include "rules/nodes.h"
 
+#include "base/json_out.h"
 #include "load/db.h"
 #include "rules/analysis.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,52 +38,36 @@ static void anchor_of(struct ia_node *n)
 	n->anchor_unc = 0;
 }
 
-int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
+int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t nn, int cause, char *err, size_t errlen)
 {
-	const struct ia_filter *fl = &c->filter;
 	memset(ns, 0, sizeof *ns);
-	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
-		ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
-		return IA_EXIT_USAGE;
-	}
-	size_t nn = 1 + (size_t)c->nmore;
-	if (nn > IA_MAX_NODES) {
-		ia_err("at most %d report.db at a time", IA_MAX_NODES);
-		return IA_EXIT_USAGE;
+	if (nn < 1 || nn > IA_MAX_NODES) {
+		snprintf(err, errlen, "at most %d report.db at a time", IA_MAX_NODES);
+		return -1;
 	}
 	struct ia_coll_node cn[IA_MAX_NODES];
 	struct ia_filter none;
-	char err[512];
 	memset(&none, 0, sizeof none);
 	ns->nn = nn;
 	for (size_t i = 0; i < nn; i++) {
 		struct ia_node *n = &ns->nd[i];
-		n->path = i ? c->more_db[i - 1] : c->db_path;
-		if (!(n->db = ia_db_open(n->path, err, sizeof err))) {
-			ia_err("%s", err);
-			return IA_EXIT_ERROR;
-		}
-		if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, sizeof err) < 0) {
-			ia_err("%s", err);
+		n->path = paths[i];
+		if (!(n->db = ia_db_open(n->path, err, errlen)))
+			return -1;
+		if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, errlen) < 0) {
 			ia_trace_free(&n->t);
-			return IA_EXIT_ERROR;
+			return -1;
 		}
 		n->loaded = 1;
-		if (ia_ranks_compute(&n->t, &n->rk, err, sizeof err) < 0) {
-			ia_err("%s", err);
-			return IA_EXIT_ERROR;
-		}
+		if (ia_ranks_compute(&n->t, &n->rk, err, errlen) < 0)
+			return -1;
 		n->ranked = 1;
 		anchor_of(n);
 		n->host = ia_session(&n->t, "host");
 		n->boot = ia_session(&n->t, "boot_id");
 		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
 	}
-	if (ia_job_analyze_nodes(cn, nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		return IA_EXIT_ERROR;
-	}
-	return IA_EXIT_OK;
+	return ia_job_analyze_nodes(cn, nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, errlen);
 }
 
 void ia_nodes_free(struct ia_nodes *ns)
@@ -108,4 +94,28 @@ int64_t ia_nodes_anchor_offset(const struct ia_nodes *ns, size_t i)
 int64_t ia_nodes_shift(const struct ia_nodes *ns, size_t i)
 {
 	return ia_nodes_anchor_offset(ns, i) + (ns->job ? ns->job->fit[i].correction_ns : 0);
+}
+
+cJSON *ia_nodes_json(const struct ia_nodes *ns)
+{
+	const struct ia_node *nd = ns->nd;
+	const struct ia_job *j = ns->job;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < ns->nn; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "node", (double)i);
+		cJSON_AddStringToObject(o, "file", nd[i].path);
+		ia_json_str(o, "host", nd[i].host);
+		ia_json_str(o, "boot_id", nd[i].boot);
+		cJSON_AddNumberToObject(o, "anchor_offset_ns", (double)ia_nodes_anchor_offset(ns, i));
+		ia_json_u64(o, "anchor_uncertainty_ns", nd[i].anchor_unc);
+		cJSON_AddNumberToObject(o, "correction_ns", (double)j->fit[i].correction_ns);
+		ia_json_u64(o, "collectives_used", j->fit[i].used);
+		if (i && j->fit[i].used)
+			ia_json_u64(o, "uncertainty_ns", j->fit[i].uncertainty_ns);
+		else
+			cJSON_AddNullToObject(o, "uncertainty_ns");
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
 }
