@@ -706,8 +706,8 @@ static void run_sql_values_whole(void **st)
 	assert_null(exchange(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"a\":\"\\u0000\"}}"));
 	/* temporary data is capped in memory (the server's own process: a
 	 * lower cap than the default, so that the test is quick) */
-	mcp_sql_close(s.sql);
-	s.sql = NULL;
+	mcp_sql_close(s.files[0].sql);
+	s.files[0].sql = NULL;
 	s.sql_heap = 16ll << 20;
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
 		     "\"arguments\":{\"timeout_ms\":60000,\"sql\":\"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
