@@ -1,5 +1,6 @@
 /*
- * mcp.c — `ingero-analyze mcp report.db`: the Model Context Protocol server.
+ * mcp.c — `ingero-analyze mcp report.db`: the Model Context Protocol server
+ * (of several report.db too, one a node of one job: mcp_nodes.c).
  *
  * Transport: MCP's stdio transport — one JSON-RPC 2.0 message per line on
  * stdin and stdout, logs on stderr only (mcp_io.c).  Requests are served
