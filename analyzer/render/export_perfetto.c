@@ -539,15 +539,17 @@ static void write_collectives(struct out *o, const struct ia_coll_list *l, int n
 			fprintf(o->f, ",\"dur_ns\":%llu", (unsigned long long)(x->b - x->a));   /* cut to nest: its whole time */
 		fputs("}}", o->f);
 	}
-	/* the flows: from the last rank's part to each part that waited for it */
-	for (size_t i = 0; shown && i < l->n; i++) {
+	/* the flows: from the last rank's part to each part that waited for it,
+	 * each end inside its slice as drawn (its whole length, out of memory) */
+	for (size_t i = 0; i < l->n; i++) {
 		const struct ia_coll_item *x = &l->it[i];
 		if (x->group == IA_COLL_ALONE || l->g[x->group].last == IA_COLL_ALONE || l->g[x->group].last == i)
 			continue;
 		size_t s = l->g[x->group].last;
 		const struct ia_coll_item *y = &l->it[s];
-		uint64_t from = y->a + shown[s] / 2;
-		uint64_t lo = x->a + shown[i] / 4, hi = x->a + shown[i] - shown[i] / 4;
+		uint64_t ls = shown ? shown[s] : y->b - y->a, li = shown ? shown[i] : x->b - x->a;
+		uint64_t from = y->a + ls / 2;
+		uint64_t lo = x->a + li / 4, hi = x->a + li - li / 4;
 		uint64_t to = from < lo ? lo : from > hi ? hi : from;
 		char who[64];
 		coll_who(who, sizeof who, y, nodes);
