@@ -75,9 +75,8 @@ EOF
 for n in c01_cnn_workers2 c11_streams_events c22_prefetch_pinned_streams; do
 	x=tests/corpus/$n.db.xz
 	[ -f "$x" ] || { skip "$n: not in the corpus"; continue; }
-	sh tests/corpus/unpack.sh "$x" "$T/$n.db" || { nok "$n: unpack"; continue; }
-	check_export "$n" "$T/$n.db"
-	rm -f "$T/$n.db"
+	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; continue; }
+	check_export "$n" "$db"
 done
 # without GPU marks: the generated blocked scenario (tests/helpers/gen_reportdb.c)
 if "$B/tests/gen_reportdb" blocked "$T/blocked.db" >/dev/null 2>&1; then
