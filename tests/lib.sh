@@ -22,13 +22,16 @@ q() { sql -noheader "$DB" "$1"; }
 # A python3 whose sqlite3 module can load extensions (pyenv's builds cannot);
 # its scripts call db.enable_load_extension(True) and
 # db.load_extension(os.environ["INGERO_SQLITE_EXT"]).  Empty when there is none.
-PY_SQLITE=
-for _p in python3 /usr/bin/python3; do
-	if "$_p" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
-		PY_SQLITE=$_p
-		break
-	fi
-done
+# (tests/run finds it once for every test: PY_SQLITE_FOUND=1)
+if [ -z "${PY_SQLITE_FOUND:-}" ]; then
+	PY_SQLITE=
+	for _p in python3 /usr/bin/python3; do
+		if "$_p" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
+			PY_SQLITE=$_p
+			break
+		fi
+	done
+fi
 is_root() { [ "$(id -u)" -eq 0 ]; }
 # marker_line FILE MARK: the line number of the line ending in "# MARK" (or
 # with "# MARK " before a comment's rest) — where a test expects a finding
