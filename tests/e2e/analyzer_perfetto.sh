@@ -93,13 +93,12 @@ for n in c01_cnn_workers2 c11_streams_events c22_prefetch_pinned_streams c48_ddp
 	c50_nccl_world1; do
 	x=tests/corpus/$n.db.xz
 	[ -f "$x" ] || { skip "$n: not in the corpus"; continue; }
-	sh tests/corpus/unpack.sh "$x" "$T/$n.db" || { nok "$n: unpack"; continue; }
-	check_export "$n" "$T/$n.db"
+	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; continue; }
+	check_export "$n" "$db"
 	case $n in
 	c48_*) python3 tests/helpers/perfetto_collectives.py "$n" "$T/$n.json" "$T/$n.explain.json" 3 ;;
-	c50_*) python3 tests/helpers/perfetto_collectives.py "$n" "$T/$n.json" "$T/$n.explain.json" -1 "$T/$n.db" ;;
+	c50_*) python3 tests/helpers/perfetto_collectives.py "$n" "$T/$n.json" "$T/$n.explain.json" -1 "$db" ;;
 	esac
-	rm -f "$T/$n.db"
 done
 # without GPU marks: the generated blocked scenario (tests/helpers/gen_reportdb.c)
 if "$B/tests/gen_reportdb" blocked "$T/blocked.db" >/dev/null 2>&1; then
