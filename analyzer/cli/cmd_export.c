@@ -1,13 +1,16 @@
 /*
  * cmd_export.c — `ingero-analyze export --format perfetto -o FILE`: loads
  * the trace, analyses it once (the same analysis every view renders) and
- * writes it through render/export_perfetto.h.  Several report.db, one a
- * node of the same job, go into one file: loaded and put on node 0's clock
- * as explain reads them (rules/nodes.h), each node analysed on its own.
+ * writes it through render/export_perfetto.h, with the trace's collectives
+ * one by one (measure/collective_list.h).  Several report.db, one a node
+ * of the same job, go into one file: loaded and put on node 0's clock as
+ * explain reads them (rules/nodes.h), each node analysed on its own, their
+ * collectives matched across the nodes on that clock.
  */
 #include "cli/cli.h"
 
 #include "base/progress.h"
+#include "measure/collective_list.h"
 #include "render/export_perfetto.h"
 #include "rules/analysis.h"
 #include "rules/nodes.h"
@@ -35,6 +38,8 @@ static int export_nodes(const struct ia_cli *c)
 	struct ia_nodes ns;
 	struct ia_analysis *a = calloc(IA_MAX_NODES, sizeof *a);   /* 23 KB each: not on the stack */
 	struct ia_perfetto_node pn[IA_MAX_NODES];
+	struct ia_coll_list_node cn[IA_MAX_NODES];
+	struct ia_coll_list coll = { 0 };
 	char label[IA_MAX_NODES][128], err[512];
 	size_t na = 0;
 	int rc = ia_cli_load_nodes(c, &ns, 0);
@@ -60,19 +65,26 @@ static int export_nodes(const struct ia_cli *c)
 			.correction_ns = fit->correction_ns, .anchor_unc_ns = n->anchor_unc,
 			.collectives_used = na ? fit->used : 0, .uncertainty_ns = fit->uncertainty_ns,
 		};
+		cn[na] = (struct ia_coll_list_node){ &n->t, &n->rk, pn[na].shift_ns };
+	}
+	if (ia_coll_list_build(cn, ns.nn, &coll, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
 	}
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f) {
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	ia_perfetto_write_nodes(f, pn, ns.nn);
+	ia_perfetto_write_nodes(f, pn, ns.nn, &coll);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
 	for (size_t i = 0; i < na && rc == IA_EXIT_OK; i++)
 		if (!names_ok(c, &a[i]))
 			rc = IA_EXIT_ERROR;
 out:
+	ia_coll_list_free(&coll);
 	for (size_t i = 0; i < na; i++)
 		ia_analysis_free(&a[i]);
 	free(a);
@@ -94,11 +106,19 @@ int ia_cmd_export(const struct ia_cli *c)
 		return export_nodes(c);
 	struct ia_trace t;
 	struct ia_analysis a;
+	struct ia_ranks rk = { 0 };
+	struct ia_coll_list coll = { 0 };
 	char err[512];
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
-	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
+	if (ia_analyze(&t, &a, err, sizeof err) < 0 || ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	struct ia_coll_list_node one = { &t, &rk, 0 };
+	if (ia_coll_list_build(&one, 1, &coll, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
 		goto out;
@@ -108,12 +128,14 @@ int ia_cmd_export(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	ia_perfetto_write(f, &a);
+	ia_perfetto_write(f, &a, &coll);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
 	if (!names_ok(c, &a))
 		rc = IA_EXIT_ERROR;
 out:
+	ia_coll_list_free(&coll);
+	ia_ranks_free(&rk);
 	ia_analysis_free(&a);
 	ia_cli_unload(&t);
 	return rc;

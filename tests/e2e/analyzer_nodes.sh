@@ -1,36 +1,26 @@
 #!/bin/sh
 # analyzer_nodes.sh — several nodes' traces as one job: two collectors on this machine, each
-# tracing one "node" of a job of 4 ranks (tests/ranks/ranks.c --nnodes 2: two agents of 2 ranks, one
-# NCCL communicator), the second collector's clock anchor skewed by +5 s
-# (INGERO_TEST_CLOCK_OFFSET_NS, tests only); rank 3, on the second node, is slow for a known cause
-# (its one DataLoader worker's CPU-heavy transform).  `ingero-analyze explain a.db b.db` puts both on
-# one timeline by the anchors, refines it by the all-reduces' completions, states what remains —
-# and the skew is taken out within that — and names rank 3 and its cause.  Each file alone says it
-# holds 2 of the communicator's 4 ranks.  `export --format perfetto a.db b.db` writes both nodes
-# into one trace with the same offsets: each node's processes named and numbered apart, node 1's
-# times on node 0's clock (every rank's k-th all-reduce returns at one instant, the last rank's
-# call: within the uncertainty, where unshifted 5 s apart), the offsets and what remains uncertain
-# in otherData.  `mcp a.db b.db` serves both as one investigation (checked at the end).
+# tracing one "node" of a job of 4 ranks, the second's clock anchor skewed by +5 s, rank 3 (on the
+# second node) slow for a known cause (tests/helpers/two_nodes.sh makes them).  `ingero-analyze
+# explain a.db b.db` puts both on one timeline by the anchors, refines it by the all-reduces'
+# completions, states what remains — and the skew is taken out within that — and names rank 3 and
+# its cause.  Each file alone says it holds 2 of the communicator's 4 ranks.  `export --format
+# perfetto a.db b.db` writes both nodes into one trace with the same offsets: each node's processes
+# named and numbered apart, node 1's times on node 0's clock (every rank's k-th all-reduce returns
+# at one instant, the last rank's call: within the uncertainty, where unshifted 5 s apart), the
+# offsets and what remains uncertain in otherData; and the collectives drawn: each rank's
+# "collectives" track holds one slice per collective its node stored, with its args, and the
+# k-th all-reduce's parts are linked by flows from the rank that arrived last to the others —
+# rank 3 the source as often as explain says it is last.  `mcp a.db b.db` serves both as one
+# investigation (checked at the end).
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
+. tests/helpers/two_nodes.sh
 T=$(tmpdir)
-ID=/fakenccl-nodes-$$
-trap 'rm -rf "$T"; rm -f /dev/shm$ID' EXIT
+trap 'rm -rf "$T"; rm -f "/dev/shm/fakenccl-nodes-$$"' EXIT
 A=$B/ingero-analyze
-export FAKECUDA_KERNEL_US=5000 FAKENCCL_UNIQUE_ID=$ID
-node() { # K [ENV...]: node K's agent under its own collector, in the background
-	_k=$1; shift
-	env INGERO_ENDPOINT="ipc://$T/n$_k.sock" "$@" nice -n -20 "$B/ingero-collector" -q -o "$T/n$_k.db" -- \
-		"$B/tests/ranks" --nnodes 2 --node-rank "$_k" --nproc 2 --workers 1 --rows 2048 --batches 16 \
-		--slow-rank 3 --slow-transform-ms 60 --truth "$T/truth" >"$T/n$_k.out" 2>&1 &
-}
-node 0
-P0=$!
-node 1 INGERO_TEST_CLOCK_OFFSET_NS=5000000000
-P1=$!
-wait $P0; r0=$?
-wait $P1; r1=$?
-check_eq "both nodes' jobs and collectors exit 0" "0 0" "$r0 $r1"
+two_nodes "$T"
+check_eq "both nodes' jobs and collectors exit 0" "0 0" "$TWO_NODES_RC"
 check_eq "4 ranks ran, 2 a node" "4" "$(grep -c 'role=rank[0-3] ' "$T/truth")"
 check_eq "node 1's anchor skewed by 5 s (+ the real difference, microseconds)" 1 \
 	"$(sqlite3 "$T/n0.db" "ATTACH '$T/n1.db' AS b; SELECT abs(((SELECT value FROM b.session WHERE key='clock_anchor_realtime_ns')
@@ -61,8 +51,8 @@ check_eq "several files with -p: a usage error" 2 $?
 check_eq "export of both exits 0" 0 $?
 # prints: node prefixes seen, pid collisions, offset and uncertainty as explain's, the all-reduces'
 # spread over the ranks (worst, ms) against the stated uncertainty + 5 ms of the instant each rank's
-# k-th ncclAllReduce call returned (the collectives are not drawn: the start of the
-# cudaStreamSynchronize that follows it), which the fake NCCL holds until the last rank has called
+# k-th ncclAllReduce call returned (the host's view: the start of the cudaStreamSynchronize that
+# follows it), which the fake NCCL holds until the last rank has called
 python3 - "$T/job.pf.json" "$T/job.json" >"$T/pf.check" 2>&1 <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
@@ -99,6 +89,9 @@ check_eq "export: otherData states explain's offset and uncertainty, the host, b
 check_eq "export: node 1 shifted: the 4 ranks' k-th all-reduces return together (uncertainty + 5 ms)" \
 	"allreduce [0, 1, 2, 3] True True" "$(grep '^allreduce' "$T/pf.check" | cut -d' ' -f1-7)"
 grep -q '^allreduce' "$T/pf.check" || cat "$T/pf.check" "$T/pf.err"
+# the collectives: each rank's track and slices against what its node stored, the flows from the
+# last rank to the others against explain's arrivals (rank 3 the source most often)
+python3 tests/helpers/perfetto_collectives.py "export" "$T/job.pf.json" "$T/job.json" 3 "$T/n0.db" "$T/n1.db"
 "$A" export --format perfetto --from 1s -o "$T/x.json" "$T/n0.db" "$T/n1.db" 2>"$T/x.err"
 check_eq "export of several files with --from: a usage error, one line" "2 1" "$? $(wc -l <"$T/x.err")"
 
