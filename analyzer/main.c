@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		ia_err("no report.db given (see --help)");
 		return IA_EXIT_USAGE;
 	}
-	/* explain, export and merge read several report.db as one job (one a node: cli/nodes.h) */
+	/* explain, export and merge read several report.db as one job (one a node: rules/nodes.h) */
 	if (sub_argc - optind > 1 && strcmp(c.cmd, "explain") && strcmp(c.cmd, "export") && strcmp(c.cmd, "merge")) {
 		ia_err("unexpected argument %s (one report.db at a time; subcommand first)", sub_argv[optind + 1]);
 		return IA_EXIT_USAGE;

@@ -57,6 +57,9 @@
 #define CLOSED_MS    100
 #define DRAIN_MAX_MS 3000
 #define POLL_MS      50
+/* while draining, the stop conditions are looked at this often: at POLL_MS
+ * a traced program's end waited up to 50 ms more than they ask */
+#define DRAIN_POLL_MS 10
 /* The in-kernel aggregates (memory, competitors) are drained this often, at
  * least once a bucket: a walk of a sparse BPF hash visits every empty
  * bucket (tens of thousands), which at every 100 ms bucket was ~9 % of the
@@ -94,13 +97,13 @@ static void sleep_ms(int ms)
 }
 
 /* One turn of the loop: consume kernel records, drain aggregates now and then. */
-static void turn(struct tracer *t, uint64_t *next_flush)
+static void turn(struct tracer *t, uint64_t *next_flush, int poll_ms)
 {
 	if (!t) {
-		sleep_ms(POLL_MS);
+		sleep_ms(poll_ms);
 		return;
 	}
-	tracer_poll(t, POLL_MS);
+	tracer_poll(t, poll_ms);
 	if (mono_now_ns() >= *next_flush) {
 		uint64_t every = (uint64_t)DRAIN_MS * 1000000;
 
@@ -227,7 +230,7 @@ static void run(struct tracer *t, struct store *st, const char *path, const stru
 	int status = 0, broken = 0;
 	uint64_t deadline = duration_s > 0 ? mono_now_ns() + (uint64_t)(duration_s * 1e9) : 0;
 	for (;;) {
-		turn(t, next_flush);
+		turn(t, next_flush, POLL_MS);
 		/* a failed write: without CMD, stop now; with CMD, wait for it */
 		if (!broken && (broken = say_broken(st, path)) && l->pid == 0)
 			return;
@@ -280,11 +283,11 @@ static void drain(struct intake *in, struct tracer *t, uint64_t *next_flush, str
 		if (now - drain_start >= CLOSED_MS * 1000000ull && is->open_pipes <= 0 && is->empty_ns > drain_start &&
 		    is->empty_ns > is->last_close_ns)
 			break;
-		turn(t, next_flush);
+		turn(t, next_flush, DRAIN_POLL_MS);
 	}
 	intake_request_stop(in, limit);
 	while (!intake_stopped(in))
-		turn(t, next_flush);
+		turn(t, next_flush, DRAIN_POLL_MS);
 }
 
 /* The last line on stderr: what was stored (not what was sent). */

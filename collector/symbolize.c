@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,11 @@ struct symbolizer {
 	struct ksym *ksyms;
 	size_t nksyms;
 	int ksyms_loaded;
+	/* sym_preload_kernel's reader: /proc/kallsyms takes ~0.1-0.3 s to read
+	 * and sort, which a collector start no longer waits for; the first
+	 * kernel frame (or sym_free) joins it */
+	pthread_t ksyms_reader;
+	int ksyms_reading;
 	uint64_t maps_reads;
 	uint64_t (*clock)(void);   /* CLOCK_MONOTONIC ns; a test's own */
 };
@@ -567,6 +573,26 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* One line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]": its address and
+ * name when it is a text symbol (sscanf took most of the read's CPU). */
+static int parse_ksym(char *line, uint64_t *addr, char **name)
+{
+	char *p;
+	unsigned long long a = strtoull(line, &p, 16);
+	if (p == line || *p != ' ' || !a)
+		return 0;
+	char type = p[1];
+	if ((type != 't' && type != 'T' && type != 'w' && type != 'W') || p[2] != ' ')
+		return 0;
+	char *n = p + 3;
+	n[strcspn(n, " \t\n")] = 0;
+	if (!*n)
+		return 0;
+	*addr = a;
+	*name = n;
+	return 1;
+}
+
 static void load_kallsyms(struct symbolizer *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
@@ -577,12 +603,10 @@ static void load_kallsyms(struct symbolizer *s)
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
-		unsigned long long addr;
-		char type, name[256];
+		uint64_t addr;
+		char *name;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (!parse_ksym(line, &addr, &name))
 			continue;
 		if (s->nksyms == cap) {
 			cap = cap ? cap * 2 : 65536;
@@ -598,9 +622,31 @@ static void load_kallsyms(struct symbolizer *s)
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }
 
+static void *kallsyms_reader(void *arg)
+{
+	load_kallsyms(arg);
+	return NULL;
+}
+
+/* The reader's table, once it is there (its thread joined), else read now. */
+static void kallsyms_ready(struct symbolizer *s)
+{
+	if (s->ksyms_reading) {
+		pthread_join(s->ksyms_reader, NULL);
+		s->ksyms_reading = 0;
+	}
+	if (!s->ksyms_loaded)
+		load_kallsyms(s);
+}
+
 void sym_preload_kernel(struct symbolizer *s)
 {
-	if (!s->ksyms_loaded)
+	if (s->ksyms_loaded || s->ksyms_reading)
+		return;
+	/* on its own thread; read here if no thread can be made */
+	if (pthread_create(&s->ksyms_reader, NULL, kallsyms_reader, s) == 0)
+		s->ksyms_reading = 1;
+	else
 		load_kallsyms(s);
 }
 
@@ -608,8 +654,7 @@ void sym_kernel(struct symbolizer *s, uint64_t ip, struct sym_result *r)
 {
 	size_t lo = 0, hi;
 
-	if (!s->ksyms_loaded)
-		load_kallsyms(s);
+	kallsyms_ready(s);
 	r->symbol = NULL;
 	r->module = "[kernel]";
 	r->offset = ip;
@@ -642,6 +687,8 @@ void sym_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	if (s->ksyms_reading)   /* (its thread writes s: joined before s goes) */
+		pthread_join(s->ksyms_reader, NULL);
 	for (struct module *m = s->modules, *next; m; m = next) {
 		next = m->next;
 		for (size_t i = 0; i < m->nsyms; i++)

@@ -18,7 +18,8 @@ struct sym_result {
 
 struct symbolizer *sym_new(void);
 void sym_free(struct symbolizer *s);
-/* Read /proc/kallsyms now (set-up time) rather than at the first kernel frame. */
+/* Start reading /proc/kallsyms now (set-up time), on a thread of its own, rather
+ * than at the first kernel frame; that frame waits for the reader if it must. */
 void sym_preload_kernel(struct symbolizer *s);
 
 /* Read pid's maps now (call while it is alive: at enrolment, exec, first sample). */

@@ -22,13 +22,16 @@ q() { sql -noheader "$DB" "$1"; }
 # A python3 whose sqlite3 module can load extensions (pyenv's builds cannot);
 # its scripts call db.enable_load_extension(True) and
 # db.load_extension(os.environ["INGERO_SQLITE_EXT"]).  Empty when there is none.
-PY_SQLITE=
-for _p in python3 /usr/bin/python3; do
-	if "$_p" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
-		PY_SQLITE=$_p
-		break
-	fi
-done
+# (tests/run finds it once for every test: PY_SQLITE_FOUND=1)
+if [ -z "${PY_SQLITE_FOUND:-}" ]; then
+	PY_SQLITE=
+	for _p in python3 /usr/bin/python3; do
+		if "$_p" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
+			PY_SQLITE=$_p
+			break
+		fi
+	done
+fi
 is_root() { [ "$(id -u)" -eq 0 ]; }
 # marker_line FILE MARK: the line number of the line ending in "# MARK" (or
 # with "# MARK " before a comment's rest) — where a test expects a finding
@@ -77,6 +80,23 @@ each_parallel() {
 	rm -rf "$_d"
 }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
+# corpus_db X.db.xz DEST: prints the path of X unpacked (tests/corpus/unpack.sh).
+# A trace of tests/corpus/ is unpacked once into $B/corpus/ and shared (several
+# tests sweep the same traces; read it, never write it), again only when the
+# .xz or unpack.sh is newer; made under a temporary name and renamed, so tests
+# running at once never meet half a file.  Any other trace is unpacked to DEST.
+corpus_db() {
+	case $1 in
+	tests/corpus/*.db.xz) ;;
+	*) sh tests/corpus/unpack.sh "$1" "$2" && echo "$2"; return ;;
+	esac
+	_c=$B/corpus/$(basename "$1" .db.xz).db
+	if [ ! -f "$_c" ] || [ "$1" -nt "$_c" ] || [ tests/corpus/unpack.sh -nt "$_c" ]; then
+		mkdir -p "$B/corpus" && _u=$(mktemp "$_c.XXXXXX") || return 1
+		sh tests/corpus/unpack.sh "$1" "$_u" && mv -f "$_u" "$_c" || { rm -f "$_u" "$_u.tmp" "$_u.sql"; return 1; }
+	fi
+	echo "$_c"
+}
 # python3, then every CPython 3.10-3.13 that pyenv has (the versions whose
 # frames the tool reads)
 pythons() {

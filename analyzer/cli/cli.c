@@ -8,6 +8,7 @@
 
 #include "load/db.h"
 #include "base/util.h"
+#include "rules/nodes.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,6 +43,45 @@ int ia_exit_status(int rc)
 	if (bad_pid)
 		return IA_EXIT_USAGE;
 	return ia_db_input_bad() ? IA_EXIT_INPUT : IA_EXIT_RUNTIME;
+}
+
+int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int cause)
+{
+	const struct ia_filter *fl = &c->filter;
+	memset(ns, 0, sizeof *ns);
+	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
+		if (!strcmp(c->cmd, "merge"))
+			ia_err("merge: no -p, --from, --to or --since (whole traces are merged)");
+		else
+			ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
+		return IA_EXIT_USAGE;
+	}
+	size_t nn = 1 + (size_t)c->nmore;
+	if (nn > IA_MAX_NODES) {
+		ia_err("at most %d report.db at a time", IA_MAX_NODES);
+		return IA_EXIT_USAGE;
+	}
+	const char *paths[IA_MAX_NODES];
+	paths[0] = c->db_path;
+	for (size_t i = 1; i < nn; i++)
+		paths[i] = c->more_db[i - 1];
+	char err[512];
+	int rc = ia_nodes_load(ns, paths, nn, cause, err, sizeof err);
+	if (rc < 0) {
+		ia_err("%s", err);
+		return rc == IA_NODES_USAGE ? IA_EXIT_USAGE : IA_EXIT_ERROR;
+	}
+	return IA_EXIT_OK;
+}
+
+int ia_cli_nodes_wanted(const struct ia_cli *c)
+{
+	const struct ia_filter *fl = &c->filter;
+	if (c->nmore > 0)
+		return 1;
+	if (fl->pid || fl->has_from || fl->has_to || fl->has_since)
+		return 0;
+	return ia_nodes_merged(c->db_path) > 0;   /* (unreadable: the one file's view says why) */
 }
 
 void ia_cli_unload(struct ia_trace *t)

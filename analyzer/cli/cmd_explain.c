@@ -8,7 +8,6 @@
 #include "base/progress.h"
 #include "rules/chains.h"
 #include "cli/cli.h"
-#include "cli/nodes.h"
 #include "render/finding.h"
 #include "render/display.h"
 #include "render/headline.h"
@@ -46,7 +45,7 @@ int ia_cmd_explain(const struct ia_cli *c)
 	struct ia_trace t;
 	struct ia_analysis a;
 	char err[512];
-	if (ia_nodes_wanted(c))
+	if (ia_cli_nodes_wanted(c))
 		return ia_cmd_explain_nodes(c);
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;

@@ -3,16 +3,16 @@
  * report.db, one a node of the same job, read as one job (and a merged
  * file, `explain JOB.db`, as the nodes it holds).
  *
- * The files are loaded and put on node 0's timeline in cli/nodes.c (the
+ * The files are loaded and put on node 0's timeline in rules/nodes.c (the
  * clock anchors, refined by the NCCL collectives: what remains is said);
- * export of several files (cmd_export.c) reads them the same way.  The
+ * export of several files (cmd_export.c) and the MCP server of several
+ * (mcp/mcp_nodes.c) read them the same way.  The
  * job's analysis across the ranks is the one of a single trace
  * (rules/chain_straggler.h), and the straggler's own cause
  * the analysis of its node's file with -p its pid.  A window (--from,
  * --to, --since) or -p is per file and refused (nodes.c).
  */
 #include "cli/cli.h"
-#include "cli/nodes.h"
 
 #include "base/json_out.h"
 #include "base/util.h"
@@ -23,6 +23,7 @@
 #include "render/job_render.h"
 #include "rules/analysis.h"
 #include "rules/chain_straggler.h"
+#include "rules/nodes.h"
 
 #include <stdio.h>
 
@@ -57,32 +58,11 @@ static void print_nodes(FILE *f, const struct ia_node *nd, size_t nn, const stru
 	}
 }
 
-static cJSON *nodes_json(const struct ia_node *nd, size_t nn, const struct ia_job *j)
+static int output(const struct ia_cli *c, const struct ia_nodes *ns)
 {
-	cJSON *arr = cJSON_CreateArray();
-	for (size_t i = 0; i < nn; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "node", (double)i);
-		cJSON_AddStringToObject(o, "file", nd[i].path);
-		if (nd[i].merged)
-			cJSON_AddStringToObject(o, "merged_file", nd[i].merged);
-		ia_json_str(o, "host", nd[i].host);
-		ia_json_str(o, "boot_id", nd[i].boot);
-		cJSON_AddNumberToObject(o, "anchor_offset_ns", (double)(nd[i].anchor - nd[0].anchor));
-		ia_json_u64(o, "anchor_uncertainty_ns", nd[i].anchor_unc);
-		cJSON_AddNumberToObject(o, "correction_ns", (double)j->fit[i].correction_ns);
-		ia_json_u64(o, "collectives_used", j->fit[i].used);
-		if (i && j->fit[i].used)
-			ia_json_u64(o, "uncertainty_ns", j->fit[i].uncertainty_ns);
-		else
-			cJSON_AddNullToObject(o, "uncertainty_ns");
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
-static int output(const struct ia_cli *c, struct ia_node *nd, size_t nn, const struct ia_job *j)
-{
+	const struct ia_node *nd = ns->nd;
+	size_t nn = ns->nn;
+	const struct ia_job *j = ns->job;
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f)
 		return IA_EXIT_ERROR;
@@ -99,7 +79,7 @@ static int output(const struct ia_cli *c, struct ia_node *nd, size_t nn, const s
 		cJSON *rj = ia_job_json(&nd[0].t, j);
 		if (rj)
 			cJSON_AddItemToObject(root, "ranks", rj);
-		cJSON_AddItemToObject(root, "nodes", nodes_json(nd, nn, j));
+		cJSON_AddItemToObject(root, "nodes", ia_nodes_json(ns));
 		if (ia_json_print(root, f, c->pretty) < 0)
 			rc = IA_EXIT_ERROR;
 		cJSON_Delete(root);
@@ -127,9 +107,9 @@ static int output(const struct ia_cli *c, struct ia_node *nd, size_t nn, const s
 int ia_cmd_explain_nodes(const struct ia_cli *c)
 {
 	struct ia_nodes ns;
-	int rc = ia_nodes_load(c, &ns, 1);
+	int rc = ia_cli_load_nodes(c, &ns, 1);
 	if (rc == IA_EXIT_OK)
-		rc = output(c, ns.nd, ns.nn, ns.job);
+		rc = output(c, &ns);
 	ia_nodes_free(&ns);
 	return rc;
 }

@@ -1,17 +1,20 @@
 /*
  * cmd_export.c — `ingero-analyze export --format perfetto -o FILE`: loads
  * the trace, analyses it once (the same analysis every view renders) and
- * writes it through render/export_perfetto.h.  Several report.db, one a
- * node of the same job, go into one file: loaded and put on node 0's clock
- * as explain reads them (cli/nodes.h), each node analysed on its own; so
- * do the nodes of a merged file.
+ * writes it through render/export_perfetto.h, with the trace's collectives
+ * one by one (measure/collective_list.h).  Several report.db, one a node
+ * of the same job, go into one file: loaded and put on node 0's clock as
+ * explain reads them (rules/nodes.h), each node analysed on its own, their
+ * collectives matched across the nodes on that clock; so do the nodes of a
+ * merged file.
  */
 #include "cli/cli.h"
-#include "cli/nodes.h"
 
 #include "base/progress.h"
+#include "measure/collective_list.h"
 #include "render/export_perfetto.h"
 #include "rules/analysis.h"
+#include "rules/nodes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +39,11 @@ static int export_nodes(const struct ia_cli *c)
 	struct ia_nodes ns;
 	struct ia_analysis *a = calloc(IA_MAX_NODES, sizeof *a);   /* 23 KB each: not on the stack */
 	struct ia_perfetto_node pn[IA_MAX_NODES];
+	struct ia_coll_list_node cn[IA_MAX_NODES];
+	struct ia_coll_list coll = { 0 };
 	char label[IA_MAX_NODES][128], err[512];
 	size_t na = 0;
-	int rc = ia_nodes_load(c, &ns, 0);
+	int rc = ia_cli_load_nodes(c, &ns, 0);
 	if (rc == IA_EXIT_OK && !a) {
 		ia_err("out of memory");
 		rc = IA_EXIT_ERROR;
@@ -61,19 +66,26 @@ static int export_nodes(const struct ia_cli *c)
 			.correction_ns = fit->correction_ns, .anchor_unc_ns = n->anchor_unc,
 			.collectives_used = na ? fit->used : 0, .uncertainty_ns = fit->uncertainty_ns,
 		};
+		cn[na] = (struct ia_coll_list_node){ &n->t, &n->rk, pn[na].shift_ns };
+	}
+	if (ia_coll_list_build(cn, ns.nn, &coll, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
 	}
 	FILE *f = ia_cli_output(c, NULL);
 	if (!f) {
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	ia_perfetto_write_nodes(f, pn, ns.nn);
+	ia_perfetto_write_nodes(f, pn, ns.nn, &coll);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
 	for (size_t i = 0; i < na && rc == IA_EXIT_OK; i++)
 		if (!names_ok(c, &a[i]))
 			rc = IA_EXIT_ERROR;
 out:
+	ia_coll_list_free(&coll);
 	for (size_t i = 0; i < na; i++)
 		ia_analysis_free(&a[i]);
 	free(a);
@@ -91,15 +103,23 @@ int ia_cmd_export(const struct ia_cli *c)
 		ia_err("export: -o FILE is required (the trace can be large); -o - writes to standard output");
 		return IA_EXIT_USAGE;
 	}
-	if (ia_nodes_wanted(c))
+	if (ia_cli_nodes_wanted(c))
 		return export_nodes(c);
 	struct ia_trace t;
 	struct ia_analysis a;
+	struct ia_ranks rk = { 0 };
+	struct ia_coll_list coll = { 0 };
 	char err[512];
 	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
 		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
-	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
+	if (ia_analyze(&t, &a, err, sizeof err) < 0 || ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	struct ia_coll_list_node one = { &t, &rk, 0 };
+	if (ia_coll_list_build(&one, 1, &coll, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;
 		goto out;
@@ -109,12 +129,14 @@ int ia_cmd_export(const struct ia_cli *c)
 		rc = IA_EXIT_ERROR;
 		goto out;
 	}
-	ia_perfetto_write(f, &a);
+	ia_perfetto_write(f, &a, &coll);
 	if (ia_cli_close_output(c, f) < 0)
 		rc = IA_EXIT_ERROR;
 	if (!names_ok(c, &a))
 		rc = IA_EXIT_ERROR;
 out:
+	ia_coll_list_free(&coll);
+	ia_ranks_free(&rk);
 	ia_analysis_free(&a);
 	ia_cli_unload(&t);
 	return rc;

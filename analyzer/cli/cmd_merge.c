@@ -2,7 +2,7 @@
  * cmd_merge.c — `ingero-analyze merge -o OUT.db A.db B.db ...`: several
  * report.db, one a node of the same job, into one report.db on node 0's
  * clock (load/merged.h), moved by the offsets explain and export apply —
- * the same loader finds them (cli/nodes.h: the clock anchors, refined by
+ * the same loader finds them (rules/nodes.h: the clock anchors, refined by
  * the collectives).  explain OUT.db then reads the job as explain A.db
  * B.db ... does.
  *
@@ -13,7 +13,7 @@
  * removes the temporary file.
  */
 #include "cli/cli.h"
-#include "cli/nodes.h"
+#include "rules/nodes.h"
 
 #include "base/util.h"
 #include "load/merged.h"
@@ -194,7 +194,7 @@ int ia_cmd_merge(const struct ia_cli *c)
 	if (rc != IA_EXIT_OK)
 		return rc;
 	struct ia_nodes ns;
-	rc = ia_nodes_load(c, &ns, 0);
+	rc = ia_cli_load_nodes(c, &ns, 0);
 	if (rc == IA_EXIT_OK && !pids_fit(&ns))
 		rc = IA_EXIT_ERROR;
 	if (rc == IA_EXIT_OK && !times_fit(&ns))

@@ -5,7 +5,7 @@
  *
  * The layout (docs/schema.md, "Merged files"): every table holds every
  * node's rows, on node 0's clock (node K's times moved by the offset the
- * job's loader found, cli/nodes.h); node K's pids and tids are K ×
+ * job's loader found, rules/nodes.h); node K's pids and tids are K ×
  * INGERO_NODE_PID_STRIDE + its own (node_processes says each process's
  * node and own pid), its CPUs follow the nodes' before it, its frames and
  * (where two nodes' ids met) stacks have ids of the merged file, its

@@ -1,7 +1,8 @@
 /*
  * mcp.h — `ingero-analyze mcp report.db`: a Model Context Protocol server
- * over stdio, so that an AI assistant can investigate a trace with the
- * analyzer's own functions (docs/mcp.md).
+ * over stdio, so that an AI assistant can investigate a trace (or a job's
+ * nodes, one report.db each) with the analyzer's own functions
+ * (docs/mcp.md).
  */
 #ifndef IA_MCP_H
 #define IA_MCP_H

@@ -15,6 +15,9 @@
  *   mcp_view.c     the trace for a call's window, cached, with the analyzer's results
  *   mcp_tools.c    the tool table and calls: each calls the analyzer's modules
  *   mcp_stacks.c   get_stacks
+ *   mcp_ranks.c    get_ranks
+ *   mcp_nodes.c    several report.db (one a node of one job): the files,
+ *                  the node argument, get_nodes and the job across them
  *   mcp_sql.c      run_sql: a read-only, time- and row-limited SQL sandbox
  *   mcp_sql_functions.c  the SQL functions run_sql allows
  *   mcp_prompts.c  the `investigate` prompt
@@ -26,6 +29,7 @@
 #include "measure/per_process.h"
 #include "measure/stats.h"
 #include "load/trace.h"
+#include "rules/nodes.h"
 
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
@@ -48,7 +52,7 @@ struct mcp_sql;
 struct mcp_reader;
 struct mcp_pending;
 
-/* One loaded view of the trace (a filter) and what was computed on it.
+/* One loaded view of the trace (a file and a filter) and what was computed on it.
  * The server keeps the last one: an assistant asks several questions about
  * the same window in a row.  Light questions (stats, per-process) need
  * only stats + per-process; the others need explain's whole analysis
@@ -56,6 +60,7 @@ struct mcp_pending;
  * results are freed and taken from it: nothing is computed twice. */
 struct mcp_view {
 	int loaded;
+	size_t file;                  /* which of the server's files */
 	struct ia_filter filter;
 	struct ia_trace t;
 	int have_light, have_analysis;
@@ -64,10 +69,21 @@ struct mcp_view {
 	struct ia_analysis an;        /* full */
 };
 
-struct mcp_server {
-	const char *db_path;
+/* One report.db served: the one file, or node i of a job of several. */
+struct mcp_file {
+	const char *path;
 	sqlite3 *db;                  /* validated by ia_db_open, read-only */
 	struct mcp_sql *sql;          /* run_sql's own connection, opened on first use */
+	char name[96];                /* what get_nodes calls it (mcp_nodes.c) */
+};
+
+struct mcp_job;
+
+struct mcp_server {
+	struct mcp_file files[IA_MAX_NODES];
+	size_t nfiles;
+	size_t node;                  /* the file the running tool call reads: its node argument, else 0 */
+	struct mcp_job *job;          /* several files: the job across them, built on first use (mcp_nodes.c) */
 	const char *protocol;         /* negotiated revision, NULL before initialize */
 	int initialized;              /* initialize answered */
 	int client_ready;             /* notifications/initialized received */
@@ -92,6 +108,9 @@ struct mcp_server {
 /* Opens and validates the database; keeps max_message and sql_timeout_ms
  * when set.  -1 with a one-line reason. */
 int mcp_server_open(struct mcp_server *s, const char *path, char *err, size_t errlen);
+/* The same for n files (1 to IA_MAX_NODES), one a node of one job (kept,
+ * not copied); n == 1 is mcp_server_open. */
+int mcp_server_open_files(struct mcp_server *s, const char *const *paths, size_t n, char *err, size_t errlen);
 void mcp_server_close(struct mcp_server *s);
 /* Serves the messages on fd until it ends: reads each line, answers on
  * out.  0 when the input ended, -1 when reading it or writing out failed
@@ -107,22 +126,54 @@ int mcp_serve_line(struct mcp_server *s, const char *line, size_t len, FILE *out
 int mcp_poll_input(struct mcp_server *s, int ended);
 
 /* ---- tools (mcp_tools.c) ---- */
+/* What a tool reads when several files are served (one file: that file). */
+enum mcp_scope {
+	MCP_PER_FILE,       /* one file: takes "node" (default 0) */
+	MCP_FILE_OR_JOB,    /* get_ranks: the job across the files, or with "node" that file alone */
+	MCP_JOB,            /* get_nodes: offered only with several files */
+};
 struct mcp_tool {
 	const char *name, *title, *description;
 	const char *input_schema;     /* JSON text */
 	const char *output_schema;    /* JSON text, NULL = none */
 	/* Returns a CallToolResult (content + structuredContent, or isError). */
 	cJSON *(*call)(struct mcp_server *s, const cJSON *args);
+	enum mcp_scope scope;
 };
 extern const struct mcp_tool mcp_tools[];
 extern const size_t mcp_ntools;
 const struct mcp_tool *mcp_tool_find(const char *name);
-/* {"name","title","description","inputSchema","outputSchema","annotations"} */
-cJSON *mcp_tool_describe(const struct mcp_tool *t);
+/* Whether the server offers t (get_nodes: only with several files). */
+int mcp_tool_offered(const struct mcp_server *s, const struct mcp_tool *t);
+/* {"name","title","description","inputSchema","outputSchema","annotations"}:
+ * with several files, the schema and description say "node" too. */
+cJSON *mcp_tool_describe(const struct mcp_server *s, const struct mcp_tool *t);
+/* The inputSchema tools/list shows and tools/call checks (NULL: a bug). */
+cJSON *mcp_tool_input_schema(const struct mcp_server *s, const struct mcp_tool *t);
 /* get_stacks (mcp_stacks.c) */
 cJSON *mcp_tool_stacks(struct mcp_server *s, const cJSON *args);
 /* get_ranks (mcp_ranks.c) */
 cJSON *mcp_tool_ranks(struct mcp_server *s, const cJSON *args);
+/* get_ranks' summary line for a job of nranks ranks on nnodes traces (1:
+ * the one file's words). */
+void mcp_ranks_summary(char *sum, size_t n, const struct ia_job *j, size_t nranks, size_t nnodes);
+
+/* ---- several files, one a node of one job (mcp_nodes.c) ---- */
+/* After the files opened: each one's name (its host when every node's is
+ * known and unique, else its file's base name when unique, else its path). */
+void mcp_nodes_name(struct mcp_server *s);
+/* Sets s->node from args' "node" (an index, a name get_nodes lists, or the
+ * path as given); 0 when absent.  -1 with a one-line reason. */
+int mcp_node_select(struct mcp_server *s, const cJSON *args, char *err, size_t errlen);
+/* When several files are served: adds "node" to a tool's inputSchema
+ * (parsed), puts the sentence its description gains in more, returns 1;
+ * else 0, the schema as it is. */
+int mcp_nodes_schema(const struct mcp_server *s, const struct mcp_tool *t, cJSON *schema, char *more, size_t morelen);
+/* get_nodes */
+cJSON *mcp_tool_nodes(struct mcp_server *s, const cJSON *args);
+/* get_ranks without "node" when several files are served: the job across them. */
+cJSON *mcp_job_ranks(struct mcp_server *s, const cJSON *args);
+void mcp_job_free(struct mcp_job *j);
 
 /* ---- the view for a call's window (mcp_view.c) ---- */
 enum { MCP_NEED_LIGHT = 1, MCP_NEED_ANALYSIS = 2 };

@@ -6,7 +6,9 @@
  * The prompt is our text only: it names no string from the trace, so
  * nothing a traced program chose can reach the assistant as an instruction
  * through it.  An optional `focus` argument (the user's own words) is
- * passed on quoted, as the user's question.
+ * passed on quoted, as the user's question.  With several report.db served
+ * (one a node of one job) a paragraph says how to begin with the job
+ * (get_nodes, get_ranks) and then read one node with the node argument.
  */
 #include "mcp/mcp_internal.h"
 
@@ -89,10 +91,18 @@ cJSON *mcp_prompts_list(void)
 	return r;
 }
 
+static const char nodes_text[] =
+"\n\nHere several traces are served, one report.db a node of one job (torchrun, mpirun, srun across "
+"machines). Begin with the job: get_nodes (the nodes, how each one's clock was put on node 0's and the "
+"uncertainty that remains, each node's ranks and their pids), then get_ranks (which rank the others wait "
+"for at the collectives, how late it arrives and at what share of them, how long the others wait, and "
+"that rank's own analysis in straggler_analysis). Then follow the steps above on the straggler's node: "
+"each of those tools reads one node's trace, the one its node argument names (an index or a name "
+"get_nodes lists; node 0 without it). Times in one node's trace are on that node's own clock.";
+
 cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON *args,
 		      int *code, char *err, size_t errlen)
 {
-	(void)s;
 	if (strcmp(name, "investigate") != 0) {
 		*code = MCP_INVALID_PARAMS;
 		snprintf(err, errlen, "Unknown prompt: %.64s (prompts/list names them)", name);
@@ -113,7 +123,8 @@ cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON 
 		}
 		focus = a->valuestring;
 	}
-	size_t n = sizeof investigate_text + (focus ? strlen(focus) : 0) + 64;
+	const char *nodes = s->nfiles > 1 ? nodes_text : "";
+	size_t n = sizeof investigate_text + sizeof nodes_text + (focus ? strlen(focus) : 0) + 64;
 	char *text = malloc(n);
 	if (!text) {
 		*code = MCP_INTERNAL_ERROR;
@@ -121,9 +132,9 @@ cJSON *mcp_prompt_get(const struct mcp_server *s, const char *name, const cJSON 
 		return NULL;
 	}
 	if (focus && *focus)
-		snprintf(text, n, "%s\n\nThe user's question: \"%s\"", investigate_text, focus);
+		snprintf(text, n, "%s%s\n\nThe user's question: \"%s\"", investigate_text, nodes, focus);
 	else
-		snprintf(text, n, "%s", investigate_text);
+		snprintf(text, n, "%s%s", investigate_text, nodes);
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "description", "Investigate why the GPU starved in this trace");
 	cJSON *msgs = cJSON_AddArrayToObject(r, "messages");

@@ -4,8 +4,9 @@
  * The schema a client sees in tools/list is the one enforced here, so the
  * two cannot drift apart.  Only the subset our tools use is understood:
  * an object whose properties are strings (with enum, minLength, maxLength),
- * integers or numbers (minimum, maximum) or booleans; `required`; and
- * additionalProperties:false.  A schema keyword outside that subset is a
+ * integers or numbers (minimum, maximum) or booleans, or one of several of
+ * those (a "type" array: get_ranks' "node", an index or a name); `required`;
+ * and additionalProperties:false.  A schema keyword outside that subset is a
  * bug in our table, caught by the tests listing every tool.
  *
  * Lengths are counted as JSON Schema counts them: characters (Unicode code
@@ -53,11 +54,9 @@ static void bound(char *buf, size_t len, const cJSON *b, int integer)
 	}
 }
 
-static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *err, size_t errlen)
+static int check_typed(const char *name, const char *type, const cJSON *prop, const cJSON *v,
+		       char *err, size_t errlen)
 {
-	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(prop, "type"));
-	if (!type)
-		return 0;
 	if (!strcmp(type, "string")) {
 		if (!cJSON_IsString(v)) {
 			snprintf(err, errlen, "argument '%s' must be a string, not %s", name, json_type(v));
@@ -120,6 +119,53 @@ static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *
 		return 0;
 	}
 	return 0;
+}
+
+/* Whether v is of the JSON kind a schema type names (an integer's
+ * fraction is then check_typed's to refuse). */
+static int kind_of(const char *type, const cJSON *v)
+{
+	if (!strcmp(type, "string"))
+		return cJSON_IsString(v);
+	if (!strcmp(type, "integer") || !strcmp(type, "number"))
+		return cJSON_IsNumber(v);
+	if (!strcmp(type, "boolean"))
+		return cJSON_IsBool(v);
+	return 0;
+}
+
+static const char *type_words(const char *type)
+{
+	if (!strcmp(type, "integer")) return "an integer";
+	if (!strcmp(type, "number")) return "a number";
+	if (!strcmp(type, "string")) return "a string";
+	if (!strcmp(type, "boolean")) return "a boolean";
+	return "?";
+}
+
+static int check_one(const char *name, const cJSON *prop, const cJSON *v, char *err, size_t errlen)
+{
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(prop, "type");
+	if (cJSON_IsString(type))
+		return check_typed(name, type->valuestring, prop, v, err, errlen);
+	if (!cJSON_IsArray(type))
+		return 0;
+	/* one of several types: the one of v's kind decides */
+	const cJSON *t;
+	cJSON_ArrayForEach(t, type)
+		if (cJSON_IsString(t) && kind_of(t->valuestring, v))
+			return check_typed(name, t->valuestring, prop, v, err, errlen);
+	int w = snprintf(err, errlen, "argument '%s' must be", name);
+	int i = 0, n = cJSON_GetArraySize(type);
+	cJSON_ArrayForEach(t, type) {
+		if (w > 0 && (size_t)w < errlen)
+			w += snprintf(err + w, errlen - (size_t)w, "%s %s", i == 0 ? "" : i == n - 1 ? " or" : ",",
+				      cJSON_IsString(t) ? type_words(t->valuestring) : "?");
+		i++;
+	}
+	if (w > 0 && (size_t)w < errlen)
+		snprintf(err + w, errlen - (size_t)w, ", not %s", json_type(v));
+	return -1;
 }
 
 int mcp_check_args(const cJSON *schema, const cJSON *args, char *err, size_t errlen)

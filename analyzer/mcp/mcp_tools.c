@@ -193,7 +193,7 @@ static cJSON *t_timeline(struct mcp_server *s, const cJSON *args)
 		return mcp_result_error("%s", err);
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args, "limit");
 	long limit = cJSON_IsNumber(lim) ? lim->valueint : 200;
-	sqlite3 *db = ia_db_open(s->db_path, err, sizeof err);
+	sqlite3 *db = ia_db_open(s->files[s->node].path, err, sizeof err);
 	if (!db)
 		return mcp_result_error("get_timeline: %s", err);
 	struct ia_trace t;
@@ -227,17 +227,18 @@ static int sql_cancelled(void *server)
 static cJSON *t_sql(struct mcp_server *s, const cJSON *args)
 {
 	char err[512];
-	if (!s->sql) {
-		if (!(s->sql = mcp_sql_open(s->db_path, s->sql_heap, err, sizeof err)))
+	struct mcp_file *f = &s->files[s->node];
+	if (!f->sql) {
+		if (!(f->sql = mcp_sql_open(f->path, s->sql_heap, err, sizeof err)))
 			return mcp_result_error("run_sql: cannot open the database: %s", err);
-		mcp_sql_on_progress(s->sql, sql_cancelled, s);
+		mcp_sql_on_progress(f->sql, sql_cancelled, s);
 	}
 	const char *sql = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "sql"));
 	const cJSON *mr = cJSON_GetObjectItemCaseSensitive(args, "max_rows");
 	const cJSON *to = cJSON_GetObjectItemCaseSensitive(args, "timeout_ms");
 	long max_rows = cJSON_IsNumber(mr) ? (long)mr->valuedouble : MCP_SQL_MAX_ROWS_DEFAULT;
 	long timeout = cJSON_IsNumber(to) ? (long)to->valuedouble : s->sql_timeout_ms;
-	cJSON *data = mcp_sql_run(s->sql, sql, max_rows, timeout, err, sizeof err);
+	cJSON *data = mcp_sql_run(f->sql, sql, max_rows, timeout, err, sizeof err);
 	if (!data)
 		return mcp_result_error("run_sql: %s", err);
 	char sum[384];
@@ -276,6 +277,7 @@ const struct mcp_tool mcp_tools[] = {
 		OUT("\"apis\":{\"type\":\"array\"},\"processes\":{\"type\":\"array\"},\"trace\":{\"type\":\"object\"},"
 		    "\"window\":{\"type\":\"object\"}", "\"apis\",\"processes\",\"trace\""),
 		t_stats,
+		MCP_PER_FILE,
 	},
 	{
 		"get_causal_chains", "Causal chains (why the GPU starved)",
@@ -293,6 +295,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"verdict\":{\"type\":\"object\"},\"where_time_went\":{\"type\":\"object\"}",
 		    "\"chains\",\"gpu_idle_pct\""),
 		t_chains,
+		MCP_PER_FILE,
 	},
 	{
 		"get_per_process_breakdown", "Per-process breakdown",
@@ -307,6 +310,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"main_blocked_ns\":{\"type\":\"number\"},\"workers\":{\"type\":\"number\"}",
 		    "\"processes\",\"main_pid\""),
 		t_per_process,
+		MCP_PER_FILE,
 	},
 	{
 		"get_stacks", "Stacks of the slowest calls",
@@ -322,6 +326,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "duration / the API's p50\"}", ""),
 		OUT("\"calls\":{\"type\":\"array\"},\"stacks\":{\"type\":\"object\"}", "\"calls\",\"stacks\""),
 		mcp_tool_stacks,
+		MCP_PER_FILE,
 	},
 	{
 		"get_timeline", "Timeline of a window",
@@ -334,6 +339,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"at most this many events (default 200)\"}", ""),
 		OUT("\"events\":{\"type\":\"array\"},\"more\":{\"type\":\"number\"}", "\"events\""),
 		t_timeline,
+		MCP_PER_FILE,
 	},
 	{
 		"get_gpu_idle", "Where GPU time went",
@@ -354,6 +360,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "shares, the thresholds and the class; {steps: 0} when no step was timed\"}",
 		    "\"gpu_idle_pct\",\"where_time_went\""),
 		t_gpu_idle,
+		MCP_PER_FILE,
 	},
 	{
 		"get_ranks", "Ranks and the straggler",
@@ -367,6 +374,20 @@ const struct mcp_tool mcp_tools[] = {
 		OUT("\"ranks\":{\"type\":\"array\"},\"straggler\":{\"description\":\"null when balanced or no job\"}",
 		    "\"ranks\",\"straggler\""),
 		mcp_tool_ranks,
+		MCP_FILE_OR_JOB,
+	},
+	{
+		"get_nodes", "The nodes of the job",
+		"The report.db files served, one a node of one job, as explain A.db B.db reads them: each node's "
+		"index and name (what the other tools' node argument takes), file, host and boot id, and how its "
+		"clock was put on node 0's — the offset of its clock anchor (realtime against monotonic, read by "
+		"its collector), the correction the collectives' completions made, the offset applied in all, and "
+		"the uncertainty that remains — with its ranks and their pids and the launcher's agent. Offered "
+		"only when several report.db are served.",
+		OBJ("", ""),
+		OUT("\"nodes\":{\"type\":\"array\"}", "\"nodes\""),
+		mcp_tool_nodes,
+		MCP_JOB,
 	},
 	{
 		"run_sql", "Read-only SQL on the trace",
@@ -382,6 +403,7 @@ const struct mcp_tool mcp_tools[] = {
 		    "\"present when a REAL was infinity or NaN, given as a string: count, cells [row, column]\"}",
 		    "\"columns\",\"rows\",\"row_count\",\"truncated\""),
 		t_sql,
+		MCP_PER_FILE,
 	},
 };
 const size_t mcp_ntools = sizeof mcp_tools / sizeof mcp_tools[0];
@@ -394,13 +416,42 @@ const struct mcp_tool *mcp_tool_find(const char *name)
 	return NULL;
 }
 
-cJSON *mcp_tool_describe(const struct mcp_tool *t)
+int mcp_tool_offered(const struct mcp_server *s, const struct mcp_tool *t)
+{
+	return t->scope != MCP_JOB || s->nfiles > 1;
+}
+
+cJSON *mcp_tool_input_schema(const struct mcp_server *s, const struct mcp_tool *t)
+{
+	char more[1024];
+	cJSON *in = cJSON_Parse(t->input_schema);
+	if (in)
+		mcp_nodes_schema(s, t, in, more, sizeof more);
+	return in;
+}
+
+cJSON *mcp_tool_describe(const struct mcp_server *s, const struct mcp_tool *t)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", t->name);
 	cJSON_AddStringToObject(o, "title", t->title);
-	cJSON_AddStringToObject(o, "description", t->description ? t->description : mcp_sql_description());
+	const char *desc = t->description ? t->description : mcp_sql_description();
+	char more[1024];
 	cJSON *in = cJSON_Parse(t->input_schema);
+	if (in && mcp_nodes_schema(s, t, in, more, sizeof more)) {
+		/* several files: the one file's description, then which file it reads */
+		size_t n = strlen(desc) + strlen(more) + 2;
+		char *d = malloc(n);
+		if (d) {
+			snprintf(d, n, "%s %s", desc, more);
+			cJSON_AddStringToObject(o, "description", d);
+			free(d);
+		} else {
+			cJSON_AddStringToObject(o, "description", desc);
+		}
+	} else {
+		cJSON_AddStringToObject(o, "description", desc);
+	}
 	cJSON_AddItemToObject(o, "inputSchema", in ? in : cJSON_CreateObject());
 	if (t->output_schema) {
 		cJSON *out = cJSON_Parse(t->output_schema);

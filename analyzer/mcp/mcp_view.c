@@ -4,7 +4,7 @@
  * for it, and what the analyzer computed on it, kept for the next call.
  *
  * One view is kept: an assistant asks several questions about the same
- * window in a row.  Light questions (stats, per-process) need only
+ * window of the same file (node) in a row.  Light questions (stats, per-process) need only
  * ia_stats_compute + ia_per_process_compute; the others need explain's
  * whole analysis (ia_analyze), which contains both, so once it exists the
  * light results are freed and taken from it: nothing is computed twice.
@@ -40,21 +40,22 @@ static int same_filter(const struct ia_filter *a, const struct ia_filter *b)
 	       (!a->has_since || a->since == b->since) && a->pid == b->pid;
 }
 
-/* The trace for filter f with what `need` asks computed.  NULL with a
- * one-line reason. */
+/* The trace of the call's file (s->node) for filter f with what `need`
+ * asks computed.  NULL with a one-line reason. */
 static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f, int need,
 				 char *err, size_t errlen)
 {
 	struct mcp_view *v = &s->view;
-	if (v->loaded && !same_filter(&v->filter, f))
+	if (v->loaded && (v->file != s->node || !same_filter(&v->filter, f)))
 		mcp_view_free(v);
 	if (!v->loaded) {
 		memset(&v->t, 0, sizeof v->t);
-		if (ia_trace_load(&v->t, s->db, f, IA_LOAD_ALL, err, errlen) < 0) {
+		if (ia_trace_load(&v->t, s->files[s->node].db, f, IA_LOAD_ALL, err, errlen) < 0) {
 			ia_trace_free(&v->t);
 			memset(v, 0, sizeof *v);
 			return NULL;
 		}
+		v->file = s->node;
 		v->filter = *f;
 		v->loaded = 1;
 	}

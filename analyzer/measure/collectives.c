@@ -7,6 +7,7 @@
  * a step, so a few hundred thousand at most; everything is plain arrays.
  */
 #include "measure/collectives.h"
+#include "measure/collectives_internal.h"
 
 #include "base/util.h"
 #include "load/db.h"
@@ -126,15 +127,9 @@ static int marks_in(sqlite3_stmt *st, int pid, int64_t stream, uint64_t a, uint6
 	return ia_db_done(st, rc, err, errlen);
 }
 
-#define COLL_OPS "('ncclAllReduce','ncclReduceScatter','ncclAllGather','ncclBroadcast','ncclBcast','ncclReduce')"
-
-#define MARKS_SQL "SELECT done_ns FROM gpu_marks WHERE pid = ?1 AND stream = ?2 AND recorded_ns BETWEEN ?3 AND ?4 " \
-		  "ORDER BY recorded_ns"
-
-/* A call's arrival and completion (collectives.h: nccl); *marked when the
- * completion was read from the GPU mark after it.  mk: MARKS_SQL. */
-static int nccl_times(sqlite3_stmt *mk, int pid, int64_t stream, uint64_t start, uint64_t dur, unsigned flags,
-		      uint64_t *arrive, uint64_t *done, int *marked, char *err, size_t errlen)
+/* (collectives_internal.h) */
+int ia_nccl_times(sqlite3_stmt *mk, int pid, int64_t stream, uint64_t start, uint64_t dur, unsigned flags,
+		  uint64_t *arrive, uint64_t *done, int *marked_before, int *marked_after, char *err, size_t errlen)
 {
 	uint64_t before = 0, after = 0;
 	*arrive = start;
@@ -142,10 +137,11 @@ static int nccl_times(sqlite3_stmt *mk, int pid, int64_t stream, uint64_t start,
 	if ((flags & (INGERO_COLL_MARK_BEFORE | INGERO_COLL_MARK_AFTER)) &&
 	    marks_in(mk, pid, stream, start, start + dur, &before, &after, err, errlen) < 0)
 		return -1;
-	if ((flags & INGERO_COLL_MARK_BEFORE) && before > *arrive)
+	*marked_before = (flags & INGERO_COLL_MARK_BEFORE) && before > *arrive;
+	if (*marked_before)
 		*arrive = before;
-	*marked = (flags & INGERO_COLL_MARK_AFTER) && after && after > *arrive;
-	if (*marked)
+	*marked_after = (flags & INGERO_COLL_MARK_AFTER) && after && after > *arrive;
+	if (*marked_after)
 		*done = after;
 	if (*done < *arrive)
 		*done = *arrive;
@@ -163,7 +159,7 @@ static int pick_comm(const struct ia_coll_node *nodes, size_t nn, size_t nranks,
 	/* candidates from the first node, the most used first */
 	sqlite3_stmt *st = ia_db_prepare(nodes[0].t->db,
 					 "SELECT comm_id, count(DISTINCT pid) AS n, count(*) FROM collectives WHERE comm_id IS NOT NULL "
-					 "AND seq IS NOT NULL AND op IN " COLL_OPS " GROUP BY comm_id ORDER BY n DESC, 3 DESC",
+					 "AND seq IS NOT NULL AND op IN " IA_COLL_OPS " GROUP BY comm_id ORDER BY n DESC, 3 DESC",
 					 err, errlen);
 	if (!st)
 		return -1;
@@ -178,7 +174,7 @@ static int pick_comm(const struct ia_coll_node *nodes, size_t nn, size_t nranks,
 		size_t pids = 0;
 		for (size_t n = 0; n < nn; n++) {
 			st = ia_db_prepare(nodes[n].t->db, "SELECT count(DISTINCT pid) FROM collectives WHERE comm_id = ?1 "
-							   "AND seq IS NOT NULL AND op IN " COLL_OPS, err, errlen);
+							   "AND seq IS NOT NULL AND op IN " IA_COLL_OPS, err, errlen);
 			if (!st)
 				return -1;
 			sqlite3_bind_int64(st, 1, cand[i]);
@@ -204,9 +200,9 @@ static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, cons
 	const struct ia_trace *t = nd->t;
 	sqlite3_stmt *st = ia_db_prepare(t->db,
 					 "SELECT pid, op, seq, start_ns, dur_ns, stream, flags, coalesce(bytes, 0), coalesce(nranks, 0) "
-					 "FROM collectives WHERE comm_id = ?1 AND seq IS NOT NULL AND op IN " COLL_OPS " ORDER BY seq, pid",
+					 "FROM collectives WHERE comm_id = ?1 AND seq IS NOT NULL AND op IN " IA_COLL_OPS " ORDER BY seq, pid",
 					 err, errlen);
-	sqlite3_stmt *mk = ia_db_prepare(t->db, MARKS_SQL, err, errlen);
+	sqlite3_stmt *mk = ia_db_prepare(t->db, IA_COLL_MARKS_SQL, err, errlen);
 	int rc = -1;
 	if (!st || !mk)
 		goto out;
@@ -225,10 +221,10 @@ static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, cons
 			goto out;
 		}
 		uint64_t arrive, done;
-		int marked;
-		if (nccl_times(mk, pid, sqlite3_column_int64(st, 5), (uint64_t)sqlite3_column_int64(st, 3),
-			       (uint64_t)sqlite3_column_int64(st, 4), (unsigned)sqlite3_column_int(st, 6), &arrive, &done,
-			       &marked, err, errlen) < 0) {
+		int before, marked;
+		if (ia_nccl_times(mk, pid, sqlite3_column_int64(st, 5), (uint64_t)sqlite3_column_int64(st, 3),
+				  (uint64_t)sqlite3_column_int64(st, 4), (unsigned)sqlite3_column_int(st, 6), &arrive, &done,
+				  &before, &marked, err, errlen) < 0) {
 			rc = -1;
 			goto out;
 		}
@@ -280,11 +276,9 @@ static int from_nccl(const struct ia_coll_node *nodes, size_t nn, const struct c
 
 /* --- gloo ------------------------------------------------------------------------------ */
 
-struct span { uint64_t arrive, done, bytes; };
-
 static int by_done(const void *a, const void *b)
 {
-	const struct span *x = a, *y = b;
+	const struct ia_gloo_span *x = a, *y = b;
 	return (x->done > y->done) - (x->done < y->done);
 }
 
@@ -300,8 +294,8 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One rank's host collectives (collectives.h, gloo), sorted by completion. */
-static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out, size_t *nout)
+/* (collectives_internal.h) */
+int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span **out, size_t *nout)
 {
 	*out = NULL;
 	*nout = 0;
@@ -332,7 +326,7 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 		return 0;
 	qsort(keys, nk, sizeof *keys, cmp_u64);
 	size_t n = 0, cap = 0;
-	struct span *s = NULL;
+	struct ia_gloo_span *s = NULL;
 	for (size_t th = 0; th < t->nthreads; th++) {
 		const struct ia_thread *x = &t->threads[th];
 		if (x->proc != proc || x->tid == (uint32_t)t->procs[proc].pid)
@@ -348,7 +342,7 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
-				struct span *p = realloc(s, cap * sizeof *p);
+				struct ia_gloo_span *p = realloc(s, cap * sizeof *p);
 				if (!p) {
 					free(s);
 					free(keys);
@@ -356,7 +350,7 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 				}
 				s = p;
 			}
-			s[n++] = (struct span){ a->start + a->dur, b->start, b->bytes };
+			s[n++] = (struct ia_gloo_span){ a->start + a->dur, b->start, b->bytes, x->tid };
 		}
 	}
 	free(keys);
@@ -370,11 +364,11 @@ static int gloo_spans(const struct ia_trace *t, uint32_t proc, struct span **out
 /* Whether the heads h[] of every rank's spans are one collective: as many
  * bytes on every rank, and no rank done before another arrived (a rank's
  * collective cannot complete before every rank has brought its part). */
-static int gloo_same(struct span *const *sp, const size_t *h, size_t nr)
+static int gloo_same(struct ia_gloo_span *const *sp, const size_t *h, size_t nr)
 {
 	uint64_t last_arrive = 0, first_done = UINT64_MAX;
 	for (size_t k = 0; k < nr; k++) {
-		const struct span *x = &sp[k][h[k]];
+		const struct ia_gloo_span *x = &sp[k][h[k]];
 		if (x->bytes != sp[0][h[0]].bytes)
 			return 0;
 		if (x->arrive > last_arrive)
@@ -385,15 +379,13 @@ static int gloo_same(struct span *const *sp, const size_t *h, size_t nr)
 	return last_arrive <= first_done;
 }
 
-static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct table *tb, struct ia_collectives *c)
+/* (collectives_internal.h) */
+int ia_gloo_align(struct ia_gloo_span *const *sp, const size_t *ns, size_t nr, int (*match)(void *ctx, const size_t *h),
+		  void *ctx)
 {
-	struct span **sp = calloc(rk->nranks, sizeof *sp);
-	size_t *ns = calloc(rk->nranks, sizeof *ns), *h = calloc(rk->nranks, sizeof *h);
-	int rc = 0;
-	if (!sp || !ns || !h)
-		rc = -1;
-	for (size_t k = 0; !rc && k < rk->nranks; k++)
-		rc = gloo_spans(t, rk->r[k].proc, &sp[k], &ns[k]);
+	size_t *h = calloc(nr ? nr : 1, sizeof *h);
+	if (!h)
+		return -1;
 	/* Every rank calls a process group's collectives in one order, but
 	 * not every one of them shows on every rank as a sync and a copy
 	 * back: a broadcast does on its root only (the others' tensors are
@@ -403,33 +395,61 @@ static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct
 	 * collective when gloo_same says so; else the head done first is no
 	 * collective of every rank's (every other rank's head, and all that
 	 * follows it there, is later) and is passed over. */
-	while (!rc) {
+	int rc = 0;
+	while (!rc && nr) {
 		size_t k, first = 0;
-		for (k = 0; k < rk->nranks && h[k] < ns[k]; k++)
+		for (k = 0; k < nr && h[k] < ns[k]; k++)
 			if (sp[k][h[k]].done < sp[first][h[first]].done)
 				first = k;
-		if (k < rk->nranks)
+		if (k < nr)
 			break;
-		if (!gloo_same(sp, h, rk->nranks)) {
+		if (!gloo_same(sp, h, nr)) {
 			h[first]++;
 			continue;
 		}
-		int row = table_add(tb);
-		if (row < 0) {
-			rc = -1;
-			break;
-		}
-		for (k = 0; k < rk->nranks; k++) {
-			tb->arrive[row * tb->nr + k] = sp[k][h[k]].arrive;
-			tb->done[row * tb->nr + k] = sp[k][h[k]].done;
+		rc = match(ctx, h) < 0 ? -1 : 0;
+		for (k = 0; k < nr; k++)
 			h[k]++;
-		}
 	}
+	free(h);
+	return rc;
+}
+
+struct gloo_row {
+	struct table *tb;
+	struct ia_gloo_span **sp;
+};
+
+/* One collective of every rank: a row of the table. */
+static int gloo_row(void *ctx, const size_t *h)
+{
+	struct gloo_row *g = ctx;
+	int row = table_add(g->tb);
+	if (row < 0)
+		return -1;
+	for (size_t k = 0; k < g->tb->nr; k++) {
+		g->tb->arrive[row * g->tb->nr + k] = g->sp[k][h[k]].arrive;
+		g->tb->done[row * g->tb->nr + k] = g->sp[k][h[k]].done;
+	}
+	return 0;
+}
+
+static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct table *tb, struct ia_collectives *c)
+{
+	struct ia_gloo_span **sp = calloc(rk->nranks, sizeof *sp);
+	size_t *ns = calloc(rk->nranks, sizeof *ns);
+	int rc = 0;
+	if (!sp || !ns)
+		rc = -1;
+	for (size_t k = 0; !rc && k < rk->nranks; k++)
+		rc = ia_gloo_spans(t, rk->r[k].proc, &sp[k], &ns[k]);
+	struct gloo_row g = { tb, sp };
+	if (!rc)
+		rc = ia_gloo_align(sp, ns, rk->nranks, gloo_row, &g);
 	for (size_t k = 0; sp && k < rk->nranks; k++)
 		free(sp[k]);
 	free(sp);
 	free(ns);
-	free(h);
 	if (!rc && tb->n) {
 		c->source = IA_COLL_GLOO;
 		snprintf(c->op, sizeof c->op, "gloo all-reduce");
@@ -683,9 +703,9 @@ static int nccl_windows(const struct ia_trace *t, int pid, struct ia_span **w, s
 	if (has <= 0)
 		return has;
 	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT stream, start_ns, dur_ns, flags FROM collectives WHERE pid = ?1 "
-					 "AND op IN " COLL_OPS " AND start_ns < ?3 AND start_ns + dur_ns > ?2",
+					 "AND op IN " IA_COLL_OPS " AND start_ns < ?3 AND start_ns + dur_ns > ?2",
 					 err, errlen);
-	sqlite3_stmt *mk = ia_db_prepare(t->db, MARKS_SQL, err, errlen);
+	sqlite3_stmt *mk = ia_db_prepare(t->db, IA_COLL_MARKS_SQL, err, errlen);
 	int rc = -1;
 	if (!st || !mk)
 		goto out;
@@ -694,10 +714,10 @@ static int nccl_windows(const struct ia_trace *t, int pid, struct ia_span **w, s
 	sqlite3_bind_int64(st, 3, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t a, d;
-		int marked;
-		if (nccl_times(mk, pid, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
-			       (uint64_t)sqlite3_column_int64(st, 2), (unsigned)sqlite3_column_int(st, 3), &a, &d, &marked,
-			       err, errlen) < 0) {
+		int before, after;
+		if (ia_nccl_times(mk, pid, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+				  (uint64_t)sqlite3_column_int64(st, 2), (unsigned)sqlite3_column_int(st, 3), &a, &d, &before,
+				  &after, err, errlen) < 0) {
 			rc = -1;
 			goto out;
 		}
@@ -726,9 +746,9 @@ int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_spa
 	if (nccl_windows(t, t->procs[proc].pid, w, n, &cap, err, errlen) < 0)
 		goto fail;
 	if (!*n) {   /* no NCCL call: gloo's, timed on its own threads */
-		struct span *sp;
+		struct ia_gloo_span *sp;
 		size_t ns;
-		if (gloo_spans(t, proc, &sp, &ns) < 0)
+		if (ia_gloo_spans(t, proc, &sp, &ns) < 0)
 			goto oom;
 		if (ns && !(*w = malloc(ns * sizeof **w))) {
 			free(sp);

@@ -19,6 +19,19 @@
  * for CPU busy %% and page allocations per second.  The tracer's own
  * threads (ia_thread_is_tracer) are left out.
  *
+ * Collectives (measure/collective_list.h), when the trace has any: a
+ * "collectives" track in each process that made some (named with its
+ * rank), each collective a slice "all_reduce #17" from its arrival to its
+ * completion — by the GPU marks around it when there are, else the call —
+ * with its communicator, sequence number, bytes, ranks, backend, its
+ * lateness after the first rank and its wait for the last as args; and
+ * across the ranks, from the part of the rank that arrived last (by more
+ * than a tie) to each part that waited for it, a Trace Event Format flow
+ * (ph "s" on the last rank's slice, "f" with "bp":"e" on the waiting
+ * one's, each at a time inside its slice: one source has several targets,
+ * which bind_id cannot say).  A trace without collectives is written as
+ * before, byte for byte.
+ *
  * Every track is well formed: slices on one track are disjoint or nested,
  * never partly overlapping (a call that outlasts the one it started in is
  * cut at its end; the GPU track's spans are cut at the previous one's
@@ -49,6 +62,7 @@
 
 #define OFF_TRACK_BASE 1000000000u   /* tid of a thread's off-CPU track: base + tid */
 #define GPU_TRACK_TID 999999999u
+#define COLL_TRACK_TID 999999000u      /* a process's collectives: below the stream tracks' tids */
 #define STREAM_TRACKS 64               /* streams with timed work drawn, at most: tids below the GPU track's */
 #define NEST_MAX 16
 
@@ -391,7 +405,163 @@ static void write_events(struct out *o, const struct ia_analysis *a, const struc
 	ia_progress_end();
 }
 
-void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
+/* The kind of a collective, as its slice is named ("all_reduce #17"). */
+static const char *coll_kind(const char *op)
+{
+	static const char *const k[][2] = {
+		{ "ncclAllReduce", "all_reduce" }, { "ncclReduceScatter", "reduce_scatter" },
+		{ "ncclAllGather", "all_gather" }, { "ncclBroadcast", "broadcast" }, { "ncclBcast", "broadcast" },
+		{ "ncclReduce", "reduce" }, { "gloo all-reduce", "all_reduce" },
+	};
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		if (!strcmp(op, k[i][0]))
+			return k[i][1];
+	return op;
+}
+
+/* Who made a collective, as its flows name it: its rank in the job, else its process. */
+static void coll_who(char *buf, size_t n, const struct ia_coll_item *x, int nodes)
+{
+	if (x->job_rank >= 0)
+		snprintf(buf, n, "rank %d", x->job_rank);
+	else if (nodes)
+		snprintf(buf, n, "pid %d of node %d", x->pid, x->node);
+	else
+		snprintf(buf, n, "pid %d", x->pid);
+}
+
+/* otherData's entry, only when there are collectives. */
+static void coll_data(FILE *f, const struct ia_coll_list *l)
+{
+	if (!l || !l->n)
+		return;
+	size_t groups = 0;
+	for (size_t g = 0; g < l->ng; g++)
+		groups += l->g[g].last != IA_COLL_ALONE;
+	fprintf(f, ",\"collectives\":{\"slices\":%zu,\"matched\":%zu,\"with_last_rank\":%zu,\"flows\":%zu,\"note\":\"a track "
+		"'collectives' in each process that made some: each collective from its arrival (its stream's earlier work "
+		"done, by the GPU mark before it, else the call) to its completion (the GPU mark after it, else the call's "
+		"return; gloo: the sync of the copy out to the copy back); flows (ph s/f) from the rank that arrived last, by "
+		"more than %llu us, to each rank that waited for it\"}", l->n, l->ng, groups, l->nlinked,
+		(unsigned long long)(IA_COLL_TIE_NS / 1000));
+}
+
+/* A flow's end: s on the last rank's slice, f (bound to the enclosing slice) on a waiting one's. */
+static void coll_flow(struct out *o, const char *ph, unsigned long long id, const char *name, int pid, uint64_t at)
+{
+	sep(o);
+	fprintf(o->f, "{\"ph\":\"%s\",\"id\":%llu,\"cat\":\"collective\",\"name\":", ph, id);
+	ia_json_write_string(o->f, name);
+	fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", pid, COLL_TRACK_TID);
+	ts(o, "ts", at);
+	fputs(*ph == 'f' ? ",\"bp\":\"e\"}" : "}", o->f);
+}
+
+/* The collectives' tracks and flows (the header).  pid_base: node n's
+ * (nodes) or 0; the items' times are on the output's clock already. */
+static void write_collectives(struct out *o, const struct ia_coll_list *l, int nodes)
+{
+	if (!l || !l->n)
+		return;
+	uint64_t *shown = malloc(l->n * sizeof *shown);   /* each slice's drawn length: where its flows bind */
+	uint64_t ends[NEST_MAX];
+	int open = 0;
+	char name[128];
+	o->shift = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ia_coll_item *x = &l->it[i];
+		int pid = (nodes ? x->node * IA_PERFETTO_NODE_PIDS : 0) + x->pid;
+		if (!i || x->node != l->it[i - 1].node || x->proc != l->it[i - 1].proc) {
+			o->pid_base = nodes ? x->node * IA_PERFETTO_NODE_PIDS : 0;
+			if (x->job_rank >= 0)
+				snprintf(name, sizeof name, "collectives (rank %d)", x->job_rank);
+			else
+				snprintf(name, sizeof name, "collectives");
+			meta(o, "thread_name", x->pid, COLL_TRACK_TID, name);
+			sort_meta(o, "thread_sort_index", x->pid, COLL_TRACK_TID, -1);
+			open = 0;
+		}
+		uint64_t len = nest(ends, &open, x->a, x->b - x->a);
+		if (shown)
+			shown[i] = len;
+		sep(o);
+		fputs("{\"ph\":\"X\",\"cat\":\"collective\",\"name\":", o->f);
+		if (x->seq >= 0)
+			snprintf(name, sizeof name, "%s #%lld", coll_kind(x->op), (long long)x->seq);
+		else if (x->source == IA_COLL_GLOO)   /* not every rank's (a broadcast's root alone shows one) */
+			snprintf(name, sizeof name, "gloo collective");
+		else
+			snprintf(name, sizeof name, "%s", coll_kind(x->op));
+		ia_json_write_string(o->f, name);
+		fprintf(o->f, ",\"pid\":%d,\"tid\":%u,", pid, COLL_TRACK_TID);
+		ts(o, "ts", x->a);
+		dur(o, len);
+		fprintf(o->f, ",\"args\":{\"op\":\"%s\",\"backend\":\"%s\",\"communicator\":", x->op,
+			ia_coll_source_name(x->source));
+		if (x->has_comm)
+			fprintf(o->f, "\"0x%016llx\"", (unsigned long long)x->comm_id);
+		else
+			fputs("null", o->f);
+		if (x->seq >= 0)
+			fprintf(o->f, ",\"seq\":%lld", (long long)x->seq);
+		else
+			fputs(",\"seq\":null", o->f);
+		fprintf(o->f, ",\"bytes\":%llu", (unsigned long long)x->bytes);
+		if (x->rank >= 0)
+			fprintf(o->f, ",\"rank\":%d", x->rank);
+		if (x->nranks > 0)
+			fprintf(o->f, ",\"ranks\":%d", x->nranks);
+		if (x->job_rank >= 0 && x->job_rank != x->rank)
+			fprintf(o->f, ",\"job_rank\":%d", x->job_rank);
+		fprintf(o->f, ",\"tid\":%u", x->tid);
+		if (x->group != IA_COLL_ALONE) {
+			const struct ia_coll_group *g = &l->g[x->group];
+			fprintf(o->f, ",\"ranks_matched\":%zu,\"late_vs_first_ns\":%llu,\"wait_ns\":%llu,\"last\":", g->n,
+				(unsigned long long)x->late_ns, (unsigned long long)x->wait_ns);
+			if (g->last == IA_COLL_ALONE) {
+				fprintf(o->f, "\"none: a tie (within %llu us)\"", (unsigned long long)(IA_COLL_TIE_NS / 1000));
+			} else {
+				coll_who(name, sizeof name, &l->it[g->last], nodes);
+				ia_json_write_string(o->f, name);
+				if (g->last == i)
+					fputs(",\"arrived_last\":true", o->f);
+			}
+		} else {
+			fputs(",\"ranks_matched\":1", o->f);
+		}
+		if (x->source == IA_COLL_NCCL)
+			fprintf(o->f, ",\"arrival\":\"%s\",\"completion\":\"%s\",\"call_dur_ns\":%llu",
+				x->marked_before ? "GPU mark before it" : "the call",
+				x->marked_after ? "GPU mark after it" : "the call's return", (unsigned long long)x->call_dur_ns);
+		else
+			fputs(",\"arrival\":\"the sync of the copy out returned\",\"completion\":\"the copy back\"", o->f);
+		if (len < x->b - x->a)
+			fprintf(o->f, ",\"dur_ns\":%llu", (unsigned long long)(x->b - x->a));   /* cut to nest: its whole time */
+		fputs("}}", o->f);
+	}
+	/* the flows: from the last rank's part to each part that waited for it,
+	 * each end inside its slice as drawn (its whole length, out of memory) */
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ia_coll_item *x = &l->it[i];
+		if (x->group == IA_COLL_ALONE || l->g[x->group].last == IA_COLL_ALONE || l->g[x->group].last == i)
+			continue;
+		size_t s = l->g[x->group].last;
+		const struct ia_coll_item *y = &l->it[s];
+		uint64_t ls = shown ? shown[s] : y->b - y->a, li = shown ? shown[i] : x->b - x->a;
+		uint64_t from = y->a + ls / 2;
+		uint64_t lo = x->a + li / 4, hi = x->a + li - li / 4;
+		uint64_t to = from < lo ? lo : from > hi ? hi : from;
+		char who[64];
+		coll_who(who, sizeof who, y, nodes);
+		snprintf(name, sizeof name, "waited for %s", who);
+		unsigned long long id = ++o->flow_id;
+		coll_flow(o, "s", id, name, (nodes ? y->node * IA_PERFETTO_NODE_PIDS : 0) + y->pid, from);
+		coll_flow(o, "f", id, name, (nodes ? x->node * IA_PERFETTO_NODE_PIDS : 0) + x->pid, to);
+	}
+	free(shown);
+}
+
+void ia_perfetto_write(FILE *f, const struct ia_analysis *a, const struct ia_coll_list *coll)
 {
 	const struct ia_trace *t = a->t;
 	struct out o = { f, 1, t->t0, 0, 0, 0 };
@@ -409,8 +579,11 @@ void ia_perfetto_write(FILE *f, const struct ia_analysis *a)
 	ia_json_write_string(f, ia_headline_idle(a, buf, sizeof buf));
 	fputs(",\"window_line\":", f);
 	ia_json_write_string(f, ia_headline_window(a, buf, sizeof buf));
-	fprintf(f, ",\"note\":\"%s\"},\"traceEvents\":[", gpu_note(&a->gaps));
+	fprintf(f, ",\"note\":\"%s\"", gpu_note(&a->gaps));
+	coll_data(f, coll);
+	fputs("},\"traceEvents\":[", f);
 	write_events(&o, a, NULL, 0);
+	write_collectives(&o, coll, 0);
 	fputs("\n]}\n", f);
 }
 
@@ -456,7 +629,7 @@ static void node_data(FILE *f, const struct ia_perfetto_node *n, size_t i)
 	fputc('}', f);
 }
 
-void ia_perfetto_write_nodes(FILE *f, const struct ia_perfetto_node *n, size_t nn)
+void ia_perfetto_write_nodes(FILE *f, const struct ia_perfetto_node *n, size_t nn, const struct ia_coll_list *coll)
 {
 	/* ts 0: the earliest node's trace start, on node 0's clock */
 	int64_t origin = INT64_MAX;
@@ -472,11 +645,14 @@ void ia_perfetto_write_nodes(FILE *f, const struct ia_perfetto_node *n, size_t n
 		"name says the node, the rank and its own pid)\",\"nodes\":[", nn, IA_PERFETTO_NODE_PIDS);
 	for (size_t i = 0; i < nn; i++)
 		node_data(f, &n[i], i);
-	fputs("]},\"traceEvents\":[", f);
+	fputc(']', f);
+	coll_data(f, coll);
+	fputs("},\"traceEvents\":[", f);
 	for (size_t i = 0; i < nn; i++) {
 		o.shift = n[i].shift_ns;
 		o.pid_base = (int)i * IA_PERFETTO_NODE_PIDS;
 		write_events(&o, n[i].a, &n[i], i);
 	}
+	write_collectives(&o, coll, 1);
 	fputs("\n]}\n", f);
 }

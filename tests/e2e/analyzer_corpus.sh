@@ -153,11 +153,11 @@ one() { # one NAME.expect against its trace, in its own $T
 	e=$1
 	n=$(basename "$e" .expect)
 	db=$T/$n.db
-	if [ -f "$CORPUS/$n.db.xz" ]; then sh tests/corpus/unpack.sh "$CORPUS/$n.db.xz" "$db" || { nok "$n: unpack failed"; return; }
+	if [ -f "$CORPUS/$n.db.xz" ]; then db=$(corpus_db "$CORPUS/$n.db.xz" "$db") || { nok "$n: unpack failed"; return; }
 	elif [ -f "$CORPUS/$n.db" ]; then cp "$CORPUS/$n.db" "$db"
 	else nok "$n: no trace $CORPUS/$n.db.xz"; return; fi
 	if ! "$A" explain --json "$db" >"$T/$n.json" 2>"$T/$n.err"; then
-		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$db"; return
+		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$T/$n.db"; return
 	fi
 	ok "$n: explain --json"
 	# every trace: a phase (one-time or per epoch) never outranks a steady-state
@@ -182,7 +182,7 @@ one() { # one NAME.expect against its trace, in its own $T
 		check_k "$n: steady-state GPU idle measured within 5 points (is $w)" \
 			awk -v w="$w" 'BEGIN { exit !(w <= 5) }'
 	fi
-	rm -f "$db"
+	rm -f "$T/$n.db"   # (a trace of tests/corpus/ is shared: corpus_db)
 }
 if [ "${1:-}" = --one ]; then one "$2"; exit 0; fi
 # the traces two at a time (each_parallel, lib.sh)

@@ -9,7 +9,15 @@
 #   * the tracer's own threads (ingero-*, nng:*) are left out;
 #   * with GPU marks, the stream tracks of work timed alone have named
 #     slices, inside the window;
-#   * otherData carries explain's headline.
+#   * otherData carries explain's headline (a job's explain has its
+#     straggler's own: there, the trace's headline is only present);
+#   * the collectives: none drawn where the trace has none (no track, no
+#     slice, no flow matched by timestamp, nothing in otherData); in a file
+#     of several ranks (c48: DDP over gloo, 4 ranks on the H200, rank 3
+#     slow) each rank's collectives track, its slices' args and the flows
+#     from the last rank to the others against explain; a one-rank NCCL
+#     group (c50) one slice a stored collective, no flow
+#     (tests/helpers/perfetto_collectives.py).
 # tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
@@ -60,11 +68,20 @@ ok(fo and len(pairs) == len(fo) == len(fi), "every flow has one source and one t
 wrong = [k for k in pairs if (fo[k][0]["pid"], fo[k][0]["tid"]) != (fi[k][0]["pid"], fi[k][0]["tid"])
          or fo[k][0]["ts"] > fi[k][0]["ts"]]
 ok(not wrong, "a flow runs from queued work to a later sync of the same thread", wrong[:3])
-ok(not any(e["ph"] in ("s", "t", "f") for e in ev), "no flow matched by timestamp (ph s/t/f)")
+coll = [e for e in ev if e.get("cat") == "collective"]
+if "collectives" not in d["otherData"]:
+    ok(not any(e["ph"] in ("s", "t", "f") for e in ev), "no flow matched by timestamp (ph s/t/f)")
+    ok(not coll and not [v for v in names.values() if v.startswith("collectives")], "no collectives: no track, no slice")
+else:
+    ok(all(e["ph"] in ("X", "s", "f") for e in coll) and not any(e["ph"] in ("s", "t", "f") for e in ev if e not in coll)
+       and all(e["ph"] == "X" for e in ev if "bind_id" in e), "the collectives' flows alone are ph s/f")
 tracer = [v for v in names.values() if v.startswith("ingero-") or v.startswith("nng:")]
 ok(not tracer, "the tracer's own threads are left out", tracer[:3])
 od = d.get("otherData", {})
-ok(od.get("headline") == ex["figures"]["headline"], "otherData carries explain's headline", od.get("headline"))
+if ex.get("ranks"):   # a job: explain's figures are its straggler's own analysis, the export's the whole trace's
+    ok(od.get("headline", "").startswith("GPU idle"), "otherData carries the trace's headline", od.get("headline"))
+else:
+    ok(od.get("headline") == ex["figures"]["headline"], "otherData carries explain's headline", od.get("headline"))
 if ex["gpu_idle_pct"]["measured"]:
     st = [k for k, v in names.items() if v.startswith("GPU stream")]
     sl = [e for k in st for e in tracks.get(k, [])]
@@ -72,12 +89,16 @@ if ex["gpu_idle_pct"]["measured"]:
 EOF
 }
 
-for n in c01_cnn_workers2 c11_streams_events c22_prefetch_pinned_streams; do
+for n in c01_cnn_workers2 c11_streams_events c22_prefetch_pinned_streams c48_ddp_gloo_4ranks_transform \
+	c50_nccl_world1; do
 	x=tests/corpus/$n.db.xz
 	[ -f "$x" ] || { skip "$n: not in the corpus"; continue; }
-	sh tests/corpus/unpack.sh "$x" "$T/$n.db" || { nok "$n: unpack"; continue; }
-	check_export "$n" "$T/$n.db"
-	rm -f "$T/$n.db"
+	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; continue; }
+	check_export "$n" "$db"
+	case $n in
+	c48_*) python3 tests/helpers/perfetto_collectives.py "$n" "$T/$n.json" "$T/$n.explain.json" 3 ;;
+	c50_*) python3 tests/helpers/perfetto_collectives.py "$n" "$T/$n.json" "$T/$n.explain.json" -1 "$db" ;;
+	esac
 done
 # without GPU marks: the generated blocked scenario (tests/helpers/gen_reportdb.c)
 if "$B/tests/gen_reportdb" blocked "$T/blocked.db" >/dev/null 2>&1; then

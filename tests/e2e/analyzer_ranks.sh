@@ -18,6 +18,9 @@
 #             where the ranks' unequal counts had left every collective unmatched.
 # The job runs at nice -20 so that the workers' CPU work is theirs, not the
 # shared machine's load.
+# The Perfetto export of slow and gloo (one file of several ranks) draws each rank's collectives
+# and links them by flows from the last rank to the others, rank 1 their source as often as
+# explain says it was last (tests/helpers/perfetto_collectives.py).
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
@@ -54,6 +57,9 @@ check_eq "slow: the rest is rank 1's own analysis (its process the main one)" "$
 	"$(j slow "[p['pid'] for p in d['processes'] if p['role'] == 'main'][0]")"
 check_eq "slow: text: the job, the finding, rank 1 on its own" "1 1 1" \
 	"$(grep -c '^Job: 3 ranks of world size 3 (run id ranks-test)' "$T/slow.txt") $(grep -c '^\[HIGH\] rank 1 arrives last' "$T/slow.txt") $(grep -c '^Rank 1 on its own' "$T/slow.txt")"
+"$A" export --format perfetto -o "$T/slow.pf.json" "$T/slow.db"
+check_eq "slow: export exits 0" 0 $?
+python3 tests/helpers/perfetto_collectives.py "slow: export" "$T/slow.pf.json" "$T/slow.json" 1 "$T/slow.db"
 r0=$(rank_pid slow 0)
 "$A" explain --json -p "$r0" "$T/slow.db" >"$T/p.json"
 check_eq "slow: -p rank 0 is rank 0 alone: no job, no straggler finding" "0 0" \
@@ -92,6 +98,9 @@ check_eq "gloo: from gloo's threads, every rank's 15 all-reduces (rank 0's broad
 	"gloo 15 True" \
 	"$(j gloo "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")"
 check_eq "gloo: no NCCL call in the trace" 0 "$(sqlite3 "$T/gloo.db" 'SELECT count(*) FROM collectives' 2>/dev/null || echo 0)"
+"$A" export --format perfetto -o "$T/gloo.pf.json" "$T/gloo.db"
+check_eq "gloo: export exits 0" 0 $?
+python3 tests/helpers/perfetto_collectives.py "gloo: export" "$T/gloo.pf.json" "$T/gloo.json" 1
 
 # (arrivals close together: the alignment's overlap rule at its tightest; whether the ranks read
 # as balanced is the NCCL case's to say — on a 2-CPU machine 3 ranks and 3 busy workers are not

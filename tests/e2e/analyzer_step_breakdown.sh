@@ -27,12 +27,12 @@ trap 'rm -rf "$T"' EXIT
 # one NAME CLASS PYTHON-ASSERTION
 one() {
 	echo "$1" | grep -Eq "$ONLY" || return 0
-	if ! sh tests/corpus/unpack.sh "tests/corpus/$1.db.xz" "$T/$1.db" >/dev/null 2>&1; then
+	if ! db=$(corpus_db "tests/corpus/$1.db.xz" "$T/$1.db" 2>/dev/null); then
 		nok "$1: unpacked"
 		return
 	fi
-	"$A" explain --json "$T/$1.db" >"$T/$1.json" 2>"$T/$1.err" || { nok "$1: explain --json"; return; }
-	"$A" explain --width 100 "$T/$1.db" >"$T/$1.txt" 2>>"$T/$1.err" || { nok "$1: explain"; return; }
+	"$A" explain --json "$db" >"$T/$1.json" 2>"$T/$1.err" || { nok "$1: explain --json"; return; }
+	"$A" explain --width 100 "$db" >"$T/$1.txt" 2>>"$T/$1.err" || { nok "$1: explain"; return; }
 	check "$1: the parts sum to the steps, the shares to 100 %" python3 - "$T/$1.json" <<'PYEOF'
 import json, sys
 b = json.load(open(sys.argv[1]))["step_breakdown"]

@@ -6,7 +6,9 @@
 # line, from explain --json's "figures" (render/headline.h):
 #   explain, stats, per-process (text and --json), the HTML report, the
 #   Perfetto export's metadata, the MCP server's get_gpu_idle and
-#   get_causal_chains, and the gate's GPU-idle check (its bounds);
+#   get_causal_chains, and the gate's GPU-idle check (its bounds; the
+#   trace's own saved baseline against itself: the gate's table is the same
+#   as for the report.db twice, without analysing it twice more);
 # within explain: the verdict and the gaps finding quote the same range,
 # the main thread's steady state sums to the steady state, and every line
 # fits 100 columns.  CORPUS=DIR reads another folder, ONLY=ERE picks traces.
@@ -22,8 +24,7 @@ trap 'rm -rf "$T"' EXIT
 one() { # one trace's views, in its own $T
 	x=$1
 	n=$(basename "$x" .db.xz)
-	db=$T/$n.db
-	sh tests/corpus/unpack.sh "$x" "$db" || { nok "$n: unpack"; return; }
+	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; return; }
 	# a job of several ranks: explain's headline is the straggler's own
 	# analysis ("Rank N on its own"), so every other view is asked for that
 	# rank (-p, the MCP tools' pid); the gate has no -p: not compared then
@@ -32,17 +33,17 @@ one() { # one trace's views, in its own $T
 print(s["pid"] if s else "")' "$T/explain.json") &&
 		P=${sp:+-p $sp} &&
 		nice "$A" explain "$db" >"$T/explain80.txt" &&
-		nice "$A" explain --width 10000 "$db" >"$T/explain.txt" &&
 		nice "$A" stats $P --width 10000 "$db" >"$T/stats.txt" &&
 		nice "$A" stats $P --json --compact "$db" >"$T/stats.json" &&
 		nice "$A" per-process $P --width 10000 "$db" >"$T/pp.txt" &&
 		nice "$A" per-process $P --json --compact "$db" >"$T/pp.json" &&
 		nice "$A" report $P --html -o "$T/report.html" "$db" &&
 		nice "$A" export $P --format perfetto -o "$T/perfetto.json" "$db" &&
-		{ [ -n "$sp" ] || nice "$A" gate --verbose "$db" "$db" >"$T/gate.txt" 2>&1; }
+		{ [ -n "$sp" ] || { nice "$A" gate --save-baseline "$db" -o "$T/base.json" 2>"$T/err" &&
+			nice "$A" gate --verbose "$T/base.json" "$T/base.json" >"$T/gate.txt" 2>&1; }; }
 	rc=$?
 	check_eq "$n: every view runs" 0 "$rc"
-	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$db"; return; }
+	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$T/$n.db"; return; }
 	python3 - "$A" "$db" "$T" "$n" "$sp" <<'EOF'
 import html, json, os, re, subprocess, sys
 A, db, T, n, sp = sys.argv[1:6]
@@ -52,10 +53,15 @@ def ok(cond, what, extra=""):
 ex = json.load(open(f"{T}/explain.json"))
 fig = ex["figures"]
 lines = [fig["trace_line"], fig["headline"]] + ([fig["window_line"]] if fig["window_line"] else [])
-for view in ("explain", "stats", "pp"):
+for view in ("stats", "pp"):
     text = open(f"{T}/{view}.txt").read().splitlines()
     missing = [l for l in lines if l not in text]
     ok(not missing, f"{view} prints the headline lines of explain --json", missing[:1])
+# explain as a terminal shows it (80 columns): each line whole, wrapped
+# only at spaces onto indented lines, so the same words in the same order
+words = " ".join(open(f"{T}/explain80.txt").read().split())
+missing = [l for l in lines if " ".join(l.split()) not in words]
+ok(not missing, "explain (80 columns) prints the headline lines of explain --json, wrapped", missing[:1])
 for view in ("stats", "pp"):
     j = json.load(open(f"{T}/{view}.json"))
     ok(j.get("figures") == fig, f"{view} --json carries explain's figures")
@@ -122,7 +128,7 @@ if m:
 wide = [l for l in open(f"{T}/explain80.txt").read().splitlines() if len(l) > 100]
 ok(not wide, "explain fits 100 columns", wide[:1])
 EOF
-	rm -f "$db"
+	rm -f "$T/$n.db"   # (a trace of tests/corpus/ is shared: corpus_db)
 }
 if [ "${1:-}" = --one ]; then one "$2"; exit 0; fi
 # the traces two at a time (each_parallel, lib.sh): most of make check's time

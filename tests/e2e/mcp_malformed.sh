@@ -334,7 +334,9 @@ for asked, got in [("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), (
 
 # ---- bad command lines ----
 for args, code, what in [([], 2, "no database"), (["/nonexistent.db"], 3, "a missing database"),
-                         (["--max-message", "12", db], 2, "a silly --max-message")]:
+                         (["--max-message", "12", db], 2, "a silly --max-message"),
+                         ([db, "/nonexistent.db"], 3, "a missing second database (nodes)"),
+                         ([db] * 17, 2, "17 databases (at most 16 nodes)")]:
     p = subprocess.run([server, "mcp", *args], stdin=subprocess.DEVNULL, capture_output=True)
     ok(p.returncode == code and p.stdout == b"" and p.stderr.count(b"\n") == 1,
        f"mcp with {what}: exit {code}, one line on stderr, nothing on stdout", (p.returncode, p.stderr[:200]))

@@ -2,7 +2,11 @@
 # perfetto_viewer.sh — the Perfetto export loads in a trace viewer from npm
 # (issue 39): speedscope (pinned in tests/viewer/package.json, installed
 # from the npm registry into build/tests/viewer/ once and reused while that
-# file is unchanged) opens three real traces' exports in headless Chromium.
+# file is unchanged) opens three real traces' exports in headless Chromium,
+# a real job's of four ranks over gloo with its collectives drawn (c48), and
+# — as root, where collectors can run — the export of two nodes of one job
+# (tests/helpers/two_nodes.sh: two collectors, the second's clock skewed,
+# 4 ranks over the fake NCCL; `export A.db B.db`, as analyzer_nodes.sh).
 # The trace is handed over the way speedscope's own command line does it: a
 # script file that calls speedscope.loadFileFromBase64(NAME, BASE64), named
 # by index.html#localProfilePath=FILE (file://, no server, no network).
@@ -10,18 +14,24 @@
 # gives the page; its console goes to stderr (--enable-logging).  Checked:
 #   * speedscope imported the file as Trace Event Format (its console line)
 #     and shows no import error ("Something went wrong", "Unrecognized
-#     format", an uncaught exception);
+#     format", an uncaught exception) — the collectives' flows (ph s/f)
+#     included;
 #   * the page's title is the file's name (a profile is open), the profile
 #     selector counts one profile per track with slices (pid, tid), and
 #     lists each of them by the export's own process and thread names
-#     ("python3 [main] (pid P), GPU (measured) (tid T)"): the viewer read
-#     the metadata and the slices, not just the file;
+#     ("python3 [main] (pid P), GPU (measured) (tid T)"; with two nodes
+#     "node 1 (host) · rank 3 · ranks [main] (pid P) (pid N), collectives
+#     (rank 3) (tid T)"): the viewer read the metadata and the slices, not
+#     just the file; one GPU track a node; with collectives, each rank's
+#     collectives track listed under its own process (its node's, with
+#     several);
 #   * the CUDA-call tracks nest cleanly: none of speedscope's "Tried to end
-#     ..." warnings names a CUDA call.  (Its warnings about the off-CPU and
-#     GPU tracks are printed as "# " lines, not failed: speedscope adds ts +
-#     dur in floating point after rebasing each track, so a slice that ends
-#     exactly where the next one starts, or where its nested tail ends, can
-#     come out a rounding step off and be mis-nested there.)
+#     ..." warnings names a CUDA call.  (Its warnings about the off-CPU, GPU
+#     and collectives tracks are printed as "# " lines, not failed:
+#     speedscope adds ts + dur in floating point after rebasing each track,
+#     so a slice that ends exactly where the next one starts, or where its
+#     nested tail ends, can come out a rounding step off and be mis-nested
+#     there.)
 # No node, npm, registry or chromium is a failure, not a skip: this test is
 # the proof that a viewer from npm reads the export.
 # tests/run: pool (no clock it asserts on: run beside another test)
@@ -42,17 +52,13 @@ SS=$(cd "$V/node_modules/speedscope" && pwd)
 ok "speedscope $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$SS/package.json" | head -n 1) in $V"
 TA=$(cd "$T" && pwd)
 
-for n in c01_cnn_workers2 c39_prefetch_thread c42_fresh_host_buffer; do
-	x=tests/corpus/$n.db.xz
-	[ -f "$x" ] || { nok "$n: not in the corpus"; continue; }
-	sh tests/corpus/unpack.sh "$x" "$T/$n.db" || { nok "$n: unpack"; continue; }
-	"$A" export --format perfetto -o "$T/$n.json" "$T/$n.db"
-	check_eq "$n: export runs" 0 $?
-	rm -f "$T/$n.db"
+# view NAME: speedscope opens $T/NAME.json in headless Chromium; the checks above
+view() {
+	n=$1
 	# what speedscope's command line writes for `speedscope FILE`
 	node -e 'const fs = require("fs"), [src, dst, name] = process.argv.slice(1);
 fs.writeFileSync(dst, `speedscope.loadFileFromBase64(${JSON.stringify(name)}, ${JSON.stringify(fs.readFileSync(src).toString("base64"))})`)' \
-		"$T/$n.json" "$TA/$n.js" "$n.json" || { nok "$n: the loader script"; continue; }
+		"$T/$n.json" "$TA/$n.js" "$n.json" || { nok "$n: the loader script"; return; }
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile.$n" \
 		--enable-logging=stderr --v=0 --virtual-time-budget=20000 --window-size=1400,900 \
@@ -92,13 +98,32 @@ miss = sorted(want - shown)
 ok(f"speedscope lists all {len(want)} tracks by those names", not miss, miss[:3])
 m = re.search(r"\(1/(\d+)\)", text)
 ok("its profile selector counts one profile per track", m and int(m.group(1)) == len(tracks), m and m.group(0))
-gpu = [w for w in want if ", GPU (measured) (tid " in w]
-ok("the GPU (measured) track is among them", len(gpu) == 1, gpu)
+nodes = d["otherData"].get("nodes", [None])
+gpu = [w for w in want if re.search(r", GPU \((measured|estimate)[^,]*\(tid \d+\)$", w)]
+ok(f"one GPU track a node ({len(nodes)}) among them", len(gpu) == len(nodes), gpu)
+# the collectives: each rank's track listed under its own process ("node K (host) · rank R · ..." with several)
+coll = {(p, t): v for (p, t), v in thr.items() if v.startswith("collectives") and (p, t) in tracks}
+if d["otherData"].get("collectives"):
+    rank = {k: int(re.search(r"rank (\d+)", v).group(1)) for k, v in coll.items()}
+    ranks = sorted(rank.values())
+    rank_procs = {p: v for p, v in proc.items() if re.search(r" · rank \d+ · ", v)}
+    ok(f"each rank's collectives track ({len(coll)}) is listed under its process", coll and all(
+        f"{proc[p]} (pid {p}), {v} (tid {t})" in shown and (not nodes[0] or " · rank %d · " % rank[(p, t)] in proc[p])
+        for (p, t), v in coll.items()) and len(set(ranks)) == len(ranks), sorted(coll.values()))
+    if nodes[0]:
+        per_node = collections.defaultdict(set)
+        for p, v in rank_procs.items():
+            m = re.match(r"node (\d+) \((.*?)\) · rank (\d+) · ", v)
+            if m and any(f"{v} (pid {p}), " in w for w in shown):
+                per_node[int(m.group(1))].add(int(m.group(3)))
+        ok("each node's ranks listed by their process names (node K (host) · rank R · ...)",
+           len(per_node) == len(nodes) and sorted(r for v in per_node.values() for r in v) == ranks,
+           dict(per_node))
 # speedscope's nesting warnings: none on a CUDA-call track; the others, counted
 warn = collections.Counter()
-# the CUDA calls' tracks: a thread's own, not off-CPU, not the GPU's
+# the CUDA calls' tracks: a thread's own, not off-CPU, not the GPU's, not the collectives'
 calls = set().union(*[v for k, v in names.items() if k in thr and not thr[k].startswith("GPU")
-                      and not thr[k].endswith("off-CPU")])
+                      and not thr[k].endswith("off-CPU") and not thr[k].startswith("collectives")])
 cuda = []
 for c in console:
     w = re.match(r'ts=\S+: Tried to end "(.*?)(?: \{.*)?" when "(.*?)(?: \{.*)?" was on the top', c)
@@ -110,5 +135,27 @@ ok(f"no CUDA call mis-nested in speedscope ({len(calls)} names on the calls' tra
 for (a, b), k in sorted(warn.items(), key=lambda x: -x[1]):
     print(f"# {n}: speedscope: {k} x tried to end '{a}' with '{b}' on top (float ts + dur, see the header)")
 PY
+}
+
+for n in c01_cnn_workers2 c39_prefetch_thread c42_fresh_host_buffer c48_ddp_gloo_4ranks_transform; do
+	x=tests/corpus/$n.db.xz
+	[ -f "$x" ] || { nok "$n: not in the corpus"; continue; }
+	sh tests/corpus/unpack.sh "$x" "$T/$n.db" || { nok "$n: unpack"; continue; }
+	"$A" export --format perfetto -o "$T/$n.json" "$T/$n.db"
+	check_eq "$n: export runs" 0 $?
+	rm -f "$T/$n.db"
+	view "$n"
 done
+# two nodes of one job, one file: as root (the collectors' eBPF)
+if is_root; then
+	. tests/helpers/two_nodes.sh
+	mkdir -p "$T/job"
+	two_nodes "$T/job"
+	check_eq "two_nodes: both nodes' jobs and collectors exit 0" "0 0" "$TWO_NODES_RC"
+	"$A" export --format perfetto -o "$T/two_nodes.json" "$T/job/n0.db" "$T/job/n1.db"
+	check_eq "two_nodes: export of both runs" 0 $?
+	view two_nodes
+else
+	skip "two_nodes: the two nodes' traces need root (collectors)"
+fi
 finish

@@ -32,11 +32,9 @@ chrome() { # OUTPUT-FLAG URL...
 for n in c01_cnn_workers2 c06_logger_thread c35_mp_queue_producer; do
 	x=tests/corpus/$n.db.xz
 	[ -f "$x" ] || { skip "$n: not in the corpus"; continue; }
-	db=$T/$n.db
-	sh tests/corpus/unpack.sh "$x" "$db" || { nok "$n: unpack"; continue; }
+	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; continue; }
 	"$A" explain --json --compact "$db" >"$T/$n.json" && "$A" report --html -o "$T/$n.html" "$db"
 	check_eq "$n: report written" 0 $?
-	rm -f "$db"
 	# the probe: each row's box (CSS pixels), the page's width
 	{ sed 's|</body></html>||' "$T/$n.html"
 	  cat <<'JS'

@@ -9,7 +9,11 @@
  * (mcp_serve on a file holding it), where a run_sql reads the lines after
  * it while it runs: pings answered at once, notifications/cancelled acted
  * on, the rest kept and served after (issue 38); every line that comes out
- * must be valid JSON.  Seeds: tests/fuzz/corpus/fuzz_analyzer_mcp/.
+ * must be valid JSON.  An input that names a node, get_ranks, tools/list or
+ * prompts/get is also served by a server of two copies of the database as
+ * two nodes of one job (issue 44: the node argument, get_nodes, get_ranks
+ * across the nodes).  Seeds:
+ * tests/fuzz/corpus/fuzz_analyzer_mcp/.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +29,7 @@
 #include "../unit/call_blocks.h"
 
 static struct mcp_server server;
+static struct mcp_server nodes;   /* path and path2 as two nodes */
 static FILE *sink;
 static char *out_buf;
 static size_t out_len;
@@ -59,10 +64,12 @@ static void make_db(const char *path)
 }
 
 static char path[] = "/tmp/ingero-fuzz-mcp.XXXXXX";
+static char path2[] = "/tmp/ingero-fuzz-mcp2.XXXXXX";
 
 static void remove_db(void)
 {
 	unlink(path);
+	unlink(path2);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -70,15 +77,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	int fd = mkstemp(path);
-	if (fd < 0)
+	int fd2 = mkstemp(path2);
+	if (fd < 0 || fd2 < 0)
 		abort();
 	close(fd);
+	close(fd2);
 	atexit(remove_db);
 	make_db(path);
+	make_db(path2);
 	char err[256];
 	mcp_quiet = 1;
 	server.sql_timeout_ms = 50;
 	if (mcp_server_open(&server, path, err, sizeof err) < 0) {
+		fprintf(stderr, "fuzz_analyzer_mcp: %s\n", err);
+		abort();
+	}
+	const char *paths[] = { path, path2 };
+	nodes.sql_timeout_ms = 50;
+	if (mcp_server_open_files(&nodes, paths, 2, err, sizeof err) < 0) {
 		fprintf(stderr, "fuzz_analyzer_mcp: %s\n", err);
 		abort();
 	}
@@ -125,18 +141,19 @@ static void serve_stream(const uint8_t *data, size_t size)
 		abort();   /* nothing left behind */
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Each line through mcp_serve_line on s: one line of valid JSON out, or none. */
+static void serve_lines(struct mcp_server *s, const uint8_t *data, size_t size)
 {
 	/* each input is one session: the negotiated revision starts afresh */
-	server.initialized = 0;
-	server.client_ready = 0;
-	server.protocol = NULL;
+	s->initialized = 0;
+	s->client_ready = 0;
+	s->protocol = NULL;
 	const char *p = (const char *)data, *end = p + size;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		rewind(sink);
-		if (mcp_serve_line(&server, p, n, sink) < 0)
+		if (mcp_serve_line(s, p, n, sink) < 0)
 			abort();
 		fflush(sink);
 		/* every reply is one line of JSON */
@@ -155,6 +172,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p += n + 1;
 	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	serve_lines(&server, data, size);
+	/* the two nodes where the input touches what differs there (it
+	 * halves the runs a second otherwise) */
+	if (memmem(data, size, "node", 4) || memmem(data, size, "get_ranks", 9) || memmem(data, size, "tools/list", 10) ||
+	    memmem(data, size, "prompts/get", 11))
+		serve_lines(&nodes, data, size);
 	serve_stream(data, size);
 	return 0;
 }

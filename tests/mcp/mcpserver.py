@@ -1,5 +1,5 @@
 # mcpserver.py — drives `ingero-analyze mcp` over its stdio transport for the
-# Python e2e tests (tests/e2e/mcp_edges.sh, mcp_cancel.sh): raw lines in,
+# Python e2e tests (tests/e2e/mcp_edges.sh, mcp_cancel.sh, analyzer_nodes.sh): raw lines in,
 # replies read with a deadline, so a reply that never comes is a failed
 # check and not a hung test.
 import json, os, select, subprocess, sys, time
@@ -15,8 +15,9 @@ def ok(cond, what, extra=""):
 
 
 class Server:
-    def __init__(self, server, db, *extra, env=None, stderr=None):
-        self.p = subprocess.Popen([server, "mcp", *extra, db], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, server, db, *extra, more=(), env=None, stderr=None):
+        # more: further report.db after db, one a node of one job (tests/e2e/analyzer_nodes.sh)
+        self.p = subprocess.Popen([server, "mcp", *extra, db, *more], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=stderr or subprocess.DEVNULL, env=env)
         self.buf = b""
         self.n = 1000

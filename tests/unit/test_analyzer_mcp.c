@@ -8,7 +8,9 @@
  * protocol as a client sees it is tests/e2e/mcp_*.sh).  Issue 38: lengths
  * in characters, integer ranges written as integers, REALs that read back
  * exactly, NULs kept whole or refused, reading without waiting, and
- * cancellation of a running run_sql.
+ * cancellation of a running run_sql.  Issue 44: two report.db served as
+ * the nodes of one job — the node argument in every per-trace schema, each
+ * tool reading the file it names, get_nodes, a node not served refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -706,8 +708,8 @@ static void run_sql_values_whole(void **st)
 	assert_null(exchange(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"a\":\"\\u0000\"}}"));
 	/* temporary data is capped in memory (the server's own process: a
 	 * lower cap than the default, so that the test is quick) */
-	mcp_sql_close(s.sql);
-	s.sql = NULL;
+	mcp_sql_close(s.files[0].sql);
+	s.files[0].sql = NULL;
 	s.sql_heap = 16ll << 20;
 	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_sql\","
 		     "\"arguments\":{\"timeout_ms\":60000,\"sql\":\"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
@@ -779,6 +781,159 @@ static void cancelled_while_running(void **st)
 }
 
 /* --- the byte cap on a result (issue 14, item 3) ---------------------------------------- */
+
+/* Two files served as two nodes: node 1 holds one process more. */
+static void several_nodes(void **st)
+{
+	(void)st;
+	make_db();
+	char a[64], b[64];
+	strcpy(a, dbpath);
+	make_db();
+	strcpy(b, dbpath);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(b, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO processes(pid,ppid,comm,cmdline,start_ns) "
+				      "VALUES(20,10,'w','w',1000000000)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	struct mcp_server s;
+	memset(&s, 0, sizeof s);
+	char err[256];
+	const char *paths[] = { a, b };
+	assert_int_equal(mcp_server_open_files(&s, paths, 2, err, sizeof err), 0);
+	/* named by their files' base names (no host in these sessions) */
+	assert_string_equal(s.files[0].name, strrchr(a, '/') + 1);
+	assert_string_equal(s.files[1].name, strrchr(b, '/') + 1);
+
+	/* tools/list: get_nodes offered, "node" in every per-trace schema, said in the description */
+	cJSON *r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+	const cJSON *t;
+	int nodes_tool = 0, with_node = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(result(r), "tools")) {
+		const char *name = cJSON_GetObjectItem(t, "name")->valuestring;
+		const cJSON *node = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "inputSchema"),
+									   "properties"), "node");
+		if (!strcmp(name, "get_nodes")) {
+			nodes_tool = 1;
+			assert_null(node);
+			continue;
+		}
+		assert_non_null(node);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(node, "type")), 2);
+		assert_non_null(strstr(cJSON_GetObjectItem(t, "description")->valuestring, "Here 2 report.db are served"));
+		with_node++;
+	}
+	assert_true(nodes_tool);
+	assert_int_equal(with_node, (int)mcp_ntools - 1);
+	cJSON_Delete(r);
+
+	/* each tool reads the file its node names: an index, a name, the path as given; node 0 without */
+	static const char *const count = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"run_sql\",\"arguments\":{\"sql\":\"SELECT count(*) FROM processes\"%s}}}";
+	char line[512], arg[160];
+	const char *nodes[] = { "", ",\"node\":0", ",\"node\":1", ",\"node\":\"%s\"", ",\"node\":\"%s\"" };
+	const char *names[] = { NULL, NULL, NULL, s.files[1].name, b };
+	const int want[] = { 1, 1, 2, 2, 2 };
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(arg, sizeof arg, nodes[i], names[i]);
+		snprintf(line, sizeof line, count, arg);
+		r = exchange(&s, line);
+		assert_int_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r), "rows"), 0), 0)->valueint,
+				 want[i]);
+		cJSON_Delete(r);
+	}
+	/* the cached view is one file's: node 1's, then node 0's again */
+	static const char *const pp = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"get_per_process_breakdown\",\"arguments\":{%s}}}";
+	const char *pa[] = { "\"node\":1", "", "\"node\":1" };
+	const int np[] = { 2, 1, 2 };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(line, sizeof line, pp, pa[i]);
+		r = exchange(&s, line);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(structured(r), "processes")), np[i]);
+		cJSON_Delete(r);
+	}
+
+	/* a node not served: one JSON-RPC error naming it, and the server goes on */
+	static const char *const bad[][2] = {
+		{ "2", "get_gpu_idle: no node 2: 2 nodes are served, 0 to 1 (get_nodes lists them with their names)" },
+		{ "-1", "get_gpu_idle: no node -1: 2 nodes are served, 0 to 1 (get_nodes lists them with their names)" },
+		{ "\"nope\"", "get_gpu_idle: no node named \"nope\": 2 nodes are served, 0 to 1, by index or by the name "
+			      "get_nodes lists" },
+		{ "true", "get_gpu_idle: argument 'node' must be an integer or a string, not a boolean" },
+		{ "0.5", "get_gpu_idle: argument 'node' must be an integer, not a fraction" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+			 "\"get_gpu_idle\",\"arguments\":{\"node\":%s}}}", bad[i][0]);
+		r = exchange(&s, line);
+		assert_int_equal(error_code(r), -32602);
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message")->valuestring, bad[i][1]);
+		cJSON_Delete(r);
+		r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
+		assert_non_null(result(r));
+		cJSON_Delete(r);
+	}
+
+	/* get_nodes: both files, node 0 the reference; no ranks in these traces */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"get_nodes\"}}");
+	const cJSON *arr = cJSON_GetObjectItem(structured(r), "nodes");
+	assert_int_equal(cJSON_GetArraySize(arr), 2);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *n = cJSON_GetArrayItem(arr, i);
+		assert_int_equal(cJSON_GetObjectItem(n, "node")->valueint, i);
+		assert_string_equal(cJSON_GetObjectItem(n, "file")->valuestring, i ? b : a);
+		assert_string_equal(cJSON_GetObjectItem(n, "name")->valuestring, s.files[i].name);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(n, "ranks")), 0);
+	}
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "offset_applied_ns")->valueint, 0);
+	cJSON_Delete(r);
+	/* get_ranks across the nodes: no job here, said; no window across them; with node, that file */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"get_ranks\"}}");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(structured(r), "straggler")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(structured(r), "nodes")), 2);
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"get_ranks\","
+		     "\"arguments\":{\"from\":\"1s\"}}}");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(result(r), "isError")));
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"get_ranks\","
+		     "\"arguments\":{\"node\":1,\"from\":\"1s\"}}}");
+	assert_null(cJSON_GetObjectItem(structured(r), "nodes"));
+	cJSON_Delete(r);
+	/* the prompt says how to begin with the job */
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"prompts/get\",\"params\":{\"name\":\"investigate\"}}");
+	const cJSON *msg = cJSON_GetArrayItem(cJSON_GetObjectItem(result(r), "messages"), 0);
+	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetObjectItem(msg, "content"), "text")->valuestring,
+			       "Begin with the job: get_nodes"));
+	cJSON_Delete(r);
+	mcp_server_close(&s);
+	unlink(a);
+	unlink(b);
+
+	/* one file: no node anywhere, no get_nodes */
+	make_db();
+	memset(&s, 0, sizeof s);
+	assert_int_equal(mcp_server_open(&s, dbpath, err, sizeof err), 0);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+	int n = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(result(r), "tools")) {
+		assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "inputSchema"), "properties"), "node"));
+		assert_null(strstr(cJSON_GetObjectItem(t, "description")->valuestring, "report.db are served"));
+		n++;
+	}
+	assert_int_equal(n, (int)mcp_ntools - 1);
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_nodes\"}}");
+	assert_int_equal(error_code(r), -32602);
+	cJSON_Delete(r);
+	r = exchange(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"get_gpu_idle\","
+		     "\"arguments\":{\"node\":0}}}");
+	assert_int_equal(error_code(r), -32602);
+	cJSON_Delete(r);
+	mcp_server_close(&s);
+	unlink(dbpath);
+}
 
 static void results_are_capped(void **st)
 {
@@ -861,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(results_are_capped),
 		cmocka_unit_test(run_sql_values_whole),
 		cmocka_unit_test(cancelled_while_running),
+		cmocka_unit_test(several_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,16 +1,17 @@
 /*
  * nodes.h — several report.db, one a node of the same job, loaded and put
- * on node 0's clock: what `explain A.db B.db ...` (cmd_explain_nodes.c)
- * and `export A.db B.db ...` (cmd_export.c) both read, so that the two
- * apply the same offsets.
+ * on node 0's clock: what `explain A.db B.db ...` (cli/cmd_explain_nodes.c),
+ * `export A.db B.db ...` (cli/cmd_export.c) and `mcp A.db B.db ...`
+ * (mcp/mcp_nodes.c) all read, so that the three apply the same offsets.
+ * It sits below the front ends (rules/) so that each of them can call it.
  *
  * Each file is loaded whole, as one file is.  Its times are its node's
  * CLOCK_MONOTONIC: they go onto node 0's timeline by the clock anchors the
  * collectors stored (session clock_anchor_*: realtime − monotonic of each
  * node, each read to within its stated uncertainty), then the NCCL
  * collectives refine that (measure/collectives.h: ia_job_analyze_nodes
- * in rules/chain_straggler.h).  A window (--from, --to, --since) or -p is
- * per file and refused.
+ * in rules/chain_straggler.h).  A window or a process is per file: the
+ * front ends refuse one with several files.
  *
  * A merged report.db (`ingero-analyze merge`, load/merged.h) counts as its
  * nodes: each is read back into a report.db of its own under $TMPDIR
@@ -21,10 +22,12 @@
 #ifndef IA_NODES_H
 #define IA_NODES_H
 
-#include "cli/cli.h"
 #include "measure/ranks.h"
 #include "rules/chain_straggler.h"
 
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define IA_MAX_NODES 16
@@ -49,21 +52,30 @@ struct ia_nodes {
 	struct ia_job *job;        /* fit[n]: the collectives' refinement of node n */
 };
 
-/* Whether c's files are read as several nodes: more than one, or one
- * merged file read whole (no -p or window: those read the merged file as
- * one trace, its pids and CPUs as the merge numbered them). */
-int ia_nodes_wanted(const struct ia_cli *c);
+/* paths[0..n-1] (1 to IA_MAX_NODES, a merged file counting as its nodes;
+ * kept, not copied): loads each whole, aligns them and analyses the job
+ * (with cause, the straggler's own cause too: explain's and MCP's, not
+ * export's).  0, or -1 with a one-line reason (the file's own error for a
+ * file that cannot be read), IA_NODES_USAGE for what the user gave (the
+ * same trace twice, more than IA_MAX_NODES nodes); free with
+ * ia_nodes_free either way. */
+#define IA_NODES_USAGE (-2)
+int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t n, int cause, char *err, size_t errlen);
 
-/* c->db_path and c->more_db: loads each, aligns them and analyses the job
- * (with cause, the straggler's own cause too: explain's, not export's).
- * IA_EXIT_OK, or IA_EXIT_USAGE / IA_EXIT_ERROR with the error line printed;
- * free with ia_nodes_free either way. */
-int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause);
+/* The nodes the merged file at path holds; 0 when it is no merged file
+ * (or cannot be read: loading it says why). */
+int ia_nodes_merged(const char *path);
 void ia_nodes_free(struct ia_nodes *ns);
 
 /* What puts node i's times on node 0's clock: its anchor's offset from
  * node 0's, plus the collectives' correction (0 for node 0). */
 int64_t ia_nodes_anchor_offset(const struct ia_nodes *ns, size_t i);
 int64_t ia_nodes_shift(const struct ia_nodes *ns, size_t i);
+
+/* explain --json's "nodes": [{node, file, merged_file (a merged file's
+ * node only), host, boot_id, anchor_offset_ns, anchor_uncertainty_ns,
+ * correction_ns, collectives_used, uncertainty_ns (null for node 0 and a
+ * node no collective refined)}]. */
+cJSON *ia_nodes_json(const struct ia_nodes *ns);
 
 #endif

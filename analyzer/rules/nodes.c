@@ -1,11 +1,13 @@
 /*
  * nodes.c — several nodes' report.db loaded and aligned as one job
  * (nodes.h): the anchors read here, the refinement by the collectives done
- * by ia_job_analyze_nodes, one code for explain, export and merge; a
- * merged file's nodes read back (load/merged.h) and loaded the same way.
+ * by ia_job_analyze_nodes, one code for explain, export, merge and the MCP
+ * server; a merged file's nodes read back (load/merged.h) and loaded the
+ * same way.
  */
-#include "cli/nodes.h"
+#include "rules/nodes.h"
 
+#include "base/json_out.h"
 #include "load/db.h"
 #include "load/merged.h"
 #include "rules/analysis.h"
@@ -41,8 +43,6 @@ static void anchor_of(struct ia_node *n)
 	n->anchor_unc = 0;
 }
 
-enum { LOAD_FAILED = -1, LOAD_USAGE = -2 };   /* add_node's failures: the input's or the run's, the user's */
-
 /* The same trace twice: one host, boot and start (two collectors on one
  * machine are two traces: they started apart). */
 static int same_trace(const struct ia_node *a, const struct ia_node *b)
@@ -53,7 +53,8 @@ static int same_trace(const struct ia_node *a, const struct ia_node *b)
 #undef SAME
 }
 
-/* Node ns->nn from its file: opened (db given when open already), loaded, its ranks and anchor. */
+/* Node ns->nn from its file (n->path, n->file set; db given when open
+ * already): loaded, its ranks and anchor. */
 static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 {
 	struct ia_filter none;
@@ -63,7 +64,7 @@ static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 		return -1;
 	if (ia_trace_load(&n->t, n->db, &none, IA_LOAD_ALL, err, errlen) < 0) {
 		ia_trace_free(&n->t);
-		return LOAD_FAILED;
+		return -1;
 	}
 	n->loaded = 1;
 	if (ia_ranks_compute(&n->t, &n->rk, err, errlen) < 0)
@@ -77,7 +78,7 @@ static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 			snprintf(err, errlen, "%s and %s are the same trace (host %s, boot %s, started at the same instant): "
 				 "give each node's report.db once", ns->nd[i].path, n->path, n->host ? n->host : "?",
 				 n->boot ? n->boot : "?");
-			return LOAD_USAGE;
+			return IA_NODES_USAGE;
 		}
 	return 0;
 }
@@ -86,19 +87,21 @@ static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 static int add_merged(struct ia_nodes *ns, const char *path, sqlite3 *db, int parts, char *err, size_t errlen)
 {
 	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
 	for (int k = 0; k < parts; k++) {
 		if (ns->nn >= IA_MAX_NODES) {
 			snprintf(err, errlen, "at most %d nodes at a time (%s holds %d)", IA_MAX_NODES, path, parts);
-			return LOAD_USAGE;
+			return IA_NODES_USAGE;
 		}
 		struct ia_node *n = &ns->nd[ns->nn];
 		char name[4096];
-		size_t len = strlen(dir && *dir ? dir : "/tmp") + 32;
+		size_t len = strlen(dir) + 32;
 		if (!(n->tmp = malloc(len))) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		snprintf(n->tmp, len, "%s/ingero-node-XXXXXX", dir && *dir ? dir : "/tmp");
+		snprintf(n->tmp, len, "%s/ingero-node-XXXXXX", dir);
 		int fd = mkstemp(n->tmp);
 		if (fd < 0) {
 			snprintf(err, errlen, "%s: %s", n->tmp, strerror(errno));
@@ -117,82 +120,62 @@ static int add_merged(struct ia_nodes *ns, const char *path, sqlite3 *db, int pa
 		n->path = n->name;
 		n->merged = path;
 		n->file = n->tmp;
-		if (add_node(ns, NULL, err, errlen) < 0)
-			return -1;
+		int rc = add_node(ns, NULL, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
 
-int ia_nodes_wanted(const struct ia_cli *c)
+int ia_nodes_merged(const char *path)
 {
-	const struct ia_filter *fl = &c->filter;
-	if (c->nmore > 0)
-		return 1;
-	if (fl->pid || fl->has_from || fl->has_to || fl->has_since)
-		return 0;
 	char err[512];
-	sqlite3 *db = ia_db_open(c->db_path, err, sizeof err);
+	sqlite3 *db = ia_db_open(path, err, sizeof err);
 	int parts = db ? ia_merged_nodes(db) : 0;
 	if (db)
 		ia_db_close(db);
-	return parts != 0;   /* (unreadable: the nodes' loader says why) */
+	return parts > 0 ? parts : 0;
 }
 
-int ia_nodes_load(const struct ia_cli *c, struct ia_nodes *ns, int cause)
+int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t nn, int cause, char *err, size_t errlen)
 {
-	const struct ia_filter *fl = &c->filter;
 	memset(ns, 0, sizeof *ns);
-	if (fl->pid || fl->has_from || fl->has_to || fl->has_since) {
-		if (!strcmp(c->cmd, "merge"))
-			ia_err("merge: no -p, --from, --to or --since (whole traces are merged)");
-		else
-			ia_err("several report.db: no -p, --from, --to or --since (one file's own view: %s FILE)", c->cmd);
-		return IA_EXIT_USAGE;
-	}
-	size_t nin = 1 + (size_t)c->nmore;
-	if (nin > IA_MAX_NODES) {
-		ia_err("at most %d report.db at a time", IA_MAX_NODES);
-		return IA_EXIT_USAGE;
+	if (nn < 1 || nn > IA_MAX_NODES) {
+		snprintf(err, errlen, "at most %d report.db at a time", IA_MAX_NODES);
+		return IA_NODES_USAGE;
 	}
 	struct ia_coll_node cn[IA_MAX_NODES];
-	char err[512] = "";
+	err[0] = 0;
 	int rc = 0;
-	for (size_t i = 0; i < nin && !rc; i++) {
-		const char *path = i ? c->more_db[i - 1] : c->db_path;
-		sqlite3 *db = ia_db_open(path, err, sizeof err);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		sqlite3 *db = ia_db_open(paths[i], err, errlen);
 		int parts = db ? ia_merged_nodes(db) : 0;
 		if (!db) {
 			rc = -1;
 		} else if (parts < 0) {
 			ia_db_close(db);
 			ia_db_blame_input();
-			snprintf(err, sizeof err, "%s: merged, but its node count is unreadable", path);
+			snprintf(err, errlen, "%s: merged, but its node count is unreadable", paths[i]);
 			rc = -1;
 		} else if (parts > 0) {
-			rc = add_merged(ns, path, db, parts, err, sizeof err);
+			rc = add_merged(ns, paths[i], db, parts, err, errlen);
 			ia_db_close(db);
 		} else if (ns->nn >= IA_MAX_NODES) {
 			ia_db_close(db);
-			snprintf(err, sizeof err, "at most %d nodes at a time", IA_MAX_NODES);
-			rc = LOAD_USAGE;
+			snprintf(err, errlen, "at most %d nodes at a time", IA_MAX_NODES);
+			rc = IA_NODES_USAGE;
 		} else {
-			ns->nd[ns->nn].path = ns->nd[ns->nn].file = path;
-			rc = add_node(ns, db, err, sizeof err);
+			ns->nd[ns->nn].path = ns->nd[ns->nn].file = paths[i];
+			rc = add_node(ns, db, err, errlen);
 		}
 	}
-	if (rc) {
-		ia_err("%s", err);
-		return rc == LOAD_USAGE ? IA_EXIT_USAGE : IA_EXIT_ERROR;
-	}
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < ns->nn; i++) {
 		struct ia_node *n = &ns->nd[i];
 		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
 	}
-	if (ia_job_analyze_nodes(cn, ns->nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		return IA_EXIT_ERROR;
-	}
-	return IA_EXIT_OK;
+	return ia_job_analyze_nodes(cn, ns->nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, errlen);
 }
 
 void ia_nodes_free(struct ia_nodes *ns)
@@ -223,4 +206,30 @@ int64_t ia_nodes_anchor_offset(const struct ia_nodes *ns, size_t i)
 int64_t ia_nodes_shift(const struct ia_nodes *ns, size_t i)
 {
 	return ia_nodes_anchor_offset(ns, i) + (ns->job ? ns->job->fit[i].correction_ns : 0);
+}
+
+cJSON *ia_nodes_json(const struct ia_nodes *ns)
+{
+	const struct ia_node *nd = ns->nd;
+	const struct ia_job *j = ns->job;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < ns->nn; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "node", (double)i);
+		cJSON_AddStringToObject(o, "file", nd[i].path);
+		if (nd[i].merged)
+			cJSON_AddStringToObject(o, "merged_file", nd[i].merged);
+		ia_json_str(o, "host", nd[i].host);
+		ia_json_str(o, "boot_id", nd[i].boot);
+		cJSON_AddNumberToObject(o, "anchor_offset_ns", (double)ia_nodes_anchor_offset(ns, i));
+		ia_json_u64(o, "anchor_uncertainty_ns", nd[i].anchor_unc);
+		cJSON_AddNumberToObject(o, "correction_ns", (double)j->fit[i].correction_ns);
+		ia_json_u64(o, "collectives_used", j->fit[i].used);
+		if (i && j->fit[i].used)
+			ia_json_u64(o, "uncertainty_ns", j->fit[i].uncertainty_ns);
+		else
+			cJSON_AddNullToObject(o, "uncertainty_ns");
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
 }
