@@ -45,7 +45,7 @@ int ia_exit_status(int rc)
 	return ia_db_input_bad() ? IA_EXIT_INPUT : IA_EXIT_RUNTIME;
 }
 
-int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int cause)
+int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int flags)
 {
 	const struct ia_filter *fl = &c->filter;
 	memset(ns, 0, sizeof *ns);
@@ -66,7 +66,7 @@ int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int cause)
 	for (size_t i = 1; i < nn; i++)
 		paths[i] = c->more_db[i - 1];
 	char err[512];
-	int rc = ia_nodes_load(ns, paths, nn, cause, err, sizeof err);
+	int rc = ia_nodes_load(ns, paths, nn, flags, err, sizeof err);
 	if (rc < 0) {
 		ia_err("%s", err);
 		return rc == IA_NODES_USAGE ? IA_EXIT_USAGE : IA_EXIT_ERROR;

@@ -56,13 +56,13 @@ void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int wid
 /* Opens the database and loads the trace; prints the error line and returns -1. */
 int ia_cli_load(const struct ia_cli *c, struct ia_trace *t, int what);
 void ia_cli_unload(struct ia_trace *t);
-/* explain, export of several report.db (c->db_path, c->more_db): refuses a
- * window or -p (per file), loads and aligns them (rules/nodes.h; with
- * cause, the straggler's own cause too).  IA_EXIT_OK, or IA_EXIT_USAGE /
+/* explain, export, merge of several report.db (c->db_path, c->more_db):
+ * refuses a window or -p (per file), loads and aligns them (rules/nodes.h;
+ * flags as ia_nodes_load's: 1, IA_NODES_CAUSE, the straggler's own cause).  IA_EXIT_OK, or IA_EXIT_USAGE /
  * IA_EXIT_ERROR with the error line printed; free with ia_nodes_free
  * either way. */
 struct ia_nodes;
-int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int cause);
+int ia_cli_load_nodes(const struct ia_cli *c, struct ia_nodes *ns, int flags);
 /* Whether c's files are read as several nodes: more than one, or one
  * merged file read whole (with -p or a window, a merged file is read as
  * one trace, its pids and CPUs as the merge numbered them). */

@@ -107,7 +107,7 @@ static int output(const struct ia_cli *c, const struct ia_nodes *ns)
 int ia_cmd_explain_nodes(const struct ia_cli *c)
 {
 	struct ia_nodes ns;
-	int rc = ia_cli_load_nodes(c, &ns, 1);
+	int rc = ia_cli_load_nodes(c, &ns, IA_NODES_CAUSE);
 	if (rc == IA_EXIT_OK)
 		rc = output(c, &ns);
 	ia_nodes_free(&ns);

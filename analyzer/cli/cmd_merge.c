@@ -194,7 +194,8 @@ int ia_cmd_merge(const struct ia_cli *c)
 	if (rc != IA_EXIT_OK)
 		return rc;
 	struct ia_nodes ns;
-	rc = ia_cli_load_nodes(c, &ns, 0);
+	rc = ia_cli_load_nodes(c, &ns, IA_NODES_UNIQUE);
+	char err[sizeof tmp_path + 512] = "";
 	if (rc == IA_EXIT_OK && !pids_fit(&ns))
 		rc = IA_EXIT_ERROR;
 	if (rc == IA_EXIT_OK && !times_fit(&ns))
@@ -220,7 +221,6 @@ int ia_cmd_merge(const struct ia_cli *c)
 	void (*old[3])(int);
 	for (int i = 0; i < 3; i++)
 		old[i] = signal(sigs[i], on_signal);
-	char err[sizeof tmp_path + 512] = "";
 	if (write_nodes(&ns, err, sizeof err) < 0) {
 		ia_err("%s", err);
 		rc = IA_EXIT_ERROR;

@@ -290,7 +290,7 @@ static struct mcp_job *job_get(struct mcp_server *s, const char *tool, cJSON **f
 	char err[512] = "out of memory";
 	for (size_t i = 0; i < s->nfiles; i++)
 		paths[i] = s->files[i].path;
-	int rc = ns && jb ? ia_nodes_load(ns, paths, s->nfiles, 1, err, sizeof err) : -1;
+	int rc = ns && jb ? ia_nodes_load(ns, paths, s->nfiles, IA_NODES_CAUSE, err, sizeof err) : -1;
 	if (!rc && ns->nn != s->nfiles) {   /* a merged file counts as its nodes: not one node a file served */
 		snprintf(err, sizeof err, "a merged report.db among them (merge): serve its nodes' files, or it alone");
 		rc = -1;

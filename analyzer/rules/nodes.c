@@ -54,7 +54,7 @@ static int same_trace(const struct ia_node *a, const struct ia_node *b)
 }
 
 /* Node ns->nn from its file (n->path, n->file set; db given when open
- * already): loaded, its ranks and anchor. */
+ * already): loaded, its ranks and anchor.  0, or -1. */
 static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 {
 	struct ia_filter none;
@@ -73,13 +73,20 @@ static int add_node(struct ia_nodes *ns, sqlite3 *db, char *err, size_t errlen)
 	anchor_of(n);
 	n->host = ia_session(&n->t, "host");
 	n->boot = ia_session(&n->t, "boot_id");
-	for (size_t i = 0; i + 1 < ns->nn; i++)
-		if (same_trace(&ns->nd[i], n)) {
-			snprintf(err, errlen, "%s and %s are the same trace (host %s, boot %s, started at the same instant): "
-				 "give each node's report.db once", ns->nd[i].path, n->path, n->host ? n->host : "?",
-				 n->boot ? n->boot : "?");
-			return IA_NODES_USAGE;
-		}
+	return 0;
+}
+
+int ia_nodes_duplicate(const struct ia_nodes *ns, char *err, size_t errlen)
+{
+	for (size_t j = 1; j < ns->nn; j++)
+		for (size_t i = 0; i < j; i++)
+			if (same_trace(&ns->nd[i], &ns->nd[j])) {
+				const struct ia_node *n = &ns->nd[j];
+				snprintf(err, errlen, "%s and %s are the same trace (host %s, boot %s, started at the same "
+					 "instant): give each node's report.db once", ns->nd[i].path, n->path,
+					 n->host ? n->host : "?", n->boot ? n->boot : "?");
+				return 1;
+			}
 	return 0;
 }
 
@@ -137,7 +144,7 @@ int ia_nodes_merged(const char *path)
 	return parts > 0 ? parts : 0;
 }
 
-int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t nn, int cause, char *err, size_t errlen)
+int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t nn, int flags, char *err, size_t errlen)
 {
 	memset(ns, 0, sizeof *ns);
 	if (nn < 1 || nn > IA_MAX_NODES) {
@@ -171,11 +178,14 @@ int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t nn, int 
 	}
 	if (rc)
 		return rc;
+	if ((flags & IA_NODES_UNIQUE) && ia_nodes_duplicate(ns, err, errlen))
+		return IA_NODES_USAGE;
 	for (size_t i = 0; i < ns->nn; i++) {
 		struct ia_node *n = &ns->nd[i];
 		cn[i] = (struct ia_coll_node){ &n->t, &n->rk, n->anchor - ns->nd[0].anchor };
 	}
-	return ia_job_analyze_nodes(cn, ns->nn, cause ? ia_analyze : NULL, ia_analysis_free, &ns->job, err, errlen);
+	return ia_job_analyze_nodes(cn, ns->nn, flags & IA_NODES_CAUSE ? ia_analyze : NULL, ia_analysis_free, &ns->job,
+				    err, errlen);
 }
 
 void ia_nodes_free(struct ia_nodes *ns)

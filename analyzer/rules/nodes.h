@@ -17,7 +17,7 @@
  * nodes: each is read back into a report.db of its own under $TMPDIR
  * (removed by ia_nodes_free) and loaded as a node's file is, so that the
  * merged file's explain and export are those of the files it was merged
- * from.  The same trace given twice (one host, boot and start) is refused.
+ * from.
  */
 #ifndef IA_NODES_H
 #define IA_NODES_H
@@ -53,14 +53,23 @@ struct ia_nodes {
 };
 
 /* paths[0..n-1] (1 to IA_MAX_NODES, a merged file counting as its nodes;
- * kept, not copied): loads each whole, aligns them and analyses the job
- * (with cause, the straggler's own cause too: explain's and MCP's, not
- * export's).  0, or -1 with a one-line reason (the file's own error for a
- * file that cannot be read), IA_NODES_USAGE for what the user gave (the
- * same trace twice, more than IA_MAX_NODES nodes); free with
- * ia_nodes_free either way. */
+ * kept, not copied): loads each whole, aligns them and analyses the job.
+ * flags: IA_NODES_CAUSE, the straggler's own cause too (explain's and
+ * MCP's, not export's); IA_NODES_UNIQUE, two nodes of the same trace
+ * refused (ia_nodes_duplicate: merge's).  0, or -1 with a one-line reason
+ * (the file's own error for a file that cannot be read), IA_NODES_USAGE
+ * for what the user gave (more than IA_MAX_NODES nodes, the same trace
+ * twice); free with ia_nodes_free either way. */
 #define IA_NODES_USAGE (-2)
-int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t n, int cause, char *err, size_t errlen);
+enum { IA_NODES_CAUSE = 1, IA_NODES_UNIQUE = 2 };
+int ia_nodes_load(struct ia_nodes *ns, const char *const *paths, size_t n, int flags, char *err, size_t errlen);
+
+/* 1 with the reason in err when two of the loaded nodes are the same
+ * trace (one host, boot id and start: a file given twice, or a copy of
+ * it; two collectors on one machine started apart), else 0.  merge
+ * refuses them (IA_NODES_UNIQUE); explain, export and MCP read them
+ * (tests serve a copy as a second node). */
+int ia_nodes_duplicate(const struct ia_nodes *ns, char *err, size_t errlen);
 
 /* The nodes the merged file at path holds; 0 when it is no merged file
  * (or cannot be read: loading it says why). */
