@@ -7,9 +7,9 @@
  * B.db ... does.
  *
  * Nothing partial is ever left at OUT.db: the file is written under a
- * temporary name beside it and put in place whole — by link(2) without
- * --force, so that a file that appeared meanwhile is not replaced, by
- * rename(2) with it.  A failure, or SIGINT, SIGTERM, SIGHUP on the way,
+ * temporary name beside it and put in place whole — renamed without
+ * replacing (RENAME_NOREPLACE) without --force, so that a file that
+ * appeared meanwhile is kept, by rename(2) with it.  A failure, or SIGINT, SIGTERM, SIGHUP on the way,
  * removes the temporary file.
  */
 #include "cli/cli.h"
@@ -21,6 +21,7 @@
 #include <ingero/schema.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,12 +90,17 @@ static int pids_fit(const struct ia_nodes *ns)
 }
 
 /* Every node's times on node 0's clock at 0 or later (CLOCK_MONOTONIC
- * counts from the boot: a node booted before node 0 may begin before it). */
+ * counts from the boot: a node booted before node 0 may begin before it) —
+ * its trace's start, and its processes' that began before it. */
 static int times_fit(const struct ia_nodes *ns)
 {
 	for (size_t k = 1; k < ns->nn; k++) {
-		const char *s = ia_session(&ns->nd[k].t, "start_mono_ns");
+		const struct ia_trace *t = &ns->nd[k].t;
+		const char *s = ia_session(t, "start_mono_ns");
 		int64_t start = s ? strtoll(s, NULL, 10) : 0;
+		for (size_t i = 0; i < t->nprocs; i++)
+			if (t->procs[i].start_ns && (int64_t)t->procs[i].start_ns < start)
+				start = (int64_t)t->procs[i].start_ns;
 		if (start + ia_nodes_shift(ns, k) < 0) {
 			ia_err("%s began before node 0's clock did (%s booted later): give the node that booted first "
 			       "as node 0 (the first file)", ns->nd[k].path, ns->nd[0].path);
@@ -139,8 +145,6 @@ static int write_nodes(const struct ia_nodes *ns, char *err, size_t errlen)
 	}
 	if (!rc)
 		rc = ia_merged_finish(out, ns->nn, err, errlen);
-	if (!rc)
-		rc = exec(out, "PRAGMA synchronous = FULL; BEGIN IMMEDIATE; COMMIT", err, errlen);
 	if (sqlite3_close(out) != SQLITE_OK && !rc) {
 		snprintf(err, errlen, "%s: cannot close", tmp_path);
 		rc = -1;
@@ -157,18 +161,22 @@ static int write_nodes(const struct ia_nodes *ns, char *err, size_t errlen)
 	return rc;
 }
 
-/* OUT.db's place taken by the whole file. */
+/* OUT.db's place taken by the whole file: never over a file that
+ * appeared meanwhile without --force (RENAME_NOREPLACE, or link(2) where
+ * the file system has no such rename). */
 static int publish(const struct ia_cli *c)
 {
-	if (c->force ? rename(tmp_path, c->out) < 0 : link(tmp_path, c->out) < 0) {
-		if (errno == EEXIST)
+	int rc = c->force ? rename(tmp_path, c->out) : renameat2(AT_FDCWD, tmp_path, AT_FDCWD, c->out, RENAME_NOREPLACE);
+	if (rc < 0 && !c->force && (errno == EINVAL || errno == ENOSYS) && (rc = link(tmp_path, c->out)) == 0)
+		unlink(tmp_path);
+	if (rc < 0) {
+		int e = errno;
+		if (e == EEXIST)
 			ia_err("%s exists: --force replaces it", c->out);
 		else
-			ia_err("%s: %s", c->out, strerror(errno));
-		return errno == EEXIST ? IA_EXIT_USAGE : IA_EXIT_ERROR;
+			ia_err("%s: %s", c->out, strerror(e));
+		return e == EEXIST ? IA_EXIT_USAGE : IA_EXIT_ERROR;
 	}
-	if (!c->force)
-		unlink(tmp_path);
 	return IA_EXIT_OK;
 }
 
