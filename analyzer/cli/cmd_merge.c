@@ -16,6 +16,7 @@
 #include "rules/nodes.h"
 
 #include "base/util.h"
+#include "load/db.h"
 #include "load/merged.h"
 
 #include <ingero/schema.h>
@@ -110,16 +111,6 @@ static int times_fit(const struct ia_nodes *ns)
 	return 1;
 }
 
-static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
-	return -1;
-}
-
 /* The nodes into the file at tmp_path. */
 static int write_nodes(const struct ia_nodes *ns, char *err, size_t errlen)
 {
@@ -130,7 +121,7 @@ static int write_nodes(const struct ia_nodes *ns, char *err, size_t errlen)
 		return -1;
 	}
 	/* a file nobody sees until it is whole: no journal, no syncs but the last */
-	int rc = exec(out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err, errlen);
+	int rc = ia_db_exec(out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err, errlen);
 	if (!rc)
 		rc = ia_merged_create(out, err, errlen);
 	for (size_t k = 0; !rc && k < ns->nn; k++) {

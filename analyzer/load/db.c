@@ -315,6 +315,16 @@ sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errl
 	return st;
 }
 
+int ia_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
 void ia_db_step_error(sqlite3 *db, int rc, char *err, size_t errlen)
 {
 	int base = rc & 0xff;

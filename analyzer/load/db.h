@@ -28,6 +28,8 @@ char *ia_db_uri(const char *path);
 
 /* Prepares SQL; on failure a one-line reason in err, NULL returned. */
 sqlite3_stmt *ia_db_prepare(sqlite3 *db, const char *sql, char *err, size_t errlen);
+/* sqlite3_exec of sql (several statements): 0, or -1 with SQLite's message in err */
+int ia_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
 /* Describes a failed sqlite3_step() (corruption, I/O) as one line:
  * "PATH is corrupted: ..." for SQLITE_CORRUPT/NOTADB. */

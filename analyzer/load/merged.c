@@ -15,16 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
-	return -1;
-}
-
 /* A session value: its text into buf (NULL when absent), or as an integer. */
 static const char *sess_text(sqlite3 *db, const char *key, char *buf, size_t n)
 {
@@ -96,7 +86,7 @@ int ia_merged_create(sqlite3 *out, char *err, size_t errlen)
 {
 	if (ia_report_create(out, INGERO_SCHEMA_VERSION, err, errlen) < 0)
 		return -1;
-	return exec(out, INGERO_MERGED_SCHEMA_SQL, err, errlen);
+	return ia_db_exec(out, INGERO_MERGED_SCHEMA_SQL, err, errlen);
 }
 
 int ia_merged_add(sqlite3 *out, size_t k, const struct ia_merge_node *n, char *err, size_t errlen)
@@ -126,7 +116,7 @@ int ia_merged_add(sqlite3 *out, size_t k, const struct ia_merge_node *n, char *e
 	char *sql = sqlite3_mprintf("INSERT INTO node_processes(pid, node, node_pid) SELECT pid, %d, pid - %lld "
 				    "FROM processes WHERE pid >= %lld AND pid < %lld",
 				    (int)k, (long long)base, (long long)base, (long long)(base + INGERO_NODE_PID_STRIDE));
-	int rc = sql ? exec(out, sql, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
+	int rc = sql ? ia_db_exec(out, sql, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
 	sqlite3_free(sql);
 	if (rc < 0)
 		return -1;
@@ -154,7 +144,7 @@ int ia_merged_add(sqlite3 *out, size_t k, const struct ia_merge_node *n, char *e
 
 int ia_merged_finish(sqlite3 *out, size_t nn, char *err, size_t errlen)
 {
-	if (exec(out, "INSERT OR REPLACE INTO session(key, value) SELECT substr(key, 8), value FROM session "
+	if (ia_db_exec(out, "INSERT OR REPLACE INTO session(key, value) SELECT substr(key, 8), value FROM session "
 		      "WHERE substr(key, 1, 7) = 'node.0.' AND substr(key, 8, 6) <> 'merge.'",
 		 err, errlen) < 0)
 		return -1;
@@ -184,7 +174,7 @@ int ia_merged_finish(sqlite3 *out, size_t nn, char *err, size_t errlen)
 		return -1;
 	if (ended && end != INT64_MIN)
 		return put_i64(out, "end_mono_ns", end, err, errlen);
-	return exec(out, "DELETE FROM session WHERE key = 'end_mono_ns'", err, errlen);   /* one was cut short */
+	return ia_db_exec(out, "DELETE FROM session WHERE key = 'end_mono_ns'", err, errlen);   /* one was cut short */
 }
 
 int ia_merged_nodes(sqlite3 *db)
@@ -232,7 +222,7 @@ int ia_merged_split(sqlite3 *db, const char *path, size_t k, const char *out_pat
 		.pid_lo = v[0], .pid_hi = v[0] + INGERO_NODE_PID_STRIDE, .cpu_lo = v[1], .cpu_hi = v[1] + v[2],
 		.frame_lo = v[3], .frame_hi = v[4], .session_from = pre,
 	};
-	int rc = exec(out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err, errlen);
+	int rc = ia_db_exec(out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err, errlen);
 	if (!rc && (ia_report_create(out, (int)v[6], err, errlen) < 0 || ia_report_drop(out, absent, err, errlen) < 0))
 		rc = -1;
 	if (!rc)
