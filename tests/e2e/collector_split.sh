@@ -57,7 +57,7 @@ in_windows() {
 for split in samples sched mem all; do
 	INGERO_SPLIT_BPF=$split INGERO_CAPTURE=cudaProfilerApi "$B/ingero-collector" -q --force --sample-hz 199 \
 		--bucket-ms 50 -o "$DB" -- python3 tests/bench/launch_loop.py "$B/fakecuda/libcudart.so.13" \
-		--toggle --chunks 9 --steps 1200 --fault-pages 16 >"$T/chunks.txt" 2>"$T/err.txt"
+		--toggle --chunks 9 --steps 600 --fault-pages 16 >"$T/chunks.txt" 2>"$T/err.txt"
 	check_eq "$split: the loop traced, exit 0" 0 $?
 	check_eq "$split: the session says the split" "$split" "$(q "SELECT value FROM session WHERE key = 'split_bpf'")"
 	for part in samples off_cpu faults pages; do

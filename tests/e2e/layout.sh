@@ -5,6 +5,7 @@
 # between modules (x.c and x.h are one module), and no product file is
 # longer than 800 lines.
 # tests/run: pool (no clock it asserts on: run beside another test)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . tests/lib.sh
 
 rank() {
