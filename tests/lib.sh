@@ -81,7 +81,8 @@ each_parallel() {
 }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
 # corpus_db X.db.xz DEST: prints the path of X unpacked (tests/corpus/unpack.sh).
-# A trace of tests/corpus/ is unpacked once into $B/corpus/ and shared (several
+# A trace of tests/corpus/ is unpacked once into $B/corpus/ (or $CORPUS_CACHE:
+# tests/run's tmpfs) and shared (several
 # tests sweep the same traces; read it, never write it), again only when the
 # .xz or unpack.sh is newer; made under a temporary name and renamed, so tests
 # running at once never meet half a file.  Any other trace is unpacked to DEST.
@@ -90,9 +91,10 @@ corpus_db() {
 	tests/corpus/*.db.xz) ;;
 	*) sh tests/corpus/unpack.sh "$1" "$2" && echo "$2"; return ;;
 	esac
-	_c=$B/corpus/$(basename "$1" .db.xz).db
+	_d=${CORPUS_CACHE:-$B/corpus}
+	_c=$_d/$(basename "$1" .db.xz).db
 	if [ ! -f "$_c" ] || [ "$1" -nt "$_c" ] || [ tests/corpus/unpack.sh -nt "$_c" ]; then
-		mkdir -p "$B/corpus" && _u=$(mktemp "$_c.XXXXXX") || return 1
+		mkdir -p "$_d" && _u=$(mktemp "$_c.XXXXXX") || return 1
 		sh tests/corpus/unpack.sh "$1" "$_u" && mv -f "$_u" "$_c" || { rm -f "$_u" "$_u.tmp" "$_u.sql"; return 1; }
 	fi
 	echo "$_c"

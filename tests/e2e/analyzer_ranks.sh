@@ -21,6 +21,7 @@
 # The Perfetto export of slow and gloo (one file of several ranks) draws each rank's collectives
 # and links them by flows from the last rank to the others, rank 1 their source as often as
 # explain says it was last (tests/helpers/perfetto_collectives.py).
+# tests/run: alone (it judges who else ran on the CPUs: after the pool, on an idle machine)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

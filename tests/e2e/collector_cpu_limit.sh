@@ -6,6 +6,7 @@
 # throttled the job while traced (session cpu_limit*), and explain says the
 # quota held the main thread back, not other tasks, sizes its advice by the
 # CPUs the quota allows, and gives the fix of raising the limit.
+# tests/run: alone (it judges who else ran on the CPUs: after the pool, on an idle machine)
 . tests/lib.sh
 if ! is_root; then skip "cgroups need root"; finish; fi
 . tests/helpers/collector_e2e.sh

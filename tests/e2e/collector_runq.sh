@@ -6,6 +6,7 @@
 # batches.  (A comparison with a direct-mode run's mean read the machine's
 # other load: 1.7 ms there while a benchmark ran beside it, 0.1-0.4 ms on an
 # idle machine.)
+# tests/run: alone (it judges who else ran on the CPUs: after the pool, on an idle machine)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
