@@ -245,6 +245,18 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 
 /* --- either kind of file -------------------------------------------------------------- */
 
+/* whether path begins with SQLite's header ("SQLite format 3" and its NUL) */
+static int is_sqlite(const char *path)
+{
+	char head[16];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;   /* (slurp says why) */
+	int yes = fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, "SQLite format 3", 16);
+	fclose(f);
+	return yes;
+}
+
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
@@ -289,13 +301,18 @@ int ia_gate_summary_load(struct ia_gate_summary *s, const char *path, size_t max
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* A report.db is told by its header and read by SQLite: only a baseline
+	 * is read whole (a trace can be gigabytes: copying it in cost the gate
+	 * more than its analysis) */
+	if (is_sqlite(path))
+		return load_db(s, path, max_samples, err, errlen);
 	size_t len = 0;
 	char *text = slurp(path, &len, err, errlen);
 	if (!text)
 		return -1;
 	int rc;
 	if (len >= 16 && !memcmp(text, "SQLite format 3", 16)) {
-		free(text);   /* the database is read by SQLite, not from this copy */
+		free(text);   /* (it became one since is_sqlite looked) */
 		rc = load_db(s, path, max_samples, err, errlen);
 	} else if (len == 0) {
 		free(text);
