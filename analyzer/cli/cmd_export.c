@@ -34,6 +34,19 @@ static int names_ok(const struct ia_cli *c, const struct ia_analysis *a)
 	return 0;
 }
 
+/* The collectives of the nodes listed (one for one file) into coll, then the
+ * output opened; NULL with the error said */
+static FILE *collectives_then_output(const struct ia_cli *c, const struct ia_coll_list_node *cn, size_t n,
+				     struct ia_coll_list *coll)
+{
+	char err[512];
+	if (ia_coll_list_build(cn, n, coll, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		return NULL;
+	}
+	return ia_cli_output(c, NULL);
+}
+
 static int export_nodes(const struct ia_cli *c)
 {
 	struct ia_nodes ns;
@@ -68,12 +81,7 @@ static int export_nodes(const struct ia_cli *c)
 		};
 		cn[na] = (struct ia_coll_list_node){ &n->t, &n->rk, pn[na].shift_ns };
 	}
-	if (ia_coll_list_build(cn, ns.nn, &coll, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	FILE *f = ia_cli_output(c, NULL);
+	FILE *f = collectives_then_output(c, cn, ns.nn, &coll);
 	if (!f) {
 		rc = IA_EXIT_ERROR;
 		goto out;
@@ -119,12 +127,7 @@ int ia_cmd_export(const struct ia_cli *c)
 		goto out;
 	}
 	struct ia_coll_list_node one = { &t, &rk, 0 };
-	if (ia_coll_list_build(&one, 1, &coll, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	FILE *f = ia_cli_output(c, NULL);
+	FILE *f = collectives_then_output(c, &one, 1, &coll);
 	if (!f) {
 		rc = IA_EXIT_ERROR;
 		goto out;

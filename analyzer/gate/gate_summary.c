@@ -311,10 +311,7 @@ int ia_gate_summary_load(struct ia_gate_summary *s, const char *path, size_t max
 	if (!text)
 		return -1;
 	int rc;
-	if (len >= 16 && !memcmp(text, "SQLite format 3", 16)) {
-		free(text);   /* (it became one since is_sqlite looked) */
-		rc = load_db(s, path, max_samples, err, errlen);
-	} else if (len == 0) {
+	if (len == 0) {
 		free(text);
 		snprintf(err, errlen, "%s: empty file, neither a report.db nor a baseline", path);
 		rc = -1;
