@@ -25,14 +25,19 @@ psize=$(sqlite3 "$SRC" "PRAGMA page_size")
 cp "$SRC" "$T/sound.db"
 cmds="explain|explain --json|stats --json|per-process --json|timeline --json|timeline|export --format perfetto -o OUT|report --html -o OUT|gate --json $T/sound.db"
 
-run() { # db cmd outfile-prefix: stdout (or -o file) into PREFIX.out, stderr into PREFIX.err; prints rc
-	c=$(echo "$2" | sed "s|OUT|$3.file|")
+# (the loops below run ~600 analyses: each costs its own process only — a
+# fork costs ~4 ms of CPU on the 2-CPU VM, and a subshell, sed, wc and grep
+# an analysis had made this test's forks most of its time)
+run() { # db cmd outfile-prefix: stdout (or -o file) into PREFIX.out, stderr into PREFIX.err; sets rc
+	_c=$2
+	case $_c in *OUT*) _c="${_c%%OUT*}$3.file${_c#*OUT}" ;; esac
 	# shellcheck disable=SC2086
-	"$A" $c "$1" >"$3.out" 2>"$3.err"
+	"$A" $_c "$1" >"$3.out" 2>"$3.err"
 	rc=$?
-	[ -f "$3.file" ] && cat "$3.file" >>"$3.out" && rm -f "$3.file"
-	echo "$rc"
+	if [ -f "$3.file" ]; then cat "$3.file" >>"$3.out" && rm -f "$3.file"; fi
 }
+# one_line FILE: true when FILE holds exactly one line; its line in $line
+one_line() { { IFS= read -r line && ! read -r _more; } <"$1"; }
 
 # the sound file at the path the corrupted copies will have (the HTML
 # report names its file)
@@ -42,7 +47,7 @@ IFS='|'
 for c in $cmds; do
 	i=$((i + 1))
 	unset IFS
-	rc=$(run "$T/c.db" "$c" "$T/base$i")
+	run "$T/c.db" "$c" "$T/base$i"
 	check_eq "sound file: $c exits 0" 0 "$rc"
 	IFS='|'
 done
@@ -74,7 +79,7 @@ while read -r name page; do
 	for c in $cmds; do
 		i=$((i + 1))
 		unset IFS
-		rc=$(run "$T/c.db" "$c" "$T/x")
+		run "$T/c.db" "$c" "$T/x"
 		if [ "$rc" -eq 0 ]; then
 			if cmp -s "$T/x.out" "$T/base$i.out" && [ ! -s "$T/x.err" ]; then
 				same=$((same + 1))
@@ -84,9 +89,10 @@ while read -r name page; do
 				diff "$T/base$i.out" "$T/x.out" | head -n 6 | sed 's/^/# /'
 				head -c 300 "$T/x.err" | sed 's/^/# stderr: /'
 			fi
-		elif [ "$rc" -eq 3 ] && [ "$(wc -l <"$T/x.err")" -eq 1 ] &&
+		elif [ "$rc" -eq 3 ] && one_line "$T/x.err" &&
 			{ [ ! -s "$T/x.out" ] || [ "$c" = timeline ]; } &&   # text timeline streams its lines
-			grep -Eq "^ingero-(analyze|gate): .* is corrupted: " "$T/x.err"; then
+			case $line in "ingero-analyze: "*" is corrupted: "* | "ingero-gate: "*" is corrupted: "*) true ;;
+			*) false ;; esac; then
 			named=$((named + 1))
 		else
 			nok "page $page ($name): $c exits $rc, $(wc -l <"$T/x.err") stderr lines: $(head -c 200 "$T/x.err")"
@@ -108,7 +114,7 @@ while read -r page; do
 		# shellcheck disable=SC2086
 		"$A" $c "$T/c.db" >/dev/null 2>"$T/x.err"
 		rc=$?
-		if [ "$rc" -ge 128 ] || [ "$(wc -l <"$T/x.err")" -gt 1 ]; then
+		if [ "$rc" -ge 128 ] || { [ -s "$T/x.err" ] && ! one_line "$T/x.err"; }; then
 			bad=$((bad + 1))
 			nok "overflow page $page: $c exits $rc: $(head -c 200 "$T/x.err")"
 		fi
