@@ -15,16 +15,70 @@ command -v xz >/dev/null || { skip "corpus: xz missing"; finish; }
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 
-# The kinds that are phases of a run, not its steady state (docs/chains.md): one-time, or
-# once per epoch (epoch_boundaries).
-PHASE_KINDS='["startup","compilation","recompilation","autotuning","epoch_boundaries"]'
-sev_rank() { case $1 in HIGH) echo 3 ;; MEDIUM) echo 2 ;; LOW) echo 1 ;; *) echo 0 ;; esac; }
-
-# chain_text JSON INDEX: every sentence of one chain, one per line (INDEX "all": every chain)
-chain_text() {
-	if [ "$2" = all ]; then sel='.chains[]'; else sel=".chains[$2] // empty"; fi
-	jq -r "$sel | [.kind, .summary, .root_cause, (.timeline // [])[], (.fixes // [])[], (.source // \"\")] | .[]" "$1"
+# facts JSON DIR: what the checks read of explain --json, in one jq (a jq
+# costs ~30 ms of CPU to start and parse; twenty a trace were half of this
+# test's time): DIR/vars.sh (shell variables) and one text file a kind of
+# line — first.txt (every sentence of the first chain, one per line),
+# all.txt (every chain's), fixes.txt and source.txt (the first chain's),
+# verdict.txt, kinds.txt (each chain's kind), kernels.tsv (the verdict's
+# work, most GPU time first: name, share %, stream, timed alone)
+facts() {
+	jq -r '
+	# the kinds that are phases of a run, not its steady state (docs/chains.md):
+	# one-time, or once per epoch (epoch_boundaries)
+	def phase: . as $k | ["startup", "compilation", "recompilation", "autotuning", "epoch_boundaries"]
+		| index($k) != null;
+	def lines(tag): tostring | split("\n")[] | tag + "\t" + .;
+	def sentences: [.kind, .summary, .root_cause, (.timeline // [])[], (.fixes // [])[], (.source // "")] | .[];
+	def var(name; v): "sh\t" + name + "=" + (v | tostring | @sh);
+	. as $r | ($r.chains // []) as $c | ([$c[] | select(.kind | phase | not)][0] // {}) as $steady
+	| (($c[0] // empty) | sentences | lines("first")),
+	  ($c[] | sentences | lines("all")),
+	  (($c[0].fixes // [])[] | lines("fixes")),
+	  (($c[0].source // "") | lines("source")),
+	  (($r.verdict.text // "") | lines("verdict")),
+	  ($c[].kind | lines("kinds")),
+	  ($r.verdict.kernels[]? | "kernels\t\(.short_name)\t\(.gpu_share_pct // 0)\t\(.stream)\t\(.timed_alone // "none")"),
+	  var("first_kind"; $c[0].kind // "none"),
+	  var("first_sev"; $c[0].severity // "NONE"),
+	  var("steady_sev"; $steady.severity // "NONE"),
+	  var("steady_what"; $steady.kind // "none"),
+	  var("verdict_state"; $r.verdict.state // "none"),
+	  var("work_list"; [$r.verdict.kernels[]? | .short_name + " " + (.gpu_share_pct | tostring) + "%"] | join(", ")),
+	  var("straggler"; $r.ranks.straggler.rank // "none"),
+	  var("straggler_cause"; $r.ranks.straggler.cause.kind // "none"),
+	  var("collectives_source"; $r.ranks.collectives_source // "none"),
+	  var("step_class"; $r.step_breakdown.class // "none"),
+	  # (issue 13) a phase that outranks a steady-state cause costing the run at least as much
+	  var("phase_first"; [range(0; $c | length) as $i | range($i + 1; $c | length) as $j
+		| select($c[$i].phase != "steady" and $c[$j].phase == "steady" and $c[$j].cost_ns >= $c[$i].cost_ns)
+		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""),
+	  # (issue 39) a Source in a library file
+	  var("lib_source"; [$c[] | select(.source != null and (.source
+		| test("site-packages/|dist-packages/|/lib/python3[.0-9]*/|/torchinductor_|<frozen")))
+		| "\(.kind): \(.source)"] | first // ""),
+	  # the narrowest width of the steady state GPU idle: measured bounds or the estimate inside them
+	  var("idle_width"; $r.gpu_idle_pct | if .measured and .steady_low != null then
+		([.steady_high - .steady_low] + (if .estimate_from_timed_work.steady_low != null then
+		[.estimate_from_timed_work.steady_high - .estimate_from_timed_work.steady_low] else [] end)) | min
+		| . * 10 | round / 10 else "-" end)
+	' "$1" | awk -F '\t' -v d="$2" '
+	BEGIN { n = split("first all fixes source verdict kinds", k, " ")
+		for (i = 1; i <= n; i++) printf "" >(d "/" k[i] ".txt")
+		printf "" >(d "/kernels.tsv") }
+	$1 == "sh" { print substr($0, 4) >(d "/vars.sh"); next }
+	$1 == "kernels" { print substr($0, 9) >(d "/kernels.tsv"); next }
+	{ print substr($0, length($1) + 2) >(d "/" $1 ".txt") }'
 }
+sev_rank() { case $1 in HIGH) echo 3 ;; MEDIUM) echo 2 ;; LOW) echo 1 ;; *) echo 0 ;; esac; }
+# matches STRING ERE: the whole of STRING matches ERE
+matches() { grep -Eqx -- "$2" <<EOF
+$1
+EOF
+}
+# kernels AWK: the verdict's work (kernels.tsv: name, share %, stream, timed
+# alone) through the awk program AWK, p the key's pattern
+kernels() { awk -F '\t' -v p="$v" "$1" "$T/kernels.tsv"; }
 
 # miss MESSAGE: a failed check — unless the expectation names it a known gap
 # (known_gap=ERE :: why), which is then printed as "ok - ... # TODO" with why:
@@ -38,24 +92,17 @@ miss() {
 }
 check_k() { d=$1; shift; if "$@"; then ok "$d"; else miss "$d"; fi; }
 
-check_one() { # NAME EXPECT JSON
-	n=$1; e=$2; j=$3
+check_one() { # NAME EXPECT (facts read)
+	n=$1; e=$2
 	sed -n 's/^known_gap=//p' "$e" >"$T/known.txt"
-	first_kind=$(jq -r '.chains[0].kind // "none"' "$j")
-	first_sev=$(jq -r '.chains[0].severity // "NONE"' "$j")
-	chain_text "$j" 0 >"$T/first.txt"
-	chain_text "$j" all >"$T/all.txt"
-	jq -r '.chains[0].fixes // [] | .[]' "$j" >"$T/fixes.txt"
-	jq -r '.chains[0].source // ""' "$j" >"$T/source.txt"
-	jq -r '.verdict.text // ""' "$j" >"$T/verdict.txt"
 	grep -v '^[[:space:]]*#' "$e" | grep '=' | while IFS= read -r kv; do
 		k=${kv%%=*}; v=${kv#*=}
 		case $k in
 		first_kind)
-			if echo "$first_kind" | grep -Eqx "$v"; then ok "$n: first chain is $first_kind"
+			if matches "$first_kind" "$v"; then ok "$n: first chain is $first_kind"
 			else miss "$n: first chain is $first_kind, expected $v"; fi ;;
 		first_severity)
-			if echo "$first_sev" | grep -Eqx "$v"; then ok "$n: first chain's severity $first_sev"
+			if matches "$first_sev" "$v"; then ok "$n: first chain's severity $first_sev"
 			else miss "$n: first chain's severity $first_sev, expected $v"; fi ;;
 		first_mentions)
 			check_k "$n: first chain mentions /$v/" grep -Eqi -- "$v" "$T/first.txt" ;;
@@ -70,27 +117,20 @@ check_one() { # NAME EXPECT JSON
 			if [ -z "$hit" ]; then ok "$n: no chain mentions /$v/"
 			else miss "$n: a chain mentions '$hit' (must not: /$v/)"; fi ;;
 		kind_present)
-			c=$(jq --arg k "$v" '[.chains[] | select(.kind == $k)] | length' "$j")
-			check_ge "$n: a $v chain" "$c" 1 ;;
+			check_ge "$n: a $v chain" "$(grep -Fxc -- "$v" "$T/kinds.txt")" 1 ;;
 		kind_absent)
-			c=$(jq --arg k "$v" '[.chains[] | select(.kind == $k)] | length' "$j")
-			check_eq "$n: no $v chain" 0 "$c" ;;
+			check_eq "$n: no $v chain" 0 "$(grep -Fxc -- "$v" "$T/kinds.txt")" ;;
 		max_steady_severity)
-			got=$(jq -r --argjson p "$PHASE_KINDS" '[.chains[] | select(.kind as $k | $p | index($k) | not)
-				| .severity][0] // "NONE"' "$j")
-			what=$(jq -r --argjson p "$PHASE_KINDS" '[.chains[] | select(.kind as $k | $p | index($k) | not)
-				| .kind][0] // "none"' "$j")
-			if [ "$(sev_rank "$got")" -le "$(sev_rank "$v")" ]; then ok "$n: steady state at most $v (is $got)"
-			else miss "$n: steady state at most $v, but $what is $got"; fi ;;
+			if [ "$(sev_rank "$steady_sev")" -le "$(sev_rank "$v")" ]; then ok "$n: steady state at most $v (is $steady_sev)"
+			else miss "$n: steady state at most $v, but $steady_what is $steady_sev"; fi ;;
 		verdict)
-			got=$(jq -r '.verdict.state // "none"' "$j")
-			if echo "$got" | grep -Eqx "$v"; then ok "$n: verdict $got"
-			else miss "$n: verdict $got, expected $v"; fi ;;
+			if matches "$verdict_state" "$v"; then ok "$n: verdict $verdict_state"
+			else miss "$n: verdict $verdict_state, expected $v"; fi ;;
 		busy_top_kernel)
 			# a busy verdict names the kernels the GPU's time went to, most first
-			st=$(jq -r '.verdict.state // "none"' "$j")
-			top=$(jq -r '.verdict.kernels[0].short_name // ""' "$j")
-			share=$(jq -r '.verdict.kernels[0].gpu_share_pct // 0 | floor' "$j")
+			st=$verdict_state
+			top=$(kernels 'NR == 1 { print $1 }')
+			share=$(kernels 'NR == 1 { s = int($2) } END { print s + 0 }')
 			if [ "$st" = busy ]; then
 				check_k "$n: busy: the most GPU time is /$v/'s (is '$top', $share %)" \
 					sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
@@ -102,28 +142,26 @@ check_one() { # NAME EXPECT JSON
 		top_kernel)
 			# a GPU that is busy or partly idle: the verdict says where the
 			# time it has goes, by kernel, most first
-			st=$(jq -r '.verdict.state // "none"' "$j")
+			st=$verdict_state
 			# (the kind of kernel: a GEMM's time may go to several of
 			# cuBLAS's tile shapes, each its own kernel)
-			top=$(jq -r '.verdict.kernels[0].short_name // ""' "$j")
-			share=$(jq -r --arg p "$v" '[.verdict.kernels[]? | select(.short_name | test($p)) | .gpu_share_pct]
-				| add // 0 | floor' "$j")
+			top=$(kernels 'NR == 1 { print $1 }')
+			share=$(kernels '$1 ~ p { s += $2 } END { print int(s) }')
 			check_k "$n: $st: the most GPU time is /$v/'s (is '$top'; all /$v/ $share %)" \
 				sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
 			check_k "$n: $st: the verdict's line names it" grep -Fq -- "$(printf %.40s "$top")" "$T/verdict.txt"
 			check_k "$n: $st: with how many of its launches were timed alone" \
-				test "$(jq -r '.verdict.kernels[0].timed_alone // "none"' "$j")" != none ;;
+				test "$(kernels 'NR == 1 { print $4 }')" != none ;;
 		lists_work)
 			# the verdict's list of where the GPU's time went has an entry
 			# (a kernel, a kind of copy, the memsets) matching
-			st=$(jq -r '.verdict.state // "none"' "$j")
-			check_k "$n: $st: its GPU work lists /$v/ ($(jq -r '[.verdict.kernels[]? | .short_name + " " + (.gpu_share_pct|tostring) + "%"] | join(", ")' "$j"))" \
-				sh -c 'jq -r ".verdict.kernels[]?.short_name" "$1" | grep -Eq -- "$2"' _ "$j" "$v" ;;
+			check_k "$n: $verdict_state: its GPU work lists /$v/ ($work_list)" \
+				test -n "$(kernels '$1 ~ p { print; exit }')" ;;
 		work_stream)
 			# REGEX:WHERE — the verdict's entry matching REGEX ran on the
 			# stream with the most work ("main"), another ("other"), "several"
 			pat=${v%:*}; want=${v##*:}
-			got=$(jq -r --arg p "$pat" '[.verdict.kernels[]? | select(.short_name | test($p)) | .stream][0] // "none"' "$j")
+			got=$(v=$pat kernels '$1 ~ p { print $3; f = 1; exit } END { if (!f) print "none" }')
 			check_k "$n: /$pat/ ran on the $want stream (is $got)" test "$got" = "$want" ;;
 		verdict_mentions)
 			check_k "$n: the verdict mentions /$v/" grep -Eqi -- "$v" "$T/verdict.txt" ;;
@@ -132,18 +170,16 @@ check_one() { # NAME EXPECT JSON
 			# (none: balanced, or no job), its own cause's kind, where the collectives
 			# were timed from (nccl, gloo, none)
 			case $k in
-			straggler) q='.ranks.straggler.rank // "none"' ;;
-			straggler_cause) q='.ranks.straggler.cause.kind // "none"' ;;
-			*) q='.ranks.collectives_source // "none"' ;;
+			straggler) got=$straggler ;;
+			straggler_cause) got=$straggler_cause ;;
+			*) got=$collectives_source ;;
 			esac
-			got=$(jq -r "$q" "$j")
-			if echo "$got" | grep -Eqx "$v"; then ok "$n: $k $got"
+			if matches "$got" "$v"; then ok "$n: $k $got"
 			else miss "$n: $k $got, expected $v"; fi ;;
 		step_class)
 			# the per-step breakdown's class (explain --json step_breakdown.class)
-			got=$(jq -r '.step_breakdown.class // "none"' "$j")
-			if echo "$got" | grep -Eqx "$v"; then ok "$n: step class $got"
-			else miss "$n: step class $got, expected $v"; fi ;;
+			if matches "$step_class" "$v"; then ok "$n: step class $step_class"
+			else miss "$n: step class $step_class, expected $v"; fi ;;
 		known_gap) ;;
 		*) nok "$n: unknown key '$k' in $e" ;;
 		esac
@@ -161,24 +197,19 @@ one() { # one NAME.expect against its trace, in its own $T
 		nok "$n: explain failed: $(head -n 1 "$T/$n.err")"; rm -f "$T/$n.db"; return
 	fi
 	ok "$n: explain --json"
+	rm -f "$T/vars.sh"
+	facts "$T/$n.json" "$T" && [ -s "$T/vars.sh" ] || { nok "$n: explain --json read"; rm -f "$T/$n.db"; return; }
+	. "$T/vars.sh"
 	# every trace: a phase (one-time or per epoch) never outranks a steady-state
 	# cause that costs the run at least as much (issue 13)
-	bad=$(jq -r '.chains as $c | [range(0; $c | length) as $i | range($i + 1; $c | length) as $j
-		| select($c[$i].phase != "steady" and $c[$j].phase == "steady" and $c[$j].cost_ns >= $c[$i].cost_ns)
-		| "\($c[$i].kind) before \($c[$j].kind)"] | first // ""' "$T/$n.json")
-	check_eq "$n: no phase outranks a steady cause it does not exceed" "" "$bad"
+	check_eq "$n: no phase outranks a steady cause it does not exceed" "" "$phase_first"
 	# every trace: a finding's Source is the user's own line, never a
 	# library's file (issue 39: torch/nn/modules/*.py on ten traces)
-	lib=$(jq -r '[.chains[] | select(.source != null and (.source | test("site-packages/|dist-packages/|/lib/python3[.0-9]*/|/torchinductor_|<frozen")))
-		| "\(.kind): \(.source)"] | first // ""' "$T/$n.json")
-	check_eq "$n: every Source is the user's own line" "" "$lib"
-	check_one "$n" "$e" "$T/$n.json"
+	check_eq "$n: every Source is the user's own line" "" "$lib_source"
+	check_one "$n" "$e"
 	# every measured trace: GPU idle over the steady state within 5 points —
 	# the measured bounds, or the estimate from work timed alone inside them
-	w=$(jq -r '.gpu_idle_pct | if .measured and .steady_low != null then
-		([.steady_high - .steady_low] + (if .estimate_from_timed_work.steady_low != null then
-		[.estimate_from_timed_work.steady_high - .estimate_from_timed_work.steady_low] else [] end)) | min
-		| . * 10 | round / 10 else "-" end' "$T/$n.json")
+	w=$idle_width
 	if [ "$w" != - ]; then
 		check_k "$n: steady-state GPU idle measured within 5 points (is $w)" \
 			awk -v w="$w" 'BEGIN { exit !(w <= 5) }'
