@@ -47,7 +47,10 @@ check "an open-mode collector starts" start_collector --no-bpf --stats "$T/stats
 "$B/tests/collector_send" valid --calls 20 --batch 10 >/dev/null
 setpriv --reuid=65534 --regid=65534 --clear-groups "$B/tests/collector_send" rawclose >"$T/raw.txt"
 check_eq "nobody connected and closed at once" "rawclose=1" "$(cat "$T/raw.txt")"
-sleep 1.5   # the collector looks at its listener every 0.5 s
+# the collector looks at its listener every 0.5 s: the next sender waits
+# until it says it listens again (up to 10 s: a loaded CI runner)
+i=0
+while [ $i -lt 100 ] && ! grep -q "listening again" "$T/collector.err"; do sleep 0.1; i=$((i + 1)); done
 "$B/tests/collector_send" valid --calls 50 --batch 10 >/dev/null
 stop_collector TERM
 check_eq "a sender after it is heard: every call stored" 70 "$(q 'SELECT count(*) FROM cuda_calls')"

@@ -5,6 +5,8 @@
 # idle bounds that hold the truth for a loop that never syncs (where host
 # evidence alone cannot tell); no mark in a stream being captured into a
 # graph; INGERO_GPU_MARKS=0 turns them off; older files still read.
+# tests/run: alone (the fake GPU's clock against the host's, 2 points of slack: a
+# neighbour's memory traffic once moved a bound beside the pool)
 . tests/lib.sh
 . tests/helpers/collector_e2e.sh
 W=tests/helpers/python_gpu_idle.py
