@@ -29,19 +29,19 @@ one() { # one trace's views, in its own $T
 	# a job of several ranks: explain's headline is the straggler's own
 	# analysis ("Rank N on its own"), so every other view is asked for that
 	# rank (-p, the MCP tools' pid); the gate has no -p: not compared then
-	nice "$A" explain --json --compact "$db" >"$T/explain.json" 2>"$T/err" &&
+	"$A" explain --json --compact "$db" >"$T/explain.json" 2>"$T/err" &&
 		sp=$(python3 -c 'import json, sys; s = (json.load(open(sys.argv[1])).get("ranks") or {}).get("straggler")
 print(s["pid"] if s else "")' "$T/explain.json") &&
 		P=${sp:+-p $sp} &&
-		nice "$A" explain "$db" >"$T/explain80.txt" &&
-		nice "$A" stats $P --width 10000 "$db" >"$T/stats.txt" &&
-		nice "$A" stats $P --json --compact "$db" >"$T/stats.json" &&
-		nice "$A" per-process $P --width 10000 "$db" >"$T/pp.txt" &&
-		nice "$A" per-process $P --json --compact "$db" >"$T/pp.json" &&
-		nice "$A" report $P --html -o "$T/report.html" "$db" &&
-		nice "$A" export $P --format perfetto -o "$T/perfetto.json" "$db" &&
-		{ [ -n "$sp" ] || { nice "$A" gate --save-baseline "$db" -o "$T/base.json" 2>"$T/err" &&
-			nice "$A" gate --verbose "$T/base.json" "$T/base.json" >"$T/gate.txt" 2>&1; }; }
+		"$A" explain "$db" >"$T/explain80.txt" &&
+		"$A" stats $P --width 10000 "$db" >"$T/stats.txt" &&
+		"$A" stats $P --json --compact "$db" >"$T/stats.json" &&
+		"$A" per-process $P --width 10000 "$db" >"$T/pp.txt" &&
+		"$A" per-process $P --json --compact "$db" >"$T/pp.json" &&
+		"$A" report $P --html -o "$T/report.html" "$db" &&
+		"$A" export $P --format perfetto -o "$T/perfetto.json" "$db" &&
+		{ [ -n "$sp" ] || { "$A" gate --save-baseline "$db" -o "$T/base.json" 2>"$T/err" &&
+			"$A" gate --verbose "$T/base.json" "$T/base.json" >"$T/gate.txt" 2>&1; }; }
 	rc=$?
 	check_eq "$n: every view runs" 0 "$rc"
 	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$T/$n.db"; return; }
