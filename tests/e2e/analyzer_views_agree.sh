@@ -19,6 +19,7 @@ CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}
 A=$B/ingero-analyze
 command -v python3 >/dev/null || { skip "views agree: python3 missing"; finish; }
+command -v jq >/dev/null || { skip "views agree: jq missing"; finish; }
 T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 
@@ -30,8 +31,7 @@ one() { # one trace's views, in its own $T
 	# analysis ("Rank N on its own"), so every other view is asked for that
 	# rank (-p, the MCP tools' pid); the gate has no -p: not compared then
 	"$A" explain --json --compact "$db" >"$T/explain.json" 2>"$T/err" &&
-		sp=$(python3 -c 'import json, sys; s = (json.load(open(sys.argv[1])).get("ranks") or {}).get("straggler")
-print(s["pid"] if s else "")' "$T/explain.json") &&
+		sp=$(jq -r '.ranks.straggler.pid // empty' "$T/explain.json") &&
 		P=${sp:+-p $sp} &&
 		"$A" explain "$db" >"$T/explain80.txt" &&
 		"$A" stats $P --width 10000 "$db" >"$T/stats.txt" &&
