@@ -45,12 +45,20 @@ check "the trace closed within the 3 s drain limit of the program's exit (+0.5 s
 # taking any later sender: the collector sees it and listens again
 check "an open-mode collector starts" start_collector --no-bpf --stats "$T/stats.txt"
 "$B/tests/collector_send" valid --calls 20 --batch 10 >/dev/null
-setpriv --reuid=65534 --regid=65534 --clear-groups "$B/tests/collector_send" rawclose >"$T/raw.txt"
-check_eq "nobody connected and closed at once" "rawclose=1" "$(cat "$T/raw.txt")"
-# the collector looks at its listener every 0.5 s: the next sender waits
-# until it says it listens again (up to 10 s: a loaded CI runner)
-i=0
-while [ $i -lt 100 ] && ! grep -q "listening again" "$T/collector.err"; do sleep 0.1; i=$((i + 1)); done
+# Whether a close stops nng's listener depends on where nng's accept is when
+# it lands: on a loaded runner one close sometimes left it working (seen
+# once in six runs, 2026-12-05) — then the next close is tried, up to five,
+# each given 2 s for the collector (it looks every 0.5 s) to say it listens
+# again
+raws=0
+while [ $raws -lt 5 ] && ! grep -q "listening again" "$T/collector.err"; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$B/tests/collector_send" rawclose >"$T/raw.txt"
+	raws=$((raws + 1))
+	[ $raws -gt 1 ] || check_eq "nobody connected and closed at once" "rawclose=1" "$(cat "$T/raw.txt")"
+	i=0
+	while [ $i -lt 20 ] && ! grep -q "listening again" "$T/collector.err"; do sleep 0.1; i=$((i + 1)); done
+done
+echo "# raw closes until the listener stopped: $raws"
 "$B/tests/collector_send" valid --calls 50 --batch 10 >/dev/null
 stop_collector TERM
 check_eq "a sender after it is heard: every call stored" 70 "$(q 'SELECT count(*) FROM cuda_calls')"
