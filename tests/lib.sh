@@ -62,9 +62,9 @@ check_unclosed_rare() {
 	check "off-CPU intervals lost unclosed: $_u of $_n, at most 1 %" test "$((_u * 100))" -le "$_n"
 }
 # each_parallel SCRIPT ITEM...: `sh SCRIPT --one ITEM` for every item, JOBS
-# at a time (default 2: make check runs one program at a time, and the
-# corpus tests are most of its time), their outputs printed whole in the
-# items' order; a "not ok" line (or a non-zero exit) in any fails this test
+# at a time (default 2: the corpus tests are the pool's longest programs),
+# their outputs printed whole in the items' order; a "not ok" line (or a
+# non-zero exit) in any fails this test
 each_parallel() {
 	_s=$1; shift
 	_d=$(mktemp -d "${TMPDIR:-/tmp}/ingero-par.XXXXXX")

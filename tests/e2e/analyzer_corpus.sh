@@ -21,7 +21,7 @@ trap 'rm -rf "$T"' EXIT
 # line — first.txt (every sentence of the first chain, one per line),
 # all.txt (every chain's), fixes.txt and source.txt (the first chain's),
 # verdict.txt, kinds.txt (each chain's kind), kernels.tsv (the verdict's
-# work, most GPU time first: name, share %, stream, timed alone)
+# work, most GPU time first: name, share %, stream)
 facts() {
 	jq -r '
 	# the kinds that are phases of a run, not its steady state (docs/chains.md):
@@ -38,12 +38,15 @@ facts() {
 	  (($c[0].source // "") | lines("source")),
 	  (($r.verdict.text // "") | lines("verdict")),
 	  ($c[].kind | lines("kinds")),
-	  ($r.verdict.kernels[]? | "kernels\t\(.short_name)\t\(.gpu_share_pct // 0)\t\(.stream)\t\(.timed_alone // "none")"),
+	  ($r.verdict.kernels[]? | "kernels\t\(.short_name)\t\(.gpu_share_pct // 0)\t\(.stream)"),
 	  var("first_kind"; $c[0].kind // "none"),
 	  var("first_sev"; $c[0].severity // "NONE"),
 	  var("steady_sev"; $steady.severity // "NONE"),
 	  var("steady_what"; $steady.kind // "none"),
 	  var("verdict_state"; $r.verdict.state // "none"),
+	  var("top_kernel"; $r.verdict.kernels[0].short_name // ""),
+	  var("top_share"; $r.verdict.kernels[0].gpu_share_pct // 0 | floor),
+	  var("top_timed_alone"; $r.verdict.kernels[0].timed_alone // "none"),
 	  var("work_list"; [$r.verdict.kernels[]? | .short_name + " " + (.gpu_share_pct | tostring) + "%"] | join(", ")),
 	  var("straggler"; $r.ranks.straggler.rank // "none"),
 	  var("straggler_cause"; $r.ranks.straggler.cause.kind // "none"),
@@ -76,8 +79,8 @@ matches() { grep -Eqx -- "$2" <<EOF
 $1
 EOF
 }
-# kernels AWK: the verdict's work (kernels.tsv: name, share %, stream, timed
-# alone) through the awk program AWK, p the key's pattern
+# kernels AWK: the verdict's work (kernels.tsv: name, share %, stream) through
+# the awk program AWK, p the key's pattern
 kernels() { awk -F '\t' -v p="$v" "$1" "$T/kernels.tsv"; }
 
 # miss MESSAGE: a failed check — unless the expectation names it a known gap
@@ -128,9 +131,7 @@ check_one() { # NAME EXPECT (facts read)
 			else miss "$n: verdict $verdict_state, expected $v"; fi ;;
 		busy_top_kernel)
 			# a busy verdict names the kernels the GPU's time went to, most first
-			st=$verdict_state
-			top=$(kernels 'NR == 1 { print $1 }')
-			share=$(kernels 'NR == 1 { s = int($2) } END { print s + 0 }')
+			st=$verdict_state top=$top_kernel share=$top_share
 			if [ "$st" = busy ]; then
 				check_k "$n: busy: the most GPU time is /$v/'s (is '$top', $share %)" \
 					sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
@@ -142,16 +143,15 @@ check_one() { # NAME EXPECT (facts read)
 		top_kernel)
 			# a GPU that is busy or partly idle: the verdict says where the
 			# time it has goes, by kernel, most first
-			st=$verdict_state
+			st=$verdict_state top=$top_kernel
 			# (the kind of kernel: a GEMM's time may go to several of
 			# cuBLAS's tile shapes, each its own kernel)
-			top=$(kernels 'NR == 1 { print $1 }')
 			share=$(kernels '$1 ~ p { s += $2 } END { print int(s) }')
 			check_k "$n: $st: the most GPU time is /$v/'s (is '$top'; all /$v/ $share %)" \
 				sh -c 'echo "$1" | grep -Eq -- "$2" && [ "$3" -ge 20 ]' _ "$top" "$v" "$share"
 			check_k "$n: $st: the verdict's line names it" grep -Fq -- "$(printf %.40s "$top")" "$T/verdict.txt"
 			check_k "$n: $st: with how many of its launches were timed alone" \
-				test "$(kernels 'NR == 1 { print $4 }')" != none ;;
+				test "$top_timed_alone" != none ;;
 		lists_work)
 			# the verdict's list of where the GPU's time went has an entry
 			# (a kernel, a kind of copy, the memsets) matching
