@@ -63,6 +63,11 @@ struct gap_view {
 	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
 };
 
+/* The gaps chain's kind from the main thread's shares of the gap time (on
+ * a CPU, blocked, waiting for one) and whether the DataLoader workers were
+ * busy loading meanwhile (WORKERS_BUSY). */
+enum ia_kind ia_gaps_kind(double on, double blk, double rq, int workers_loading);
+
 /* Where a thread (or process) ended most of the main thread's waits (wakers.h,
  * version 7): the whole path to its end cause in the root cause, the fixes
  * for that end cause, its line as the Source (chain_gaps_wait.c); 0 when

@@ -9,6 +9,7 @@
 # that called the compile, the child processes as compilers (not DataLoader
 # workers), and no starvation chain for the GPU-bound steps.  The real-trace
 # counterpart is tests/corpus/c07_compile_dynamic (recompiling on new shapes).
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

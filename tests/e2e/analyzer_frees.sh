@@ -7,6 +7,7 @@
 # gives the memory-pressure fix otherwise, and says nothing for the same
 # loop without frees, or with cudaFree(NULL) (context set-up: it waits for
 # nothing, and the preload flags it).
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

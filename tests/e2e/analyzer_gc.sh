@@ -11,6 +11,7 @@
 # the loop's line as the Source (not "<gc>").  The same loop with
 # gc.freeze() after setup has far fewer such samples, with gc.disable()
 # none.  For python3 and pyenv's 3.12 (3.10-3.13 have the offsets).
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

@@ -9,6 +9,7 @@
 # on CPUs (Python work per item) is the CPU-bound cause it always was.  The
 # workers' wait for their next index (a loop busy on the host) is blocked
 # time too, and never counts as loading.
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 if [ "$(uname -m)" != x86_64 ]; then skip "system call numbers are read on x86_64 only"; finish; fi

@@ -23,6 +23,7 @@
 # but the files' names; two older corpus traces (versions 4 and 7) merged and read back the same;
 # bad input (a file missing, damaged, given twice; one file; an output that exists) one line,
 # non-zero, and nothing left at the output's name.
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/two_nodes.sh

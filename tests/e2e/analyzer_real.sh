@@ -7,6 +7,7 @@
 #   workers  more workers than CPUs → HIGH, the main thread waits on them, and
 #            num_workers = CPUs - 1 among the fixes
 # Needs root (eBPF).
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "real traces need root for eBPF"; finish; fi
 A=$B/ingero-analyze

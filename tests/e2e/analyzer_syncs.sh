@@ -4,6 +4,7 @@
 # host): the sync_per_step chain names the user's line and, inside it, the
 # library function that syncs, and puts the GradScaler fix (a fused
 # optimizer) first.
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

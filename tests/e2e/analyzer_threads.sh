@@ -4,6 +4,7 @@
 # for): explain says so, names that thread's Python function and line (the
 # Source), and puts the fix for it first; the same loop with that thread
 # asleep gets no such claim.
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh

@@ -14,6 +14,7 @@
 # comes from the stacks taken of some of its blocks (off_cpu_stacks, schema
 # version 6): each joins its off_cpu interval, and the line it blocked at
 # is the Source (the producer's busy line stays that mode's).
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 if [ "$(uname -m)" != x86_64 ]; then skip "system call numbers are read on x86_64 only"; finish; fi

@@ -20,6 +20,7 @@
 #     a CPU-heavy step          throughput down: the main thread's CPU time per step up
 # Short traced runs (100 steps of 10 ms of fake GPU work): the test's wall
 # time is mostly the collector's start, eight times.
+# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "traced gate test needs root (eBPF)"; finish; fi
 for f in "$B/ingero-collector" "$B/ingero-analyze" "$B/libingero_preload.so" "$B/fakecuda/libcudart.so.13"; do
