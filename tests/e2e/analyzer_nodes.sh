@@ -60,10 +60,8 @@ check_eq "several files with -p: a usage error" 2 $?
 
 "$A" export --format perfetto -o "$T/job.pf.json" "$T/n0.db" "$T/n1.db" 2>"$T/pf.err"
 check_eq "export of both exits 0" 0 $?
-# prints: node prefixes seen, pid collisions, offset and uncertainty as explain's, the all-reduces'
-# spread over the ranks (worst, ms) against the stated uncertainty + 5 ms of the instant each rank's
-# k-th ncclAllReduce call returned (the host's view: the start of the cudaStreamSynchronize that
-# follows it), which the fake NCCL holds until the last rank has called
+# prints: node prefixes seen, pid collisions, offset and uncertainty as explain's (the all-reduces
+# meeting in it: below, against the merged file's export)
 python3 - "$T/job.pf.json" "$T/job.json" >"$T/pf.check" 2>&1 <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
@@ -83,23 +81,13 @@ o, n1 = d['otherData']['nodes'], x['nodes'][1]
 print('offsets', o[1]['offset_applied_ns'] == n1['anchor_offset_ns'] + n1['correction_ns'],
       o[1]['uncertainty_ns'] == n1['uncertainty_ns'], o[1]['host'] is not None, o[1]['boot_id'] is not None,
       o[1]['file'].endswith('n1.db'), o[0]['offset_applied_ns'] == 0)
-ret = {}
-for e in d['traceEvents']:
-    if e['ph'] == 'X' and e['name'] == 'cudaStreamSynchronize':
-        m = re.search(r'· rank (\d) · ', names[e['pid']])
-        ret.setdefault(int(m.group(1)), []).append(e['ts'])
-k = min(len(v) for v in ret.values())
-spread = max(max(v[i] for v in ret.values()) - min(v[i] for v in ret.values()) for i in range(k)) / 1000
-print('allreduce', sorted(ret), k >= 15, spread <= o[1]['uncertainty_ns'] / 1e6 + 5, round(spread, 3))
 PY
 check_eq "export: both nodes' processes named by node" "prefixes [0, 1]" "$(grep '^prefixes' "$T/pf.check")"
 check_eq "export: no pid of two nodes, every event's process named" "collisions 0 0" "$(grep '^collisions' "$T/pf.check")"
 check_eq "export: every process sorted" "sorted True" "$(grep '^sorted' "$T/pf.check")"
 check_eq "export: otherData states explain's offset and uncertainty, the host, boot id and file" \
 	"offsets True True True True True True" "$(grep '^offsets' "$T/pf.check")"
-check_eq "export: node 1 shifted: the 4 ranks' k-th all-reduces return together (uncertainty + 5 ms)" \
-	"allreduce [0, 1, 2, 3] True True" "$(grep '^allreduce' "$T/pf.check" | cut -d' ' -f1-7)"
-grep -q '^allreduce' "$T/pf.check" || cat "$T/pf.check" "$T/pf.err"
+grep -q '^offsets' "$T/pf.check" || cat "$T/pf.check" "$T/pf.err"
 # the collectives: each rank's track and slices against what its node stored, the flows from the
 # last rank to the others against explain's arrivals (rank 3 the source most often)
 python3 tests/helpers/perfetto_collectives.py "export" "$T/job.pf.json" "$T/job.json" 3 "$T/n0.db" "$T/n1.db"
@@ -304,6 +292,26 @@ sed 's/^\(  node [01]: [^ ]*\)\.db in [^ ]*job\.db /\1.db /' "$T/mer.txt" >"$T/m
 check "explain job.db's text: explain a.db b.db's, but for the files' names" cmp -s "$T/sep.txt" "$T/mer.cut"
 "$A" export --format perfetto -o "$T/mer.pf.json" "$T/job.db" 2>/dev/null
 check_eq "export of job.db: its two nodes, the offsets applied" "0 2 $SH" "$? $(python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['otherData']['nodes']; print(len(o), o[1]['offset_applied_ns'])" "$T/mer.pf.json")"
+# The export of the two files shifts node 1 as the merge did: each rank's all_reduce slices (its
+# arrival and completion, from the GPU marks) where the merged file's export puts them — and the
+# merged file's all-reduces return together (checked above, from the calls).  (The host's view in
+# the export, each rank's sync after the call, once started 5 ms late beside the pool: a rank
+# woken by the fake NCCL waited for a CPU; the slices' ends, from marks read by a watcher, 20 ms.)
+check_eq "export: node 1 shifted as in the merged file: 4 ranks' all_reduce slices where job.db's export puts them" \
+	"slices 4 True True" "$(python3 - "$T/job.pf.json" "$T/mer.pf.json" <<'PY'
+import json, re, sys
+def slices(f):
+    d = json.load(open(f))
+    names = {e['pid']: e['args']['name'] for e in d['traceEvents'] if e['ph'] == 'M' and e['name'] == 'process_name'}
+    out = {}
+    for e in d['traceEvents']:
+        if e['ph'] == 'X' and e.get('cat') == 'collective' and e['name'].startswith('all_reduce #'):
+            out[(re.search(r'· rank (\d) · ', names[e['pid']]).group(1), e['name'])] = (e['ts'], e['dur'])
+    return out
+a, b = slices(sys.argv[1]), slices(sys.argv[2])
+print('slices', len({r for r, _ in a}), len(a) >= 60, a == b)
+PY
+)"
 for v in stats per-process; do
 	"$A" $v "$T/job.db" >"$T/v.out" 2>&1
 	check_eq "$v job.db: one trace of both nodes' processes" "0" "$?"
