@@ -67,13 +67,38 @@ g = json.load(open(sys.argv[1]))["gaps"]
 assert g["main_iowait_ns"] <= int(sys.argv[2]), (g, sys.argv[2])
 PYEOF
 fi
-# measured GPU time sees the short idle between its steps (~10 % of the window:
-# the host's own work after each sync, LOW or MEDIUM by a hair on a loaded
-# machine); what must hold is that it stays small and is never HIGH
-check "none: the idle between steps stays small, no HIGH gap chain" python3 - "$T/none.json" <<'PYEOF'
+# Measured GPU time against what the host's calls bound (the fake runtime
+# runs a step's 4 kernels of 1 ms one after another from its first launch):
+# a gap starts no earlier than the GPU's work can end (the later of the
+# sync's call and 4 ms after the step's first launch) and no later than the
+# sync's return, and ends between the next launch's call and its return.
+# Whatever the machine's load adds to the gaps (the main thread's wait for
+# a CPU after each sync, on a 2-CPU machine beside a build) moves both
+# bounds with it, so this holds on any machine: the old "stays small"
+# check failed CI on a busy machine where the idle was real.
+q "SELECT a.name, c.start_ns, c.dur_ns FROM cuda_calls c JOIN apis a ON a.id = c.api ORDER BY c.start_ns" >"$T/none_calls.txt"
+bounds=$(python3 - "$T/none.json" "$T/none_calls.txt" <<'PYEOF'
 import json, sys
-ch = json.load(open(sys.argv[1]))["chains"]
-gaps = [c for c in ch if c["kind"].startswith("gaps")]
-assert not any(c["severity"] == "HIGH" or c["evidence"]["gap_share"] >= 0.2 for c in gaps), gaps
+g = json.load(open(sys.argv[1]))["gaps"]
+rows = [(n, int(s), int(d)) for n, s, d in (l.strip().split("|") for l in open(sys.argv[2]) if l.strip())]
+lo, hi, first = [], [], None
+for i, (n, s, d) in enumerate(rows):
+    if n == "cudaLaunchKernel" and (i == 0 or rows[i - 1][0] == "cudaStreamSynchronize"):
+        first = s
+    if n == "cudaStreamSynchronize" and i + 1 < len(rows) and first is not None:
+        nxt = rows[i + 1]
+        lo.append(nxt[1] - (s + d))
+        hi.append(nxt[1] + nxt[2] - max(s, first + 4000000))
+k = g["count"]
+# the analyzer's gaps are the steady state's: any k of the intervals
+print(g["total_ns"], k, len(lo), sum(sorted(lo)[:k]), sum(sorted(hi)[-k:]) if k else 0)
 PYEOF
+)
+set -- $bounds
+echo "# none: measured idle $1 ns in $2 gaps; the calls bound it to $4-$5 ns ($3 intervals)"
+# (the steady state, and so the count, is the analyzer's: a loaded run kept 29)
+check "none: gaps measured, at most one a step" sh -c "[ '$2' -ge 10 ] && [ '$2' -le '$3' ]"
+# 100 µs a gap of slack: a GPU mark's time is when the watcher saw it
+check "none: the measured idle lies within what the calls bound" \
+	sh -c "[ '$1' -ge \$(( $4 - $2 * 100000 )) ] && [ '$1' -le \$(( $5 + $2 * 100000 )) ]"
 finish

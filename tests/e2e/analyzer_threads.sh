@@ -34,10 +34,12 @@ PYEOF
 
 trace idle
 check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
-# (a LOW one may appear: on a loaded machine this loop's GPU can sit idle
-# 3-5 % of the time, the main thread blocked in some of it, which the
-# analyzer reports at 3 % and up; the busy mode's is MEDIUM or HIGH)
-check "idle: no MEDIUM or HIGH blocked chain" sh -c "! grep -Eq '^\[(HIGH|MEDIUM)\] .*main thread blocked' '$T/idle.txt'"
+# (How much of the GPU's time the gaps take is the machine's load: on a
+# busy 2-CPU machine this loop's GPU sits idle 3-12 %, the main thread
+# blocked in part of it — a real gaps chain, LOW to MEDIUM.  What must hold
+# on any machine is that the sleeping thread is not its cause.)
+check "idle: the sleeping thread is not named (no samples of it, no fix for it)" \
+	sh -c "! grep -Eq 'their on-CPU samples in the gaps|Take that Python work out' '$T/idle.txt'"
 # a start-up stretch without samples (set-up before the first step) names no reason: no XLA advice
 check "idle: no advice from a phase without samples" sh -c "! grep -q 'XLA_PYTHON_CLIENT' '$T/idle.txt'"
 finish
