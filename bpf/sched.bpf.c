@@ -63,6 +63,10 @@ struct start {
  * have no cached flag yet. */
 __u32 traced_gen;
 
+/* When sched_switch was detached at the collector's stop, set before the
+ * task iterator flush_closed runs: the end of the scheduler evidence. */
+__u64 stop_ns;
+
 /* Per-task storage rather than a hash by tid: a pointer away from the task,
  * no hashing on the hot path, freed with the task.  It also caches whether
  * the task's process is traced, so a switch costs no `traced` hash lookup
@@ -215,7 +219,8 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 		e->tid = tid;
 		e->next_pid = s->next_pid;
 		e->start_ns = s->start_ns;
-		e->runnable_ns = s->runnable_ns ? s->runnable_ns : end;
+		/* (a wake-up after the stop, of one cut there, is not its) */
+		e->runnable_ns = s->runnable_ns && s->runnable_ns <= end ? s->runnable_ns : end;
 		e->end_ns = end;
 		e->cpu = s->cpu;
 		e->preempted = s->preempted;
@@ -394,21 +399,35 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
  * program that faulted to its end, now and then).  A thread exits on its
  * own CPU: no switch of it runs meanwhile.  One never seen on a CPU has no
  * count to add to: no storage made for it here (every exit on the machine
- * comes here). */
+ * comes here).  Likewise its last interval, closed as it came on the CPU
+ * to exit: the switch that would send it is its last, after its parent
+ * can reap it — a command the collector ends at its stop is reaped, and
+ * sched_switch detached, before it (its last sleep was lost, now and
+ * then); one still open once sched_switch is detached (stop_ns set) is
+ * cut at the stop. */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit_faults, struct task_struct *p)
+int BPF_PROG(on_exit, struct task_struct *p)
 {
 	u32 tgid = p->tgid, flags;
 	struct start *s = task_state(p, tgid, &flags, 0);
 
-	if (s && flags)
+	if (!s)
+		return 0;
+	if (flags)
 		add_faults(s, p, tgid, flags, bpf_ktime_get_ns());
+	if (s->start_ns && !s->end_ns && stop_ns)
+		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
+	if (s->start_ns && s->end_ns) {
+		send_closed(s, tgid, p->pid);
+		s->start_ns = 0;
+	}
 	return 0;
 }
 
 /* At the collector's stop, after sched_switch is detached: the intervals
  * closed since their thread's last switch away (a thread still on a CPU,
- * in a program that goes on), and the faults made since. */
+ * in a program that goes on), those still open cut at stop_ns, and the
+ * faults made since. */
 SEC("iter/task")
 int flush_closed(struct bpf_iter__task *ctx)
 {
@@ -421,6 +440,11 @@ int flush_closed(struct bpf_iter__task *ctx)
 	s = bpf_task_storage_get(&start, t, 0, 0);
 	if (!s)
 		return 0;
+	/* one still open is a thread off a CPU at the stop (or back on one
+	 * since, unseen): its interval up to the stop, as far as it is known —
+	 * a main thread asleep in a long wait as the trace ends is evidence */
+	if (!s->end_ns && s->start_ns && stop_ns)
+		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
 	if (s->end_ns) {
 		send_closed(s, t->tgid, t->pid);
 		s->start_ns = 0;

@@ -20,6 +20,7 @@
 
 #include "bpf/sched.skel.h"
 #include "../bpf/sched.h"
+#include "session.h"
 #include "store.h"
 #include "tracer.h"
 
@@ -164,9 +165,10 @@ static void flush_cpu_state(struct tracer *t)
 }
 
 /* The intervals closed (their thread came back on a CPU) but not sent yet,
- * as their thread has not left it since, and the faults made since:
- * sched_switch detached first, so none can be closed or sent meanwhile,
- * then the task iterator sends them.  (A detach does not wait for a run
+ * as their thread has not left it since, those still open (a thread off a
+ * CPU at the stop: cut there, session.sched_end_mono_ns), and the faults
+ * made since: sched_switch detached first, so none can be closed or sent
+ * meanwhile, then the task iterator sends them.  (A detach does not wait for a run
  * already going on another CPU: the pause lets it end, so that the
  * iterator cannot send what it sends.) */
 static void flush_closed(struct tracer *t)
@@ -177,6 +179,10 @@ static void flush_closed(struct tracer *t)
 
 	bpf_link__destroy(t->sched->links.on_switch);
 	t->sched->links.on_switch = NULL;
+	/* the scheduler evidence ends here: intervals still open are cut at it */
+	uint64_t stop = mono_now_ns();
+	t->sched->bss->stop_ns = stop;
+	session_set_u64(t->store, "sched_end_mono_ns", stop);
 	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	if (!it || (fd = bpf_iter_create(bpf_link__fd(it))) < 0)
 		return;

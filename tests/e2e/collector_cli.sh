@@ -71,7 +71,9 @@ while True:
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 s = dict(db.execute("SELECT key, value FROM session"))
-t0, t1 = int(s["start_mono_ns"]) + 200000000, int(s["end_mono_ns"]) - 2000000
+# (the kernel's evidence ends as sched_switch is detached, some 10 ms before
+# end_mono_ns: a nap that ended between the two was counted in, and missed)
+t0, t1 = int(s["start_mono_ns"]) + 200000000, int(s["sched_end_mono_ns"]) - 2000000
 naps = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
 naps = [(a, b) for a, b in naps if a > t0 and b < t1]
 assert len(naps) >= 3, naps
@@ -80,6 +82,20 @@ for a, b in naps:
                    "AND end_ns - start_ns > 40000000", (int(sys.argv[3]), a, b)).fetchone()[0]
     assert n == 1, (a, b, n)
 PYEOF
+
+	# a thread asleep at the stop: its interval cut there (here the
+	# command's child, left asleep as the command ends and the trace stops)
+	"$C" -q --force -o "$T/asleep.db" -- sh -c "sleep 30 & echo \$! >'$T/asleep.pid'; sleep 0.3"
+	check_eq "a child asleep at the stop: its sleep cut at sched_end_mono_ns" 1 "$(sqlite3 "$T/asleep.db" \
+		"SELECT count(*) FROM off_cpu WHERE pid = $(cat "$T/asleep.pid") AND syscall = 230
+		 AND end_ns = (SELECT value FROM session WHERE key = 'sched_end_mono_ns') AND runnable_ns = end_ns")"
+	kill "$(cat "$T/asleep.pid")"
+	# a command the collector ends at its stop: its last sleep is kept
+	# (the switch that sent it came after its reaping, and the detach)
+	"$C" -q --force -o "$T/killed.db" --duration 0.3 -- sleep 5 2>/dev/null
+	check_eq "--duration with a command: SIGTERM's 143" 143 $?
+	check_eq "a command ended at the stop: its last sleep kept" 1 \
+		"$(sqlite3 "$T/killed.db" "SELECT count(*) FROM off_cpu WHERE syscall = 230 AND end_ns - start_ns > 150000000")"
 
 	# CUDA-only without root
 	chmod 0777 "$T"
