@@ -44,6 +44,8 @@ struct start {
 	s32 syscall;     /* the system call it blocked in (off_cpu_event) */
 	u32 waker_tid;   /* who woke it (off_cpu_event); 0: not yet */
 	u32 waker_pid;
+	u32 holder_pid;  /* who held its CPU longest while it waited (off_cpu_event) */
+	u64 holder_ns;
 	u32 flags;       /* traced_flags(tgid) as of generation gen */
 	u32 gen;
 	u32 flt_known;   /* flt holds the task's faults as last seen */
@@ -137,7 +139,7 @@ static __always_inline void account_cpu(struct cpu_acct *st, u32 cpu, u64 now)
 	st->bucket = b;
 }
 
-static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preemptions,
+static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preemptions, u64 held_ns,
 				     struct task_struct *t)
 {
 	struct comp_key k = { .pid = tgid, .bucket = bucket_of(now) };
@@ -156,8 +158,38 @@ static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preempti
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->cpu_ns, cpu_ns);
-	__sync_fetch_and_add(&v->preemptions, preemptions);
+	if (cpu_ns)
+		__sync_fetch_and_add(&v->cpu_ns, cpu_ns);
+	if (preemptions)
+		__sync_fetch_and_add(&v->preemptions, preemptions);
+	if (held_ns)
+		__sync_fetch_and_add(&v->held_ns, held_ns);
+}
+
+/* Who held this CPU longest while s's thread waited for it (runnable_ns
+ * to now): the longest of the CPU's last CPU_STINTS stints within the wait,
+ * prev's the last (a task there twice counts its longer stint: one pass,
+ * the verifier's budget). */
+static __always_inline void holder_of(struct start *s, struct cpu_acct *st, u64 now)
+{
+	u64 from = s->runnable_ns ? s->runnable_ns : now, best = 0;
+	u32 who = 0;
+
+	s->holder_pid = 0;
+	s->holder_ns = 0;
+	if (!st || from >= now)
+		return;
+	for (u32 i = 0; i < CPU_STINTS; i++) {
+		u64 a = st->stint_from[i] > from ? st->stint_from[i] : from;
+		u64 b = st->stint_to[i] < now ? st->stint_to[i] : now;
+
+		if (b > a && b - a > best) {
+			best = b - a;
+			who = st->stint_pid[i];
+		}
+	}
+	s->holder_pid = who;
+	s->holder_ns = best;
 }
 
 /* The task's storage (created where `create` asks), with its traced flags
@@ -227,7 +259,8 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 		e->syscall = s->syscall;
 		e->waker_tid = s->waker_tid;
 		e->waker_pid = s->waker_pid;
-		e->pad = 0;
+		e->holder_pid = s->holder_pid;
+		e->holder_ns = s->holder_ns;
 		submit(e);
 	}
 	s->end_ns = 0;
@@ -309,14 +342,22 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool next_rec = next_traced && !is_tracer_thread(next);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
 	u32 block = 0;   /* its chance, when this block gets a stack */
-
 	if (st) {
+		/* prev's stint on this CPU, for the holder of a wait (sched.h) */
+		if (st->last_ts) {
+			u32 i = st->stint_next++ & (CPU_STINTS - 1);
+
+			st->stint_pid[i] = prev_tid ? prev_tgid : 0;
+			st->stint_from[i] = st->last_ts;
+			st->stint_to[i] = now;
+		}
 		account_cpu(st, cpu, now);
 		st->last_ts = now;
 		st->running = next_tid != 0;
 		/* a competitor's stint ends when it leaves the CPU */
 		if (st->comp_tid && st->comp_tid == prev_tid) {
-			comp_add(st->comp_tgid, now, now - st->comp_since, 0, NULL);
+			/* (prev: a bucket's first entry named, whichever adds it) */
+			comp_add(st->comp_tgid, now, now - st->comp_since, 0, 0, prev);
 			st->comp_tid = 0;
 		}
 	}
@@ -366,7 +407,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			st->comp_tid = next_tid;
 			st->comp_tgid = next_tgid;
 			st->comp_since = now;
-			comp_add(next_tgid, now, 0, 1, next);
+			comp_add(next_tgid, now, 0, 1, 0, next);
 		}
 	}
 
@@ -376,8 +417,16 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		ns->start_ns = 0;
 	} else if (ns && ns->start_ns && !ns->end_ns) {
 		ns->end_ns = now;
+		holder_of(ns, st, now);
 		if (ns->syscall != OFF_NO_SYSCALL)
 			block_learn(ns, now);
+		/* woken and left waiting behind an untraced task, prev: its
+		 * name and that time, for "waiting for a CPU" (a traced one is
+		 * named by the processes table; another holder is not looked up
+		 * here, its name comes from its own preemptions or waits) */
+		if (prev_tid && !prev_traced && ns->preempted != OFF_PREEMPTED && ns->holder_ns &&
+		    ns->holder_pid == prev_tgid)
+			comp_add(prev_tgid, now, 0, 0, ns->holder_ns, prev);
 	}
 	/* last: a tail call does not come back */
 	if (block) {
@@ -415,8 +464,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	if (flags)
 		add_faults(s, p, tgid, flags, bpf_ktime_get_ns());
-	if (s->start_ns && !s->end_ns && stop_ns)
+	if (s->start_ns && !s->end_ns && stop_ns) {
 		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
+		s->holder_pid = 0;
+		s->holder_ns = 0;
+	}
 	if (s->start_ns && s->end_ns) {
 		send_closed(s, tgid, p->pid);
 		s->start_ns = 0;
@@ -443,8 +495,11 @@ int flush_closed(struct bpf_iter__task *ctx)
 	/* one still open is a thread off a CPU at the stop (or back on one
 	 * since, unseen): its interval up to the stop, as far as it is known —
 	 * a main thread asleep in a long wait as the trace ends is evidence */
-	if (!s->end_ns && s->start_ns && stop_ns)
+	if (!s->end_ns && s->start_ns && stop_ns) {
 		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
+		s->holder_pid = 0;
+		s->holder_ns = 0;
+	}
 	if (s->end_ns) {
 		send_closed(s, t->tgid, t->pid);
 		s->start_ns = 0;

@@ -13,6 +13,13 @@
  * cpu_busy_event: busy (non-idle) time of one CPU in buckets
  * [first_bucket, last_bucket] (bucket start times, ns), busy_ns in each;
  * a long uninterrupted run is sent as one range of full buckets.
+ *
+ * holder_pid: of the stints of tasks on the CPU the thread came back on
+ * while it waited for it (runnable_ns to end_ns; the CPU's last
+ * CPU_STINTS), the longest one's task, and holder_ns its time in the wait:
+ * whom a thread woken and left waiting waited behind — where "waiting for
+ * a CPU" mostly is, and which next_pid (who took the CPU as it left) does
+ * not say.  The rest of the wait is other tasks'.
  */
 #ifndef INGERO_BPF_SCHED_H
 #define INGERO_BPF_SCHED_H
@@ -32,7 +39,8 @@ struct off_cpu_event {
 	__s32 syscall;
 	__u32 waker_tid;
 	__u32 waker_pid;     /* its tgid */
-	__u32 pad;
+	__u32 holder_pid;    /* tgid of the task that held its CPU longest while it waited; 0 = idle */
+	__u64 holder_ns;     /* that time (of end_ns - runnable_ns) */
 };
 
 #define OFF_NO_SYSCALL (-2)
@@ -53,7 +61,9 @@ struct cpu_busy_event {
 };
 
 /* Competitor aggregation (map `competitors`, drained by the collector):
- * untraced tasks that took a CPU from a preempted traced thread. */
+ * untraced tasks that took a CPU from a preempted traced thread, or that a
+ * woken traced thread waited behind (named here: only traced processes are
+ * in the processes table). */
 struct comp_key {
 	__u32 pid;           /* tgid of the competitor */
 	__u32 pad;
@@ -63,10 +73,15 @@ struct comp_key {
 struct comp_val {
 	__u64 cpu_ns;        /* time it ran in those stints */
 	__u64 preemptions;   /* stints that began by preempting a traced thread */
+	__u64 held_ns;       /* traced threads' waits for a CPU, after a wake-up, that
+				ended as it left the CPU (off_cpu_event.holder_pid) */
 	char comm[INGERO_TASK_COMM];
 };
 
-/* Per-CPU state the collector reads at the end to flush the open bucket. */
+#define CPU_STINTS 4   /* a power of two */
+
+/* Per-CPU state the collector reads at the end to flush the open bucket,
+ * and the CPU's last stints (who ran, from when to when) for holder_pid. */
 struct cpu_acct {
 	__u64 last_ts;       /* last switch on this CPU */
 	__u64 bucket;        /* open bucket */
@@ -77,6 +92,9 @@ struct cpu_acct {
 	__u32 comp_tid;
 	__u32 comp_tgid;
 	__u64 comp_since;
+	__u64 stint_from[CPU_STINTS], stint_to[CPU_STINTS];
+	__u32 stint_pid[CPU_STINTS];   /* tgid; 0 = idle */
+	__u32 stint_next;              /* where the next one goes (mod CPU_STINTS) */
 };
 
 #endif

@@ -89,7 +89,8 @@ void sched_event(struct tracer *t, const void *data, size_t len)
 			.start_ns = e->start_ns, .runnable_ns = e->runnable_ns, .end_ns = e->end_ns,
 			.preempted = e->preempted, .syscall = e->syscall,
 			.syscall_known = e->syscall != OFF_NO_SYSCALL,
-			.waker_tid = e->waker_tid, .waker_pid = e->waker_pid,
+			.waker_tid = e->waker_tid, .waker_pid = e->waker_pid, .holder_pid = e->holder_pid,
+			.holder_ns = e->holder_ns,
 		};
 		store_off_cpu(t->store, &r);
 	} else if (b->kind == EV_CPU_BUSY && len >= sizeof(*b) && t->o.bucket_ns) {
@@ -123,7 +124,7 @@ static void drain_competitors(struct tracer *t, int final)
 			continue;
 		bpf_map_delete_elem(fd, &done[i]);
 		v.comm[sizeof v.comm - 1] = 0;
-		store_competitor(t->store, done[i].pid, v.comm, done[i].bucket, v.cpu_ns, v.preemptions);
+		store_competitor(t->store, done[i].pid, v.comm, done[i].bucket, v.cpu_ns, v.preemptions, v.held_ns);
 	}
 	if (ndone == sizeof done / sizeof done[0])
 		drain_competitors(t, final);

@@ -351,9 +351,9 @@ void store_page_allocs(struct store *s, uint32_t pid, uint64_t bucket_ns,
 }
 
 void store_competitor(struct store *s, uint32_t pid, const char *comm, uint64_t bucket_ns,
-		      uint64_t cpu_ns, uint64_t preemptions)
+		      uint64_t cpu_ns, uint64_t preemptions, uint64_t held_ns)
 {
-	struct q_bucket b = { .id = pid, .bucket = bucket_ns, .a = cpu_ns, .b = preemptions,
+	struct q_bucket b = { .id = pid, .bucket = bucket_ns, .a = cpu_ns, .b = preemptions, .c = held_ns,
 			      .comm = xstrdup(comm) };
 
 	PRODUCE(s, *(struct q_bucket *)vec_push(&s->pending.comps, sizeof(b), 1) = b);

@@ -31,6 +31,8 @@ struct off_cpu_row {
 	int32_t syscall;
 	uint32_t syscall_known;
 	uint32_t waker_tid, waker_pid;   /* who woke it; 0: not seen (stored NULL) */
+	uint32_t holder_pid;             /* the task it came on the CPU after; 0: the CPU was idle */
+	uint64_t holder_ns;              /* the part of its wait that task held the CPU */
 };
 
 /* A processes-table upsert: NULL strings / negative numbers are "unknown"
@@ -84,7 +86,7 @@ void store_cpu_busy(struct store *s, uint32_t cpu, uint64_t bucket_ns, uint64_t 
 void store_page_allocs(struct store *s, uint32_t pid, uint64_t bucket_ns,
 		       uint64_t pages, uint64_t allocs, uint64_t faults);
 void store_competitor(struct store *s, uint32_t pid, const char *comm, uint64_t bucket_ns,
-		      uint64_t cpu_ns, uint64_t preemptions);
+		      uint64_t cpu_ns, uint64_t preemptions, uint64_t held_ns);
 void store_sample(struct store *s, const struct sample_row *r);
 void store_stack(struct store *s, int64_t id, uint32_t pid, const struct frame_row *f, size_t n);
 void store_kernel(struct store *s, uint32_t pid, uint64_t addr, const char *name, size_t len);

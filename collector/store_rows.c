@@ -15,8 +15,9 @@
 
 const char *const store_stmt_sql[ST_N] = {
 	[ST_CALL] = "INSERT INTO call_blocks(pid,first_ns,last_ns,calls,data) VALUES(?,?,?,?,?)",
-	[ST_OFFCPU] = "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu,syscall,waker_tid,waker_pid) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_OFFCPU] = "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu,syscall,waker_tid,waker_pid,"
+		      "holder_pid,holder_ns) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_PROC] = "INSERT INTO processes(pid,ppid,comm,exe,cmdline,start_ns,exit_ns,exit_code,"
 		    "announced,made,dropped) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,coalesce(?10,0),coalesce(?11,0)) "
 		    "ON CONFLICT(pid) DO UPDATE SET ppid=coalesce(excluded.ppid,ppid),"
@@ -32,9 +33,10 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_PAGES] = "INSERT INTO page_allocs(pid,bucket_ns,pages,allocs,faults) VALUES(?,?,?,?,?) "
 		     "ON CONFLICT DO UPDATE SET pages=pages+excluded.pages,allocs=allocs+excluded.allocs,"
 		     "faults=faults+excluded.faults",
-	[ST_COMP] = "INSERT INTO competitors(pid,comm,bucket_ns,cpu_ns,preemptions) VALUES(?,?,?,?,?) "
+	[ST_COMP] = "INSERT INTO competitors(pid,comm,bucket_ns,cpu_ns,preemptions,held_ns) VALUES(?,?,?,?,?,?) "
 		    "ON CONFLICT DO UPDATE SET cpu_ns=cpu_ns+excluded.cpu_ns,"
-		    "preemptions=preemptions+excluded.preemptions,comm=coalesce(comm,excluded.comm)",
+		    "preemptions=preemptions+excluded.preemptions,held_ns=held_ns+excluded.held_ns,"
+		    "comm=coalesce(comm,excluded.comm)",
 	[ST_SAMPLE] = "INSERT INTO cpu_samples(pid,tid,ts_ns,cpu,stack_id) VALUES(?,?,?,?,?)",
 	/* a stack stored again (the same id) keeps its pid and lists and
 	 * takes the lists of kinds it had none of (store_frames.c) */
@@ -257,6 +259,8 @@ void store_write_rows(struct store *s, const struct batch *b)
 		bind_i64_or_null(st, 9, r->syscall, r->syscall_known);
 		bind_i64_or_null(st, 10, r->waker_tid, r->waker_tid != 0);
 		bind_i64_or_null(st, 11, r->waker_pid, r->waker_tid != 0);
+		sqlite3_bind_int64(st, 12, r->holder_pid);
+		sqlite3_bind_int64(st, 13, (int64_t)r->holder_ns);
 		store_step(s, st);
 	}
 
@@ -319,6 +323,7 @@ void store_write_rows(struct store *s, const struct batch *b)
 		sqlite3_bind_int64(st, 3, (int64_t)r->bucket);
 		sqlite3_bind_int64(st, 4, (int64_t)r->a);
 		sqlite3_bind_int64(st, 5, (int64_t)r->b);
+		sqlite3_bind_int64(st, 6, (int64_t)r->c);
 		store_step(s, st);
 	}
 

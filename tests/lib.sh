@@ -19,6 +19,8 @@ export INGERO_SQLITE_EXT="$SQLITE_EXT"
 # sql ARGS...: the sqlite3 shell with the extension loaded
 sql() { sqlite3 -batch -cmd ".load $SQLITE_EXT" "$@"; }
 q() { sql -noheader "$DB" "$1"; }
+# the report.db version this tree's collector writes (include/ingero/schema.h)
+SCHEMA_VERSION=$(sed -n 's/^#define INGERO_SCHEMA_VERSION \([0-9]*\)$/\1/p' include/ingero/schema.h)
 # A python3 whose sqlite3 module can load extensions (pyenv's builds cannot);
 # its scripts call db.enable_load_extension(True) and
 # db.load_extension(os.environ["INGERO_SQLITE_EXT"]).  Empty when there is none.

@@ -658,6 +658,10 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	}
 	if (t->off_waker)
 		what |= IA_LOAD_OFF_WAKER;
+	if ((t->off_holder = ia_db_has_column(db, "off_cpu", "holder_pid")) < 0) {
+		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {

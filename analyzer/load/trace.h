@@ -61,6 +61,7 @@ struct ia_trace {
 	int blocks;           /* calls stored in call_blocks (schema 2), not a cuda_calls table */
 	int off_syscall;      /* off_cpu has its syscall column (schema 5) */
 	int off_waker;        /* off_cpu has waker_tid/waker_pid (schema 7): who ended a sleep */
+	int off_holder;       /* off_cpu has holder_pid (schema 9): whom a woken thread waited behind */
 	struct ia_filter filter;
 	uint64_t t0;          /* origin for displayed times */
 	uint64_t from, to;    /* effective window, absolute ns: [from, to) */

@@ -58,6 +58,28 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
 
 struct taker { int pid; uint64_t ns; };
 
+/* pid's time in [a, b) within the windows onto its taker; -1 out of memory */
+static int take(struct taker **tk, size_t *ntk, size_t *cap, int pid, uint64_t a, uint64_t b, const uint64_t *w,
+		size_t n)
+{
+	uint64_t ns = 0;
+	for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
+		ns += ia_overlap(a, b, w[2 * k], w[2 * k + 1]);
+	if (!ns)
+		return 0;
+	size_t i;
+	for (i = 0; i < *ntk && (*tk)[i].pid != pid; i++)
+		;
+	if (i == *ntk) {
+		if (ia_grow((void **)tk, cap, *ntk + 1, sizeof **tk) < 0)
+			return -1;
+		(*tk)[i] = (struct taker){ pid, 0 };
+		(*ntk)++;
+	}
+	(*tk)[i].ns += ns;
+	return 0;
+}
+
 int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_t tid, const uint64_t *w, size_t n,
 		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
 		  char *err, size_t errlen)
@@ -68,39 +90,43 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 		return 0;
 	/* one pass over the thread's preemptions in the windows' span, each
 	 * cut by the windows it overlaps (in time order both: a query per
-	 * window walked the thread's rows from its first each time) */
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
-					 "start_ns < ?3 AND end_ns > ?2 AND preempted = 1 ORDER BY start_ns",
-					 err, errlen);
+	 * window walked the thread's rows from its first each time); where the
+	 * trace says who held a woken thread's CPU longest while it waited
+	 * (schema 9), its waits after a wake-up too: holder_ns of each that
+	 * task's, the rest other tasks', not named (placed at the wait's end
+	 * and start: the windows cut them close enough) */
+	sqlite3_stmt *st = ia_db_prepare(t->db, t->off_holder
+		? "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns FROM off_cpu "
+		  "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR (holder_pid IS NOT NULL AND "
+		  "end_ns > runnable_ns)) ORDER BY start_ns"
+		: "SELECT 1, next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
+		  "start_ns < ?3 AND end_ns > ?2 AND preempted = 1 ORDER BY start_ns",
+		err, errlen);
 	if (!st)
 		return -1;
 	struct taker *tk = NULL;
 	size_t ntk = 0, cap = 0;
-	int rc;
+	int rc, oom = 0;
 	sqlite3_bind_int64(st, 1, tid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)w[0]);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)w[2 * n - 1]);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int pid = sqlite3_column_int(st, 0);
-		uint64_t a = (uint64_t)sqlite3_column_int64(st, 1), b = (uint64_t)sqlite3_column_int64(st, 2), ns = 0;
-		for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
-			ns += ia_overlap(a, b, w[2 * k], w[2 * k + 1]);
-		if (!ns)
+	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t b = (uint64_t)sqlite3_column_int64(st, 3);
+		if (sqlite3_column_int(st, 0)) {   /* preempted: the one that took its CPU */
+			oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 1), (uint64_t)sqlite3_column_int64(st, 2), b,
+				   w, n) < 0;
 			continue;
-		size_t i;
-		for (i = 0; i < ntk && tk[i].pid != pid; i++)
-			;
-		if (i == ntk) {
-			if (ia_grow((void **)&tk, &cap, ntk + 1, sizeof *tk) < 0) {
-				sqlite3_finalize(st);
-				free(tk);
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-			tk[ntk].pid = pid;
-			tk[ntk++].ns = 0;
 		}
-		tk[i].ns += ns;
+		uint64_t r = (uint64_t)sqlite3_column_int64(st, 5), held = (uint64_t)sqlite3_column_int64(st, 6);
+		uint64_t from = held < b - r ? b - held : r;
+		oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 4), from, b, w, n) < 0 ||
+		      take(&tk, &ntk, &cap, IA_TAKER_BEFORE, r, from, w, n) < 0;
+	}
+	if (oom) {
+		sqlite3_finalize(st);
+		free(tk);
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -123,7 +149,9 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 			if (e->comp[c].pid == tk[i].pid && e->comp[c].comm[0])
 				name = e->comp[c].comm;
 		char pidname[32];
-		if (!name) {
+		if (tk[i].pid == IA_TAKER_BEFORE)
+			name = "(other tasks)";
+		else if (!name) {
 			snprintf(pidname, sizeof pidname, tk[i].pid ? "pid %d" : "(idle)", tk[i].pid);
 			name = pidname;
 		}
@@ -136,7 +164,7 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 		g[k].cpu_ns += tk[i].ns;
 		g[k].traced |= pi >= 0;
 		*total += tk[i].ns;
-		if (pi < 0)
+		if (pi < 0 && tk[i].pid != IA_TAKER_BEFORE)
 			*untraced += tk[i].ns;
 	}
 	if (ng)

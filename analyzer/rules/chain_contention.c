@@ -39,10 +39,11 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		return 0;
 	/* Who held the CPUs.  The collector's competitors table names every
 	 * untraced process that took a CPU from the job (the CPU of those
-	 * stints: a lower bound of what they used), over the whole trace; a
-	 * thread woken and left waiting does not record who ran instead, so
-	 * the loop thread's own preemptions (off_cpu.next_pid) in the steady
-	 * state say only part of it. */
+	 * stints: a lower bound of what they used), over the whole trace; the
+	 * loop thread's own waits in the steady state name whom it waited
+	 * behind: its preemptions (off_cpu.next_pid), and from schema 9 its
+	 * waits after a wake-up too (off_cpu.holder_pid) — before, a thread
+	 * woken and left waiting did not record who ran instead. */
 	struct ia_comp_group comp[MAX_COMP], took[MAX_COMP];
 	uint64_t comp_ns, taken_ns = 0, taken_untraced_ns = 0;
 	uint64_t all[2] = { a->t->first_ns, a->t->last_ns + 1 };
@@ -87,7 +88,10 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	if (ncomp)
 		ia_chain_line(c, "[SYSTEM] untraced processes that took CPUs from the job (competitors, whole trace; CPU of "
 			      "those stints): %s", names);
-	if (ntook)
+	if (ntook && t->off_holder)
+		ia_chain_line(c, "[HOST] the loop thread waited for a CPU in the steady state behind (preempted by it, or "
+			      "woken and queued until it left the CPU): %s", tnames);
+	else if (ntook)
 		ia_chain_line(c, "[HOST] the loop thread's preemptions in the steady state gave the CPU to %s", tnames);
 	ia_chain_line(c, "[CUDA] the syncs closing those steps waited at most %s: the GPU was done before the host asked",
 		      ia_fmt_dur(d1, sizeof d1, h->close_max_ns));
@@ -135,6 +139,8 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "preempted_to_ns", taken_ns);
 	ia_json_u64(ev, "preempted_to_untraced_ns", taken_untraced_ns);
 	cJSON_AddItemToObject(ev, "preempted_to", ia_competitors_json(took, ntook));
+	if (t->off_holder)   /* (schema 9: its waits after a wake-up are in it too) */
+		cJSON_AddBoolToObject(ev, "preempted_to_has_woken_waits", 1);
 	cJSON_AddNumberToObject(ev, "cpus", cpus);
 	return 0;
 }

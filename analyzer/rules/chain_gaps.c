@@ -99,6 +99,14 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	if (!w)
 		return -1;
 	v->ncomp = ia_competitors_in(&a->ev, w, g->n, v->comp, MAX_COMP, &v->comp_ns);
+	/* and whom the main thread waited behind, where the trace says it
+	 * for its waits after a wake-up (schema 9) */
+	uint64_t untraced;
+	char err[256];
+	if (a->t->off_holder && g->n && a->pp.main_thread != UINT32_MAX &&
+	    ia_cpu_takers(a->t, &a->ev, a->t->threads[a->pp.main_thread].tid, w, g->n, v->behind, MAX_COMP,
+			  &v->nbehind, &v->behind_ns, &untraced, err, sizeof err) < 0)
+		v->nbehind = 0;   /* evidence only: without it, no names */
 	free(w);
 	return 0;
 }
@@ -638,6 +646,10 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" Processes outside the job took CPUs from it in the gaps: %s of CPU time, %s.",
 			ia_fmt_dur(d1, sizeof d1, v->comp_ns), ia_competitors_text(names, sizeof names, v->comp, v->ncomp));
+	if (v->nbehind)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" It waited behind (the task that took its CPU, or that held it longest while it waited once woken): %s.",
+			ia_competitors_text(names, sizeof names, v->behind, v->nbehind));
 	/* blocked too, for a thread that itself waited for a CPU: the same
 	 * contention, through that thread (an autograd engine thread starved) */
 	const struct ia_wakers *wk = &v->a->wakers;
@@ -712,6 +724,10 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	}
 	ia_json_u64(ev, "competitors_oncpu_ns", v->comp_ns);
 	cJSON_AddItemToObject(ev, "competitors", ia_competitors_json(v->comp, v->ncomp));
+	if (v->a->t->off_holder) {   /* (schema 9) */
+		ia_json_u64(ev, "main_waited_behind_ns", v->behind_ns);
+		cJSON_AddItemToObject(ev, "main_waited_behind", ia_competitors_json(v->behind, v->nbehind));
+	}
 	ia_gap_end_lines_json(ev, "gap_ending_lines", v->a->t, g, 3);
 }
 

@@ -44,6 +44,10 @@ struct gap_view {
 	struct ia_comp_group comp[MAX_COMP];
 	size_t ncomp;
 	uint64_t comp_ns;                /* untraced competitors' CPU time in the gaps */
+	struct ia_comp_group behind[MAX_COMP];   /* whom the main thread waited behind for a CPU in the
+						    gaps (ia_cpu_takers; schema 9, else none) */
+	size_t nbehind;
+	uint64_t behind_ns;
 	char blocked_in[200];            /* what the main thread blocked in (blocked_in_text), or "" */
 	enum ia_wait wait;               /* the kind of wait most of its blocked time was, if one was */
 	uint64_t wait_ns;                /* its time */

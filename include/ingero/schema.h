@@ -2,7 +2,9 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version and versions 7 to 1,
+ * PRAGMA user_version; the analyzer reads this version, version 8 (no
+ * off_cpu.holder_pid/holder_ns or competitors.held_ns: whom a woken thread
+ * waited behind for a CPU is not known) and versions 7 to 1,
  * whose stacks' frames are rows of the table stack_frames (a frame stored
  * once per stack that has it, not once) — version 7 itself, version 6 (no
  * off_cpu.waker_tid/waker_pid: who ended a thread's sleep is not known; no
@@ -21,7 +23,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 8
+#define INGERO_SCHEMA_VERSION 9
 
 /* A stack's frames as rows, as versions 1 to 7 stored them (the sqlite3
  * shell, run_sql, people's scripts): each frame id of the stack's lists
@@ -52,7 +54,8 @@
 "CREATE INDEX call_blocks_by_time ON call_blocks(first_ns);\n" \
 "CREATE TABLE off_cpu(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
 "  end_ns INTEGER NOT NULL, runnable_ns INTEGER NOT NULL, preempted INTEGER NOT NULL,\n" \
-"  next_pid INTEGER, cpu INTEGER, syscall INTEGER, waker_tid INTEGER, waker_pid INTEGER);\n" \
+"  next_pid INTEGER, cpu INTEGER, syscall INTEGER, waker_tid INTEGER, waker_pid INTEGER,\n" \
+"  holder_pid INTEGER, holder_ns INTEGER);\n" \
 "CREATE INDEX off_cpu_by_tid ON off_cpu(tid, start_ns);\n" \
 "CREATE INDEX off_cpu_by_time ON off_cpu(start_ns);\n" \
 "CREATE TABLE page_allocs(pid INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \
@@ -61,7 +64,8 @@
 "CREATE TABLE cpu_busy(cpu INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \
 "  busy_ns INTEGER NOT NULL, PRIMARY KEY(cpu, bucket_ns)) WITHOUT ROWID;\n" \
 "CREATE TABLE competitors(pid INTEGER NOT NULL, comm TEXT, bucket_ns INTEGER NOT NULL,\n" \
-"  cpu_ns INTEGER NOT NULL, preemptions INTEGER NOT NULL, PRIMARY KEY(pid, bucket_ns)) WITHOUT ROWID;\n" \
+"  cpu_ns INTEGER NOT NULL, preemptions INTEGER NOT NULL, held_ns INTEGER NOT NULL DEFAULT 0,\n" \
+"  PRIMARY KEY(pid, bucket_ns)) WITHOUT ROWID;\n" \
 "CREATE TABLE frames(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, ip INTEGER, symbol TEXT,\n" \
 "  module TEXT, offset INTEGER, file TEXT, line INTEGER);\n" \
 "CREATE TABLE stacks(id INTEGER PRIMARY KEY, pid INTEGER, kernel TEXT, native TEXT, python TEXT);\n" \

@@ -29,7 +29,7 @@ if is_root; then mode=; else mode=--no-bpf; fi
 rc=$?
 check_eq "collector exits with the workload's exit code" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/err.txt" | tail -n 20
-check_eq "schema version 8" 8 "$(q 'PRAGMA user_version')"
+check_eq "schema version $SCHEMA_VERSION" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_eq "truth has the parent and 3 workers" 4 "$(wc -l <"$TRUTH" | tr -d ' ')"
 
 # ---- every call of the truth, through the extension ----

@@ -28,7 +28,7 @@ check_eq "every sample's stack is stored" 0 "$(q 'SELECT count(*) FROM cpu_sampl
 # the view has as many rows as the lists have ids, no frame is stored
 # twice, and the file is smaller than the same trace with a row per frame
 # of every stack (the old layout, rebuilt from the view).
-check_eq "schema version 8" 8 "$(q 'PRAGMA user_version')"
+check_eq "schema version $SCHEMA_VERSION" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_ge "stacks stored" "$(q 'SELECT count(*) FROM stacks')" 20
 check_eq "kernel and native lists stored" 1 \
 	"$(q "SELECT (SELECT count(*) FROM stacks WHERE kernel IS NOT NULL) > 0 AND

@@ -32,6 +32,6 @@ stop_collector KILL
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null
 check_eq "SIGKILL: killed" 137 "$CRC"
 check_eq "SIGKILL: file opens and is consistent" ok "$(q 'PRAGMA integrity_check')"
-check_eq "SIGKILL: schema version" 8 "$(q 'PRAGMA user_version')"
+check_eq "SIGKILL: schema version" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_ge "SIGKILL: committed calls are there" "$(q 'SELECT count(*) FROM cuda_calls')" 10000
 finish

@@ -32,7 +32,7 @@ check_ge "no off-CPU interval of the tracer's own threads past their first" \
 check_ge "no on-CPU sample of the tracer's own threads past one before it named itself" 1 \
 	"$(q "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM cpu_samples o JOIN threads t ON t.tid = o.tid
 	      WHERE $own GROUP BY o.tid)")"
-check_eq "schema version" 8 "$(q 'PRAGMA user_version')"
+check_eq "schema version" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_eq "truth has the parent and 4 workers" 5 "$(wc -l <"$TRUTH" | tr -d ' ')"
 
 # Every process, every API: the stored count equals what the process says it made.

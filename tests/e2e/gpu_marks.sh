@@ -42,7 +42,7 @@ EOF2
 
 trace
 check_eq "collector and workload exit 0" 0 $?
-check_eq "schema version 8" 8 "$(q 'PRAGMA user_version')"
+check_eq "schema version $SCHEMA_VERSION" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_ge "marks stored" "$(q 'SELECT count(*) FROM gpu_marks')" 40
 check_eq "every mark done after it was recorded" 0 "$(q 'SELECT count(*) FROM gpu_marks WHERE done_ns < recorded_ns')"
 check_eq "no mark lost" 0 "$(q "SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'gpu_marks_lost'")"

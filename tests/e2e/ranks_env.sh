@@ -22,7 +22,7 @@ wait
 SH
 "$B/ingero-collector" -o "$DB" -- sh "$T/agent.sh" >"$T/out.txt" 2>"$T/err.txt"
 check_eq "collector exits 0" 0 $?
-check_eq "schema version 8" 8 "$(q 'PRAGMA user_version')"
+check_eq "schema version $SCHEMA_VERSION" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
 check_eq "three processes carry RANK=1 (the rank's shell and its sleeps; not the subshell)" 3 \
 	"$(q "SELECT count(*) FROM process_env WHERE key='RANK' AND value='1'")"
 check_eq "every launcher variable kept" 8 \

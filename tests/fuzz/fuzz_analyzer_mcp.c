@@ -49,7 +49,7 @@ static void make_db(const char *path)
 		" (11,11,1000000000,1100000000,1050000000,1,10,0);"
 		"INSERT INTO cpu_busy VALUES(0,1000000000,90000000),(0,1100000000,100000000),(1,1200000000,50000000);"
 		"INSERT INTO page_allocs VALUES(10,1000000000,64,4,1);"
-		"INSERT INTO competitors VALUES(99,'make',1000000000,20000000,3);"
+		"INSERT INTO competitors(pid,comm,bucket_ns,cpu_ns,preemptions) VALUES(99,'make',1000000000,20000000,3);"
 		"INSERT INTO stacks(id,pid) VALUES(7,10);"
 		"INSERT INTO stack_frames VALUES(7,0,'native',1,'cudaStreamSynchronize','libcudart.so.13',16,NULL,NULL),"
 		" (7,0,'python',NULL,'train_loop',NULL,NULL,'train.py',57);",

@@ -425,7 +425,7 @@ static void flush_buckets(uint64_t end)
 		}
 	sqlite3_finalize(s);
 	/* a background competitor: small and steady */
-	s = prep("INSERT INTO competitors VALUES(?1, ?2, ?3, ?4, ?5)");
+	s = prep("INSERT INTO competitors(pid, comm, bucket_ns, cpu_ns, preemptions) VALUES(?1, ?2, ?3, ?4, ?5)");
 	for (uint64_t k = 0; k * PA_BUCKET < end - T0; k++) {
 		sqlite3_bind_int(s, 1, 777);
 		sqlite3_bind_text(s, 2, "kworker/3:1", -1, SQLITE_STATIC);

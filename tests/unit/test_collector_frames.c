@@ -76,7 +76,7 @@ static void view_gives_the_old_rows(void **state)
 	store_stack(s, 7, 42, a, sizeof a / sizeof *a);
 	store_close(s);
 	assert_int_equal(q("PRAGMA user_version"), INGERO_SCHEMA_VERSION);
-	assert_int_equal(INGERO_SCHEMA_VERSION, 8);
+	assert_true(INGERO_SCHEMA_VERSION >= 8);   /* frames stored once since 8 */
 	/* as the old table's primary key (stack_id, kind, depth) ordered them */
 	rows("SELECT * FROM stack_frames", got, sizeof got);
 	assert_string_equal(got,

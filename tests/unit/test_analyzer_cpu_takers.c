@@ -1,0 +1,122 @@
+/*
+ * test_analyzer_cpu_takers.c — whom a thread waited behind for a CPU
+ * (analyzer/measure/competitors.c, ia_cpu_takers), on a hand-built
+ * report.db: a preempted interval is its taker's (next_pid) whole; a wait
+ * after a wake-up (schema 9) is its holder's for holder_ns and "(other
+ * tasks)" for the rest, "(idle)" for an idle CPU; the windows cut both; a
+ * row without a holder counts nothing; a file without the column (older
+ * schemas) counts only the preemptions.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/load/db.h"
+#include "../../analyzer/load/series.h"
+#include "../../analyzer/load/trace.h"
+#include "../../analyzer/measure/competitors.h"
+
+#include <ingero/api.h>
+#include <ingero/schema.h>
+
+#include "report_fixture.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[64];
+
+static void build(void)
+{
+	snprintf(path, sizeof path, "/tmp/ia-takers-%d.db", (int)getpid());
+	sqlite3 *db = rf_create(path, 2, "fixture");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'worker')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (200, 200, 'worker')");
+	/* the untraced hog is named by the competitors table */
+	rf_exec(db, "INSERT INTO competitors(pid, comm, bucket_ns, cpu_ns, preemptions, held_ns) "
+		    "VALUES(300, 'hog', 0, 2000, 1, 0)");
+	/* pid, tid, start, end, runnable, preempted, next_pid, holder_pid, holder_ns */
+	rf_exec(db, "INSERT INTO off_cpu(pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, holder_pid, "
+		    "holder_ns) VALUES"
+		    "(100, 100, 1000, 3000, 1000, 1, 300, 300, 2000),"   /* preempted by the hog: 2000 */
+		    "(100, 100, 5000, 10000, 6000, 0, 0, 200, 3000),"    /* woken 6000, worker held 3000 of 4000 */
+		    "(100, 100, 20000, 21500, 21000, 0, 0, 0, 500),"     /* woken on an idle CPU: 500 */
+		    "(100, 100, 30000, 31000, 30500, 0, 0, NULL, NULL)," /* no holder: nothing */
+		    "(100, 100, 40000, 41000, 41000, 0, 0, 300, 0),"     /* no wait: nothing */
+		    "(200, 200, 1000, 9000, 1000, 1, 100, 100, 8000)");  /* another thread's: not asked */
+	sqlite3_close(db);
+}
+
+static uint64_t group(const struct ia_comp_group *g, size_t n, const char *comm)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(g[i].comm, comm))
+			return g[i].cpu_ns;
+	return UINT64_MAX;
+}
+
+static void takers(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_comp_group *g, size_t *n,
+		   uint64_t *total, uint64_t *untraced)
+{
+	struct ia_evidence e;
+	char err[256];
+	memset(&e, 0, sizeof e);
+	if (ia_evidence_load(t, &e, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	if (ia_cpu_takers(t, &e, 100, w, nw, g, 8, n, total, untraced, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	ia_evidence_free(&e);
+}
+
+static void test_holders(void **state)
+{
+	(void)state;
+	build();
+	struct ia_trace t;
+	rf_load(path, 0, &t);
+	assert_true(t.off_holder);
+	struct ia_comp_group g[8];
+	size_t n;
+	uint64_t total, untraced;
+	const uint64_t all[2] = { 0, 100000 };
+	takers(&t, all, 1, g, &n, &total, &untraced);
+	assert_int_equal(n, 4);
+	assert_string_equal(g[0].comm, "worker");   /* most time first */
+	assert_int_equal(group(g, n, "worker"), 3000);
+	assert_int_equal(group(g, n, "hog"), 2000);
+	assert_int_equal(group(g, n, "(other tasks)"), 1000);
+	assert_int_equal(group(g, n, "(idle)"), 500);
+	assert_int_equal(total, 6500);
+	assert_int_equal(untraced, 2500);   /* the hog and the idle CPU; not the unnamed rest */
+
+	/* a window to 8000: the hog's 2000; of the woken wait, the rest before
+	 * the holder's tail (6000..7000) and that tail's first 1000 */
+	const uint64_t early[2] = { 0, 8000 };
+	takers(&t, early, 1, g, &n, &total, &untraced);
+	assert_int_equal(group(g, n, "hog"), 2000);
+	assert_int_equal(group(g, n, "(other tasks)"), 1000);
+	assert_int_equal(group(g, n, "worker"), 1000);
+	assert_int_equal(group(g, n, "(idle)"), UINT64_MAX);
+	assert_int_equal(total, 4000);
+
+	/* without the column (a schema 8 file): the preemptions alone */
+	t.off_holder = 0;
+	takers(&t, all, 1, g, &n, &total, &untraced);
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].comm, "hog");
+	assert_int_equal(total, 2000);
+	sqlite3 *db = t.db;
+	ia_trace_free(&t);
+	ia_db_close(db);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_holders),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
