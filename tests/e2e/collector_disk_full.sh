@@ -47,7 +47,9 @@ check "no reserve file left" test ! -e "$FS/r.db-reserve"
 # copied away without its -shm: the same calls both times
 DB=$FS/r.db
 check_eq "the analyzer reads exactly the calls stored" "$stored" "$(q 'SELECT count(*) FROM cuda_calls')"
-check_eq "and the losses: not_stored_calls" "$lost" "$(q "SELECT sum(count) FROM losses WHERE source='not_stored_calls'")"
+filed=$(q "SELECT sum(count) FROM losses WHERE source='not_stored_calls'")
+check_eq "and the losses: not_stored_calls" "$lost" "$filed"
+[ "$filed" = "$lost" ] || sed 's/^/# /' "$T/err"
 check_eq "the session says why it stopped" "database or disk is full" "$(q "SELECT value FROM session WHERE key='store_error'")"
 "$A" explain --width 1000 "$DB" >"$T/explain.txt" 2>"$T/explain.err"
 check_eq "explain exits 0" 0 $?
