@@ -44,7 +44,17 @@ check_eq "explain of both exits 0" 0 $?
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$T/job.json"; }
 check_eq "the skew taken out within the stated uncertainty" True \
 	"$(j "abs(d['nodes'][1]['anchor_offset_ns'] + d['nodes'][1]['correction_ns']) <= d['nodes'][1]['uncertainty_ns'] + 2 * max(d['nodes'][0]['anchor_uncertainty_ns'], d['nodes'][1]['anchor_uncertainty_ns'])")"
-check_eq "the stated uncertainty is small (under 5 ms)" True "$(j "d['nodes'][1]['uncertainty_ns'] < 5000000")"
+# The ranks' own spread: the k-th all-reduce's returns of a node's two ranks, one clock — what
+# the machine's load adds (a rank woken 92 ms late beside a loaded make check): the clocks'
+# alignment cannot be finer than that, and says so
+own_spread() { # DB → the largest spread of a node's ranks' k-th all-reduce returns, ns
+	sqlite3 -noheader "$1" "SELECT coalesce(max(s), 0) FROM (SELECT max(start_ns + dur_ns) - min(start_ns + dur_ns) AS s
+		FROM collectives WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq HAVING count(*) = 2)"
+}
+OWN=$(own_spread "$T/n0.db"); o1=$(own_spread "$T/n1.db"); [ "$o1" -gt "$OWN" ] && OWN=$o1
+echo "# the ranks' own spread within a node: $OWN ns"
+check_eq "the stated uncertainty is small (under 5 ms beyond the ranks' own spread within a node)" True \
+	"$(j "d['nodes'][1]['uncertainty_ns'] < 5000000 + $OWN")"
 check_eq "refined by the all-reduces (15 and 16 matched)" True "$(j "d['nodes'][1]['collectives_used'] >= 15")"
 check_eq "4 ranks, rank 3 the straggler, on node 1, first finding" "4 3 1 rank_straggler" \
 	"$(j "len(d['ranks']['arrivals']), d['ranks']['straggler']['rank'], d['ranks']['straggler']['node'], d['chains'][0]['kind']" | tr -d "(),'")"
@@ -267,8 +277,8 @@ check_eq "frames: every id a stack lists is a frame" 0 "$(m "SELECT count(*) FRO
 spread() { sql -noheader "$1" "SELECT max(s) FROM (SELECT max(start_ns + dur_ns) - min(start_ns + dur_ns) AS s FROM ($2)
 	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq HAVING count(*) = 4)"; }
 sp=$(spread "$T/job.db" "SELECT * FROM collectives")
-check "the 4 ranks' k-th all-reduce returns together in the merged file (worst ${sp} ns; uncertainty + 5 ms)" \
-	test "$sp" -le $(($(ses "$T/job.db" node.1.merge.uncertainty_ns) + 5000000))
+check "the 4 ranks' k-th all-reduce returns together in the merged file (worst ${sp} ns; uncertainty + own spread + 5 ms)" \
+	test "$sp" -le $(($(ses "$T/job.db" node.1.merge.uncertainty_ns) + OWN + 5000000))
 check_ge "... 7 s apart as the files were" "$(sqlite3 "$T/n0.db" "ATTACH '$T/n1s.db' AS b; SELECT max(s) FROM (SELECT max(e) - min(e) AS s
 	FROM (SELECT comm_id, seq, op, start_ns + dur_ns AS e FROM collectives UNION ALL SELECT comm_id, seq, op, start_ns + dur_ns FROM b.collectives)
 	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq)")" 6000000000
