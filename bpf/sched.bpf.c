@@ -342,6 +342,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool next_rec = next_traced && !is_tracer_thread(next);
 	struct cpu_acct *st = bpf_map_lookup_elem(&cpu_state, &zero);
 	u32 block = 0;   /* its chance, when this block gets a stack */
+
 	if (st) {
 		/* prev's stint on this CPU, for the holder of a wait (sched.h) */
 		if (st->last_ts) {
@@ -441,6 +442,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
+/* An interval still open once sched_switch is detached (stop_ns set) ends
+ * at the stop, as far as it is known: no holder. */
+static __always_inline void cut_at_stop(struct start *s)
+{
+	if (!s->start_ns || s->end_ns || !stop_ns)
+		return;
+	s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
+	s->holder_pid = 0;
+	s->holder_ns = 0;
+}
+
 /* A thread's faults since its last switch away, as it exits: the program's
  * exit can be seen, and the collector stop, before the thread's final
  * switch, and the stop's task iterator no longer finds a task that has
@@ -464,11 +476,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	if (flags)
 		add_faults(s, p, tgid, flags, bpf_ktime_get_ns());
-	if (s->start_ns && !s->end_ns && stop_ns) {
-		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
-		s->holder_pid = 0;
-		s->holder_ns = 0;
-	}
+	cut_at_stop(s);
 	if (s->start_ns && s->end_ns) {
 		send_closed(s, tgid, p->pid);
 		s->start_ns = 0;
@@ -495,11 +503,7 @@ int flush_closed(struct bpf_iter__task *ctx)
 	/* one still open is a thread off a CPU at the stop (or back on one
 	 * since, unseen): its interval up to the stop, as far as it is known —
 	 * a main thread asleep in a long wait as the trace ends is evidence */
-	if (!s->end_ns && s->start_ns && stop_ns) {
-		s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
-		s->holder_pid = 0;
-		s->holder_ns = 0;
-	}
+	cut_at_stop(s);
 	if (s->end_ns) {
 		send_closed(s, t->tgid, t->pid);
 		s->start_ns = 0;

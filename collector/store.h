@@ -31,8 +31,8 @@ struct off_cpu_row {
 	int32_t syscall;
 	uint32_t syscall_known;
 	uint32_t waker_tid, waker_pid;   /* who woke it; 0: not seen (stored NULL) */
-	uint32_t holder_pid;             /* the task it came on the CPU after; 0: the CPU was idle */
-	uint64_t holder_ns;              /* the part of its wait that task held the CPU */
+	uint32_t holder_pid;             /* who held its CPU longest while it waited; 0: the CPU was idle */
+	uint64_t holder_ns;              /* that time, of its wait */
 };
 
 /* A processes-table upsert: NULL strings / negative numbers are "unknown"

@@ -120,7 +120,7 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 		uint64_t r = (uint64_t)sqlite3_column_int64(st, 5), held = (uint64_t)sqlite3_column_int64(st, 6);
 		uint64_t from = held < b - r ? b - held : r;
 		oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 4), from, b, w, n) < 0 ||
-		      take(&tk, &ntk, &cap, IA_TAKER_BEFORE, r, from, w, n) < 0;
+		      take(&tk, &ntk, &cap, IA_TAKER_OTHERS, r, from, w, n) < 0;
 	}
 	if (oom) {
 		sqlite3_finalize(st);
@@ -149,7 +149,7 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 			if (e->comp[c].pid == tk[i].pid && e->comp[c].comm[0])
 				name = e->comp[c].comm;
 		char pidname[32];
-		if (tk[i].pid == IA_TAKER_BEFORE)
+		if (tk[i].pid == IA_TAKER_OTHERS)
 			name = "(other tasks)";
 		else if (!name) {
 			snprintf(pidname, sizeof pidname, tk[i].pid ? "pid %d" : "(idle)", tk[i].pid);
@@ -164,7 +164,7 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 		g[k].cpu_ns += tk[i].ns;
 		g[k].traced |= pi >= 0;
 		*total += tk[i].ns;
-		if (pi < 0 && tk[i].pid != IA_TAKER_BEFORE)
+		if (pi < 0 && tk[i].pid != IA_TAKER_OTHERS)
 			*untraced += tk[i].ns;
 	}
 	if (ng)

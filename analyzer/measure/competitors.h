@@ -32,11 +32,11 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
 			 size_t max, uint64_t *total);
 /* The taker of the part of a woken thread's wait its longest holder did
  * not hold (other tasks, not named). */
-#define IA_TAKER_BEFORE (-1)
+#define IA_TAKER_OTHERS (-1)
 /* Who took the CPU from thread tid while it was runnable (its preempted
  * off-CPU intervals, off_cpu.next_pid; and from schema 9 its waits after a
  * wake-up: off_cpu.holder_ns of each its longest holder's, off_cpu.holder_pid
- * — "(idle)" when the CPU was idle — and the rest IA_TAKER_BEFORE's) over
+ * — "(idle)" when the CPU was idle — and the rest IA_TAKER_OTHERS's) over
  * windows w[0..2n): grouped by
  * name (a traced process's, else the competitors table's, else "pid N"),
  * most time first, up to max; *total: all of that time; *untraced: the part
