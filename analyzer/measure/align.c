@@ -104,14 +104,23 @@ static void keep_top(struct ia_slow_api *s, const struct ia_slow_call *c)
 	s->top[i] = *c;
 }
 
-/* Who took the CPU while the slowest calls waited (preempted intervals' next_pid).
- * -1 with err set when off_cpu cannot be read. */
+/* Who took the CPU while the slowest calls waited: preempted intervals'
+ * next_pid, and where the trace says who held a woken thread's CPU longest
+ * while it waited (schema 9), that holder for its holder_ns, placed at the
+ * wait's end (as ia_cpu_takers does).  -1 with err set when off_cpu cannot
+ * be read. */
 static int who_took(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_slow_api *s,
 		    char *err, size_t errlen)
 {
-	sqlite3_stmt *q = ia_db_prepare(t->db, "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 "
-					"AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 1",
-					err, errlen);
+	sqlite3_stmt *q = ia_db_prepare(t->db, t->off_holder
+		? "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3 "
+		  "AND end_ns > ?4 AND preempted = 1 UNION ALL "
+		  "SELECT holder_pid, max(end_ns - holder_ns, runnable_ns), end_ns FROM off_cpu WHERE tid = ?1 "
+		  "AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 0 AND holder_pid > 0 "
+		  "AND end_ns > runnable_ns"
+		: "SELECT next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 "
+		  "AND start_ns >= ?2 AND start_ns < ?3 AND end_ns > ?4 AND preempted = 1",
+		err, errlen);
 	if (!q)
 		return -1;
 	struct { int pid; uint64_t ns; } acc[16];

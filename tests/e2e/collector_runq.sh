@@ -51,6 +51,13 @@ check_eq "a holder's time is part of the wait" 0 "$(sqlite3 "$T/workers.db" \
 check_ge "the main thread's waits after a wake-up: behind its workers, some" "$2" 1
 # (how much of it is theirs is the machine's: 94-99 % alone, 40 % in one
 # make check run — others held the CPUs too; the pinned case below is exact)
+# explain's slow-calls finding, where the main thread's slow calls waited
+# for a CPU after a wake-up, names who held it (cpu_taken_by: preemptions
+# and holders alike); whether the syncs count as slow is the machine's
+took=$("$B/ingero-analyze" explain --json "$T/workers.db" | jq -r '[.chains[] | select(.kind == "slow_calls")
+	| .evidence.cpu_taken_by | length] | if length == 0 then "none" else (max | tostring) end')
+if [ "$took" = none ]; then ok "explain: no slow-calls finding in this run (who took the CPU: not asked)"
+else check_ge "explain: the slow-calls finding names who took the CPU" "$took" 1; fi
 
 # an untraced task: a busy loop pinned to the CPU a traced sleeper is
 # pinned to — every wake-up of the sleeper waits behind it, and the
