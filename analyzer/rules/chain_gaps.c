@@ -174,6 +174,11 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
 		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
 		      100 * v->rq);
+	if (v->nbehind && v->rq >= BEHIND_SHOWN && c->kind != IA_KIND_GAPS_HOST_PREEMPTED) {   /* (its cause says it) */
+		char names[400];
+		ia_chain_line(c, "[HOST] it waited for a CPU behind (the task that took its CPU, or that held it longest "
+			      "while it waited once woken): %s", ia_competitors_text(names, sizeof names, v->behind, v->nbehind));
+	}
 	if (g->main_iowait_ns && (double)g->main_iowait_ns >= IOWAIT_SHOWN * (double)g->main_blocked_ns)
 		ia_chain_line(c, "[HOST] of its blocked time, %s in uninterruptible sleep (D state: disk or page-fault I/O)",
 			      ia_fmt_dur(d1, sizeof d1, g->main_iowait_ns));

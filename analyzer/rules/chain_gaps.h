@@ -19,6 +19,10 @@
 #define IOWAIT_SHOWN 0.10
 /* what it blocked in, worth a line where blocked time is this share of the gaps */
 #define BLOCKED_IN_SHOWN 0.10
+/* whom it waited behind for a CPU (schema 9), worth a line where its waits
+ * for a CPU are this share of the gaps: a woken thread's wait on a busy
+ * machine is part of the story whatever the gaps' main cause */
+#define BEHIND_SHOWN 0.05
 #define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */

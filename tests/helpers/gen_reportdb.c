@@ -195,9 +195,22 @@ static void call(int pid, int tid, int api, uint64_t start, uint64_t dur, uint64
 	call_k(pid, tid, api, start, dur, bytes, dir, flags, stack, 0);
 }
 
+/* whom the next woken wait off() stores waited behind (schema 9): pid and
+ * the share of its run-queue delay that pid's stint held; 0: none said */
+static int next_holder;
+static double next_holder_share;
+
 static void off(int pid, int tid, uint64_t start, uint64_t end, uint64_t runnable, int preempted, int next_pid)
 {
 	sqlite3_stmt *s = ins_off;
+	if (next_holder && !preempted && end > runnable) {
+		sqlite3_bind_int(s, 9, next_holder);
+		sqlite3_bind_int64(s, 10, (sqlite3_int64)(next_holder_share * (double)(end - runnable)));
+	} else {
+		sqlite3_bind_null(s, 9);
+		sqlite3_bind_null(s, 10);
+	}
+	next_holder = 0;
 	sqlite3_bind_int(s, 1, pid);
 	sqlite3_bind_int(s, 2, tid);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)start);
@@ -553,7 +566,8 @@ static void setup(const char *path)
 	exec("BEGIN");
 	ins_call = prep("INSERT INTO call_blocks(pid, first_ns, last_ns, calls, data) VALUES(?1,?2,?3,?4,?5)");
 	msgpack_sbuffer_init(&blob);
-	ins_off = prep("INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+	ins_off = prep("INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu,holder_pid,holder_ns) "
+		       "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
 	ins_sample = prep("INSERT INTO cpu_samples VALUES(?1,?2,?3,?4,?5)");
 	demand = calloc(MAXB, sizeof *demand);
 }
@@ -598,8 +612,11 @@ static void scenario(const char *name, int steps)
 			w.worker_pid[i] = 4300 + i;
 		warmup(&w);
 		for (int s = 0; s < steps; s++) {
-			/* main waits for the next batch (blocked), workers run */
+			/* main waits for the next batch (blocked), workers run; woken,
+			 * it waits for a CPU behind the worker on it (most of that wait) */
 			uint64_t g = jit(25 * MS, 0.4);
+			next_holder = w.worker_pid[(s + 1) % 4];
+			next_holder_share = 0.8;
 			blocked(w.main_pid, w.main_tid, w.t, w.t + g, jit(2 * MS, 0.5));
 			w.t += g;
 			uint64_t a = w.t;
