@@ -6,6 +6,7 @@
  * series sum per window (series.h).
  */
 #include "measure/competitors.h"
+#include "measure/per_process.h"
 
 #include "load/db.h"
 #include "base/json_out.h"
@@ -80,7 +81,8 @@ static int take(struct taker **tk, size_t *ntk, size_t *cap, int pid, uint64_t a
 	return 0;
 }
 
-int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_t tid, const uint64_t *w, size_t n,
+int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_evidence *e, uint32_t tid,
+		  const uint64_t *w, size_t n,
 		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
 		  char *err, size_t errlen)
 {
@@ -155,11 +157,16 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_
 			snprintf(pidname, sizeof pidname, tk[i].pid ? "pid %d" : "(idle)", tk[i].pid);
 			name = pidname;
 		}
+		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
+		unsigned char worker = ps && ps->role == IA_ROLE_WORKER, main_proc = ps && ps->role == IA_ROLE_MAIN;
 		size_t k;
-		for (k = 0; k < ng && strcmp(g[k].comm, name); k++)
+		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].worker != worker || g[k].main_proc != main_proc); k++)
 			;
-		if (k == ng)
-			snprintf(g[ng++].comm, sizeof g[0].comm, "%s", name);
+		if (k == ng) {
+			snprintf(g[ng].comm, sizeof g[0].comm, "%s", name);
+			g[ng].worker = worker;
+			g[ng++].main_proc = main_proc;
+		}
 		g[k].npids++;
 		g[k].cpu_ns += tk[i].ns;
 		g[k].traced |= pi >= 0;
@@ -183,7 +190,13 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 	buf[0] = 0;
 	for (size_t i = 0; i < n && o + 1 < len; i++) {
 		int w;
-		if (g[i].npids > 1)
+		if (g[i].worker)
+			w = snprintf(buf + o, len - o, "%s%s (%u DataLoader worker%s) %s", i ? ", " : "", g[i].comm,
+				     g[i].npids, g[i].npids > 1 ? "s" : "", ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		else if (g[i].main_proc)
+			w = snprintf(buf + o, len - o, "%s%s (main process) %s", i ? ", " : "", g[i].comm,
+				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		else if (g[i].npids > 1)
 			w = snprintf(buf + o, len - o, "%s%s (%u processes) %s", i ? ", " : "", g[i].comm, g[i].npids,
 				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
 		else
@@ -203,6 +216,8 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		cJSON_AddStringToObject(o, "comm", g[i].comm);
 		ia_json_u64(o, "processes", g[i].npids);
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
+		if (g[i].worker || g[i].main_proc)
+			cJSON_AddStringToObject(o, "role", g[i].worker ? "worker" : "main");
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;

@@ -23,7 +23,12 @@ struct ia_comp_group {
 	uint64_t cpu_ns;        /* over the windows */
 	uint64_t preemptions;   /* over the whole trace */
 	int traced;             /* ia_cpu_takers: a process of the traced job */
+	/* ia_cpu_takers with the roles: the job's DataLoader workers, its main
+	 * process (zero for anyone else) */
+	unsigned char worker, main_proc;
 };
+
+struct ia_per_process;
 
 /* Groups over windows w[0..2n) (start, end pairs), most CPU first: up to
  * max of them in out, their count returned; *total: every competitor's
@@ -38,17 +43,21 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
  * wake-up: off_cpu.holder_ns of each its longest holder's, off_cpu.holder_pid
  * — "(idle)" when the CPU was idle — and the rest IA_TAKER_OTHERS's) over
  * windows w[0..2n): grouped by
- * name (a traced process's, else the competitors table's, else "pid N"),
+ * name (a traced process's, else the competitors table's, else "pid N")
+ * and, with pp, by a traced process's role (the job's DataLoader workers,
+ * its main process: "python3 (32 DataLoader workers)" is not a stranger),
  * most time first, up to max; *total: all of that time; *untraced: the part
  * taken by untraced processes.  This is the time the thread lost, which the
  * competitors table (CPU of a competitor's first stint) undercounts.
  * 0, or -1 with a reason. */
-int ia_cpu_takers(const struct ia_trace *t, const struct ia_evidence *e, uint32_t tid, const uint64_t *w, size_t n,
+int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_evidence *e, uint32_t tid,
+		  const uint64_t *w, size_t n,
 		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
 		  char *err, size_t errlen);
-/* "sh (12 processes) 7.76s, kworker/3:1 1.2ms" */
+/* "sh (12 processes) 7.76s, python3 (32 DataLoader workers) 1.06s,
+ * python3 (main process) 12ms, kworker/3:1 1.2ms" */
 char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n);
-/* [{comm, processes, cpu_ns}] */
+/* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", … where known) */
 cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n);
 
 #endif

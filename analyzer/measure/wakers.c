@@ -331,7 +331,7 @@ int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 			: slept * 2 >= h->blocked_ns ? IA_WAITEND_SLEEP : IA_WAITEND_BLOCKED;
 		if (w->end == IA_WAITEND_RUNQ) {
 			uint64_t untraced = 0;
-			rc = ia_cpu_takers(t, ev, t->threads[h->th].tid, win, nwin, w->takers, 4, &w->ntakers,
+			rc = ia_cpu_takers(t, pp, ev, t->threads[h->th].tid, win, nwin, w->takers, 4, &w->ntakers,
 					   &w->takers_ns, &untraced, err, errlen);
 		}
 	}

@@ -50,7 +50,7 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	size_t ncomp = ia_competitors_in(&a->ev, all, 1, comp, MAX_COMP, &comp_ns), ntook = 0, nw;
 	uint64_t *w = ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nw);
 	char err[256];
-	if (ia_cpu_takers(a->t, &a->ev, a->t->threads[a->pp.main_thread].tid, w, nw, took, MAX_COMP, &ntook,
+	if (ia_cpu_takers(a->t, &a->pp, &a->ev, a->t->threads[a->pp.main_thread].tid, w, nw, took, MAX_COMP, &ntook,
 			  &taken_ns, &taken_untraced_ns, err, sizeof err) < 0)
 		ntook = 0;   /* evidence only: without it, no names */
 	free(w);

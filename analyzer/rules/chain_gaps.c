@@ -104,7 +104,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	uint64_t untraced;
 	char err[256];
 	if (a->t->off_holder && g->n && a->pp.main_thread != UINT32_MAX &&
-	    ia_cpu_takers(a->t, &a->ev, a->t->threads[a->pp.main_thread].tid, w, g->n, v->behind, MAX_COMP,
+	    ia_cpu_takers(a->t, &a->pp, &a->ev, a->t->threads[a->pp.main_thread].tid, w, g->n, v->behind, MAX_COMP,
 			  &v->nbehind, &v->behind_ns, &untraced, err, sizeof err) < 0)
 		v->nbehind = 0;   /* evidence only: without it, no names */
 	free(w);

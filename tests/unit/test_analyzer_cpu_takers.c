@@ -65,7 +65,7 @@ static void takers(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_c
 	memset(&e, 0, sizeof e);
 	if (ia_evidence_load(t, &e, err, sizeof err) < 0)
 		fail_msg("%s", err);
-	if (ia_cpu_takers(t, &e, 100, w, nw, g, 8, n, total, untraced, err, sizeof err) < 0)
+	if (ia_cpu_takers(t, NULL, &e, 100, w, nw, g, 8, n, total, untraced, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	ia_evidence_free(&e);
 }
