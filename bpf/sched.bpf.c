@@ -45,6 +45,7 @@ struct start {
 	u32 waker_tid;   /* who woke it (off_cpu_event); 0: not yet */
 	u32 waker_pid;
 	u32 holder_pid;  /* who held its CPU longest while it waited (off_cpu_event) */
+	u32 holder_tid;
 	u64 holder_ns;
 	u32 flags;       /* traced_flags(tgid) as of generation gen */
 	u32 gen;
@@ -173,9 +174,10 @@ static __always_inline void comp_add(u32 tgid, u64 now, u64 cpu_ns, u64 preempti
 static __always_inline void holder_of(struct start *s, struct cpu_acct *st, u64 now)
 {
 	u64 from = s->runnable_ns ? s->runnable_ns : now, best = 0;
-	u32 who = 0;
+	u32 who = 0, whot = 0;
 
 	s->holder_pid = 0;
+	s->holder_tid = 0;
 	s->holder_ns = 0;
 	if (!st || from >= now)
 		return;
@@ -186,9 +188,11 @@ static __always_inline void holder_of(struct start *s, struct cpu_acct *st, u64 
 		if (b > a && b - a > best) {
 			best = b - a;
 			who = st->stint_pid[i];
+			whot = st->stint_tid[i];
 		}
 	}
 	s->holder_pid = who;
+	s->holder_tid = whot;
 	s->holder_ns = best;
 }
 
@@ -261,6 +265,8 @@ static __always_inline void send_closed(struct start *s, u32 tgid, u32 tid)
 		e->waker_pid = s->waker_pid;
 		e->holder_pid = s->holder_pid;
 		e->holder_ns = s->holder_ns;
+		e->holder_tid = s->holder_tid;
+		e->pad = 0;
 		submit(e);
 	}
 	s->end_ns = 0;
@@ -349,6 +355,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			u32 i = st->stint_next++ & (CPU_STINTS - 1);
 
 			st->stint_pid[i] = prev_tid ? prev_tgid : 0;
+			st->stint_tid[i] = prev_tid;
 			st->stint_from[i] = st->last_ts;
 			st->stint_to[i] = now;
 		}
@@ -450,6 +457,7 @@ static __always_inline void cut_at_stop(struct start *s)
 		return;
 	s->end_ns = stop_ns > s->start_ns ? stop_ns : s->start_ns;
 	s->holder_pid = 0;
+	s->holder_tid = 0;
 	s->holder_ns = 0;
 }
 

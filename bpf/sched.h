@@ -19,7 +19,9 @@
  * CPU_STINTS), the longest one's task, and holder_ns its time in the wait:
  * whom a thread woken and left waiting waited behind — where "waiting for
  * a CPU" mostly is, and which next_pid (who took the CPU as it left) does
- * not say.  The rest of the wait is other tasks'.
+ * not say.  The rest of the wait is other tasks'.  holder_tid: that task's
+ * thread id — which thread of a process (the waiter's own autograd or
+ * pin-memory thread, the tracer's sender) it was.
  */
 #ifndef INGERO_BPF_SCHED_H
 #define INGERO_BPF_SCHED_H
@@ -41,6 +43,8 @@ struct off_cpu_event {
 	__u32 waker_pid;     /* its tgid */
 	__u32 holder_pid;    /* tgid of the task that held its CPU longest while it waited; 0 = idle */
 	__u64 holder_ns;     /* that time (of end_ns - runnable_ns) */
+	__u32 holder_tid;    /* that task's thread id; 0 = idle */
+	__u32 pad;
 };
 
 #define OFF_NO_SYSCALL (-2)
@@ -94,6 +98,7 @@ struct cpu_acct {
 	__u64 comp_since;
 	__u64 stint_from[CPU_STINTS], stint_to[CPU_STINTS];
 	__u32 stint_pid[CPU_STINTS];   /* tgid; 0 = idle */
+	__u32 stint_tid[CPU_STINTS];   /* its thread id */
 	__u32 stint_next;              /* where the next one goes (mod CPU_STINTS) */
 };
 

@@ -90,7 +90,7 @@ void sched_event(struct tracer *t, const void *data, size_t len)
 			.preempted = e->preempted, .syscall = e->syscall,
 			.syscall_known = e->syscall != OFF_NO_SYSCALL,
 			.waker_tid = e->waker_tid, .waker_pid = e->waker_pid, .holder_pid = e->holder_pid,
-			.holder_ns = e->holder_ns,
+			.holder_ns = e->holder_ns, .holder_tid = e->holder_tid,
 		};
 		store_off_cpu(t->store, &r);
 	} else if (b->kind == EV_CPU_BUSY && len >= sizeof(*b) && t->o.bucket_ns) {

@@ -33,6 +33,7 @@ struct off_cpu_row {
 	uint32_t waker_tid, waker_pid;   /* who woke it; 0: not seen (stored NULL) */
 	uint32_t holder_pid;             /* who held its CPU longest while it waited; 0: the CPU was idle */
 	uint64_t holder_ns;              /* that time, of its wait */
+	uint32_t holder_tid;             /* that task's thread id (0 with an idle CPU) */
 };
 
 /* A processes-table upsert: NULL strings / negative numbers are "unknown"

@@ -16,8 +16,8 @@
 const char *const store_stmt_sql[ST_N] = {
 	[ST_CALL] = "INSERT INTO call_blocks(pid,first_ns,last_ns,calls,data) VALUES(?,?,?,?,?)",
 	[ST_OFFCPU] = "INSERT INTO off_cpu(pid,tid,start_ns,end_ns,runnable_ns,preempted,next_pid,cpu,syscall,waker_tid,waker_pid,"
-		      "holder_pid,holder_ns) "
-		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		      "holder_pid,holder_ns,holder_tid) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_PROC] = "INSERT INTO processes(pid,ppid,comm,exe,cmdline,start_ns,exit_ns,exit_code,"
 		    "announced,made,dropped) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,coalesce(?10,0),coalesce(?11,0)) "
 		    "ON CONFLICT(pid) DO UPDATE SET ppid=coalesce(excluded.ppid,ppid),"
@@ -261,6 +261,7 @@ void store_write_rows(struct store *s, const struct batch *b)
 		bind_i64_or_null(st, 11, r->waker_pid, r->waker_tid != 0);
 		sqlite3_bind_int64(st, 12, r->holder_pid);
 		sqlite3_bind_int64(st, 13, (int64_t)r->holder_ns);
+		sqlite3_bind_int64(st, 14, r->holder_tid);
 		store_step(s, st);
 	}
 

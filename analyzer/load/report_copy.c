@@ -44,7 +44,7 @@ static const struct rule {
 	{ "off_cpu", "pid", PID }, { "off_cpu", "tid", PID }, { "off_cpu", "start_ns", TIME },
 	{ "off_cpu", "end_ns", TIME }, { "off_cpu", "runnable_ns", TIME }, { "off_cpu", "next_pid", PID },
 	{ "off_cpu", "cpu", CPU }, { "off_cpu", "waker_tid", PID }, { "off_cpu", "waker_pid", PID },
-	{ "off_cpu", "holder_pid", PID },
+	{ "off_cpu", "holder_pid", PID }, { "off_cpu", "holder_tid", PID },
 	{ "page_allocs", "pid", PID }, { "page_allocs", "bucket_ns", TIME },
 	{ "cpu_busy", "cpu", CPU }, { "cpu_busy", "bucket_ns", TIME },
 	{ "competitors", "pid", PID }, { "competitors", "bucket_ns", TIME },

@@ -658,7 +658,8 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	}
 	if (t->off_waker)
 		what |= IA_LOAD_OFF_WAKER;
-	if ((t->off_holder = ia_db_has_column(db, "off_cpu", "holder_pid")) < 0) {
+	if ((t->off_holder = ia_db_has_column(db, "off_cpu", "holder_pid")) < 0 ||
+	    (t->off_holder_tid = ia_db_has_column(db, "off_cpu", "holder_tid")) < 0) {
 		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}

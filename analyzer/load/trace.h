@@ -62,6 +62,7 @@ struct ia_trace {
 	int off_syscall;      /* off_cpu has its syscall column (schema 5) */
 	int off_waker;        /* off_cpu has waker_tid/waker_pid (schema 7): who ended a sleep */
 	int off_holder;       /* off_cpu has holder_pid (schema 9): whom a woken thread waited behind */
+	int off_holder_tid;   /* ... and holder_tid (schema 10): which thread of that process */
 	struct ia_filter filter;
 	uint64_t t0;          /* origin for displayed times */
 	uint64_t from, to;    /* effective window, absolute ns: [from, to) */

@@ -57,11 +57,13 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
 	return k;
 }
 
-struct taker { int pid; uint64_t ns; };
+/* tid: the thread, where it is named apart (0: the process) */
+struct taker { int pid, tid; uint64_t ns; };
 
-/* pid's time in [a, b) within the windows onto its taker; -1 out of memory */
-static int take(struct taker **tk, size_t *ntk, size_t *cap, int pid, uint64_t a, uint64_t b, const uint64_t *w,
-		size_t n)
+/* (pid, tid)'s time in [a, b) within the windows onto its taker; -1 out of
+ * memory */
+static int take(struct taker **tk, size_t *ntk, size_t *cap, int pid, int tid, uint64_t a, uint64_t b,
+		const uint64_t *w, size_t n)
 {
 	uint64_t ns = 0;
 	for (size_t k = ia_window_after(w, n, a); k < n && w[2 * k] < b; k++)
@@ -69,12 +71,12 @@ static int take(struct taker **tk, size_t *ntk, size_t *cap, int pid, uint64_t a
 	if (!ns)
 		return 0;
 	size_t i;
-	for (i = 0; i < *ntk && (*tk)[i].pid != pid; i++)
+	for (i = 0; i < *ntk && ((*tk)[i].pid != pid || (*tk)[i].tid != tid); i++)
 		;
 	if (i == *ntk) {
 		if (ia_grow((void **)tk, cap, *ntk + 1, sizeof **tk) < 0)
 			return -1;
-		(*tk)[i] = (struct taker){ pid, 0 };
+		(*tk)[i] = (struct taker){ pid, tid, 0 };
 		(*ntk)++;
 	}
 	(*tk)[i].ns += ns;
@@ -98,7 +100,11 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 	 * task's, the rest other tasks', not named (placed at the wait's end
 	 * and start: the windows cut them close enough) */
 	sqlite3_stmt *st = ia_db_prepare(t->db, t->off_holder
-		? "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns FROM off_cpu "
+		? t->off_holder_tid
+		? "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns, holder_tid FROM off_cpu "
+		  "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR (holder_pid IS NOT NULL AND "
+		  "end_ns > runnable_ns)) ORDER BY start_ns"
+		: "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns, NULL FROM off_cpu "
 		  "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR (holder_pid IS NOT NULL AND "
 		  "end_ns > runnable_ns)) ORDER BY start_ns"
 		: "SELECT 1, next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
@@ -109,20 +115,28 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 	struct taker *tk = NULL;
 	size_t ntk = 0, cap = 0;
 	int rc, oom = 0;
+	/* a holder thread named apart from its process: one of the waiter's own
+	 * process (its autograd engine or pin-memory thread, woken it and kept
+	 * the CPU), or the tracer's (what tracing takes from it) */
+	int self_th = ia_thread_index(t, tid);
+	uint32_t self_proc = self_th >= 0 ? t->threads[self_th].proc : UINT32_MAX;
 	sqlite3_bind_int64(st, 1, tid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)w[0]);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)w[2 * n - 1]);
 	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t b = (uint64_t)sqlite3_column_int64(st, 3);
 		if (sqlite3_column_int(st, 0)) {   /* preempted: the one that took its CPU */
-			oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 1), (uint64_t)sqlite3_column_int64(st, 2), b,
+			oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 1), 0, (uint64_t)sqlite3_column_int64(st, 2), b,
 				   w, n) < 0;
 			continue;
 		}
 		uint64_t r = (uint64_t)sqlite3_column_int64(st, 5), held = (uint64_t)sqlite3_column_int64(st, 6);
 		uint64_t from = held < b - r ? b - held : r;
-		oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 4), from, b, w, n) < 0 ||
-		      take(&tk, &ntk, &cap, IA_TAKER_OTHERS, r, from, w, n) < 0;
+		int htid = sqlite3_column_int(st, 7), hth = htid > 0 ? ia_thread_index(t, (uint32_t)htid) : -1;
+		if (hth < 0 || (t->threads[hth].proc != self_proc && !ia_thread_is_tracer(&t->threads[hth])))
+			htid = 0;
+		oom = take(&tk, &ntk, &cap, sqlite3_column_int(st, 4), htid, from, b, w, n) < 0 ||
+		      take(&tk, &ntk, &cap, IA_TAKER_OTHERS, 0, r, from, w, n) < 0;
 	}
 	if (oom) {
 		sqlite3_finalize(st);
@@ -146,7 +160,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 	}
 	for (size_t i = 0; i < ntk; i++) {
 		int pi = ia_proc_index(t, tk[i].pid);
-		const char *name = pi >= 0 ? t->procs[pi].comm : NULL;
+		int th = tk[i].tid ? ia_thread_index(t, (uint32_t)tk[i].tid) : -1;
+		const char *name = th >= 0 && t->threads[th].comm[0] ? t->threads[th].comm : pi >= 0 ? t->procs[pi].comm : NULL;
 		for (size_t c = 0; !name && c < e->ncomp; c++)
 			if (e->comp[c].pid == tk[i].pid && e->comp[c].comm[0])
 				name = e->comp[c].comm;
@@ -158,14 +173,20 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 			name = pidname;
 		}
 		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
-		unsigned char worker = ps && ps->role == IA_ROLE_WORKER, main_proc = ps && ps->role == IA_ROLE_MAIN;
+		unsigned char tracer = th >= 0 && ia_thread_is_tracer(&t->threads[th]);
+		unsigned char own = th >= 0 && !tracer;   /* a thread of the waiter's own process */
+		unsigned char worker = th < 0 && ps && ps->role == IA_ROLE_WORKER;
+		unsigned char main_proc = th < 0 && ps && ps->role == IA_ROLE_MAIN;
 		size_t k;
-		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].worker != worker || g[k].main_proc != main_proc); k++)
+		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].worker != worker || g[k].main_proc != main_proc ||
+				       g[k].tracer != tracer || g[k].own != own); k++)
 			;
 		if (k == ng) {
 			snprintf(g[ng].comm, sizeof g[0].comm, "%s", name);
 			g[ng].worker = worker;
-			g[ng++].main_proc = main_proc;
+			g[ng].main_proc = main_proc;
+			g[ng].tracer = tracer;
+			g[ng++].own = own;
 		}
 		g[k].npids++;
 		g[k].cpu_ns += tk[i].ns;
@@ -190,7 +211,13 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 	buf[0] = 0;
 	for (size_t i = 0; i < n && o + 1 < len; i++) {
 		int w;
-		if (g[i].worker)
+		if (g[i].tracer)
+			w = snprintf(buf + o, len - o, "%s%s (the tracer's thread) %s", i ? ", " : "", g[i].comm,
+				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		else if (g[i].own)
+			w = snprintf(buf + o, len - o, "%s%s (its own process's thread) %s", i ? ", " : "", g[i].comm,
+				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		else if (g[i].worker)
 			w = snprintf(buf + o, len - o, "%s%s (%u DataLoader worker%s) %s", i ? ", " : "", g[i].comm,
 				     g[i].npids, g[i].npids > 1 ? "s" : "", ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
 		else if (g[i].main_proc)
@@ -216,8 +243,9 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		cJSON_AddStringToObject(o, "comm", g[i].comm);
 		ia_json_u64(o, "processes", g[i].npids);
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
-		if (g[i].worker || g[i].main_proc)
-			cJSON_AddStringToObject(o, "role", g[i].worker ? "worker" : "main");
+		if (g[i].worker || g[i].main_proc || g[i].tracer || g[i].own)
+			cJSON_AddStringToObject(o, "role", g[i].tracer ? "tracer" : g[i].own ? "own_thread"
+						: g[i].worker ? "worker" : "main");
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;

@@ -24,8 +24,9 @@ struct ia_comp_group {
 	uint64_t preemptions;   /* over the whole trace */
 	int traced;             /* ia_cpu_takers: a process of the traced job */
 	/* ia_cpu_takers with the roles: the job's DataLoader workers, its main
-	 * process (zero for anyone else) */
-	unsigned char worker, main_proc;
+	 * process (zero for anyone else); from holder_tid (schema 10) a thread
+	 * named apart: the tracer's, or one of the waiter's own process */
+	unsigned char worker, main_proc, tracer, own;
 };
 
 struct ia_per_process;
@@ -45,7 +46,10 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
  * windows w[0..2n): grouped by
  * name (a traced process's, else the competitors table's, else "pid N")
  * and, with pp, by a traced process's role (the job's DataLoader workers,
- * its main process: "python3 (32 DataLoader workers)" is not a stranger),
+ * its main process: "python3 (32 DataLoader workers)" is not a stranger);
+ * where the trace says which thread held the CPU (holder_tid, schema 10),
+ * a thread of the waiter's own process and the tracer's threads by the
+ * thread's name ("pt_autograd_0 (its own process's thread)"),
  * most time first, up to max; *total: all of that time; *untraced: the part
  * taken by untraced processes.  This is the time the thread lost, which the
  * competitors table (CPU of a competitor's first stint) undercounts.
@@ -55,9 +59,10 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 		  struct ia_comp_group *out, size_t max, size_t *nout, uint64_t *total, uint64_t *untraced,
 		  char *err, size_t errlen);
 /* "sh (12 processes) 7.76s, python3 (32 DataLoader workers) 1.06s,
- * python3 (main process) 12ms, kworker/3:1 1.2ms" */
+ * pt_data_pin (its own process's thread) 400ms, ingero-sender (the
+ * tracer's thread) 2ms, python3 (main process) 12ms, kworker/3:1 1.2ms" */
 char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n);
-/* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", … where known) */
+/* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", "tracer", "own_thread" where known) */
 cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n);
 
 #endif

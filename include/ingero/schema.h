@@ -2,7 +2,9 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 8 (no
+ * PRAGMA user_version; the analyzer reads this version, version 9 (no
+ * off_cpu.holder_tid: which thread of the holder's process it was is not
+ * known), version 8 (no
  * off_cpu.holder_pid/holder_ns or competitors.held_ns: whom a woken thread
  * waited behind for a CPU is not known) and versions 7 to 1,
  * whose stacks' frames are rows of the table stack_frames (a frame stored
@@ -23,7 +25,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 9
+#define INGERO_SCHEMA_VERSION 10
 
 /* A stack's frames as rows, as versions 1 to 7 stored them (the sqlite3
  * shell, run_sql, people's scripts): each frame id of the stack's lists
@@ -55,7 +57,7 @@
 "CREATE TABLE off_cpu(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
 "  end_ns INTEGER NOT NULL, runnable_ns INTEGER NOT NULL, preempted INTEGER NOT NULL,\n" \
 "  next_pid INTEGER, cpu INTEGER, syscall INTEGER, waker_tid INTEGER, waker_pid INTEGER,\n" \
-"  holder_pid INTEGER, holder_ns INTEGER);\n" \
+"  holder_pid INTEGER, holder_ns INTEGER, holder_tid INTEGER);\n" \
 "CREATE INDEX off_cpu_by_tid ON off_cpu(tid, start_ns);\n" \
 "CREATE INDEX off_cpu_by_time ON off_cpu(start_ns);\n" \
 "CREATE TABLE page_allocs(pid INTEGER NOT NULL, bucket_ns INTEGER NOT NULL,\n" \

@@ -49,6 +49,11 @@ check_ge "woken waits name the task that held the CPU" "$(sqlite3 "$T/workers.db
 check_eq "a holder's time is part of the wait" 0 "$(sqlite3 "$T/workers.db" \
 	"SELECT count(*) FROM off_cpu WHERE holder_ns > end_ns - runnable_ns")"
 check_ge "the main thread's waits after a wake-up: behind its workers, some" "$2" 1
+check_eq "a holder's thread (holder_tid) is of its process (holder_pid), where the trace knows it" 0 \
+	"$(sqlite3 "$T/workers.db" "SELECT count(*) FROM off_cpu o JOIN threads th ON th.tid = o.holder_tid
+	WHERE o.holder_tid > 0 AND th.pid != o.holder_pid")"
+check_eq "a holder without a thread only where the CPU was idle" 0 \
+	"$(sqlite3 "$T/workers.db" "SELECT count(*) FROM off_cpu WHERE (holder_pid > 0) != (holder_tid > 0)")"
 # (how much of it is theirs is the machine's: 94-99 % alone, 40 % in one
 # make check run — others held the CPUs too; the pinned case below is exact)
 # explain's slow-calls finding, where the main thread's slow calls waited
@@ -71,12 +76,35 @@ for _ in range(200):
 ' >/dev/null 2>&1
 check_eq "pinned sleeper traced (exit 0)" 0 $?
 kill "$HOG"
-set -- $(sqlite3 -separator ' ' "$T/pinned.db" "SELECT count(*), coalesce(sum(holder_pid = $HOG), 0)
+set -- $(sqlite3 -separator ' ' "$T/pinned.db" "SELECT count(*), coalesce(sum(holder_pid = $HOG), 0),
+	coalesce(sum(holder_pid = $HOG AND holder_tid = $HOG), 0)
 	FROM off_cpu WHERE preempted != 1 AND end_ns > runnable_ns AND syscall = 230")
-echo "# the sleeper's wake-ups: $1, after the busy loop: $2"
+echo "# the sleeper's wake-ups: $1, after the busy loop: $2 (its thread named: $3)"
+check_eq "the holder's thread (holder_tid): the busy loop's one thread" "$2" "$3"
 # (199 once: one sleep's interval read no wait, or no wake-up seen — not looked into)
 check_ge "the sleeper's wake-ups with a wait: nearly its 200 sleeps" "$1" 190
 check_ge "most waited behind the busy loop (holder_pid)" "$(($2 * 2))" "$1"
 check_eq "the competitors table names it, with the waits behind it" "sh 1" "$(sqlite3 -separator ' ' "$T/pinned.db" \
 	"SELECT comm, sum(held_ns) > 0 FROM competitors WHERE pid = $HOG GROUP BY comm")"
+
+# a thread of its own process holds the CPU (schema 10: holder_tid): a
+# sleeper pinned with a busy thread of the same process waits behind that
+# thread, named by its thread id (holder_pid is their common pid)
+"$B/ingero-collector" -q -o "$T/own.db" -- taskset -c 0 python3 -c '
+import threading, time
+def spin():
+    while True: pass
+b = threading.Thread(target=spin, daemon=True); b.start()
+time.sleep(0.05)
+print(b.native_id, flush=True)
+for _ in range(100):
+    time.sleep(0.002)
+' >"$T/own.out" 2>&1
+check_eq "own-process sleeper traced (exit 0)" 0 $?
+spin=$(head -n 1 "$T/own.out")
+set -- $(sqlite3 -separator ' ' "$T/own.db" "SELECT count(*), coalesce(sum(holder_tid = $spin AND holder_pid = pid), 0)
+	FROM off_cpu WHERE tid = pid AND preempted != 1 AND end_ns > runnable_ns AND syscall = 230")
+echo "# the sleeper's waits after a wake-up: $1, behind its own busy thread $spin: $2"
+check_ge "woken waits behind its own process's busy thread: named by its thread (holder_tid)" "$(($2 * 2))" "$1"
+check_ge "and there were such waits" "$1" 50
 finish

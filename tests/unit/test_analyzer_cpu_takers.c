@@ -5,7 +5,9 @@
  * after a wake-up (schema 9) is its holder's for holder_ns and "(other
  * tasks)" for the rest, "(idle)" for an idle CPU; the windows cut both; a
  * row without a holder counts nothing; a file without the column (older
- * schemas) counts only the preemptions.
+ * schemas) counts only the preemptions.  From holder_tid (schema 10) a
+ * holder thread of the waiter's own process, or the tracer's, is named by
+ * the thread; another process's thread by its process.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,19 +35,22 @@ static void build(void)
 	snprintf(path, sizeof path, "/tmp/ia-takers-%d.db", (int)getpid());
 	sqlite3 *db = rf_create(path, 2, "fixture");
 	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3'), (200, 100, 'worker')");
-	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (200, 200, 'worker')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (200, 200, 'worker'), (101, 100, 'pt_autograd_0'), "
+		    "(102, 100, 'ingero-sender'), (201, 200, 'worker_helper')");
 	/* the untraced hog is named by the competitors table */
 	rf_exec(db, "INSERT INTO competitors(pid, comm, bucket_ns, cpu_ns, preemptions, held_ns) "
 		    "VALUES(300, 'hog', 0, 2000, 1, 0)");
 	/* pid, tid, start, end, runnable, preempted, next_pid, holder_pid, holder_ns */
 	rf_exec(db, "INSERT INTO off_cpu(pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, holder_pid, "
-		    "holder_ns) VALUES"
-		    "(100, 100, 1000, 3000, 1000, 1, 300, 300, 2000),"   /* preempted by the hog: 2000 */
-		    "(100, 100, 5000, 10000, 6000, 0, 0, 200, 3000),"    /* woken 6000, worker held 3000 of 4000 */
-		    "(100, 100, 20000, 21500, 21000, 0, 0, 0, 500),"     /* woken on an idle CPU: 500 */
-		    "(100, 100, 30000, 31000, 30500, 0, 0, NULL, NULL)," /* no holder: nothing */
-		    "(100, 100, 40000, 41000, 41000, 0, 0, 300, 0),"     /* no wait: nothing */
-		    "(200, 200, 1000, 9000, 1000, 1, 100, 100, 8000)");  /* another thread's: not asked */
+		    "holder_ns, holder_tid) VALUES"
+		    "(100, 100, 1000, 3000, 1000, 1, 300, 300, 2000, NULL),"   /* preempted by the hog: 2000 */
+		    "(100, 100, 5000, 10000, 6000, 0, 0, 200, 3000, 201),"     /* woken 6000, worker held 3000 of 4000 */
+		    "(100, 100, 20000, 21500, 21000, 0, 0, 0, 500, 0),"        /* woken on an idle CPU: 500 */
+		    "(100, 100, 30000, 31000, 30500, 0, 0, NULL, NULL, NULL)," /* no holder: nothing */
+		    "(100, 100, 40000, 41000, 41000, 0, 0, 300, 0, 300),"      /* no wait: nothing */
+		    "(100, 100, 50000, 50700, 50000, 0, 0, 100, 700, 101),"    /* its own autograd thread: 700 */
+		    "(100, 100, 60000, 60200, 60000, 0, 0, 100, 200, 102),"    /* the tracer's sender: 200 */
+		    "(200, 200, 1000, 9000, 1000, 1, 100, 100, 8000, NULL)");  /* another thread's: not asked */
 	sqlite3_close(db);
 }
 
@@ -77,19 +82,38 @@ static void test_holders(void **state)
 	struct ia_trace t;
 	rf_load(path, 0, &t);
 	assert_true(t.off_holder);
+	assert_true(t.off_holder_tid);
 	struct ia_comp_group g[8];
 	size_t n;
 	uint64_t total, untraced;
 	const uint64_t all[2] = { 0, 100000 };
 	takers(&t, all, 1, g, &n, &total, &untraced);
-	assert_int_equal(n, 4);
-	assert_string_equal(g[0].comm, "worker");   /* most time first */
+	assert_int_equal(n, 6);
+	assert_string_equal(g[0].comm, "worker");   /* most time first; another process's thread: by its process */
 	assert_int_equal(group(g, n, "worker"), 3000);
 	assert_int_equal(group(g, n, "hog"), 2000);
 	assert_int_equal(group(g, n, "(other tasks)"), 1000);
 	assert_int_equal(group(g, n, "(idle)"), 500);
-	assert_int_equal(total, 6500);
+	assert_int_equal(group(g, n, "pt_autograd_0"), 700);   /* its own process's thread, by its name */
+	assert_int_equal(group(g, n, "ingero-sender"), 200);   /* the tracer's */
+	assert_int_equal(group(g, n, "python3"), UINT64_MAX);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(g[i].own, !strcmp(g[i].comm, "pt_autograd_0"));
+		assert_int_equal(g[i].tracer, !strcmp(g[i].comm, "ingero-sender"));
+	}
+	assert_int_equal(total, 7400);
 	assert_int_equal(untraced, 2500);   /* the hog and the idle CPU; not the unnamed rest */
+	char text[300];
+	ia_competitors_text(text, sizeof text, g, n);
+	assert_non_null(strstr(text, "pt_autograd_0 (its own process's thread) 700ns"));
+	assert_non_null(strstr(text, "ingero-sender (the tracer's thread) 200ns"));
+
+	/* a schema 9 file (no holder_tid): those waits are their process's */
+	t.off_holder_tid = 0;
+	takers(&t, all, 1, g, &n, &total, &untraced);
+	assert_int_equal(group(g, n, "python3"), 900);
+	assert_int_equal(group(g, n, "pt_autograd_0"), UINT64_MAX);
+	t.off_holder_tid = 1;
 
 	/* a window to 8000: the hog's 2000; of the woken wait, the rest before
 	 * the holder's tail (6000..7000) and that tail's first 1000 */
@@ -103,6 +127,7 @@ static void test_holders(void **state)
 
 	/* without the column (a schema 8 file): the preemptions alone */
 	t.off_holder = 0;
+	t.off_holder_tid = 0;
 	takers(&t, all, 1, g, &n, &total, &untraced);
 	assert_int_equal(n, 1);
 	assert_string_equal(g[0].comm, "hog");

@@ -49,9 +49,9 @@ static void node(const char *path, int k)
 		 " (101, 100, 'worker', 0, NULL);"
 		 "INSERT INTO threads VALUES(100, 100, 'main'), (105, 100, 'helper'), (101, 101, 'worker');"
 		 /* preempted (by 777), blocked in futex (woken by 101), D state (idle CPU next) */
-		 "INSERT INTO off_cpu VALUES(100, 105, %lld, %lld, %lld, 1, 777, 1, NULL, NULL, NULL, 777, 20),"
-		 " (100, 105, %lld, %lld, %lld, 0, 0, 0, 202, 101, 101, 101, 10),"
-		 " (100, 105, %lld, %lld, %lld, 2, 0, 1, -1, NULL, NULL, 0, 0);"
+		 "INSERT INTO off_cpu VALUES(100, 105, %lld, %lld, %lld, 1, 777, 1, NULL, NULL, NULL, 777, 20, 778),"
+		 " (100, 105, %lld, %lld, %lld, 0, 0, 0, 202, 101, 101, 101, 10, 101),"
+		 " (100, 105, %lld, %lld, %lld, 2, 0, 1, -1, NULL, NULL, 0, 0, 0);"
 		 "INSERT INTO cpu_busy VALUES(0, %lld, 50), (1, %lld, 60);"
 		 "INSERT INTO stack_frames(stack_id, depth, kind, ip, symbol, module, offset) VALUES"
 		 " (%d, 0, 'native', 16, 'call_of_node%d', 'lib%d.so', 1), (%d, 1, 'native', 32, 'main', 'app', 2),"
@@ -144,10 +144,10 @@ static void ids_and_times_moved(void **state)
 			    "10000100|10000100,10000101|10000101,10000105|10000100");
 	/* node 1's intervals: its times moved back 4 s, next_pid, waker and holder based, the idle task's 0 kept */
 	assert_string_equal(q(pm, "SELECT start_ns, runnable_ns, end_ns, preempted, next_pid, cpu, syscall, waker_tid, "
-				  "waker_pid, holder_pid, holder_ns FROM off_cpu WHERE pid = 10000100 ORDER BY start_ns"),
-			    "1000000010|1000000010|1000000030|1|10000777|3|NULL|NULL|NULL|10000777|20,"
-			    "1000000040|1000000070|1000000090|0|0|2|202|10000101|10000101|10000101|10,"
-			    "1000000100|1000000150|1000000150|2|0|3|-1|NULL|NULL|0|0");
+				  "waker_pid, holder_pid, holder_ns, holder_tid FROM off_cpu WHERE pid = 10000100 ORDER BY start_ns"),
+			    "1000000010|1000000010|1000000030|1|10000777|3|NULL|NULL|NULL|10000777|20|10000778,"
+			    "1000000040|1000000070|1000000090|0|0|2|202|10000101|10000101|10000101|10|10000101,"
+			    "1000000100|1000000150|1000000150|2|0|3|-1|NULL|NULL|0|0|0");
 	assert_string_equal(q(pm, "SELECT cpu, bucket_ns, busy_ns FROM cpu_busy ORDER BY cpu"),
 			    "0|1000000000|50,1|1000000000|60,2|1000000000|50,3|1000000000|60");
 	assert_string_equal(q(pm, "SELECT pid, tid, ts_ns, cpu FROM cpu_samples ORDER BY pid"),

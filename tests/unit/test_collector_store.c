@@ -183,7 +183,8 @@ static void kernel_rows_and_aggregates(void **state)
 {
 	struct store *s = store_open(path, NULL);
 	struct off_cpu_row o = { .pid = 5, .tid = 6, .next_pid = 0, .cpu = 1, .start_ns = 10,
-				 .runnable_ns = 15, .end_ns = 20, .preempted = 0, .holder_pid = 9, .holder_ns = 4 };
+				 .runnable_ns = 15, .end_ns = 20, .preempted = 0, .holder_pid = 9, .holder_ns = 4,
+				 .holder_tid = 11 };
 	struct sample_row sr = { .pid = 5, .tid = 6, .cpu = 0, .ts_ns = 12, .stack_id = -5 };
 	struct frame_row f[2] = {
 		{ .kind = "native", .depth = 0, .ip = 0x1000, .symbol = "gather_rows",
@@ -217,6 +218,7 @@ static void kernel_rows_and_aggregates(void **state)
 	assert_int_equal(q("SELECT cpu_ns+preemptions FROM competitors"), 1503);
 	assert_int_equal(q("SELECT held_ns FROM competitors"), 4);
 	assert_int_equal(q("SELECT holder_pid * 100 + holder_ns FROM off_cpu"), 904);
+	assert_int_equal(q("SELECT holder_tid FROM off_cpu"), 11);
 	assert_int_equal(q("SELECT count(*) FROM stacks"), 1);
 	assert_int_equal(q("SELECT count(*) FROM stack_frames WHERE stack_id=-5"), 2);
 	assert_int_equal(q("SELECT count(*) FROM cpu_samples s JOIN stack_frames f ON f.stack_id=s.stack_id "
