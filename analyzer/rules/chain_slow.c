@@ -74,8 +74,12 @@ static void slow_timeline(struct ia_chain *c, const struct slow_view *v)
 			ia_addf(took, sizeof took, "%s%s %d (%s)", i ? ", " : "", pi >= 0 ? t->procs[pi].comm : "pid",
 			     s->took[i].pid, ia_fmt_dur(d1, sizeof d1, s->took[i].ns));
 		}
-		ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the slow calls%s%s", workers, workers == 1 ? "" : "s",
-		     ia_fmt_dur(d2, sizeof d2, s->workers_oncpu_ns), took[0] ? "; the CPU went to " : "", took);
+		if (workers)
+			ia_chain_line(c, "[HOST] %d worker%s on-CPU %s during the slow calls%s%s", workers,
+				      workers == 1 ? "" : "s", ia_fmt_dur(d2, sizeof d2, s->workers_oncpu_ns),
+				      took[0] ? "; the CPU went to " : "", took);
+		else   /* (no workers: not "0 workers on-CPU 0ns") */
+			ia_chain_line(c, "[HOST] during the slow calls the CPU went to %s", took);
 	}
 	if (s->ncomp) {
 		char comp[300] = "";
