@@ -36,6 +36,10 @@ variant() { # NAME DB CMD...
 	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
 	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
 	nobatch) exec env INGERO_TRACER_BATCH=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the tracer's threads under the default policy, not SCHED_BATCH
+	# another build, everything on: ALT_RUN is its ingero-run (another bundle's,
+	# or a worktree's scripts/ingero-run with its own INGERO_* paths exported
+	# by a wrapper): two builds side by side on one host, process by process
+	alt) exec "${ALT_RUN:?ALT_RUN: another build's ingero-run}" -q --force -o "$_db" -- "$@" ;;
 	*) echo "turns: unknown variant $_v" >&2; exit 2 ;;
 	esac
 }
@@ -264,6 +268,9 @@ toggle_summary() {
 	# difference, whatever its cause: chunk parity, the profiler calls),
 	# its CI from both variants' chunk CIs; a split one's held part: the
 	# variant less its held chunks (toggle_rows)
+	# two builds side by side (TURNS="full alt"): this one's figure less the
+	# other's, their processes interleaved on one host
+	case " $2 " in *" full "*) case " $2 " in *" alt "*) log "$(toggle_diff "$1" toggle_full_vs_alt full alt)" ;; esac ;; esac
 	for __sv in $2; do
 		[ "$__sv" = untraced ] && continue
 		log "$(toggle_diff "$1" toggle_vs_aa "$__sv" untraced)"

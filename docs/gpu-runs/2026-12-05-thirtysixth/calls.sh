@@ -11,6 +11,12 @@
 #       on the job's 4 CPUs) through collect.sh, traced only; c40 (pinned to 2 CPUs beside 8 sh
 #       loops) by hand.  Their expectations were committed first.  Per trace: how many woken
 #       waits carry a holder, the holders by name, explain's first finding and its "behind" lines.
+#   ab (for the next session; not run in this one): two builds' toggles side by side on one host,
+#       process by process (turns_lib.sh's `alt` variant: TURNS="full alt", ALT_RUN the other
+#       bundle's ingero-run), so that a change in the figure is the build's and not the host's:
+#       toggle_full_vs_alt=full pct=… ci95=… (this build less the other).  Pack the other build
+#       here first: `sh calls.sh pack-alt REV` (a worktree of REV, its bundle into
+#       .devpack/alt.txz), then carry .devpack.  ~60 s a process pair; LIMIT as the budget allows.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
@@ -42,5 +48,20 @@ PY
 		grep -o -E '(behind \([^)]*\): |for a CPU taken by )[^.]*' /tmp/tr/$n.explain.txt | head -4 | cut -c1-300
 	done
 	cp /tmp/tr/*.db.xz /tmp/tr/*.explain.txt /tmp/tr/*.txt $OUT/ 2>/dev/null ;;
-*) echo "usage: calls.sh holders (on the device; the toggle: see above)" >&2; exit 2 ;;
+pack-alt)
+	rev=${2:?usage: calls.sh pack-alt REV}
+	rm -rf /tmp/alt-wt && git worktree add -f /tmp/alt-wt "$rev" >/dev/null && make -C /tmp/alt-wt -j2 bundle >/dev/null &&
+	mkdir -p .devpack && tar -C /tmp/alt-wt/build/bundle -cJf .devpack/alt.txz . &&
+	git worktree remove --force /tmp/alt-wt && ls -la .devpack ;;
+ab)
+	mkdir -p .devbin .devalt && tar xJf .devpack/devbin.txz -C .devbin && tar xJf .devpack/alt.txz -C .devalt
+	T=/tmp/ab; rm -rf $T; mkdir -p $T
+	ALT_RUN=$PWD/.devalt/ingero-run ANALYZE=$D/ingero-analyze TOGGLE=${PROCS:-4} TOGGLE_AA=0 CHUNKS=1100 TSTEPS=30 \
+		TURNS="full alt" PARTS=turns timeout ${LIMIT:-500} sh tests/bench/gpu_dataloader.sh $D $T/tg 7000000 0 \
+		> $T/toggle.txt 2>&1
+	rm -f $T/tg/*.db $T/tg/*.db-*
+	grep -E "^toggle_(proc|variant|full_vs_alt)" $T/toggle.txt
+	sh tests/bench/toggle_pool.sh $T/tg
+	cd /tmp && tar czf $OUT/ab.tgz ab ;;
+*) echo "usage: calls.sh holders | ab (on the device) | pack-alt REV (here)" >&2; exit 2 ;;
 esac
