@@ -62,7 +62,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
  * pt_data_pin (its own process's thread) 400ms, ingero-sender (the
  * tracer's thread) 2ms, python3 (main process) 12ms, kworker/3:1 1.2ms" */
 char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n);
-/* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", "tracer", "own_thread" where known) */
+/* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", "tracer", "own_thread" where known;
+ * for a thread named apart, "processes" counts the threads of that name) */
 cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n);
 
 #endif
