@@ -273,6 +273,27 @@ static int order_tree(const struct ia_trace *t, struct ia_per_process *pp)
 	return 0;
 }
 
+/* The most workers alive at one instant: at each one's start, those started
+ * by then and not yet exited (an unknown start or exit: the trace's edge). */
+static size_t workers_at_once(const struct ia_trace *t, const struct ia_per_process *pp)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < pp->n; i++) {
+		if (pp->p[i].role != IA_ROLE_WORKER)
+			continue;
+		uint64_t at = t->procs[pp->p[i].proc].start_ns;
+		size_t alive = 0;
+		for (size_t j = 0; j < pp->n; j++) {
+			const struct ia_proc *q = &t->procs[pp->p[j].proc];
+			if (pp->p[j].role == IA_ROLE_WORKER && q->start_ns <= at && (!q->exit_ns || q->exit_ns > at))
+				alive++;
+		}
+		if (alive > best)
+			best = alive;
+	}
+	return best;
+}
+
 /* Each process's role, from evidence, and why. */
 static int assign_roles(const struct ia_trace *t, struct ia_per_process *pp, int mainp, char *err, size_t errlen)
 {
@@ -326,6 +347,7 @@ static int assign_roles(const struct ia_trace *t, struct ia_per_process *pp, int
 		}
 	}
 	free(rev);
+	pp->workers_at_once = workers_at_once(t, pp);
 	return 0;
 }
 

@@ -55,6 +55,10 @@ struct ia_per_process {
 	uint32_t main_thread;        /* thread index, UINT32_MAX when none */
 	uint64_t main_blocked_ns;    /* main thread blocked (not runnable) off-CPU time */
 	size_t nworkers;
+	/* the most workers alive at one time (by their start and exit): what
+	 * shares the CPUs — DataLoader workers without persistent_workers are
+	 * forked again each epoch, 60 processes in all for 4 at a time */
+	size_t workers_at_once;
 	size_t ncompilers, nchildren;
 };
 

@@ -59,7 +59,7 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 		return -1;
 	const struct ia_trace *t = a->t;
 	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
-	int cpus = ia_cpus_of(a), workers = (int)a->pp.nworkers;
+	int cpus = ia_cpus_of(a);
 	double sat = ia_cpu_saturation(&a->ev, a->gaps.win_start, a->gaps.win_end);
 	char d1[32], d2[32], d3[32], d4[32], n1[32], names[200], tnames[200], lim[600];
 	/* a CPU quota stops the loop thread with CPUs free (chain_gaps.c's
@@ -113,9 +113,10 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 			" The job was started under taskset (%s): it may use only the CPUs it shares with them.", t->command);
 	if (quota)
 		ia_cpu_quota_fix(c);
-	if (workers > cpus - 1 && cpus > 0)
+	int at_once = (int)a->pp.workers_at_once;
+	if (at_once > cpus - 1 && cpus > 0)
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them",
-			     ia_good_workers(a), workers, cpus);
+			     ia_good_workers(a), at_once, cpus);
 	if (ncomp) {
 		ia_chain_fix(c, "Stop %s, or keep it off the job's CPUs: a cpuset cgroup (systemd-run -p AllowedCPUs=...) "
 				"or taskset for it on CPUs the job does not use%s", comp[0].comm,

@@ -61,6 +61,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	v->blk = (double)g->main_blocked_ns / (double)g->total_ns;
 	v->rq = (double)g->main_runq_ns / (double)g->total_ns;
 	v->workers = (int)a->pp.nworkers;
+	v->at_once = (int)a->pp.workers_at_once;
 	v->cpus = ia_cpus_of(a);
 	v->nw = ia_good_workers(a);
 	v->end = g->nend_lines ? &g->end_lines[0] : NULL;
@@ -628,7 +629,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
 	const struct ia_trace *t = v->a->t;
-	int workers = v->workers, cpus = v->cpus;
+	int cpus = v->cpus;
 	char d1[32], d2[32], d3[32], names[400];
 	int hogs = v->ncomp && v->comp_ns * 10 >= g->main_runq_ns;   /* untraced CPU time worth naming */
 	/* a CPU quota stops the job's threads with CPUs free: runnable, not
@@ -670,15 +671,16 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	if (hogs && pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" The job was started under taskset (%s): the CPUs it may use are the ones they compete for.", t->command);
-	if (workers > cpus - 1 && cpus > 0)
-		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", v->nw, workers, cpus);
+	if (v->at_once > cpus - 1 && cpus > 0)
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", v->nw, v->at_once,
+			     cpus);
 	if (hogs) {
 		ia_chain_fix(c, "Stop %s, or keep it off the job's CPUs: a cpuset cgroup (systemd-run -p AllowedCPUs=...) "
 				"or taskset for it, CPUs the job does not use%s",
 			     v->comp[0].comm, pinned ? " (the job is pinned: give it CPUs the others are not on)" : "");
 		ia_chain_fix(c, "If it must run beside the job, lower its priority (nice -n 19, or renice -n 19 -p PID) "
 				"or give the job a higher one, so the training loop gets a CPU when it is runnable");
-	} else if (!(workers > cpus - 1 && cpus > 0) && !quota) {
+	} else if (!(v->at_once > cpus - 1 && cpus > 0) && !quota) {
 		ia_chain_fix(c, "Give the main process a CPU of its own: fewer competing processes, or taskset/cgroups "
 				"to keep others off one CPU");
 	}

@@ -42,6 +42,7 @@ struct gap_view {
 	const struct ia_gaps *g;
 	double share, on, blk, rq, sat;
 	int workers, cpus, nw;
+	int at_once;     /* the most workers alive at one time (per_process.h) */
 	const struct ia_gap_line *end;   /* the line whose call ends the most gap time, or NULL */
 	int end_py;                      /* it is a Python line */
 	char stk_main[600], stk_workers[600], stk_sib[600], sib_name[96];

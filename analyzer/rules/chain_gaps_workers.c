@@ -187,9 +187,10 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
 	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
 		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
-	if (workers > cpus - 1 && cpus > 0)
+	if (v->at_once > cpus - 1 && cpus > 0)
 		ia_addf(c->root_cause, sizeof c->root_cause,
-			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", workers, cpus);
+			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", v->at_once,
+			cpus);
 	if (ia_cpu_quota_throttled(v->a)) {
 		ia_cpu_quota_cause(c, v->a);
 		ia_addf(c->root_cause, sizeof c->root_cause, ": the workers' CPU time is capped by the quota, not by the "
@@ -199,19 +200,23 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 	/* more workers only help when the ones there are busy: with fewer than
 	 * half of them on a CPU at a time, more would mostly wait too */
 	double busy = g->total_ns ? (double)g->workers_oncpu_ns / (double)g->total_ns : 0;
-	int idle_workers = busy < WORKERS_SATURATED * workers;
-	if (idle_workers && workers <= cpus - 1)
+	int idle_workers = busy < WORKERS_SATURATED * v->at_once;
+	if (idle_workers && v->at_once <= cpus - 1)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" The %d workers were on CPUs %.1f at a time on average in the gaps, fewer than half of them: "
-			"more workers would mostly wait as well.", workers, busy);
+			"more workers would mostly wait as well.", v->at_once, busy);
 	if (per_item)
 		ia_batch_level_fix(c);
-	if (workers > cpus - 1 && cpus > 0)
-		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, workers, cpus);
-	else if (workers < nw && !idle_workers)
-		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * workers ? nw : 2 * workers,
-			     workers, cpus);
-	prefetch_fix(c, v);
+	if (v->at_once > cpus - 1 && cpus > 0)
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, v->at_once, cpus);
+	else if (v->at_once < nw && !idle_workers)
+		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * v->at_once ? nw : 2 * v->at_once,
+			     v->at_once, cpus);
+	/* a deeper queue evens out a loader's bursts; it adds no CPU to
+	 * workers that already have every CPU (more of them than CPUs, or the
+	 * CPUs saturated): no advice that cannot help (c51) */
+	if (!(v->at_once > cpus - 1 && cpus > 0) && !(v->sat >= SATURATED))
+		prefetch_fix(c, v);
 	if (!per_item && !g->samples_workers)
 		ia_batch_level_fix(c);
 }

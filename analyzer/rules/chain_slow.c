@@ -112,7 +112,8 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 		if (workers)
 			ia_addf(c->root_cause, sizeof c->root_cause,
 			     " %d DataLoader-style workers%s held the CPUs (%s on-CPU during those calls)", workers,
-			     workers > cpus - 1 && cpus > 0 ? ", more than the CPUs left beside the main process," : "",
+			     (int)a->pp.workers_at_once > cpus - 1 && cpus > 0 ? ", more than the CPUs left beside the main process,"
+			     : "",
 			     ia_fmt_dur(d1, sizeof d1, s->workers_oncpu_ns));
 		if (workers && s->pages_per_s_all > 0 && s->pages_per_s >= 1000)
 			ia_addf(c->root_cause, sizeof c->root_cause, ", allocating %s pages/s (heavy page-allocation pressure)",
@@ -122,8 +123,9 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 		if (s->ncomp && s->comp[0].ns * 10 >= s->runq_ns)
 			ia_addf(c->root_cause, sizeof c->root_cause, " Untraced processes also took CPU: %s (pid %d) %s.",
 			     s->comp[0].comm, s->comp[0].pid, ia_fmt_dur(d1, sizeof d1, s->comp[0].ns));
-		if (workers > cpus - 1 && cpus > 0)
-			ia_chain_fix(c, "num_workers=%d (%d CPUs: one for the main process); %d workers now", nw, cpus, workers);
+		if ((int)a->pp.workers_at_once > cpus - 1 && cpus > 0)
+			ia_chain_fix(c, "num_workers=%d (%d CPUs: one for the main process); %d workers now", nw, cpus,
+				     (int)a->pp.workers_at_once);
 		if (workers) {
 			ia_chain_fix(c, "persistent_workers=True and prefetch_factor=2: no worker start-up, a bounded queue");
 			ia_batch_level_fix(c);
