@@ -99,25 +99,24 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 	 * (schema 9), its waits after a wake-up too: holder_ns of each that
 	 * task's, the rest other tasks', not named (placed at the wait's end
 	 * and start: the windows cut them close enough) */
-	sqlite3_stmt *st = ia_db_prepare(t->db, t->off_holder
-		? t->off_holder_tid
-		? "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns, holder_tid FROM off_cpu "
-		  "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR (holder_pid IS NOT NULL AND "
-		  "end_ns > runnable_ns)) ORDER BY start_ns"
-		: "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, holder_ns, NULL FROM off_cpu "
-		  "WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR (holder_pid IS NOT NULL AND "
-		  "end_ns > runnable_ns)) ORDER BY start_ns"
-		: "SELECT 1, next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
-		  "start_ns < ?3 AND end_ns > ?2 AND preempted = 1 ORDER BY start_ns",
-		err, errlen);
+	char sql[400];
+	if (t->off_holder)   /* (holder_tid from schema 10) */
+		snprintf(sql, sizeof sql, "SELECT preempted = 1, next_pid, start_ns, end_ns, holder_pid, runnable_ns, "
+			 "holder_ns, %s FROM off_cpu WHERE tid = ?1 AND start_ns < ?3 AND end_ns > ?2 AND (preempted = 1 OR "
+			 "(holder_pid IS NOT NULL AND end_ns > runnable_ns)) ORDER BY start_ns",
+			 t->off_holder_tid ? "holder_tid" : "NULL");
+	else
+		snprintf(sql, sizeof sql, "SELECT 1, next_pid, start_ns, end_ns FROM off_cpu WHERE tid = ?1 AND "
+			 "start_ns < ?3 AND end_ns > ?2 AND preempted = 1 ORDER BY start_ns");
+	sqlite3_stmt *st = ia_db_prepare(t->db, sql, err, errlen);
 	if (!st)
 		return -1;
 	struct taker *tk = NULL;
 	size_t ntk = 0, cap = 0;
 	int rc, oom = 0;
 	/* a holder thread named apart from its process: one of the waiter's own
-	 * process (its autograd engine or pin-memory thread, woken it and kept
-	 * the CPU), or the tracer's (what tracing takes from it) */
+	 * process (its autograd engine or pin-memory thread, which woke it and
+	 * kept the CPU), or the tracer's (what tracing takes from it) */
 	int self_th = ia_thread_index(t, tid);
 	uint32_t self_proc = self_th >= 0 ? t->threads[self_th].proc : UINT32_MAX;
 	sqlite3_bind_int64(st, 1, tid);
