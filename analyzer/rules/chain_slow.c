@@ -127,7 +127,15 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 			ia_chain_fix(c, "num_workers=%d (%d CPUs: one for the main process); %d workers now", nw, cpus,
 				     (int)a->pp.workers_at_once);
 		if (workers) {
-			ia_chain_fix(c, "persistent_workers=True and prefetch_factor=2: no worker start-up, a bounded queue");
+			/* (the epochs say whether the workers outlive one: no advice
+			 * to set what is set; 2 is DataLoader's default prefetch) */
+			int persist = ia_phases_workers_persist(&a->ph);
+			if (persist == 0)
+				ia_chain_fix(c, "persistent_workers=True (each epoch's iterator forked new workers here): no "
+						"worker start-up");
+			else if (persist < 0)
+				ia_chain_fix(c, "persistent_workers=True (if not set already) and prefetch_factor at its default "
+						"of 2: no worker start-up, a bounded queue");
 			ia_batch_level_fix(c);
 		} else {
 			ia_chain_fix(c, "Keep other CPU-heavy work off the CPUs the training process needs (taskset/cgroups), "
