@@ -39,7 +39,7 @@ void ia_chain_fix(struct ia_chain *c, const char *fmt, ...)
 
 void ia_chain_line(struct ia_chain *c, const char *fmt, ...)
 {
-	if (c->ntimeline == IA_CHAIN_MAX_LINES)
+	if (c->ntimeline == IA_CHAIN_MAX_TIMELINE)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

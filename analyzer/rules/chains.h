@@ -84,6 +84,11 @@ int ia_kind_is_gpu_work(enum ia_kind k);
 int ia_chains_order(const void *a, const void *b);
 
 #define IA_CHAIN_MAX_LINES 8
+/* timeline lines: a gaps chain can have a dozen things to say (the CPUs,
+ * the main thread, whom it waited behind, where it blocked, its workers,
+ * its other threads, their samples, the CUDA calls); at 8 the last were
+ * dropped without a word */
+#define IA_CHAIN_MAX_TIMELINE 16
 
 struct ia_chain {
 	enum ia_severity sev;
@@ -96,7 +101,7 @@ struct ia_chain {
 	char root_cause[1200];
 	char fixes[IA_CHAIN_MAX_LINES][400];
 	int nfixes;
-	char timeline[IA_CHAIN_MAX_LINES][400];   /* "[SYSTEM] …", "[HOST] …", "[CUDA] …" */
+	char timeline[IA_CHAIN_MAX_TIMELINE][400];   /* "[SYSTEM] …", "[HOST] …", "[CUDA] …" */
 	int ntimeline;
 	char source[256];              /* file:line, "" when unknown */
 	cJSON *evidence;               /* owned */

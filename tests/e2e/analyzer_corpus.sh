@@ -60,6 +60,10 @@ facts() {
 	  var("lib_source"; [$c[] | select(.source != null and (.source
 		| test("site-packages/|dist-packages/|/lib/python3[.0-9]*/|/torchinductor_|<frozen")))
 		| "\(.kind): \(.source)"] | first // ""),
+	  # a gaps chain whose timeline does not end with its [CUDA] line lost
+	  # lines to the cap (chains.h: ten traces did at 8)
+	  var("cut_timeline"; [$c[] | select((.kind | startswith("gaps_")) and ((.timeline | last // "")
+		| startswith("[CUDA]") | not)) | .kind] | first // ""),
 	  # the narrowest width of the steady state GPU idle: measured bounds or the estimate inside them
 	  var("idle_width"; $r.gpu_idle_pct | if .measured and .steady_low != null then
 		([.steady_high - .steady_low] + (if .estimate_from_timed_work.steady_low != null then
@@ -206,6 +210,7 @@ one() { # one NAME.expect against its trace, in its own $T
 	# every trace: a finding's Source is the user's own line, never a
 	# library's file (issue 39: torch/nn/modules/*.py on ten traces)
 	check_eq "$n: every Source is the user's own line" "" "$lib_source"
+	check_eq "$n: every gaps chain's timeline whole (its [CUDA] line last)" "" "$cut_timeline"
 	check_one "$n" "$e"
 	# every measured trace: GPU idle over the steady state within 5 points —
 	# the measured bounds, or the estimate from work timed alone inside them

@@ -20,6 +20,8 @@ trace busy
 check "busy: a gaps chain (MEDIUM or HIGH), main thread blocked" grep -Eq "^\[(HIGH|MEDIUM)\] GPU idle .*main thread blocked" "$T/busy.txt"
 check "busy: the other thread's time and samples are shown" \
 	grep -q "^    \[HOST\] their on-CPU samples in the gaps: summarise" "$T/busy.txt"
+grep -q "^    \[HOST\] their on-CPU samples in the gaps: summarise" "$T/busy.txt" ||
+	grep -E "^\[|^    \[" "$T/busy.txt" | cut -c1-200 | sed 's/^/# /'
 check "busy: root cause says the GIL and names the thread's Python code" \
 	grep -q "samples run Python code, the most in summarise.* at $PY:$BUSY\. CPython runs one thread's Python code at a time (the GIL)" "$T/busy.txt"
 check "busy: the first fix is that work" grep -q "1\. Take that Python work out of the training process" "$T/busy.txt"
