@@ -91,6 +91,12 @@ int ia_good_workers(const struct ia_analysis *a)
 	return c > 1 ? c - 1 : 1;
 }
 
+int ia_workers_crowd_cpus(const struct ia_analysis *a)
+{
+	int c = ia_cpus_of(a);
+	return c > 0 && (int)a->pp.workers_at_once > c - 1;
+}
+
 const char *ia_cpu_limit_text(const struct ia_analysis *a, char *buf, size_t n)
 {
 	const struct ia_trace *t = a->t;

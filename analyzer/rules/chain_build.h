@@ -51,6 +51,9 @@ void ia_cpu_quota_fix(struct ia_chain *c);
 void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a);
 /* A num_workers value for this machine: every CPU but one for the main process. */
 int ia_good_workers(const struct ia_analysis *a);
+/* The workers alive at once (per_process.h) are more than the CPUs less the
+ * main process's one: they fight the main process for CPUs. */
+int ia_workers_crowd_cpus(const struct ia_analysis *a);
 
 /* ---- the samples in the gaps (chain_stacks.c) ---- */
 /* collation code: torch.stack / cat / the default collate, gather_rows */

@@ -113,10 +113,9 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 			" The job was started under taskset (%s): it may use only the CPUs it shares with them.", t->command);
 	if (quota)
 		ia_cpu_quota_fix(c);
-	int at_once = (int)a->pp.workers_at_once;
-	if (at_once > cpus - 1 && cpus > 0)
+	if (ia_workers_crowd_cpus(a))
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them",
-			     ia_good_workers(a), at_once, cpus);
+			     ia_good_workers(a), (int)a->pp.workers_at_once, cpus);
 	if (ncomp) {
 		ia_chain_fix(c, "Stop %s, or keep it off the job's CPUs: a cpuset cgroup (systemd-run -p AllowedCPUs=...) "
 				"or taskset for it on CPUs the job does not use%s", comp[0].comm,

@@ -671,7 +671,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 	if (hogs && pinned)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" The job was started under taskset (%s): the CPUs it may use are the ones they compete for.", t->command);
-	if (v->at_once > cpus - 1 && cpus > 0)
+	if (ia_workers_crowd_cpus(v->a))
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", v->nw, v->at_once,
 			     cpus);
 	if (hogs) {
@@ -680,7 +680,7 @@ static void cause_host_preempted(struct ia_chain *c, const struct gap_view *v)
 			     v->comp[0].comm, pinned ? " (the job is pinned: give it CPUs the others are not on)" : "");
 		ia_chain_fix(c, "If it must run beside the job, lower its priority (nice -n 19, or renice -n 19 -p PID) "
 				"or give the job a higher one, so the training loop gets a CPU when it is runnable");
-	} else if (!(v->at_once > cpus - 1 && cpus > 0) && !quota) {
+	} else if (!ia_workers_crowd_cpus(v->a) && !quota) {
 		ia_chain_fix(c, "Give the main process a CPU of its own: fewer competing processes, or taskset/cgroups "
 				"to keep others off one CPU");
 	}

@@ -187,7 +187,7 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
 	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
 		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
-	if (v->at_once > cpus - 1 && cpus > 0)
+	if (ia_workers_crowd_cpus(v->a))
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", v->at_once,
 			cpus);
@@ -207,7 +207,7 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"more workers would mostly wait as well.", v->at_once, busy);
 	if (per_item)
 		ia_batch_level_fix(c);
-	if (v->at_once > cpus - 1 && cpus > 0)
+	if (ia_workers_crowd_cpus(v->a))
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, v->at_once, cpus);
 	else if (v->at_once < nw && !idle_workers)
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * v->at_once ? nw : 2 * v->at_once,
@@ -215,7 +215,7 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 	/* a deeper queue evens out a loader's bursts; it adds no CPU to
 	 * workers that already have every CPU (more of them than CPUs, or the
 	 * CPUs saturated): no advice that cannot help (c51) */
-	if (!(v->at_once > cpus - 1 && cpus > 0) && !(v->sat >= SATURATED))
+	if (!ia_workers_crowd_cpus(v->a) && !(v->sat >= SATURATED))
 		prefetch_fix(c, v);
 	if (!per_item && !g->samples_workers)
 		ia_batch_level_fix(c);

@@ -112,8 +112,7 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 		if (workers)
 			ia_addf(c->root_cause, sizeof c->root_cause,
 			     " %d DataLoader-style workers%s held the CPUs (%s on-CPU during those calls)", workers,
-			     (int)a->pp.workers_at_once > cpus - 1 && cpus > 0 ? ", more than the CPUs left beside the main process,"
-			     : "",
+			     ia_workers_crowd_cpus(a) ? ", more than the CPUs left beside the main process," : "",
 			     ia_fmt_dur(d1, sizeof d1, s->workers_oncpu_ns));
 		if (workers && s->pages_per_s_all > 0 && s->pages_per_s >= 1000)
 			ia_addf(c->root_cause, sizeof c->root_cause, ", allocating %s pages/s (heavy page-allocation pressure)",
@@ -123,7 +122,7 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 		if (s->ncomp && s->comp[0].ns * 10 >= s->runq_ns)
 			ia_addf(c->root_cause, sizeof c->root_cause, " Untraced processes also took CPU: %s (pid %d) %s.",
 			     s->comp[0].comm, s->comp[0].pid, ia_fmt_dur(d1, sizeof d1, s->comp[0].ns));
-		if ((int)a->pp.workers_at_once > cpus - 1 && cpus > 0)
+		if (ia_workers_crowd_cpus(a))
 			ia_chain_fix(c, "num_workers=%d (%d CPUs: one for the main process); %d workers now", nw, cpus,
 				     (int)a->pp.workers_at_once);
 		if (workers) {
