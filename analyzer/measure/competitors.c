@@ -172,20 +172,15 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 			name = pidname;
 		}
 		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
-		unsigned char tracer = th >= 0 && ia_thread_is_tracer(&t->threads[th]);
-		unsigned char own = th >= 0 && !tracer;   /* a thread of the waiter's own process */
-		unsigned char worker = th < 0 && ps && ps->role == IA_ROLE_WORKER;
-		unsigned char main_proc = th < 0 && ps && ps->role == IA_ROLE_MAIN;
+		enum ia_taker_role role = th >= 0 ? (ia_thread_is_tracer(&t->threads[th]) ? IA_TAKER_TRACER : IA_TAKER_OWN_THREAD)
+					  : ps && ps->role == IA_ROLE_WORKER ? IA_TAKER_WORKER
+					  : ps && ps->role == IA_ROLE_MAIN ? IA_TAKER_MAIN : IA_TAKER_NONE;
 		size_t k;
-		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].worker != worker || g[k].main_proc != main_proc ||
-				       g[k].tracer != tracer || g[k].own != own); k++)
+		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].role != role); k++)
 			;
 		if (k == ng) {
 			snprintf(g[ng].comm, sizeof g[0].comm, "%s", name);
-			g[ng].worker = worker;
-			g[ng].main_proc = main_proc;
-			g[ng].tracer = tracer;
-			g[ng++].own = own;
+			g[ng++].role = role;
 		}
 		g[k].npids++;
 		g[k].cpu_ns += tk[i].ns;
@@ -210,23 +205,26 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 	buf[0] = 0;
 	for (size_t i = 0; i < n && o + 1 < len; i++) {
 		int w;
-		if (g[i].tracer)
-			w = snprintf(buf + o, len - o, "%s%s (the tracer's thread) %s", i ? ", " : "", g[i].comm,
-				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
-		else if (g[i].own)
-			w = snprintf(buf + o, len - o, "%s%s (its own process's thread) %s", i ? ", " : "", g[i].comm,
-				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
-		else if (g[i].worker)
-			w = snprintf(buf + o, len - o, "%s%s (%u DataLoader worker%s) %s", i ? ", " : "", g[i].comm,
-				     g[i].npids, g[i].npids > 1 ? "s" : "", ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
-		else if (g[i].main_proc)
-			w = snprintf(buf + o, len - o, "%s%s (main process) %s", i ? ", " : "", g[i].comm,
-				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
-		else if (g[i].npids > 1)
-			w = snprintf(buf + o, len - o, "%s%s (%u processes) %s", i ? ", " : "", g[i].comm, g[i].npids,
-				     ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
-		else
-			w = snprintf(buf + o, len - o, "%s%s %s", i ? ", " : "", g[i].comm, ia_fmt_dur(d, sizeof d, g[i].cpu_ns));
+		const char *sep = i ? ", " : "";
+		ia_fmt_dur(d, sizeof d, g[i].cpu_ns);
+		switch (g[i].role) {
+		case IA_TAKER_TRACER:
+			w = snprintf(buf + o, len - o, "%s%s (the tracer's thread) %s", sep, g[i].comm, d);
+			break;
+		case IA_TAKER_OWN_THREAD:
+			w = snprintf(buf + o, len - o, "%s%s (its own process's thread) %s", sep, g[i].comm, d);
+			break;
+		case IA_TAKER_WORKER:
+			w = snprintf(buf + o, len - o, "%s%s (%u DataLoader worker%s) %s", sep, g[i].comm, g[i].npids,
+				     g[i].npids > 1 ? "s" : "", d);
+			break;
+		case IA_TAKER_MAIN:
+			w = snprintf(buf + o, len - o, "%s%s (main process) %s", sep, g[i].comm, d);
+			break;
+		default:
+			w = g[i].npids > 1 ? snprintf(buf + o, len - o, "%s%s (%u processes) %s", sep, g[i].comm, g[i].npids, d)
+					   : snprintf(buf + o, len - o, "%s%s %s", sep, g[i].comm, d);
+		}
 		if (w < 0 || (size_t)w >= len - o)
 			break;
 		o += (size_t)w;
@@ -242,9 +240,10 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		cJSON_AddStringToObject(o, "comm", g[i].comm);
 		ia_json_u64(o, "processes", g[i].npids);
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
-		if (g[i].worker || g[i].main_proc || g[i].tracer || g[i].own)
-			cJSON_AddStringToObject(o, "role", g[i].tracer ? "tracer" : g[i].own ? "own_thread"
-						: g[i].worker ? "worker" : "main");
+		static const char *const role[] = { [IA_TAKER_WORKER] = "worker", [IA_TAKER_MAIN] = "main",
+						    [IA_TAKER_TRACER] = "tracer", [IA_TAKER_OWN_THREAD] = "own_thread" };
+		if (g[i].role != IA_TAKER_NONE)
+			cJSON_AddStringToObject(o, "role", role[g[i].role]);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;

@@ -17,16 +17,19 @@
 
 #include <cjson/cJSON.h>
 
+/* Who a group of CPU takers is to the job (ia_cpu_takers; IA_TAKER_NONE
+ * elsewhere): its DataLoader workers or its main process, or — from
+ * holder_tid (schema 10), a thread named apart — the tracer's thread or one
+ * of the waiter's own process. */
+enum ia_taker_role { IA_TAKER_NONE, IA_TAKER_WORKER, IA_TAKER_MAIN, IA_TAKER_TRACER, IA_TAKER_OWN_THREAD };
+
 struct ia_comp_group {
 	char comm[32];          /* "(no name)" when the collector saw none */
 	unsigned npids;
 	uint64_t cpu_ns;        /* over the windows */
 	uint64_t preemptions;   /* over the whole trace */
 	int traced;             /* ia_cpu_takers: a process of the traced job */
-	/* ia_cpu_takers with the roles: the job's DataLoader workers, its main
-	 * process (zero for anyone else); from holder_tid (schema 10) a thread
-	 * named apart: the tracer's, or one of the waiter's own process */
-	unsigned char worker, main_proc, tracer, own;
+	enum ia_taker_role role;   /* ia_cpu_takers: how the lists name the group */
 };
 
 struct ia_per_process;

@@ -98,8 +98,8 @@ static void test_holders(void **state)
 	assert_int_equal(group(g, n, "ingero-sender"), 200);   /* the tracer's */
 	assert_int_equal(group(g, n, "python3"), UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(g[i].own, !strcmp(g[i].comm, "pt_autograd_0"));
-		assert_int_equal(g[i].tracer, !strcmp(g[i].comm, "ingero-sender"));
+		assert_int_equal(g[i].role == IA_TAKER_OWN_THREAD, !strcmp(g[i].comm, "pt_autograd_0"));
+		assert_int_equal(g[i].role == IA_TAKER_TRACER, !strcmp(g[i].comm, "ingero-sender"));
 	}
 	assert_int_equal(total, 7400);
 	assert_int_equal(untraced, 2500);   /* the hog and the idle CPU; not the unnamed rest */
