@@ -35,7 +35,7 @@ void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
 			   "gloo all-reduce of CUDA tensors seen (docs/chains.md, rank_straggler).\n");
 		return;
 	}
-	fprintf(f, "; %zu %s matched across all of them (%s)\n", c->n, c->op, ia_coll_source_name(c->source));
+	fprintf(f, "; %zu %s calls matched across all of them (%s)\n", c->n, c->op, ia_coll_source_name(c->source));
 	if (c->comm_nranks > (int)c->nranks)
 		fprintf(f, "These are %zu of the communicator's %d ranks: the others are in other traces (other nodes) — "
 			   "give every node's report.db at once (ingero-analyze explain A.db B.db ...) to see them all.\n",

@@ -186,10 +186,10 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 								     : IA_SEV_LOW;
 	ia_job_others(j, j->straggler, others, sizeof others);
 	snprintf(ch->summary, sizeof ch->summary,
-		 "rank %d arrives last at %.0f%% of %zu %s (%s after the others' median, on average); %s wait%s %.0f%% of "
-		 "their time for it",
+		 "rank %d arrives last at %.0f%% of %zu %s calls (%s after the others' median, on average); %s wait%s "
+		 "%.0f%% of %s time for it",
 		 s->rank, 100 * j->last_share, c->n, c->op, ia_fmt_dur(d1, sizeof d1, j->late_mean_ns), others,
-		 c->nranks == 2 ? "s" : "", 100 * j->others_wait_share);
+		 c->nranks == 2 ? "s" : "", 100 * j->others_wait_share, c->nranks == 2 ? "its" : "their");
 	const struct ia_analysis *own = &j->sub_a;
 	const struct ia_chain *cause = j->has_sub && own->nchains ? &own->chains[0] : NULL;
 	ia_addf(ch->root_cause, sizeof ch->root_cause,
@@ -212,8 +212,8 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 			"%.1fx their kernel launches): the imbalance is in the data (uneven batches or sequence lengths).",
 			j->bytes_ratio, j->launch_ratio);
 	ia_chain_line(ch,
-		      "[RANKS] %zu ranks, %zu %s matched across all of them (%s); rank %d came last at %llu of them, "
-		      "%.0f%% of the others' waiting at them its",
+		      "[RANKS] %zu ranks, %zu %s calls matched across all of them (%s); rank %d came last at %llu of them "
+		      "and caused %.0f%% of the others' waiting there",
 		      c->nranks, c->n, c->op, ia_coll_source_name(c->source), s->rank, (unsigned long long)s->last_count,
 		      100 * j->imposed_share);
 	char w[400] = "[WAIT] ";
