@@ -558,6 +558,32 @@ static uint64_t node_done(const struct table *tb, const struct col *cols, size_t
 	return v[m / 2];
 }
 
+/* The median, over the rows where node 0 and node n both have ranks, of the
+ * spread of those ranks' completions (d: scratch of tb->n). */
+static uint64_t row_spread_median(const struct table *tb, const struct col *cols, int n, int64_t *d)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < tb->n; i++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		int seen0 = 0, seen_n = 0;
+		for (size_t k = 0; k < tb->nr; k++) {
+			uint64_t v = tb->done[i * tb->nr + k];
+			if (!v || (cols[k].node != 0 && cols[k].node != n))
+				continue;
+			seen0 |= cols[k].node == 0;
+			seen_n |= cols[k].node == n;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		if (seen0 && seen_n)
+			d[m++] = (int64_t)(hi - lo);
+	}
+	if (!m)
+		return 0;
+	qsort(d, m, sizeof *d, by_i64);
+	return (uint64_t)d[m / 2];
+}
+
 /* Node n ≥ 1 onto node 0 by the collectives' completions (collectives.h). */
 static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, struct ia_clock_fit *fit)
 {
@@ -590,13 +616,22 @@ static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, st
 			if (dev > worst)
 				worst = dev;
 		}
-		fit[n] = (struct ia_clock_fit){ corr, worst, m };
 		for (size_t i = 0; i < tb->n; i++)
 			for (size_t k = 0; k < tb->nr; k++)
 				if (cols[k].node == (int)n) {
 					tb->arrive[i * tb->nr + k] = (uint64_t)((int64_t)tb->arrive[i * tb->nr + k] + corr);
 					tb->done[i * tb->nr + k] = (uint64_t)((int64_t)tb->done[i * tb->nr + k] + corr);
 				}
+		/* The differences' spread says how consistent they are, not how
+		 * far off all of them may be together: a rank read when its call
+		 * returned, not from a mark, returns when its thread is woken,
+		 * and one node's ranks may be woken later every time (the last
+		 * to arrive returns at once, the others wait for a wake-up).  So
+		 * the uncertainty is at least how far apart the two nodes' ranks
+		 * still complete once aligned (the median row's spread): a
+		 * collective ends at one instant on every rank. */
+		uint64_t spread = row_spread_median(tb, cols, (int)n, d);
+		fit[n] = (struct ia_clock_fit){ corr, worst > spread ? worst : spread, m };
 	}
 	free(d);
 	return 0;

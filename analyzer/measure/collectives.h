@@ -90,8 +90,11 @@ int ia_collectives_compute(const struct ia_trace *t, const struct ia_ranks *rk, 
  * only): a collective completes at nearly the same instant on every rank,
  * so node n ≥ 1 is moved by the median, over the matched collectives, of
  * (node 0's median completion − its own); what is left — the largest
- * distance of a collective's difference from that median — is its stated
- * uncertainty.  fit[n] (n < nn) receives both. */
+ * distance of a collective's difference from that median, or if more, how
+ * far apart the two nodes' ranks still complete once aligned (the median
+ * collective's spread: a rank that returns when woken, not read from a
+ * mark, can be late on one node every time) — is its stated uncertainty.
+ * fit[n] (n < nn) receives both. */
 struct ia_coll_node {
 	const struct ia_trace *t;
 	const struct ia_ranks *rk;

@@ -174,7 +174,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
 		enum ia_taker_role role = th >= 0 ? (ia_thread_is_tracer(&t->threads[th]) ? IA_TAKER_TRACER : IA_TAKER_OWN_THREAD)
 					  : ps && ps->role == IA_ROLE_WORKER ? IA_TAKER_WORKER
-					  : ps && ps->role == IA_ROLE_MAIN ? IA_TAKER_MAIN : IA_TAKER_NONE;
+					  : ps && ps->role == IA_ROLE_MAIN ? IA_TAKER_MAIN
+					  : pi < 0 && !strncmp(name, "ingero-", 7) ? IA_TAKER_TRACER_PROC : IA_TAKER_NONE;
 		size_t k;
 		for (k = 0; k < ng && (strcmp(g[k].comm, name) || g[k].role != role); k++)
 			;
@@ -218,6 +219,11 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 			w = snprintf(buf + o, len - o, "%s%s (%u DataLoader worker%s) %s", sep, g[i].comm, g[i].npids,
 				     g[i].npids > 1 ? "s" : "", d);
 			break;
+		case IA_TAKER_TRACER_PROC:
+			w = g[i].npids > 1 ? snprintf(buf + o, len - o, "%s%s (the tracer, %u processes) %s", sep, g[i].comm,
+						      g[i].npids, d)
+					   : snprintf(buf + o, len - o, "%s%s (the tracer) %s", sep, g[i].comm, d);
+			break;
 		case IA_TAKER_MAIN:
 			w = snprintf(buf + o, len - o, "%s%s (main process) %s", sep, g[i].comm, d);
 			break;
@@ -241,7 +247,8 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		ia_json_u64(o, "processes", g[i].npids);
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
 		static const char *const role[] = { [IA_TAKER_WORKER] = "worker", [IA_TAKER_MAIN] = "main",
-						    [IA_TAKER_TRACER] = "tracer", [IA_TAKER_OWN_THREAD] = "own_thread" };
+						    [IA_TAKER_TRACER] = "tracer", [IA_TAKER_OWN_THREAD] = "own_thread",
+						    [IA_TAKER_TRACER_PROC] = "tracer" };
 		if (g[i].role != IA_TAKER_NONE)
 			cJSON_AddStringToObject(o, "role", role[g[i].role]);
 		cJSON_AddItemToArray(arr, o);

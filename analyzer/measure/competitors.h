@@ -18,10 +18,18 @@
 #include <cjson/cJSON.h>
 
 /* Who a group of CPU takers is to the job (ia_cpu_takers; IA_TAKER_NONE
- * elsewhere): its DataLoader workers or its main process, or — from
- * holder_tid (schema 10), a thread named apart — the tracer's thread or one
- * of the waiter's own process. */
-enum ia_taker_role { IA_TAKER_NONE, IA_TAKER_WORKER, IA_TAKER_MAIN, IA_TAKER_TRACER, IA_TAKER_OWN_THREAD };
+ * elsewhere): its DataLoader workers or its main process, the tracer's own
+ * processes (the collector: untraced, named ingero-…), or — from holder_tid
+ * (schema 10), a thread named apart — the tracer's thread or one of the
+ * waiter's own process. */
+enum ia_taker_role {
+	IA_TAKER_NONE,
+	IA_TAKER_WORKER,
+	IA_TAKER_MAIN,
+	IA_TAKER_TRACER,
+	IA_TAKER_OWN_THREAD,
+	IA_TAKER_TRACER_PROC,
+};
 
 struct ia_comp_group {
 	char comm[32];          /* "(no name)" when the collector saw none */

@@ -42,6 +42,7 @@ check_eq "node 1's anchor skewed by 5 s (+ the real difference, microseconds)" 1
 check_eq "explain of both exits 0" 0 $?
 "$A" explain --width 1000 "$T/n0.db" "$T/n1.db" >"$T/job.txt" 2>>"$T/job.err"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$T/job.json"; }
+echo "# node 1: skew left $(j "d['nodes'][1]['anchor_offset_ns'] + d['nodes'][1]['correction_ns']") ns, stated uncertainty $(j "d['nodes'][1]['uncertainty_ns']") ns, anchors' $(j "max(d['nodes'][0]['anchor_uncertainty_ns'], d['nodes'][1]['anchor_uncertainty_ns'])") ns"
 check_eq "the skew taken out within the stated uncertainty" True \
 	"$(j "abs(d['nodes'][1]['anchor_offset_ns'] + d['nodes'][1]['correction_ns']) <= d['nodes'][1]['uncertainty_ns'] + 2 * max(d['nodes'][0]['anchor_uncertainty_ns'], d['nodes'][1]['anchor_uncertainty_ns'])")"
 # The ranks' own spread: the k-th all-reduce's returns of a node's two ranks, one clock — what

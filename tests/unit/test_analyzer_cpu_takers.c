@@ -7,7 +7,8 @@
  * row without a holder counts nothing; a file without the column (older
  * schemas) counts only the preemptions.  From holder_tid (schema 10) a
  * holder thread of the waiter's own process, or the tracer's, is named by
- * the thread; another process's thread by its process.
+ * the thread; another process's thread by its process; the collector (an
+ * untraced ingero-… process) as the tracer.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,7 +40,7 @@ static void build(void)
 		    "(102, 100, 'ingero-sender'), (201, 200, 'worker_helper')");
 	/* the untraced hog is named by the competitors table */
 	rf_exec(db, "INSERT INTO competitors(pid, comm, bucket_ns, cpu_ns, preemptions, held_ns) "
-		    "VALUES(300, 'hog', 0, 2000, 1, 0)");
+		    "VALUES(300, 'hog', 0, 2000, 1, 0), (400, 'ingero-collecto', 0, 300, 0, 300)");
 	/* pid, tid, start, end, runnable, preempted, next_pid, holder_pid, holder_ns */
 	rf_exec(db, "INSERT INTO off_cpu(pid, tid, start_ns, end_ns, runnable_ns, preempted, next_pid, holder_pid, "
 		    "holder_ns, holder_tid) VALUES"
@@ -50,6 +51,7 @@ static void build(void)
 		    "(100, 100, 40000, 41000, 41000, 0, 0, 300, 0, 300),"      /* no wait: nothing */
 		    "(100, 100, 50000, 50700, 50000, 0, 0, 100, 700, 101),"    /* its own autograd thread: 700 */
 		    "(100, 100, 60000, 60200, 60000, 0, 0, 100, 200, 102),"    /* the tracer's sender: 200 */
+		    "(100, 100, 70000, 70300, 70000, 0, 0, 400, 300, 401),"    /* the collector's thread: 300 */
 		    "(200, 200, 1000, 9000, 1000, 1, 100, 100, 8000, NULL)");  /* another thread's: not asked */
 	sqlite3_close(db);
 }
@@ -88,7 +90,7 @@ static void test_holders(void **state)
 	uint64_t total, untraced;
 	const uint64_t all[2] = { 0, 100000 };
 	takers(&t, all, 1, g, &n, &total, &untraced);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	assert_string_equal(g[0].comm, "worker");   /* most time first; another process's thread: by its process */
 	assert_int_equal(group(g, n, "worker"), 3000);
 	assert_int_equal(group(g, n, "hog"), 2000);
@@ -96,17 +98,20 @@ static void test_holders(void **state)
 	assert_int_equal(group(g, n, "(idle)"), 500);
 	assert_int_equal(group(g, n, "pt_autograd_0"), 700);   /* its own process's thread, by its name */
 	assert_int_equal(group(g, n, "ingero-sender"), 200);   /* the tracer's */
+	assert_int_equal(group(g, n, "ingero-collecto"), 300);
 	assert_int_equal(group(g, n, "python3"), UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(g[i].role == IA_TAKER_OWN_THREAD, !strcmp(g[i].comm, "pt_autograd_0"));
 		assert_int_equal(g[i].role == IA_TAKER_TRACER, !strcmp(g[i].comm, "ingero-sender"));
+		assert_int_equal(g[i].role == IA_TAKER_TRACER_PROC, !strcmp(g[i].comm, "ingero-collecto"));
 	}
-	assert_int_equal(total, 7400);
-	assert_int_equal(untraced, 2500);   /* the hog and the idle CPU; not the unnamed rest */
+	assert_int_equal(total, 7700);
+	assert_int_equal(untraced, 2800);   /* the hog, the collector and the idle CPU; not the unnamed rest */
 	char text[300];
 	ia_competitors_text(text, sizeof text, g, n);
 	assert_non_null(strstr(text, "pt_autograd_0 (its own process's thread) 700ns"));
 	assert_non_null(strstr(text, "ingero-sender (the tracer's thread) 200ns"));
+	assert_non_null(strstr(text, "ingero-collecto (the tracer) 300ns"));
 
 	/* a schema 9 file (no holder_tid): those waits are their process's */
 	t.off_holder_tid = 0;
