@@ -565,7 +565,7 @@ static uint64_t row_spread_median(const struct table *tb, const struct col *cols
 	size_t m = 0;
 	for (size_t i = 0; i < tb->n; i++) {
 		uint64_t lo = UINT64_MAX, hi = 0;
-		int seen0 = 0, seen_n = 0;
+		int seen0 = 0, seen_n = 0;   /* (both nodes' ranks in the row) */
 		for (size_t k = 0; k < tb->nr; k++) {
 			uint64_t v = tb->done[i * tb->nr + k];
 			if (!v || (cols[k].node != 0 && cols[k].node != n))
@@ -578,10 +578,9 @@ static uint64_t row_spread_median(const struct table *tb, const struct col *cols
 		if (seen0 && seen_n)
 			d[m++] = (int64_t)(hi - lo);
 	}
-	if (!m)
-		return 0;
-	qsort(d, m, sizeof *d, by_i64);
-	return (uint64_t)d[m / 2];
+	if (m)
+		qsort(d, m, sizeof *d, by_i64);
+	return m ? (uint64_t)d[m / 2] : 0;
 }
 
 /* Node n ≥ 1 onto node 0 by the collectives' completions (collectives.h). */
@@ -623,13 +622,9 @@ static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, st
 					tb->done[i * tb->nr + k] = (uint64_t)((int64_t)tb->done[i * tb->nr + k] + corr);
 				}
 		/* The differences' spread says how consistent they are, not how
-		 * far off all of them may be together: a rank read when its call
-		 * returned, not from a mark, returns when its thread is woken,
-		 * and one node's ranks may be woken later every time (the last
-		 * to arrive returns at once, the others wait for a wake-up).  So
-		 * the uncertainty is at least how far apart the two nodes' ranks
-		 * still complete once aligned (the median row's spread): a
-		 * collective ends at one instant on every rank. */
+		 * far off all may be together (a rank read from its call's return
+		 * is late by its wake-up, one node's more than the other's every
+		 * time): at least the median row's spread once aligned. */
 		uint64_t spread = row_spread_median(tb, cols, (int)n, d);
 		fit[n] = (struct ia_clock_fit){ corr, worst > spread ? worst : spread, m };
 	}

@@ -135,6 +135,37 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
+/* With marks and an estimate: the step's time outside the gaps that the
+ * estimate does not hold busy (the GPU done with one short kernel before
+ * the host queued the next: idles under the gaps' 50 us) — the host set the
+ * pace there, as in a host-bound stretch — into *idle, and of it the part
+ * inside launches (outside the gaps, outside the estimate's busy) into
+ * *launch.  Gaps from gi, pieces from pi on, are the step's first. */
+static void paced_by_host(const struct ia_gaps *g, size_t gi, const struct piece *pc, size_t pi, size_t np,
+			  const struct ia_span *es, size_t nes, uint64_t s, uint64_t e, uint64_t outside_gaps,
+			  uint64_t *idle, uint64_t *launch)
+{
+	uint64_t busy = ia_spans_within(es, nes, s, e);
+	*idle = outside_gaps > busy ? outside_gaps - busy : 0;
+	*launch = 0;
+	size_t gk = gi;
+	for (size_t q = pi; *idle && q < np && pc[q].start < e; q++) {
+		if (pc[q].kind != PIECE_LAUNCH)
+			continue;
+		uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
+		if (b <= a)
+			continue;
+		while (gk < g->n && g->g[gk].end <= a)
+			gk++;
+		uint64_t in_gaps = 0;
+		for (size_t m = gk; m < g->n && g->g[m].start < b; m++)
+			in_gaps += ia_overlap(a, b, g->g[m].start, g->g[m].end);
+		uint64_t held = in_gaps + ia_spans_within(es, nes, a, b);
+		if (b - a > held)
+			*launch += b - a - held;
+	}
+}
+
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
 			      const struct ia_step_times *st, const struct ia_span *cw, size_t ncw,
 			      struct ia_step_breakdown *out)
@@ -154,9 +185,12 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		ia_step_breakdown_free(out);
 		return -1;
 	}
-	/* host-bound stretches: only without GPU marks (see the header) */
+	/* host-bound stretches: only without GPU marks; with them, the
+	 * estimate's idle outside the gaps (see the header) */
 	const uint64_t *hw = hb && !g->gpu.measured ? hb->w : NULL;
 	size_t nh = hw ? hb->n : 0, hi = 0, hq = 0;
+	const struct ia_span *es = g->gpu.measured && g->gpu.nest[1] ? g->gpu.est[1] : NULL;
+	size_t nes = es ? g->gpu.nest[1] : 0;
 	size_t gi = 0, pi = 0;
 	for (size_t i = 0; i < st->n; i++) {
 		uint64_t s = st->start[i], e = s + st->ns[i];
@@ -213,6 +247,8 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			for (size_t m = hq; m < nh && hw[2 * m] < b; m++)
 				hbl += ia_overlap(a, b, hw[2 * m], hw[2 * m + 1]);
 		}
+		if (es)
+			paced_by_host(g, gi, pc, pi, np, es, nes, s, e, st->ns[i] - gap, &hbt, &hbl);
 		if (hbt > st->ns[i] - gap)
 			hbt = st->ns[i] - gap;
 		if (hbl > hbt)

@@ -24,7 +24,13 @@
  * hostbound.h's host-bound stretches (the closing sync waited for nothing:
  * the GPU had finished before the host asked) the host set the pace, so
  * that time goes to launch (inside launches) or host compute (the rest)
- * instead.  With marks the measured gaps already say where the GPU idled.
+ * instead.  With marks the measured gaps say where the GPU idled for 50 µs
+ * or more; between them, where the GPU finishes each short kernel before
+ * the host queues the next (a launch-rate-bound loop: idles of a few µs,
+ * most of the time), the estimate (gpu_time.h, est: the headline's "about
+ * N%") says how much of it the GPU was busy: the rest goes, as a host-bound
+ * stretch's, to launch (inside launches) or host compute, so that device
+ * compute is the estimate's busy time, not every instant outside a gap.
  * A gap's blocked / on-CPU split is the whole gap's (gaps.c), taken pro
  * rata where a step cuts a gap; sync time inside a gap comes out of its
  * blocked time and launch time out of its on-CPU time (either from the

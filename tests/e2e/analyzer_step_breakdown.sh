@@ -12,9 +12,17 @@
 #     (93 % of the steady state in gaps, on-CPU): host-bound;
 #   c21_item_every_step: .item() every step — but its syncs wait while the
 #     GPU still runs the step's kernels, and the measured gaps are 5 % of
-#     the steady state (the ~24 % idle is estimated, in stretches under
-#     50 us): device compute dominates, host compute about 5 %, sync ~0 %.
-#     The breakdown says what was measured; it is not sync-bound.
+#     the steady state; the rest of the ~24 % idle the headline estimates is
+#     in stretches under 50 us, the GPU done before the host queued more
+#     (after each .item() returns): the host's, as the estimate says since
+#     the thirty-seventh session (until then device compute held every
+#     instant outside a gap: 94 % against the headline's ~76 % busy).
+#     Device compute ~76 %, host compute ~20 %, sync ~0 %: somewhat
+#     host-bound, not sync-bound;
+#   c15_amp_gradscaler: a launch-rate-bound AMP loop (GPU idle ~69 %, each
+#     small kernel done before the next launch): host-bound, launches a
+#     fifth of the steps, device compute ~100 % less the headline's idle
+#     (it read device-bound, 96 %, before).
 # ONLY=ERE picks traces by name.
 # tests/run: pool (no clock it asserts on: run beside another test)
 . "$(dirname "$0")/../lib.sh"
@@ -55,5 +63,6 @@ PYEOF
 one c01_cnn_workers2 input-bound 's["input_wait"] >= 50 and s["device_compute"] < 40'
 one c02_transformer_gpu_bound device-bound 's["device_compute"] >= 90'
 one c05_python_lists host-bound 's["host_compute"] >= 80 and s["input_wait"] < 5'
-one c21_item_every_step device-bound 's["device_compute"] >= 80 and 2 <= s["host_compute"] < 10 and s["sync"] < 5'
+one c21_item_every_step "somewhat host-bound" 's["device_compute"] >= 65 and 10 <= s["host_compute"] < 20 and s["sync"] < 5'
+one c15_amp_gradscaler host-bound 's["launch"] >= 15 and 20 <= s["device_compute"] <= 45'
 finish
