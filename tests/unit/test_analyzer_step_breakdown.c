@@ -7,7 +7,8 @@
  * loader comes out input-bound, one that computes on the host a third of
  * each step host-bound, one with no gap device-bound; syncs and launches
  * inside a gap take their time out of it, and a gap two steps share is
- * split between them; without GPU marks a host-bound stretch is the host's.
+ * split between them; without GPU marks a host-bound stretch is the host's,
+ * with them what the GPU estimate does not hold busy outside the gaps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,24 @@ static void host_bound_stretch(void **state)
 	f->g.gpu.measured = 1;
 	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, NULL, 0, &b), 0);
 	assert_int_equal(b.sum_ns[IA_STEP_DEVICE], STEPS * STEP);
+	ia_step_breakdown_free(&b);
+	/* with marks and an estimate: each kernel busy 100 us from its launch's
+	 * end, no gap (every idle under 50 us) — device compute is the
+	 * estimate's 4 ms a step, the rest the host's: launches 2 ms, 4 ms else */
+	static struct ia_span est[40 * STEPS];
+	for (size_t i = 0; i < STEPS; i++)
+		for (int k = 0; k < 40; k++) {
+			uint64_t end = f->start[i] + MS + (uint64_t)k * 200 * US + 50 * US;
+			est[i * 40 + (size_t)k] = (struct ia_span){ end, end + 100 * US };
+		}
+	f->g.gpu.est[1] = est;
+	f->g.gpu.nest[1] = 40 * STEPS;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, &hb, &f->st, NULL, 0, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.p50_ns[IA_STEP_DEVICE], 4 * MS);
+	assert_int_equal(b.p50_ns[IA_STEP_LAUNCH], 2 * MS);
+	assert_int_equal(b.p50_ns[IA_STEP_HOST], 4 * MS);
+	assert_string_equal(b.cls, "host-bound");
 	ia_step_breakdown_free(&b);
 	free(f);
 }
