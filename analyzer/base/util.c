@@ -210,6 +210,18 @@ void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, si
 	}
 }
 
+int ia_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int ia_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 uint64_t ia_percentile(uint64_t *v, size_t n, double p)
 {
 	uint64_t out;

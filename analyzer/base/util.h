@@ -44,6 +44,10 @@ int ia_is_library_file(const char *file);
  * runs (Inductor's runtime/, Dynamo's eval_frame.py are left out). */
 int ia_is_compile_file(const char *file);
 
+/* qsort/bsearch orders of uint64_t and int64_t, ascending. */
+int ia_cmp_u64(const void *a, const void *b);
+int ia_cmp_i64(const void *a, const void *b);
+
 /* Percentiles of v[0..n): fills out[k] for pcts[k] (0 < p <= 100); v is reordered. */
 void ia_percentiles(uint64_t *v, size_t n, const double *pcts, uint64_t *out, size_t k);
 /* One percentile (v reordered). 0 when n == 0. */

@@ -15,6 +15,7 @@
 #include "gate/gate_baseline.h"
 #include "gate/gate_stats.h"
 #include "base/json_out.h"
+#include "base/util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -44,12 +45,6 @@ static const struct run_field {
 static double *run_num(struct ia_gate_run *r, size_t i)
 {
 	return (double *)((char *)r + run_fields[i].off);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 static int cmp_api_name(const void *a, const void *b)
@@ -176,7 +171,7 @@ static const char *read_api(struct ia_gate_api *g, const cJSON *a, size_t nruns,
 		g->samples[g->nsamples++] = (uint64_t)llround(v->valuedouble);
 	}
 	/* A hand-edited file may be unsorted; the statistics need order. */
-	qsort(g->samples, g->nsamples, sizeof *g->samples, cmp_u64);
+	qsort(g->samples, g->nsamples, sizeof *g->samples, ia_cmp_u64);
 	g->nsamples = ia_gate_decimate(g->samples, g->nsamples, max_samples);
 	return NULL;
 }
@@ -434,7 +429,7 @@ static int merge_api(struct ia_gate_api *g, const char *name, struct ia_gate_sum
 			}
 		}
 	}
-	qsort(g->samples, g->nsamples, sizeof *g->samples, cmp_u64);
+	qsort(g->samples, g->nsamples, sizeof *g->samples, ia_cmp_u64);
 	g->nsamples = ia_gate_decimate(g->samples, g->nsamples, max_samples);
 	g->p50_ns = (uint64_t)llround(ia_gate_median(p50, present));
 	g->p99_ns = (uint64_t)llround(ia_gate_median(p99, present));

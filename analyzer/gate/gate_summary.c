@@ -20,6 +20,7 @@
 
 #include "base/json_out.h"
 #include "base/progress.h"
+#include "base/util.h"
 #include "gate/gate_analysis.h"
 #include "gate/gate_baseline.h"
 #include "gate/gate_stats.h"
@@ -62,12 +63,6 @@ void ia_gate_summary_free(struct ia_gate_summary *s)
 	free(s->source);
 	free(s->command);
 	memset(s, 0, sizeof *s);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 static int cmp_api_name(const void *a, const void *b)
@@ -132,7 +127,7 @@ static int summarise_calls(struct ia_gate_summary *s, const struct ia_trace *t, 
 			continue;
 		struct ia_gate_api *g = &s->apis[s->napis++];
 		size_t n = count[a];
-		qsort(dur[a], n, sizeof *dur[a], cmp_u64);
+		qsort(dur[a], n, sizeof *dur[a], ia_cmp_u64);
 		g->name = strdup(ia_api_name(t, a));
 		/* nearest-rank quantiles, as `stats` takes them, of the steady state's calls */
 		g->count = n;

@@ -550,12 +550,6 @@ out:
 	return rc;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The chunks the workers will read: in a window, one of each table's
  * (read by time, its rows its own); else CHUNK_ROWS rowids each, reading
  * into base[calls] (1: cuda_calls, or its call blocks; 0: off_cpu), one
@@ -635,7 +629,7 @@ static int merge_stack_ids(const struct job *j, struct ia_scan_result *r)
 	for (size_t i = 0; i < j->nchunks; i++)
 		for (size_t k = 1; k < j->chunks[i].nsids; k++)
 			r->stack_ids[r->nstacks++] = j->chunks[i].sids[k];
-	qsort(r->stack_ids + 1, r->nstacks - 1, sizeof *r->stack_ids, cmp_u64);
+	qsort(r->stack_ids + 1, r->nstacks - 1, sizeof *r->stack_ids, ia_cmp_u64);
 	size_t u = 1;
 	for (size_t i = 1; i < r->nstacks; i++)
 		if (r->stack_ids[i] != r->stack_ids[u - 1])
@@ -652,7 +646,7 @@ static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct i
 		return -1;
 	remap[0] = 0;
 	for (size_t k = 1; k < c->nsids; k++) {
-		uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, cmp_u64);
+		uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, ia_cmp_u64);
 		remap[k] = (uint32_t)(p - r->stack_ids);
 	}
 	for (size_t k = 0; k < c->n; k++)

@@ -25,20 +25,8 @@ const char *ia_coll_source_name(enum ia_coll_source s)
 	return s == IA_COLL_NCCL ? "nccl" : s == IA_COLL_GLOO ? "gloo" : "none";
 }
 
-/* One column per rank of the job (of every node), in rank order. */
-struct col {
-	int rank, node;
-	uint32_t proc;
-};
-
-struct table {
-	size_t n, cap, nr;
-	uint64_t *arrive, *done;   /* [n * nr]; 0 = that rank's part not seen */
-	uint8_t *marked;           /* [n * nr]: done read from the GPU mark after it, not the call's return */
-};
-
 /* Rows up to n (zeroed), for collectives numbered 0..n-1. */
-static int table_grow(struct table *tb, size_t n)
+static int table_grow(struct ia_coll_table *tb, size_t n)
 {
 	if (n > tb->cap) {
 		size_t cap = tb->cap ? tb->cap : 256;
@@ -67,14 +55,14 @@ static int table_grow(struct table *tb, size_t n)
 	return 0;
 }
 
-static int table_add(struct table *tb)
+static int table_add(struct ia_coll_table *tb)
 {
 	size_t row = tb->n;
 	return table_grow(tb, row + 1) < 0 ? -1 : (int)row;
 }
 
 /* Keeps the rows every rank took part in, in order. */
-static void table_compact(struct table *tb)
+static void table_compact(struct ia_coll_table *tb)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < tb->n; i++) {
@@ -94,7 +82,7 @@ static void table_compact(struct table *tb)
 }
 
 /* The column of the rank process p of node n belongs to (itself or its ancestor's), -1 none. */
-static int col_of(const struct col *cols, size_t nr, const struct ia_ranks *rk, int node, int p)
+static int col_of(const struct ia_coll_col *cols, size_t nr, const struct ia_ranks *rk, int node, int p)
 {
 	if (p < 0)
 		return -1;
@@ -194,7 +182,7 @@ static int pick_comm(const struct ia_coll_node *nodes, size_t nn, size_t nranks,
 	return 0;
 }
 
-static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, const struct col *cols, struct table *tb,
+static int nccl_node(const struct ia_coll_node *nd, int node, int64_t comm, const struct ia_coll_col *cols, struct ia_coll_table *tb,
 		     uint64_t ops[8], uint64_t *bytes, int *comm_size, char *err, size_t errlen)
 {
 	const struct ia_trace *t = nd->t;
@@ -245,7 +233,7 @@ out:
 	return rc;
 }
 
-static int from_nccl(const struct ia_coll_node *nodes, size_t nn, const struct col *cols, struct table *tb,
+static int from_nccl(const struct ia_coll_node *nodes, size_t nn, const struct ia_coll_col *cols, struct ia_coll_table *tb,
 		     struct ia_collectives *c, char *err, size_t errlen)
 {
 	for (size_t n = 0; n < nn; n++) {
@@ -288,12 +276,6 @@ static int is_stream_sync(unsigned api)
 	       api == INGERO_API_CU_STREAM_SYNCHRONIZE || api == INGERO_API_CU_STREAM_SYNCHRONIZE_PTSZ;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* (collectives_internal.h) */
 int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span **out, size_t *nout)
 {
@@ -324,7 +306,7 @@ int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span *
 	}
 	if (!nk)
 		return 0;
-	qsort(keys, nk, sizeof *keys, cmp_u64);
+	qsort(keys, nk, sizeof *keys, ia_cmp_u64);
 	size_t n = 0, cap = 0;
 	struct ia_gloo_span *s = NULL;
 	for (size_t th = 0; th < t->nthreads; th++) {
@@ -338,7 +320,7 @@ int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span *
 			    b->stream != a->stream)
 				continue;
 			uint64_t key = (uint64_t)b->stream << 32 ^ b->bytes;
-			if (!bsearch(&key, keys, nk, sizeof *keys, cmp_u64))
+			if (!bsearch(&key, keys, nk, sizeof *keys, ia_cmp_u64))
 				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
@@ -416,7 +398,7 @@ int ia_gloo_align(struct ia_gloo_span *const *sp, const size_t *ns, size_t nr, i
 }
 
 struct gloo_row {
-	struct table *tb;
+	struct ia_coll_table *tb;
 	struct ia_gloo_span **sp;
 };
 
@@ -434,7 +416,7 @@ static int gloo_row(void *ctx, const size_t *h)
 	return 0;
 }
 
-static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct table *tb, struct ia_collectives *c)
+static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_coll_table *tb, struct ia_collectives *c)
 {
 	struct ia_gloo_span **sp = calloc(rk->nranks, sizeof *sp);
 	size_t *ns = calloc(rk->nranks, sizeof *ns);
@@ -481,18 +463,7 @@ static void rank_program(struct ia_coll_rank *r, int64_t shift)
 	}
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	return cmp_u64(a, b);
-}
-
-static int by_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static void aggregate(const struct table *tb, struct ia_collectives *c, const int64_t *shift)
+static void aggregate(const struct ia_coll_table *tb, struct ia_collectives *c, const int64_t *shift)
 {
 	size_t nr = tb->nr;
 	uint64_t others[64];
@@ -524,7 +495,7 @@ static void aggregate(const struct table *tb, struct ia_collectives *c, const in
 			c->ntied++;
 			continue;
 		}
-		qsort(others, no, sizeof *others, by_u64);
+		qsort(others, no, sizeof *others, ia_cmp_u64);
 		uint64_t med = others[no / 2];
 		struct ia_coll_rank *l = &c->r[last];
 		l->last_count++;
@@ -543,98 +514,9 @@ static void aggregate(const struct table *tb, struct ia_collectives *c, const in
 	}
 }
 
-/* The median completion of node n's ranks in row i (0 when it has none);
- * with marked_only, of those read from a GPU mark only. */
-static uint64_t node_done(const struct table *tb, const struct col *cols, size_t i, int n, int marked_only)
-{
-	uint64_t v[64];
-	size_t m = 0;
-	for (size_t k = 0; k < tb->nr && m < 64; k++)
-		if (cols[k].node == n && (!marked_only || tb->marked[i * tb->nr + k]))
-			v[m++] = tb->done[i * tb->nr + k];
-	if (!m)
-		return 0;
-	qsort(v, m, sizeof *v, by_u64);
-	return v[m / 2];
-}
-
-/* The median, over the rows where node 0 and node n both have ranks, of the
- * spread of those ranks' completions (d: scratch of tb->n). */
-static uint64_t row_spread_median(const struct table *tb, const struct col *cols, int n, int64_t *d)
-{
-	size_t m = 0;
-	for (size_t i = 0; i < tb->n; i++) {
-		uint64_t lo = UINT64_MAX, hi = 0;
-		int seen0 = 0, seen_n = 0;   /* (both nodes' ranks in the row) */
-		for (size_t k = 0; k < tb->nr; k++) {
-			uint64_t v = tb->done[i * tb->nr + k];
-			if (!v || (cols[k].node != 0 && cols[k].node != n))
-				continue;
-			seen0 |= cols[k].node == 0;
-			seen_n |= cols[k].node == n;
-			lo = v < lo ? v : lo;
-			hi = v > hi ? v : hi;
-		}
-		if (seen0 && seen_n)
-			d[m++] = (int64_t)(hi - lo);
-	}
-	if (m)
-		qsort(d, m, sizeof *d, by_i64);
-	return m ? (uint64_t)d[m / 2] : 0;
-}
-
-/* Node n ≥ 1 onto node 0 by the collectives' completions (collectives.h). */
-static int refine_clocks(struct table *tb, const struct col *cols, size_t nn, struct ia_clock_fit *fit)
-{
-	int64_t *d = malloc((tb->n ? tb->n : 1) * sizeof *d);
-	if (!d)
-		return -1;
-	for (size_t n = 1; n < nn; n++) {
-		/* A completion read from the GPU mark after the collective is the
-		 * device's instant, the same on every rank; one without (a mark not
-		 * taken: the first collective's, or marks off) is when the call
-		 * returned, earlier by whatever the stream still had queued.  The
-		 * marked ones alone when there are a few: one unmarked row would
-		 * otherwise be the stated uncertainty. */
-		size_t m = 0;
-		for (int marked_only = 1; marked_only >= 0 && m < 3; marked_only--) {
-			m = 0;
-			for (size_t i = 0; i < tb->n; i++) {
-				uint64_t a = node_done(tb, cols, i, 0, marked_only), b = node_done(tb, cols, i, (int)n, marked_only);
-				if (a && b)
-					d[m++] = (int64_t)(a - b);
-			}
-		}
-		if (!m)
-			continue;
-		qsort(d, m, sizeof *d, by_i64);
-		int64_t corr = d[m / 2];
-		uint64_t worst = 0;
-		for (size_t i = 0; i < m; i++) {
-			uint64_t dev = (uint64_t)(d[i] > corr ? d[i] - corr : corr - d[i]);
-			if (dev > worst)
-				worst = dev;
-		}
-		for (size_t i = 0; i < tb->n; i++)
-			for (size_t k = 0; k < tb->nr; k++)
-				if (cols[k].node == (int)n) {
-					tb->arrive[i * tb->nr + k] = (uint64_t)((int64_t)tb->arrive[i * tb->nr + k] + corr);
-					tb->done[i * tb->nr + k] = (uint64_t)((int64_t)tb->done[i * tb->nr + k] + corr);
-				}
-		/* The differences' spread says how consistent they are, not how
-		 * far off all may be together (a rank read from its call's return
-		 * is late by its wake-up, one node's more than the other's every
-		 * time): at least the median row's spread once aligned. */
-		uint64_t spread = row_spread_median(tb, cols, (int)n, d);
-		fit[n] = (struct ia_clock_fit){ corr, worst > spread ? worst : spread, m };
-	}
-	free(d);
-	return 0;
-}
-
 static int by_rank(const void *a, const void *b)
 {
-	const struct col *x = a, *y = b;
+	const struct ia_coll_col *x = a, *y = b;
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
@@ -644,13 +526,13 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 	memset(c, 0, sizeof *c);
 	for (size_t n = 0; fit && n < nn; n++)
 		fit[n] = (struct ia_clock_fit){ 0, 0, 0 };
-	struct col cols[64];
+	struct ia_coll_col cols[64];
 	size_t nr = 0;
 	for (size_t n = 0; n < nn; n++)
 		for (size_t k = 0; k < nodes[n].rk->nranks; k++) {
 			if (nr == 64)
 				return 0;   /* a job this large is not matched here */
-			cols[nr++] = (struct col){ nodes[n].rk->r[k].rank, (int)n, nodes[n].rk->r[k].proc };
+			cols[nr++] = (struct ia_coll_col){ nodes[n].rk->r[k].rank, (int)n, nodes[n].rk->r[k].proc };
 		}
 	qsort(cols, nr, sizeof *cols, by_rank);
 	for (size_t k = 1; k < nr; k++)
@@ -660,7 +542,7 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 		}
 	if (nr < 2)
 		return 0;
-	struct table tb = { .nr = nr };
+	struct ia_coll_table tb = { .nr = nr };
 	int rc = from_nccl(nodes, nn, cols, &tb, c, err, errlen);
 	if (rc == 0 && !tb.n && nn == 1) {   /* (gloo: matched by order, one node's clock) */
 		tb.n = 0;
@@ -669,7 +551,7 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 			rc = -1;
 		}
 	}
-	if (rc == 0 && nn > 1 && tb.n && refine_clocks(&tb, cols, nn, fit) < 0) {
+	if (rc == 0 && nn > 1 && tb.n && ia_coll_refine_clocks(&tb, cols, nn, fit) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 	}

@@ -1,8 +1,9 @@
 /*
  * collectives_internal.h — how collectives.c times one rank's part of a
  * collective and lines the ranks' gloo collectives up, shared with the
- * list of every collective one by one (collective_list.c).  Internal to
- * the two.
+ * list of every collective one by one (collective_list.c); and the table
+ * of arrivals both sources fill, which the clock fit (clock_fit.c) puts
+ * on one clock.  Internal to the three.
  */
 #ifndef IA_COLLECTIVES_INTERNAL_H
 #define IA_COLLECTIVES_INTERNAL_H
@@ -48,5 +49,24 @@ int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span *
  * out. */
 int ia_gloo_align(struct ia_gloo_span *const *sp, const size_t *ns, size_t nr, int (*match)(void *ctx, const size_t *h),
 		  void *ctx);
+
+/* One column per rank of the job (of every node), in rank order. */
+struct ia_coll_col {
+	int rank, node;
+	uint32_t proc;
+};
+
+/* Row i, column k: collective i's arrival and completion at rank k. */
+struct ia_coll_table {
+	size_t n, cap, nr;
+	uint64_t *arrive, *done;   /* [n * nr]; 0 = that rank's part not seen */
+	uint8_t *marked;           /* [n * nr]: done read from the GPU mark after it, not the call's return */
+};
+
+/* Nodes 1..nn-1 onto node 0's clock by the collectives' completions
+ * (collectives.h: ia_collectives_compute_nodes): tb's rows of those nodes
+ * shifted, fit[n] their correction and its uncertainty.  0, or -1 out of
+ * memory. */
+int ia_coll_refine_clocks(struct ia_coll_table *tb, const struct ia_coll_col *cols, size_t nn, struct ia_clock_fit *fit);
 
 #endif
