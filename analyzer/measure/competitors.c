@@ -19,6 +19,9 @@
 static int by_cpu(const void *a, const void *b)
 {
 	const struct ia_comp_group *x = a, *y = b;
+	int xu = x->role == IA_TAKER_UNNAMED, yu = y->role == IA_TAKER_UNNAMED;
+	if (xu != yu)
+		return xu - yu;
 	if (x->cpu_ns != y->cpu_ns)
 		return x->cpu_ns > y->cpu_ns ? -1 : 1;
 	return strcmp(x->comm, y->comm);
@@ -172,7 +175,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 			name = pidname;
 		}
 		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
-		enum ia_taker_role role = th >= 0 ? (ia_thread_is_tracer(&t->threads[th]) ? IA_TAKER_TRACER : IA_TAKER_OWN_THREAD)
+		enum ia_taker_role role = tk[i].pid == IA_TAKER_OTHERS ? IA_TAKER_UNNAMED
+					  : th >= 0 ? (ia_thread_is_tracer(&t->threads[th]) ? IA_TAKER_TRACER : IA_TAKER_OWN_THREAD)
 					  : ps && ps->role == IA_ROLE_WORKER ? IA_TAKER_WORKER
 					  : ps && ps->role == IA_ROLE_MAIN ? IA_TAKER_MAIN
 					  : pi < 0 && !strncmp(name, "ingero-", 7) ? IA_TAKER_TRACER_PROC : IA_TAKER_NONE;
@@ -194,6 +198,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 		qsort(g, ng, sizeof *g, by_cpu);
 	*nout = ng < max ? ng : max;
 	memcpy(out, g, *nout * sizeof *out);
+	if (ng > max && max && g[ng - 1].role == IA_TAKER_UNNAMED)   /* (kept, in the last place) */
+		out[max - 1] = g[ng - 1];
 	free(g);
 	free(tk);
 	return 0;
@@ -227,6 +233,9 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 		case IA_TAKER_MAIN:
 			w = snprintf(buf + o, len - o, "%s%s (main process) %s", sep, g[i].comm, d);
 			break;
+		case IA_TAKER_UNNAMED:
+			w = snprintf(buf + o, len - o, "%sothers not named %s", sep, d);
+			break;
 		default:
 			w = g[i].npids > 1 ? snprintf(buf + o, len - o, "%s%s (%u processes) %s", sep, g[i].comm, g[i].npids, d)
 					   : snprintf(buf + o, len - o, "%s%s %s", sep, g[i].comm, d);
@@ -248,7 +257,7 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
 		static const char *const role[] = { [IA_TAKER_WORKER] = "worker", [IA_TAKER_MAIN] = "main",
 						    [IA_TAKER_TRACER] = "tracer", [IA_TAKER_OWN_THREAD] = "own_thread",
-						    [IA_TAKER_TRACER_PROC] = "tracer" };
+						    [IA_TAKER_TRACER_PROC] = "tracer", [IA_TAKER_UNNAMED] = "unnamed" };
 		if (g[i].role != IA_TAKER_NONE)
 			cJSON_AddStringToObject(o, "role", role[g[i].role]);
 		cJSON_AddItemToArray(arr, o);

@@ -21,7 +21,8 @@
  * elsewhere): its DataLoader workers or its main process, the tracer's own
  * processes (the collector: untraced, named ingero-…), or — from holder_tid
  * (schema 10), a thread named apart — the tracer's thread or one of the
- * waiter's own process. */
+ * waiter's own process; IA_TAKER_UNNAMED: the parts of woken waits their
+ * longest holder did not hold (the trace names one holder a wait). */
 enum ia_taker_role {
 	IA_TAKER_NONE,
 	IA_TAKER_WORKER,
@@ -29,6 +30,7 @@ enum ia_taker_role {
 	IA_TAKER_TRACER,
 	IA_TAKER_OWN_THREAD,
 	IA_TAKER_TRACER_PROC,
+	IA_TAKER_UNNAMED,
 };
 
 struct ia_comp_group {
@@ -61,7 +63,8 @@ size_t ia_competitors_in(const struct ia_evidence *e, const uint64_t *w, size_t 
  * where the trace says which thread held the CPU (holder_tid, schema 10),
  * a thread of the waiter's own process and the tracer's threads by the
  * thread's name ("pt_autograd_0 (its own process's thread)"),
- * most time first, up to max; *total: all of that time; *untraced: the part
+ * most time first, up to max, the unnamed rest (IA_TAKER_UNNAMED) last
+ * however large: not a task the user can act on; *total: all of that time; *untraced: the part
  * taken by untraced processes.  This is the time the thread lost, which the
  * competitors table (CPU of a competitor's first stint) undercounts.
  * 0, or -1 with a reason. */
@@ -71,7 +74,8 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 		  char *err, size_t errlen);
 /* "sh (12 processes) 7.76s, python3 (32 DataLoader workers) 1.06s,
  * pt_data_pin (its own process's thread) 400ms, ingero-sender (the
- * tracer's thread) 2ms, python3 (main process) 12ms, kworker/3:1 1.2ms" */
+ * tracer's thread) 2ms, python3 (main process) 12ms, kworker/3:1 1.2ms,
+ * others not named 1.6s" */
 char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, size_t n);
 /* [{comm, processes, cpu_ns[, role]}] (role: "worker", "main", "tracer", "own_thread" where known;
  * for a thread named apart, "processes" counts the threads of that name) */

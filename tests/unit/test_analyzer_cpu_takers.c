@@ -8,7 +8,8 @@
  * schemas) counts only the preemptions.  From holder_tid (schema 10) a
  * holder thread of the waiter's own process, or the tracer's, is named by
  * the thread; another process's thread by its process; the collector (an
- * untraced ingero-… process) as the tracer.
+ * untraced ingero-… process) as the tracer.  The unnamed rest comes last
+ * however large ("others not named"), and is kept when the list is cut.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,17 +65,23 @@ static uint64_t group(const struct ia_comp_group *g, size_t n, const char *comm)
 	return UINT64_MAX;
 }
 
-static void takers(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_comp_group *g, size_t *n,
-		   uint64_t *total, uint64_t *untraced)
+static void takers_max(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_comp_group *g, size_t max,
+		       size_t *n, uint64_t *total, uint64_t *untraced)
 {
 	struct ia_evidence e;
 	char err[256];
 	memset(&e, 0, sizeof e);
 	if (ia_evidence_load(t, &e, err, sizeof err) < 0)
 		fail_msg("%s", err);
-	if (ia_cpu_takers(t, NULL, &e, 100, w, nw, g, 8, n, total, untraced, err, sizeof err) < 0)
+	if (ia_cpu_takers(t, NULL, &e, 100, w, nw, g, max, n, total, untraced, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	ia_evidence_free(&e);
+}
+
+static void takers(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_comp_group *g, size_t *n,
+		   uint64_t *total, uint64_t *untraced)
+{
+	takers_max(t, w, nw, g, 8, n, total, untraced);
 }
 
 static void test_holders(void **state)
@@ -112,6 +119,19 @@ static void test_holders(void **state)
 	assert_non_null(strstr(text, "pt_autograd_0 (its own process's thread) 700ns"));
 	assert_non_null(strstr(text, "ingero-sender (the tracer's thread) 200ns"));
 	assert_non_null(strstr(text, "ingero-collecto (the tracer) 300ns"));
+	/* the unnamed rest (1000) after the named ones however small (200) */
+	assert_string_equal(g[n - 1].comm, "(other tasks)");
+	assert_int_equal(g[n - 1].role, IA_TAKER_UNNAMED);
+	assert_int_equal(g[n - 2].cpu_ns, 200);
+	size_t tl = strlen(text), want = strlen(", others not named 1us");
+	assert_true(tl > want && !strcmp(text + tl - want, ", others not named 1us"));
+	/* a list cut to 3: the two named with the most, then the unnamed rest */
+	takers_max(&t, all, 1, g, 3, &n, &total, &untraced);
+	assert_int_equal(n, 3);
+	assert_string_equal(g[0].comm, "worker");
+	assert_string_equal(g[1].comm, "hog");
+	assert_string_equal(g[2].comm, "(other tasks)");
+	assert_int_equal(total, 7700);
 
 	/* a schema 9 file (no holder_tid): those waits are their process's */
 	t.off_holder_tid = 0;
