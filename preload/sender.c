@@ -516,6 +516,27 @@ static void report_unsent(void)
 		(unsigned long long)u.dropped);
 }
 
+/* What the exit's budget left in the ring and the lanes (a collector too
+ * slow to take it, or none at all): taken without sending, each call
+ * counted as dropped for its process, so that the COUNTS after it still
+ * add up (made = drained + refused; dropped = refused + lost in sends)
+ * instead of leaving those calls out of both.  No waiting: a slot still
+ * being written is skipped (its writer counts it, ring.h), and the rounds
+ * are bounded by what the ring and the lanes can hold. */
+static void discard_rest(void)
+{
+	uint64_t left = pending(), rounds = left / BATCH_RECORDS + 2;
+	if (!left)
+		return;
+	S.discard = 1;
+	while (rounds-- && drain(BATCH_RECORDS, 0, 1) > 0)
+		snd_send_batch(1);
+	snd_send_batch(1);
+	S.discard = 0;
+	ingero_debug("exit: %llu records left unsent at the budget's end, counted as dropped",
+		     (unsigned long long)left);
+}
+
 static void final_flush(void)
 {
 	uint64_t deadline = ingero_now() + FINAL_BUDGET_NS;
@@ -535,6 +556,7 @@ static void final_flush(void)
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
+	discard_rest();
 	if (snd_send_counts(1, 0, S.shm->owner_pid, ingero_now()) && atomic_load(&S.connects) > 0)
 		report_unsent();
 	/* trailing message: accepted only once the pipe is done with the real

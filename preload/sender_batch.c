@@ -165,7 +165,7 @@ void snd_batch_count(uint32_t pid)
 /* --- sending -------------------------------------------------------------------- */
 int snd_send_buf(const msgpack_sbuffer *hdr, const msgpack_sbuffer *body, int final)
 {
-	if (!S.sock_ok)
+	if (!S.sock_ok || S.discard)
 		return -1;
 	nng_msg *m;
 	if (nng_msg_alloc(&m, 0) != 0)

@@ -59,6 +59,7 @@ struct sender_state {
 	unsigned seen_connects;
 	nng_socket sock;
 	int sock_ok;
+	int discard;                 /* the exit's budget spent: batches fail unsent (counted dropped) */
 
 	msgpack_sbuffer body;
 	msgpack_packer pk;

@@ -7,7 +7,7 @@
 . tests/helpers/preload_lib.sh
 export FAKECUDA_KERNEL_US=1
 
-start_sink "$T/cap.sink" -i 1000
+start_sink "$T/cap.sink" -n 1
 INGERO_CAPTURE=cudaProfilerApi traced "$B/tests/preload_calls" capture 9 >"$T/cap.truth"
 check_eq "workload runs with INGERO_CAPTURE=cudaProfilerApi" 0 $?
 wait_sink
@@ -24,7 +24,7 @@ check "their times move forward" sh -c "grep '^capture pid=$p ' '$T/cap.sink' | 
 # INGERO_SELF_TIME splits the calls' time by capture mode (what recording
 # does to the real functions and to the program between calls): 900 calls
 # recorded and 601 paused, said in threads' batches of 256
-start_sink "$T/mode.sink" -i 1000
+start_sink "$T/mode.sink" -n 1
 INGERO_SELF_TIME=1 INGERO_CAPTURE=cudaProfilerApi traced "$B/tests/preload_calls" capture 300 >/dev/null 2>"$T/mode.err"
 wait_sink
 check_eq "self time by mode: recording's calls" 768 \
@@ -127,7 +127,7 @@ if is_root; then
 	check_ge "resumed: the naps after the second start recorded" "$(naps 3 4 200000000)" 20
 fi
 
-start_sink "$T/all.sink" -i 1000
+start_sink "$T/all.sink" -n 1
 traced "$B/tests/preload_calls" capture 9 >"$T/all.truth"
 check_eq "workload runs without the setting" 0 $?
 wait_sink
@@ -135,7 +135,7 @@ p=$(sed -n '1s/^truth pid=\([0-9]*\) .*/\1/p' "$T/all.truth")
 check "without INGERO_CAPTURE every call counted, profiler calls or not" compare_truth "$T/all.truth" "$T/all.sink" all
 check_eq "syncs around the windows recorded (18)" 18 "$(sink_calls "$T/all.sink" "$p" cudaDeviceSynchronize)"
 
-start_sink "$T/bad.sink" -i 1000
+start_sink "$T/bad.sink" -n 1
 INGERO_CAPTURE=bogus traced "$B/tests/preload_calls" capture 3 >"$T/bad.truth"
 wait_sink
 p=$(sed -n '1s/^truth pid=\([0-9]*\) .*/\1/p' "$T/bad.truth")

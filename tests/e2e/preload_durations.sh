@@ -11,7 +11,7 @@ median_us() { # SINKOUT API FLAGMATCH
 		awk '{ v[NR] = $1 } END { if (NR) printf "%d\n", v[int((NR + 1) / 2)] / 1000; else print 0 }'
 }
 
-start_sink "$T/copy.sink" -v -i 1000
+start_sink "$T/copy.sink" -v -n 1
 traced "$B/tests/preload_calls" copy-latency 20 >/dev/null
 wait_sink
 pin=$(median_us "$T/copy.sink" cudaMemcpy 0x1)
@@ -23,7 +23,7 @@ echo "# median 1 MiB copy: pinned ${pin} us (expect 42), pageable ${pag} us (exp
 check "pinned 1 MiB copy lasts at least 1 MiB / 25 GB/s" test "$pin" -ge 40 -a "$pin" -le 10000
 check "pageable 1 MiB copy lasts at least 1 MiB / 6 GB/s" test "$pag" -ge 170 -a "$pag" -le 10000
 
-start_sink "$T/sync.sink" -v -i 1000
+start_sink "$T/sync.sink" -v -n 1
 traced "$B/tests/preload_calls" launch-sync 10 >/dev/null
 wait_sink
 sync=$(median_us "$T/sync.sink" cudaStreamSynchronize 0x0)
@@ -37,7 +37,7 @@ check "a sync waits for the 2 ms kernel" test "$sync" -ge 1900 -a "$sync" -le 60
 # clocksource is kvm-clock, as CI's, the only run of the TSC conversion).
 stamps() { # TAG [ENV=VALUE...]
 	tag=$1; shift
-	start_sink "$T/st$tag.sink" -v -i 1000
+	start_sink "$T/st$tag.sink" -v -n 1
 	env FAKECUDA_SYNC_EXTRA_US=100 "$@" INGERO_DEBUG=1 LD_PRELOAD="$PRELOAD" \
 		"$B/tests/preload_calls" stamps 100 >"$T/st$tag.out" 2>"$T/st$tag.err"
 	wait_sink

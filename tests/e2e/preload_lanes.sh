@@ -17,7 +17,7 @@ lanes_field() {
 }
 
 # --- waves of threads, each launch with a stack (one call site: one stack, defined once) --
-start_sink "$T/waves.sink" -v -i 1500
+start_sink "$T/waves.sink" -v -n 1
 INGERO_DEBUG=1 INGERO_STACKS=launch,sync INGERO_STACK_BUDGET_PPM=1000000 INGERO_LANES=48 \
 	traced "$B/tests/preload_calls" waves 40 400 >"$T/waves.truth" 2>"$T/waves.err"
 check_eq "waves: program exits 0" 0 $?
@@ -43,7 +43,7 @@ for api in cudaLaunchKernel cudaStreamSynchronize; do
 done
 
 # --- more threads than lanes: the rest share the ring ----------------------------------
-start_sink "$T/many.sink" -i 1500
+start_sink "$T/many.sink" -n 1
 INGERO_DEBUG=1 INGERO_LANES=8 traced "$B/tests/preload_calls" threads 32 5000 >"$T/many.truth" 2>"$T/many.err"
 wait_sink
 pid=$(sed -n 's/^truth pid=\([0-9]*\) .*/\1/p' "$T/many.truth" | head -n 1)
@@ -56,7 +56,7 @@ taken=$(lanes_field "$T/many.err" 3)
 check "32 threads, 8 lanes: at most 8 threads' calls (40,000) through lanes" test "$taken" -le 40000 -a "$taken" -gt 0
 
 # --- one thread's burst outruns the sender's start: its lane fills, the ring takes the rest --
-start_sink "$T/burst.sink" -i 1500
+start_sink "$T/burst.sink" -n 1
 INGERO_DEBUG=1 traced "$B/tests/preload_calls" threads 1 300000 >"$T/burst.truth" 2>"$T/burst.err"
 wait_sink
 pid=$(sed -n 's/^truth pid=\([0-9]*\) .*/\1/p' "$T/burst.truth" | head -n 1)
@@ -68,7 +68,7 @@ check_eq "burst: received + dropped = made" 300000 $((got + drop))
 check "burst: the lane filled, the ring took more" test "$taken" -ge 2000 -a "$got" -gt "$taken"
 
 # --- a steady thread: its lane is drained and filled again ------------------------------
-start_sink "$T/steady.sink" -i 1500
+start_sink "$T/steady.sink" -n 1
 FAKECUDA_NOOP= FAKECUDA_LAUNCH_NS=3000 FAKECUDA_KERNEL_US=0 INGERO_DEBUG=1 \
 	traced "$B/tests/preload_calls" threads 1 100000 >"$T/steady.truth" 2>"$T/steady.err"
 wait_sink
@@ -80,7 +80,7 @@ echo "# 100k launches of 3 us from one thread: $taken from its lane"
 check "steady: half or more through its lane (24 laps of it or more)" test "$taken" -ge 50000
 
 # --- INGERO_LANES=0: the ring alone ---------------------------------------------------
-start_sink "$T/none.sink" -i 1500
+start_sink "$T/none.sink" -n 1
 INGERO_DEBUG=1 INGERO_LANES=0 traced "$B/tests/preload_calls" all 20 >"$T/none.truth" 2>"$T/none.err"
 wait_sink
 check "no lanes: every call of every API arrived once" compare_truth "$T/none.truth" "$T/none.sink" none

@@ -49,7 +49,7 @@ sleep 0.4
 kill -9 "$first"
 wait "$first" 2>/dev/null
 sleep 0.3
-start_sink "$T/second.sink" -i 1500
+start_sink "$T/second.sink" -n 1
 wait "$prog"
 wait_sink
 rc=$(sed 's/rc=\([0-9]*\) .*/\1/' "$T/restart.rc")
@@ -66,7 +66,7 @@ check "what the new collector got + counted drops <= made" test $((got + drop)) 
 
 # --- 64 threads x 100k, collector up ---------------------------------------------------
 export FAKECUDA_NOOP=1
-start_sink "$T/threads.sink" -i 2000
+start_sink "$T/threads.sink" -n 1
 traced "$B/tests/preload_calls" threads 64 100000 >"$T/threads.truth"
 check_eq "64 threads x 100k: program exits 0" 0 $?
 wait_sink

@@ -49,7 +49,7 @@ else
 fi
 
 # the wrapped driver look-up also works for a program that dlopens libcuda itself
-start_sink "$T/drv.sink" -i 800
+start_sink "$T/drv.sink" -n 1
 traced "$B/tests/preload_calls" driver 1 >/dev/null
 check_eq "driver look-ups through dlsym on libcuda's handle" 0 $?
 wait_sink

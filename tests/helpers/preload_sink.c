@@ -4,11 +4,13 @@
  * endpoint, each message decoded with msgpack-c (independently of the
  * collector's decoder), totals printed as key=value lines at the end.
  *
- *   preload_sink [-v] [-i IDLE_MS] [-n BYES] [-r READY_FILE] ENDPOINT
+ *   preload_sink [-v] [-i IDLE_MS] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT
  *
  *   -v        print every record as it arrives
  *   -i MS     exit after MS ms without messages, once one has arrived (default: never)
  *   -n N      exit once N BYE records have arrived and 200 ms passed quietly
+ *   -d MS     sleep MS ms after each message that carried calls (a collector
+ *             slower than the program: what it cannot take is the library's to count)
  *   -r FILE   create FILE once listening (for scripts to wait on)
  *   SIGINT/SIGTERM: print the totals and exit 0.
  *
@@ -351,10 +353,10 @@ static uint64_t now_ms(void)
 
 int main(int argc, char **argv)
 {
-	long idle_ms = -1, want_byes = -1;
+	long idle_ms = -1, want_byes = -1, delay_ms = 0;
 	const char *ready = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "vi:n:r:")) != -1) {
+	while ((c = getopt(argc, argv, "vi:n:d:r:")) != -1) {
 		switch (c) {
 		case 'v':
 			verbose = 1;
@@ -365,11 +367,14 @@ int main(int argc, char **argv)
 		case 'n':
 			want_byes = strtol(optarg, NULL, 10);
 			break;
+		case 'd':
+			delay_ms = strtol(optarg, NULL, 10);
+			break;
 		case 'r':
 			ready = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: preload_sink [-v] [-i IDLE_MS] [-n BYES] [-r READY_FILE] ENDPOINT\n");
+			fprintf(stderr, "usage: preload_sink [-v] [-i IDLE_MS] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT\n");
 			return 2;
 		}
 	}
@@ -399,9 +404,14 @@ int main(int argc, char **argv)
 		rv = nng_recv(s, &buf, &len, NNG_FLAG_ALLOC);
 		uint64_t t = now_ms();
 		if (rv == 0) {
+			uint64_t before = calls;
 			message(buf, len);
 			nng_free(buf, len);
-			last = t;
+			if (delay_ms > 0 && calls > before) {
+				struct timespec d = { delay_ms / 1000, (delay_ms % 1000) * 1000000 };
+				nanosleep(&d, NULL);
+			}
+			last = now_ms();
 			continue;
 		}
 		if (rv != NNG_ETIMEDOUT) {
