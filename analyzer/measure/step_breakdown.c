@@ -135,37 +135,6 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
-/* With marks and an estimate: the step's time outside the gaps that the
- * estimate does not hold busy (the GPU done with one short kernel before
- * the host queued the next: idles under the gaps' 50 us) — the host set the
- * pace there, as in a host-bound stretch — into *idle, and of it the part
- * inside launches (outside the gaps, outside the estimate's busy) into
- * *launch.  Gaps from gi, pieces from pi on, are the step's first. */
-static void paced_by_host(const struct ia_gaps *g, size_t gi, const struct piece *pc, size_t pi, size_t np,
-			  const struct ia_span *es, size_t nes, uint64_t s, uint64_t e, uint64_t outside_gaps,
-			  uint64_t *idle, uint64_t *launch)
-{
-	uint64_t busy = ia_spans_within(es, nes, s, e);
-	*idle = outside_gaps > busy ? outside_gaps - busy : 0;
-	*launch = 0;
-	size_t gk = gi;
-	for (size_t q = pi; *idle && q < np && pc[q].start < e; q++) {
-		if (pc[q].kind != PIECE_LAUNCH)
-			continue;
-		uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
-		if (b <= a)
-			continue;
-		while (gk < g->n && g->g[gk].end <= a)
-			gk++;
-		uint64_t in_gaps = 0;
-		for (size_t m = gk; m < g->n && g->g[m].start < b; m++)
-			in_gaps += ia_overlap(a, b, g->g[m].start, g->g[m].end);
-		uint64_t held = in_gaps + ia_spans_within(es, nes, a, b);
-		if (b - a > held)
-			*launch += b - a - held;
-	}
-}
-
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
 			      const struct ia_step_times *st, const struct ia_span *cw, size_t ncw,
 			      struct ia_step_breakdown *out)
@@ -219,16 +188,25 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		 * (a sync waiting for a collective's result is the collective's) */
 		while (pi < np && pc[pi].end <= s)
 			pi++;
-		uint64_t in[3] = { 0, 0, 0 };
+		/* and, with the estimate, the launches' time neither in a gap nor
+		 * held busy by it (below) */
+		uint64_t in[3] = { 0, 0, 0 }, launch_paced = 0;
 		size_t gk = gi;
 		for (size_t q = pi; q < np && pc[q].start < e; q++) {
 			uint64_t a = pc[q].start > s ? pc[q].start : s, b = pc[q].end < e ? pc[q].end : e;
 			while (gk < g->n && g->g[gk].end <= a)
 				gk++;
+			uint64_t in_gaps = 0;
 			for (size_t m = gk; m < g->n && g->g[m].start < b; m++) {
 				uint64_t x = g->g[m].start > a ? g->g[m].start : a, y = g->g[m].end < b ? g->g[m].end : b;
-				if (y > x)
+				if (y > x) {
+					in_gaps += y - x;
 					in[pc[q].kind] += (y - x) - (coll_gap ? ia_spans_within(cw, ncw, x, y) : 0);
+				}
+			}
+			if (es && pc[q].kind == PIECE_LAUNCH && b > a) {
+				uint64_t held = in_gaps + ia_spans_within(es, nes, a, b);
+				launch_paced += b - a > held ? b - a - held : 0;
 			}
 		}
 		/* host-bound stretches in the step (never in a gap), and the launches in them */
@@ -247,8 +225,16 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			for (size_t m = hq; m < nh && hw[2 * m] < b; m++)
 				hbl += ia_overlap(a, b, hw[2 * m], hw[2 * m + 1]);
 		}
-		if (es)
-			paced_by_host(g, gi, pc, pi, np, es, nes, s, e, st->ns[i] - gap, &hbt, &hbl);
+		/* with marks and an estimate: the step's time outside the gaps that
+		 * the estimate does not hold busy (the GPU done with one short
+		 * kernel before the host queued the next: idles under the gaps'
+		 * 50 us) — the host set the pace there, as in a host-bound stretch;
+		 * of it, the launches' part */
+		if (es) {
+			uint64_t busy = ia_spans_within(es, nes, s, e), outside = st->ns[i] - gap;
+			hbt = outside > busy ? outside - busy : 0;
+			hbl = hbt ? launch_paced : 0;
+		}
 		if (hbt > st->ns[i] - gap)
 			hbt = st->ns[i] - gap;
 		if (hbl > hbt)
