@@ -35,6 +35,7 @@ variant() { # NAME DB CMD...
 	smallring) exec env INGERO_RING_EVENTS=16384 "$RUN" -q --force -o "$_db" -- "$@" ;;   # 2 MiB ring, not 8
 	slowpoll) exec env INGERO_GPU_POLL_US=4000 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the GPU watcher every 4 ms, not 1
 	watchonly) exec env INGERO_GPU_MARK_US=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # marks by the watcher only, none by the program's threads
+	marks16) exec env INGERO_GPU_MARK_US=250 INGERO_GPU_MARK_STEADY=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the threads' ration 16 times the default, never stretched: a mark's cost, amplified
 	nobatch) exec env INGERO_TRACER_BATCH=0 "$RUN" -q --force -o "$_db" -- "$@" ;;   # the tracer's threads under the default policy, not SCHED_BATCH
 	# another build, everything on: ALT_RUN is its ingero-run (another bundle's,
 	# or a worktree's scripts/ingero-run with its own INGERO_* paths exported
@@ -202,6 +203,14 @@ extra = lambda k: pct(k, ".recording", r) - pct(k, ".paused", p)
 print("%.3f/%.3f/%.3f/%.3f" % (pct("recording", "", r), pct("paused", "", p), extra("on_switch"), extra("on_sample")))
 ' "$1" 2>/dev/null || echo "-"
 }
+# toggle_marks DB: "by_threads/by_watcher", the GPU marks a trace holds
+toggle_marks() {
+	python3 -c '
+import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT sum((flags & 1) = 0), sum(flags & 1) FROM gpu_marks").fetchone()
+print("%d/%d" % (r[0] or 0, r[1] or 0))
+' "$1" 2>/dev/null || echo "-"
+}
 # toggle_bpf DB: "bpf_run_ns run_ns" of a trace (collector/bpf_cost.c), "- -" unknown
 toggle_bpf() {
 	python3 -c '
@@ -306,6 +315,7 @@ turns_toggle() { # OUT PROCS VARIANTS
 			# the tracer's BPF programs' run time in the loop, in % of one
 			# CPU: over the whole run, less a run of the start-up alone
 			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_modes=$(toggle_bpf_modes "$__to/toggle.db")"
+			[ "$__tv" != untraced ] && __line="$__line ${__tv}_marks=$(toggle_marks "$__to/toggle.db")"
 			[ "$__tv" != untraced ] && __line="$__line ${__tv}_bpf_pct_cpu=$(set -- $(toggle_bpf "$__to/toggle.db");
 				echo "$1 $2 $__bpf0" | awk '$1 == "-" || $3 == "-" { print "-"; next }
 					{ printf "%.3f", 100 * ($1 - $3) / ($2 - $4) }')"
