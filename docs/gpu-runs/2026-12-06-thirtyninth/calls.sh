@@ -7,11 +7,13 @@
 #       the marks its trace holds (by the threads / by the watcher); marks16 less full, chunk
 #       against chunk (toggle_diff).  The cost a mark = that difference over the extra marks.
 #       Preceded by the thirty-eighth session's `exit` call (c01, c26: made and dropped).
+#   toggle: the same without the exit call (TURNS, PROCS, CHUNKS, LIMIT as given; INGERO_*
+#       exported by the caller reach every traced variant's library).
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
-marks)
-	timeout 110 sh docs/gpu-runs/2026-12-05-thirtyeighth/calls.sh exit
+marks|toggle)
+	[ "$1" = marks ] && timeout 110 sh docs/gpu-runs/2026-12-05-thirtyeighth/calls.sh exit
 	mkdir -p .devbin && tar xJf .devpack/devbin.txz -C .devbin
 	T=/tmp/mk; rm -rf $T; mkdir -p $T
 	ANALYZE=$D/ingero-analyze TOGGLE=${PROCS:-6} TOGGLE_AA=0 CHUNKS=${CHUNKS:-600} TSTEPS=30 \
@@ -26,6 +28,6 @@ marks)
 		toggle_rows "$v" "$p" "$f"
 	  done > $T/rows.txt
 	  toggle_diff $T/rows.txt toggle_marks16_vs_full marks16 full )
-	cd /tmp && tar czf $OUT/mk.tgz mk ;;
-*) echo "usage: calls.sh marks (on the device)" >&2; exit 2 ;;
+	cd /tmp && tar czf $OUT/$1.tgz mk ;;
+*) echo "usage: calls.sh marks|toggle (on the device)" >&2; exit 2 ;;
 esac
