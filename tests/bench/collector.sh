@@ -26,11 +26,19 @@
 #   collector_cpu_pct     the collector's own CPU time (all threads) while it
 #                         traces `starve --mode workers`, sampling at 99 Hz,
 #                         in % of one core
-#   bpf_ns_per_switch_alt, _untraced_alt   with ALT_COLLECTOR=PATH: the same
-#                         two figures for another build of the collector,
-#                         interleaved run by run with this one (an A/B)
+#   bpf_ns_per_sample     what one on-CPU sample of a traced Python thread 40
+#                         frames deep costs the BPF programs (its kernel and
+#                         user stacks, its Python frames): the programs' run
+#                         time (INGERO_BPF_STATS) of a traced run sampled at
+#                         999 Hz less the same run unsampled, over the samples
+#                         stored; the sampler's part of a recording's cost on
+#                         the sampled thread itself (docs/gpu-runs.md section 39)
+#   bpf_ns_per_switch_alt, _untraced_alt, bpf_ns_per_sample_alt   with
+#                         ALT_COLLECTOR=PATH: the same figures for another
+#                         build of the collector, interleaved run by run with
+#                         this one (an A/B)
 # Environment: INGEST_CALLS (4000000), INGEST_RUNS (5), PINGPONG_ROUNDS (200000),
-# FAULT_ROUNDS (20), RUNS (5), ALT_COLLECTOR.
+# FAULT_ROUNDS (20), RUNS (5), SAMPLE_SECONDS (3), ALT_COLLECTOR.
 B=${B:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -130,6 +138,29 @@ if [ "$(id -u)" -eq 0 ]; then
 	echo "fault_ns_baseline=$fbase"
 	echo "bpf_ns_per_fault=$(($(median <"$T/ftraced") - fbase))"
 	echo "bpf_ns_per_fault_untraced=$(($(median <"$T/funtraced") - fbase))"
+
+	# --- on-CPU samples: a traced Python thread 40 frames deep, sampled or not -----
+	# (the BPF programs' run time with and without the sampler, so what is left is
+	# the samples'; over the samples the trace stored)
+	sample_cost() { # collector -> ns per sample, or nothing
+		for hz in 999 0; do
+			rm -f "$T"/s.db*
+			INGERO_BPF_STATS=1 "$1" -q -o "$T/s.db" --sample-hz $hz -- python3 \
+				tests/bench/python_deep.py "${SAMPLE_SECONDS:-3}" 40 >/dev/null 2>&1 || return
+			sqlite3 "$T/s.db" "SELECT (SELECT value FROM session WHERE key = 'bpf_run_ns'),
+				(SELECT count(*) FROM cpu_samples)" 2>/dev/null | tr '|' ' '
+		done | awk 'NR == 1 { ns = $1; n = $2 } NR == 2 && n > 0 && $1 != "" { printf "%d\n", (ns - $1) / n }'
+	}
+	: >"$T/sample"; : >"$T/sample_alt"
+	if command -v python3 >/dev/null; then
+		for r in $(seq "$RUNS"); do
+			sample_cost "$B/ingero-collector" >>"$T/sample"
+			[ -n "${ALT_COLLECTOR:-}" ] && sample_cost "$ALT_COLLECTOR" >>"$T/sample_alt"
+		done
+	fi
+	[ -s "$T/sample" ] && echo "bpf_ns_per_sample=$(median <"$T/sample")"
+	[ -s "$T/sample_alt" ] && echo "bpf_ns_per_sample_alt=$(median <"$T/sample_alt")"
+	rm -f "$T"/s.db*
 
 	# --- the collector's own CPU while tracing the workload -------------------------
 	"$B/ingero-collector" -q -o "$T/w.db" --stats "$T/w.txt" -- "$B/tests/starve" --mode workers \
