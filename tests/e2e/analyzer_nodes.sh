@@ -274,11 +274,17 @@ check "frames: node 1's rows reach the same frames in the merged file" cmp -s "$
 check_eq "frames: every id a stack lists is a frame" 0 "$(m "SELECT count(*) FROM stacks s, json_each(coalesce(s.native, '[]')) j
 	WHERE j.value NOT IN (SELECT id FROM frames)")"
 # the k-th all-reduce (the first, the ranks' start-ups meeting, left out as explain leaves it) returns
-# together on every rank in the merged file; 7 s apart in the two files as they were
-spread() { sql -noheader "$1" "SELECT max(s) FROM (SELECT max(start_ns + dur_ns) - min(start_ns + dur_ns) AS s FROM ($2)
-	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq HAVING count(*) = 4)"; }
-sp=$(spread "$T/job.db" "SELECT * FROM collectives")
-check "the 4 ranks' k-th all-reduce returns together in the merged file (worst ${sp} ns; uncertainty + own spread + 5 ms)" \
+# together on every rank in the merged file; 7 s apart in the two files as they were.  Judged by
+# the median over the all-reduces: a clock misaligned moves every one of them, while a rank woken
+# late beside a loaded make check moves one (the worst of ~15 all-reduces of 4 ranks once read
+# 7.9 ms where a node's two ranks had spread 0.8 ms at most: more ranks, a later straggler)
+spreads() { sql -noheader "$1" "SELECT max(start_ns + dur_ns) - min(start_ns + dur_ns) FROM ($2)
+	WHERE op = 'ncclAllReduce' AND seq > 0 GROUP BY comm_id, seq HAVING count(*) = 4" | sort -n; }
+spreads "$T/job.db" "SELECT * FROM collectives" >"$T/spreads"
+sp=$(awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "none" }' "$T/spreads")
+echo "# the 4 ranks' k-th all-reduce returns in the merged file: median $sp ns, worst $(tail -n 1 "$T/spreads") ns, $(wc -l <"$T/spreads") all-reduces"
+check_ge "all-reduces that all 4 ranks returned from, in the merged file" "$(wc -l <"$T/spreads")" 10
+check "the 4 ranks' k-th all-reduce returns together in the merged file (median ${sp} ns; uncertainty + own spread + 5 ms)" \
 	test "$sp" -le $(($(ses "$T/job.db" node.1.merge.uncertainty_ns) + OWN + 5000000))
 check_ge "... 7 s apart as the files were" "$(sqlite3 "$T/n0.db" "ATTACH '$T/n1s.db' AS b; SELECT max(s) FROM (SELECT max(e) - min(e) AS s
 	FROM (SELECT comm_id, seq, op, start_ns + dur_ns AS e FROM collectives UNION ALL SELECT comm_id, seq, op, start_ns + dur_ns FROM b.collectives)
