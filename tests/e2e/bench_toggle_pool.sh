@@ -10,7 +10,10 @@
 #   - one process of a variant still reads from its chunks;
 #   - SPLIT=1 (INGERO_SPLIT_BPF's runs): the second, fourth, ... recording
 #     chunks read as VARIANT-held, and the variant less them;
-#   - no chunk file: one error line, exit 2.
+#   - no chunk file: one error line, exit 2;
+#   - toggle_history.sh: the device sessions' chunk files of the current
+#     per-call path (docs/gpu-runs/toggle-current.txt) read as the docs
+#     quote them; a list that names what is not there: one line, exit 2.
 # tests/run: pool (no clock it asserts on: run beside another test)
 . tests/lib.sh
 T=$(tmpdir)
@@ -60,4 +63,11 @@ check_eq "without SPLIT: one variant" 0 "$(sh tests/bench/toggle_pool.sh "$T/s" 
 sh tests/bench/toggle_pool.sh "$T/none" >"$T/err" 2>&1
 check_eq "no chunk files: exit 2" 2 $?
 check_eq "no chunk files: one line" 1 "$(wc -l <"$T/err" | tr -d ' ')"
+sh tests/bench/toggle_history.sh >"$T/hist" 2>&1
+check_eq "history: the current per-call path's processes pooled (docs/benchmarks.md, thirty-ninth session)" \
+	"overhead_pct=0.96 ci95_low=0.81 ci95_high=1.11 procs=20" \
+	"$(grep '^toggle_variant=full ' "$T/hist" | grep -o 'overhead_pct=[^ ]* ci95_low=[^ ]* ci95_high=[^ ]* procs=[0-9]*')"
+printf '2026-12-06-thirtyninth/raw.tar.xz raw39/nothing\n' >"$T/list"
+sh tests/bench/toggle_history.sh "$T/list" >"$T/err" 2>&1
+check_eq "history: a folder not in its tarball: exit 2, one line" "2 1" "$? $(wc -l <"$T/err" | tr -d ' ')"
 finish
