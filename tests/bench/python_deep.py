@@ -7,11 +7,8 @@ import time
 
 def busy(seconds):
     end = time.monotonic() + seconds
-    x = 0
     while time.monotonic() < end:
-        for i in range(1000):
-            x += i * i
-    return x
+        sum(i * i for i in range(1000))
 
 
 def deep(n, seconds):
