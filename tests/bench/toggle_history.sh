@@ -4,9 +4,13 @@
 # raw tarballs and their chunk folders), through toggle_pool.sh.  The
 # process CI narrows as sessions add processes of one build: ~16 processes
 # read ±0.12 points, so a figure ~0.1 under the budget needs ~35.
-#   sh tests/bench/toggle_history.sh [LIST]
+# Folders after the list (a device call's fresh chunk files, not yet kept)
+# join the pool.
+#   sh tests/bench/toggle_history.sh [LIST [DIR...]]
 set -u
 list=${1:-docs/gpu-runs/toggle-current.txt}
+[ $# -gt 0 ] && shift
+extra="$*"
 [ -f "$list" ] || { echo "toggle_history: no list $list" >&2; exit 2; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-history.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -23,5 +27,9 @@ while read -r tar dirs; do
 		set -- "$@" "$T/$n/$d"
 	done
 done <"$list"
+for d in $extra; do
+	[ -d "$d" ] || { echo "toggle_history: no folder $d" >&2; exit 2; }
+	set -- "$@" "$d"
+done
 [ $# -gt 0 ] || { echo "toggle_history: $list names no chunk folders" >&2; exit 2; }
 sh tests/bench/toggle_pool.sh "$@"

@@ -8,7 +8,11 @@
 #       against chunk (toggle_diff).  The cost a mark = that difference over the extra marks.
 #       Preceded by the thirty-eighth session's `exit` call (c01, c26: made and dropped).
 #   toggle: the same without the exit call (TURNS, PROCS, CHUNKS, LIMIT as given; INGERO_*
-#       exported by the caller reach every traced variant's library).
+#       exported by the caller reach every traced variant's library).  Both print the pool
+#       with every kept process of the per-call path (tests/bench/toggle_history.sh); for the
+#       next sessions, while the per-call path is cbc922b's: `TURNS=full CHUNKS=1100 PROCS=8
+#       LIMIT=470 OUT=$OUT sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle`, then add
+#       the call's raw folder to toggle-current.txt.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
@@ -22,6 +26,8 @@ marks|toggle)
 	rm -f $T/tg/*.db $T/tg/*.db-*
 	grep -E "^toggle_(proc|variant)" $T/toggle.txt
 	sh tests/bench/toggle_pool.sh $T/tg
+	echo "== with every kept process of this per-call path (docs/gpu-runs/toggle-current.txt):"
+	sh tests/bench/toggle_history.sh docs/gpu-runs/toggle-current.txt $T/tg | grep '^toggle_variant=full '
 	( . tests/bench/turns_lib.sh
 	  for f in $T/tg/toggle.full.*.out $T/tg/toggle.marks16.*.out; do
 		[ -f "$f" ] || continue; b=${f##*/toggle.}; v=${b%%.*}; p=${b#*.}; p=${p%.out}
