@@ -28,7 +28,7 @@ marks|toggle)
 	sh tests/bench/toggle_pool.sh $T/tg
 	echo "== with every kept process of this per-call path (docs/gpu-runs/toggle-current.txt):"
 	sh tests/bench/toggle_history.sh docs/gpu-runs/toggle-current.txt $T/tg | grep '^toggle_variant=full '
-	( . tests/bench/turns_lib.sh
+	[ "$1" = marks ] && ( . tests/bench/turns_lib.sh   # marks16 less full, chunk against chunk
 	  for f in $T/tg/toggle.full.*.out $T/tg/toggle.marks16.*.out; do
 		[ -f "$f" ] || continue; b=${f##*/toggle.}; v=${b%%.*}; p=${b#*.}; p=${p%.out}
 		toggle_rows "$v" "$p" "$f"
