@@ -95,9 +95,12 @@ check_eq "balanced: text says so" 1 "$(grep -c '^The ranks are balanced: no rank
 job gloo --backend gloo --slow-rank 1 --slow-transform-ms 60
 check_eq "gloo: the first finding is the straggler's, rank 1, its cause its worker" "rank_straggler 1 gaps_waiting_workers" \
 	"$(j gloo "d['chains'][0]['kind'], d['ranks']['straggler']['rank'], d['ranks']['straggler']['cause']['kind']" | tr -d "(),'")"
+got=$(j gloo "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")
 check_eq "gloo: from gloo's threads, every rank's 15 all-reduces (rank 0's broadcast and the first left out), rank 1 last at 13+" \
-	"gloo 15 True" \
-	"$(j gloo "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")"
+	"gloo 15 True" "$got"
+# (seen once in ~40 runs, 2026-12-06: 14, not reproduced in 24 more: the trace is kept for a look)
+[ "$got" = "gloo 15 True" ] || { cp "$T/gloo.db" "$B/tests/logs/analyzer_ranks.gloo.db" 2>/dev/null &&
+	echo "# the trace kept: $B/tests/logs/analyzer_ranks.gloo.db"; }
 check_eq "gloo: no NCCL call in the trace" 0 "$(sqlite3 "$T/gloo.db" 'SELECT count(*) FROM collectives' 2>/dev/null || echo 0)"
 "$A" export --format perfetto -o "$T/gloo.pf.json" "$T/gloo.db"
 check_eq "gloo: export exits 0" 0 $?
