@@ -5,7 +5,7 @@
 # printed, so a failure here is the analyzer disagreeing with an expert, not a golden diff.
 # CORPUS=DIR reads another folder (same layout); ONLY=ERE picks traces by name.
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 3 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
 CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}

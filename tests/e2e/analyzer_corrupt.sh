@@ -14,7 +14,7 @@
 # changes a value unseen, so those are held only to "no crash, at most one
 # line".  Call blocks whose `calls` column is out of range are named.
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 5 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . tests/lib.sh
 
 A=$B/ingero-analyze

@@ -10,7 +10,7 @@
 # get_stacks — while the file shrinks.  The converter's view is the
 # schema's own (checked against a file gen_reportdb makes).
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 2 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 command -v xz >/dev/null || { skip "frames: xz missing"; finish; }

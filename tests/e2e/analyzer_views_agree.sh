@@ -13,7 +13,7 @@
 # the main thread's steady state sums to the steady state, and every line
 # fits 100 columns.  CORPUS=DIR reads another folder, ONLY=ERE picks traces.
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 1 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
 CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}

@@ -35,7 +35,7 @@
 # No node, npm, registry or chromium is a failure, not a skip: this test is
 # the proof that a viewer from npm reads the export.
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 4 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 V=$B/tests/viewer

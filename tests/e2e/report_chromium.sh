@@ -15,7 +15,7 @@
 # profile, no network.  Skipped when chromium is not installed
 # (scripts/install-deps installs it).
 # tests/run: pool (no clock it asserts on: run beside another test)
-# tests/run: first 6 (one of the pool's longest: started before the rest of it, the longest first)
+# tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
 A=$B/ingero-analyze
 CHROME=$(command -v chromium || command -v chromium-browser || true)
