@@ -44,14 +44,17 @@ j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
 job slow --slow-rank 1 --slow-transform-ms 60
 check_eq "slow: the first finding is the straggler's, HIGH" "rank_straggler HIGH" "$(j slow "d['chains'][0]['kind'], d['chains'][0]['severity']")"
 check_eq "slow: rank 1 is the straggler" 1 "$(j slow "d['ranks']['straggler']['rank']")"
-check_eq "slow: named in the summary" 1 "$(j slow "d['chains'][0]['summary']" | grep -c '^rank 1 arrives last at 100% of 15 ncclAllReduce')"
+# (rank 1 last at 13+ of the 15, as for gloo below: one run in 60 on the idle dev VM had another
+# rank last at one all-reduce — 3 ranks, their workers and the collector on 2 CPUs)
+check_eq "slow: named in the summary" 1 "$(j slow "d['chains'][0]['summary']" | grep -Ec '^rank 1 arrives last at (8[7-9]|9[0-9]|100)% of 15 ncclAllReduce')"
 check_eq "slow: its own cause, from its own analysis: waiting for its DataLoader worker" gaps_waiting_workers \
 	"$(j slow "d['ranks']['straggler']['cause']['kind']")"
 check_eq "slow: that cause in the finding, with its fixes for rank 1" "1 1" \
 	"$(j slow "int('rank 1 on its own' in d['chains'][0]['root_cause'].lower() and 'waiting for workers' in d['chains'][0]['root_cause']), int(d['chains'][0]['fixes'][0].startswith('Rank 1: '))")"
 check_eq "slow: not the data" False "$(j slow "d['ranks']['straggler']['data_imbalance']")"
-check_eq "slow: from the NCCL calls, every rank's 15 all-reduces (the first, the start-ups', left out)" "nccl 15 [0 15 0]" \
-	"$(j slow "d['ranks']['collectives_source'], d['ranks']['collectives'], [a['last'] for a in d['ranks']['arrivals']]" | tr -d "(),'")"
+check_eq "slow: from the NCCL calls, every rank's 15 all-reduces (the first, the start-ups', left out), rank 1 last at 13+" \
+	"nccl 15 True" \
+	"$(j slow "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")"
 check_eq "slow: ranks 0 and 2 wait, rank 1 does not" "1 0 1" \
 	"$(j slow "' '.join(str(int(a['wait_share'] > 0.3)) for a in d['ranks']['arrivals'])")"
 check_eq "slow: the rest is rank 1's own analysis (its process the main one)" "$(rank_pid slow 1)" \
