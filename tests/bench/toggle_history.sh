@@ -10,12 +10,13 @@
 set -u
 list=${1:-docs/gpu-runs/toggle-current.txt}
 [ $# -gt 0 ] && shift
-extra="$*"
 [ -f "$list" ] || { echo "toggle_history: no list $list" >&2; exit 2; }
+for d in "$@"; do   # (the fresh folders stay in "$@"; the list's are added after them)
+	[ -d "$d" ] || { echo "toggle_history: no folder $d" >&2; exit 2; }
+done
 T=$(mktemp -d "${TMPDIR:-/tmp}/ingero-history.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0
-set --
 while read -r tar dirs; do
 	case $tar in ''|'#'*) continue ;; esac
 	n=$((n + 1))
@@ -27,9 +28,5 @@ while read -r tar dirs; do
 		set -- "$@" "$T/$n/$d"
 	done
 done <"$list"
-for d in $extra; do
-	[ -d "$d" ] || { echo "toggle_history: no folder $d" >&2; exit 2; }
-	set -- "$@" "$d"
-done
 [ $# -gt 0 ] || { echo "toggle_history: $list names no chunk folders" >&2; exit 2; }
 sh tests/bench/toggle_pool.sh "$@"

@@ -40,6 +40,8 @@ job() { # NAME ARGS...: traces the job into $T/NAME.db
 rank_pid() { sed -n "s/^pid=\([0-9]*\) .*role=rank$2 .*/\1/p" "$T/$1.truth"; }
 # j NAME PYTHON-EXPRESSION (d: the explain --json document)
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$T/$1.json"; }
+# matched NAME: where its collectives came from, how many, and whether rank 1 was last at 13+ of them
+matched() { j "$1" "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'"; }
 
 job slow --slow-rank 1 --slow-transform-ms 60
 check_eq "slow: the first finding is the straggler's, HIGH" "rank_straggler HIGH" "$(j slow "d['chains'][0]['kind'], d['chains'][0]['severity']")"
@@ -53,8 +55,7 @@ check_eq "slow: that cause in the finding, with its fixes for rank 1" "1 1" \
 	"$(j slow "int('rank 1 on its own' in d['chains'][0]['root_cause'].lower() and 'waiting for workers' in d['chains'][0]['root_cause']), int(d['chains'][0]['fixes'][0].startswith('Rank 1: '))")"
 check_eq "slow: not the data" False "$(j slow "d['ranks']['straggler']['data_imbalance']")"
 check_eq "slow: from the NCCL calls, every rank's 15 all-reduces (the first, the start-ups', left out), rank 1 last at 13+" \
-	"nccl 15 True" \
-	"$(j slow "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")"
+	"nccl 15 True" "$(matched slow)"
 check_eq "slow: ranks 0 and 2 wait, rank 1 does not" "1 0 1" \
 	"$(j slow "' '.join(str(int(a['wait_share'] > 0.3)) for a in d['ranks']['arrivals'])")"
 check_eq "slow: the rest is rank 1's own analysis (its process the main one)" "$(rank_pid slow 1)" \
@@ -98,10 +99,10 @@ check_eq "balanced: text says so" 1 "$(grep -c '^The ranks are balanced: no rank
 job gloo --backend gloo --slow-rank 1 --slow-transform-ms 60
 check_eq "gloo: the first finding is the straggler's, rank 1, its cause its worker" "rank_straggler 1 gaps_waiting_workers" \
 	"$(j gloo "d['chains'][0]['kind'], d['ranks']['straggler']['rank'], d['ranks']['straggler']['cause']['kind']" | tr -d "(),'")"
-got=$(j gloo "d['ranks']['collectives_source'], d['ranks']['collectives'], d['ranks']['arrivals'][1]['last'] >= 13" | tr -d "(),'")
+got=$(matched gloo)
 check_eq "gloo: from gloo's threads, every rank's 15 all-reduces (rank 0's broadcast and the first left out), rank 1 last at 13+" \
 	"gloo 15 True" "$got"
-# (seen once in ~40 runs, 2026-12-06: 14, not reproduced in 24 more: the trace is kept for a look)
+# (seen once, 2026-12-06: 14; not in the 84 runs after it: the trace is kept for a look)
 [ "$got" = "gloo 15 True" ] || { cp "$T/gloo.db" "$B/tests/logs/analyzer_ranks.gloo.db" 2>/dev/null &&
 	echo "# the trace kept: $B/tests/logs/analyzer_ranks.gloo.db"; }
 check_eq "gloo: no NCCL call in the trace" 0 "$(sqlite3 "$T/gloo.db" 'SELECT count(*) FROM collectives' 2>/dev/null || echo 0)"
