@@ -188,6 +188,7 @@ static int next_row(struct ia_frames *r, struct ia_frame *f, char *err, size_t e
 		f->kind = kind_of((const char *)sqlite3_column_text(r->rows, 0));
 		f->depth = sqlite3_column_int(r->rows, 1);
 		fill(f, r->rows, 2);
+		f->key = UINT32_MAX;   /* (rows are not kept: no key) */
 		return 1;
 	}
 	return ia_db_done(r->rows, rc, err, errlen) < 0 ? -1 : 0;
@@ -259,7 +260,7 @@ static int next_listed(struct ia_frames *r, struct ia_frame *f, char *err, size_
 		if (k->absent)
 			continue;
 		*f = (struct ia_frame){ (enum ia_frame_kind)x->kind, x->depth, k->symbol, k->module, k->file,
-					k->ip, k->offset, k->line, k->has_line };
+					k->ip, k->offset, k->line, k->has_line, (uint32_t)at };
 		return 1;
 	}
 	return 0;

@@ -25,6 +25,8 @@ struct ia_frame {
 	const char *symbol, *module, *file;   /* NULL when not stored */
 	int64_t ip, offset, line;             /* 0 when not stored */
 	int has_line;                         /* line is stored (not NULL) */
+	uint32_t key;                         /* frames of one key met by one reader have the same
+						 columns (a list's frame); UINT32_MAX: no key (rows) */
 };
 
 struct ia_frames;

@@ -26,6 +26,8 @@ struct entry {
 	 * own code (user) inside the fetch (the __getitem__ line) */
 	int fetching, worker_loop, user_in_fetch;
 	int why;                 /* enum ia_phase_why: the highest-ranked reason among its frames */
+	unsigned phases;         /* 1 << enum ia_phase of each native or Python frame's reason */
+	int torch_data;          /* a Python frame of torch.utils.data */
 	int mech;                /* enum ia_mech (see the end of lookup) */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 };
@@ -38,7 +40,7 @@ struct facts {
 	int why;                        /* enum ia_phase_why */
 	int mech;                       /* enum ia_mech of its kind's classifier */
 	unsigned hints;                 /* enum ia_frame_hint */
-	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1;
+	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
 };
 
 struct ia_stack_names {
@@ -53,6 +55,7 @@ struct ia_stack_names {
 	 * FNV-1a hash of its kind and strings, compared whole (a collision
 	 * moves on to the next key). */
 	struct ia_map fmap;  /* hash -> facts index */
+	struct ia_map kmap;  /* a frame's key (frames.h) and kind -> facts index: not hashed again */
 	struct facts *facts;
 	size_t nfacts, facts_cap;
 	uint64_t last_id;   /* one-entry memo: consecutive lookups mostly repeat */
@@ -98,6 +101,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 	}
 	free(n->facts);
 	ia_map_free(&n->fmap);
+	ia_map_free(&n->kmap);
 	ia_frames_free(n->q);
 	sqlite3_close(n->own);
 	free(n);
@@ -112,6 +116,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->compile = file && ia_is_compile_file(file);
 		x->fetch = file && strstr(file, "torch/utils/data/_utils/fetch.py");
 		x->worker = file && strstr(file, "torch/utils/data/_utils/worker.py");
+		x->torch_data = file && strstr(file, "torch/utils/data/");
 		x->why = ia_python_frame_why(file, sym);
 		x->mech = ia_python_frame_mech(file, sym);
 		x->hints = ia_python_frame_hints(file, sym);
@@ -144,10 +149,10 @@ static int dup_str(char **d, const char *s)
 	return !s || *d;
 }
 
-/* f's facts from the memo, else classified into *tmp and kept (tmp itself
- * when memory runs out: the same answers, not kept).  Valid until the next
- * call. */
-static const struct facts *facts_of(struct ia_stack_names *n, const struct ia_frame *f, struct facts *tmp)
+/* f's facts from the memo by its strings, else classified into *tmp and
+ * kept (tmp itself when memory runs out: the same answers, not kept).
+ * Valid until the next call. */
+static const struct facts *facts_by_strings(struct ia_stack_names *n, const struct ia_frame *f, struct facts *tmp)
 {
 	unsigned char kind = (unsigned char)f->kind;
 	uint64_t h = hash_str(hash_str(hash_str(ingero_fnv(INGERO_FNV_SEED, &kind, 1), f->symbol), f->module), f->file);
@@ -171,6 +176,22 @@ static const struct facts *facts_of(struct ia_stack_names *n, const struct ia_fr
 		return tmp;
 	}
 	n->nfacts++;
+	return x;
+}
+
+/* The same, first by the frame's key (a list's frame met again: no hash of
+ * its strings). */
+static const struct facts *facts_of(struct ia_stack_names *n, const struct ia_frame *f, struct facts *tmp)
+{
+	if (f->key == UINT32_MAX)
+		return facts_by_strings(n, f, tmp);
+	uint64_t key = (uint64_t)f->key << 2 | ((unsigned)f->kind & 3);
+	uint32_t i = ia_map_get(&n->kmap, key);
+	if (i != UINT32_MAX)
+		return &n->facts[i];
+	const struct facts *x = facts_by_strings(n, f, tmp);
+	if (x != tmp)
+		(void)ia_map_put(&n->kmap, key, (uint32_t)(x - n->facts));   /* (out of memory: hashed next time) */
 	return x;
 }
 
@@ -211,6 +232,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->worker_loop = 1;
 		if (x->why > e->why)
 			e->why = x->why;
+		if (py || nat)
+			e->phases |= 1u << ia_why_phase((enum ia_phase_why)x->why);
+		e->torch_data |= x->torch_data;
 		/* frames: kernel, native, python, each innermost first: the
 		 * innermost frame of each kind that names a mechanism */
 		if (f.kind == IA_FRAME_KERNEL && !kmech)
@@ -318,6 +342,11 @@ const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t id)
 	return e->user ? e->user : e->python;
 }
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->why; }
+int ia_stack_has_phase(struct ia_stack_names *n, uint64_t id, int phase)
+{
+	return (lookup(n, id)->phases >> phase) & 1;
+}
+int ia_stack_torch_data(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->torch_data; }
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
 const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }

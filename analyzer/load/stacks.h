@@ -49,6 +49,12 @@ const char *ia_stack_loading_line(struct ia_stack_names *n, uint64_t stack_id);
  * highest-ranked reason any of its frames gives, alone or with another
  * (ia_hints_why); 0 when none. */
 int ia_stack_phase_why(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when one of its native or Python frames alone gives a reason of that
+ * phase (enum ia_phase): a process's role (per_process.c) is told by any
+ * frame, not by the stack's highest-ranked reason. */
+int ia_stack_has_phase(struct ia_stack_names *n, uint64_t stack_id, int phase);
+/* 1 when a Python frame of it is torch.utils.data's (a DataLoader's). */
+int ia_stack_torch_data(struct ia_stack_names *n, uint64_t stack_id);
 /* The mechanism it was in (enum ia_mech, mechanisms.h): the innermost
  * native frame that names one, else a Python frame's; 0 when none. */
 int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id);

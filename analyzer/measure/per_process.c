@@ -12,6 +12,7 @@
 
 #include "load/db.h"
 #include "load/frames.h"
+#include "load/stacks.h"
 #include "base/json_out.h"
 #include "load/phase_rules.h"
 #include "base/util.h"
@@ -128,38 +129,31 @@ static int role_evidence(const struct ia_trace *t, int mainp, struct role_eviden
 		return 0;   /* no samples: roles from names only */
 	sqlite3_stmt *pairs = ia_db_prepare(t->db, "SELECT pid, stack_id, count(*) FROM cpu_samples GROUP BY pid, stack_id",
 					    err, errlen);
-	struct ia_frames *frames = pairs ? ia_frames_new(t->db, err, errlen) : NULL;
-	if (!frames) {
+	if (!pairs)
+		return -1;
+	/* names of its own: this runs beside the analysis's (analysis.c), and
+	 * a names cache is one thread's; each distinct frame is classified once */
+	struct ia_stack_names *names = ia_stack_names_new(t->db);
+	if (!names) {
 		sqlite3_finalize(pairs);
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	int rc, frc = 0;
+	int rc;
 	while ((rc = sqlite3_step(pairs)) == SQLITE_ROW) {
 		int pi = ia_proc_index(t, sqlite3_column_int(pairs, 0));
 		if (pi < 0 || pi == mainp || mainp < 0 || !descends_from(t, pi, mainp))
 			continue;
-		uint64_t n = (uint64_t)sqlite3_column_int64(pairs, 2);
-		int dl = 0, comp = 0;
-		struct ia_frame f;
-		ia_frames_start(frames, (uint64_t)sqlite3_column_int64(pairs, 1));
-		while ((frc = ia_frames_next(frames, &f, err, errlen)) > 0) {
-			if (f.kind != IA_FRAME_PYTHON && f.kind != IA_FRAME_NATIVE)
-				continue;
-			int py = f.kind == IA_FRAME_PYTHON;
-			dl |= py && f.file && strstr(f.file, "torch/utils/data/") != NULL;
-			int why = py ? ia_python_frame_why(f.file, f.symbol) : ia_native_frame_why(f.symbol);
-			comp |= ia_why_phase(why) == IA_PHASE_COMPILE;
-		}
-		if (frc < 0)
-			break;
+		uint64_t n = (uint64_t)sqlite3_column_int64(pairs, 2), id = (uint64_t)sqlite3_column_int64(pairs, 1);
 		ev[pi].samples += n;
-		ev[pi].dataloader += dl ? n : 0;
-		ev[pi].compiling += comp ? n : 0;
+		ev[pi].dataloader += ia_stack_torch_data(names, id) ? n : 0;
+		ev[pi].compiling += ia_stack_has_phase(names, id, IA_PHASE_COMPILE) ? n : 0;
 	}
 	sqlite3_finalize(pairs);
-	ia_frames_free(frames);
-	if (frc < 0)
-		return -1;   /* (err says why) */
+	int bad = ia_stack_names_error(names, err, errlen);   /* a damaged page under a stack (err says why) */
+	ia_stack_names_free(names);
+	if (bad < 0)
+		return -1;
 	if (rc != SQLITE_DONE) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		return -1;
