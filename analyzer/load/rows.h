@@ -57,9 +57,27 @@ struct ia_off_waker {
 	uint32_t tid;         /* the thread that woke it */
 };
 
+/* Whom a woken interval waited behind for a CPU (off_cpu.holder_pid,
+ * holder_tid and holder_ns, schemas 9 and 10), beside the intervals as the
+ * wakers are: only rows that have one and waited on a run queue.  Sorted
+ * by off.  (A preempted interval's next task, off_cpu.next_pid, is beside
+ * its row as an ia_off_waker of that pid: trace.off_nexts.)  Read once by
+ * the scan, so that who took a thread's CPU (competitors.c) is not read
+ * from the file again, row by row through an index. */
+struct ia_off_holder {
+	uint32_t off;
+	int32_t pid;
+	uint32_t tid;         /* 0: not said (schema 9) */
+	uint32_t pad;
+	uint64_t held_ns;
+	uint64_t runnable_ns; /* as the row says it (the interval's runq is clamped to it) */
+};
+
 /* What to load: the small tables always; the big ones on request. */
 /* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall; IA_LOAD_OFF_WAKER:
  * and waker_tid (both set by the loader) */
-enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4, IA_LOAD_OFF_WAKER = 8 };
+/* IA_LOAD_OFF_HOLDER, IA_LOAD_OFF_HOLDER_TID: holder_pid and holder_ns (schema 9), holder_tid (10) */
+enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4, IA_LOAD_OFF_WAKER = 8,
+       IA_LOAD_OFF_HOLDER = 16, IA_LOAD_OFF_HOLDER_TID = 32 };
 
 #endif

@@ -57,6 +57,9 @@ struct chunk {
 	struct ia_map smap;
 	struct ia_off_waker *wk, *aside;   /* off_cpu: its rows' wakers, and tids too large for a row (rows.h), */
 	size_t nwk, wkcap, naside, asidecap;   /* by row index in the chunk */
+	struct ia_off_waker *nx;   /* and a preempted row's next task, a woken one's holder */
+	struct ia_off_holder *ho;
+	size_t nnx, nxcap, nho, hocap;
 	int failed;
 	char err[256];
 };
@@ -68,6 +71,8 @@ struct job {
 	int blocks;                /* CUDA calls stored in call_blocks (version 2) */
 	int off_syscall;           /* off_cpu.syscall (version 5) */
 	int off_waker;             /* off_cpu.waker_tid (version 7) */
+	int off_holder;            /* 1: holder_pid, holder_ns (version 9); 2: and holder_tid (10) */
+	char off_sql[2][320];      /* the off_cpu statement: by rowids, by time */
 	struct chunk *chunks;
 	size_t nchunks;
 	atomic_size_t next;
@@ -77,7 +82,7 @@ struct job {
  * being returned one sqlite3_step() at a time: the per-row step and
  * column-API overhead goes away (~15 % of the scan).  The pid is not read
  * per row; a tid the threads table does not know is looked up afterwards. */
-static const char *sql_for(int calls, int windowed, int blocks, int off_cols)
+static const char *sql_for(int calls, int windowed, int blocks, const char *off_sql)
 {
 	if (calls && blocks)
 		return windowed
@@ -91,20 +96,24 @@ static const char *sql_for(int calls, int windowed, int blocks, int off_cols)
 			  "WHERE start_ns >= ?1 AND start_ns < ?2"
 			: "SELECT ia_row_call(tid, api, start_ns, dur_ns, bytes, dir, flags, stack_id, stream) FROM cuda_calls "
 			  "WHERE rowid BETWEEN ?1 AND ?2";
+	return off_sql;
+}
+
 #define OFF_WINDOW " WHERE start_ns >= ?3 AND start_ns < ?2 AND end_ns > ?1"
 #define OFF_ROWIDS " WHERE rowid BETWEEN ?1 AND ?2"
-	/* off_cols: 0 the version-4 columns, 1 and syscall (version 5), 2 and waker_tid (version 7) */
-	static const char *const off[3][2] = {
-		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu" OFF_ROWIDS,
-		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted) FROM off_cpu" OFF_WINDOW },
-		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu" OFF_ROWIDS,
-		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall) FROM off_cpu" OFF_WINDOW },
-		{ "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall, waker_tid) FROM off_cpu"
-		  OFF_ROWIDS,
-		  "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, syscall, waker_tid) FROM off_cpu"
-		  OFF_WINDOW },
-	};
-	return off[off_cols][windowed != 0];
+
+/* The off_cpu statements of the file's columns (row_off's arguments in
+ * this order): next_pid always; syscall (version 5), waker_tid (7),
+ * holder_pid and holder_ns (9), holder_tid (10), each with those before. */
+static void off_statements(struct job *j)
+{
+	const char *cols = !j->off_syscall ? "" : !j->off_waker ? ", syscall" : !j->off_holder ? ", syscall, waker_tid"
+		: j->off_holder == 1 ? ", syscall, waker_tid, holder_pid, holder_ns"
+		: ", syscall, waker_tid, holder_pid, holder_ns, holder_tid";
+	for (int w = 0; w < 2; w++)
+		snprintf(j->off_sql[w], sizeof j->off_sql[w],
+			 "SELECT ia_row_off(tid, start_ns, end_ns, runnable_ns, preempted, next_pid%s) FROM off_cpu%s", cols,
+			 w ? OFF_WINDOW : OFF_ROWIDS);
 }
 
 static int stack_index(struct chunk *c, uint64_t sid, uint32_t *out)
@@ -311,10 +320,22 @@ static int side_push(struct ia_off_waker **v, size_t *n, size_t *cap, size_t off
 	return 0;
 }
 
+static int holder_push(struct chunk *c, struct ia_off_holder h)
+{
+	if (ia_grow((void **)&c->ho, &c->hocap, c->nho + 1, sizeof *c->ho) < 0)
+		return -1;
+	c->ho[c->nho++] = h;
+	return 0;
+}
+
 static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
 	struct wstate *w = sqlite3_user_data(ctx);
 	struct chunk *c = w->c;
+	if (argc < 6) {   /* (off_statements gives six or more) */
+		sqlite3_result_error(ctx, "ia_row_off: too few arguments", -1);
+		return;
+	}
 	if (w->oom || room(c, sizeof(struct ia_off)) < 0) {
 		w->oom = 1;
 		sqlite3_result_error_nomem(ctx);
@@ -339,12 +360,23 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	 * one (a merged file's) goes beside the row */
 	int how = sqlite3_value_int(v[4]);   /* off_cpu.preempted: 0 slept, 1 preempted, 2 D state */
 	o->th = (tid < IA_OFF_TID_ASIDE ? tid : IA_OFF_TID_ASIDE) | (how == 1 ? IA_OFF_PREEMPTED : how == 2 ? IA_OFF_IOWAIT : 0);
-	if (argc > 5)   /* version 5: what it blocked in */
-		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[5]), sqlite3_value_type(v[5]) != SQLITE_NULL)
+	/* v[5] next_pid; then (off_statements) syscall, waker_tid, holder_pid,
+	 * holder_ns, holder_tid as the file has them */
+	if (argc > 6)   /* version 5: what it blocked in */
+		o->th |= (uint32_t)ia_syscall_code(sqlite3_value_int64(v[6]), sqlite3_value_type(v[6]) != SQLITE_NULL)
 			 << IA_OFF_SYS_SHIFT;
-	uint32_t waker = argc > 6 && how != 1 ? (uint32_t)sqlite3_value_int64(v[6]) : 0;   /* version 7: who woke it */
+	uint32_t waker = argc > 7 && how != 1 ? (uint32_t)sqlite3_value_int64(v[7]) : 0;   /* version 7: who woke it */
+	/* version 9: whom it waited behind, when it waited after its wake-up
+	 * (the raw runnable_ns, as the file says it) */
+	int held = argc > 9 && how != 1 && sqlite3_value_type(v[8]) != SQLITE_NULL &&
+		   sqlite3_value_int64(v[2]) > sqlite3_value_int64(v[3]);
 	if ((waker && waker != tid && side_push(&c->wk, &c->nwk, &c->wkcap, c->n - 1, waker) < 0) ||
-	    (tid >= IA_OFF_TID_ASIDE && side_push(&c->aside, &c->naside, &c->asidecap, c->n - 1, tid) < 0)) {
+	    (tid >= IA_OFF_TID_ASIDE && side_push(&c->aside, &c->naside, &c->asidecap, c->n - 1, tid) < 0) ||
+	    (how == 1 && side_push(&c->nx, &c->nnx, &c->nxcap, c->n - 1, (uint32_t)sqlite3_value_int64(v[5])) < 0) ||
+	    (held && holder_push(c, (struct ia_off_holder){ (uint32_t)(c->n - 1), sqlite3_value_int(v[8]),
+							      argc > 10 ? (uint32_t)sqlite3_value_int64(v[10]) : 0, 0,
+							      (uint64_t)sqlite3_value_int64(v[9]),
+							      (uint64_t)sqlite3_value_int64(v[3]) }) < 0)) {
 		w->oom = 1;
 		sqlite3_result_error_nomem(ctx);
 	}
@@ -399,9 +431,7 @@ static void *worker(void *arg)
 	struct wstate w = { .j = j };
 	if (db && (sqlite3_create_function(db, "ia_row_call", 9, SQLITE_UTF8, &w, NULL, row_call, row_final) != SQLITE_OK ||
 		   sqlite3_create_function(db, "ia_row_block", 6, SQLITE_UTF8, &w, NULL, row_block, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_off", 5, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_off", 6, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK ||
-		   sqlite3_create_function(db, "ia_row_off", 7, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
+		   sqlite3_create_function(db, "ia_row_off", -1, SQLITE_UTF8, &w, NULL, row_off, row_final) != SQLITE_OK)) {
 		snprintf(err, sizeof err, "cannot register scan functions: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
 		db = NULL;
@@ -416,7 +446,7 @@ static void *worker(void *arg)
 			c->failed = 1;
 			continue;
 		}
-		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks, j->off_waker ? 2 : j->off_syscall), c->err, sizeof c->err))) {
+		if (!st[c->calls] && !(st[c->calls] = ia_db_prepare(db, sql_for(c->calls, j->windowed, j->blocks, j->off_sql[j->windowed != 0]), c->err, sizeof c->err))) {
 			c->failed = 1;
 			continue;
 		}
@@ -659,7 +689,7 @@ static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct i
  * its rowids: they close up), handed to r; base[] gives them up. */
 static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 {
-	size_t wcap = 0, acap = 0;
+	size_t wcap = 0, acap = 0, ncap = 0, hcap = 0;
 	for (int calls = 1; calls >= 0; calls--) {
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
 		char *dst = base[calls];
@@ -685,6 +715,15 @@ static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 			for (size_t k = 0; !calls && k < c->naside; k++)
 				if (side_push(&r->aside, &r->naside, &acap, n - c->n + c->aside[k].off, c->aside[k].tid) < 0)
 					return -1;
+			for (size_t k = 0; !calls && k < c->nnx; k++)
+				if (side_push(&r->nexts, &r->nnexts, &ncap, n - c->n + c->nx[k].off, c->nx[k].tid) < 0)
+					return -1;
+			for (size_t k = 0; !calls && k < c->nho; k++) {
+				if (ia_grow((void **)&r->holders, &hcap, r->nholders + 1, sizeof *r->holders) < 0)
+					return -1;
+				r->holders[r->nholders] = c->ho[k];
+				r->holders[r->nholders++].off = (uint32_t)(n - c->n + c->ho[k].off);
+			}
 			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
 				return -1;
 		}
@@ -746,6 +785,8 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 	j.blocks = blocks;
 	j.off_syscall = (what & IA_LOAD_OFF_SYSCALL) != 0;
 	j.off_waker = j.off_syscall && (what & IA_LOAD_OFF_WAKER);
+	j.off_holder = !j.off_waker || !(what & IA_LOAD_OFF_HOLDER) ? 0 : what & IA_LOAD_OFF_HOLDER_TID ? 2 : 1;
+	off_statements(&j);
 	size_t cap = 0;
 	void *base[2] = { NULL, NULL };
 	int rc = -1;
@@ -769,6 +810,8 @@ out:
 		free(j.chunks[i].sids);
 		free(j.chunks[i].wk);
 		free(j.chunks[i].aside);
+		free(j.chunks[i].nx);
+		free(j.chunks[i].ho);
 		ia_map_free(&j.chunks[i].tidpid);
 		ia_map_free(&j.chunks[i].smap);
 	}
@@ -786,6 +829,8 @@ void ia_scan_result_free(struct ia_scan_result *r)
 	free(r->offs);
 	free(r->wakers);
 	free(r->aside);
+	free(r->nexts);
+	free(r->holders);
 	free(r->stack_ids);
 	free(r->tids);
 	free(r->pids);

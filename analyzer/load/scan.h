@@ -17,6 +17,8 @@ struct ia_scan_result {
 	struct ia_off *offs; size_t noffs;
 	struct ia_off_waker *wakers; size_t nwakers;   /* (IA_LOAD_OFF_WAKER) by offs index */
 	struct ia_off_waker *aside; size_t naside;     /* the tids of offs rows read as IA_OFF_TID_ASIDE, by index */
+	struct ia_off_waker *nexts; size_t nnexts;     /* a preempted row's next_pid (as tid), by index */
+	struct ia_off_holder *holders; size_t nholders;   /* (IA_LOAD_OFF_HOLDER) by index */
 	uint64_t *stack_ids; size_t nstacks;   /* sorted, unique; [0] = 0 (no stack) */
 	uint32_t *tids; int *pids; size_t ntids;   /* tids met; pids -1 (not read per row) */
 };

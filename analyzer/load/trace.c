@@ -489,6 +489,7 @@ static void resolve_offs(struct ia_trace *t, const struct ia_off_waker *aside, s
 	struct tid_cache tc;
 	memset(tc.tid, 0xff, sizeof tc.tid);
 	size_t w = 0, wk = 0, kept = 0, ak = 0;   /* (the wakers follow their rows: by index, both in storage order) */
+	size_t nk = 0, nkept = 0, hk = 0, hkept = 0;   /* (and the next tasks, the holders) */
 	for (size_t i = 0; i < t->noffs; i++) {
 		struct ia_off o = t->offs[i];
 		uint32_t tid = o.th & ~IA_OFF_FLAGS;
@@ -499,6 +500,14 @@ static void resolve_offs(struct ia_trace *t, const struct ia_off_waker *aside, s
 		for (; wk < t->noff_wakers && t->off_wakers[wk].off == i; wk++)
 			if (sel)
 				t->off_wakers[kept++] = (struct ia_off_waker){ (uint32_t)w, t->off_wakers[wk].tid };
+		for (; nk < t->noff_nexts && t->off_nexts[nk].off == i; nk++)
+			if (sel)
+				t->off_nexts[nkept++] = (struct ia_off_waker){ (uint32_t)w, t->off_nexts[nk].tid };
+		for (; hk < t->noff_holders && t->off_holders[hk].off == i; hk++)
+			if (sel) {
+				t->off_holders[hkept] = t->off_holders[hk];
+				t->off_holders[hkept++].off = (uint32_t)w;
+			}
 		if (!sel)
 			continue;
 		o.th = th_i | (o.th & IA_OFF_FLAGS);
@@ -510,6 +519,8 @@ static void resolve_offs(struct ia_trace *t, const struct ia_off_waker *aside, s
 	}
 	t->noffs = w;
 	t->noff_wakers = kept;
+	t->noff_nexts = nkept;
+	t->noff_holders = hkept;
 }
 
 /* Per-thread index of rows (a stable counting sort by thread), each
@@ -663,6 +674,8 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 		ia_db_corrupt(err, errlen, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
+	if (t->off_holder)
+		what |= IA_LOAD_OFF_HOLDER | (t->off_holder_tid ? IA_LOAD_OFF_HOLDER_TID : 0);
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
@@ -683,6 +696,12 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	t->off_wakers = r.wakers;
 	t->noff_wakers = r.nwakers;
 	r.wakers = NULL;
+	t->off_nexts = r.nexts;
+	t->noff_nexts = r.nnexts;
+	r.nexts = NULL;
+	t->off_holders = r.holders;
+	t->noff_holders = r.nholders;
+	r.holders = NULL;
 	struct ia_off_waker *aside = r.aside;   /* (read by resolve_offs, then freed) */
 	size_t naside = r.naside;
 	r.aside = NULL;
@@ -790,6 +809,8 @@ void ia_trace_free(struct ia_trace *t)
 	free(t->calls);
 	free(t->offs);
 	free(t->off_wakers);
+	free(t->off_nexts);
+	free(t->off_holders);
 	free(t->off_by_th);
 	free(t->call_by_th);
 	free(t->stack_ids);

@@ -79,6 +79,8 @@ struct ia_trace {
 	uint32_t *call_by_th;                      /* calls indexes grouped by thread, by start */
 	uint32_t *off_by_th;                       /* offs indexes grouped by thread, by start */
 	struct ia_off_waker *off_wakers; size_t noff_wakers;   /* who woke which of offs, by its index (off_waker) */
+	struct ia_off_waker *off_nexts; size_t noff_nexts;     /* a preempted one's next task (pid as tid), by index */
+	struct ia_off_holder *off_holders; size_t noff_holders;   /* whom a woken one waited behind, by index */
 	struct ia_thread *threads; size_t nthreads;
 	struct ia_proc *procs; size_t nprocs;
 	uint64_t *stack_ids; size_t nstacks;       /* stack_ids[0] = 0 (none) */
