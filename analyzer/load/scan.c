@@ -23,6 +23,7 @@
 #include "base/progress.h"
 #include "load/scan.h"
 #include "load/syscalls.h"
+#include "load/work_keys.h"
 
 #include "load/db.h"
 #include "base/util.h"
@@ -159,51 +160,6 @@ static void note_tid(struct wstate *w, uint32_t tid, uint32_t pid)
 		w->oom = 1;
 }
 
-/* ia_call.work: FNV-1a over what the GPU will run */
-static uint32_t fnv(uint32_t h, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (uint32_t)(v & 0xff)) * 16777619u;
-	return h;
-}
-
-uint32_t ia_launch_func(uint64_t kernel)
-{
-	uint32_t f = fnv(fnv(2166136261u, INGERO_CLASS_LAUNCH), kernel);
-	return f ? f : 1;   /* (0 is "nothing queued") */
-}
-
-uint32_t ia_copy_func(unsigned cls, unsigned dir, int pinned)
-{
-	uint32_t f = fnv(fnv(fnv(2166136261u, cls), dir), pinned ? INGERO_FLAG_HOST_PINNED : 0);
-	return f ? f : 1;
-}
-
-/* ia_call.work and .func (0 when the call queues nothing known) */
-static void work_keys(const struct ingero_cuda_call *x, uint32_t *work, uint32_t *func)
-{
-	unsigned cls = ingero_api_class(x->api);
-	uint32_t h, f;
-	*work = *func = 0;
-	if (cls == INGERO_CLASS_LAUNCH) {
-		if (!x->kernel)
-			return;
-		f = h = ia_launch_func(x->kernel);
-		for (int i = 0; i < 3; i++)
-			h = fnv(fnv(h, x->grid[i]), x->block[i]);
-	} else if (cls == INGERO_CLASS_COPY || cls == INGERO_CLASS_MEMSET) {
-		unsigned lg = 0;
-		for (uint64_t b = x->bytes; b > 1; b >>= 1)
-			lg++;
-		f = h = ia_copy_func(cls, x->dir, x->flags & INGERO_FLAG_HOST_PINNED);
-		h = fnv(h, lg);
-	} else {
-		return;
-	}
-	*work = h ? h : 1;
-	*func = f ? f : 1;
-}
-
 /* One call into the chunk; -1 when out of memory. */
 static int push_call(struct wstate *w, uint32_t pid, uint32_t tid, int64_t api, uint64_t start, int64_t d,
 		     int64_t by, int dir, int flags, uint64_t sid, uint64_t stream, uint32_t work, uint32_t func)
@@ -301,7 +257,7 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 		if (w->j->windowed && (x->start_ns < w->j->from || x->start_ns >= w->j->to))
 			continue;
 		uint32_t work, func;
-		work_keys(x, &work, &func);
+		ia_work_keys(x, &work, &func);
 		if (push_call(w, x->pid, x->tid, x->api, x->start_ns, (int64_t)x->dur_ns, (int64_t)x->bytes,
 			      x->dir, x->flags, x->stack_id, x->stream, work, func) < 0) {
 			w->oom = 1;

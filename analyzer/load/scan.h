@@ -30,11 +30,4 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 		   struct ia_scan_result *r, char *err, size_t errlen);
 void ia_scan_result_free(struct ia_scan_result *r);
 
-/* A launch's ia_call.func from its kernel's address (kernels.addr), as the
- * scan computes it: what names the estimate's GPU time by kernel. */
-uint32_t ia_launch_func(uint64_t kernel);
-/* A copy's or memset's func (ia_call.func): its class, direction and
- * whether the host side was pinned. */
-uint32_t ia_copy_func(unsigned cls, unsigned dir, int pinned);
-
 #endif

@@ -154,7 +154,7 @@ static int takers_loaded(const struct ia_trace *t, int th, uint32_t self_proc, c
 			const struct ia_off_holder *h = holder_of(t, i);
 			if (h)
 				rc = take_interval(tk, ntk, cap, t, self_proc, 0, h->pid, o->start, o->end, h->runnable_ns,
-						   h->held_ns, (int)h->tid, w, n);
+						   h->held_ns, t->off_holder_tid ? (int)h->tid : 0, w, n);
 		}
 		if (rc < 0)
 			return -1;

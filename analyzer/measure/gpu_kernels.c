@@ -8,11 +8,11 @@
  * span of GPU time, clipped to the completions the marks measured; they
  * are summed by kernel, or by kind of copy (ia_call.func) here, and named:
  * kernels from the trace's kernels table, whose addresses give the same
- * func (scan.c, ia_launch_func), copies and memsets by their direction and
+ * func (load/work_keys.h, ia_launch_func), copies and memsets by their direction and
  * host memory (ia_copy_func).
  */
 #include "measure/gpu_time_internal.h"
-#include "load/scan.h"
+#include "load/work_keys.h"
 #include "base/util.h"
 
 #include <ingero/api.h>

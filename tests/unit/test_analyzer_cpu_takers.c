@@ -10,6 +10,9 @@
  * the thread; another process's thread by its process; the collector (an
  * untraced ingero-… process) as the tracer.  The unnamed rest comes last
  * however large ("others not named"), and is kept when the list is cut.
+ * Both ways of reading them: from the rows the scan loaded (next_pid and
+ * the holders beside the intervals) and from the file (a thread whose
+ * rows were not loaded).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,12 +87,15 @@ static void takers(struct ia_trace *t, const uint64_t *w, size_t nw, struct ia_c
 	takers_max(t, w, nw, g, 8, n, total, untraced);
 }
 
-static void test_holders(void **state)
+static void holders(int from_file)
 {
-	(void)state;
 	build();
 	struct ia_trace t;
 	rf_load(path, 0, &t);
+	uint32_t *by_th = t.off_by_th;   /* without it: read from the file */
+	assert_non_null(by_th);
+	if (from_file)
+		t.off_by_th = NULL;
 	assert_true(t.off_holder);
 	assert_true(t.off_holder_tid);
 	struct ia_comp_group g[8];
@@ -157,16 +163,30 @@ static void test_holders(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(g[0].comm, "hog");
 	assert_int_equal(total, 2000);
+	t.off_by_th = by_th;
 	sqlite3 *db = t.db;
 	ia_trace_free(&t);
 	ia_db_close(db);
 	unlink(path);
 }
 
+static void test_holders_loaded(void **state)
+{
+	(void)state;
+	holders(0);
+}
+
+static void test_holders_from_file(void **state)
+{
+	(void)state;
+	holders(1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_holders),
+		cmocka_unit_test(test_holders_loaded),
+		cmocka_unit_test(test_holders_from_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
