@@ -7,7 +7,9 @@
 #ifndef IA_ROWS_H
 #define IA_ROWS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct ia_call {
 	uint64_t start, dur, bytes;
@@ -72,6 +74,27 @@ struct ia_off_holder {
 	uint64_t held_ns;
 	uint64_t runnable_ns; /* as the row says it (the interval's runq is clamped to it) */
 };
+
+/* In a side table sorted by offs index (ia_off_waker, ia_off_holder: n
+ * entries of size bytes, each beginning with its uint32_t off), the entry
+ * of off: its index, or n when the row has none. */
+static inline size_t ia_off_side_find(const void *side, size_t n, size_t size, uint32_t off)
+{
+	const unsigned char *b = side;
+	size_t lo = 0, hi = n;
+	uint32_t at = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		memcpy(&at, b + mid * size, sizeof at);
+		if (at < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n)
+		memcpy(&at, b + lo * size, sizeof at);
+	return lo < n && at == off ? lo : n;
+}
 
 /* What to load: the small tables always; the big ones on request. */
 /* IA_LOAD_OFF_SYSCALL: the file's off_cpu rows carry syscall; IA_LOAD_OFF_WAKER:

@@ -105,34 +105,6 @@ static int take_interval(struct taker **tk, size_t *ntk, size_t *cap, const stru
 		? -1 : 0;
 }
 
-/* By offs index: a side table's entry (trace.off_nexts, off_holders are
- * sorted by it), or NULL. */
-static const struct ia_off_waker *next_of(const struct ia_trace *t, uint32_t off)
-{
-	size_t lo = 0, hi = t->noff_nexts;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->off_nexts[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->noff_nexts && t->off_nexts[lo].off == off ? &t->off_nexts[lo] : NULL;
-}
-
-static const struct ia_off_holder *holder_of(const struct ia_trace *t, uint32_t off)
-{
-	size_t lo = 0, hi = t->noff_holders;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->off_holders[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->noff_holders && t->off_holders[lo].off == off ? &t->off_holders[lo] : NULL;
-}
-
 /* The thread's intervals in [w[0], w[2n - 1]) from the loaded rows, in
  * time order (trace.off_by_th), their takers from the scan's side tables. */
 static int takers_loaded(const struct ia_trace *t, int th, uint32_t self_proc, const uint64_t *w, size_t n,
@@ -148,10 +120,12 @@ static int takers_loaded(const struct ia_trace *t, int th, uint32_t self_proc, c
 			continue;
 		int rc = 0;
 		if (o->th & IA_OFF_PREEMPTED) {
-			const struct ia_off_waker *nx = next_of(t, i);
-			rc = take_interval(tk, ntk, cap, t, self_proc, 1, nx ? (int)nx->tid : 0, o->start, o->end, 0, 0, 0, w, n);
+			size_t k = ia_off_side_find(t->off_nexts, t->noff_nexts, sizeof *t->off_nexts, i);
+			int pid = k < t->noff_nexts ? (int)t->off_nexts[k].tid : 0;
+			rc = take_interval(tk, ntk, cap, t, self_proc, 1, pid, o->start, o->end, 0, 0, 0, w, n);
 		} else if (t->off_holder) {
-			const struct ia_off_holder *h = holder_of(t, i);
+			size_t k = ia_off_side_find(t->off_holders, t->noff_holders, sizeof *t->off_holders, i);
+			const struct ia_off_holder *h = k < t->noff_holders ? &t->off_holders[k] : NULL;
 			if (h)
 				rc = take_interval(tk, ntk, cap, t, self_proc, 0, h->pid, o->start, o->end, h->runnable_ns,
 						   h->held_ns, t->off_holder_tid ? (int)h->tid : 0, w, n);

@@ -40,15 +40,8 @@ static int woken_by_a_thread(enum ia_wait k)
 /* Who woke interval off (a tid), 0 when nobody recorded. */
 static uint32_t waker_of(const struct ia_trace *t, uint32_t off)
 {
-	size_t lo = 0, hi = t->noff_wakers;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->off_wakers[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->noff_wakers && t->off_wakers[lo].off == off ? t->off_wakers[lo].tid : 0;
+	size_t i = ia_off_side_find(t->off_wakers, t->noff_wakers, sizeof *t->off_wakers, off);
+	return i < t->noff_wakers ? t->off_wakers[i].tid : 0;
 }
 
 /* The waiter's blocked parts inside the windows, each with who woke it;
