@@ -276,11 +276,12 @@ static int side_push(struct ia_off_waker **v, size_t *n, size_t *cap, size_t off
 	return 0;
 }
 
-static int holder_push(struct chunk *c, struct ia_off_holder h)
+static int holder_push(struct ia_off_holder **v, size_t *n, size_t *cap, size_t off, struct ia_off_holder h)
 {
-	if (ia_grow((void **)&c->ho, &c->hocap, c->nho + 1, sizeof *c->ho) < 0)
+	if (ia_grow((void **)v, cap, *n + 1, sizeof **v) < 0)
 		return -1;
-	c->ho[c->nho++] = h;
+	h.off = (uint32_t)off;
+	(*v)[(*n)++] = h;
 	return 0;
 }
 
@@ -329,10 +330,11 @@ static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	if ((waker && waker != tid && side_push(&c->wk, &c->nwk, &c->wkcap, c->n - 1, waker) < 0) ||
 	    (tid >= IA_OFF_TID_ASIDE && side_push(&c->aside, &c->naside, &c->asidecap, c->n - 1, tid) < 0) ||
 	    (how == 1 && side_push(&c->nx, &c->nnx, &c->nxcap, c->n - 1, (uint32_t)sqlite3_value_int64(v[5])) < 0) ||
-	    (held && holder_push(c, (struct ia_off_holder){ (uint32_t)(c->n - 1), sqlite3_value_int(v[8]),
-							      argc > 10 ? (uint32_t)sqlite3_value_int64(v[10]) : 0, 0,
-							      (uint64_t)sqlite3_value_int64(v[9]),
-							      (uint64_t)sqlite3_value_int64(v[3]) }) < 0)) {
+	    (held && holder_push(&c->ho, &c->nho, &c->hocap, c->n - 1,
+				 (struct ia_off_holder){ 0, sqlite3_value_int(v[8]),
+							 argc > 10 ? (uint32_t)sqlite3_value_int64(v[10]) : 0, 0,
+							 (uint64_t)sqlite3_value_int64(v[9]),
+							 (uint64_t)sqlite3_value_int64(v[3]) }) < 0)) {
 		w->oom = 1;
 		sqlite3_result_error_nomem(ctx);
 	}
@@ -674,12 +676,9 @@ static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 			for (size_t k = 0; !calls && k < c->nnx; k++)
 				if (side_push(&r->nexts, &r->nnexts, &ncap, n - c->n + c->nx[k].off, c->nx[k].tid) < 0)
 					return -1;
-			for (size_t k = 0; !calls && k < c->nho; k++) {
-				if (ia_grow((void **)&r->holders, &hcap, r->nholders + 1, sizeof *r->holders) < 0)
+			for (size_t k = 0; !calls && k < c->nho; k++)
+				if (holder_push(&r->holders, &r->nholders, &hcap, n - c->n + c->ho[k].off, c->ho[k]) < 0)
 					return -1;
-				r->holders[r->nholders] = c->ho[k];
-				r->holders[r->nholders++].off = (uint32_t)(n - c->n + c->ho[k].off);
-			}
 			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
 				return -1;
 		}

@@ -110,8 +110,8 @@ static int take_interval(struct taker **tk, size_t *ntk, size_t *cap, const stru
 static int takers_loaded(const struct ia_trace *t, int th, uint32_t self_proc, const uint64_t *w, size_t n,
 			 struct taker **tk, size_t *ntk, size_t *cap)
 {
-	const struct ia_thread *x = &t->threads[th];
-	for (uint32_t k = x->off_first; k < x->off_first + x->off_n; k++) {
+	const struct ia_thread *me = &t->threads[th];
+	for (uint32_t k = me->off_first; k < me->off_first + me->off_n; k++) {
 		uint32_t i = t->off_by_th[k];
 		const struct ia_off *o = &t->offs[i];
 		if (o->start >= w[2 * n - 1])
@@ -120,12 +120,12 @@ static int takers_loaded(const struct ia_trace *t, int th, uint32_t self_proc, c
 			continue;
 		int rc = 0;
 		if (o->th & IA_OFF_PREEMPTED) {
-			size_t k = ia_off_side_find(t->off_nexts, t->noff_nexts, sizeof *t->off_nexts, i);
-			int pid = k < t->noff_nexts ? (int)t->off_nexts[k].tid : 0;
+			size_t x = ia_off_side_find(t->off_nexts, t->noff_nexts, sizeof *t->off_nexts, i);
+			int pid = x < t->noff_nexts ? (int)t->off_nexts[x].tid : 0;
 			rc = take_interval(tk, ntk, cap, t, self_proc, 1, pid, o->start, o->end, 0, 0, 0, w, n);
 		} else if (t->off_holder) {
-			size_t k = ia_off_side_find(t->off_holders, t->noff_holders, sizeof *t->off_holders, i);
-			const struct ia_off_holder *h = k < t->noff_holders ? &t->off_holders[k] : NULL;
+			size_t x = ia_off_side_find(t->off_holders, t->noff_holders, sizeof *t->off_holders, i);
+			const struct ia_off_holder *h = x < t->noff_holders ? &t->off_holders[x] : NULL;
 			if (h)
 				rc = take_interval(tk, ntk, cap, t, self_proc, 0, h->pid, o->start, o->end, h->runnable_ns,
 						   h->held_ns, t->off_holder_tid ? (int)h->tid : 0, w, n);
