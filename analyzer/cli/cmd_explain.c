@@ -47,7 +47,7 @@ int ia_cmd_explain(const struct ia_cli *c)
 	char err[512];
 	if (ia_cli_nodes_wanted(c))
 		return ia_cmd_explain_nodes(c);
-	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
 		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
 	if (ia_analyze(&t, &a, err, sizeof err) < 0) {

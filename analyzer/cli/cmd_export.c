@@ -118,7 +118,7 @@ int ia_cmd_export(const struct ia_cli *c)
 	struct ia_ranks rk = { 0 };
 	struct ia_coll_list coll = { 0 };
 	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
 		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
 	if (ia_analyze(&t, &a, err, sizeof err) < 0 || ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {

@@ -73,7 +73,7 @@ int ia_cmd_per_process(const struct ia_cli *c)
 	struct ia_trace t;
 	struct ia_analysis a;
 	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
 		return IA_EXIT_ERROR;
 	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
 		ia_err("%s", err);

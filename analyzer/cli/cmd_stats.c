@@ -326,7 +326,7 @@ int ia_cmd_stats(const struct ia_cli *c)
 	struct ia_trace t;
 	struct ia_analysis an;
 	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL) < 0)
+	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
 		return IA_EXIT_ERROR;
 	if (ia_analyze(&t, &an, err, sizeof err) < 0) {
 		ia_err("%s", err);

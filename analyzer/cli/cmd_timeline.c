@@ -145,7 +145,7 @@ int ia_cmd_timeline(const struct ia_cli *c)
 	memset(&all.filter, 0, sizeof all.filter);
 	all.filter.pid = c->filter.pid;
 	if (!c->json && !asked) {
-		if (ia_cli_load(&all, &whole, IA_LOAD_ALL) < 0)
+		if (ia_cli_load(&all, &whole, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
 			return IA_EXIT_ERROR;
 		have_whole = 1;
 		if (ia_analyze(&whole, &a, err, sizeof err) < 0) {

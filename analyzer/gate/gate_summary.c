@@ -212,7 +212,7 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 	snprintf(label, sizeof label, "gate: reading %s", base ? base + 1 : path);
 	ia_progress_begin(label, 0);   /* only drawn on a terminal, after 0.5 s */
 	ia_progress_attach(db);
-	int rc = ia_trace_load(&t, db, &f, IA_LOAD_ALL, err, errlen);
+	int rc = ia_trace_load(&t, db, &f, IA_LOAD_ALL | IA_LOAD_CHECK_LATE, err, errlen);
 	if (rc == 0 && t.command && !(s->command = strdup(t.command)))
 		rc = -1;
 	/* one analysis, exactly explain's: its stats, its chains, its GPU idle */

@@ -18,7 +18,11 @@
  * while the trace loads (ia_trace_load starts it and waits for it), so on
  * a machine with cores to spare it costs a core, not time (on the 2-CPU
  * dev VM it took the 10 M + 10 M bench's explain from ~4.5 s to ~7.3 s:
- * the scan's two threads and the check read the file at once).  A file
+ * the scan's two threads and the check read the file at once).  A command
+ * that computes before it prints waits for it after its analysis instead
+ * (IA_LOAD_CHECK_LATE, ia_trace_checked), and where the scan's threads
+ * would share their CPUs with it, it starts after the scan, beside the
+ * analysis's mostly single thread.  A file
  * found sound before and unchanged since is not checked again
  * (check_cache.h): explain, stats, the report and MCP read one file in turn.  Its tables: every one the analysis reads
  * in full or by time, and frames (schema 8: each distinct frame once, a
@@ -49,6 +53,7 @@ struct ia_check {
 	int known;       /* found sound before, unchanged since (check_cache.h): not checked again */
 	struct ia_check_key key;   /* the file as it was when the check began */
 	int no_db;       /* bad says why the check could not open the file (not damage) */
+	int done;        /* waited for: bad is the answer */
 	char bad[512];   /* the first damage found, one line; "" when sound */
 };
 
@@ -112,31 +117,54 @@ struct ia_check *ia_check_start(const char *path)
 	return c;
 }
 
+/* The thread's end, once: the result kept in c, a sound file listed. */
+static void check_join(struct ia_check *c)
+{
+	if (c->done || c->known) {
+		c->done = 1;
+		return;
+	}
+	if (c->started)
+		pthread_join(c->th, NULL);
+	else
+		check_main(c);
+	c->done = 1;
+	if (!c->bad[0])
+		ia_check_cache_add(c->path, &c->key);
+}
+
+int ia_check_wait(struct ia_check *c, char *err, size_t errlen)
+{
+	check_join(c);
+	if (!c->bad[0])
+		return 0;
+	if (c->no_db)
+		snprintf(err, errlen, "%s", c->bad);
+	else
+		ia_db_corrupt(err, errlen, "%s", c->bad);
+	return -1;
+}
+
+void ia_check_free(struct ia_check *c)
+{
+	if (!c)
+		return;
+	check_join(c);
+	free(c);
+}
+
 int ia_check_finish(struct ia_check *c, const char *path, char *err, size_t errlen)
 {
 	struct ia_check inline_check;
 
-	if (!c) {   /* no memory for a thread's state: check here */
+	if (!c) {   /* no memory for a thread's state: check here, unlisted */
 		memset(&inline_check, 0, sizeof inline_check);
 		snprintf(inline_check.path, sizeof inline_check.path, "%s", path);
-		c = &inline_check;
-		check_main(c);
-	} else if (c->known) {
-		free(c);
-		return 0;
-	} else if (c->started) {
-		pthread_join(c->th, NULL);
-	} else {
-		check_main(c);
+		check_main(&inline_check);
+		inline_check.done = 1;   /* (not listed: no key was taken) */
+		return ia_check_wait(&inline_check, err, errlen);
 	}
-	int bad = c->bad[0] != 0;
-	if (!bad && c != &inline_check)
-		ia_check_cache_add(c->path, &c->key);
-	if (bad && c->no_db)
-		snprintf(err, errlen, "%s", c->bad);
-	else if (bad)
-		ia_db_corrupt(err, errlen, "%s", c->bad);
-	if (c != &inline_check)
-		free(c);
-	return bad ? -1 : 0;
+	int rc = ia_check_wait(c, err, errlen);
+	free(c);
+	return rc;
 }

@@ -17,5 +17,10 @@ struct ia_check *ia_check_start(const char *path);
 /* Waits for the check: 0 when every table read is sound, else -1 and
  * "PATH is corrupted: table T (...)" in err (the input marked bad). */
 int ia_check_finish(struct ia_check *c, const char *path, char *err, size_t errlen);
+/* The same in two steps, for a check waited for after the load
+ * (ia_trace_checked): the wait answers the same each time it is asked;
+ * the free waits if no one did. */
+int ia_check_wait(struct ia_check *c, char *err, size_t errlen);
+void ia_check_free(struct ia_check *c);
 
 #endif

@@ -101,6 +101,6 @@ static inline size_t ia_off_side_find(const void *side, size_t n, size_t size, u
  * and waker_tid (both set by the loader) */
 /* IA_LOAD_OFF_HOLDER, IA_LOAD_OFF_HOLDER_TID: holder_pid and holder_ns (schema 9), holder_tid (10) */
 enum { IA_LOAD_CALLS = 1, IA_LOAD_OFFCPU = 2, IA_LOAD_ALL = 3, IA_LOAD_OFF_SYSCALL = 4, IA_LOAD_OFF_WAKER = 8,
-       IA_LOAD_OFF_HOLDER = 16, IA_LOAD_OFF_HOLDER_TID = 32 };
+       IA_LOAD_OFF_HOLDER = 16, IA_LOAD_OFF_HOLDER_TID = 32, IA_LOAD_CHECK_LATE = 64 };
 
 #endif

@@ -41,7 +41,7 @@
 #define IA_SCAN_STR(x) IA_SCAN_XSTR(x)
 
 #define CHUNK_ROWS 500000
-#define NWORKERS 2
+#define NWORKERS IA_SCAN_THREADS
 /* How far back an off-CPU interval may start and still overlap a window. */
 #define OFF_SLACK_NS (600ull * 1000000000ull)
 

@@ -23,6 +23,9 @@ struct ia_scan_result {
 	uint32_t *tids; int *pids; size_t ntids;   /* tids met; pids -1 (not read per row) */
 };
 
+/* The threads that read the tables (this one among them). */
+#define IA_SCAN_THREADS 2
+
 /* what: IA_LOAD_CALLS | IA_LOAD_OFFCPU.  blocks: the calls are in
  * call_blocks (ia_trace.blocks).  [from, to) absolute; from = 0 and
  * to = UINT64_MAX read everything.  0, or -1 with one line in err. */

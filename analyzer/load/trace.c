@@ -25,6 +25,7 @@
 #include "load/trace_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,20 +573,50 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 	return 0;
 }
 
+/* The CPUs this process may run on (its affinity: taskset, a cpuset). */
+static int cpus_usable(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) < 0)
+		return 1;
+	int n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
 /* The pages the analysis reads are checked while it loads (check.c); a
  * damaged table is named rather than read. */
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		  char *err, size_t errlen)
 {
-	struct ia_check *check = ia_check_start(sqlite3_db_filename(db, "main"));
+	const char *path = sqlite3_db_filename(db, "main");
+	int late = (what & IA_LOAD_CHECK_LATE) != 0;
+	/* where the scan's threads would share their CPUs with it, a check
+	 * waited for late starts after the scan, beside the analysis (mostly
+	 * one thread): on two CPUs the 10 M + 10 M bench's first explain took
+	 * 4.8 s with it beside the scan (docs/benchmarks.md, forty-second
+	 * session) */
+	int after_scan = late && cpus_usable() <= IA_SCAN_THREADS;
+	struct ia_check *check = after_scan ? NULL : ia_check_start(path);
 	int rc = trace_load(t, db, f, what, err, errlen);
-	if (ia_check_finish(check, sqlite3_db_filename(db, "main"), err, errlen) < 0)
+	if (rc == 0 && after_scan)
+		check = ia_check_start(path);
+	if (rc == 0 && late && check) {
+		t->check = check;
+		return 0;
+	}
+	if (ia_check_finish(check, path, err, errlen) < 0)
 		rc = -1;
 	return rc;
 }
 
+int ia_trace_checked(const struct ia_trace *t, char *err, size_t errlen)
+{
+	return t->check ? ia_check_wait(t->check, err, errlen) : 0;
+}
+
 void ia_trace_free(struct ia_trace *t)
 {
+	ia_check_free(t->check);
 	struct maps *m = t->maps;
 	if (m) {
 		ia_map_free(&m->tid);

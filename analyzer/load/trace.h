@@ -23,6 +23,7 @@
 #include <ingero/api.h>
 
 #include "load/capture.h"
+#include "load/check.h"
 #include "load/rows.h"
 #include "load/trace_end.h"
 
@@ -91,6 +92,8 @@ struct ia_trace {
 
 	/* internal */
 	void *maps;
+	/* the page check still running (IA_LOAD_CHECK_LATE): ia_trace_checked */
+	struct ia_check *check;
 };
 
 
@@ -100,6 +103,14 @@ struct ia_trace {
 #define IA_TRACE_NO_PID (-2)
 int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		  char *err, size_t errlen);
+/* what | IA_LOAD_CHECK_LATE: the load returns while the page check
+ * (check.h) still runs, and this waits for it — for a command that
+ * computes before it prints (ia_analyze calls it last), so that on two
+ * CPUs the check runs beside the analysis's one thread rather than beside
+ * the scan's two and then alone.  0 when the file was found sound (or the
+ * check was waited for at load), else -1 with the damage in err.  Nothing
+ * computed from the trace may be shown before it returned 0. */
+int ia_trace_checked(const struct ia_trace *t, char *err, size_t errlen);
 void ia_trace_free(struct ia_trace *t);
 
 /* Name of an API id, never NULL. */

@@ -123,7 +123,7 @@ oom:
 	return -1;
 }
 
-int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
 	memset(a, 0, sizeof *a);
 	a->t = t;
@@ -175,6 +175,17 @@ int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_
 	if (ia_job_analyze(t, a, ia_analyze, ia_analysis_free, err, errlen) < 0)
 		return -1;
 	return ia_stack_names_error(a->names, err, errlen);
+}
+
+int ia_analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
+{
+	int rc = analyze(t, a, err, errlen);
+	/* a damaged page the check found (IA_LOAD_CHECK_LATE) is the answer,
+	 * whatever was computed from it */
+	int bad = ia_trace_checked(t, err, errlen) < 0;
+	if (t->check)
+		ia_phase("page check (waited for)");
+	return bad ? -1 : rc;
 }
 
 void ia_analysis_free(struct ia_analysis *a)
