@@ -592,9 +592,10 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	int late = (what & IA_LOAD_CHECK_LATE) != 0;
 	/* where the scan's threads would share their CPUs with it, a check
 	 * waited for late starts after the scan, beside the analysis (mostly
-	 * one thread): on two CPUs the 10 M + 10 M bench's first explain took
-	 * 4.8 s with it beside the scan (docs/benchmarks.md, forty-second
-	 * session) */
+	 * one thread): on two CPUs the 10 M + 10 M bench's first explain, a
+	 * median 5.04 s with the check beside the scan, took 4.80 s so
+	 * (docs/benchmarks.md, forty-second session).  (A load that fails
+	 * checks after it, in ia_check_finish: damage is the answer then.) */
 	int after_scan = late && cpus_usable() <= IA_SCAN_THREADS;
 	struct ia_check *check = after_scan ? NULL : ia_check_start(path);
 	int rc = trace_load(t, db, f, what, err, errlen);
