@@ -50,7 +50,8 @@ static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f
 		mcp_view_free(v);
 	if (!v->loaded) {
 		memset(&v->t, 0, sizeof v->t);
-		if (ia_trace_load(&v->t, s->files[s->node].db, f, IA_LOAD_ALL, err, errlen) < 0) {
+		/* the page check waited for below, once what was asked is computed */
+		if (ia_trace_load(&v->t, s->files[s->node].db, f, IA_LOAD_ALL | IA_LOAD_CHECK_LATE, err, errlen) < 0) {
 			ia_trace_free(&v->t);
 			memset(v, 0, sizeof *v);
 			return NULL;
@@ -81,6 +82,11 @@ static struct mcp_view *view_get(struct mcp_server *s, const struct ia_filter *f
 			return NULL;
 		}
 		v->have_light = 1;
+	}
+	/* nothing is answered from pages the check has not found sound */
+	if (ia_trace_checked(&v->t, err, errlen) < 0) {
+		mcp_view_free(v);
+		return NULL;
 	}
 	return v;
 }

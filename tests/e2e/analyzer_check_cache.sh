@@ -70,6 +70,42 @@ for p in $pages; do
 done
 check "a listed file is not checked again (a damaged one listed by hand is read: $spared)" test "$spared" != no
 
+# the same damage, not listed: the commands that compute before they print
+# wait for the check after their analysis (IA_LOAD_CHECK_LATE) — the
+# analysis ran on the damaged pages, and still nothing but the one line
+# comes out; the MCP server's answer is that line too
+if [ "$spared" != no ]; then
+	cp "$SRC" "$T/d.db"
+	zero_leaf "$T/d.db" "${spared#page }"
+	for c in explain "stats --json" "per-process --json"; do
+		# shellcheck disable=SC2086
+		INGERO_CHECK_CACHE=off "$A" $c "$T/d.db" >"$T/d.out" 2>"$T/d.err"
+		check_eq "checked after the analysis: $c exits 3" 3 $?
+		check "checked after the analysis: $c prints nothing, one line naming off_cpu" \
+			sh -c "test ! -s '$T/d.out' && test \$(wc -l <'$T/d.err') -eq 1 && grep -q 'is corrupted: table off_cpu' '$T/d.err'"
+	done
+	INGERO_CHECK_CACHE=off timeout 60 python3 - "$A" "$T/d.db" <<'PY' >"$T/mcp.tap" 2>&1
+import sys
+sys.path.insert(0, "tests/mcp")
+from mcpserver import Server, ok, text, finish
+s = Server(*sys.argv[1:3])
+s.initialize()
+# the statistics first (the light view: no analysis, the check waited for
+# by the view itself), then what needs the analysis
+for tool in ("get_trace_stats", "get_trace_stats", "get_gpu_idle"):
+    res = (s.tool(tool, {}) or {}).get("result") or {}
+    t = text(res)
+    ok("is corrupted: table off_cpu" in t and res.get("isError") is True,
+       f"mcp: {tool} answers the damage", t[:120])
+s.close()
+finish()
+PY
+	check "the MCP server answers the damage found after its analysis" \
+		sh -c "grep -c '^ok ' '$T/mcp.tap' | grep -qx 3 && ! grep -q '^not ok' '$T/mcp.tap'"
+else
+	nok "no page whose damage only the check sees: the late check not shown"
+fi
+
 # the list's place: XDG_CACHE_HOME, its folder made; "off": none
 unset INGERO_CHECK_CACHE
 cp "$SRC" "$T/c.db"
