@@ -424,8 +424,10 @@ static void *calls_side(void *arg)
 
 /* What the file says was lost, summed by source (docs/schema.md, losses):
  * the reader of any figure needs it next to the figure. */
+/* check_after_scan: where to start the page check once the tables are
+ * read (NULL: it was started before) */
 static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
-		      char *err, size_t errlen)
+		      struct ia_check **check_after_scan, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
 	t->db = db;
@@ -485,6 +487,8 @@ static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f
 		what |= IA_LOAD_OFF_HOLDER | (t->off_holder_tid ? IA_LOAD_OFF_HOLDER_TID : 0);
 	if (ia_scan_tables(sqlite3_db_filename(db, "main"), t->blocks, t->from, t->to, what, &r, err, errlen) < 0)
 		return -1;
+	if (check_after_scan)   /* (beside the resolving below, which leaves a CPU part idle) */
+		*check_after_scan = ia_check_start(sqlite3_db_filename(db, "main"));
 	if (adopt_threads(t, &r, &tcap, &pcap, err, errlen) < 0 || sort_threads(t) < 0) {
 		ia_scan_result_free(&r);
 		if (!err[0])
@@ -598,9 +602,7 @@ int ia_trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, in
 	 * checks after it, in ia_check_finish: damage is the answer then.) */
 	int after_scan = late && cpus_usable() <= IA_SCAN_THREADS;
 	struct ia_check *check = after_scan ? NULL : ia_check_start(path);
-	int rc = trace_load(t, db, f, what, err, errlen);
-	if (rc == 0 && after_scan)
-		check = ia_check_start(path);
+	int rc = trace_load(t, db, f, what, after_scan ? &check : NULL, err, errlen);
 	if (rc == 0 && late && check) {
 		t->check = check;
 		return 0;
