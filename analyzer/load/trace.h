@@ -23,7 +23,6 @@
 #include <ingero/api.h>
 
 #include "load/capture.h"
-#include "load/check.h"
 #include "load/rows.h"
 #include "load/trace_end.h"
 
@@ -56,6 +55,8 @@ struct ia_proc {
 	uint64_t *calls;      /* [INGERO_API_MAX] counts, NULL when it made none */
 	uint64_t ncalls;
 };
+
+struct ia_check;
 
 struct ia_trace {
 	sqlite3 *db;
@@ -92,7 +93,7 @@ struct ia_trace {
 
 	/* internal */
 	void *maps;
-	/* the page check still running (IA_LOAD_CHECK_LATE): ia_trace_checked */
+	/* the page check still running (IA_LOAD_CHECK_LATE, check.h): ia_trace_checked */
 	struct ia_check *check;
 };
 
