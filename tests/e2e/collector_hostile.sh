@@ -8,6 +8,9 @@
 # exited 41 s after the program).  The program's calls are all stored, the
 # 200 are counted as spoofed under the sender, and the collector closes the
 # trace within the 3 s drain limit of the program's exit.
+# tests/run: alone (that the collector keeps up with the program's ~10,000 calls a second
+# depends on the CPUs being free for it: beside the pool's load on 2 CPUs the library dropped
+# 128 and 179 of 24,004 calls, every one counted, in two CI runs of 2026-12-05/06)
 . tests/lib.sh
 if ! is_root; then skip "an unprivileged sender next to a root collector needs root"; finish; fi
 . tests/helpers/collector_e2e.sh
