@@ -300,9 +300,23 @@ int ia_grow(void **p, size_t *cap, size_t need, size_t sz)
 	size_t c = *cap ? *cap : 16;
 	while (c < need)
 		c *= 2;
-	void *n = realloc(*p, c * sz);
-	if (!n)
+	if (c > SIZE_MAX / sz)
 		return -1;
+	void *n;
+	if (c * sz >= IA_HUGE_MIN) {
+		/* a big array's new block is hinted before the old one is copied
+		 * into it: its pages are then faulted in 2 MiB at a time, where
+		 * realloc's copy had faulted them 4 KiB at a time */
+		if (!(n = malloc(c * sz)))
+			return -1;
+		ia_hint_huge(n, c * sz);
+		if (*p) {
+			memcpy(n, *p, *cap * sz);
+			free(*p);
+		}
+	} else if (!(n = realloc(*p, c * sz))) {
+		return -1;
+	}
 	*p = n;
 	*cap = c;
 	return 0;
@@ -337,7 +351,7 @@ void ia_phase(const char *name)
 void ia_hint_huge(void *p, size_t len)
 {
 	const uintptr_t pg = 4096;
-	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + len) & ~(pg - 1);
+	uintptr_t a = (uintptr_t)p & ~(pg - 1), b = ((uintptr_t)p + len + pg - 1) & ~(pg - 1);
 	/* On unless INGERO_ANALYZE_THP=0 (as the man page says): the arrays are
 	 * walked by thread, out of storage order, and a 4 KiB page each is a
 	 * TLB miss and a first-touch fault — explain on the 10M + 10M bench
@@ -346,7 +360,7 @@ void ia_hint_huge(void *p, size_t len)
 	 * gain).  A huge page may need compaction where memory is fragmented;
 	 * the kernel falls back to small pages when it finds none. */
 	const char *e = getenv("INGERO_ANALYZE_THP");
-	if (!(e && !strcmp(e, "0")) && len >= (8u << 20) && b > a)
+	if (!(e && !strcmp(e, "0")) && len >= IA_HUGE_MIN && b > a)
 		madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 

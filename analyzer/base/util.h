@@ -65,7 +65,9 @@ uint32_t ia_map_get(const struct ia_map *m, uint64_t key);
 /* Insert (or overwrite); -1 on out of memory. */
 int ia_map_put(struct ia_map *m, uint64_t key, uint32_t val);
 
-/* Growable array helper: ensures *cap >= need, elements of size sz. -1 on OOM. */
+/* Growable array helper: ensures *cap >= need, elements of size sz (the
+ * capacity doubles).  From IA_HUGE_MIN bytes on, the new block is hinted
+ * (ia_hint_huge) before the old one is copied into it.  -1 on OOM. */
 int ia_grow(void **p, size_t *cap, size_t need, size_t sz);
 
 /* Overlap length of [a0,a1) and [b0,b1). */
@@ -98,6 +100,7 @@ void ia_phase(const char *name);
 
 /* Asks for transparent huge pages over a large allocation (the big row
  * arrays), unless INGERO_ANALYZE_THP=0.  A hint only. */
+#define IA_HUGE_MIN (8u << 20)
 void ia_hint_huge(void *p, size_t len);
 
 #endif
