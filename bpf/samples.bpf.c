@@ -60,9 +60,29 @@ static long scan_one(u64 i, void *arg)
 struct frame_walk {
 	const struct py_proc *p;
 	struct sample_event *e;
+	u8 *buf;   /* a frame's first fr_span bytes (py_frame_buf), or NULL */
 	u64 fr;
 	bool ok;
 };
+
+/* Room for one frame's fields, copied in one read: each read of the
+ * process's memory costs about as much whatever its length, and a frame's
+ * four fields were four (a sample's walk of a 40-deep stack, ~160).  Per
+ * CPU: the sampler's hrtimer does not fire inside the switch hook's
+ * on_block (interrupts off there), so the two never share it at once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8[INGERO_PY_FRAME_SPAN + 8]);
+} py_frame_buf SEC(".maps");
+
+/* the field at off of the copied frame (off < INGERO_PY_FRAME_SPAN: the
+ * collector checked it against fr_span; the mask is the verifier's bound) */
+static __always_inline u64 buf_u64(const u8 *buf, u32 off)
+{
+	return *(const u64 *)(buf + (off & (INGERO_PY_FRAME_SPAN - 1)));
+}
 
 /* one frame of the chain (bpf_loop callback, like scan_one) */
 static long walk_one(u64 i, void *arg)
@@ -71,11 +91,29 @@ static long walk_one(u64 i, void *arg)
 	const struct py_proc *p = w->p;
 	struct sample_event *e = w->e;
 	u64 fr = w->fr, code, instr = 0;
-	u8 owner = 0;
-	u32 n;
+	u8 owner = 0, *buf = w->buf;
+	u32 n, span = p->fr_span;
 
 	if (!fr || !w->ok || e->n_py >= INGERO_PY_DEPTH)
 		return 1;
+	if (buf && span && span <= INGERO_PY_FRAME_SPAN) {
+		if (bpf_probe_read_user(buf, span, (void *)fr)) {
+			w->ok = false;
+			return 1;
+		}
+		code = buf_u64(buf, p->fr_code);
+		instr = p->instr_is_int ? (u64)(s64)(s32)buf_u64(buf, p->fr_instr) : buf_u64(buf, p->fr_instr);
+		if (p->fr_owner >= 0)
+			owner = (u8)buf_u64(buf, (u32)p->fr_owner);
+		n = e->n_py;
+		if (code && owner != p->skip_owner && n < INGERO_PY_DEPTH) {
+			e->py[n].code = code;
+			e->py[n].instr = instr;
+			e->n_py = n + 1;
+		}
+		w->fr = buf_u64(buf, p->fr_prev);
+		return 0;
+	}
 	code = rd_u64(fr + p->fr_code, &w->ok);
 	if (p->instr_is_int) {
 		s32 lasti = 0;
@@ -158,7 +196,8 @@ static __always_inline void python_frames(struct sample_event *e, const struct p
 	if (p->cf_current >= 0 && fr)
 		fr = rd_u64(fr + (u32)p->cf_current, &ok);
 	/* shim frames are skipped, so up to twice as many frames are looked at */
-	struct frame_walk w = { .p = p, .e = e, .fr = fr, .ok = ok };
+	u32 zero = 0;
+	struct frame_walk w = { .p = p, .e = e, .buf = bpf_map_lookup_elem(&py_frame_buf, &zero), .fr = fr, .ok = ok };
 	bpf_loop(INGERO_PY_DEPTH * 2, walk_one, &w, 0);
 	e->py_status = w.ok || e->n_py ? PY_OK : PY_READ_FAILED;
 }

@@ -34,8 +34,13 @@ struct py_proc {
 	 * interpreter's gc.collecting, and the GIL's last holder, in _PyRuntime
 	 * (3.10, 3.11) or in the interpreter (3.12+); -1: not known */
 	__s32 gc_collecting, gil_holder_rt, gil_holder_interp;
-	__u32 pad;
+	/* the bytes of a frame that hold code, previous, instruction and
+	 * owner: read in one copy per frame (0: field by field) */
+	__u32 fr_span;
 };
+
+/* the most of a frame read in one copy (3.10's f_lasti ends at 100) */
+#define INGERO_PY_FRAME_SPAN 128
 
 struct py_frame {
 	__u64 code;

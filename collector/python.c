@@ -156,6 +156,17 @@ static int minor_of_path(const char *path)
 	return v[8 + used] == 't' ? -1 : minor;
 }
 
+/* The bytes of a frame its fields end within (samples.h fr_span), or 0
+ * where one lies past what the sampler copies in one read. */
+static uint32_t frame_span(const struct ingero_py_layout *L)
+{
+	uint32_t ends[] = { L->fr_code + 8, L->fr_prev + 8, L->fr_instr + (L->minor <= 10 ? 4 : 8),
+			    L->fr_owner >= 0 ? (uint32_t)L->fr_owner + 1 : 0 }, span = 0;
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+		span = ends[i] > span ? ends[i] : span;
+	return span <= INGERO_PY_FRAME_SPAN ? span : 0;
+}
+
 static void push_map(struct tracer *t, uint32_t pid, const struct pyproc *p, uint64_t runtime)
 {
 	struct py_proc v = {
@@ -175,6 +186,7 @@ static void push_map(struct tracer *t, uint32_t pid, const struct pyproc *p, uin
 		.gc_collecting = p->L.gc_collecting,
 		.gil_holder_rt = p->L.gil_holder_rt,
 		.gil_holder_interp = p->L.gil_holder_interp,
+		.fr_span = frame_span(&p->L),
 	};
 	bpf_map__update_elem(t->samples->maps.py_procs, &pid, sizeof pid, &v, sizeof v, BPF_ANY);
 }
