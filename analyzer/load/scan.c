@@ -20,13 +20,12 @@
  * ranges of block ids holding ~CHUNK_ROWS calls, sized exactly from the
  * blocks' call counts, and each block is decoded straight into the slice.
  */
-#include "base/progress.h"
 #include "load/scan.h"
+#include "base/progress.h"
+#include "base/util.h"
+#include "load/db.h"
 #include "load/syscalls.h"
 #include "load/work_keys.h"
-
-#include "load/db.h"
-#include "base/util.h"
 
 #include <ingero/api.h>
 #include <ingero/call_block.h>
@@ -644,23 +643,17 @@ static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct i
 }
 
 /* Each table's chunks packed into one array (a chunk read fewer rows than
- * its rowids: they close up), handed to r; base[] gives them up. */
+ * its rowids: they close up), handed to r; base[] gives them up.  The side
+ * arrays are sized once (grown row by row, each doubling was a copy). */
 static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
 {
-	size_t wcap = 0, acap = 0, ncap = 0, hcap = 0, nwk = 0, naside = 0, nnx = 0, nho = 0;
-	/* the side arrays sized once: grown call by call, a 10 M-row trace's
-	 * were copied at every doubling, into pages faulted in one by one */
-	for (size_t i = 0; i < j->nchunks; i++) {
-		const struct chunk *c = &j->chunks[i];
-		nwk += c->nwk;
-		naside += c->naside;
-		nnx += c->nnx;
-		nho += c->nho;
-	}
-	if ((nwk && ia_grow((void **)&r->wakers, &wcap, nwk, sizeof *r->wakers) < 0) ||
-	    (naside && ia_grow((void **)&r->aside, &acap, naside, sizeof *r->aside) < 0) ||
-	    (nnx && ia_grow((void **)&r->nexts, &ncap, nnx, sizeof *r->nexts) < 0) ||
-	    (nho && ia_grow((void **)&r->holders, &hcap, nho, sizeof *r->holders) < 0))
+	size_t wcap = 0, acap = 0, ncap = 0, hcap = 0, nw = 0, na = 0, nn = 0, nh = 0;
+	for (size_t i = 0; i < j->nchunks; i++)
+		nw += j->chunks[i].nwk, na += j->chunks[i].naside, nn += j->chunks[i].nnx, nh += j->chunks[i].nho;
+	if (ia_grow((void **)&r->wakers, &wcap, nw, sizeof *r->wakers) < 0 ||
+	    ia_grow((void **)&r->aside, &acap, na, sizeof *r->aside) < 0 ||
+	    ia_grow((void **)&r->nexts, &ncap, nn, sizeof *r->nexts) < 0 ||
+	    ia_grow((void **)&r->holders, &hcap, nh, sizeof *r->holders) < 0)
 		return -1;
 	for (int calls = 1; calls >= 0; calls--) {
 		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
