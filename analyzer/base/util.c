@@ -302,21 +302,10 @@ int ia_grow(void **p, size_t *cap, size_t need, size_t sz)
 		c *= 2;
 	if (c > SIZE_MAX / sz)
 		return -1;
-	void *n;
-	if (c * sz >= IA_HUGE_MIN) {
-		/* a big array's new block is hinted before the old one is copied
-		 * into it: its pages are then faulted in 2 MiB at a time, where
-		 * realloc's copy had faulted them 4 KiB at a time */
-		if (!(n = malloc(c * sz)))
-			return -1;
-		ia_hint_huge(n, c * sz);
-		if (*p) {
-			memcpy(n, *p, *cap * sz);
-			free(*p);
-		}
-	} else if (!(n = realloc(*p, c * sz))) {
+	void *n = realloc(*p, c * sz);
+	if (!n)
 		return -1;
-	}
+	ia_hint_huge(n, c * sz);
 	*p = n;
 	*cap = c;
 	return 0;
@@ -358,7 +347,10 @@ void ia_hint_huge(void *p, size_t len)
 	 * used ~24 % less CPU with the hint (2026-12-04, dev VM: 255,000 faults
 	 * instead of 45,000, docs/benchmarks.md; an earlier VM had shown no
 	 * gain).  A huge page may need compaction where memory is fragmented;
-	 * the kernel falls back to small pages when it finds none. */
+	 * the kernel falls back to small pages when it finds none.  The whole
+	 * pages the block touches: rounded inwards, the hint split a mapped
+	 * block's mapping in two, and glibc's mremap of it on the next
+	 * realloc failed (a copy, every page faulted again). */
 	const char *e = getenv("INGERO_ANALYZE_THP");
 	if (!(e && !strcmp(e, "0")) && len >= IA_HUGE_MIN && b > a)
 		madvise((void *)a, b - a, MADV_HUGEPAGE);

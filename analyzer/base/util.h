@@ -66,8 +66,9 @@ uint32_t ia_map_get(const struct ia_map *m, uint64_t key);
 int ia_map_put(struct ia_map *m, uint64_t key, uint32_t val);
 
 /* Growable array helper: ensures *cap >= need, elements of size sz (the
- * capacity doubles).  From IA_HUGE_MIN bytes on, the new block is hinted
- * (ia_hint_huge) before the old one is copied into it.  -1 on OOM. */
+ * capacity doubles); from IA_HUGE_MIN bytes on the block is hinted
+ * (ia_hint_huge), so that what it grows into is faulted in 2 MiB at a
+ * time.  -1 on OOM. */
 int ia_grow(void **p, size_t *cap, size_t need, size_t sz);
 
 /* Overlap length of [a0,a1) and [b0,b1). */
