@@ -5,7 +5,8 @@
 #   auto: on an H200, the toggle (docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle, with
 #       TURNS=full CHUNKS=1100 PROCS=9 LIMIT=520); on another card, `parts` below.
 #   auto2: the same, with `sampler` on another card (the bundle of 0e7e5b9 on both).
-#   sampler: below.
+#   sampler, ration, pyframes: below.
+#   auto3: as auto, with `ration` on another card.
 #   parts: where a recorded call's cost lands outside the library, in place: examples/
 #       train_overhead.py's toggle (CHUNKS chunks of 30 steps) under INGERO_SELF_TIME=1, four
 #       configurations run in turns until LIMIT seconds have passed — everything on (full), no
@@ -53,11 +54,44 @@ sampler)
 	rm -f $T/tg/*.db $T/tg/*.db-*
 	grep -E "^toggle_(proc|variant|full_vs)" $T/toggle.txt
 	cd /tmp && tar czf $OUT/sampler.tgz mk ;;
+pyframes)
+	# the one-read walk on the device's CPython (3.12): a traced pure-Python thread 40 frames
+	# deep (tests/bench/python_deep.py), sampled at 199 Hz, by this bundle's collector and by
+	# f6082de's; per build the samples, those with Python frames, and the functions they name
+	mkdir -p .devbin .devbin_old && tar xJf .devpack/devbin.txz -C .devbin && tar xJf .devpack/devbin_old.txz -C .devbin_old
+	python3 --version
+	for b in .devbin .devbin_old; do
+		rm -f /tmp/p.db*
+		$b/ingero-run -q --sample-hz 199 -o /tmp/p.db -- python3 tests/bench/python_deep.py 3 40 >/dev/null 2>&1
+		echo "== $b"
+		python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT count(*) FROM cpu_samples").fetchone())
+print(c.execute("SELECT kind, count(*) FROM cpu_samples c JOIN stack_frames s ON s.stack_id = c.stack_id GROUP BY kind").fetchall())
+print(c.execute("SELECT symbol, line, count(*) FROM cpu_samples c JOIN stack_frames s ON s.stack_id = c.stack_id WHERE kind = \"python\" GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 5").fetchall())' /tmp/p.db
+	done ;;
+ration)
+	# what the calling threads' GPU-mark ration costs a recorded call in place (parts_run's
+	# measure): the default (a mark per 4 ms, stretched while steady), half of it
+	# (INGERO_GPU_MARK_US=8000), none by the calling threads (0: the watcher's marks only)
+	mkdir -p .devbin && tar xJf .devpack/devbin.txz -C .devbin
+	end=$(($(date +%s) + ${LIMIT:-450})); i=0
+	while [ "$(date +%s)" -lt "$end" ]; do
+		i=$((i + 1))
+		parts_run "full.$i" ""
+		parts_run "mark8ms.$i" "" INGERO_GPU_MARK_US=8000
+		parts_run "watchonly.$i" "" INGERO_GPU_MARK_US=0
+	done 2>&1 | tee $OUT/ration.txt | grep -E 'self time' ;;
+auto3)
+	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"; nproc
+	case $gpu in
+	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-500} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
+	*) sh "$0" ration ;;
+	esac ;;
 auto2)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"; nproc
 	case $gpu in
 	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
 	*) sh "$0" sampler ;;
 	esac ;;
-*) echo "usage: calls.sh auto | parts | sampler | auto2 (on the device)" >&2; exit 2 ;;
+*) echo "usage: calls.sh auto | parts | sampler | ration | pyframes | auto2 | auto3 (on the device)" >&2; exit 2 ;;
 esac
