@@ -8,7 +8,8 @@
  * is a b-tree seek), and two workers, each with its own read-only
  * connection, take chunks from a shared counter until none is left.  Every
  * chunk writes into its own slice of one array sized by the rowid span
- * (pages never written are never resident), then slices are packed.
+ * (pages never written are never resident), then slices are packed
+ * (scan_merge.c).
  * SQLite's global memory statistics are turned off (db.c; its mutex
  * serialises the two threads otherwise).  Memory-mapped I/O would save a
  * copy per page but counts the whole mapped file in the resident set.
@@ -21,6 +22,7 @@
  * blocks' call counts, and each block is decoded straight into the slice.
  */
 #include "load/scan.h"
+#include "load/scan_internal.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "load/db.h"
@@ -43,40 +45,6 @@
 #define NWORKERS IA_SCAN_THREADS
 /* How far back an off-CPU interval may start and still overlap a window. */
 #define OFF_SLACK_NS (600ull * 1000000000ull)
-
-struct chunk {
-	int calls;                 /* 1: cuda_calls, 0: off_cpu */
-	sqlite3_int64 lo, hi;      /* rowid range, or block ids (whole-trace mode) */
-	size_t planned;            /* rows the range holds (whole-trace mode) */
-	void *rows;                /* fixed slice, or a growable buffer (window mode) */
-	size_t n, cap;
-	int own;                   /* rows is a buffer of our own */
-	struct ia_map tidpid;
-	uint64_t *sids;            /* distinct stack ids met, [0] = 0 */
-	size_t nsids, scap;
-	struct ia_map smap;
-	struct ia_off_waker *wk, *aside;   /* off_cpu: its rows' wakers, and tids too large for a row (rows.h), */
-	size_t nwk, wkcap, naside, asidecap;   /* by row index in the chunk */
-	struct ia_off_waker *nx;   /* and a preempted row's next task, a woken one's holder */
-	struct ia_off_holder *ho;
-	size_t nnx, nxcap, nho, hocap;
-	int failed;
-	char err[256];
-};
-
-struct job {
-	const char *path;
-	uint64_t from, to;
-	int windowed;
-	int blocks;                /* CUDA calls stored in call_blocks (version 2) */
-	int off_syscall;           /* off_cpu.syscall (version 5) */
-	int off_waker;             /* off_cpu.waker_tid (version 7) */
-	int off_holder;            /* 1: holder_pid, holder_ns (version 9); 2: and holder_tid (10) */
-	char off_sql[2][320];      /* the off_cpu statement: by rowids, by time */
-	struct chunk *chunks;
-	size_t nchunks;
-	atomic_size_t next;
-};
 
 /* Rows are handed to an aggregate function (row_call / row_off) instead of
  * being returned one sqlite3_step() at a time: the per-row step and
@@ -264,24 +232,6 @@ static void row_block(sqlite3_context *ctx, int argc, sqlite3_value **v)
 			return;
 		}
 	}
-}
-
-/* One (interval, tid) beside the rows: a waker, or a tid too large for its row. */
-static int side_push(struct ia_off_waker **v, size_t *n, size_t *cap, size_t off, uint32_t tid)
-{
-	if (ia_grow((void **)v, cap, *n + 1, sizeof **v) < 0)
-		return -1;
-	(*v)[(*n)++] = (struct ia_off_waker){ (uint32_t)off, tid };
-	return 0;
-}
-
-static int holder_push(struct ia_off_holder **v, size_t *n, size_t *cap, size_t off, struct ia_off_holder h)
-{
-	if (ia_grow((void **)v, cap, *n + 1, sizeof **v) < 0)
-		return -1;
-	h.off = (uint32_t)off;
-	(*v)[(*n)++] = h;
-	return 0;
 }
 
 static void row_off(sqlite3_context *ctx, int argc, sqlite3_value **v)
@@ -603,137 +553,6 @@ static void read_chunks(struct job *j)
 	ia_progress_phase("analysing");
 }
 
-/* Stack ids of every chunk, sorted and unique (index 0: none). */
-static int merge_stack_ids(const struct job *j, struct ia_scan_result *r)
-{
-	size_t nall = 1;
-	for (size_t i = 0; i < j->nchunks; i++)
-		nall += j->chunks[i].nsids;
-	if (!(r->stack_ids = malloc(nall * sizeof *r->stack_ids)))
-		return -1;
-	r->stack_ids[0] = 0;
-	r->nstacks = 1;
-	for (size_t i = 0; i < j->nchunks; i++)
-		for (size_t k = 1; k < j->chunks[i].nsids; k++)
-			r->stack_ids[r->nstacks++] = j->chunks[i].sids[k];
-	qsort(r->stack_ids + 1, r->nstacks - 1, sizeof *r->stack_ids, ia_cmp_u64);
-	size_t u = 1;
-	for (size_t i = 1; i < r->nstacks; i++)
-		if (r->stack_ids[i] != r->stack_ids[u - 1])
-			r->stack_ids[u++] = r->stack_ids[i];
-	r->nstacks = u;
-	return 0;
-}
-
-/* A chunk's calls' stack indexes (into its own ids) into the merged ones. */
-static int remap_stacks(const struct chunk *c, struct ia_call *x, const struct ia_scan_result *r)
-{
-	uint32_t *remap = malloc(c->nsids * sizeof *remap);
-	if (!remap)
-		return -1;
-	remap[0] = 0;
-	for (size_t k = 1; k < c->nsids; k++) {
-		uint64_t *p = bsearch(&c->sids[k], r->stack_ids, r->nstacks, sizeof *p, ia_cmp_u64);
-		remap[k] = (uint32_t)(p - r->stack_ids);
-	}
-	for (size_t k = 0; k < c->n; k++)
-		x[k].stack = remap[x[k].stack];
-	free(remap);
-	return 0;
-}
-
-/* Each table's chunks packed into one array (a chunk read fewer rows than
- * its rowids: they close up), handed to r; base[] gives them up.  The side
- * arrays are sized once (grown row by row, each doubling was a copy). */
-static int pack_tables(struct job *j, void *base[2], struct ia_scan_result *r)
-{
-	size_t wcap = 0, acap = 0, ncap = 0, hcap = 0, nw = 0, na = 0, nn = 0, nh = 0;
-	for (size_t i = 0; i < j->nchunks; i++)
-		nw += j->chunks[i].nwk, na += j->chunks[i].naside, nn += j->chunks[i].nnx, nh += j->chunks[i].nho;
-	if (ia_grow((void **)&r->wakers, &wcap, nw, sizeof *r->wakers) < 0 ||
-	    ia_grow((void **)&r->aside, &acap, na, sizeof *r->aside) < 0 ||
-	    ia_grow((void **)&r->nexts, &ncap, nn, sizeof *r->nexts) < 0 ||
-	    ia_grow((void **)&r->holders, &hcap, nh, sizeof *r->holders) < 0)
-		return -1;
-	for (int calls = 1; calls >= 0; calls--) {
-		size_t sz = calls ? sizeof(struct ia_call) : sizeof(struct ia_off);
-		char *dst = base[calls];
-		size_t n = 0;
-		for (size_t i = 0; i < j->nchunks; i++) {
-			struct chunk *c = &j->chunks[i];
-			if (c->calls != calls)
-				continue;
-			if (c->own) {   /* window mode: the only chunk of its table */
-				base[calls] = c->rows;
-				c->rows = NULL;
-				dst = base[calls];
-				n = c->n;
-			} else {
-				if (dst + n * sz != (char *)c->rows)
-					memmove(dst + n * sz, c->rows, c->n * sz);
-				n += c->n;
-			}
-			/* its wakers and tids beside the rows, by index into the packed rows */
-			for (size_t k = 0; !calls && k < c->nwk; k++)
-				if (side_push(&r->wakers, &r->nwakers, &wcap, n - c->n + c->wk[k].off, c->wk[k].tid) < 0)
-					return -1;
-			for (size_t k = 0; !calls && k < c->naside; k++)
-				if (side_push(&r->aside, &r->naside, &acap, n - c->n + c->aside[k].off, c->aside[k].tid) < 0)
-					return -1;
-			for (size_t k = 0; !calls && k < c->nnx; k++)
-				if (side_push(&r->nexts, &r->nnexts, &ncap, n - c->n + c->nx[k].off, c->nx[k].tid) < 0)
-					return -1;
-			for (size_t k = 0; !calls && k < c->nho; k++)
-				if (holder_push(&r->holders, &r->nholders, &hcap, n - c->n + c->ho[k].off, c->ho[k]) < 0)
-					return -1;
-			if (calls && c->nsids > 1 && remap_stacks(c, (struct ia_call *)dst + (n - c->n), r) < 0)
-				return -1;
-		}
-		if (calls) {
-			r->calls = (struct ia_call *)base[calls];
-			r->ncalls = n;
-		} else {
-			r->offs = (struct ia_off *)base[calls];
-			r->noffs = n;
-		}
-		base[calls] = NULL;
-	}
-	return 0;
-}
-
-/* tid -> pid, first chunk (lowest rowids) first; a pid a call block gave is
- * kept, the others (-1) are resolved by the loader when needed. */
-static int tid_pids(const struct job *j, struct ia_scan_result *r)
-{
-	size_t tcap = 0;
-	struct ia_map seen = { 0 };
-	for (size_t i = 0; i < j->nchunks; i++) {
-		const struct ia_map *m = &j->chunks[i].tidpid;
-		for (size_t k = 0; k < m->cap; k++) {
-			if (!m->vals[k])
-				continue;
-			int pid = m->vals[k] > 1 ? (int)(m->vals[k] - 1) : -1;
-			uint32_t at = ia_map_get(&seen, m->keys[k]);
-			if (at != UINT32_MAX) {
-				if (r->pids[at] < 0)
-					r->pids[at] = pid;
-				continue;
-			}
-			size_t pcap = tcap;
-			if (ia_grow((void **)&r->tids, &tcap, r->ntids + 1, sizeof *r->tids) < 0 ||
-			    ia_grow((void **)&r->pids, &pcap, r->ntids + 1, sizeof *r->pids) < 0 ||
-			    ia_map_put(&seen, m->keys[k], (uint32_t)r->ntids) < 0) {
-				ia_map_free(&seen);
-				return -1;
-			}
-			r->tids[r->ntids] = (uint32_t)m->keys[k];
-			r->pids[r->ntids++] = pid;
-		}
-	}
-	ia_map_free(&seen);
-	return 0;
-}
-
 int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int what,
 		   struct ia_scan_result *r, char *err, size_t errlen)
 {
@@ -760,7 +579,7 @@ int ia_scan_tables(const char *path, int blocks, uint64_t from, uint64_t to, int
 			snprintf(err, errlen, "%s", j.chunks[i].err);
 			goto out;
 		}
-	if (merge_stack_ids(&j, r) < 0 || pack_tables(&j, base, r) < 0 || tid_pids(&j, r) < 0) {
+	if (ia_scan_merge(&j, base, r) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
