@@ -422,10 +422,9 @@ static void *calls_side(void *arg)
 	return NULL;
 }
 
-/* What the file says was lost, summed by source (docs/schema.md, losses):
- * the reader of any figure needs it next to the figure. */
-/* check_after_scan: where to start the page check once the tables are
- * read (NULL: it was started before) */
+/* ia_trace_load's body: the small tables, the big ones scanned, their rows
+ * resolved and indexed.  check_after_scan: where to start the page check
+ * once the tables are read (NULL: it was started before). */
 static int trace_load(struct ia_trace *t, sqlite3 *db, const struct ia_filter *f, int what,
 		      struct ia_check **check_after_scan, char *err, size_t errlen)
 {

@@ -19,7 +19,8 @@ struct maps {
 int ia_trace_load_small(struct ia_trace *t, char *err, size_t errlen, size_t *pcap, size_t *tcap);
 /* a thread (and its process when new); its index, or -1 out of memory */
 int ia_trace_add_thread(struct ia_trace *t, uint32_t tid, int pid, size_t *cap, size_t *pcap);
-/* the losses by source, non-zero; 0, or -1 with one line in err */
+/* the losses by source, non-zero (docs/schema.md, losses: the reader of
+ * any figure needs them next to it); 0, or -1 with one line in err */
 int ia_trace_load_losses(struct ia_trace *t, char *err, size_t errlen);
 
 #endif
