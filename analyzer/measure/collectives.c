@@ -416,6 +416,17 @@ static int gloo_row(void *ctx, const size_t *h)
 	return 0;
 }
 
+/* A thread that ran one of the rank's gloo collectives: its copies are the
+ * collective's, not the program's data (rank_program). */
+static void coll_thread(uint32_t *tids, uint32_t *n, uint32_t tid)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (tids[i] == tid)
+			return;
+	if (*n < IA_COLL_TIDS)
+		tids[(*n)++] = tid;
+}
+
 static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_coll_table *tb, struct ia_collectives *c)
 {
 	struct ia_gloo_span **sp = calloc(rk->nranks, sizeof *sp);
@@ -423,8 +434,11 @@ static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct
 	int rc = 0;
 	if (!sp || !ns)
 		rc = -1;
-	for (size_t k = 0; !rc && k < rk->nranks; k++)
+	for (size_t k = 0; !rc && k < rk->nranks; k++) {
 		rc = ia_gloo_spans(t, rk->r[k].proc, &sp[k], &ns[k]);
+		for (size_t i = 0; !rc && i < ns[k] && k < 64; i++)
+			coll_thread(tb->coll_tid[k], &tb->ncoll_tid[k], sp[k][i].tid);
+	}
 	struct gloo_row g = { tb, sp };
 	if (!rc)
 		rc = ia_gloo_align(sp, ns, rk->nranks, gloo_row, &g);
@@ -442,13 +456,21 @@ static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct
 /* --- per rank --------------------------------------------------------------------------- */
 
 /* Its program's launches and host-to-device bytes inside its span (shift:
- * its node's times onto the job's timeline). */
+ * its node's times onto the job's timeline).  Not the gloo threads': their
+ * copies back of every all-reduce are as large on every rank and would
+ * drown a difference in the data (a job's gradients are megabytes a step,
+ * its batches of token ids kilobytes). */
 static void rank_program(struct ia_coll_rank *r, int64_t shift)
 {
 	const struct ia_trace *t = r->trace;
 	for (size_t th = 0; th < t->nthreads; th++) {
 		const struct ia_thread *x = &t->threads[th];
 		if (x->proc != r->proc)
+			continue;
+		uint32_t i = 0;
+		while (i < r->ncoll_tid && r->coll_tid[i] != x->tid)
+			i++;
+		if (i < r->ncoll_tid)
 			continue;
 		for (uint32_t i = 0; i < x->call_n; i++) {
 			const struct ia_call *c = &t->calls[t->call_by_th[x->call_first + i]];
@@ -579,6 +601,8 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 				c->r[k].proc = cols[k].proc;
 				c->r[k].node = cols[k].node;
 				c->r[k].trace = nodes[cols[k].node].t;
+				c->r[k].ncoll_tid = tb.ncoll_tid[k];
+				memcpy(c->r[k].coll_tid, tb.coll_tid[k], sizeof c->r[k].coll_tid);
 			}
 			for (size_t n = 0; n < nn && n < 64; n++)
 				shift[n] = nodes[n].offset_ns + (fit ? fit[n].correction_ns : 0);

@@ -50,6 +50,8 @@
 enum ia_coll_source { IA_COLL_NONE = 0, IA_COLL_NCCL, IA_COLL_GLOO };
 const char *ia_coll_source_name(enum ia_coll_source s);
 
+#define IA_COLL_TIDS 8   /* gloo worker threads remembered a rank (ProcessGroupGloo runs 2 by default) */
+
 struct ia_coll_rank {
 	int rank;
 	uint32_t proc;             /* index into trace.procs of its node's trace */
@@ -60,7 +62,10 @@ struct ia_coll_rank {
 	uint64_t last_count;       /* collectives it arrived at last (by more than IA_COLL_TIE_NS) */
 	uint64_t late_ns;          /* Σ, where last, its arrival − the median arrival of the others */
 	uint64_t imposed_ns;       /* Σ, where last, the others' waits for it */
-	uint64_t h2d_bytes, launches;   /* its program's host-to-device bytes and kernel launches in its span */
+	uint64_t h2d_bytes, launches;   /* its program's host-to-device bytes and kernel launches in its span,
+	                                 * the collectives' own threads left out (gloo's copies back) */
+	uint32_t coll_tid[IA_COLL_TIDS];   /* threads that ran its gloo collectives (the first few) */
+	uint32_t ncoll_tid;
 };
 
 #define IA_COLL_TIE_NS 100000ull   /* arrivals within 100 µs of the next are a tie: nobody is last */

@@ -15,7 +15,9 @@
 #             the copy out, the ranks' meeting, the copy back), and rank 0 with
 #             one more of them (the module's broadcast, its root's part only):
 #             what the H200's DDP-over-gloo traces showed (docs/gpu-runs.md 29),
-#             where the ranks' unequal counts had left every collective unmatched.
+#             where the ranks' unequal counts had left every collective unmatched;
+#   gloo_uneven  uneven over gloo, the gradients gloo copies back far larger than
+#             a batch: the data's imbalance still seen (those copies left out).
 # The job runs at nice -20 so that the workers' CPU work is theirs, not the
 # shared machine's load.
 # The Perfetto export of slow and gloo (one file of several ranks) draws each rank's collectives
@@ -105,10 +107,18 @@ check_eq "gloo: from gloo's threads, every rank's 15 all-reduces (rank 0's broad
 # (seen once, 2026-12-06: 14; not in the 84 runs after it: the trace is kept for a look)
 [ "$got" = "gloo 15 True" ] || { cp "$T/gloo.db" "$B/tests/logs/analyzer_ranks.gloo.db" 2>/dev/null &&
 	echo "# the trace kept: $B/tests/logs/analyzer_ranks.gloo.db"; }
+check_eq "gloo: the ranks' host-to-device bytes are their batches' (16 at most), not gloo's copies back" True \
+	"$(j gloo "all(a['h2d_bytes'] <= 16 * 2048 * 400 for a in d['ranks']['arrivals'])")"
 check_eq "gloo: no NCCL call in the trace" 0 "$(sqlite3 "$T/gloo.db" 'SELECT count(*) FROM collectives' 2>/dev/null || echo 0)"
 "$A" export --format perfetto -o "$T/gloo.pf.json" "$T/gloo.db"
 check_eq "gloo: export exits 0" 0 $?
 python3 tests/helpers/perfetto_collectives.py "gloo: export" "$T/gloo.pf.json" "$T/gloo.json" 1
+
+# uneven data over gloo, the gradients (64 MiB a step, copied back by gloo's threads) far larger
+# than a batch (rank 1's 13 MiB, the others' 0.8): the data's imbalance is seen past them
+job gloo_uneven --backend gloo --grad-mb 64 --slow-rank 1 --slow-transform-ms 0 --slow-rows 32768
+check_eq "gloo_uneven: rank 1 the straggler, the imbalance the data's" "rank_straggler 1 True" \
+	"$(j gloo_uneven "d['chains'][0]['kind'], d['ranks']['straggler']['rank'], d['ranks']['straggler']['data_imbalance']" | tr -d "(),'")"
 
 # (arrivals close together: the alignment's overlap rule at its tightest; whether the ranks read
 # as balanced is the NCCL case's to say — on a 2-CPU machine 3 ranks and 3 busy workers are not
