@@ -363,6 +363,11 @@ int ia_is_library_file(const char *file)
 	       strstr(file, "/torch/") || strstr(file, "/torchinductor_");   /* Inductor's generated code */
 }
 
+int ia_is_torch_model_file(const char *file)
+{
+	return file && (strstr(file, "torch/autograd/") || strstr(file, "torch/optim/") || strstr(file, "torch/nn/"));
+}
+
 int ia_is_compile_file(const char *file)
 {
 	static const char *const parts[] = {

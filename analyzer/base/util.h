@@ -38,6 +38,11 @@ char *ia_short_symbol(char *buf, size_t len, const char *sym);
  * the code torch.compile generates (/tmp/torchinductor_USER/), frozen
  * modules ("<frozen ...>"). */
 int ia_is_library_file(const char *file);
+/* A "file:line" in PyTorch's own model code — autograd, the optimizers,
+ * torch.nn's modules — where the tensors a model computes are allocated:
+ * memory made there is the model's, not a buffer the user's line asked for
+ * (numpy.ones, torch.empty are called from the user's line). */
+int ia_is_torch_model_file(const char *file);
 /* 1 when a Python file is torch.compile's compile-time code: TorchDynamo's
  * tracer, AOTAutograd's and Inductor's compilers, Triton's compiler —
  * files that run while a graph is being compiled, not when a compiled one

@@ -23,11 +23,12 @@ void mcp_ranks_summary(char *sum, size_t n, const struct ia_job *j, size_t nrank
 		if (j->straggler >= 0)
 			snprintf(node, sizeof node, " (node %d)", j->coll.r[j->straggler].node);
 	}
+	char why[400];
 	if (j->straggler >= 0)
 		snprintf(sum, n, "get_ranks: %zu ranks%s; the straggler is rank %d%s: %s. Its own cause: %s. arrivals: "
 			 "per rank, collectives it came last at, mean lateness, its wait for the last rank.",
 			 nranks, where, j->coll.r[j->straggler].rank, node, j->chain.summary,
-			 j->sub_a.nchains ? j->sub_a.chains[0].summary : "no finding passed its threshold");
+			 ia_job_cause_summary(j, why, sizeof why));
 	else if (j->coll.n) {
 		char b[600];
 		ia_job_balance_sentence(j, b, sizeof b);

@@ -673,34 +673,47 @@ out:
 	return rc;
 }
 
-int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_span **w, size_t *n, char *err,
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_coll_windows *cw, char *err,
 			  size_t errlen)
 {
-	*w = NULL;
-	*n = 0;
+	memset(cw, 0, sizeof *cw);
 	size_t cap = 0;
-	if (nccl_windows(t, t->procs[proc].pid, w, n, &cap, err, errlen) < 0)
+	if (nccl_windows(t, t->procs[proc].pid, &cw->w, &cw->n, &cap, err, errlen) < 0)
 		goto fail;
-	if (!*n) {   /* no NCCL call: gloo's, timed on its own threads */
+	if (!cw->n) {   /* no NCCL call: gloo's, timed on its own threads */
 		struct ia_gloo_span *sp;
 		size_t ns;
 		if (ia_gloo_spans(t, proc, &sp, &ns) < 0)
 			goto oom;
-		if (ns && !(*w = malloc(ns * sizeof **w))) {
+		if (ns && !(cw->w = malloc(ns * sizeof *cw->w))) {
 			free(sp);
 			goto oom;
 		}
-		for (size_t i = 0; i < ns; i++)
-			(*w)[(*n)++] = (struct ia_span){ sp[i].arrive, sp[i].done };
+		for (size_t i = 0; i < ns; i++) {
+			cw->w[cw->n++] = (struct ia_span){ sp[i].arrive, sp[i].done };
+			coll_thread(cw->tid, &cw->ntid, sp[i].tid);
+		}
 		free(sp);
 	}
-	*n = ia_spans_merge(*w, *n, 0, UINT64_MAX);   /* (drops the empty ones too) */
+	cw->n = ia_spans_merge(cw->w, cw->n, 0, UINT64_MAX);   /* (drops the empty ones too) */
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
 fail:
-	free(*w);
-	*w = NULL;
-	*n = 0;
+	ia_coll_windows_free(cw);
 	return -1;
+}
+
+int ia_coll_thread(const struct ia_coll_windows *cw, uint32_t tid)
+{
+	for (uint32_t i = 0; cw && i < cw->ntid; i++)
+		if (cw->tid[i] == tid)
+			return 1;
+	return 0;
+}
+
+void ia_coll_windows_free(struct ia_coll_windows *cw)
+{
+	free(cw->w);
+	memset(cw, 0, sizeof *cw);
 }

@@ -114,12 +114,25 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 				 struct ia_clock_fit *fit, char *err, size_t errlen);
 void ia_collectives_free(struct ia_collectives *c);
 
-/* One process's collectives as spans, sorted and merged (gpu_time.h's
- * ia_spans_merge; *w NULL when none): its NCCL calls' as above (arrival to
+/* One process's collectives: as spans, sorted and merged (gpu_time.h's
+ * ia_spans_merge; w NULL when none), its NCCL calls' as above (arrival to
  * completion, by the GPU marks around them), else its gloo all-reduces'
- * (the sync of the copy out to the copy back).  What the per-step
- * breakdown counts as collectives.  0, or -1 with err. */
-int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_span **w, size_t *n, char *err,
+ * (the sync of the copy out to the copy back) — what the per-step
+ * breakdown counts as collectives; and the threads that ran gloo's, whose
+ * syncs and copies are the collectives' own, not the program's (a sync
+ * there waits for the tensor's copy to the host: no per-step sync the
+ * program could drop). */
+struct ia_coll_windows {
+	struct ia_span *w;
+	size_t n;
+	uint32_t tid[IA_COLL_TIDS];
+	uint32_t ntid;
+};
+/* 0, or -1 with err. */
+int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_coll_windows *cw, char *err,
 			  size_t errlen);
+/* 1 when thread tid ran the process's gloo collectives (cw may be NULL). */
+int ia_coll_thread(const struct ia_coll_windows *cw, uint32_t tid);
+void ia_coll_windows_free(struct ia_coll_windows *cw);
 
 #endif

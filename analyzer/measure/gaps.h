@@ -115,6 +115,8 @@ struct ia_gaps {
 	 * (enum ia_mech, mechanisms.h: the garbage collector, the allocator,
 	 * filling new memory, pickling, ...) */
 	uint64_t mech_main[IA_MECH_N], mech_workers[IA_MECH_N];
+	uint64_t mech_main_model[IA_MECH_N];   /* of mech_main, under PyTorch's model code (autograd, an
+	                                        * optimizer, torch.nn: ia_is_torch_model_file) */
 	uint64_t samples_siblings;   /* the main process's other threads */
 	/* the main process's other threads on-CPU in the gaps (in CPython they
 	 * hold the GIL the main thread may wait for), and the busiest of them */
@@ -177,9 +179,13 @@ static inline uint64_t ia_gap_samples(const struct ia_gaps *g, enum ia_gap_role 
 }
 
 struct ia_phases;
-/* ph: the run's phases, or NULL to count every gap as steady. */
+struct ia_coll_windows;
+/* ph: the run's phases, or NULL to count every gap as steady; coll: the
+ * process's collectives (their threads' syncs are not the program's), or
+ * NULL. */
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    const struct ia_phases *ph, struct ia_gaps *g, char *err, size_t errlen);
+		    const struct ia_phases *ph, const struct ia_coll_windows *coll, struct ia_gaps *g, char *err,
+		    size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
 /* The gaps as [start, end) pairs (2 * g->n values) for the *_windows
  * functions; malloc'd, NULL out of memory. */

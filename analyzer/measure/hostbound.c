@@ -66,14 +66,15 @@ struct walk {
 
 /* Time inside the calls ix[first..last] (union across threads), and of it
  * inside launches. */
-static void time_in_calls(const struct ia_trace *t, const uint32_t *ix, size_t first, size_t last, uint64_t *in,
-			  uint64_t *in_launch)
+static void time_in_calls(const struct ia_trace *t, const uint32_t *ix, size_t first, size_t last, uint64_t b,
+			  uint64_t *in, uint64_t *in_launch)
 {
 	uint64_t until = t->calls[ix[first]].start;
 	*in = *in_launch = 0;
 	for (size_t k = first; k <= last; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
-		uint64_t end = c->start + c->dur, s0 = c->start > until ? c->start : until;
+		/* (to the stretch's end: a closing call that waited ends it where it began) */
+		uint64_t end = c->start + c->dur < b ? c->start + c->dur : b, s0 = c->start > until ? c->start : until;
 		if (end > s0) {   /* union: calls of two threads may overlap */
 			*in += end - s0;
 			if (is_launch(c->api))
@@ -101,9 +102,9 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 	if (wk->ph && ia_phases_majority(wk->ph, a, b) != IA_PHASE_STEADY)
 		return 0;   /* start-up, compiling, autotuning: reported as phases */
 	uint64_t in, in_launch, wait = 0, wait_launch = 0;
-	time_in_calls(t, ix, first, last, &in, &in_launch);
+	time_in_calls(t, ix, first, last, b, &in, &in_launch);
 	if (last > first)   /* before the closing call, which waited no more than the floor */
-		time_in_calls(t, ix, first, last - 1, &wait, &wait_launch);
+		time_in_calls(t, ix, first, last - 1, b, &wait, &wait_launch);
 	if ((wait - wait_launch) * 2 >= b - a) {   /* the host waited for the device inside calls */
 		h->waited_n++;
 		return 0;

@@ -79,7 +79,7 @@ static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis
  * so they run on the same thread. */
 static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
-	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->gaps, err, errlen);
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->coll, &a->gaps, err, errlen);
 	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls,
 					      a->gaps.gpu.nest[1] != 0, &a->hb,
 					      err, errlen);
@@ -140,6 +140,11 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 	if (ia_phases_compute(t, &a->pp, a->names, &a->ph, err, errlen) < 0)
 		return -1;
 	ia_phase("phases");
+	/* the main process's collectives, before the gaps: a gloo thread's
+	 * syncs are the collective's, not a sync of the program's */
+	if (a->pp.main_thread != UINT32_MAX &&
+	    ia_collective_windows(t, t->threads[a->pp.main_thread].proc, &a->coll, err, errlen) < 0)
+		return -1;
 	ia_progress_phase("aligning slow calls, finding gaps");
 	/* slow calls need the stats' p50s, gaps the per-process roles: both ready now */
 	if (run_beside(do_slow, &j, gaps, err, errlen) < 0)
@@ -149,19 +154,12 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 		return -1;
 	ia_phase("wakers");
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
-	struct ia_span *cw = NULL;
-	size_t ncw = 0;
-	if (a->pp.main_thread != UINT32_MAX &&
-	    ia_collective_windows(t, t->threads[a->pp.main_thread].proc, &cw, &ncw, err, errlen) < 0)
-		return -1;
 	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->fig) < 0 ||
 	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0 ||
-	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, cw, ncw, &a->step_parts) < 0) {
-		free(cw);
+	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, a->coll.w, a->coll.n, &a->step_parts) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	free(cw);
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -194,6 +192,7 @@ void ia_analysis_free(struct ia_analysis *a)
 		cJSON_Delete(a->chains[i].evidence);
 	free(a->chains);
 	ia_slow_apis_free(a->slow, a->nslow);
+	ia_coll_windows_free(&a->coll);
 	ia_gaps_free(&a->gaps);
 	ia_step_times_free(&a->step_times);
 	ia_step_breakdown_free(&a->step_parts);

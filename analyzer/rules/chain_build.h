@@ -62,6 +62,11 @@ int ia_is_collation(const char *sym);
 int ia_is_interpreter(const char *sym);
 /* Indexes of up to max stacks most sampled by a role, most first; how many. */
 int ia_role_top(const struct ia_gaps *g, enum ia_gap_role role, size_t *pick, int max);
+/* The user's own line under the most of a role's samples, summed over the
+ * stacks under it (a torch op on the CPU samples as many native stacks,
+ * under one line of the user's), and its share of the role's samples;
+ * NULL when no sample has a user's line. */
+const char *ia_role_user_line(const struct ia_gaps *g, enum ia_gap_role role, double *share);
 /* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
 void ia_top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len);
 /* Share of a role's samples in gaps that ran Python code. */

@@ -299,6 +299,14 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		hot_native = &g->stacks[top];
 	if (hot_native)
 		snprintf(c->source, sizeof c->source, "%s", hot_native->user_python);
+	/* no one stack holds a quarter, but one line of the user's does (a
+	 * torch op on the CPU: many native stacks under loss.backward()) */
+	double user_share = 0;
+	const char *user_line = c->source[0] || !nmain ? NULL : ia_role_user_line(g, IA_GAP_MAIN, &user_share);
+	if (user_line && user_share < HOT_STACK_SHARE)
+		user_line = NULL;
+	if (user_line)
+		snprintf(c->source, sizeof c->source, "%s", user_line);
 	const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
 	if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
 		ia_addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
@@ -350,6 +358,10 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 				"copying results back), in another thread or process, or after queueing the next step's GPU "
 				"work so the two overlap", hot_native->label, hot_native->user_python,
 			     ia_pct(hot_native->main, nmain));
+	else if (!coll && user_line && ckpt < CHECKPOINT_SHARE)
+		ia_chain_fix(c, "The CPU time goes to native code under %s (%.0f%% of the samples: operations on the CPU, "
+				"not Python): do that work on the GPU, in another thread or process, or after queueing the "
+				"next step's GPU work so the two overlap", user_line, 100 * user_share);
 	else if (!coll && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "

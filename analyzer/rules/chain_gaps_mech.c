@@ -39,11 +39,13 @@ static uint64_t gap_pages(const struct gap_view *v)
 int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
-	uint64_t all = 0, fam[IA_MECH_N] = { 0 };
+	uint64_t all = 0, fam[IA_MECH_N] = { 0 }, model[IA_MECH_N] = { 0 };
 	for (int m = 0; m < IA_MECH_N; m++) {
 		all += g->mech_main[m];
-		if (m != IA_MECH_NONE)
+		if (m != IA_MECH_NONE) {
 			fam[ia_mech_family((enum ia_mech)m)] += g->mech_main[m];
+			model[ia_mech_family((enum ia_mech)m)] += g->mech_main_model[m];
+		}
 	}
 	if (all < MECH_MIN_SAMPLES)
 		return 0;
@@ -74,7 +76,21 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			"; the process allocated %.0fk pages in the gaps (%.1f GB/s of new memory while the GPU waited)",
 			(double)pages / 1e3, (double)pages * PAGE_BYTES / (double)g->total_ns);
+	/* fresh memory under PyTorch's own model code (autograd, an optimizer,
+	 * torch.nn): the model's CPU tensors, made and freed each step — no
+	 * buffer of the user's to reuse */
+	int of_model = best == IA_MECH_FAULT && 2 * model[best] >= fam[best];
+	if (of_model)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			"; %.0f%% of it under PyTorch's own code (autograd, the optimizer, torch.nn): tensors the model "
+			"computes on the CPU, allocated and freed again every step", ia_pct(model[best], fam[best]));
 	ia_addf(c->root_cause, sizeof c->root_cause, ".");
-	ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)best));
+	if (of_model)
+		ia_chain_fix(c, "Keep the model's work on the GPU (a parameter left on the CPU, such as a large embedding "
+				"table, gets its gradient and update there every step; nn.Embedding(sparse=True) touches only "
+				"the rows used), or let each step reuse freed memory: LD_PRELOAD a caching allocator (jemalloc, "
+				"tcmalloc) or raise glibc's MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_");
+	else
+		ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)best));
 	return 1;
 }

@@ -25,6 +25,12 @@
 #define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
 #define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
 #define SYNC_LINE_MIN_STRETCHES 10   /* stretches a sync line must close, at least, to be named */
+/* A launch's or copy's own host cost in eager PyTorch is a few to tens of
+ * µs (c26: a launch every 24 µs; c28: a launch or copy every 18 µs); calls
+ * this far apart have other work of the host's between them — CPU
+ * operations, allocation — that neither a CUDA graph nor fusion removes
+ * (c53: a CPU embedding's backward, a launch every 486 µs) */
+#define GRAPHS_MAX_INTERVAL_NS 200000ull
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
@@ -38,7 +44,14 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, ui
 		       "split it on the GPU; each copy call costs the host the same few microseconds, whatever it moves",
 		    ia_fmt_count((char[32]){ 0 }, 32, h->copies), ia_fmt_bytes(d2, sizeof d2, h->copy_bytes / h->copies),
 		    ia_fmt_count((char[32]){ 0 }, 32, h->launches));
-	if (h->period_calls)
+	uint64_t per_call = h->ns / (h->launches + h->copies);   /* (launches counted: never 0) */
+	int graphs = per_call < GRAPHS_MAX_INTERVAL_NS;
+	if (!graphs)
+		ia_chain_fix(c, "One launch or copy every %s is more than issuing one costs (a few to tens of µs in eager "
+			     "PyTorch): the host does other work between them, which a CUDA graph or fusion would not "
+			     "remove; make that work cheaper or move it off this thread (what it is: the host's samples "
+			     "between the calls)", ia_fmt_dur(d1, sizeof d1, per_call));
+	else if (h->period_calls)
 		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
 		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
 		       "(needs static shapes and tensors that stay in place)", h->period_launches);
@@ -46,7 +59,8 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, ui
 		ia_chain_fix(c, "CUDA Graphs: capture the repeated work (torch.cuda.CUDAGraph with torch.cuda.graph(g), then "
 		       "g.replay(), or torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its "
 		       "launches (needs static shapes and tensors that stay in place)");
-	ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
+	if (graphs)
+		ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
 	uint64_t optim = 0;
 	for (size_t i = 0; i < h->nlines; i++)
 		if (strstr(h->lines[i].line, "/optim/"))

@@ -46,6 +46,34 @@ int ia_role_top(const struct ia_gaps *g, enum ia_gap_role role, size_t *pick, in
 	return n;
 }
 
+const char *ia_role_user_line(const struct ia_gaps *g, enum ia_gap_role role, double *share)
+{
+	uint64_t total = ia_gap_samples(g, role), most = 0;
+	const char *line = NULL;
+	*share = 0;
+	for (size_t i = 0; total && i < g->nstacks; i++) {
+		const char *u = g->stacks[i].user_python;
+		if (!u[0] || !ia_gap_stack_n(&g->stacks[i], role))
+			continue;
+		size_t k = 0;   /* (a line's sum once, at its first stack) */
+		while (k < i && strcmp(g->stacks[k].user_python, u))
+			k++;
+		if (k < i)
+			continue;
+		uint64_t n = 0;
+		for (size_t j = i; j < g->nstacks; j++)
+			if (!strcmp(g->stacks[j].user_python, u))
+				n += ia_gap_stack_n(&g->stacks[j], role);
+		if (n > most) {
+			most = n;
+			line = u;
+		}
+	}
+	if (line)
+		*share = (double)most / (double)total;
+	return line;
+}
+
 void ia_top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len)
 {
 	uint64_t total = ia_gap_samples(g, role);

@@ -155,6 +155,45 @@ void ia_job_balance_sentence(const struct ia_job *j, char *buf, size_t n)
 		 c->op, c->r[most].rank, 100 * share(c->r[most].last_count, c->n), c->n, 100 * j->others_wait_share);
 }
 
+/* Its cause in its own analysis (chain_straggler.h, struct ia_job). */
+static void own_cause(struct ia_job *j)
+{
+	const struct ia_analysis *a = &j->sub_a;
+	const struct ia_chain *any = NULL;
+	for (size_t i = 0; i < a->nchains; i++) {
+		const struct ia_chain *c = &a->chains[i];
+		if (c->kind == IA_KIND_STARTUP || c->kind == IA_KIND_COMPILATION || c->kind == IA_KIND_AUTOTUNING)
+			continue;
+		if (c->sev >= IA_SEV_MEDIUM) {
+			j->cause = c;
+			return;
+		}
+		if (!any)
+			any = c;
+	}
+	const struct ia_step_breakdown *b = &a->step_parts;
+	if (b->n && b->cls_part < 0 && b->share_pct[IA_STEP_DEVICE] >= 50)
+		j->cause_device = 1;
+	else
+		j->cause = any;
+}
+
+const char *ia_job_cause_summary(const struct ia_job *j, char *buf, size_t n)
+{
+	if (j->cause)
+		snprintf(buf, n, "%s", j->cause->summary);
+	else if (j->cause_device) {
+		char d1[32], d2[32];
+		const struct ia_analysis *a = &j->sub_a;
+		snprintf(buf, n, "its steps are device-bound: its GPU had work %.0f%% of each step (median %s of a %s "
+			 "step)", a->step_parts.share_pct[IA_STEP_DEVICE],
+			 ia_fmt_dur(d1, sizeof d1, a->step_parts.p50_ns[IA_STEP_DEVICE]),
+			 ia_fmt_dur(d2, sizeof d2, a->step_times.p50));
+	} else
+		snprintf(buf, n, "no finding passed its threshold");
+	return buf;
+}
+
 /* The straggler's subtree, loaded as -p loads it, and its own analysis. */
 static int analyze_alone(const struct ia_trace *t, struct ia_job *j, ia_analyze_fn analyze, char *err, size_t errlen)
 {
@@ -166,7 +205,10 @@ static int analyze_alone(const struct ia_trace *t, struct ia_job *j, ia_analyze_
 		return -1;
 	}
 	j->has_sub = 1;
-	return analyze(&j->sub, &j->sub_a, err, errlen);
+	if (analyze(&j->sub, &j->sub_a, err, errlen) < 0)
+		return -1;
+	own_cause(j);
+	return 0;
 }
 
 static void build_chain(const struct ia_trace *t, struct ia_job *j)
@@ -190,8 +232,9 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 		 "%.0f%% of %s time for it",
 		 s->rank, 100 * j->last_share, c->n, c->op, ia_fmt_dur(d1, sizeof d1, j->late_mean_ns), others,
 		 c->nranks == 2 ? "s" : "", 100 * j->others_wait_share, c->nranks == 2 ? "its" : "their");
-	const struct ia_analysis *own = &j->sub_a;
-	const struct ia_chain *cause = j->has_sub && own->nchains ? &own->chains[0] : NULL;
+	const struct ia_chain *cause = j->cause;
+	char why[400];
+	ia_job_cause_summary(j, why, sizeof why);
 	ia_addf(ch->root_cause, sizeof ch->root_cause,
 		"The ranks meet at every %s, so the job runs at the pace of its slowest rank: rank %d (pid %d) reaches them "
 		"last and the others wait for it there.",
@@ -202,10 +245,14 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 			"copy to the host until its copy back.)");
 	if (cause)
 		ia_addf(ch->root_cause, sizeof ch->root_cause, " Rank %d on its own (ingero-analyze explain -p %d): [%s] %s.",
-			s->rank, pid, ia_severity_name(cause->sev), cause->summary);
-	else
+			s->rank, pid, ia_severity_name(cause->sev), why);
+	else if (j->cause_device)
 		ia_addf(ch->root_cause, sizeof ch->root_cause,
-			" Rank %d on its own (ingero-analyze explain -p %d): no finding passed its threshold.", s->rank, pid);
+			" Rank %d on its own (ingero-analyze explain -p %d): %s: it has more GPU work a step than the others, "
+			"or its GPU runs it slower.", s->rank, pid, why);
+	else
+		ia_addf(ch->root_cause, sizeof ch->root_cause, " Rank %d on its own (ingero-analyze explain -p %d): %s.",
+			s->rank, pid, why);
 	if (j->data_imbalance)
 		ia_addf(ch->root_cause, sizeof ch->root_cause,
 			" Its program also queues more work per collective than the others' (%.1fx their host-to-device bytes, "
@@ -222,12 +269,18 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 			ia_fmt_dur(d2, sizeof d2, c->r[k].wait_ns), 100 * share(c->r[k].wait_ns, span_of(&c->r[k])));
 	ia_chain_line(ch, "%s", w);
 	if (cause)
-		ia_chain_line(ch, "[CAUSE] rank %d: %s — %s", s->rank, ia_kind_name(cause->kind), cause->summary);
+		ia_chain_line(ch, "[CAUSE] rank %d: %s — %s", s->rank, ia_kind_name(cause->kind), why);
+	else if (j->cause_device)
+		ia_chain_line(ch, "[CAUSE] rank %d: %s", s->rank, why);
 	for (int i = 0; cause && i < cause->nfixes && ch->nfixes < IA_CHAIN_MAX_LINES - 2; i++)
 		ia_chain_fix(ch, "Rank %d: %s", s->rank, cause->fixes[i]);
 	if (j->data_imbalance)
 		ia_chain_fix(ch, "Give every rank the same work a step: shard by size (bucket or sort by sequence length, "
 				 "equal-sized shards, drop_last=True)");
+	else if (j->cause_device)
+		ia_chain_fix(ch, "Rank %d: its GPU takes longer a step for the same work: check that GPU (clocks and "
+			     "throttling: nvidia-smi -q -d PERFORMANCE; another process on it) and whether its batches hold "
+			     "more work than their size shows (longer sequences, more objects)", s->rank);
 	ia_chain_fix(ch, "Rank %d alone: ingero-analyze explain -p %d", s->rank, pid);
 	if (cause && cause->source[0])
 		snprintf(ch->source, sizeof ch->source, "%s", cause->source);
@@ -239,8 +292,8 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 	ia_json_round(ch->evidence, "others_wait_share", j->others_wait_share, 4);
 	ia_json_u64(ch->evidence, "collectives", c->n);
 	cJSON_AddStringToObject(ch->evidence, "source", ia_coll_source_name(c->source));
-	if (cause)
-		cJSON_AddStringToObject(ch->evidence, "cause_kind", ia_kind_name(cause->kind));
+	if (cause || j->cause_device)
+		cJSON_AddStringToObject(ch->evidence, "cause_kind", cause ? ia_kind_name(cause->kind) : "device_bound");
 	j->has_chain = 1;
 }
 
@@ -373,13 +426,20 @@ cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j)
 	cJSON_AddBoolToObject(st, "data_imbalance", j->data_imbalance);
 	ia_json_round(st, "bytes_ratio", j->bytes_ratio, 3);
 	ia_json_round(st, "launch_ratio", j->launch_ratio, 3);
-	const struct ia_chain *cause = j->has_sub && j->sub_a.nchains ? &j->sub_a.chains[0] : NULL;
+	const struct ia_chain *cause = j->cause;
 	if (cause) {
 		cJSON *cj = cJSON_AddObjectToObject(st, "cause");
 		cJSON_AddStringToObject(cj, "kind", ia_kind_name(cause->kind));
 		cJSON_AddStringToObject(cj, "severity", ia_severity_name(cause->sev));
 		cJSON_AddStringToObject(cj, "summary", cause->summary);
 		ia_json_str(cj, "source", cause->source[0] ? cause->source : NULL);
+	} else if (j->cause_device) {   /* no finding: its steps (step_breakdown) */
+		char why[400];
+		cJSON *cj = cJSON_AddObjectToObject(st, "cause");
+		cJSON_AddStringToObject(cj, "kind", "device_bound");
+		cJSON_AddNullToObject(cj, "severity");
+		cJSON_AddStringToObject(cj, "summary", ia_job_cause_summary(j, why, sizeof why));
+		cJSON_AddNullToObject(cj, "source");
 	} else {
 		cJSON_AddNullToObject(st, "cause");
 	}

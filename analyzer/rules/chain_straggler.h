@@ -65,10 +65,17 @@ struct ia_job {
 	uint64_t others_wait_ns;   /* ... and their mean wait */
 	double bytes_ratio, launch_ratio;   /* the straggler's per collective over the others' median */
 	int data_imbalance;
-	/* the straggler on its own: its subtree's trace and analysis */
+	/* the straggler on its own: its subtree's trace and analysis, and its
+	 * cause there — its first steady finding of MEDIUM or more; else, when
+	 * its steps are device-bound, its GPU work (cause_device, no finding);
+	 * else its first steady finding at all.  Never what it did once
+	 * (start-up, compiling, autotuning): a rank last at its collectives
+	 * step after step is late in its steps. */
 	int has_sub;
 	struct ia_trace sub;
 	struct ia_analysis sub_a;
+	const struct ia_chain *cause;   /* in sub_a; NULL: none, or cause_device */
+	int cause_device;
 	ia_analysis_free_fn free_sub;
 	struct ia_chain chain;     /* the rank_straggler finding, when has_chain */
 	int has_chain;
@@ -95,6 +102,9 @@ int ia_job_analyze(const struct ia_trace *t, struct ia_analysis *a, ia_analyze_f
 int ia_job_analyze_nodes(const struct ia_coll_node *nodes, size_t nn, ia_analyze_fn analyze, ia_analysis_free_fn release,
 			 struct ia_job **out, char *err, size_t errlen);
 void ia_job_free(struct ia_job *j);
+/* The straggler's own cause in a sentence: its finding's summary, its
+ * device-bound steps, or "no finding passed its threshold". */
+const char *ia_job_cause_summary(const struct ia_job *j, char *buf, size_t n);
 /* explain --json's "ranks" object (also MCP's get_ranks). */
 cJSON *ia_job_json(const struct ia_trace *t, const struct ia_job *j);
 /* "ranks 0-2, 4" into buf: the ranks of coll.r other than index skip. */

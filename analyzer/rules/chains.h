@@ -37,6 +37,7 @@
 #include "measure/step_breakdown.h"
 #include "measure/gaps.h"
 #include "measure/hostbound.h"
+#include "measure/collectives.h"
 #include "measure/idle.h"
 #include "measure/per_process.h"
 #include "measure/phases.h"
@@ -118,6 +119,7 @@ struct ia_analysis {
 	struct ia_evidence ev;
 	struct ia_phases ph;           /* start-up, compilation, autotuning vs the steady state */
 	struct ia_slow_api *slow; size_t nslow;
+	struct ia_coll_windows coll;   /* the main process's collectives, and gloo's threads (collectives.h) */
 	struct ia_gaps gaps;
 	struct ia_idle idle;           /* GPU idle, whole window and steady state: what rules rank by */
 	struct ia_hostbound hb;

@@ -60,6 +60,10 @@ facts() {
 	  var("lib_source"; [$c[] | select(.source != null and (.source
 		| test("site-packages/|dist-packages/|/lib/python3[.0-9]*/|/torchinductor_|<frozen")))
 		| "\(.kind): \(.source)"] | first // ""),
+	  # a part larger than its whole: the time of the host-bound stretches inside
+	  # CUDA calls past their end (c24: the wait of a closing sync, 114 %)
+	  var("part_over"; [$c[] | select(.evidence.in_cuda_calls_ns != null and
+		.evidence.in_cuda_calls_ns > .evidence.stretch_ns) | .kind] | first // ""),
 	  # a gaps chain whose timeline does not end with its [CUDA] line lost
 	  # lines to the cap (chains.h: ten traces did at 8)
 	  var("cut_timeline"; [$c[] | select((.kind | startswith("gaps_")) and ((.timeline | last // "")
@@ -211,6 +215,7 @@ one() { # one NAME.expect against its trace, in its own $T
 	# library's file (issue 39: torch/nn/modules/*.py on ten traces)
 	check_eq "$n: every Source is the user's own line" "" "$lib_source"
 	check_eq "$n: every gaps chain's timeline whole (its [CUDA] line last)" "" "$cut_timeline"
+	check_eq "$n: no host-bound stretch more inside CUDA calls than its length" "" "$part_over"
 	check_one "$n" "$e"
 	# every measured trace: GPU idle over the steady state within 5 points —
 	# the measured bounds, or the estimate from work timed alone inside them

@@ -130,7 +130,7 @@ static void check_fixture(int reverse)
 
 	struct ia_gaps g;
 	struct ia_stack_names *names = ia_stack_names_new(t.db);
-	assert_int_equal(ia_gaps_compute(&t, &pp, names, NULL, &g, err, sizeof err), 0);
+	assert_int_equal(ia_gaps_compute(&t, &pp, names, NULL, NULL, &g, err, sizeof err), 0);
 	/* sync ends at 120, next launch at 620; the sync at 1000 ends the trace */
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.g[0].start, 120);
