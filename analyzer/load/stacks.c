@@ -6,6 +6,7 @@
  */
 #include "load/stacks.h"
 
+#include "load/aten_ops.h"
 #include "load/db.h"
 #include "load/frames.h"
 #include "load/mechanisms.h"
@@ -19,6 +20,7 @@
 
 struct entry {
 	char *python, *func, *leaf, *native, *user;
+	char *op_inner, *op_outer;   /* the innermost and outermost ATen operation entered (aten_ops.h), or NULL */
 	char *module;            /* outermost library module being imported at top level, or NULL */
 	int runs_python, compiling;
 	/* a DataLoader worker's: a frame of its fetch (the Dataset's code runs
@@ -36,6 +38,7 @@ struct entry {
  * strings decide it (not its line or depth). */
 struct facts {
 	char *symbol, *module, *file;   /* with kind, the key */
+	char *aten;                     /* the ATen operation a native frame enters, or NULL */
 	int kind;
 	int why;                        /* enum ia_phase_why */
 	int mech;                       /* enum ia_mech of its kind's classifier */
@@ -91,6 +94,8 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->e[i].native);
 		free(n->e[i].user);
 		free(n->e[i].module);
+		free(n->e[i].op_inner);
+		free(n->e[i].op_outer);
 	}
 	free(n->e);
 	ia_map_free(&n->map);
@@ -98,6 +103,7 @@ void ia_stack_names_free(struct ia_stack_names *n)
 		free(n->facts[i].symbol);
 		free(n->facts[i].module);
 		free(n->facts[i].file);
+		free(n->facts[i].aten);
 	}
 	free(n->facts);
 	ia_map_free(&n->fmap);
@@ -124,6 +130,9 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->import = file && sym && !strcmp(sym, "<module>") && file[0] != '<' && x->library;
 		x->gc = ia_is_gc_frame(file, sym);
 	} else if (f->kind == IA_FRAME_NATIVE) {
+		char op[100];
+		if (ia_aten_op(sym, op, sizeof op))
+			x->aten = strdup(op);   /* (out of memory: no name) */
 		x->why = ia_native_frame_why(sym);
 		x->mech = ia_native_frame_mech(sym, f->module);
 		x->hints = ia_native_frame_hints(sym);
@@ -164,8 +173,11 @@ static const struct facts *facts_by_strings(struct ia_stack_names *n, const stru
 			return x;
 	}
 	classify(tmp, f);
-	if (ia_grow((void **)&n->facts, &n->facts_cap, n->nfacts + 1, sizeof *n->facts) < 0)
+	if (ia_grow((void **)&n->facts, &n->facts_cap, n->nfacts + 1, sizeof *n->facts) < 0) {
+		free(tmp->aten);   /* (tmp's answers without the operation's name) */
+		tmp->aten = NULL;
 		return tmp;
+	}
 	struct facts *x = &n->facts[n->nfacts];
 	*x = *tmp;
 	if (!dup_str(&x->symbol, f->symbol) || !dup_str(&x->module, f->module) || !dup_str(&x->file, f->file) ||
@@ -173,6 +185,8 @@ static const struct facts *facts_by_strings(struct ia_stack_names *n, const stru
 		free(x->symbol);
 		free(x->module);
 		free(x->file);
+		free(tmp->aten);
+		tmp->aten = NULL;
 		return tmp;
 	}
 	n->nfacts++;
@@ -267,6 +281,12 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
 			}
 		} else if (nat && sym && *sym) {
+			if (x->aten) {   /* innermost first: the first is the innermost, the last the outermost */
+				if (!e->op_inner)
+					e->op_inner = strdup(x->aten);
+				free(e->op_outer);
+				e->op_outer = strdup(x->aten);
+			}
 			if (!e->leaf) {
 				const char *mod = f.module;
 				const char *base = mod ? strrchr(mod, '/') : NULL;
@@ -292,6 +312,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->leaf);
 		free(e->user);
 		free(e->module);
+		free(e->op_inner);
+		free(e->op_outer);
 		return &none;
 	}
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
@@ -350,6 +372,12 @@ int ia_stack_torch_data(struct ia_stack_names *n, uint64_t id) { return lookup(n
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->hints; }
 const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->module; }
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t id) { return lookup(n, id)->user; }
+const char *ia_stack_aten(struct ia_stack_names *n, uint64_t id, int outermost)
+{
+	const struct entry *e = lookup(n, id);
+	return outermost ? e->op_outer : e->op_inner;
+}
+
 const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
 {
 	const struct entry *e = lookup(n, id);

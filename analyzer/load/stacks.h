@@ -66,6 +66,9 @@ const char *ia_stack_import_module(struct ia_stack_names *n, uint64_t stack_id);
 /* The innermost Python frame in the user's own code (ia_is_library_file)
  * as "file:line", or NULL. */
 const char *ia_stack_user_python(struct ia_stack_names *n, uint64_t stack_id);
+/* The innermost (outermost 0) or outermost ATen operation its native
+ * frames entered (aten_ops.h: "nonzero", "index_Tensor"), or NULL. */
+const char *ia_stack_aten(struct ia_stack_names *n, uint64_t stack_id, int outermost);
 /* The line a finding points at: the innermost frame in the user's own code
  * when there is one (a launch inside torch.nn is the user's forward call),
  * else the innermost Python frame; NULL without Python frames. */

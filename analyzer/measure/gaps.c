@@ -10,6 +10,7 @@
  */
 #include "measure/gaps.h"
 
+#include "load/aten_ops.h"
 #include "load/db.h"
 #include "measure/collectives.h"
 #include "base/json_out.h"
@@ -53,6 +54,16 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 	const char *inner = ia_stack_python(names, sid), *func = ia_stack_python_func(names, sid);
 	if (l && !l->inner[0] && py && inner && func && strcmp(py, inner))
 		snprintf(l->inner, sizeof l->inner, "%s (%s)", func, inner);
+	/* the PyTorch operation that synchronised, from the call's native
+	 * frames: the first that says why it reads the GPU */
+	const char *op = l && !l->op_inner[0] ? ia_stack_aten(names, sid, 0) : NULL;
+	if (op) {
+		const char *outer = ia_stack_aten(names, sid, 1);
+		if (ia_aten_sync_kind(op, outer) != IA_ATEN_SYNC_NONE) {
+			snprintf(l->op_inner, sizeof l->op_inner, "%s", op);
+			snprintf(l->op_outer, sizeof l->op_outer, "%s", outer ? outer : "");
+		}
+	}
 	return l;
 }
 

@@ -23,6 +23,8 @@ struct ia_gap_line {
 	 * estimated); 0 without the estimate */
 	uint64_t est_overlap_ns;
 	char inner[240];        /* sync and block lines: "function (file:line)" of the library code it is in, or "" */
+	char op_inner[64], op_outer[64];   /* sync lines: the ATen operation that synchronised and the one the
+	                                    * line called (load/aten_ops.h), or "" */
 	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 

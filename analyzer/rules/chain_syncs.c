@@ -6,6 +6,7 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "load/aten_ops.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
@@ -56,29 +57,55 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps (gaps)", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
+		/* the PyTorch operation that synchronised (from the calls' native frames) */
+		enum ia_aten_sync why = l->op_inner[0] ? ia_aten_sync_kind(l->op_inner, l->op_outer) : IA_ATEN_SYNC_NONE;
+		char op[200] = "";
+		if (why != IA_ATEN_SYNC_NONE) {
+			ia_aten_describe(l->op_inner, l->op_outer, op, sizeof op);
+			ia_chain_line(c, "[CUDA] the sync is PyTorch's, inside %s", op);
+		}
 		if (refill)
 			ia_chain_line(c, "[GPU] after each sync the GPU starts from an empty queue: while the host issues the next "
 			     "step it idles between launches, about %s in all up to each sync's wait (estimated from work timed "
 			     "alone; the certain part is the %s right after the syncs)",
 			     ia_fmt_dur(d1, sizeof d1, l->est_overlap_ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
-		snprintf(c->root_cause, sizeof c->root_cause,
-			 "%s makes the host wait for the GPU every step (.item(), .cpu(), printing or comparing a CUDA "
-			 "tensor, or an explicit synchronize)%s%s. The next step's work is queued only after the GPU has "
-			 "drained, so the GPU idles while the host prepares it: up to %s of GPU work could have overlapped "
-			 "with that host time.",
-			 has_line ? l->line : "A call without a Python frame", l->inner[0] ? "; here inside " : "",
-			 l->inner, ia_fmt_dur(d1, sizeof d1, cost));
+		if (why == IA_ATEN_SYNC_SIZE)
+			snprintf(c->root_cause, sizeof c->root_cause,
+				 "%s makes the host wait for the GPU every step without reading a value itself: %s has a "
+				 "result sized by the data, so PyTorch copies how many elements it will have to the host "
+				 "and waits for it before it can allocate the result%s%s. The next step's work is queued "
+				 "only after the GPU has drained, so the GPU idles while the host prepares it: up to %s of "
+				 "GPU work could have overlapped with that host time.",
+				 has_line ? l->line : "A call without a Python frame (the backward pass's thread, or a "
+				 "library's)", op, l->inner[0] ? "; the line is inside " : "", l->inner,
+				 ia_fmt_dur(d1, sizeof d1, cost));
+		else
+			snprintf(c->root_cause, sizeof c->root_cause,
+				 "%s makes the host wait for the GPU every step (%s)%s%s. The next step's work is queued "
+				 "only after the GPU has drained, so the GPU idles while the host prepares it: up to %s of "
+				 "GPU work could have overlapped with that host time.",
+				 has_line ? l->line : "A call without a Python frame",
+				 op[0] ? op : ".item(), .cpu(), printing or comparing a CUDA tensor, or an explicit synchronize",
+				 l->inner[0] ? "; here inside " : "", l->inner, ia_fmt_dur(d1, sizeof d1, cost));
 		int scaler = strstr(l->inner, "grad_scaler.py") != NULL;
 		if (scaler)
 			ia_chain_fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
 			       "an optimizer with fused=True (torch.optim.Adam/AdamW/SGD) does the check on the GPU, "
 			       "without the per-step sync");
-		ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) and read "
-		       "them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned memory and read "
-		       "them a step later", has_line ? " at " : "", has_line ? l->line : "");
+		if (why == IA_ATEN_SYNC_SIZE)
+			ia_chain_fix(c, "Keep shapes static%s%s: instead of selecting elements by a mask, compute on all of "
+				     "them and weight by the mask (a loss: reduction=\"none\", then (loss * mask).sum() / "
+				     "mask.sum()), or torch.where(mask, x, 0); where the count is known, nonzero_static(size=) "
+				     "or repeat_interleave(output_size=)", has_line ? " at " : "", has_line ? l->line : "");
+		else
+			ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) "
+				     "and read them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned "
+				     "memory and read them a step later", has_line ? " at " : "", has_line ? l->line : "");
 		cJSON *ev = c->evidence;
 		cJSON_AddStringToObject(ev, "line", l->line);
 		ia_json_str(ev, "inside", l->inner[0] ? l->inner : NULL);
+		ia_json_str(ev, "aten_op", l->op_inner[0] ? l->op_inner : NULL);
+		ia_json_str(ev, "aten_called", l->op_outer[0] ? l->op_outer : NULL);
 		ia_json_u64(ev, "syncs", l->count);
 		ia_json_u64(ev, "steps", g->n);
 		ia_json_round(ev, "syncs_per_step", per_step, 3);

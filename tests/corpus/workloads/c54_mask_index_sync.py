@@ -5,8 +5,8 @@
 import time, torch
 if __name__ == "__main__":
     torch.manual_seed(0)
-    B, T, D, V = 32, 128, 512, 4096
-    model = torch.nn.Sequential(torch.nn.Linear(D, 2048), torch.nn.GELU(), torch.nn.Linear(2048, V)).cuda()
+    B, T, D, V = 16, 128, 256, 1024
+    model = torch.nn.Sequential(torch.nn.Linear(D, 1024), torch.nn.GELU(), torch.nn.Linear(1024, V)).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     x = torch.randn(B, T, D, device="cuda")
     y = torch.randint(0, V, (B, T), device="cuda")
