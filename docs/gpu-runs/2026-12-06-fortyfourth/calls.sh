@@ -8,7 +8,8 @@
 #       1's sequences four times rank 0's) and c53 (a CPU embedding table with dense gradients); their
 #       expectations were committed first.  Per trace its run lines, the verdict, the first finding
 #       and its root cause; every file in one tarball.  NAMES= picks other workloads.
-#   auto2: as auto, with c54 (a sync inside boolean-mask indexing) on another card.
+#   auto2: as auto, with c54 (a sync inside boolean-mask indexing) and c55 (the model left on the
+#       CPU) on another card.
 export PATH=/opt/torch/.venv/bin:$PATH
 D=$PWD/.devbin
 case ${1:-} in
@@ -22,7 +23,7 @@ auto2)	# (the second call: on an H200 the toggle, else c54 — a sync inside boo
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"; nproc
 	case $gpu in
 	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
-	*) NAMES=c54_mask_index_sync sh "$0" corpus ;;
+	*) NAMES="c54_mask_index_sync c55_model_left_on_cpu" sh "$0" corpus ;;
 	esac ;;
 corpus)
 	mkdir -p .devbin /tmp/tr && tar xJf .devpack/devbin.txz -C .devbin
