@@ -20,6 +20,24 @@ static int any_of(const char *s, const char *const *v)
 	return 0;
 }
 
+/* A matrix multiply's kernel on the CPU: a GEMM (or GEMV) of the BLAS or
+ * oneDNN that PyTorch's CPU operations call — MKL and oneDNN inside
+ * libtorch_cpu, or a system BLAS — not cuBLAS's host side (its own
+ * library) nor anything of CUDA's. */
+static int cpu_matmul(const char *sym, const char *module)
+{
+	static const char *const libs[] = { "libtorch_cpu", "libmkl", "libopenblas", "libblas", "libdnnl", "libmkldnn",
+					    "libcblas", "libblis", NULL };
+	if (!module || (!strcasestr(sym, "gemm") && !strcasestr(sym, "gemv")))
+		return 0;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	for (const char *const *l = libs; *l; l++)
+		if (!strncmp(base, *l, strlen(*l)))
+			return !strstr(sym, "cuda") && !strstr(sym, "cublas");
+	return 0;
+}
+
 enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 {
 	/* _Py_RunGC: 3.12's collection from the eval breaker, exported where
@@ -46,6 +64,8 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 					    "___pthread_mutex_lock", "pthread_mutex_lock", NULL };
 	if (!sym)
 		return IA_MECH_NONE;
+	if (cpu_matmul(sym, module))
+		return IA_MECH_CPU_MATMUL;
 	if (any_of(sym, gc))
 		return IA_MECH_GC;
 	if (module && strstr(module, "_pickle"))
@@ -150,6 +170,7 @@ const char *ia_mech_name(enum ia_mech m)
 	case IA_MECH_FAULT: return "page faults (the kernel mapping in and zeroing fresh memory on first touch)";
 	case IA_MECH_PAGECACHE: return "reading files through the page cache";
 	case IA_MECH_PYCONVERT: return "torch.tensor converting Python lists element by element";
+	case IA_MECH_CPU_MATMUL: return "matrix multiplies on the CPU (BLAS/oneDNN GEMM kernels)";
 	default: return "";
 	}
 }
@@ -176,6 +197,10 @@ const char *ia_mech_fix(enum ia_mech m)
 		       "the producer), not Python lists or objects: those cross processes pickled and unpickled element by "
 		       "element, and torch.tensor converts a list element by element; tensors cross in shared memory "
 		       "(torch.multiprocessing), and torch.from_numpy wraps an array without a copy";
+	case IA_MECH_CPU_MATMUL:
+		return "Run these matrix multiplies on the GPU: the tensors they multiply are on the CPU — a model or "
+		       "layer built without .cuda() / .to(device), or its input moved too late — so PyTorch's CPU "
+		       "kernels do the work; move the model with model.to(device) and its inputs with it";
 	case IA_MECH_SPIN:
 		return "Fewer CPU threads per process (torch.set_num_threads, OMP_NUM_THREADS) so their spin-waits do "
 		       "not take the CPUs the loop needs; OMP_WAIT_POLICY=passive";

@@ -52,6 +52,25 @@ static void native_and_python_frames(void **state)
 	assert_int_equal(ia_python_frame_mech("<gc>", "f"), IA_MECH_NONE);
 }
 
+static void cpu_matrix_multiplies(void **state)
+{
+	(void)state;
+	const char *cpu = "/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
+	assert_int_equal(ia_native_frame_mech("mkl_blas_avx512_sgemm_kernel_0", cpu), IA_MECH_CPU_MATMUL);
+	assert_int_equal(ia_native_frame_mech("at::native::cpublas::gemm(at::native::TransposeType, long)", cpu),
+			 IA_MECH_CPU_MATMUL);
+	assert_int_equal(ia_native_frame_mech("dnnl::impl::cpu::x64::brgemm_kernel_execute(...)", cpu), IA_MECH_CPU_MATMUL);
+	assert_int_equal(ia_native_frame_mech("sgemm_kernel_HASWELL", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"),
+			 IA_MECH_CPU_MATMUL);
+	/* cuBLAS's host side, CUDA's own, or no library: not the CPU's matrix multiplies */
+	assert_int_equal(ia_native_frame_mech("cublasSgemm_v2", "/usr/lib/libcublas.so.13"), IA_MECH_NONE);
+	assert_int_equal(ia_native_frame_mech("at::cuda::blas::gemm<float>(...)", "libtorch_cuda.so"), IA_MECH_NONE);
+	assert_int_equal(ia_native_frame_mech("at::native::cpublas::gemm(...)", NULL), IA_MECH_NONE);
+	assert_int_equal(ia_native_frame_mech("at::native::add_kernel(...)", cpu), IA_MECH_NONE);
+	assert_int_equal(ia_mech_family(IA_MECH_CPU_MATMUL), IA_MECH_CPU_MATMUL);
+	assert_non_null(ia_mech_fix(IA_MECH_CPU_MATMUL));
+}
+
 static void families_share_a_fix(void **state)
 {
 	(void)state;
@@ -74,6 +93,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_frames),
 		cmocka_unit_test(native_and_python_frames),
+		cmocka_unit_test(cpu_matrix_multiplies),
 		cmocka_unit_test(families_share_a_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
