@@ -3,7 +3,9 @@
 # (a stand-in of torch.amp.GradScaler.step, which reads its inf check on the
 # host): the sync_per_step chain names the user's line and, inside it, the
 # library function that syncs, and puts the GradScaler fix (a fused
-# optimizer) first.
+# optimizer) first; and a sync inside PyTorch's own boolean-mask indexing
+# (a stand-in of its two native entries): the operation named, the
+# static-shape fix first.
 # tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -23,5 +25,21 @@ check "--json: the chain says where inside" python3 - "$T/scaler.json" "_maybe_o
 import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "sync_per_step"][0]["evidence"]
 assert c["inside"].endswith(sys.argv[2]), c
+PYEOF
+
+# A sync inside PyTorch's own operation, named from the call's native frames: boolean-mask
+# indexing's nonzero (tests/helpers/so/fake_aten.c: the two entries by their mangled names)
+MPY=$PWD/tests/helpers/python_mask.py
+MASK=$(marker_line "$MPY" MASK)
+explain_run mask 2000 99 "$MPY" "$PWD/$B/tests/libfake_aten.so" 40
+grep -A10 "a sync every step" "$T/mask.txt" | sed 's/^/# /'
+check "mask: a sync-every-step chain at the user's line" grep -q "\] a sync every step at $MPY:$MASK:" "$T/mask.txt"
+check "mask: the operation named" grep -q "the sync is PyTorch's, inside boolean-mask indexing (x\[mask\]): aten::nonzero inside aten::index_Tensor" "$T/mask.txt"
+check "mask: a result sized by the data, and the static-shape fix first" python3 - "$T/mask.json" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "sync_per_step"][0]
+assert c["evidence"]["aten_op"] == "nonzero" and c["evidence"]["aten_called"] == "index_Tensor", c["evidence"]
+assert "result sized by the data" in c["root_cause"], c["root_cause"]
+assert c["fixes"][0].startswith("Keep shapes static"), c["fixes"]
 PYEOF
 finish
