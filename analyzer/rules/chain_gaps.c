@@ -292,7 +292,8 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	size_t top;
 	const struct ia_gap_stack *hot_native = NULL;
 	uint64_t nmain = ia_gap_samples(g, IA_GAP_MAIN);
-	if (hot && hot->user_python[0] && interp >= INTERPRETER_SHARE)
+	int sampled_source = hot && hot->user_python[0] && interp >= INTERPRETER_SHARE;
+	if (sampled_source)
 		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
 	else if (nmain && ia_role_top(g, IA_GAP_MAIN, &top, 1) == 1 && g->stacks[top].user_python[0] &&
 		 (double)g->stacks[top].main >= HOT_STACK_SHARE * (double)nmain)
@@ -300,9 +301,10 @@ static void cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	if (hot_native)
 		snprintf(c->source, sizeof c->source, "%s", hot_native->user_python);
 	/* no one stack holds a quarter, but one line of the user's does (a
-	 * torch op on the CPU: many native stacks under loss.backward()) */
+	 * torch op on the CPU: many native stacks under loss.backward()) —
+	 * where the CPU time went, over the line whose call ended the gaps */
 	double user_share = 0;
-	const char *user_line = c->source[0] || !nmain ? NULL : ia_role_user_line(g, IA_GAP_MAIN, &user_share);
+	const char *user_line = sampled_source || hot_native || !nmain ? NULL : ia_role_user_line(g, IA_GAP_MAIN, &user_share);
 	if (user_line && user_share < HOT_STACK_SHARE)
 		user_line = NULL;
 	if (user_line)
