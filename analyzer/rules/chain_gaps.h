@@ -95,6 +95,8 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v);
 void ia_gap_view_workers(struct gap_view *v);
 /* The timeline's lines on the workers' blocked time, when loading was. */
 void ia_gap_workers_lines(struct ia_chain *c, const struct gap_view *v);
+/* The gaps_host_busy kind's cause and fixes (chain_gaps_busy.c). */
+void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v);
 /* The gaps_waiting_workers kind's cause and fixes: CPU-bound or I/O-bound loading. */
 void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v);
 

@@ -1,0 +1,163 @@
+/*
+ * chain_gaps_busy.c — the gaps_host_busy kind's cause and fixes
+ * (docs/chains.md): the main thread on a CPU while nothing is queued —
+ * where the CPU time went (the sampled stacks, their mechanism, the user's
+ * line under them), a checkpoint in the loop, batch assembly — and what to
+ * change there.
+ */
+#include "rules/chain_gaps.h"
+
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A native symbol of the CUDA runtime or driver or of a CUDA library
+ * (cuBLAS, cuDNN, ...): host code that queues GPU work, which no advice to
+ * "do it on the GPU" can move. */
+static int gpu_launch_symbol(const char *sym)
+{
+	static const char *const pre[] = { "cublas", "cudnn", "cuda", "__cuda", "cuLaunch", "cuMem", "cuStream",
+					   "cuEvent", "cuGraph", "cufft", "curand", "cusparse", "cusolver", "nccl",
+					   "cutlass", "libcuda", "libcublas" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (!strncmp(sym, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+/* The share of the main thread's gap samples in torch's serialization
+ * (torch.save, torch.load: a checkpoint written or read between steps). */
+static double checkpoint_share(const struct ia_gaps *g, const char **user_line)
+{
+	uint64_t n = 0, all = ia_gap_samples(g, IA_GAP_MAIN), top = 0;
+	*user_line = NULL;
+	for (size_t k = 0; k < g->nstacks; k++) {
+		const struct ia_gap_stack *st = &g->stacks[k];
+		if (!st->main || !strstr(st->python, "torch/serialization.py"))
+			continue;
+		n += st->main;
+		if (st->main > top && st->user_python[0]) {
+			top = st->main;
+			*user_line = st->user_python;
+		}
+	}
+	return all ? (double)n / (double)all : 0;
+}
+
+void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	char d1[32], d2[32], where[520];   /* label, python, user line: 3 x 160 + words */
+	int coll = ia_stacks_show_collation(g, IA_GAP_MAIN);
+	snprintf(c->root_cause, sizeof c->root_cause,
+		 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
+		 "of gaps between CUDA calls.",
+		 ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
+	if (v->stk_main[0]) {
+		ia_addf(c->root_cause, sizeof c->root_cause, " Where that CPU time went (sampled): %s.", v->stk_main);
+		ia_gap_mech_cause(c, v);
+	} else
+		ia_addf(c->root_cause, sizeof c->root_cause, " (No on-CPU samples in the gaps: where it went is unknown.)");
+	if (coll)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" That is per-sample batch assembly (indexing rows one by one, then torch.stack over a "
+			"Python list: the DataLoader's default collation)%s.",
+			v->workers ? "" : " in the main process, as with num_workers=0");
+	else if (!v->workers && v->stk_main[0])
+		ia_addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+	double interp = coll ? 0 : ia_stacks_interpreter_share(g, IA_GAP_MAIN);
+	const struct ia_gap_stack *hot = ia_stacks_python_top(g, IA_GAP_MAIN);
+	if (interp >= INTERPRETER_SHARE && hot)
+		ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples run Python code, the most in %s.",
+			100 * interp, ia_python_where(hot, where, sizeof where));
+	else if (interp >= INTERPRETER_SHARE)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of those samples are the Python interpreter itself: per-item Python code "
+			"(native stacks cannot say which Python code).", 100 * interp);
+	/* the Source: where the CPU time went, in the user's code — the Python
+	 * line that runs most, else the user's line under the most sampled
+	 * native stack (numpy, a torch op on the CPU) */
+	size_t top;
+	const struct ia_gap_stack *hot_native = NULL;
+	uint64_t nmain = ia_gap_samples(g, IA_GAP_MAIN);
+	int sampled_source = hot && hot->user_python[0] && interp >= INTERPRETER_SHARE;
+	if (sampled_source)
+		snprintf(c->source, sizeof c->source, "%s", hot->user_python);
+	else if (nmain && ia_role_top(g, IA_GAP_MAIN, &top, 1) == 1 && g->stacks[top].user_python[0] &&
+		 (double)g->stacks[top].main >= HOT_STACK_SHARE * (double)nmain)
+		hot_native = &g->stacks[top];
+	if (hot_native)
+		snprintf(c->source, sizeof c->source, "%s", hot_native->user_python);
+	/* no one stack holds a quarter, but one line of the user's does (a
+	 * torch op on the CPU: many native stacks under loss.backward()) —
+	 * where the CPU time went, over the line whose call ended the gaps */
+	double user_share = 0;
+	const char *user_line = sampled_source || hot_native || !nmain ? NULL : ia_role_user_line(g, IA_GAP_MAIN, &user_share);
+	if (user_line && user_share < HOT_STACK_SHARE)
+		user_line = NULL;
+	if (user_line)
+		snprintf(c->source, sizeof c->source, "%s", user_line);
+	const struct ia_gap_line *sl = g->nsync_lines ? &g->sync_lines[0] : NULL;
+	if (sl && sl->gap_ns * 2 >= g->total_ns && strcmp(sl->line, "(no Python frame)"))
+		ia_addf(c->root_cause, sizeof c->root_cause, " Most gaps start when the sync at %s returns.", sl->line);
+	if (v->blk >= 0.2 || v->rq >= 0.2)
+		ia_addf(c->root_cause, sizeof c->root_cause, " The rest of the gaps: blocked %.0f%%, waiting for a CPU %.0f%%.",
+			100 * v->blk, 100 * v->rq);
+	/* a checkpoint saved (or loaded) in the loop: its serialization and
+	 * writes on the CPU, its flush or fsync in D state */
+	const char *ckpt_line;
+	double ckpt = coll ? 0 : checkpoint_share(g, &ckpt_line);
+	int ckpt_io = g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns &&
+		      v->blk >= 0.2;
+	if (ckpt >= CHECKPOINT_SHARE) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of its samples are torch's serialization (torch.save or torch.load%s%s): a checkpoint "
+			"written or read between steps%s.", 100 * ckpt, ckpt_line ? " at " : "", ckpt_line ? ckpt_line : "",
+			ckpt_io ? ", then waited for on storage (the blocked time, in D state)" : "");
+		if (ckpt_line)
+			snprintf(c->source, sizeof c->source, "%s", ckpt_line);
+		ia_chain_fix(c, "Save checkpoints less often, or off the training thread: copy the state to the host "
+				"and let a background thread or process write it (torch.distributed.checkpoint.async_save), "
+				"so the next steps' GPU work is queued meanwhile%s",
+			     ckpt_io ? "; an fsync or flush in the loop waits for the disk every time" : "");
+	}
+	if (coll && !v->workers)
+		ia_chain_fix(c, "Assemble batches in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
+				"pin_memory=True) (%d CPUs: one left for the main process)", v->nw, v->cpus);
+	if (coll)
+		ia_batch_level_fix(c);
+	/* Python frames that are not the DataLoader's: the code to fix is named,
+	 * not guessed; the DataLoader is named only when its frames are there */
+	int hot_elsewhere = hot && !strstr(hot->python, "torch/utils/data");
+	if (!coll && !v->workers && interp >= INTERPRETER_SHARE && !hot_elsewhere)
+		ia_chain_fix(c, "If batches come from a DataLoader with num_workers=0, its per-sample __getitem__ and "
+				"collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
+				"or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
+				"batch = x[i:i+B])", v->nw, v->cpus);
+	if (!coll && hot && interp >= INTERPRETER_SHARE)
+		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
+				"critical path: do it on the GPU, in another process, or after queueing the next step's "
+				"GPU work", ia_python_where(hot, where, sizeof where));
+	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE && gpu_launch_symbol(hot_native->label))
+		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): the host's side of queueing GPU "
+				"work (a CUDA library preparing its launches), not work to move to the GPU — fewer, larger "
+				"launches cut it (larger batches, torch.compile, CUDA Graphs)", hot_native->label,
+			     hot_native->user_python, ia_pct(hot_native->main, nmain));
+	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE)
+		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
+				"copying results back), in another thread or process, or after queueing the next step's GPU "
+				"work so the two overlap", hot_native->label, hot_native->user_python,
+			     ia_pct(hot_native->main, nmain));
+	else if (!coll && user_line && ckpt < CHECKPOINT_SHARE)
+		ia_chain_fix(c, "The CPU time goes to native code under %s (%.0f%% of the samples: operations on the CPU, "
+				"not Python): do that work on the GPU, in another thread or process, or after queueing the "
+				"next step's GPU work so the two overlap", user_line, 100 * user_share);
+	else if (!coll && ckpt < CHECKPOINT_SHARE)
+		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
+				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "
+				"with GPU work");
+	if (v->end_py)
+		ia_chain_fix(c, "The GPU waits for the work issued at %s (%s after each gap): look at what runs before it",
+			     v->end->line, ia_api_name(v->a->t, v->end->api));
+}
