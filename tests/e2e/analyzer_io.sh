@@ -52,14 +52,15 @@ check "none: no storage claim" sh -c "! grep -Eq 'waited on storage|Take storage
 # The D-state line is a fact of the trace, not of the script: a loaded
 # machine can hold the main thread in D state with no file I/O of its own
 # (a page fault waiting for another thread's mmap_lock, or for a page
-# read back from disk).  It must not be shown without the off_cpu rows
-# behind it: under 1 ms of the main thread's D state in the whole trace
-# (the line needs 10 % of its blocked gap time), there is none.
+# read back from disk), and the line is shown at 10 % of the main
+# thread's blocked gap time however short that is (a CI run: 0.44 ms of D
+# state, shown).  It must never claim more than the off_cpu rows behind it,
+# and with none of them there is no line.
 main=$(q "SELECT pid FROM processes WHERE ppid NOT IN (SELECT pid FROM processes) ORDER BY pid LIMIT 1")
 dstate=$(q "SELECT coalesce(sum(runnable_ns - start_ns), 0) FROM off_cpu WHERE tid = $main AND preempted = 2")
 echo "# none: the main thread's D state over the whole trace: $dstate ns"
-if [ "$dstate" -lt 1000000 ]; then
-	check "none: no D-state line (under 1 ms of D state in the trace)" sh -c "! grep -q 'D state' '$T/none.txt'"
+if [ "$dstate" -eq 0 ]; then
+	check "none: no D-state line (no D state in the trace)" sh -c "! grep -q 'D state' '$T/none.txt'"
 else
 	check "none: a D-state line names at most the trace's D state" python3 - "$T/none.json" "$dstate" <<'PYEOF'
 import json, sys
