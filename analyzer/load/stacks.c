@@ -227,6 +227,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	struct entry *e = &n->e[n->n];
 	memset(e, 0, sizeof *e);
 	char native[512] = "";
+	const char *op_inner = NULL, *op_outer = NULL;   /* (the facts' strings: they outlive the walk) */
 	int nn = 0, leaf_in_cpython = 0, gc = 0;
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	struct ia_frame f;
@@ -282,10 +283,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			}
 		} else if (nat && sym && *sym) {
 			if (x->aten) {   /* innermost first: the first is the innermost, the last the outermost */
-				if (!e->op_inner)
-					e->op_inner = strdup(x->aten);
-				free(e->op_outer);
-				e->op_outer = strdup(x->aten);
+				if (!op_inner)
+					op_inner = x->aten;
+				op_outer = x->aten;
 			}
 			if (!e->leaf) {
 				const char *mod = f.module;
@@ -312,10 +312,10 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->leaf);
 		free(e->user);
 		free(e->module);
-		free(e->op_inner);
-		free(e->op_outer);
 		return &none;
 	}
+	e->op_inner = op_inner ? strdup(op_inner) : NULL;   /* (out of memory: no name) */
+	e->op_outer = op_outer ? strdup(op_outer) : NULL;
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
 	/* the sampler's "<gc>" frame first (the interpreter said this thread

@@ -416,15 +416,18 @@ static int gloo_row(void *ctx, const size_t *h)
 	return 0;
 }
 
-/* A thread that ran one of the rank's gloo collectives: its copies are the
- * collective's, not the program's data (rank_program). */
-static void coll_thread(uint32_t *tids, uint32_t *n, uint32_t tid)
+int ia_coll_tids_has(const struct ia_coll_tids *s, uint32_t tid)
 {
-	for (uint32_t i = 0; i < *n; i++)
-		if (tids[i] == tid)
-			return;
-	if (*n < IA_COLL_TIDS)
-		tids[(*n)++] = tid;
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if (s->tid[i] == tid)
+			return 1;
+	return 0;
+}
+
+static void tids_add(struct ia_coll_tids *s, uint32_t tid)
+{
+	if (!ia_coll_tids_has(s, tid) && s->n < IA_COLL_TIDS)
+		s->tid[s->n++] = tid;
 }
 
 static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct ia_coll_table *tb, struct ia_collectives *c)
@@ -437,7 +440,7 @@ static int from_gloo(const struct ia_trace *t, const struct ia_ranks *rk, struct
 	for (size_t k = 0; !rc && k < rk->nranks; k++) {
 		rc = ia_gloo_spans(t, rk->r[k].proc, &sp[k], &ns[k]);
 		for (size_t i = 0; !rc && i < ns[k] && k < 64; i++)
-			coll_thread(tb->coll_tid[k], &tb->ncoll_tid[k], sp[k][i].tid);
+			tids_add(&tb->gloo[k], sp[k][i].tid);
 	}
 	struct gloo_row g = { tb, sp };
 	if (!rc)
@@ -467,10 +470,7 @@ static void rank_program(struct ia_coll_rank *r, int64_t shift)
 		const struct ia_thread *x = &t->threads[th];
 		if (x->proc != r->proc)
 			continue;
-		uint32_t i = 0;
-		while (i < r->ncoll_tid && r->coll_tid[i] != x->tid)
-			i++;
-		if (i < r->ncoll_tid)
+		if (ia_coll_tids_has(&r->gloo, x->tid))
 			continue;
 		for (uint32_t i = 0; i < x->call_n; i++) {
 			const struct ia_call *c = &t->calls[t->call_by_th[x->call_first + i]];
@@ -601,8 +601,7 @@ int ia_collectives_compute_nodes(const struct ia_coll_node *nodes, size_t nn, st
 				c->r[k].proc = cols[k].proc;
 				c->r[k].node = cols[k].node;
 				c->r[k].trace = nodes[cols[k].node].t;
-				c->r[k].ncoll_tid = tb.ncoll_tid[k];
-				memcpy(c->r[k].coll_tid, tb.coll_tid[k], sizeof c->r[k].coll_tid);
+				c->r[k].gloo = tb.gloo[k];
 			}
 			for (size_t n = 0; n < nn && n < 64; n++)
 				shift[n] = nodes[n].offset_ns + (fit ? fit[n].correction_ns : 0);
@@ -691,7 +690,7 @@ int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_col
 		}
 		for (size_t i = 0; i < ns; i++) {
 			cw->w[cw->n++] = (struct ia_span){ sp[i].arrive, sp[i].done };
-			coll_thread(cw->tid, &cw->ntid, sp[i].tid);
+			tids_add(&cw->gloo, sp[i].tid);
 		}
 		free(sp);
 	}
@@ -702,14 +701,6 @@ oom:
 fail:
 	ia_coll_windows_free(cw);
 	return -1;
-}
-
-int ia_coll_thread(const struct ia_coll_windows *cw, uint32_t tid)
-{
-	for (uint32_t i = 0; cw && i < cw->ntid; i++)
-		if (cw->tid[i] == tid)
-			return 1;
-	return 0;
 }
 
 void ia_coll_windows_free(struct ia_coll_windows *cw)

@@ -51,6 +51,14 @@ enum ia_coll_source { IA_COLL_NONE = 0, IA_COLL_NCCL, IA_COLL_GLOO };
 const char *ia_coll_source_name(enum ia_coll_source s);
 
 #define IA_COLL_TIDS 8   /* gloo worker threads remembered a rank (ProcessGroupGloo runs 2 by default) */
+/* The threads that ran a process's gloo collectives (the first few):
+ * their syncs and copies are the collectives', not the program's. */
+struct ia_coll_tids {
+	uint32_t tid[IA_COLL_TIDS];
+	uint32_t n;
+};
+/* 1 when tid is in the set (s may be NULL). */
+int ia_coll_tids_has(const struct ia_coll_tids *s, uint32_t tid);
 
 struct ia_coll_rank {
 	int rank;
@@ -64,8 +72,7 @@ struct ia_coll_rank {
 	uint64_t imposed_ns;       /* Σ, where last, the others' waits for it */
 	uint64_t h2d_bytes, launches;   /* its program's host-to-device bytes and kernel launches in its span,
 	                                 * the collectives' own threads left out (gloo's copies back) */
-	uint32_t coll_tid[IA_COLL_TIDS];   /* threads that ran its gloo collectives (the first few) */
-	uint32_t ncoll_tid;
+	struct ia_coll_tids gloo;  /* threads that ran its gloo collectives */
 };
 
 #define IA_COLL_TIE_NS 100000ull   /* arrivals within 100 µs of the next are a tie: nobody is last */
@@ -125,14 +132,11 @@ void ia_collectives_free(struct ia_collectives *c);
 struct ia_coll_windows {
 	struct ia_span *w;
 	size_t n;
-	uint32_t tid[IA_COLL_TIDS];
-	uint32_t ntid;
+	struct ia_coll_tids gloo;
 };
 /* 0, or -1 with err. */
 int ia_collective_windows(const struct ia_trace *t, uint32_t proc, struct ia_coll_windows *cw, char *err,
 			  size_t errlen);
-/* 1 when thread tid ran the process's gloo collectives (cw may be NULL). */
-int ia_coll_thread(const struct ia_coll_windows *cw, uint32_t tid);
 void ia_coll_windows_free(struct ia_coll_windows *cw);
 
 #endif

@@ -61,8 +61,7 @@ struct ia_coll_table {
 	size_t n, cap, nr;
 	uint64_t *arrive, *done;   /* [n * nr]; 0 = that rank's part not seen */
 	uint8_t *marked;           /* [n * nr]: done read from the GPU mark after it, not the call's return */
-	uint32_t coll_tid[64][IA_COLL_TIDS];   /* gloo: per column, the threads that ran its collectives */
-	uint32_t ncoll_tid[64];
+	struct ia_coll_tids gloo[64];   /* gloo: per column, the threads that ran its collectives */
 };
 
 /* Nodes 1..nn-1 onto node 0's clock by the collectives' completions

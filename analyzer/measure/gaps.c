@@ -334,13 +334,13 @@ uint64_t ia_refill_after(const struct ia_trace *t, const struct ia_gaps *g, cons
 }
 
 /* Each sync's refill (ia_gap_line.est_overlap_ns). */
-static int sync_refills(const struct ia_trace *t, struct ia_stack_names *names, const struct ia_coll_windows *coll,
+static int sync_refills(const struct ia_trace *t, struct ia_stack_names *names, const struct ia_coll_tids *gloo,
 			struct ia_gaps *g, size_t *scap, const uint32_t *ix, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || c->dur <= IA_SYNC_FLOOR_NS ||
-		    ia_coll_thread(coll, t->threads[c->th].tid))
+		    ia_coll_tids_has(gloo, t->threads[c->th].tid))
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, scap, c);
 		if (!l)
@@ -555,13 +555,13 @@ static int end_lines(const struct ia_trace *t, struct ia_stack_names *names, str
 /* Syncs by Python line: their count and time, the gaps each line's syncs
  * open, and (with nested streams measured) the GPU work refilled after
  * them.  0, or -1 out of memory. */
-static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, const struct ia_coll_windows *coll,
+static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, const struct ia_coll_tids *gloo,
 		      struct ia_gaps *g, const uint32_t *ix, size_t n)
 {
 	size_t scap = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
-		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || ia_coll_thread(coll, t->threads[c->th].tid))
+		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || ia_coll_tids_has(gloo, t->threads[c->th].tid))
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
@@ -574,7 +574,7 @@ static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, co
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ia_call *c = &t->calls[g->g[i].open_call];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || (g->g[i].cut & IA_GAP_CUT_START) ||
-		    ia_coll_thread(coll, t->threads[c->th].tid))
+		    ia_coll_tids_has(gloo, t->threads[c->th].tid))
 			continue;
 		struct ia_gap_line *l = sync_line(t, names, g, &scap, c);
 		if (!l)
@@ -584,7 +584,7 @@ static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, co
 		l->gap_ns += len;
 		l->overlap_ns += len < wait ? len : wait;
 	}
-	if (g->gpu.nest[2] && sync_refills(t, names, coll, g, &scap, ix, n) < 0)
+	if (g->gpu.nest[2] && sync_refills(t, names, gloo, g, &scap, ix, n) < 0)
 		return -1;
 	if (g->nsync_lines)
 		qsort(g->sync_lines, g->nsync_lines, sizeof *g->sync_lines, cmp_line_ns);
@@ -592,7 +592,7 @@ static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, co
 }
 
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    const struct ia_phases *ph, const struct ia_coll_windows *coll, struct ia_gaps *g, char *err,
+		    const struct ia_phases *ph, const struct ia_coll_tids *gloo, struct ia_gaps *g, char *err,
 		    size_t errlen)
 {
 	memset(g, 0, sizeof *g);
@@ -621,7 +621,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	idle_bounds(t, g);
 	ia_gap_workers_off(t, pp, g);
 	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0 ||
-	    sync_lines(t, names, coll, g, ix, n) < 0)
+	    sync_lines(t, names, gloo, g, ix, n) < 0)
 		goto oom;
 	if (attribute_samples(t, pp, names, g, err, errlen) < 0)
 		return -1;

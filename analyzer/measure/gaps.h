@@ -179,12 +179,12 @@ static inline uint64_t ia_gap_samples(const struct ia_gaps *g, enum ia_gap_role 
 }
 
 struct ia_phases;
-struct ia_coll_windows;
-/* ph: the run's phases, or NULL to count every gap as steady; coll: the
- * process's collectives (their threads' syncs are not the program's), or
- * NULL. */
+struct ia_coll_tids;
+/* ph: the run's phases, or NULL to count every gap as steady; gloo: the
+ * threads that ran the process's gloo collectives (their syncs are the
+ * collectives', not the program's: collectives.h), or NULL. */
 int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		    const struct ia_phases *ph, const struct ia_coll_windows *coll, struct ia_gaps *g, char *err,
+		    const struct ia_phases *ph, const struct ia_coll_tids *gloo, struct ia_gaps *g, char *err,
 		    size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
 /* The gaps as [start, end) pairs (2 * g->n values) for the *_windows

@@ -79,7 +79,7 @@ static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis
  * so they run on the same thread. */
 static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
-	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->coll, &a->gaps, err, errlen);
+	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->coll.gloo, &a->gaps, err, errlen);
 	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls,
 					      a->gaps.gpu.nest[1] != 0, &a->hb,
 					      err, errlen);

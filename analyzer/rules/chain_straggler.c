@@ -171,8 +171,7 @@ static void own_cause(struct ia_job *j)
 		if (!any)
 			any = c;
 	}
-	const struct ia_step_breakdown *b = &a->step_parts;
-	if (b->n && b->cls_part < 0 && b->share_pct[IA_STEP_DEVICE] >= 50)
+	if (a->step_parts.n && !strcmp(a->step_parts.cls, "device-bound"))   /* (the breakdown's class: step_breakdown.c) */
 		j->cause_device = 1;
 	else
 		j->cause = any;
