@@ -167,6 +167,9 @@ unsigned ia_python_frame_hints(const char *file, const char *func)
 		h |= IA_HINT_LOADER_START;
 	if (popen_file(file))
 		h |= IA_HINT_FORK;
+	if (has(file, "torch/autograd/") && (!strcmp(method(func), "_engine_run_backward") ||
+					    !strcmp(method(func), "backward") || !strcmp(method(func), "grad")))
+		h |= IA_HINT_BACKWARD;
 	return h;
 }
 
@@ -180,6 +183,8 @@ unsigned ia_native_frame_hints(const char *sym)
 		h |= IA_HINT_PERMUTE;
 	if (has(sym, "tensor_to_list") || has(sym, "THPVariable_tolist"))
 		h |= IA_HINT_TOLIST;
+	if (has(sym, "torch::autograd::Engine::execute") || has(sym, "PythonEngine::execute"))
+		h |= IA_HINT_BACKWARD;
 	return h;
 }
 

@@ -74,6 +74,8 @@ enum ia_frame_hint {
 	IA_HINT_TOLIST = 1u << 3,       /* a tensor made into a Python list (Tensor.tolist) */
 	IA_HINT_LOADER_START = 1u << 4, /* the DataLoader's iterator starting (IA_WHY_LOADER_START's frames) */
 	IA_HINT_FORK = 1u << 5,         /* multiprocessing starting a process (IA_WHY_WORKER_START's frames) */
+	IA_HINT_BACKWARD = 1u << 6,     /* running the backward pass: torch.autograd's backward()/grad() into
+	                                 * the engine (_engine_run_backward, Engine::execute) */
 };
 unsigned ia_python_frame_hints(const char *file, const char *func);
 unsigned ia_native_frame_hints(const char *sym);

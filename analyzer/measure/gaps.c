@@ -12,6 +12,7 @@
 
 #include "load/aten_ops.h"
 #include "load/db.h"
+#include "measure/backward_line.h"
 #include "measure/collectives.h"
 #include "base/json_out.h"
 #include "measure/phases.h"
@@ -48,7 +49,15 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 {
 	uint64_t sid = t->stack_ids[c->stack];
 	const char *py = ia_stack_source(names, sid);
-	struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, cap, py ? py : "(no Python frame)");
+	/* the backward pass's threads have no Python frame: the line that ran it */
+	int backward = !py && g->backward_line[0] && ia_is_autograd_thread(t->threads[c->th].comm);
+	struct ia_gap_line *l = ia_line_slot(&g->sync_lines, &g->nsync_lines, cap,
+					     backward ? g->backward_line : py ? py : "(no Python frame)");
+	if (l && backward && !l->inner[0]) {
+		l->backward = 1;
+		snprintf(l->inner, sizeof l->inner, "the backward pass, on PyTorch's autograd thread (%s)",
+			 t->threads[c->th].comm);
+	}
 	/* a user line that syncs inside a library (GradScaler.step, a mask
 	 * index): the library function says why it syncs */
 	const char *inner = ia_stack_python(names, sid), *func = ia_stack_python_func(names, sid);
@@ -555,10 +564,22 @@ static int end_lines(const struct ia_trace *t, struct ia_stack_names *names, str
 /* Syncs by Python line: their count and time, the gaps each line's syncs
  * open, and (with nested streams measured) the GPU work refilled after
  * them.  0, or -1 out of memory. */
-static int sync_lines(const struct ia_trace *t, struct ia_stack_names *names, const struct ia_coll_tids *gloo,
-		      struct ia_gaps *g, const uint32_t *ix, size_t n)
+static int sync_lines(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+		      const struct ia_coll_tids *gloo, struct ia_gaps *g, const uint32_t *ix, size_t n, char *err,
+		      size_t errlen)
 {
 	size_t scap = 0;
+	/* sought only when an autograd thread synced outside Python */
+	for (size_t k = 0; k < n && pp->main_thread != UINT32_MAX; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (ingero_api_class(c->api) == INGERO_CLASS_SYNC && ia_is_autograd_thread(t->threads[c->th].comm) &&
+		    !ia_stack_source(names, t->stack_ids[c->stack])) {
+			if (ia_backward_line(t, t->threads[pp->main_thread].tid, names, g->backward_line,
+					     sizeof g->backward_line, err, errlen) < 0)
+				return -2;
+			break;
+		}
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (ingero_api_class(c->api) != INGERO_CLASS_SYNC || ia_coll_tids_has(gloo, t->threads[c->th].tid))
@@ -620,8 +641,12 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	main_thread_in_gaps(t, pp, g);
 	idle_bounds(t, g);
 	ia_gap_workers_off(t, pp, g);
-	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0 ||
-	    sync_lines(t, names, gloo, g, ix, n) < 0)
+	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0)
+		goto oom;
+	int rc = sync_lines(t, pp, names, gloo, g, ix, n, err, errlen);
+	if (rc == -2)
+		return -1;
+	if (rc < 0)
 		goto oom;
 	if (attribute_samples(t, pp, names, g, err, errlen) < 0)
 		return -1;

@@ -144,6 +144,9 @@ struct ia_gaps {
 	struct ia_gap_stack *stacks; size_t nstacks;             /* most samples first */
 	struct ia_gap_line *end_lines; size_t nend_lines;        /* by gap time, most first */
 	struct ia_gap_line *sync_lines; size_t nsync_lines;      /* syncs by Python line */
+	/* the user's line that ran the backward pass (backward_line.h): the
+	 * autograd threads' syncs are its; "" when none was sought or found */
+	char backward_line[200];
 	/* where the main thread and the workers blocked in the gaps
 	 * (gap_blocks.c); blocks_known: the trace has such stacks (version 6) */
 	int blocks_known;

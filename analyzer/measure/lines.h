@@ -25,6 +25,8 @@ struct ia_gap_line {
 	char inner[240];        /* sync and block lines: "function (file:line)" of the library code it is in, or "" */
 	char op_inner[64], op_outer[64];   /* sync lines: the ATen operation that synchronised and the one the
 	                                    * line called (load/aten_ops.h), or "" */
+	int backward;           /* sync lines: the backward pass's, on the autograd engine's thread, the line
+	                         * the one that ran it (backward_line.h) */
 	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 

@@ -19,6 +19,21 @@
 #define SYNC_EVERY_STEP 0.50         /* syncs from one line per gap */
 #define SYNC_MIN_COUNT 10
 
+/* The forward line a backward sync line differentiates: the line whose
+ * sync was boolean-mask indexing, when the backward's is a put through a
+ * mask (index's backward); NULL when none. */
+static const char *forward_line(const struct ia_gaps *g, const struct ia_gap_line *back)
+{
+	if (strcmp(back->op_outer, "_index_put_impl_") && strcmp(back->op_outer, "index_put_"))
+		return NULL;
+	for (size_t i = 0; i < g->nsync_lines; i++) {
+		const struct ia_gap_line *l = &g->sync_lines[i];
+		if (!l->backward && !strcmp(l->op_outer, "index_Tensor") && strcmp(l->line, "(no Python frame)"))
+			return l->line;
+	}
+	return NULL;
+}
+
 /* ---- a sync every step ---- */
 int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 {
@@ -92,7 +107,17 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			ia_chain_fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
 			       "an optimizer with fused=True (torch.optim.Adam/AdamW/SGD) does the check on the GPU, "
 			       "without the per-step sync");
-		if (why == IA_ATEN_SYNC_SIZE)
+		/* a backward's sync is the forward's doing: the line whose indexing it differentiates, when
+		 * that line syncs too (x[mask]'s backward is a put through the same mask) */
+		const char *fwd = l->backward ? forward_line(g, l) : NULL;
+		if (fwd)
+			ia_chain_line(c, "[CUDA] it differentiates the boolean-mask indexing at %s, which syncs in the "
+				      "forward pass too", fwd);
+		if (why == IA_ATEN_SYNC_SIZE && fwd)
+			ia_chain_fix(c, "Keep shapes static at %s (the forward's x[mask]; its backward syncs at %s): "
+				     "compute on all elements and weight by the mask (a loss: reduction=\"none\", then "
+				     "(loss * mask).sum() / mask.sum()), or torch.where(mask, x, 0)", fwd, l->line);
+		else if (why == IA_ATEN_SYNC_SIZE)
 			ia_chain_fix(c, "Keep shapes static%s%s: instead of selecting elements by a mask, compute on all of "
 				     "them and weight by the mask (a loss: reduction=\"none\", then (loss * mask).sum() / "
 				     "mask.sum()), or torch.where(mask, x, 0); where the count is known, nonzero_static(size=) "

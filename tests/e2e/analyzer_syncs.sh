@@ -5,7 +5,9 @@
 # library function that syncs, and puts the GradScaler fix (a fused
 # optimizer) first; and a sync inside PyTorch's own boolean-mask indexing
 # (a stand-in of its two native entries): the operation named, the
-# static-shape fix first.
+# static-shape fix first; and that sync in the backward pass, made by the
+# engine's own thread (pt_autograd_0, no Python frame) while the main
+# thread waits in loss.backward(): the user's backward line's.
 # tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -41,5 +43,24 @@ c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "sync_per
 assert c["evidence"]["aten_op"] == "nonzero" and c["evidence"]["aten_called"] == "index_Tensor", c["evidence"]
 assert "result sized by the data" in c["root_cause"], c["root_cause"]
 assert c["fixes"][0].startswith("Keep shapes static"), c["fixes"]
+PYEOF
+
+# The same sync in the backward pass: PyTorch's autograd thread has no Python frame; the line is
+# the one the main thread waits at (its sampled stacks under torch/autograd: the stand-in graph.py)
+BPY=$PWD/tests/helpers/python_backward.py
+BACK=$(marker_line "$BPY" BACKWARD)
+BMASK=$(marker_line "$BPY" MASK)
+explain_run backward 2000 99 "$BPY" "$PWD/$B/tests/libfake_aten.so" 40
+grep -A12 "a sync every step" "$T/backward.txt" | sed 's/^/# /'
+check "backward: the autograd thread's sync is the user's backward line's" \
+	grep -q "\] a sync every step at $BPY:$BACK:" "$T/backward.txt"
+check "backward: on the autograd thread, in indexing's backward, fixed at the forward's line" \
+	python3 - "$T/backward.json" "$BPY:$BACK" "$BPY:$BMASK" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "sync_per_step" and c["source"] == sys.argv[2]][0]
+assert c["fixes"][0].startswith("Keep shapes static at %s (the forward's x[mask]" % sys.argv[3]), c["fixes"]
+assert c["evidence"]["inside"] == "the backward pass, on PyTorch's autograd thread (pt_autograd_0)", c["evidence"]
+assert c["evidence"]["aten_op"] == "nonzero" and c["evidence"]["aten_called"] == "_index_put_impl_", c["evidence"]
+assert "(no Python frame)" not in json.dumps(c), c
 PYEOF
 finish

@@ -7,8 +7,16 @@
  * the C++ names mangled, as libtorch's symbol table does, so that a sync's
  * stack holds the frames a real trace's holds (analyzer/load/aten_ops.c).
  * Loaded by tests/helpers/python_mask.py.
+ *
+ * And the backward pass as PyTorch runs it on CUDA: the caller's thread
+ * waits (pthread_join, as Engine::execute waits for its device thread)
+ * while a thread named pt_autograd_0, with no Python frame, runs indexing's
+ * backward (at::_ops::_index_put_impl_::call -> nonzero -> the sync).
+ * Loaded by tests/helpers/python_backward.py through the stand-in
+ * torch/autograd/graph.py.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 
 typedef int (*sync_fn)(void *);
 
@@ -25,4 +33,28 @@ __attribute__((noinline, visibility("default"))) int _ZN2at4_ops12index_Tensor4c
 	int rc = _ZN2at4_ops7nonzero4callERKNS_6TensorE(stream);
 	__asm__ volatile("" ::: "memory");
 	return rc;
+}
+
+__attribute__((noinline, visibility("default"))) int
+_ZN2at4_ops16_index_put_impl_4callERNS_6TensorERKN3c104ListISt8optionalIS2_EEERKS2_bb(void *stream)
+{
+	int rc = _ZN2at4_ops7nonzero4callERKNS_6TensorE(stream);
+	__asm__ volatile("" ::: "memory");
+	return rc;
+}
+
+static void *autograd_thread(void *stream)
+{
+	_ZN2at4_ops16_index_put_impl_4callERNS_6TensorERKN3c104ListISt8optionalIS2_EEERKS2_bb(stream);
+	return NULL;
+}
+
+/* One backward pass: a fresh pt_autograd_0 thread runs it, the caller waits. */
+__attribute__((visibility("default"))) int fake_autograd_backward(void *stream)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, autograd_thread, stream))
+		return -1;
+	pthread_setname_np(th, "pt_autograd_0");
+	return pthread_join(th, NULL);
 }
