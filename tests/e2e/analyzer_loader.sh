@@ -65,6 +65,23 @@ check "cpu: no I/O said" sh -c "! grep -Eq 'waits on I/O|where they blocked load
 check "cpu: the workers' Python line is the Source" \
 	grep -q "^  Source: $PY:$(marker_line "$PY" LOAD_SPIN)\$" "$T/cpu.txt"
 
+# one slow batch in 16, taken in order: head-of-line blocking — rare long waits, the other
+# workers idle; the fixes are the slow item and in_order=False, not more workers
+explain_run slow 500 99 "$PY" slow 400
+grep -A16 "^\[[A-Z]*\] GPU idle" "$T/slow.txt" | sed 's/^/# /'
+check_eq "slow: the first chain: waiting for the workers" gaps_waiting_workers "$(first_kind "$T/slow.json")"
+check "slow: head-of-line blocking said" grep -q "(head-of-line blocking)" "$T/slow.txt"
+check "slow: the first fix: the slow items, at the workers' line" \
+	grep -q "1\. Find the slow items and make them cheap — the workers' time is most in .*$PY:$(marker_line "$PY" LOAD_SLOW)" \
+	"$T/slow.txt"
+check "slow: the second fix: in_order=False" grep -q "2\. DataLoader(..., in_order=False)" "$T/slow.txt"
+check "slow: not more workers" sh -c "! grep -Eq 'More workers|more workers would' '$T/slow.txt'"
+check "slow: --json: most of the gap time in the longest tenth" python3 - "$T/slow.json" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_waiting_workers"][0]
+assert c["evidence"]["long_waits_share"] >= 0.6, c["evidence"]
+PYEOF
+
 # nothing to load: the workers wait for their next index the whole time,
 # in torch's worker loop (their forked stacks still end in the script's
 # loop line) — blocked, and none of it loading

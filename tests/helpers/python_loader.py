@@ -12,6 +12,11 @@ MODE sleep:  each item sleeps 1 ms in __getitem__ (a rate limit, a remote
      cpu:    each item is 1 ms of Python work: the workers load on CPUs
      idle:   items cost nothing, and the loop does 4 ms of host work a
              step: the workers keep up, waiting for their next index
+     slow:   four workers; items cost nothing but the first of every 16th
+             batch, 60 ms of Python work, and batches are taken in order
+             (as the DataLoader hands them over): the loop waits for that
+             one batch while the other workers, theirs done, wait for their
+             next index (head-of-line blocking)
 Each batch is 8 items; a step's GPU work (2 kernels of the runtime's
 FAKECUDA_KERNEL_US) is shorter than a batch's loading, so the loop waits on
 its workers in every mode but idle.
@@ -27,7 +32,7 @@ from fake_gpu import FakeGPU, stand_in  # noqa: E402
 
 MODE = sys.argv[2]
 STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 400
-WORKERS, ITEMS, ITEM_S = 2, 8, 0.001
+WORKERS, ITEMS, ITEM_S = (4 if MODE == "slow" else 2), 8, 0.001
 worker = stand_in("torch", "utils", "data", "_utils", "worker.py")
 fetch = stand_in("torch", "utils", "data", "_utils", "fetch.py")
 
@@ -41,6 +46,10 @@ class Dataset:
             time.sleep(ITEM_S)  # LOAD_SLEEP
         elif MODE == "idle":
             pass
+        elif MODE == "slow":
+            end = time.monotonic() + (0.06 if i % (16 * ITEMS) == 0 else 0)
+            while time.monotonic() < end:  # LOAD_SLOW
+                pass
         elif MODE == "socket":
             self.store.sendall(struct.pack("q", i))
             return struct.unpack("q", self.store.recv(8))[0]  # LOAD_RECV
@@ -89,8 +98,13 @@ sent = 0
 for _ in range(2 * WORKERS):
     os.write(index_w[sent % WORKERS], struct.pack("q", sent))
     sent += 1
+ready = set()
 for step in range(STEPS):
-    os.read(data_r, 16)  # NEXT_BATCH
+    while MODE == "slow" and step not in ready:   # in order: this step's batch, whoever made it
+        ready.add(struct.unpack("qq", os.read(data_r, 16))[0])
+    if MODE != "slow":
+        os.read(data_r, 16)  # NEXT_BATCH
+    ready.discard(step)
     if sent < STEPS:
         os.write(index_w[sent % WORKERS], struct.pack("q", sent))
         sent += 1
