@@ -202,6 +202,8 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		if (py && ia_is_torch_model_file(py))
 			g->mech_main_model[mech] += ids[i].main;
 		g->mech_workers[mech] += ids[i].workers;
+		if (ids[i].main && ia_stack_torch_data(names, ids[i].id))
+			g->samples_main_loader += ids[i].main;
 		g->stacks[k].siblings += ids[i].siblings;
 		g->stacks[k].main += ids[i].main;
 		g->stacks[k].workers += ids[i].workers;

@@ -111,6 +111,8 @@ struct ia_gaps {
 	uint64_t workers_sys_ns[256];
 	uint64_t *worker_oncpu_ns;            /* per per_process index */
 	uint64_t samples_main, samples_workers, samples_other;   /* in gaps */
+	uint64_t samples_main_loader;   /* of the main thread's: under torch.utils.data (a DataLoader's fetch in
+	                                 * the main process, num_workers=0) */
 	/* the main thread's and the workers' samples in gaps by mechanism
 	 * (enum ia_mech, mechanisms.h: the garbage collector, the allocator,
 	 * filling new memory, pickling, ...) */

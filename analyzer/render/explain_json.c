@@ -59,6 +59,7 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	ia_json_u64(gj, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(gj, "workers_oncpu_ns", g->workers_oncpu_ns);
 	ia_json_u64(gj, "samples_main", g->samples_main);
+	ia_json_u64(gj, "samples_main_loader", g->samples_main_loader);
 	ia_json_u64(gj, "samples_workers", g->samples_workers);
 	ia_json_u64(gj, "samples_siblings", g->samples_siblings);
 	ia_json_u64(gj, "main_iowait_ns", g->main_iowait_ns);

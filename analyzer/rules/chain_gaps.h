@@ -13,6 +13,7 @@
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
 #define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define IN_LOADER_SHARE 0.50        /* main-thread gap samples under torch.utils.data: a DataLoader without workers */
 #define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
 #define WAIT_DOMINANT 0.50           /* one kind of wait's share of it (syscalls.h): named as the cause */
 /* D state worth a line of the timeline: a page fault's microseconds are not */

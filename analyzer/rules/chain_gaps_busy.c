@@ -66,6 +66,13 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 			v->workers ? "" : " in the main process, as with num_workers=0");
 	else if (!v->workers && v->stk_main[0])
 		ia_addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+	int in_loader = !coll && !v->workers && g->samples_main &&
+			(double)g->samples_main_loader >= IN_LOADER_SHARE * (double)g->samples_main;
+	if (in_loader)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of those samples are under a DataLoader's fetch (torch.utils.data): the Dataset's "
+			"items are made in the main process (num_workers=0), one at a time, while the GPU waits.",
+			ia_pct(g->samples_main_loader, g->samples_main));
 	double interp = coll ? 0 : ia_stacks_interpreter_share(g, IA_GAP_MAIN);
 	const struct ia_gap_stack *hot = ia_stacks_python_top(g, IA_GAP_MAIN);
 	if (interp >= INTERPRETER_SHARE && hot)
@@ -130,7 +137,14 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	/* Python frames that are not the DataLoader's: the code to fix is named,
 	 * not guessed; the DataLoader is named only when its frames are there */
 	int hot_elsewhere = hot && !strstr(hot->python, "torch/utils/data");
-	if (!coll && !v->workers && interp >= INTERPRETER_SHARE && !hot_elsewhere)
+	/* most samples under the DataLoader's fetch, in the main process: the
+	 * Dataset's code (the user's, or a library's) runs on the loop's thread */
+	if (in_loader)
+		ia_chain_fix(c, "Load in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
+				"pin_memory=True) (%d CPUs: one left for the main process) — the Dataset's __getitem__ runs "
+				"in the loop's process now%s%s%s", v->nw, v->cpus, hot && hot->user_python[0] ? ", " : "",
+			     hot && hot->user_python[0] ? "the most at " : "", hot && hot->user_python[0] ? hot->user_python : "");
+	else if (!coll && !v->workers && interp >= INTERPRETER_SHARE && !hot_elsewhere)
 		ia_chain_fix(c, "If batches come from a DataLoader with num_workers=0, its per-sample __getitem__ and "
 				"collation run here: num_workers=%d, persistent_workers=True, pin_memory=True (%d CPUs), "
 				"or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "

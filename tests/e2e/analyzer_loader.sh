@@ -82,6 +82,18 @@ c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_wai
 assert c["evidence"]["long_waits_share"] >= 0.6, c["evidence"]
 PYEOF
 
+# no workers: the loop fetches its batches itself (num_workers=0), the user's __getitem__ under the
+# DataLoader's fetch on the main thread: the fix is workers, at the Dataset's line
+explain_run inline 500 99 "$PY" inline 150
+grep -A14 "^\[[A-Z]*\] GPU idle" "$T/inline.txt" | sed 's/^/# /'
+check_eq "inline: the first chain: the host busy" gaps_host_busy "$(first_kind "$T/inline.json")"
+check "inline: said to be made under the DataLoader's fetch in the main process" \
+	grep -q "of those samples are under a DataLoader's fetch (torch.utils.data): the Dataset's items are made in the main process" \
+	"$T/inline.txt"
+check "inline: the first fix: workers, at the Dataset's line" \
+	grep -q "1\. Load in worker processes: DataLoader(..., num_workers=[0-9]*, .* the most at $PY:$(marker_line "$PY" LOAD_INLINE)" \
+	"$T/inline.txt"
+
 # nothing to load: the workers wait for their next index the whole time,
 # in torch's worker loop (their forked stacks still end in the script's
 # loop line) — blocked, and none of it loading

@@ -12,6 +12,8 @@ MODE sleep:  each item sleeps 1 ms in __getitem__ (a rate limit, a remote
      cpu:    each item is 1 ms of Python work: the workers load on CPUs
      idle:   items cost nothing, and the loop does 4 ms of host work a
              step: the workers keep up, waiting for their next index
+     inline: no workers (num_workers=0): the loop fetches each batch itself
+             through the stand-in fetcher, 1 ms of Python work an item
      slow:   four workers; items cost nothing but the first of every 16th
              batch, 60 ms of Python work, and batches are taken in order
              (as the DataLoader hands them over): the loop waits for that
@@ -32,7 +34,7 @@ from fake_gpu import FakeGPU, stand_in  # noqa: E402
 
 MODE = sys.argv[2]
 STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 400
-WORKERS, ITEMS, ITEM_S = (4 if MODE == "slow" else 2), 8, 0.001
+WORKERS, ITEMS, ITEM_S = {"slow": 4, "inline": 0}.get(MODE, 2), 8, 0.001
 worker = stand_in("torch", "utils", "data", "_utils", "worker.py")
 fetch = stand_in("torch", "utils", "data", "_utils", "fetch.py")
 
@@ -46,6 +48,10 @@ class Dataset:
             time.sleep(ITEM_S)  # LOAD_SLEEP
         elif MODE == "idle":
             pass
+        elif MODE == "inline":
+            end = time.monotonic() + ITEM_S
+            while time.monotonic() < end:  # LOAD_INLINE
+                pass
         elif MODE == "slow":
             end = time.monotonic() + (0.06 if i % (16 * ITEMS) == 0 else 0)
             while time.monotonic() < end:  # LOAD_SLOW
@@ -99,7 +105,13 @@ for _ in range(2 * WORKERS):
     os.write(index_w[sent % WORKERS], struct.pack("q", sent))
     sent += 1
 ready = set()
+inline = fetch._MapDatasetFetcher(Dataset(), ITEMS)
 for step in range(STEPS):
+    if MODE == "inline":
+        inline.fetch(step)  # FETCH_INLINE
+        gpu.launch(2)
+        gpu.sync()
+        continue
     while MODE == "slow" and step not in ready:   # in order: this step's batch, whoever made it
         ready.add(struct.unpack("qq", os.read(data_r, 16))[0])
     if MODE != "slow":
