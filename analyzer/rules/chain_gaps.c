@@ -57,6 +57,9 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	else
 		snprintf(v->where, sizeof v->where, "before %s", v->end_py ? v->end->line : "the next CUDA call");
 	v->sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
+	if (ia_gap_bursts(g, &v->bursts) < 0)
+		return -1;
+	v->bursty = ia_gap_bursts_dominant(&v->bursts, g->n, a->step_times.n);
 	ia_top_stacks(g, IA_GAP_MAIN, v->stk_main, sizeof v->stk_main);
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
@@ -219,6 +222,20 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		      ia_fmt_count(n1, sizeof n1, g->n), ia_fmt_dur(d1, sizeof d1, g->total_ns),
 		      ia_fmt_dur(d2, sizeof d2, v->a->idle.steady_ns), v->end ? ia_api_name(t, v->end->api) : "-",
 		      v->end_py ? " at " : "", v->end_py ? v->end->line : "");
+	const struct ia_gap_bursts *b = &v->bursts;
+	if (v->bursty) {
+		char every[96] = "";
+		const struct ia_step_times *st = &v->a->step_times;
+		if (b->every_ns && st->n && st->mean > 0)   /* (a cycle over the mean step: steps a cycle) */
+			snprintf(every, sizeof every, "; one every %s (about %.0f steps)",
+				 ia_fmt_dur(d3, sizeof d3, b->every_ns), (double)b->every_ns / st->mean);
+		else if (b->every_ns)
+			snprintf(every, sizeof every, "; one every %s", ia_fmt_dur(d3, sizeof d3, b->every_ns));
+		ia_chain_line(c, "[CUDA] the idle comes in bursts: %s gaps of %s or more (10x the median gap) hold %.0f%% "
+			      "of it, the longest %s%s", ia_fmt_count(n1, sizeof n1, b->n),
+			      ia_fmt_dur(d1, sizeof d1, b->min_len), 100 * b->share, ia_fmt_dur(d2, sizeof d2, b->longest),
+			      every);
+	}
 }
 
 /* The fix where what the main thread waits on is not known (or not only

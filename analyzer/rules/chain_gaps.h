@@ -8,6 +8,7 @@
 
 #include "rules/chain_build.h"
 #include "measure/competitors.h"
+#include "measure/gap_bursts.h"
 
 #define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
@@ -71,6 +72,8 @@ struct gap_view {
 	int wstorage;                    /* most of their loading blocks in D state: storage */
 	const struct ia_gap_line *wblocked_at;  /* the line they blocked at while loading, or NULL */
 	char where[240];                 /* "at <that line>", or "before <end line>" / "before the next CUDA call" */
+	struct ia_gap_bursts bursts;     /* the idle in a few long waits (gap_bursts.h) */
+	int bursty;                      /* they are the story (ia_gap_bursts_dominant) */
 };
 
 /* The gaps chain's kind from the main thread's shares of the gap time (on

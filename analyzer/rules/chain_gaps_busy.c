@@ -48,12 +48,26 @@ static double checkpoint_share(const struct ia_gaps *g, const char **user_line)
 void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
-	char d1[32], d2[32], where[520];   /* label, python, user line: 3 x 160 + words */
+	char d1[32], d2[32], n1[32], where[520];   /* label, python, user line: 3 x 160 + words */
 	int coll = ia_stacks_show_collation(g, IA_GAP_MAIN);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The main thread itself kept a CPU busy while no GPU work was queued: on-CPU %s of the %s "
 		 "of gaps between CUDA calls.",
 		 ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns));
+	/* a phase between steps (validation, logging, a checkpoint every N
+	 * steps): the steps themselves are not what starves the GPU */
+	const struct ia_gap_bursts *b = &v->bursts;
+	if (v->bursty && b->every_ns)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" It comes in bursts, one every %s, %.0f%% of that time in %s long gaps (the longest %s): a "
+			"periodic phase of the job's own between its steps (validation, logging, a checkpoint), whose "
+			"code the samples below name; the steps themselves keep the GPU fed.",
+			ia_fmt_dur(d1, sizeof d1, b->every_ns), 100 * b->share, ia_fmt_count(n1, sizeof n1, b->n),
+			ia_fmt_dur(d2, sizeof d2, b->longest));
+	else if (v->bursty)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" It comes in bursts: %.0f%% of that time in %s long gaps (the longest %s), not spread over "
+			"the steps.", 100 * b->share, ia_fmt_count(n1, sizeof n1, b->n), ia_fmt_dur(d2, sizeof d2, b->longest));
 	if (v->stk_main[0]) {
 		ia_addf(c->root_cause, sizeof c->root_cause, " Where that CPU time went (sampled): %s.", v->stk_main);
 		ia_gap_mech_cause(c, v);

@@ -11,7 +11,6 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The workers' loading, where their blocks were sampled: how long they
@@ -143,55 +142,31 @@ static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
 }
 
 #define WORKERS_SATURATED 0.5   /* of the workers on CPUs at a time, on average: more would help */
-#define LONG_WAITS_SHARE 0.6     /* of the gap time in the longest tenth of the gaps: a wait now and then */
+#define LONG_WAITS_SHARE 0.6     /* of the gap time in the long gaps (gap_bursts.h): a wait now and then */
 #define ONE_WORKER_BUSY 0.6      /* of those gaps' time, the busiest worker on a CPU */
 #define OTHERS_IDLE 0.5          /* the other workers' CPU time there, of the busiest one's */
 
-struct gap_len { uint64_t len; size_t i; };
-
-static int by_len_desc(const void *a, const void *b)
-{
-	const struct gap_len *x = a, *y = b;
-	if (x->len != y->len)
-		return x->len < y->len ? 1 : -1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The longest tenth of the gaps (10 gaps at least): their share of the gap
- * time, the longest, and in them the busiest worker's time on a CPU gap by
- * gap (one_ns) and all the workers' (all_ns).  0 without enough gaps or
- * memory. */
-struct long_waits { size_t n; double share; uint64_t longest, top_ns, one_ns, all_ns; };
-
-static int long_waits(const struct gap_view *v, struct long_waits *lw)
+/* In the long gaps (gap_bursts.h), the busiest worker's time on a CPU gap
+ * by gap (one_ns) and all the workers' (all_ns). */
+static void burst_workers(const struct gap_view *v, uint64_t *one_ns, uint64_t *all_ns)
 {
 	const struct ia_gaps *g = v->g;
 	const struct ia_trace *t = v->a->t;
-	memset(lw, 0, sizeof *lw);
-	struct gap_len *len = g->n >= 10 && g->total_ns ? malloc(g->n * sizeof *len) : NULL;
-	if (!len)
-		return 0;
-	for (size_t i = 0; i < g->n; i++)
-		len[i] = (struct gap_len){ g->g[i].end - g->g[i].start, i };
-	qsort(len, g->n, sizeof *len, by_len_desc);
-	lw->n = g->n / 10;
-	lw->longest = len[0].len;
-	for (size_t k = 0; k < lw->n; k++) {
-		const struct ia_gap *x = &g->g[len[k].i];
+	*one_ns = *all_ns = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ia_gap *x = &g->g[i];
+		if (x->end - x->start < v->bursts.min_len)
+			continue;
 		uint64_t w[2] = { x->start, x->end }, one = 0;
 		for (size_t th = 0; th < t->nthreads; th++) {
 			if (!ia_worker_main_thread(t, &v->a->pp, (uint32_t)th))
 				continue;
 			uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, 1);
-			lw->all_ns += on;
+			*all_ns += on;
 			one = on > one ? on : one;
 		}
-		lw->one_ns += one;
-		lw->top_ns += len[k].len;
+		*one_ns += one;
 	}
-	free(len);
-	lw->share = (double)lw->top_ns / (double)g->total_ns;
-	return 1;
 }
 
 /* Head-of-line blocking: batches come back in order, so one slow batch
@@ -201,26 +176,29 @@ static int long_waits(const struct gap_view *v, struct long_waits *lw)
  * is what to fix, or the order to relax.  1 when it is that. */
 static int head_of_line(struct ia_chain *c, const struct gap_view *v, const char *where)
 {
-	struct long_waits lw;
-	/* the longest waits hold most of the time, and in them one worker at a
-	 * time ran (the others' CPU time is small beside the busiest one's):
-	 * not workers in lockstep, nor workers starting up together */
-	if (!long_waits(v, &lw) || lw.share < LONG_WAITS_SHARE || lw.one_ns < ONE_WORKER_BUSY * lw.top_ns ||
-	    lw.all_ns - lw.one_ns > OTHERS_IDLE * lw.one_ns)
+	const struct ia_gap_bursts *bu = &v->bursts;
+	if (!v->bursty || bu->share < LONG_WAITS_SHARE)
+		return 0;
+	/* in the long waits one worker at a time ran (the others' CPU time is
+	 * small beside the busiest one's): not workers in lockstep, nor
+	 * workers starting up together */
+	uint64_t one, all;
+	burst_workers(v, &one, &all);
+	if (one < ONE_WORKER_BUSY * bu->ns || all - one > OTHERS_IDLE * one)
 		return 0;
 	const struct ia_gaps *g = v->g;
 	char d1[32], d2[32], d3[32], n1[32], n2[32];
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "The loop waits for one slow batch at a time: the main thread was blocked for %s of the %s with no GPU "
-		 "work queued, and the longest %s of the %s gaps hold %.0f%% of the gap time (the longest %s); in them one worker "
+		 "work queued, and %s of the %s gaps hold %.0f%% of the gap time (the longest %s); in them one worker "
 		 "at a time was on a CPU (%.0f%% of their time; the other %d together %.0f%%). The DataLoader hands "
 		 "batches over in order, so the loop waits for the slow one while the other workers, their batches done, "
 		 "wait for their next index (head-of-line blocking): on average the workers keep up, and more of them "
 		 "would wait too.",
 		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns),
-		 ia_fmt_count(n1, sizeof n1, lw.n), ia_fmt_count(n2, sizeof n2, g->n), 100 * lw.share,
-		 ia_fmt_dur(d3, sizeof d3, lw.longest), 100.0 * (double)lw.one_ns / (double)lw.top_ns, v->at_once - 1,
-		 100.0 * (double)(lw.all_ns - lw.one_ns) / (double)lw.top_ns);
+		 ia_fmt_count(n1, sizeof n1, bu->n), ia_fmt_count(n2, sizeof n2, g->n), 100 * bu->share,
+		 ia_fmt_dur(d3, sizeof d3, bu->longest), 100.0 * (double)one / (double)bu->ns, v->at_once - 1,
+		 100.0 * (double)(all - one) / (double)bu->ns);
 	if (v->stk_workers[0])
 		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
 	ia_chain_fix(c, "Find the slow items and make them cheap%s%s: time __getitem__ per index (a few items cost far "
@@ -228,8 +206,8 @@ static int head_of_line(struct ia_chain *c, const struct gap_view *v, const char
 		     where[0] ? " — the workers' time is most in " : "", where);
 	ia_chain_fix(c, "DataLoader(..., in_order=False) (PyTorch 2.6+) hands over the batches that are ready first, "
 			"so one slow batch no longer holds up the others (the order of batches changes)");
-	ia_json_round(c->evidence, "long_waits_share", lw.share, 3);
-	ia_json_round(c->evidence, "long_waits_one_worker", (double)lw.one_ns / (double)lw.top_ns, 3);
+	ia_json_round(c->evidence, "long_waits_share", bu->share, 3);
+	ia_json_round(c->evidence, "long_waits_one_worker", (double)one / (double)bu->ns, 3);
 	return 1;
 }
 

@@ -71,15 +71,16 @@ explain_run slow 500 99 "$PY" slow 400
 grep -A16 "^\[[A-Z]*\] GPU idle" "$T/slow.txt" | sed 's/^/# /'
 check_eq "slow: the first chain: waiting for the workers" gaps_waiting_workers "$(first_kind "$T/slow.json")"
 check "slow: head-of-line blocking said" grep -q "(head-of-line blocking)" "$T/slow.txt"
+check "slow: the idle said to come in bursts" grep -q "\[CUDA\] the idle comes in bursts: [0-9]* gaps of" "$T/slow.txt"
 check "slow: the first fix: the slow items, at the workers' line" \
 	grep -q "1\. Find the slow items and make them cheap — the workers' time is most in .*$PY:$(marker_line "$PY" LOAD_SLOW)" \
 	"$T/slow.txt"
 check "slow: the second fix: in_order=False" grep -q "2\. DataLoader(..., in_order=False)" "$T/slow.txt"
 check "slow: not more workers" sh -c "! grep -Eq 'More workers|more workers would' '$T/slow.txt'"
-check "slow: --json: most of the gap time in the longest tenth" python3 - "$T/slow.json" <<'PYEOF'
+check "slow: --json: most of the gap time in the long gaps, one worker at a time" python3 - "$T/slow.json" <<'PYEOF'
 import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_waiting_workers"][0]
-assert c["evidence"]["long_waits_share"] >= 0.6, c["evidence"]
+assert c["evidence"]["long_waits_share"] >= 0.6 and c["evidence"]["long_waits_one_worker"] >= 0.6, c["evidence"]
 PYEOF
 
 # no workers: the loop fetches its batches itself (num_workers=0), the user's __getitem__ under the

@@ -1,0 +1,72 @@
+/*
+ * gap_bursts.c — whether the GPU's idle comes in a few long waits (see
+ * gap_bursts.h).
+ */
+#include "measure/gap_bursts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BURST_OVER_MEDIAN 10          /* a long gap: this many times the median gap */
+#define BURST_MIN_NS 1000000ull       /* and at least this long */
+#define BURST_STEPS 5                 /* bursts: at most one in this many of the loop's steps */
+#define BURST_REGULAR 0.75            /* of the intervals within 25 % of their median time: periodic */
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_u64);
+	return v[n / 2];
+}
+
+int ia_gap_bursts(const struct ia_gaps *g, struct ia_gap_bursts *b)
+{
+	memset(b, 0, sizeof *b);
+	if (!g->n || !g->total_ns)
+		return 0;
+	uint64_t *v = malloc(g->n * sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < g->n; i++)
+		v[i] = g->g[i].end - g->g[i].start;
+	uint64_t m = median(v, g->n);
+	b->min_len = m * BURST_OVER_MEDIAN > BURST_MIN_NS ? m * BURST_OVER_MEDIAN : BURST_MIN_NS;
+	/* the long gaps in time order: the steps and the time between them */
+	size_t prev = 0, nint = 0;
+	uint64_t *dt = v;   /* (the lengths are spent) */
+	for (size_t i = 0; i < g->n; i++) {
+		uint64_t len = g->g[i].end - g->g[i].start;
+		if (len < b->min_len)
+			continue;
+		if (b->n)
+			dt[nint++] = g->g[i].start - g->g[prev].start;
+		prev = i;
+		b->n++;
+		b->ns += len;
+		b->longest = len > b->longest ? len : b->longest;
+	}
+	b->share = (double)b->ns / (double)g->total_ns;
+	if (nint >= 3) {
+		/* regular in time: a phase every N steps of a steady loop */
+		uint64_t dtm = median(dt, nint);
+		size_t same = 0;
+		for (size_t k = 0; k < nint; k++)
+			same += 4 * dt[k] >= 3 * dtm && 4 * dt[k] <= 5 * dtm;
+		if (same >= BURST_REGULAR * (double)nint)
+			b->every_ns = dtm;
+	}
+	free(v);
+	return 0;
+}
+
+int ia_gap_bursts_dominant(const struct ia_gap_bursts *b, size_t ngaps, size_t nsteps)
+{
+	/* rarer than the steps: a loop that waits once a step (its other gaps
+	 * short, between its kernels) starves evenly, whatever its gaps say */
+	return b->n >= 3 && 4 * b->n <= ngaps && b->share >= 0.5 && (!nsteps || BURST_STEPS * b->n <= nsteps);
+}
