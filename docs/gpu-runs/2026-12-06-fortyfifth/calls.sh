@@ -6,7 +6,8 @@
 #       TURNS=full CHUNKS=1100 PROCS=9); on another card, `corpus` below.
 #   corpus: new classes through collect.sh, untraced then traced — c56 (token-by-token generation,
 #       KV cache), c57 (DataLoader head-of-line blocking), c58 (the loop inside a library Trainer),
-#       c59 (validation with a host-side metric); expectations committed first. Per trace its run
+#       c59 (validation with a host-side metric), c60 (the step bound by host-to-device copies);
+#       expectations committed first. Per trace its run
 #       lines, the verdict, the first finding and its root cause; every file in one tarball.  NAMES=
 #       picks other workloads.  First, which training libraries the device's Python has.
 export PATH=/opt/torch/.venv/bin:$PATH
@@ -21,7 +22,7 @@ auto)
 corpus)
 	python3 -c "import importlib.util as u; print('libs:', [m for m in ('transformers', 'lightning', 'pytorch_lightning', 'accelerate', 'timm', 'torchvision', 'torchaudio', 'numpy', 'datasets', 'deepspeed', 'apex') if u.find_spec(m)])"
 	mkdir -p .devbin /tmp/tr && tar xJf .devpack/devbin.txz -C .devbin
-	set -- ${NAMES:-c56_generate_kv_cache c57_loader_slow_sample c58_trainer_library_loop c59_eval_metric_on_host}
+	set -- ${NAMES:-c56_generate_kv_cache c57_loader_slow_sample c58_trainer_library_loop c59_eval_metric_on_host c60_h2d_copy_bound}
 	timeout ${LIMIT:-480} bash $D/corpus/collect.sh $D /tmp/tr "$@" 2>&1 | tail -4
 	for n in "$@"; do
 		echo "== $n: $(tr '\n' ' ' < /tmp/tr/$n.run.txt)"
