@@ -7,6 +7,8 @@
 #include "base/json_out.h"
 #include "base/util.h"
 
+#include <ingero/event.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -184,6 +186,44 @@ static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
 		a->pp.nworkers ? "pin_memory=True in the DataLoader" : "pinned host tensors (tensor.pin_memory())");
 }
 
+/* Where pinned host-to-device copies are most of the GPU's own work: the
+ * transfer bounds the steps (the copy engine busy, the SMs waiting), and
+ * the fix is fewer bytes over the bus, not faster kernels or pinning. */
+#define H2D_GPU_SHARE 50.0
+
+static void h2d_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	const struct ia_gpu_time *g = &a->gaps.gpu;
+	uint64_t ns = 0;
+	for (size_t k = 0; k < g->nkernels; k++)
+		if (g->kernels[k].kind == IA_WORK_COPY && strstr(g->kernels[k].name, "host to device") &&
+		    !strstr(g->kernels[k].name, "(pageable)"))
+			ns += g->kernels[k].ns;
+	if (!ns || ia_pct(ns, g->work_ns) < H2D_GPU_SHARE)
+		return;
+	/* the bytes those copies moved: the main process's, over the same time
+	 * (the steady state where the kernels are the steady state's) */
+	const struct ia_trace *t = a->t;
+	uint64_t bytes = 0;
+	size_t nix = a->gaps.nmain_calls;
+	for (size_t k = 0; k < nix; k++) {
+		const struct ia_call *c = &t->calls[a->gaps.main_calls[k]];
+		if (c->dir != INGERO_DIR_HTOD || (c->flags & INGERO_FLAG_HOST_PAGEABLE) || c->start < a->gaps.win_start ||
+		    c->start >= a->gaps.win_end)
+			continue;
+		if (g->kernels_steady && ia_phases_gap(&a->ph, c->start, c->start + c->dur) != IA_PHASE_STEADY)
+			continue;
+		bytes += c->bytes;
+	}
+	char b1[32];
+	ia_addf(text, n, " Host-to-device copies are %.0f%% of that work", ia_pct(ns, g->work_ns));
+	if (bytes)
+		ia_addf(text, n, " (%s at %.1f GB/s on the GPU)", ia_fmt_bytes(b1, sizeof b1, bytes), ia_gbps(bytes, ns));
+	ia_addf(text, n, ": the transfer bounds the steps, not the kernels — move fewer bytes over the bus: keep the "
+		"data in GPU memory (load it once), send uint8 or bf16 and convert on the GPU, or select and crop before "
+		"the copy.");
+}
+
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 {
 	memset(v, 0, sizeof *v);
@@ -236,6 +276,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			gpu_kernels(v->gpu, "Its", v->text, n);
 			layout_said(a, v->text, n);
 			pinned_said(a, v->text, n);
+			h2d_said(a, v->text, n);
 		}
 		break;
 	case IA_VERDICT_STARVING:
@@ -274,6 +315,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
 			pinned_said(a, v->text, n);
+			h2d_said(a, v->text, n);
 		}
 		break;
 	case IA_VERDICT_UNKNOWN:
