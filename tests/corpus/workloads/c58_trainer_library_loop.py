@@ -1,6 +1,6 @@
 # Class: the training loop lives in a library (a Lightning-style Trainer installed in site-packages,
 # written out by this script at start so it runs anywhere). The user's code is the model, a Dataset
-# whose augment() is CPU-heavy pure Python (line 37) and one call, trainer.fit() (line 49). The
+# whose augment() is CPU-heavy pure Python (line 38) and one call, trainer.fit() (line 50). The
 # library's loader defaults to num_workers=0: every sample is augmented on the main thread, inside
 # five library frames (fit -> _epoch -> _batches -> DataLoader -> __getitem__), while the GPU waits.
 import os, sys, tempfile, time, torch
@@ -32,11 +32,12 @@ sys.path.insert(0, root)
 from minitrain import Trainer
 
 def augment(i):
-    v, acc = torch.empty(128), i
+    vals, acc = [], i
     for k in range(128):
-        acc = (acc * 1103515245 + 12345) & 0x7fffffff                     # the augmentation, per value
-        v[k] = acc / 0x7fffffff
-    return v
+        for _ in range(12):
+            acc = (acc * 1103515245 + 12345) & 0x7fffffff                 # the augmentation, per value
+        vals.append(acc / 0x7fffffff)
+    return torch.tensor(vals)
 class Rows(torch.utils.data.Dataset):
     def __len__(self): return 128 * 150
     def __getitem__(self, i): return augment(i), i % 10
