@@ -63,6 +63,39 @@ static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const str
 			"workers), so the next step's input is ready when the GPU finishes");
 }
 
+/* The first hop that is a thread of the process's gloo collectives (its
+ * name, "pt_gloo…", or one that ran their copies), or NULL. */
+static const struct ia_wait_hop *collective_hop(const struct ia_analysis *a)
+{
+	const struct ia_wakers *w = &a->wakers;
+	for (size_t i = 0; i < w->nhops; i++) {
+		const struct ia_thread *x = &a->t->threads[w->hop[i].th];
+		if (!strncmp(x->comm, "pt_gloo", 7) || ia_coll_tids_has(&a->coll.gloo, x->tid))
+			return &w->hop[i];
+	}
+	return NULL;
+}
+
+/* The loop's wait runs through the collectives: the step waits for its
+ * gradients' all-reduce (gloo runs it on the host: a copy to host memory,
+ * the reduction over TCP or shared memory, a copy back), whatever the
+ * thread at the end of the walk was doing — its socket writes are the
+ * transfer, not a producer to parallelise. */
+static void collective_cause(struct ia_chain *c)
+{
+	ia_addf(c->root_cause, sizeof c->root_cause, " The wait runs through gloo's collectives: the step waits for its "
+		"gradients' all-reduce, which gloo runs on the host (each bucket copied to host memory, reduced over "
+		"TCP or shared memory, copied back), not for input — and, where one rank arrives late, for that rank (the job's rank findings "
+		"say whether one does).");
+	ia_chain_fix(c, "Communicate less per step: accumulate gradients over several micro-batches under DDP's "
+			"no_sync() (one all-reduce per optimizer step), a larger batch per step, or compressed "
+			"gradients (model.register_comm_hook(None, bf16_compress_hook))");
+	ia_chain_fix(c, "Where each rank has a GPU of its own, the NCCL backend (init_process_group(\"nccl\")) "
+			"reduces on the GPUs: gloo moves CUDA tensors through host memory");
+	ia_chain_fix(c, "Overlap it with the backward pass: smaller DDP buckets (bucket_cap_mb) start the first "
+			"all-reduce earlier");
+}
+
 int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_analysis *a = v->a;
@@ -76,6 +109,11 @@ int ia_gap_wait_for_cause(struct ia_chain *c, const struct gap_view *v)
 	/* "the thread tid 9 "x"", or its role's own article: "the autograd engine thread …" */
 	snprintf(who, sizeof who, "%s%s", ia_wait_hop_has_role(a->t, last) ? "" : "the ", name);
 	ia_addf(c->root_cause, sizeof c->root_cause, ": %s.", path);
+	if (collective_hop(a)) {
+		c->source[0] = 0;   /* (where the loop blocked: chain_gaps.c's) */
+		collective_cause(c);
+		return 1;
+	}
 	switch (w->end) {
 	case IA_WAITEND_RUNQ:
 		if (ia_cpu_quota_held_back(a, w->ntakers != 0, last->runq_ns)) {
@@ -115,6 +153,10 @@ const char *ia_gap_wait_for_brief(const struct gap_view *v, char *buf, size_t n)
 	buf[0] = 0;
 	if (!w->nhops)
 		return buf;
+	if (collective_hop(v->a)) {
+		snprintf(buf, n, "waiting for the gradients' all-reduce over gloo");
+		return buf;
+	}
 	ia_wait_hop_name(v->a->t, &w->hop[0], who, sizeof who);
 	static const char *end[] = { "", ", which ran", ", which waited for a CPU", ", which waited on storage",
 				     ", which slept", ", which blocked in turn" };
