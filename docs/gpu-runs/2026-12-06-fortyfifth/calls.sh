@@ -19,6 +19,8 @@ auto)
 	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
 	*) sh "$0" corpus ;;
 	esac ;;
+corpus2)	# the real libraries the device has: Lightning and the Hugging Face Trainer
+	NAMES="c61_lightning_loader_main c62_hf_trainer_log_every_step" LIMIT=${LIMIT:-300} sh "$0" corpus ;;
 corpus)
 	python3 -c "import importlib.util as u; print('libs:', [m for m in ('transformers', 'lightning', 'pytorch_lightning', 'accelerate', 'timm', 'torchvision', 'torchaudio', 'numpy', 'datasets', 'deepspeed', 'apex') if u.find_spec(m)])"
 	mkdir -p .devbin /tmp/tr && tar xJf .devpack/devbin.txz -C .devbin
@@ -30,5 +32,5 @@ corpus)
 		grep -m1 -A8 'Root cause' /tmp/tr/$n.explain.txt | cut -c1-400
 	done
 	tar -C /tmp/tr -cf $OUT/corpus.tar . ;;
-*) echo "usage: calls.sh auto | corpus (on the device)" >&2; exit 2 ;;
+*) echo "usage: calls.sh auto | corpus | corpus2 (on the device)" >&2; exit 2 ;;
 esac
