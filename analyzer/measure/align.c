@@ -240,7 +240,7 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 			ac->sat_w += (long double)al.cpu_sat * c->dur;
 			ac->sat_ns += c->dur;
 		}
-		if (c->flags & INGERO_FLAG_HOST_PAGEABLE)
+		if ((c->flags & INGERO_FLAG_HOST_PAGEABLE) && c->bytes >= IA_PAGEABLE_MIN_BYTES)
 			x->copy_pageable++;
 		else if (c->flags & INGERO_FLAG_HOST_PINNED)
 			x->copy_pinned++;

@@ -43,6 +43,13 @@ struct ia_slow_call {
 	uint8_t flags;
 };
 
+/* Copies below this size cost their latency, not their bandwidth: pinning
+ * does not change it, and one that waited for queued GPU work (a small
+ * device-to-host read of a result: c09, c59's .tolist()) would read as a
+ * slow transfer.  The pageable-copies rule and the slow copies' cause
+ * count only copies of this size or more as pageable. */
+#define IA_PAGEABLE_MIN_BYTES (1u << 20)
+
 struct ia_slow_api {
 	uint16_t api;
 	uint64_t count, p50, p99, max, threshold;
@@ -52,7 +59,7 @@ struct ia_slow_api {
 	uint64_t pages;                               /* traced processes, during slow calls */
 	double pages_per_s, pages_per_s_all;          /* during slow calls vs whole window */
 	uint64_t workers_oncpu_ns;                    /* workers' CPU time during slow calls */
-	uint64_t copy_pageable, copy_pinned;          /* slow copies by memory kind */
+	uint64_t copy_pageable, copy_pinned;          /* slow copies by memory kind (pageable: IA_PAGEABLE_MIN_BYTES on) */
 	struct ia_slow_call top[IA_SLOW_TOP];         /* slowest, longest first */
 	int ntop;
 	struct { int pid; char comm[32]; uint64_t ns; } comp[3];   /* untraced CPU holders */

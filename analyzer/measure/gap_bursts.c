@@ -9,6 +9,8 @@
 
 #define BURST_OVER_MEDIAN 10          /* a long gap: this many times the median gap */
 #define BURST_MIN_NS 1000000ull       /* and at least this long */
+#define BURST_JOIN 4                  /* a long gap joins the last one's burst: the time between under 1/4 of each */
+#define BURST_SPAN 0.75               /* the bursts, first gap to last, span at most this share of the steady state */
 #define BURST_STEPS 5                 /* bursts: at most one in this many of the loop's steps */
 #define BURST_REGULAR 0.75            /* of the intervals within 25 % of their median time: periodic */
 
@@ -36,20 +38,33 @@ int ia_gap_bursts(const struct ia_gaps *g, struct ia_gap_bursts *b)
 		v[i] = g->g[i].end - g->g[i].start;
 	uint64_t m = median(v, g->n);
 	b->min_len = m * BURST_OVER_MEDIAN > BURST_MIN_NS ? m * BURST_OVER_MEDIAN : BURST_MIN_NS;
-	/* the long gaps in time order: the steps and the time between them */
-	size_t prev = 0, nint = 0;
+	/* the long gaps in time order, gathered into bursts: the next joins
+	 * the burst when the time since the last is under a quarter of either
+	 * wait (a validation pass: one wait per batch it reads back, a short
+	 * forward between); the time from one burst's start to the next's */
+	size_t prev = 0, first = 0, nint = 0;
 	uint64_t *dt = v;   /* (the lengths are spent) */
 	for (size_t i = 0; i < g->n; i++) {
 		uint64_t len = g->g[i].end - g->g[i].start;
 		if (len < b->min_len)
 			continue;
-		if (b->n)
-			dt[nint++] = g->g[i].start - g->g[prev].start;
+		uint64_t plen = b->n ? g->g[prev].end - g->g[prev].start : 0;
+		uint64_t between = b->n ? g->g[i].start - g->g[prev].end : 0;
+		if (!b->n || BURST_JOIN * between >= len || BURST_JOIN * between >= plen) {
+			if (b->nbursts) {
+				dt[nint++] = g->g[i].start - g->g[first].start;
+				b->span_ns += g->g[prev].end - g->g[first].start;
+			}
+			first = i;
+			b->nbursts++;
+		}
 		prev = i;
 		b->n++;
 		b->ns += len;
 		b->longest = len > b->longest ? len : b->longest;
 	}
+	if (b->n)
+		b->span_ns += g->g[prev].end - g->g[first].start;
 	b->share = (double)b->ns / (double)g->total_ns;
 	if (nint >= 3) {
 		/* regular in time: a phase every N steps of a steady loop */
@@ -64,9 +79,14 @@ int ia_gap_bursts(const struct ia_gaps *g, struct ia_gap_bursts *b)
 	return 0;
 }
 
-int ia_gap_bursts_dominant(const struct ia_gap_bursts *b, size_t ngaps, size_t nsteps)
+int ia_gap_bursts_dominant(const struct ia_gap_bursts *b, size_t ngaps, size_t nsteps, uint64_t steady_ns)
 {
-	/* rarer than the steps: a loop that waits once a step (its other gaps
-	 * short, between its kernels) starves evenly, whatever its gaps say */
-	return b->n >= 3 && 4 * b->n <= ngaps && b->share >= 0.5 && (!nsteps || BURST_STEPS * b->n <= nsteps);
+	/* the bursts leave most of the run to the steps between them: a loop
+	 * that waits each step with little GPU work between its waits is one
+	 * long burst, starving evenly (c05, c39) */
+	if (b->nbursts < 3 || b->share < 0.5 || (steady_ns && b->span_ns > BURST_SPAN * (double)steady_ns))
+		return 0;
+	/* the steps where they are known (a loop that keeps the GPU fed between
+	 * its waits has few gaps, nearly all long: c57), else the gaps */
+	return nsteps ? BURST_STEPS * b->nbursts <= nsteps : 4 * b->nbursts <= ngaps;
 }

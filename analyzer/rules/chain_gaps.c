@@ -59,7 +59,7 @@ static int view_init(struct gap_view *v, const struct ia_analysis *a)
 	v->sat = ia_cpu_saturation(&a->ev, g->win_start, g->win_end);
 	if (ia_gap_bursts(g, &v->bursts) < 0)
 		return -1;
-	v->bursty = ia_gap_bursts_dominant(&v->bursts, g->n, a->step_times.n);
+	v->bursty = ia_gap_bursts_dominant(&v->bursts, g->n, a->step_times.n, a->idle.steady_ns);
 	ia_top_stacks(g, IA_GAP_MAIN, v->stk_main, sizeof v->stk_main);
 	ia_top_stacks(g, IA_GAP_WORKERS, v->stk_workers, sizeof v->stk_workers);
 	ia_top_stacks(g, IA_GAP_SIBLINGS, v->stk_sib, sizeof v->stk_sib);
@@ -231,10 +231,13 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 				 ia_fmt_dur(d3, sizeof d3, b->every_ns), (double)b->every_ns / st->mean);
 		else if (b->every_ns)
 			snprintf(every, sizeof every, "; one every %s", ia_fmt_dur(d3, sizeof d3, b->every_ns));
-		ia_chain_line(c, "[CUDA] the idle comes in bursts: %s gaps of %s or more (10x the median gap) hold %.0f%% "
+		char bursts[64] = "";
+		if (b->nbursts < b->n)
+			snprintf(bursts, sizeof bursts, " in %zu bursts", b->nbursts);
+		ia_chain_line(c, "[CUDA] the idle comes in bursts: %s gaps of %s or more (10x the median gap)%s hold %.0f%% "
 			      "of it, the longest %s%s", ia_fmt_count(n1, sizeof n1, b->n),
-			      ia_fmt_dur(d1, sizeof d1, b->min_len), 100 * b->share, ia_fmt_dur(d2, sizeof d2, b->longest),
-			      every);
+			      ia_fmt_dur(d1, sizeof d1, b->min_len), bursts, 100 * b->share,
+			      ia_fmt_dur(d2, sizeof d2, b->longest), every);
 	}
 }
 

@@ -21,10 +21,7 @@
 
 /* ---- pageable copies ---- */
 
-/* Copies below this size cost their latency, not their bandwidth: pinning
- * does not change it, and one that waited for queued GPU work (a small
- * device-to-host read of a result) would read as a slow transfer. */
-#define PAGEABLE_MIN_BYTES (1u << 20)
+#define PAGEABLE_MIN_BYTES IA_PAGEABLE_MIN_BYTES   /* (measure/align.h) */
 /* A loop's copies recur: fewer pageable copies than this in the steady
  * state are set-up (weights, a constant), not a cost per step. */
 #define PAGEABLE_MIN_COUNT 10

@@ -46,8 +46,8 @@ static void a_phase_every_40_steps(void **state)
 	assert_true(b.share > 0.98);
 	/* 39 short gaps and one long between two long ones' starts */
 	assert_int_equal(b.every_ns, 39 * (100000 + 10 * MS) + 250 * MS + 10 * MS);
-	assert_true(ia_gap_bursts_dominant(&b, g.n, 400));
-	assert_true(ia_gap_bursts_dominant(&b, g.n, 0));   /* steps not found: the gaps alone */
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 400, 0));
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 0, 0));   /* steps not found: the gaps alone */
 	free(g.g);
 }
 
@@ -66,7 +66,7 @@ static void irregular_bursts_have_no_period(void **state)
 	assert_int_equal(ia_gap_bursts(&g, &b), 0);
 	assert_int_equal(b.n, 10);
 	assert_int_equal(b.every_ns, 0);
-	assert_true(ia_gap_bursts_dominant(&b, g.n, 400));
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 400, 0));
 	free(g.g);
 }
 
@@ -75,18 +75,27 @@ static void a_wait_every_step_is_not_a_burst(void **state)
 	(void)state;
 	struct ia_gaps g;
 	struct ia_gap_bursts b;
-	/* four gaps a step, one of them long: a quarter of the gaps, and one
-	 * a step — even idle, not bursts */
+	/* four gaps a step, one of them long: one a step — even idle, not
+	 * bursts; without steps, a quarter of the gaps is not either */
 	make(&g, 400, 4, 5);
 	assert_int_equal(ia_gap_bursts(&g, &b), 0);
 	assert_int_equal(b.n, 100);
-	assert_false(ia_gap_bursts_dominant(&b, g.n, 100));
+	assert_false(ia_gap_bursts_dominant(&b, g.n, 100, 0));
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 0, 0));   /* (exactly a quarter: the limit) */
+	free(g.g);
+	make(&g, 400, 3, 5);
+	assert_int_equal(ia_gap_bursts(&g, &b), 0);
+	assert_int_equal(b.n, 134);
+	assert_false(ia_gap_bursts_dominant(&b, g.n, 0, 0));
+	/* a loop whose GPU stays fed between its waits has few gaps, nearly all
+	 * long (c57: 60 of 148, in 7,678 steps): bursts by the steps */
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 5 * b.n, 0));
 	/* one in 20 gaps, but the loop's steps are those gaps' (one a step) */
 	free(g.g);
 	make(&g, 400, 20, 5);
 	assert_int_equal(ia_gap_bursts(&g, &b), 0);
-	assert_true(ia_gap_bursts_dominant(&b, g.n, 400));
-	assert_false(ia_gap_bursts_dominant(&b, g.n, 20));
+	assert_true(ia_gap_bursts_dominant(&b, g.n, 400, 0));
+	assert_false(ia_gap_bursts_dominant(&b, g.n, 20, 0));
 	free(g.g);
 }
 
@@ -98,7 +107,7 @@ static void even_gaps_have_none(void **state)
 	make(&g, 200, 0, 0);
 	assert_int_equal(ia_gap_bursts(&g, &b), 0);
 	assert_int_equal(b.n, 0);
-	assert_false(ia_gap_bursts_dominant(&b, g.n, 200));
+	assert_false(ia_gap_bursts_dominant(&b, g.n, 200, 0));
 	free(g.g);
 	memset(&g, 0, sizeof g);
 	assert_int_equal(ia_gap_bursts(&g, &b), 0);   /* no gaps at all */
