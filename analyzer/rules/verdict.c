@@ -304,6 +304,8 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
 			layout_said(a, v->text, n);
 			pinned_said(a, v->text, n);
+			if (v->state == IA_VERDICT_PARTLY && !much)   /* (mostly busy: what it is busy with) */
+				h2d_said(a, v->text, n);
 		}
 		break;
 	}
