@@ -191,15 +191,22 @@ static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
  * the fix is fewer bytes over the bus, not faster kernels or pinning. */
 #define H2D_GPU_SHARE 50.0
 
-static void h2d_said(const struct ia_analysis *a, char *text, size_t n)
+/* The GPU time of pinned host-to-device copies (0 under H2D_GPU_SHARE of its work). */
+static uint64_t h2d_bound_ns(const struct ia_gpu_time *g)
 {
-	const struct ia_gpu_time *g = &a->gaps.gpu;
 	uint64_t ns = 0;
 	for (size_t k = 0; k < g->nkernels; k++)
 		if (g->kernels[k].kind == IA_WORK_COPY && strstr(g->kernels[k].name, "host to device") &&
 		    !strstr(g->kernels[k].name, "(pageable)"))
 			ns += g->kernels[k].ns;
-	if (!ns || ia_pct(ns, g->work_ns) < H2D_GPU_SHARE)
+	return ns && ia_pct(ns, g->work_ns) >= H2D_GPU_SHARE ? ns : 0;
+}
+
+static void h2d_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	const struct ia_gpu_time *g = &a->gaps.gpu;
+	uint64_t ns = h2d_bound_ns(g);
+	if (!ns)
 		return;
 	/* the bytes those copies moved: the main process's, over the same time
 	 * (the steady state where the kernels are the steady state's) */
@@ -268,9 +275,11 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	size_t n = sizeof v->text;
 	switch (v->state) {
 	case IA_VERDICT_BUSY:
+		/* (a copy-bound GPU is not helped by a kernel profiler: said below) */
 		snprintf(v->text, n, "Verdict: not starving. The GPU had work nearly all the steady state (idle %s): "
-			 "its own work is what the run waits for; to go faster make that cheaper (a kernel profiler: "
-			 "nsys, torch.profiler), not the host.", idle);
+			 "its own work is what the run waits for; to go faster make that cheaper%s, not the host.", idle,
+			 i->measured && a->gaps.gpu.work_ns && h2d_bound_ns(&a->gaps.gpu) ? ""
+			 : " (a kernel profiler: nsys, torch.profiler)");
 		if (a->gaps.gpu.nkernels && a->gaps.gpu.work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
