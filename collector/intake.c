@@ -207,8 +207,8 @@ static void store_record(struct intake *in, const struct sender *s, const struct
 		pr.start_ns = (int64_t)r->u.hello.start_ns;
 		pr.ppid = proc_tree_ppid(pid);
 		store_process(in->o.store, &pr);
-		if (!in->o.tracer)   /* no exec records to read it at (proc_env.c) */
-			proc_env_record(in->o.store, pid);
+		if (!in->o.tracer && proc_env_record(in->o.store, pid) < 0)   /* no exec records to read it at */
+			store_loss_add(in->o.store, INGERO_LOSS_ENV_UNREAD, pid, 1);
 		break;
 	case INGERO_REC_COUNTS:
 		pr.made = (int64_t)r->u.counts.made;

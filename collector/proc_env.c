@@ -17,12 +17,15 @@
  * a rank lives for the job).  A fork child (a DataLoader worker) has its
  * parent's block and is not read: the analyzer gives it its parent's rank.
  * In CUDA-only mode (no exec records) it is read when the process says
- * HELLO.
+ * HELLO — a short process can be gone by the time its HELLO is handled
+ * (a loaded machine: CI's fake ranks of 3 steps), counted as the loss
+ * process_env_unread of that process.
  *
  * Only the names below are kept — an environment holds secrets (tokens,
  * passwords) that have no business in a trace file — and each value is cut
  * at 255 bytes.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,7 +86,7 @@ size_t proc_env_filter(const char *env, size_t len, char *kv, size_t cap, size_t
 	return n;
 }
 
-void proc_env_record(struct store *st, uint32_t pid)
+int proc_env_record(struct store *st, uint32_t pid)
 {
 	char path[64], env[65536], kv[4096];
 	size_t len = 0, kv_len;
@@ -92,7 +95,7 @@ void proc_env_record(struct store *st, uint32_t pid)
 
 	snprintf(path, sizeof path, "/proc/%u/environ", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
+		return errno == ENOENT || errno == ESRCH ? -1 : 0;
 	/* a block larger than this is cut: the variables kept sit anywhere in
 	 * it, but 64 KiB holds a rank's environment with room to spare */
 	while (len < sizeof env && (r = read(fd, env + len, sizeof env - len)) > 0)
@@ -100,4 +103,5 @@ void proc_env_record(struct store *st, uint32_t pid)
 	close(fd);
 	if (proc_env_filter(env, len, kv, sizeof kv, &kv_len))
 		store_process_env(st, pid, kv, kv_len);
+	return 0;
 }

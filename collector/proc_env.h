@@ -13,8 +13,9 @@ struct store;
 
 /* Reads /proc/PID/environ and stores the launcher variables it holds
  * (replacing what was stored for pid: an exec brings a new environment).
- * Nothing is stored when it holds none or cannot be read. */
-void proc_env_record(struct store *st, uint32_t pid);
+ * Nothing is stored when it holds none or cannot be read.  0, or -1 when
+ * the process was gone (its environment unread). */
+int proc_env_record(struct store *st, uint32_t pid);
 
 /* The same from an environment block already read: `env` holds NUL-separated
  * NAME=VALUE strings, len bytes (what /proc/PID/environ reads).  Puts the

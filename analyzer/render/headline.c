@@ -107,6 +107,7 @@ static const char *loss_words(const char *source)
 		{ "preload_after_owner_exit", "processes whose CUDA calls after their parent exited were lost" },
 		{ "preload_counts_unknown", "processes whose last counts never arrived" },
 		{ "malformed_message", "messages the collector could not read" },
+		{ "process_env_unread", "processes gone before their launcher variables (RANK, ...) were read" },
 	};
 	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
 		if (!strcmp(source, w[i].source))

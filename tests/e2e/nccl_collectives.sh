@@ -51,8 +51,15 @@ check_eq "the ranks' DataLoader workers inherit no variables of their own" 0 \
 rm -f "$DB" "$DB-wal" "$DB-shm" "$TRUTH"
 "$B/ingero-collector" --no-bpf -o "$DB" -- "$B/tests/ranks" --nproc 2 --batches 3 --truth "$TRUTH" >"$T/out2.txt" 2>"$T/err2.txt"
 check_eq "cuda-only: collector exits 0" 0 $?
-check_eq "cuda-only: both ranks' RANK" "0 1" "$(q "SELECT group_concat(value, ' ') FROM (SELECT value FROM process_env WHERE key='RANK'
-	AND pid IN (SELECT pid FROM collectives) ORDER BY value)")"
+# (read when a rank's HELLO is handled: a rank gone by then, on a loaded machine, is counted lost —
+# process_env_unread — never silently missing; the CI run of 2e95d01 met one)
+check_eq "cuda-only: both ranks' RANK, or the read counted lost" 2 "$(q "SELECT count(*) FROM (SELECT pid FROM
+	process_env WHERE key='RANK' AND pid IN (SELECT pid FROM collectives) UNION SELECT pid FROM losses
+	WHERE source='process_env_unread' AND count=1 AND pid IN (SELECT pid FROM collectives))")"
+RANKS=$(q "SELECT group_concat(value, ' ') FROM (SELECT value FROM process_env WHERE key='RANK' AND pid IN
+	(SELECT pid FROM collectives) ORDER BY value)")
+check "cuda-only: the RANKs read are 0 and 1, at least one of them (got '$RANKS')" \
+	sh -c "echo '$RANKS' | grep -Eqx '0 1|0|1'"
 check_eq "cuda-only: 3 all-reduces each" "3 3" "$(q "SELECT group_concat(n, ' ') FROM (SELECT count(*) n FROM collectives WHERE op='ncclAllReduce' GROUP BY pid)")"
 
 # the other entry points (tests/helpers/nccl_calls.c api): 4 forked ranks, grouped send/recv, a split
