@@ -343,6 +343,12 @@ int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop
 	       strstr(h->line, "torch/utils/data/_utils/pin_memory.py") != NULL;
 }
 
+int ia_wait_hop_is_gloo(const struct ia_trace *t, const struct ia_coll_tids *gloo, const struct ia_wait_hop *h)
+{
+	const struct ia_thread *x = &t->threads[h->th];
+	return !strncmp(x->comm, "pt_gloo", 7) || ia_coll_tids_has(gloo, x->tid);
+}
+
 /* What PyTorch's own threads are, by the names it gives them: a user who
  * meets "pt_data_pin" in a finding should not have to look it up. */
 static const char *torch_thread_role(const char *comm)

@@ -20,6 +20,7 @@
 #include "load/stacks.h"
 #include "load/syscalls.h"
 #include "load/trace.h"
+#include "measure/collectives.h"
 #include "measure/competitors.h"
 #include "measure/gaps.h"
 #include "measure/per_process.h"
@@ -76,6 +77,9 @@ int ia_wait_hop_mech(const struct ia_wait_hop *h);
 /* The hop is the DataLoader's pin-memory thread (PyTorch names it
  * "pt_data_pin"; else its line is in torch/utils/data/_utils/pin_memory.py). */
 int ia_wait_hop_is_pin_thread(const struct ia_trace *t, const struct ia_wait_hop *h);
+/* The hop is a thread of the process's gloo collectives: PyTorch names
+ * them "pt_gloo…", or it ran their copies (gloo, collectives.h). */
+int ia_wait_hop_is_gloo(const struct ia_trace *t, const struct ia_coll_tids *gloo, const struct ia_wait_hop *h);
 /* "thread tid 812 "python3"", "the autograd engine thread tid 925
  * "pt_autograd_0"" (PyTorch's threads by their role) into buf */
 const char *ia_wait_hop_name(const struct ia_trace *t, const struct ia_wait_hop *h, char *buf, size_t n);

@@ -63,16 +63,13 @@ static void on_cpu_cause(struct ia_chain *c, const struct gap_view *v, const str
 			"workers), so the next step's input is ready when the GPU finishes");
 }
 
-/* The first hop that is a thread of the process's gloo collectives (its
- * name, "pt_gloo…", or one that ran their copies), or NULL. */
+/* The first hop that is a thread of the process's gloo collectives, or NULL. */
 static const struct ia_wait_hop *collective_hop(const struct ia_analysis *a)
 {
 	const struct ia_wakers *w = &a->wakers;
-	for (size_t i = 0; i < w->nhops; i++) {
-		const struct ia_thread *x = &a->t->threads[w->hop[i].th];
-		if (!strncmp(x->comm, "pt_gloo", 7) || ia_coll_tids_has(&a->coll.gloo, x->tid))
+	for (size_t i = 0; i < w->nhops; i++)
+		if (ia_wait_hop_is_gloo(a->t, &a->coll.gloo, &w->hop[i]))
 			return &w->hop[i];
-	}
 	return NULL;
 }
 

@@ -11,6 +11,7 @@
 #include "base/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The workers' loading, where their blocks were sampled: how long they
@@ -147,26 +148,34 @@ static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
 #define OTHERS_IDLE 0.5          /* the other workers' CPU time there, of the busiest one's */
 
 /* In the long gaps (gap_bursts.h), the busiest worker's time on a CPU gap
- * by gap (one_ns) and all the workers' (all_ns). */
-static void burst_workers(const struct gap_view *v, uint64_t *one_ns, uint64_t *all_ns)
+ * by gap (one_ns) and all the workers' (all_ns).  -1 out of memory. */
+static int burst_workers(const struct gap_view *v, uint64_t *one_ns, uint64_t *all_ns)
 {
 	const struct ia_gaps *g = v->g;
 	const struct ia_trace *t = v->a->t;
 	*one_ns = *all_ns = 0;
+	/* the workers' main threads, once: not a walk of every thread per gap */
+	uint32_t *wt = malloc(t->nthreads * sizeof *wt);
+	size_t nw = 0;
+	if (!wt && t->nthreads)
+		return -1;
+	for (size_t th = 0; th < t->nthreads; th++)
+		if (ia_worker_main_thread(t, &v->a->pp, (uint32_t)th))
+			wt[nw++] = (uint32_t)th;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ia_gap *x = &g->g[i];
 		if (x->end - x->start < v->bursts.min_len)
 			continue;
 		uint64_t w[2] = { x->start, x->end }, one = 0;
-		for (size_t th = 0; th < t->nthreads; th++) {
-			if (!ia_worker_main_thread(t, &v->a->pp, (uint32_t)th))
-				continue;
-			uint64_t on = ia_thread_oncpu_windows(t, (uint32_t)th, w, 1);
+		for (size_t k = 0; k < nw; k++) {
+			uint64_t on = ia_thread_oncpu_windows(t, wt[k], w, 1);
 			*all_ns += on;
 			one = on > one ? on : one;
 		}
 		*one_ns += one;
 	}
+	free(wt);
+	return 0;
 }
 
 /* Head-of-line blocking: batches come back in order, so one slow batch
@@ -183,8 +192,7 @@ static int head_of_line(struct ia_chain *c, const struct gap_view *v, const char
 	 * small beside the busiest one's): not workers in lockstep, nor
 	 * workers starting up together */
 	uint64_t one, all;
-	burst_workers(v, &one, &all);
-	if (one < ONE_WORKER_BUSY * bu->ns || all - one > OTHERS_IDLE * one)
+	if (burst_workers(v, &one, &all) < 0 || one < ONE_WORKER_BUSY * bu->ns || all - one > OTHERS_IDLE * one)
 		return 0;
 	const struct ia_gaps *g = v->g;
 	char d1[32], d2[32], d3[32], n1[32], n2[32];
