@@ -293,11 +293,16 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 	 * built, a buffer pinned, the model moved): one-time work, so start-up
 	 * — unless it queued as much GPU work as a few steps (an earlier loop;
 	 * the loop's own first steps, slowed by a library loading, are in a
-	 * start-up slice already and say nothing of that) */
+	 * start-up slice already and say nothing of that).  The slices right
+	 * before the first full step that launch are the loop's own first
+	 * steps, irregular while its allocator warms up (c22): not an earlier
+	 * loop, so not counted. */
 	if (ph->steps.calls) {
-		size_t first = slice_of(ph, ph->steps.first_ns);
+		size_t first = slice_of(ph, ph->steps.first_ns), runup = first < ph->nslices ? first : ph->nslices;
 		uint64_t launches = 0;
-		for (size_t k = 0; k < first && k < ph->nslices; k++)
+		while (runup > 0 && ph->slice[runup - 1] == IA_PHASE_STEADY && ph->launches[runup - 1])
+			runup--;
+		for (size_t k = 0; k < runup; k++)
 			if (ph->slice[k] == IA_PHASE_STEADY)
 				launches += ph->launches[k];
 		if (launches < 3 * (uint64_t)ph->steps.launches + 3)

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct call_key { int api; sqlite3_int64 kernel; uint64_t start; };
+struct call_key { int api, tid; sqlite3_int64 kernel; uint64_t start; };
 
 /* Smallest period P >= 2 with which seq repeats for >= 95 % of the
  * comparisons over at least three repeats; 0 when none.  A wrong P fails
@@ -32,16 +32,58 @@ static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_p
 	return 0;
 }
 
+static int is_launch(const struct call_key *c)
+{
+	return ingero_api_class((unsigned)c->api) == INGERO_CLASS_LAUNCH;
+}
+
 /* The first position from which seq repeats with period p for two steps
- * (95 % of the comparisons): calls before it are the loop's set-up. */
+ * (95 % of the comparisons) that launch work: calls before it are the
+ * loop's set-up.  A set-up that repeats too — a model's parameters moved
+ * one by one, allocate, copy, synchronize (c22) — launches nothing. */
 static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
 {
 	for (size_t i = 0; i + 3 * (size_t)p <= n; i++) {
-		size_t miss = 0, budget = 2 * (size_t)p / 20;
-		for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++)
+		size_t miss = 0, budget = 2 * (size_t)p / 20, launches = 0;
+		for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++) {
 			miss += seq[j].api != seq[j + p].api || seq[j].kernel != seq[j + p].kernel;
-		if (miss <= budget)
+			launches += is_launch(&seq[j]);
+		}
+		if (miss <= budget && launches)
 			return i;
+	}
+	return 0;
+}
+
+/* A training loop interrupted every N steps — a validation pass, a
+ * checkpoint, logging — repeats with its step between the interruptions
+ * only: the comparison one step later fails over each interruption (c59:
+ * 7 % of the positions, a pass every 40 steps), and the strict period is
+ * the whole cycle of N steps and the interruption.  The smallest Q is the
+ * step when the sequence one Q later matches over at least 2/3 of the
+ * positions, its mismatches come in clusters (at least 4 steps of matches
+ * per cluster: interruptions, not noise), and its matched stretches switch
+ * threads at least once a step: a training step hands its backward pass to
+ * autograd's device thread and takes the optimizer back on the main one.
+ * The thread switch keeps one layer of a deep model from reading as a step:
+ * its forward layers repeat on one thread (an inference loop keeps its
+ * strict period), its backward ones on another.  0 when none. */
+static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_t max_q)
+{
+	for (size_t q = 2; q <= max_q && 8 * q <= n; q++) {
+		size_t budget = (n - q) / 3, miss = 0, matched = 0, clusters = 0, switches = 0, last_miss = 0, i;
+		for (i = 0; i + q < n && miss <= budget; i++) {
+			if (seq[i].api != seq[i + q].api || seq[i].kernel != seq[i + q].kernel) {
+				clusters += !miss || i - last_miss > q;
+				last_miss = i;
+				miss++;
+				continue;
+			}
+			matched++;
+			switches += i && seq[i].tid != seq[i - 1].tid && (miss == 0 || last_miss != i - 1);
+		}
+		if (miss <= budget && miss && 4 * q * clusters <= matched && switches * q >= matched)
+			return (uint32_t)q;
 	}
 	return 0;
 }
@@ -58,7 +100,7 @@ static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, s
 {
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++)   /* in place: the launches, in order */
-		if (ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH && seq[i].kernel)
+		if (is_launch(&seq[i]) && seq[i].kernel)
 			seq[nl++] = seq[i];
 	uint32_t p = find_period(seq, nl, max_period);
 	if (!p || nl <= p || seq[nl - 1].start <= seq[0].start || (out->calls && out->launches <= p))
@@ -79,7 +121,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		return 0;
 	if (max_period > IA_STEPS_MAX_PERIOD)
 		max_period = IA_STEPS_MAX_PERIOD;
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT api, kernel, start_ns FROM cuda_calls WHERE pid = ?1 AND start_ns >= ?2 "
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT api, kernel, start_ns, tid FROM cuda_calls WHERE pid = ?1 AND start_ns >= ?2 "
 					 "AND start_ns < ?3 ORDER BY start_ns, tid LIMIT ?4", err, errlen);
 	if (!st)
 		return -1;
@@ -101,6 +143,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		seq[n].kernel = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
 		last = (uint64_t)sqlite3_column_int64(st, 2);
 		seq[n].start = last;
+		seq[n].tid = sqlite3_column_int(st, 3);
 		if (!n)
 			first = last;
 		n++;
@@ -113,13 +156,16 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	}
 	sqlite3_finalize(st);
 	out->calls = find_period(seq, n, max_period);
+	uint32_t q = interrupted_period(seq, n, out->calls ? out->calls / 4 : max_period);
+	if (q)
+		out->calls = q;
 	if (out->calls) {
 		/* one step's launches, counted from where the loop begins (what
 		 * comes before it is set-up, other work) */
 		size_t s0 = loop_start(seq, n, out->calls);
 		out->first_ns = seq[s0].start;
 		for (size_t i = s0; i < s0 + out->calls && i < n; i++)
-			out->launches += ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_LAUNCH;
+			out->launches += is_launch(&seq[i]);
 	}
 	if (out->calls && !out->launches)
 		out->calls = 0;   /* a repeat without launches says nothing about steps of GPU work */
@@ -127,6 +173,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
 	if (!out->calls)
 		out->launches = out->first_ns = 0;
+	if (getenv("IA_DBG")) fprintf(stderr, "steps n=%zu q=%u calls=%u launches=%u first=%llu a=%llu ns=%llu\n", n, q, out->calls, out->launches, (unsigned long long)out->first_ns, (unsigned long long)a, (unsigned long long)out->ns);
 	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;

@@ -5,7 +5,10 @@
  * the step is six calls.  The same loop reading its loss every tenth step (a
  * copy and a sync more): the calls repeat only every ten steps, and the
  * launches give the step — five launches, six calls on average — and where
- * the loop began.
+ * the loop began.  A training loop of `layers` layers (forward on the main
+ * thread, backward on autograd's) stopped every 20 steps by an evaluation
+ * pass: the step, not the cycle of 20 and the pass, and never one layer —
+ * nor in an inference loop, whose layers all run on one thread.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,20 +36,75 @@
 
 static char path[64];
 
-static struct ingero_cuda_call launch(uint64_t t, uint64_t kernel)
+static struct ingero_cuda_call launch_on(int tid, uint64_t t, uint64_t kernel)
 {
-	struct ingero_cuda_call c = tb_call(100, 100, INGERO_API_CU_LAUNCH_KERNEL, t, 5 * US);
+	struct ingero_cuda_call c = tb_call(100, tid, INGERO_API_CU_LAUNCH_KERNEL, t, 5 * US);
 	c.kernel = kernel;
 	return c;
 }
 
-/* every `loss_every` steps (0: never) a device-to-host copy and a sync more */
-static void build(int loss_every)
+static struct ingero_cuda_call launch(uint64_t t, uint64_t kernel)
+{
+	return launch_on(100, t, kernel);
+}
+
+static sqlite3 *create(void)
 {
 	snprintf(path, sizeof path, "/tmp/ia-steps-%d.db", (int)getpid());
 	sqlite3 *db = rf_create(path, 4, "python3 train.py");
 	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
 	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(101, 100, 'pt_autograd_0')");
+	return db;
+}
+
+#define LAYER 4          /* launches a layer, each way */
+#define EVAL_EVERY 20    /* steps between evaluation passes */
+#define EVAL_CALLS 30    /* an evaluation pass: forward launches and a copy */
+
+/* Each step: `layers` layers forward on the main thread, with `backward`
+ * their backward on autograd's thread and an optimizer launch; a loss
+ * launch at the end.  With `evaluate`, every EVAL_EVERY steps a pass of
+ * other kernels and a copy, as long as two steps. */
+static void build_layers(int layers, int backward, int evaluate)
+{
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc((size_t)STEPS * (2 * LAYER * (size_t)layers + 2 + EVAL_CALLS), sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	uint64_t t = LOOP_START;
+	for (int s = 0; s < STEPS; s++, t += STEP_NS) {
+		uint64_t u = t;
+		for (int l = 0; l < layers; l++)
+			for (int k = 0; k < LAYER; k++, u += US)
+				c[n++] = launch_on(100, u, 0x4000 + (uint64_t)k);
+		c[n++] = launch_on(100, u, 0x4100);   /* the loss, or the head */
+		u += US;
+		if (backward) {
+			for (int l = 0; l < layers; l++)
+				for (int k = 0; k < LAYER; k++, u += US)
+					c[n++] = launch_on(101, u, 0x4200 + (uint64_t)k);
+			c[n++] = launch_on(100, u, 0x4300);   /* the optimizer */
+		}
+		if (evaluate && s % EVAL_EVERY == EVAL_EVERY - 1) {
+			u = t + STEP_NS / 2;
+			for (int k = 0; k < EVAL_CALLS - 1; k++, u += US)
+				c[n++] = launch_on(100, u, 0x5000 + (uint64_t)(k % 7));
+			c[n] = tb_call(100, 100, INGERO_API_CUDA_MEMCPY_ASYNC, u, 10 * US);
+			c[n++].dir = INGERO_DIR_DTOH;
+		}
+	}
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+}
+
+/* every `loss_every` steps (0: never) a device-to-host copy and a sync more */
+static void build(int loss_every)
+{
+	sqlite3 *db = create();
 	struct ingero_cuda_call *c = calloc(8 * STEPS + 8, sizeof *c);
 	assert_non_null(c);
 	size_t n = 0;
@@ -108,11 +166,51 @@ static void loss_read_every_ten(void **state)
 	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
 }
 
+/* c59's shape: the strict period would be 20 steps and the pass */
+static void training_with_evaluation(void **state)
+{
+	(void)state;
+	build_layers(2, 1, 1);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 2 * 2 * LAYER + 2);
+	assert_int_equal(st.launches, 2 * 2 * LAYER + 2);
+	assert_int_equal(st.first_ns, LOOP_START);
+}
+
+/* twelve layers, four launches each: one layer repeats over 12/13 of the
+ * forward calls and over 12/25 of the step's — never the step */
+static void deep_training_with_evaluation(void **state)
+{
+	(void)state;
+	build_layers(12, 1, 1);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 2 * 12 * LAYER + 2);
+}
+
+static void deep_inference(void **state)
+{
+	(void)state;
+	build_layers(12, 0, 0);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 12 * LAYER + 1);   /* the forward pass, not a layer */
+	/* interrupted, it has no backward pass to tell its step from a layer
+	 * by: the cycle stays the step (a limit, not a layer either) */
+	build_layers(12, 0, 1);
+	steps_of(&st);
+	assert_int_equal(st.calls, EVAL_EVERY * (12 * LAYER + 1) + EVAL_CALLS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plain_loop),
 		cmocka_unit_test(loss_read_every_ten),
+		cmocka_unit_test(training_with_evaluation),
+		cmocka_unit_test(deep_training_with_evaluation),
+		cmocka_unit_test(deep_inference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
