@@ -37,6 +37,19 @@ void ia_chain_fix(struct ia_chain *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ia_chain_fix_move(struct ia_chain *c, int from, int to)
+{
+	if (from < 0 || to < 0 || from >= c->nfixes || to >= c->nfixes || from == to)
+		return;
+	char moved[sizeof c->fixes[0]];
+	memcpy(moved, c->fixes[from], sizeof moved);
+	if (from > to)
+		memmove(c->fixes[to + 1], c->fixes[to], (size_t)(from - to) * sizeof c->fixes[0]);
+	else
+		memmove(c->fixes[from], c->fixes[from + 1], (size_t)(to - from) * sizeof c->fixes[0]);
+	memcpy(c->fixes[to], moved, sizeof moved);
+}
+
 void ia_chain_line(struct ia_chain *c, const char *fmt, ...)
 {
 	if (c->ntimeline == IA_CHAIN_MAX_TIMELINE)

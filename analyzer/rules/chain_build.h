@@ -22,6 +22,8 @@ enum ia_severity ia_by_share(double s, double hi, double med, double low);
 /* Appends to a string buffer, cut at len. */
 void ia_addf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void ia_chain_fix(struct ia_chain *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Moves fix `from` to position `to`, the fixes between shifted by one. */
+void ia_chain_fix_move(struct ia_chain *c, int from, int to);
 void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A zeroed chain of that kind appended to a->chains (evidence: an empty
  * object), NULL when out of memory. */

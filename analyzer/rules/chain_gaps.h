@@ -91,9 +91,10 @@ const char *ia_gap_wait_for_brief(const struct gap_view *v, char *buf, size_t n)
 
 /* The mechanism most of the main thread's samples in the gaps are in (page
  * faults of fresh memory, the garbage collector, unpickling: mechanisms.h),
- * said in the root cause with its fix, added now (first); 0 when none
- * holds a quarter of them (chain_gaps_mech.c). */
-int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v);
+ * said in the root cause with its fix, added now (first), and its share of
+ * the samples in *share; 0 when none holds a quarter of them
+ * (chain_gaps_mech.c). */
+int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *share);
 
 /* The workers' loading, from their block stacks (chain_gaps_workers.c). */
 void ia_gap_view_workers(struct gap_view *v);

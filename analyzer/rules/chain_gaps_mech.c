@@ -36,7 +36,7 @@ static uint64_t gap_pages(const struct gap_view *v)
 	return n;
 }
 
-int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
+int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *share)
 {
 	const struct ia_gaps *g = v->g;
 	uint64_t all = 0, fam[IA_MECH_N] = { 0 }, model[IA_MECH_N] = { 0 };
@@ -56,6 +56,7 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v)
 			best = m;
 	if (best == IA_MECH_NONE || (double)fam[best] < MECH_SHARE * (double)all)
 		return 0;
+	*share = (double)fam[best] / (double)all;
 	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of those samples are %s", ia_pct(fam[best], all),
 		ia_mech_family_name((enum ia_mech)best));
 	/* a family of several mechanisms: each member's share */

@@ -19,7 +19,7 @@ trap 'rm -rf "$T"' EXIT
 # costs ~30 ms of CPU to start and parse; twenty a trace were half of this
 # test's time): DIR/vars.sh (shell variables) and one text file a kind of
 # line — first.txt (every sentence of the first chain, one per line),
-# all.txt (every chain's), fixes.txt and source.txt (the first chain's),
+# all.txt (every chain's), fixes.txt, lead_fix.txt (its first) and source.txt (the first chain's),
 # verdict.txt, kinds.txt (each chain's kind), kernels.tsv (the verdict's
 # work, most GPU time first: name, share %, stream)
 facts() {
@@ -35,6 +35,7 @@ facts() {
 	| (($c[0] // empty) | sentences | lines("first")),
 	  ($c[] | sentences | lines("all")),
 	  (($c[0].fixes // [])[] | lines("fixes")),
+	  (($c[0].fixes // [])[0] // "" | lines("lead_fix")),
 	  (($c[0].source // "") | lines("source")),
 	  (($r.verdict.text // "") | lines("verdict")),
 	  ($c[].kind | lines("kinds")),
@@ -74,7 +75,7 @@ facts() {
 		[.estimate_from_timed_work.steady_high - .estimate_from_timed_work.steady_low] else [] end)) | min
 		| . * 10 | round / 10 else "-" end)
 	' "$1" | awk -F '\t' -v d="$2" '
-	BEGIN { n = split("first all fixes source verdict kinds", k, " ")
+	BEGIN { n = split("first all fixes lead_fix source verdict kinds", k, " ")
 		for (i = 1; i <= n; i++) printf "" >(d "/" k[i] ".txt")
 		printf "" >(d "/kernels.tsv") }
 	$1 == "sh" { print substr($0, 4) >(d "/vars.sh"); next }
@@ -119,6 +120,9 @@ check_one() { # NAME EXPECT (facts read)
 			check_k "$n: first chain mentions /$v/" grep -Eqi -- "$v" "$T/first.txt" ;;
 		first_fix_mentions)
 			check_k "$n: first chain's fixes mention /$v/" grep -Eqi -- "$v" "$T/fixes.txt" ;;
+		lead_fix_mentions)
+			check_k "$n: first chain's first fix mentions /$v/ (is '$(cut -c1-80 "$T/lead_fix.txt")')" \
+				grep -Eqi -- "$v" "$T/lead_fix.txt" ;;
 		first_source)
 			check_k "$n: first chain's source /$v/ (is '$(cat "$T/source.txt")')" grep -Eq -- "$v" "$T/source.txt" ;;
 		must_mention)
