@@ -82,7 +82,9 @@ static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_
 			matched++;
 			switches += i && seq[i].tid != seq[i - 1].tid && (miss == 0 || last_miss != i - 1);
 		}
-		if (miss <= budget && miss && 4 * q * clusters <= matched && switches * q >= matched)
+		if (!miss)   /* one API over and over: the strict search saw it, no step */
+			return 0;
+		if (miss <= budget && 4 * q * clusters <= matched && switches * q >= matched)
 			return (uint32_t)q;
 	}
 	return 0;
