@@ -165,8 +165,21 @@ static void layout_said(const struct ia_analysis *a, char *text, size_t n)
 }
 
 /* Where copies from pageable host memory are much of the GPU's own work
- * and no finding already says to pin: the fix that fits that evidence. */
+ * and no finding already says to pin: the fix that fits that evidence —
+ * unless that work is a sliver of the steady state: a GPU idle 99 % of it
+ * is not slowed by how its copies of a loss or a small batch run (c44,
+ * c55: pinning would be a distraction from why it starves). */
 #define PAGEABLE_GPU_SHARE 30.0
+#define GPU_WORK_SAID_SHARE 10.0   /* of the steady state (or the window): less, its make-up is not the story */
+
+/* The share of the steady state (the window, where the kernels are the
+ * window's) that GPU time ns is. */
+static double of_steady(const struct ia_analysis *a, uint64_t ns)
+{
+	uint64_t span = a->gaps.gpu.kernels_steady && a->idle.steady_ns ? a->idle.steady_ns
+			: a->gaps.win_end > a->gaps.win_start ? a->gaps.win_end - a->gaps.win_start : 0;
+	return span ? ia_pct(ns, span) : 100;
+}
 
 static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
 {
@@ -175,7 +188,7 @@ static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
 	for (size_t k = 0; k < g->nkernels; k++)
 		if (g->kernels[k].kind == IA_WORK_COPY && strstr(g->kernels[k].name, "(pageable)"))
 			ns += g->kernels[k].ns;
-	if (ia_pct(ns, g->work_ns) < PAGEABLE_GPU_SHARE)
+	if (ia_pct(ns, g->work_ns) < PAGEABLE_GPU_SHARE || of_steady(a, ns) < GPU_WORK_SAID_SHARE)
 		return;
 	for (size_t k = 0; k < a->nchains; k++)
 		for (int f = 0; f < a->chains[k].nfixes; f++)
@@ -307,7 +320,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		 * copy keeps the copy engine busy while the SMs idle) */
 		const struct ia_gpu_time *g = &a->gaps.gpu;
 		int copies_first = g->nkernels && g->kernels[0].kind != IA_WORK_KERNEL &&
-				   2 * g->kernels[0].ns >= g->work_ns;
+				   2 * g->kernels[0].ns >= g->work_ns && of_steady(a, g->kernels[0].ns) >= GPU_WORK_SAID_SHARE;
 		if ((v->state == IA_VERDICT_PARTLY || copies_first) && i->measured && g->nkernels && g->work_ns) {
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
