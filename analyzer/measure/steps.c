@@ -175,7 +175,6 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
 	if (!out->calls)
 		out->launches = out->first_ns = 0;
-	if (getenv("IA_DBG")) fprintf(stderr, "steps n=%zu q=%u calls=%u launches=%u first=%llu a=%llu ns=%llu\n", n, q, out->calls, out->launches, (unsigned long long)out->first_ns, (unsigned long long)a, (unsigned long long)out->ns);
 	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;
