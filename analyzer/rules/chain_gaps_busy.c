@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#define MECH_LEADS_SHARE 0.5   /* of the samples: below, a mechanism under Python code is its by-product */
+
 /* A native symbol of the CUDA runtime or driver or of a CUDA library
  * (cuBLAS, cuDNN, ...): host code that queues GPU work, which no advice to
  * "do it on the GPU" can move. */
-#define MECH_LEADS_SHARE 0.5   /* of the samples: below, a mechanism under Python code is its by-product */
-
 static int gpu_launch_symbol(const char *sym)
 {
 	static const char *const pre[] = { "cublas", "cudnn", "cuda", "__cuda", "cuLaunch", "cuMem", "cuStream",
