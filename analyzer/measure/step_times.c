@@ -21,6 +21,13 @@ static int is_launch(const struct ia_call *c)
 	return ingero_api_class(c->api) == INGERO_CLASS_LAUNCH;
 }
 
+/* What a signature compares: a launch's kernel, or with the calls an API
+ * and its kernel. */
+static uint64_t step_key(const struct ia_call *c, int by_calls)
+{
+	return by_calls ? (uint64_t)c->api << 32 | c->func : c->func;
+}
+
 /* The steady state has [a, b) whole: no phase slice inside it. */
 static int steady(const struct ia_phases *ph, uint64_t a, uint64_t b)
 {
@@ -65,37 +72,45 @@ int ia_step_times_compute(const struct ia_trace *t, const struct ia_gaps *g, con
 	const struct ia_steps *st = &ph->steps;
 	if (!st->calls || !st->launches || !st->first_ns || !g->nmain_calls)
 		return 0;
-	/* the signature: the first full step's first launches */
-	uint32_t sig[IA_STEP_SIG];
-	size_t nsig = 0, want = st->launches < IA_STEP_SIG ? st->launches : IA_STEP_SIG, k0 = 0;
+	/* the signature: the first full step's first launches — or its first
+	 * calls, where the calls repeat as the step: the copy and the sync that
+	 * end an inference request tell it from its layers (c26) */
+	uint64_t sig[IA_STEP_SIG];
+	size_t per_step = st->by_calls ? st->calls : st->launches;
+	size_t nsig = 0, want = per_step < IA_STEP_SIG ? per_step : IA_STEP_SIG, k0 = 0;
 	while (k0 < g->nmain_calls && t->calls[g->main_calls[k0]].start < st->first_ns)
 		k0++;
+	/* with the calls, the second step's: the first may hold a call made
+	 * once (c26: the pinned buffer of the first .item()) */
+	if (st->by_calls && k0 + 2 * per_step <= g->nmain_calls)
+		k0 += per_step;
 	int known = 0;
 	for (size_t k = k0; k < g->nmain_calls && nsig < want; k++) {
 		const struct ia_call *c = &t->calls[g->main_calls[k]];
-		if (!is_launch(c))
+		if (!st->by_calls && !is_launch(c))
 			continue;
-		sig[nsig++] = c->func;
+		sig[nsig++] = step_key(c, st->by_calls);
 		known |= c->func != 0;
 	}
 	if (nsig < want || !known)
 		return 0;
-	/* the launches in order, then the signature's places among them */
+	/* the launches (or calls) in order, then the signature's places among them */
 	uint32_t *lx = malloc(g->nmain_calls * sizeof *lx);
 	if (!lx)
 		return -1;
 	size_t nl = 0;
 	for (size_t k = 0; k < g->nmain_calls; k++)
-		if (is_launch(&t->calls[g->main_calls[k]]))
+		if (st->by_calls || is_launch(&t->calls[g->main_calls[k]]))
 			lx[nl++] = g->main_calls[k];
 	size_t cap = 0, last = 0, nstart = 0;
 	int have_last = 0;
 	uint64_t *starts = NULL;
 	for (size_t i = 0; i + nsig <= nl; i++) {
-		if (have_last && 2 * (i - last) < st->launches)
-			continue;   /* inside the step just started: a repeated layer */
+		if (have_last && 4 * (i - last) < 3 * per_step)
+			continue;   /* inside the step just started: a repeated layer (c02: a transformer's
+				       layers matched twice a step under half a step) */
 		size_t m = 0;
-		while (m < nsig && t->calls[lx[i + m]].func == sig[m])
+		while (m < nsig && step_key(&t->calls[lx[i + m]], st->by_calls) == sig[m])
 			m++;
 		if (m < nsig)
 			continue;

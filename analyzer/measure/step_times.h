@@ -5,12 +5,17 @@
  * same order.  Its first launches (up to IA_STEP_SIG launches) are the
  * step's signature; every place in the main process's launches where the
  * signature appears again starts a step, and a step lasts from its start
- * to the next.  A match less than half a step's launches after the last
- * start is the same step's repeated layer, not a new step.  Steps that
- * touch a phase (start-up, compilation, an epoch boundary: phases.h) are
- * left out: a step time is the steady state's.  A trace whose launches
- * carry no kernel (older files, an unknown entry point) has no signature,
- * and no step times.
+ * to the next.  A match less than 3/4 of a step's launches after the last
+ * start is the same step's repeated layer, not a new step (c02: a
+ * transformer's layers matched at half a step).  Where the step's calls
+ * repeat on one thread (steps.h's by_calls), the signature is its calls —
+ * API and kernel, the second step's (the first may hold a call made once)
+ * — so that the copy and the sync ending an inference request tell it
+ * from its layers, whose launches alone repeat from one request to the
+ * next (c26).  Steps that touch a phase (start-up, compilation, an epoch
+ * boundary: phases.h) are left out: a step time is the steady state's.  A
+ * trace whose calls carry no kernel or copy kind (older files, an unknown
+ * entry point) has no signature, and no step times.
  */
 #ifndef IA_STEP_TIMES_H
 #define IA_STEP_TIMES_H

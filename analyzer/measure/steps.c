@@ -107,7 +107,18 @@ static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, s
 	uint32_t p = find_period(seq, nl, max_period);
 	if (!p || nl <= p || seq[nl - 1].start <= seq[0].start || (out->calls && out->launches <= p))
 		return;
+	/* where the calls have a period of their own, a shorter one of the
+	 * launches is a step only if it switches threads (a backward pass on
+	 * autograd's thread): on one thread it is a layer, and the calls'
+	 * copy and sync every few of them end the request it is part of (c26:
+	 * 4 layers of 13 launches, then .item()) */
+	size_t switches = 0;
+	for (size_t i = 1; i < nl; i++)
+		switches += seq[i].tid != seq[i - 1].tid;
+	if (out->calls && switches * p < nl)
+		return;
 	size_t steps = (nl - 1) / p;
+	out->by_calls = 0;
 	out->launches = p;
 	out->calls = (uint32_t)((n * p + nl / 2) / nl);
 	out->ns = (seq[nl - 1].start - seq[0].start) / steps;
@@ -119,6 +130,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 {
 	out->calls = out->launches = 0;
 	out->ns = out->first_ns = 0;
+	out->by_calls = 0;
 	if (b <= a)
 		return 0;
 	if (max_period > IA_STEPS_MAX_PERIOD)
@@ -175,6 +187,13 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
 	if (!out->calls)
 		out->launches = out->first_ns = 0;
+	/* the calls themselves as the step's signature only on one thread: a
+	 * backward pass's calls on autograd's thread interleave with the main
+	 * thread's differently from one step to the next */
+	size_t switches = 0;
+	for (size_t i = 1; i < n; i++)
+		switches += seq[i].tid != seq[i - 1].tid;
+	out->by_calls = out->calls && !switches;
 	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;

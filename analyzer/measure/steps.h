@@ -31,6 +31,8 @@ struct ia_steps {
 	uint64_t ns;                /* time per step in the stretch looked at (0 = none) */
 	uint64_t first_ns;          /* start of the first call of the stretch's first full step
 				       (what ran before it in the stretch is the loop's set-up) */
+	int by_calls;               /* the calls repeat as the step (their copies and syncs in
+				       place), not only its launches, all on one thread */
 };
 
 /* The period of process pid's calls in [a, b), at most max_period calls
