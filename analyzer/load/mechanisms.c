@@ -38,6 +38,30 @@ static int cpu_matmul(const char *sym, const char *module)
 	return 0;
 }
 
+/* Image decoding on the CPU: the codec libraries (Pillow's wheels bundle
+ * them symbol-less, as pillow.libs/libjpeg-<hash>.so.62: the module names
+ * them where the frame has no name), Pillow's decoders, torchvision's and
+ * OpenCV's. */
+static int image_decode(const char *sym, const char *module)
+{
+	static const char *const libs[] = { "libjpeg", "libturbojpeg", "libpng", "libwebp", "libopenjp2", "libtiff",
+					    "libavif", "libheif", "libopencv_imgcodecs", "libnvjpeg_host", NULL };
+	static const char *const syms[] = { "ImagingJpegDecode*", "ImagingPngDecode*", "ImagingZipDecode*",
+					    "ImagingLibTiffDecode*", "ImagingJpeg2KDecode*", "jpeg_*", "decode_mcu*",
+					    "png_read_*", "WebPDecode*", "tjDecompress*", "vision::image::decode_*",
+					    "cv::imdecode*", "cv::imread*", NULL };
+	if (sym && any_of(sym, syms))
+		return 1;
+	if (!module)
+		return 0;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	for (const char *const *l = libs; *l; l++)
+		if (!strncmp(base, *l, strlen(*l)))
+			return 1;
+	return 0;
+}
+
 enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 {
 	/* _Py_RunGC: 3.12's collection from the eval breaker, exported where
@@ -62,6 +86,8 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 					    "sched_yield", "__sched_yield", NULL };
 	static const char *const lock[] = { "__lll_lock_wait", "pthread_spin_lock", "__pthread_mutex_lock*",
 					    "___pthread_mutex_lock", "pthread_mutex_lock", NULL };
+	if (image_decode(sym, module))
+		return IA_MECH_DECODE;
 	if (!sym)
 		return IA_MECH_NONE;
 	if (cpu_matmul(sym, module))
@@ -171,6 +197,7 @@ const char *ia_mech_name(enum ia_mech m)
 	case IA_MECH_PAGECACHE: return "reading files through the page cache";
 	case IA_MECH_PYCONVERT: return "torch.tensor converting Python lists element by element";
 	case IA_MECH_CPU_MATMUL: return "matrix multiplies on the CPU (BLAS/oneDNN GEMM kernels)";
+	case IA_MECH_DECODE: return "decoding images on the CPU (JPEG/PNG codecs)";
 	default: return "";
 	}
 }
@@ -201,6 +228,11 @@ const char *ia_mech_fix(enum ia_mech m)
 		return "Run these matrix multiplies on the GPU: the tensors they multiply are on the CPU — a model or "
 		       "layer built without .cuda() / .to(device), or its input moved too late — so PyTorch's CPU "
 		       "kernels do the work; move the model with model.to(device) and its inputs with it";
+	case IA_MECH_DECODE:
+		return "Decode images for less, or elsewhere: on the GPU (torchvision.io.decode_jpeg(data, "
+		       "device='cuda'), NVIDIA DALI), from files stored at the size the model takes (a JPEG's decode "
+		       "time grows with its pixels), at reduced size in the decoder (PIL's Image.draft('RGB', size) "
+		       "before the resize), or with a faster build (Pillow-SIMD, libjpeg-turbo)";
 	case IA_MECH_SPIN:
 		return "Fewer CPU threads per process (torch.set_num_threads, OMP_NUM_THREADS) so their spin-waits do "
 		       "not take the CPUs the loop needs; OMP_WAIT_POLICY=passive";

@@ -29,6 +29,7 @@ enum ia_mech {
 	IA_MECH_PAGECACHE,  /* file data through the page cache (a file-backed fault, a read copy) */
 	IA_MECH_PYCONVERT,  /* torch.tensor over Python lists: element by element */
 	IA_MECH_CPU_MATMUL, /* matrix multiplies on the CPU: BLAS / oneDNN GEMM kernels (a model left there) */
+	IA_MECH_DECODE,     /* decoding images on the CPU: libjpeg, libpng, PIL's decoders, OpenCV's imgcodecs */
 	IA_MECH_N
 };
 

@@ -195,6 +195,24 @@ static const struct facts *facts_by_strings(struct ia_stack_names *n, const stru
 
 /* The same, first by the frame's key (a list's frame met again: no hash of
  * its strings). */
+/* The file name of a library an unnamed native frame is in, where it says
+ * the sample ran that library's code: not the interpreter's (a stripped
+ * python3.12 is Python running), not the C library's helpers (memcpy's
+ * variants under a named caller), not an unknown mapping. */
+static const char *unnamed_library(const char *module)
+{
+	static const char *const skip[] = { "libc.so", "libc-", "libm.so", "libpthread", "ld-linux", "libstdc++",
+					     "libgcc_s", "libdl", "libpython", "python", NULL };
+	if (!module || !*module)
+		return NULL;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	for (const char *const *k = skip; *k; k++)
+		if (!strncmp(base, *k, strlen(*k)))
+			return NULL;
+	return base;
+}
+
 static const struct facts *facts_of(struct ia_stack_names *n, const struct ia_frame *f, struct facts *tmp)
 {
 	if (f->key == UINT32_MAX)
@@ -229,6 +247,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	char native[512] = "";
 	const char *op_inner = NULL, *op_outer = NULL;   /* (the facts' strings: they outlive the walk) */
 	int nn = 0, leaf_in_cpython = 0, gc = 0;
+	const char *leaf_unnamed = NULL;   /* the innermost unnamed frame's library, before any named one */
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	struct ia_frame f;
 	char err[sizeof n->err];
@@ -281,6 +300,10 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				e->user = strdup(buf);
 				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
 			}
+		} else if (nat && (!sym || !*sym) && !e->leaf && !leaf_unnamed) {
+			/* a library without symbols (Pillow's bundled libjpeg):
+			 * native code all the same, not the interpreter's */
+			leaf_unnamed = unnamed_library(f.module);
 		} else if (nat && sym && *sym) {
 			if (x->aten) {   /* innermost first: the first is the innermost, the last the outermost */
 				if (!op_inner)
@@ -328,6 +351,11 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		: nmech ? nmech : pmech;
 	if (nn)
 		e->native = strdup(native);
+	if (leaf_unnamed && !e->leaf) {
+		char buf[200];
+		snprintf(buf, sizeof buf, "code in %s", leaf_unnamed);
+		e->leaf = strdup(buf);
+	}
 	e->runs_python = e->python && (!e->leaf || leaf_in_cpython);
 	if (ia_map_put(&n->map, id, (uint32_t)n->n) < 0)
 		return &none;

@@ -56,6 +56,10 @@ struct ia_ranks {
 /* 0 (r->nranks 0 when the trace has no ranks), or -1 with a reason. */
 int ia_ranks_compute(const struct ia_trace *t, struct ia_ranks *r, char *err, size_t errlen);
 void ia_ranks_free(struct ia_ranks *r);
+/* How many ranks share pid's machine (its LOCAL_WORLD_SIZE, or Open MPI's
+ * local size), 1 where it does not say or cannot be read: the CPUs a rank's
+ * DataLoader workers may take are that share of them. */
+int ia_local_ranks(const struct ia_trace *t, int pid);
 /* The rank whose process is proc index p, or NULL. */
 const struct ia_rank *ia_rank_of_proc(const struct ia_ranks *r, uint32_t p);
 

@@ -135,6 +135,7 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 	if (run_beside(do_stats, &j, per_process_and_evidence, err, errlen) < 0)
 		return -1;
 	ia_phase("stats|per-process+evidence");
+	a->local_ranks = a->pp.main >= 0 ? ia_local_ranks(t, t->procs[a->pp.p[a->pp.main].proc].pid) : 1;
 	/* the run's phases (start-up, compiling, autotuning) before the gaps,
 	 * which set theirs apart; on this thread, which owns the names cache */
 	if (ia_phases_compute(t, &a->pp, a->names, &a->ph, err, errlen) < 0)

@@ -98,15 +98,22 @@ void ia_pin_fix(struct ia_chain *c, const struct ia_analysis *a)
 				"and reuse it) with .to('cuda', non_blocking=True)");
 }
 
-int ia_good_workers(const struct ia_analysis *a)
+/* The CPUs a rank may count on: its share where ranks share the machine. */
+static int rank_cpus(const struct ia_analysis *a)
 {
 	int c = ia_cpus_of(a);
+	return a->local_ranks > 1 && c > 0 ? (c + a->local_ranks - 1) / a->local_ranks : c;
+}
+
+int ia_good_workers(const struct ia_analysis *a)
+{
+	int c = rank_cpus(a);
 	return c > 1 ? c - 1 : 1;
 }
 
 int ia_workers_crowd_cpus(const struct ia_analysis *a)
 {
-	int c = ia_cpus_of(a);
+	int c = rank_cpus(a);
 	return c > 0 && (int)a->pp.workers_at_once > c - 1;
 }
 

@@ -95,6 +95,10 @@ const char *ia_gap_wait_for_brief(const struct gap_view *v, char *buf, size_t n)
  * the samples in *share; 0 when none holds a quarter of them
  * (chain_gaps_mech.c). */
 int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *share);
+/* The same for the DataLoader workers' samples in the gaps: said in the
+ * root cause; the mechanism (its fix is the caller's to place), or
+ * IA_MECH_NONE. */
+int ia_gap_mech_workers(struct ia_chain *c, const struct gap_view *v);
 
 /* The workers' loading, from their block stacks (chain_gaps_workers.c). */
 void ia_gap_view_workers(struct gap_view *v);

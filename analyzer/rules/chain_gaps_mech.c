@@ -91,7 +91,37 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *shar
 				"table, gets its gradient and update there every step; nn.Embedding(sparse=True) touches only "
 				"the rows used), or let each step reuse freed memory: LD_PRELOAD a caching allocator (jemalloc, "
 				"tcmalloc) or raise glibc's MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_");
+	else if (best == IA_MECH_PICKLE && !v->workers)
+		/* no worker process: the lists are the loop's own batch
+		 * preparation (c63: a tokenizer's output made tensors) */
+		ia_chain_fix(c, "Make batches tensors or numpy arrays where they are built, not Python lists: torch.tensor "
+				"converts a list element by element, torch.from_numpy wraps an array without a copy; and "
+				"prepare them off the loop — once before training (a pre-processed dataset: tokenized, "
+				"converted) or in a Dataset or collate_fn that a DataLoader runs with num_workers > 0, so "
+				"it overlaps the GPU");
 	else
 		ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)best));
 	return 1;
+}
+
+int ia_gap_mech_workers(struct ia_chain *c, const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	uint64_t all = 0, fam[IA_MECH_N] = { 0 };
+	for (int m = 0; m < IA_MECH_N; m++) {
+		all += g->mech_workers[m];
+		if (m != IA_MECH_NONE)
+			fam[ia_mech_family((enum ia_mech)m)] += g->mech_workers[m];
+	}
+	if (all < MECH_MIN_SAMPLES)
+		return IA_MECH_NONE;
+	/* only a mechanism the worker's own code chooses, image decoding: the
+	 * fresh memory and the pickling of the shared-memory batches the
+	 * DataLoader sends are PyTorch's to make (c04: tensors, already) */
+	int best = IA_MECH_DECODE;
+	if (!fam[best] || (double)fam[best] < MECH_SHARE * (double)all)
+		return IA_MECH_NONE;
+	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of the workers' samples are %s.", ia_pct(fam[best], all),
+		ia_mech_family_name((enum ia_mech)best));
+	return best;
 }

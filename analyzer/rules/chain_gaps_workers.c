@@ -235,8 +235,11 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 		 "batches slower than the model consumes them.",
 		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
 		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
-	if (v->stk_workers[0])
+	int wmech = IA_MECH_NONE;
+	if (v->stk_workers[0]) {
 		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
+		wmech = ia_gap_mech_workers(c, v);
+	}
 	/* the general wait-for walk (wakers.c) through the loader: which of its
 	 * threads ended the loop's waits (a worker, its queue's feeder, the
 	 * pin-memory thread) and where that chain of waits ends (version 7) */
@@ -288,11 +291,21 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"more workers would mostly wait as well.", v->at_once, busy);
 	if (per_item)
 		ia_batch_level_fix(c);
+	char shared[48] = "";   /* ranks share the machine's CPUs (ia_good_workers: a rank's share) */
+	if (v->a->local_ranks > 1)
+		snprintf(shared, sizeof shared, " for %d ranks", v->a->local_ranks);
 	if (ia_workers_crowd_cpus(v->a))
-		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs fight for them", nw, v->at_once, cpus);
-	else if (v->at_once < nw && !idle_workers)
-		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs)", nw < 2 * v->at_once ? nw : 2 * v->at_once,
-			     v->at_once, cpus);
+		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs%s fight for them", nw, v->at_once,
+			     cpus, shared);
+	if (v->at_once < nw && !idle_workers && !ia_workers_crowd_cpus(v->a) && nw <= 2 * v->at_once)
+		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs%s)", nw, v->at_once, cpus, shared);
+	else if (v->at_once < nw && !idle_workers && !ia_workers_crowd_cpus(v->a))   /* doubled, then measured again */
+		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs%s), and up to %d while the GPU still waits "
+				"for batches", 2 * v->at_once, v->at_once, cpus, shared, nw);
+	/* what the workers' time is (decoding images, pickling batches): its
+	 * fix makes each batch cheaper, after more workers where CPUs are free */
+	if (wmech != IA_MECH_NONE)
+		ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)wmech));
 	/* a deeper queue evens out a loader's bursts; it adds no CPU to
 	 * workers that already have every CPU (more of them than CPUs, or the
 	 * CPUs saturated): no advice that cannot help (c51) */

@@ -130,6 +130,7 @@ struct ia_analysis {
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 	struct ia_job *job;            /* a job of several ranks: across them (chain_straggler.h), else NULL */
+	int local_ranks;               /* ranks on the main process's machine, 1 alone (ranks.h) */
 };
 
 /* Count of chains at a severity (the CI gate compares HIGH counts). */
