@@ -14,5 +14,7 @@ auto)
 	*) NAMES="c61_lightning_loader_main c62_hf_trainer_log_every_step c63_tokenize_in_loop c64_imagefolder_jpeg_workers" LIMIT=${LIMIT:-400} \
 		sh docs/gpu-runs/2026-12-06-fortyfifth/calls.sh corpus ;;
 	esac ;;
-*) echo "usage: calls.sh auto (on the device)" >&2; exit 2 ;;
+corpus2)	# written after call 1: a training loop with anomaly detection left on
+	NAMES="c65_detect_anomaly_left_on" LIMIT=${LIMIT:-150} sh docs/gpu-runs/2026-12-06-fortyfifth/calls.sh corpus ;;
+*) echo "usage: calls.sh auto | corpus2 (on the device)" >&2; exit 2 ;;
 esac
