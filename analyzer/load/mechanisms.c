@@ -88,6 +88,11 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 					    "___pthread_mutex_lock", "pthread_mutex_lock", NULL };
 	if (image_decode(sym, module))
 		return IA_MECH_DECODE;
+	/* innermost in the OpenMP runtime itself, named or not: its threads'
+	 * work runs in the callbacks it calls (their own frames), so its own
+	 * code is the waiting at a barrier */
+	if (module && (strstr(module, "libgomp") || strstr(module, "libiomp")))
+		return IA_MECH_SPIN;
 	if (!sym)
 		return IA_MECH_NONE;
 	if (cpu_matmul(sym, module))
@@ -107,7 +112,7 @@ enum ia_mech ia_native_frame_mech(const char *sym, const char *module)
 		return IA_MECH_COPY;
 	if (any_of(sym, alloc))
 		return IA_MECH_ALLOC;
-	if (any_of(sym, spin) || (module && (strstr(module, "libgomp") || strstr(module, "libiomp"))))
+	if (any_of(sym, spin))
 		return IA_MECH_SPIN;
 	if (any_of(sym, lock))
 		return IA_MECH_LOCK;
