@@ -100,22 +100,24 @@ static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_
  * stretch's mean.  seq is reordered (its launches first). */
 static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, struct ia_steps *out)
 {
-	size_t nl = 0;
-	for (size_t i = 0; i < n; i++)   /* in place: the launches, in order */
+	size_t nl = 0, syncs = 0;
+	for (size_t i = 0; i < n; i++) {   /* in place: the launches, in order */
+		syncs += ingero_api_class((unsigned)seq[i].api) == INGERO_CLASS_SYNC;
 		if (is_launch(&seq[i]) && seq[i].kernel)
 			seq[nl++] = seq[i];
+	}
 	uint32_t p = find_period(seq, nl, max_period);
 	if (!p || nl <= p || seq[nl - 1].start <= seq[0].start || (out->calls && out->launches <= p))
 		return;
 	/* where the calls have a period of their own, a shorter one of the
 	 * launches is a step only if it switches threads (a backward pass on
-	 * autograd's thread): on one thread it is a layer, and the calls'
-	 * copy and sync every few of them end the request it is part of (c26:
-	 * 4 layers of 13 launches, then .item()) */
+	 * autograd's thread) or has a sync of its own: on one thread, without,
+	 * it is a layer, and the calls' copy and sync every few of them end the
+	 * request it is part of (c26: 4 layers of 13 launches, then .item()) */
 	size_t switches = 0;
 	for (size_t i = 1; i < nl; i++)
 		switches += seq[i].tid != seq[i - 1].tid;
-	if (out->calls && switches * p < nl)
+	if (out->calls && switches * p < nl && syncs * p < nl)
 		return;
 	size_t steps = (nl - 1) / p;
 	out->by_calls = 0;
