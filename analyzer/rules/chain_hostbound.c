@@ -33,8 +33,20 @@
 #define GRAPHS_MAX_INTERVAL_NS 200000ull
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
-static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, uint64_t per_launch)
+/* The launches of the loop's step (phases.h) where the stretch's period is
+ * a layer of it, half the step or less, repeated inside one step (c26: a
+ * request's 4 layers of 13 launches); 0 where the period is the step. */
+static uint32_t layer_of_step(const struct ia_analysis *a)
 {
+	const struct ia_hostbound *h = &a->hb;
+	uint32_t step = a->ph.steps.launches;
+	return h->period_launches && step >= 2 * h->period_launches ? step : 0;
+}
+
+static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uint64_t per_launch)
+{
+	const struct ia_hostbound *h = &a->hb;
+	uint32_t step = layer_of_step(a);
 	char d1[32], d2[32];
 	/* copies as many as the launches, each small: the host's time goes
 	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
@@ -54,7 +66,7 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_hostbound *h, ui
 	else if (h->period_calls)
 		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
 		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
-		       "(needs static shapes and tensors that stay in place)", h->period_launches);
+		       "(needs static shapes and tensors that stay in place)", step ? step : h->period_launches);
 	else
 		ia_chain_fix(c, "CUDA Graphs: capture the repeated work (torch.cuda.CUDAGraph with torch.cuda.graph(g), then "
 		       "g.replay(), or torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its "
@@ -396,7 +408,11 @@ static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, 
 	     ia_fmt_dur(d3, sizeof d3, between), ia_pct(between, h->ns));
 	ia_chain_line(c, "[CUDA] %s launches at %s/s: one every %s on average, %s of it inside the launch call", n1, n2,
 	     ia_fmt_dur(d1, sizeof d1, interval), ia_fmt_dur(d2, sizeof d2, in_launch));
-	if (h->period_calls)
+	if (h->period_calls && layer_of_step(a))
+		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
+		     "a repeated layer of the loop's step of %u launches", h->period_calls, h->period_launches,
+		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls), layer_of_step(a));
+	else if (h->period_calls)
 		ia_chain_line(c, "[CUDA] the call sequence repeats every %u calls (%u launches): ~%s repeats in the longest stretch, "
 		     "likely one training step each", h->period_calls, h->period_launches,
 		     ia_fmt_count(d1, sizeof d1, h->long_calls / h->period_calls));
@@ -481,7 +497,7 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	hostbound_summary(c, a, &k, share, rate);
 	hostbound_timeline(c, a, &k, oncpu, issuing, rate, interval);
 	hostbound_root_cause(c, h, &k, interval);
-	hostbound_fixes(c, h, interval);
+	hostbound_fixes(c, a, interval);
 	hostbound_json(c->evidence, a, win, share, rate);
 	return 0;
 }
