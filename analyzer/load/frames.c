@@ -287,3 +287,15 @@ int ia_frames_pid_has_python(sqlite3 *db, int pid)
 	sqlite3_finalize(st);
 	return yes;
 }
+
+const char *ia_module_base(const char *module)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
+	return base ? base + 1 : module;
+}
+
+int ia_module_is_cpython(const char *module)
+{
+	const char *base = ia_module_base(module);
+	return base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
+}

@@ -52,4 +52,10 @@ int ia_frames_next(struct ia_frames *r, struct ia_frame *f, char *err, size_t er
  * it cannot be read: evidence only). */
 int ia_frames_pid_has_python(sqlite3 *db, int pid);
 
+/* A frame's module by its file name alone ("libc.so.6" of
+ * "/lib/x86_64-linux-gnu/libc.so.6"); NULL for NULL. */
+const char *ia_module_base(const char *module);
+/* Whether a module is the Python interpreter's own (libpython3.x, python3.x). */
+int ia_module_is_cpython(const char *module);
+
 #endif

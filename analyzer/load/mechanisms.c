@@ -7,6 +7,8 @@
  */
 #include "load/mechanisms.h"
 
+#include "load/frames.h"
+
 #include <string.h>
 
 /* s is one of v: a whole name, or a prefix where the entry ends in '*' */
@@ -30,8 +32,7 @@ static int cpu_matmul(const char *sym, const char *module)
 					    "libcblas", "libblis", NULL };
 	if (!module || (!strcasestr(sym, "gemm") && !strcasestr(sym, "gemv")))
 		return 0;
-	const char *base = strrchr(module, '/');
-	base = base ? base + 1 : module;
+	const char *base = ia_module_base(module);
 	for (const char *const *l = libs; *l; l++)
 		if (!strncmp(base, *l, strlen(*l)))
 			return !strstr(sym, "cuda") && !strstr(sym, "cublas");
@@ -54,8 +55,7 @@ static int image_decode(const char *sym, const char *module)
 		return 1;
 	if (!module)
 		return 0;
-	const char *base = strrchr(module, '/');
-	base = base ? base + 1 : module;
+	const char *base = ia_module_base(module);
 	for (const char *const *l = libs; *l; l++)
 		if (!strncmp(base, *l, strlen(*l)))
 			return 1;

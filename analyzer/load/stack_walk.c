@@ -59,13 +59,6 @@ static char *fmt(const char *a, const char *b, long line)
 	return strdup(a);
 }
 
-static int cpython_module(const char *module)
-{
-	const char *base = module ? strrchr(module, '/') : NULL;
-	base = base ? base + 1 : module;
-	return base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
-}
-
 /* A stack's frames, outermost first (stack_walk.h). */
 static int read_frames(struct ia_frames *q, uint64_t id, struct frames *out, char *err, size_t errlen)
 {
@@ -83,7 +76,7 @@ static int read_frames(struct ia_frames *q, uint64_t id, struct frames *out, cha
 			py[npy].depth = depth;
 			bad |= !(py[npy++].s = fmt(sym ? sym : "?", f.file, line));
 		} else if (f.kind == IA_FRAME_NATIVE && nnat < MAX_FRAMES) {
-			if (cpython_module(mod) && (interp < 0 || depth < interp))
+			if (ia_module_is_cpython(mod) && (interp < 0 || depth < interp))
 				interp = depth;
 			nat[nnat].depth = depth;
 			const char *base = mod ? strrchr(mod, '/') : NULL;

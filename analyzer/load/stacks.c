@@ -202,11 +202,10 @@ static const struct facts *facts_by_strings(struct ia_stack_names *n, const stru
 static const char *unnamed_library(const char *module)
 {
 	static const char *const skip[] = { "libc.so", "libc-", "libm.so", "libpthread", "ld-linux", "libstdc++",
-					     "libgcc_s", "libdl", "libpython", "python", NULL };
-	if (!module || !*module)
+					     "libgcc_s", "libdl", NULL };
+	if (!module || !*module || ia_module_is_cpython(module))
 		return NULL;
-	const char *base = strrchr(module, '/');
-	base = base ? base + 1 : module;
+	const char *base = ia_module_base(module);
 	for (const char *const *k = skip; *k; k++)
 		if (!strncmp(base, *k, strlen(*k)))
 			return NULL;
@@ -311,10 +310,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				op_outer = x->aten;
 			}
 			if (!e->leaf) {
-				const char *mod = f.module;
-				const char *base = mod ? strrchr(mod, '/') : NULL;
-				base = base ? base + 1 : mod;
-				leaf_in_cpython = base && (!strncmp(base, "libpython", 9) || !strncmp(base, "python", 6));
+				leaf_in_cpython = ia_module_is_cpython(f.module);
 				e->leaf = strdup(sym);
 			}
 			if (nn < 3) {

@@ -285,20 +285,13 @@ cJSON *ia_ranks_json(const struct ia_trace *t, const struct ia_ranks *r)
 int ia_local_ranks(const struct ia_trace *t, int pid)
 {
 	char err[200];
-	if (ia_db_has_table(t->db, "process_env") != 1)
-		return 1;
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT key, value FROM process_env WHERE pid = ?1 AND key IN "
-					 "('LOCAL_WORLD_SIZE', 'OMPI_COMM_WORLD_LOCAL_SIZE')", err, sizeof err);
-	if (!st)
-		return 1;
-	sqlite3_bind_int(st, 1, pid);
-	int n = 1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
-		long x = v ? strtol(v, NULL, 10) : 0;
-		if (k && v && x > 1 && x < 4096 && (n == 1 || !strcmp(k, "LOCAL_WORLD_SIZE")))
-			n = (int)x;
+	int p = ia_proc_index(t, pid), n = 1;
+	struct own *own = p >= 0 ? calloc(t->nprocs, sizeof *own) : NULL;
+	if (own && load_own(t, own, err, sizeof err) == 0) {
+		int s = env_source(t, own, p);   /* its values, or its launcher's, as its rank is found */
+		if (s >= 0 && own[s].local_world_size > 1)
+			n = own[s].local_world_size;
 	}
-	sqlite3_finalize(st);
+	free(own);
 	return n;
 }

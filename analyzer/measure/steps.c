@@ -32,6 +32,15 @@ static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_p
 	return 0;
 }
 
+/* How often consecutive calls of seq come from different threads. */
+static size_t thread_switches(const struct call_key *seq, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 1; i < n; i++)
+		k += seq[i].tid != seq[i - 1].tid;
+	return k;
+}
+
 static int is_launch(const struct call_key *c)
 {
 	return ingero_api_class((unsigned)c->api) == INGERO_CLASS_LAUNCH;
@@ -114,10 +123,7 @@ static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, s
 	 * autograd's thread) or has a sync of its own: on one thread, without,
 	 * it is a layer, and the calls' copy and sync every few of them end the
 	 * request it is part of (c26: 4 layers of 13 launches, then .item()) */
-	size_t switches = 0;
-	for (size_t i = 1; i < nl; i++)
-		switches += seq[i].tid != seq[i - 1].tid;
-	if (out->calls && switches * p < nl && syncs * p < nl)
+	if (out->calls && thread_switches(seq, nl) * p < nl && syncs * p < nl)
 		return;
 	size_t steps = (nl - 1) / p;
 	out->by_calls = 0;
@@ -192,10 +198,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	/* the calls themselves as the step's signature only on one thread: a
 	 * backward pass's calls on autograd's thread interleave with the main
 	 * thread's differently from one step to the next */
-	size_t switches = 0;
-	for (size_t i = 1; i < n; i++)
-		switches += seq[i].tid != seq[i - 1].tid;
-	out->by_calls = out->calls && !switches;
+	out->by_calls = out->calls && !thread_switches(seq, n);
 	launch_period(seq, n, max_period, out);
 	free(seq);
 	return 0;

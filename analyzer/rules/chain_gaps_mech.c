@@ -106,22 +106,16 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *shar
 
 int ia_gap_mech_workers(struct ia_chain *c, const struct gap_view *v)
 {
-	const struct ia_gaps *g = v->g;
-	uint64_t all = 0, fam[IA_MECH_N] = { 0 };
-	for (int m = 0; m < IA_MECH_N; m++) {
-		all += g->mech_workers[m];
-		if (m != IA_MECH_NONE)
-			fam[ia_mech_family((enum ia_mech)m)] += g->mech_workers[m];
-	}
-	if (all < MECH_MIN_SAMPLES)
-		return IA_MECH_NONE;
 	/* only a mechanism the worker's own code chooses, image decoding: the
 	 * fresh memory and the pickling of the shared-memory batches the
 	 * DataLoader sends are PyTorch's to make (c04: tensors, already) */
-	int best = IA_MECH_DECODE;
-	if (!fam[best] || (double)fam[best] < MECH_SHARE * (double)all)
+	const struct ia_gaps *g = v->g;
+	uint64_t all = 0, dec = g->mech_workers[IA_MECH_DECODE];
+	for (int m = 0; m < IA_MECH_N; m++)
+		all += g->mech_workers[m];
+	if (all < MECH_MIN_SAMPLES || !dec || (double)dec < MECH_SHARE * (double)all)
 		return IA_MECH_NONE;
-	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of the workers' samples are %s.", ia_pct(fam[best], all),
-		ia_mech_family_name((enum ia_mech)best));
-	return best;
+	ia_addf(c->root_cause, sizeof c->root_cause, " %.0f%% of the workers' samples are %s.", ia_pct(dec, all),
+		ia_mech_name(IA_MECH_DECODE));
+	return IA_MECH_DECODE;
 }

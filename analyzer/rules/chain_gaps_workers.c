@@ -297,13 +297,13 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 	if (ia_workers_crowd_cpus(v->a))
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs%s fight for them", nw, v->at_once,
 			     cpus, shared);
-	if (v->at_once < nw && !idle_workers && !ia_workers_crowd_cpus(v->a) && nw <= 2 * v->at_once)
+	else if (v->at_once < nw && !idle_workers && nw <= 2 * v->at_once)
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs%s)", nw, v->at_once, cpus, shared);
-	else if (v->at_once < nw && !idle_workers && !ia_workers_crowd_cpus(v->a))   /* doubled, then measured again */
+	else if (v->at_once < nw && !idle_workers)   /* doubled first, then measured again */
 		ia_chain_fix(c, "More workers: num_workers=%d (%d now, %d CPUs%s), and up to %d while the GPU still waits "
 				"for batches", 2 * v->at_once, v->at_once, cpus, shared, nw);
-	/* what the workers' time is (decoding images, pickling batches): its
-	 * fix makes each batch cheaper, after more workers where CPUs are free */
+	/* what the workers' time is (decoding images): its fix makes each
+	 * batch cheaper, after more workers where CPUs are free */
 	if (wmech != IA_MECH_NONE)
 		ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)wmech));
 	/* a deeper queue evens out a loader's bursts; it adds no CPU to
