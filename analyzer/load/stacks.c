@@ -246,7 +246,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	char native[512] = "";
 	const char *op_inner = NULL, *op_outer = NULL;   /* (the facts' strings: they outlive the walk) */
 	int nn = 0, leaf_in_cpython = 0, gc = 0;
-	const char *leaf_unnamed = NULL;   /* the innermost unnamed frame's library, before any named one */
+	/* the innermost unnamed frame's library, before any named one: copied,
+	 * a row's strings last only until the next row is read */
+	char leaf_unnamed[160] = "";
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	struct ia_frame f;
 	char err[sizeof n->err];
@@ -299,10 +301,12 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 				e->user = strdup(buf);
 				e->user_in_fetch = !e->fetching;   /* (innermost first: inside one, if one comes) */
 			}
-		} else if (nat && (!sym || !*sym) && !e->leaf && !leaf_unnamed) {
+		} else if (nat && (!sym || !*sym) && !e->leaf && !*leaf_unnamed) {
 			/* a library without symbols (Pillow's bundled libjpeg):
 			 * native code all the same, not the interpreter's */
-			leaf_unnamed = unnamed_library(f.module);
+			const char *lib = unnamed_library(f.module);
+			if (lib)
+				snprintf(leaf_unnamed, sizeof leaf_unnamed, "%s", lib);
 		} else if (nat && sym && *sym) {
 			if (x->aten) {   /* innermost first: the first is the innermost, the last the outermost */
 				if (!op_inner)
@@ -347,7 +351,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		: nmech ? nmech : pmech;
 	if (nn)
 		e->native = strdup(native);
-	if (leaf_unnamed && !e->leaf) {
+	if (*leaf_unnamed && !e->leaf) {
 		char buf[200];
 		snprintf(buf, sizeof buf, "code in %s", leaf_unnamed);
 		e->leaf = strdup(buf);
