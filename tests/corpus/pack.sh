@@ -8,7 +8,8 @@
 #     (schema 8 stores frames once itself: its stack_frames is a view, and
 #     its tables are kept as they are);
 #   * the file vacuumed, then xz -9e.
-# unpack.sh undoes each step; analyzer_corpus.sh reads only unpacked files.
+# unpack.sh undoes each step (the frames as schema 8 stores them, or with
+# --rows as they were); analyzer_corpus.sh reads only unpacked files.
 set -eu
 in=$1; out=$2
 tmp=$(mktemp "${TMPDIR:-/tmp}/corpus-pack.XXXXXX")

@@ -8,7 +8,8 @@
 # every reader of stacks — explain (stack names), per-process (roles from
 # samples' frames), stacks on-CPU and --offcpu (whole frame lists), MCP
 # get_stacks — while the file shrinks.  The converter's view is the
-# schema's own (checked against a file gen_reportdb makes).
+# schema's own (checked against a file gen_reportdb makes), and so is
+# tests/corpus/unpack.sh's (the layout the other corpus tests read).
 # tests/run: pool (no clock it asserts on: run beside another test)
 # tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
@@ -36,7 +37,7 @@ outputs() {
 for n in c07_compile_dynamic c37_loader_cold_reads; do
 	x=tests/corpus/$n.db.xz
 	[ -f "$x" ] || { skip "$n: not in the corpus"; continue; }
-	sh tests/corpus/unpack.sh "$x" "$T/v7.db" || { nok "unpack $n"; continue; }
+	sh tests/corpus/unpack.sh --rows "$x" "$T/v7.db" || { nok "unpack $n"; continue; }
 	sqlite3 "$T/v7.db" VACUUM
 	cp "$T/v7.db" "$T/v8.db"
 	sqlite3 -bail "$T/v8.db" <tests/helpers/frames_v8.sql >/dev/null
@@ -51,6 +52,15 @@ for n in c07_compile_dynamic c37_loader_cold_reads; do
 	check_eq "$n: each distinct frame once" "$(sqlite3 "$T/v8.db" "SELECT count(*) FROM frames")" \
 		"$(sqlite3 "$T/v7.db" "SELECT count(*) FROM (SELECT DISTINCT kind, ip, symbol, module, offset, file, line
 			FROM stack_frames)")"
+	# the corpus's own unpacking (the layout every other test reads) is
+	# the converter's, frame ids and lists alike
+	sh tests/corpus/unpack.sh "$x" "$T/u.db" || nok "unpack $n as schema 8 stores frames"
+	for tb in frames stacks; do
+		check "$n: unpack.sh's $tb are the converter's" \
+			test "$(sqlite3 "$T/u.db" "SELECT * FROM $tb" | md5sum)" = "$(sqlite3 "$T/v8.db" "SELECT * FROM $tb" | md5sum)"
+	done
+	check_eq "$n: unpack.sh's view is the schema's" "$(view_sql "$T/gen.db")" "$(view_sql "$T/u.db")"
+	rm -f "$T/u.db"
 	s7=$(wc -c <"$T/v7.db"); s8=$(wc -c <"$T/v8.db")
 	check "$n: the file shrinks ($s7 -> $s8 bytes)" test "$s8" -lt "$s7"
 	outputs "$T/v7.db" "$T/a"
