@@ -11,7 +11,11 @@
  * each distinct frame once (c07 of the corpus: 14,719 for 533,704 frames
  * of 5,332 stacks): a lookup per frame instead made explain's reading of
  * stacks slower than the old rows, now it is faster (docs/benchmarks.md,
- * "Trace size").
+ * "Trace size").  The cache is filled by one scan of the table the first
+ * time a frame is wanted — most of a trace's frames are (its stacks are
+ * its samples' and its calls'), and a scan costs a fraction of a lookup a
+ * row; where the scan meets an error, the frames it did not reach are
+ * looked up one by one again, so a damaged page costs only its frames.
  */
 #include "load/frames.h"
 
@@ -40,6 +44,8 @@ struct ia_frames {
 	sqlite3_stmt *rows;    /* versions 1 to 7 */
 	sqlite3_stmt *lists;   /* version 8: a stack's lists ... */
 	sqlite3_stmt *frame;   /* ... and one frame by id */
+	sqlite3_stmt *all;     /* ... or every frame, once (the first frame wanted) */
+	int scanned;           /* 0: not yet, 1: every frame known, -1: the scan failed */
 	struct frame_ref *refs;
 	size_t nrefs, cap, next;
 	struct ia_map by_id;   /* frame id -> known index */
@@ -98,10 +104,11 @@ struct ia_frames *ia_frames_new(sqlite3 *db, char *err, size_t errlen)
 	if (l == LAYOUT_ROWS)
 		r->rows = ia_db_prepare(db, "SELECT kind, depth, ip, symbol, module, offset, file, line FROM stack_frames "
 					"WHERE stack_id = ?1 ORDER BY kind, depth", err, errlen);
-	else if ((r->lists = ia_db_prepare(db, "SELECT kernel, native, python FROM stacks WHERE id = ?1", err, errlen)))
-		r->frame = ia_db_prepare(db, "SELECT ip, symbol, module, offset, file, line FROM frames WHERE id = ?1",
-					 err, errlen);
-	if (!r->rows && !r->frame) {
+	else if ((r->lists = ia_db_prepare(db, "SELECT kernel, native, python FROM stacks WHERE id = ?1", err, errlen)) &&
+		 (r->frame = ia_db_prepare(db, "SELECT ip, symbol, module, offset, file, line FROM frames WHERE id = ?1",
+					  err, errlen)))
+		r->all = ia_db_prepare(db, "SELECT ip, symbol, module, offset, file, line, id FROM frames", err, errlen);
+	if (!r->rows && !r->all) {
 		ia_frames_free(r);
 		return NULL;
 	}
@@ -115,6 +122,7 @@ void ia_frames_free(struct ia_frames *r)
 	sqlite3_finalize(r->rows);
 	sqlite3_finalize(r->lists);
 	sqlite3_finalize(r->frame);
+	sqlite3_finalize(r->all);
 	free(r->refs);
 	for (size_t i = 0; i < r->nknown; i++) {
 		free(r->known[i].symbol);
@@ -201,20 +209,20 @@ static char *dup_or_null(const unsigned char *s, int *oom)
 	return d;
 }
 
-/* Frame id from the file into the cache: its index, or -1 with err. */
-static long read_frame(struct ia_frames *r, int64_t id, char *err, size_t errlen)
+/* The row q is on (ip, symbol, module, offset, file, line) as frame id of
+ * the cache: its index, or -1 with err (out of memory). */
+static long keep_frame(struct ia_frames *r, sqlite3_stmt *q, int64_t id, int absent, char *err, size_t errlen)
 {
-	sqlite3_stmt *q = r->frame;
 	if (ia_grow((void **)&r->known, &r->known_cap, r->nknown + 1, sizeof *r->known) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	struct known_frame *k = &r->known[r->nknown];
 	memset(k, 0, sizeof *k);
-	sqlite3_reset(q);
-	sqlite3_bind_int64(q, 1, id);
-	int rc = sqlite3_step(q), oom = 0;
-	if (rc == SQLITE_ROW) {
+	int oom = 0;
+	if (absent) {
+		k->absent = 1;   /* an id without a frame: none at that depth */
+	} else {
 		k->ip = sqlite3_column_int64(q, 0);
 		k->symbol = dup_or_null(sqlite3_column_text(q, 1), &oom);
 		k->module = dup_or_null(sqlite3_column_text(q, 2), &oom);
@@ -222,13 +230,7 @@ static long read_frame(struct ia_frames *r, int64_t id, char *err, size_t errlen
 		k->file = dup_or_null(sqlite3_column_text(q, 4), &oom);
 		k->has_line = sqlite3_column_type(q, 5) != SQLITE_NULL;
 		k->line = sqlite3_column_int64(q, 5);
-	} else if (rc == SQLITE_DONE) {
-		k->absent = 1;   /* an id without a frame: none at that depth */
-	} else {
-		ia_db_done(q, rc, err, errlen);
-		return -1;
 	}
-	sqlite3_reset(q);
 	if (oom || ia_map_put(&r->by_id, (uint64_t)id, (uint32_t)r->nknown) < 0) {
 		free(k->symbol);
 		free(k->module);
@@ -237,6 +239,54 @@ static long read_frame(struct ia_frames *r, int64_t id, char *err, size_t errlen
 		return -1;
 	}
 	return (long)r->nknown++;
+}
+
+/* Every frame into the cache, in one scan: 0, or -1 with err (out of
+ * memory).  A read error leaves r->scanned -1: what was read is kept, the
+ * rest is looked up by id. */
+static int scan_frames(struct ia_frames *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = r->all;
+	int rc;
+	r->scanned = -1;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 6);
+		if (ia_map_get(&r->by_id, (uint64_t)id) != UINT32_MAX)
+			continue;
+		if (keep_frame(r, q, id, 0, err, errlen) < 0) {
+			sqlite3_reset(q);
+			return -1;
+		}
+	}
+	sqlite3_reset(q);
+	if (rc == SQLITE_DONE)
+		r->scanned = 1;
+	return 0;
+}
+
+/* Frame id from the file into the cache: its index, or -1 with err. */
+static long read_frame(struct ia_frames *r, int64_t id, char *err, size_t errlen)
+{
+	if (!r->scanned) {
+		if (scan_frames(r, err, errlen) < 0)
+			return -1;
+		uint32_t i = ia_map_get(&r->by_id, (uint64_t)id);
+		if (i != UINT32_MAX)
+			return (long)i;
+	}
+	if (r->scanned > 0)   /* every frame is known: an id without a row */
+		return keep_frame(r, NULL, id, 1, err, errlen);
+	sqlite3_stmt *q = r->frame;
+	sqlite3_reset(q);
+	sqlite3_bind_int64(q, 1, id);
+	int rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ia_db_done(q, rc, err, errlen);
+		return -1;
+	}
+	long at = keep_frame(r, q, id, rc == SQLITE_DONE, err, errlen);
+	sqlite3_reset(q);
+	return at;
 }
 
 static int next_listed(struct ia_frames *r, struct ia_frame *f, char *err, size_t errlen)
