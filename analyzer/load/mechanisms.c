@@ -245,3 +245,66 @@ const char *ia_mech_fix(enum ia_mech m)
 		return NULL;
 	}
 }
+
+enum ia_instrument ia_frame_instrument(int python, const char *sym, const char *module, const char *file)
+{
+	/* not record_function (torch/autograd/profiler.py, its native
+	 * record_function_enter*): the DataLoader's __next__ and the optimizers
+	 * enter one every step, profiler or not; nor importing the profiler */
+	if (python) {
+		if (!file)
+			return IA_INSTR_NONE;
+		/* the traceback anomaly mode stores per operation is torch.fx's
+		 * format_stack; set_detect_anomaly's own module */
+		if (strstr(file, "torch/autograd/anomaly_mode.py") || strstr(file, "torch/fx/traceback.py"))
+			return IA_INSTR_ANOMALY;
+		if (strstr(file, "torch/profiler/") && !(sym && !strcmp(sym, "<module>")))
+			return IA_INSTR_PROFILER;
+		return IA_INSTR_NONE;
+	}
+	if (sym && (strstr(sym, "torch::autograd::PyAnomalyMetadata") || strstr(sym, "torch::autograd::AnomalyMetadata")))
+		return IA_INSTR_ANOMALY;
+	if (sym && (strstr(sym, "torch::profiler::") ||
+		    (strstr(sym, "torch::autograd::profiler::") && !strstr(sym, "record_function")) ||
+		    strstr(sym, "libkineto::") || !strncmp(sym, "cupti", 5)))
+		return IA_INSTR_PROFILER;
+	if (module && (strstr(module, "libkineto") || strstr(module, "libcupti")))
+		return IA_INSTR_PROFILER;
+	return IA_INSTR_NONE;
+}
+
+const char *ia_instrument_name(enum ia_instrument i)
+{
+	return i == IA_INSTR_ANOMALY ? "Autograd's anomaly detection" : i == IA_INSTR_PROFILER ? "PyTorch's profiler" : "";
+}
+
+const char *ia_instrument_cost(enum ia_instrument i)
+{
+	switch (i) {
+	case IA_INSTR_ANOMALY:
+		return "each forward operation stores the Python traceback that created it "
+		       "(PyAnomalyMetadata::store_stack) and the backward checks each gradient it computes for NaN, "
+		       "a sync per check";
+	case IA_INSTR_PROFILER:
+		return "each operation is recorded (its shapes and Python stack where record_shapes and with_stack ask) "
+		       "and CUPTI records each kernel and CUDA call";
+	default:
+		return "";
+	}
+}
+
+const char *ia_instrument_fix(enum ia_instrument i)
+{
+	switch (i) {
+	case IA_INSTR_ANOMALY:
+		return "Turn autograd's anomaly detection off outside debugging: remove "
+		       "torch.autograd.set_detect_anomaly(True) (or the torch.autograd.detect_anomaly() context), or "
+		       "enable it only for the step being debugged";
+	case IA_INSTR_PROFILER:
+		return "Profile a few steps, not the whole run: torch.profiler.profile(..., "
+		       "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3)) with prof.step() each step, or "
+		       "remove the profiler outside debugging (record_shapes and with_stack multiply its cost)";
+	default:
+		return NULL;
+	}
+}

@@ -56,4 +56,24 @@ const char *ia_mech_name(enum ia_mech m);
 /* The fix that fits the mechanism; NULL where the line's own fix is the one. */
 const char *ia_mech_fix(enum ia_mech m);
 
+/* Debugging instruments left on, named by any frame of a stack (not only
+ * the innermost: their cost is the work they add around each operation,
+ * whatever runs under them): autograd's anomaly detection (each forward
+ * operation stores its Python traceback, PyAnomalyMetadata::store_stack)
+ * and PyTorch's profiler (Kineto, CUPTI, its record functions). */
+enum ia_instrument {
+	IA_INSTR_NONE,
+	IA_INSTR_ANOMALY,
+	IA_INSTR_PROFILER,
+	IA_INSTR_N
+};
+/* A frame's instrument: a Python frame (python != 0) by its file, a
+ * native one by its symbol and module. */
+enum ia_instrument ia_frame_instrument(int python, const char *sym, const char *module, const char *file);
+/* "Autograd's anomaly detection", "PyTorch's profiler" (a sentence's start) */
+const char *ia_instrument_name(enum ia_instrument i);
+/* What it does to each operation, and turning it off: the fix. */
+const char *ia_instrument_cost(enum ia_instrument i);
+const char *ia_instrument_fix(enum ia_instrument i);
+
 #endif

@@ -32,6 +32,7 @@ struct entry {
 	int torch_data;          /* a Python frame of torch.utils.data */
 	int mech;                /* enum ia_mech (see the end of lookup) */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
+	int instrument;          /* enum ia_instrument of its innermost frame that names one */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -42,6 +43,7 @@ struct facts {
 	int kind;
 	int why;                        /* enum ia_phase_why */
 	int mech;                       /* enum ia_mech of its kind's classifier */
+	int instrument;                 /* enum ia_instrument */
 	unsigned hints;                 /* enum ia_frame_hint */
 	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
 };
@@ -129,6 +131,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->library = ia_is_library_file(file);
 		x->import = file && sym && !strcmp(sym, "<module>") && file[0] != '<' && x->library;
 		x->gc = ia_is_gc_frame(file, sym);
+		x->instrument = ia_frame_instrument(1, sym, NULL, file);
 	} else if (f->kind == IA_FRAME_NATIVE) {
 		char op[100];
 		if (ia_aten_op(sym, op, sizeof op))
@@ -136,6 +139,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->why = ia_native_frame_why(sym);
 		x->mech = ia_native_frame_mech(sym, f->module);
 		x->hints = ia_native_frame_hints(sym);
+		x->instrument = ia_frame_instrument(0, sym, f->module, NULL);
 	} else if (f->kind == IA_FRAME_KERNEL) {
 		x->mech = ia_kernel_frame_mech(sym);
 	}
@@ -261,6 +265,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		const struct facts *x = facts_of(n, &f, &tmp);
 		if (x->compile)
 			e->compiling = 1;
+		if (x->instrument && !e->instrument)
+			e->instrument = x->instrument;
 		if (x->fetch)
 			e->fetching = 1;
 		if (x->worker)
@@ -415,4 +421,9 @@ const char *ia_stack_source(struct ia_stack_names *n, uint64_t id)
 int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->mech;
+}
+
+int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->instrument;
 }

@@ -58,6 +58,8 @@ int ia_stack_torch_data(struct ia_stack_names *n, uint64_t stack_id);
 /* The mechanism it was in (enum ia_mech, mechanisms.h): the innermost
  * native frame that names one, else a Python frame's; 0 when none. */
 int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id);
+/* enum ia_instrument (mechanisms.h): a debugging instrument any of its frames names */
+int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module

@@ -31,6 +31,14 @@
  * operations, allocation — that neither a CUDA graph nor fusion removes
  * (c53: a CPU embedding's backward, a launch every 486 µs) */
 #define GRAPHS_MAX_INTERVAL_NS 200000ull
+/* One line of the user's own code (not a library's: not a module's forward)
+ * issuing this share of the sampled launches, this many a step, issues
+ * small operations one item at a time: a model's own line issues a launch
+ * or a few per layer, a loop over a batch's items one set per item */
+#define ITEM_LOOP_SHARE 0.40
+#define ITEM_LOOP_PER_STEP 64
+#define ITEM_LOOP_SHARE_ALONE 0.60
+#define ITEM_LOOP_MIN_SAMPLES 10   /* launches are stack-sampled: a share of fewer says little */
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 /* The launches of the loop's step (phases.h) where the stretch's period is
@@ -43,11 +51,39 @@ static uint32_t layer_of_step(const struct ia_analysis *a)
 	return h->period_launches && step >= 2 * h->period_launches ? step : 0;
 }
 
+/* The user's line that issues most launches straight from their code, one
+ * small operation per item of a Python loop: the whole batch at once is the
+ * fix, before graphs or fusion (c67: per-image flips and normalisation,
+ * ~800 launches a step from one line).  1 when said. */
+static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
+{
+	const struct ia_hostbound *h = &a->hb;
+	uint32_t step = a->ph.steps.launches;
+	if (!h->nlines || h->launch_samples < ITEM_LOOP_MIN_SAMPLES || ia_is_library_file(h->lines[0].line))
+		return 0;
+	double share = (double)h->lines[0].count / (double)h->launch_samples;
+	double per_step = share * step;
+	/* without a step (a loop whose items branch repeats no sequence of
+	 * calls: c67 flips some images), the line's share alone, a larger one */
+	if (step ? share < ITEM_LOOP_SHARE || per_step < ITEM_LOOP_PER_STEP : share < ITEM_LOOP_SHARE_ALONE)
+		return 0;
+	char each[48] = "";
+	if (step)
+		snprintf(each, sizeof each, ", ~%.0f a step", per_step);
+	ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time, as a Python loop "
+		     "over a batch's items issues them; do that work on the whole batch at once (vectorized over the "
+		     "batch dimension: torch.where with a mask instead of a branch per item, reductions over dims with "
+		     "keepdim=True), so that a few launches replace many",
+		     h->lines[0].line, 100.0 * share, each);
+	return 1;
+}
+
 static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uint64_t per_launch)
 {
 	const struct ia_hostbound *h = &a->hb;
 	uint32_t step = layer_of_step(a);
 	char d1[32], d2[32];
+	int item_loop = item_loop_fix(c, a);
 	/* copies as many as the launches, each small: the host's time goes
 	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
 	if (h->copies && h->copies >= h->launches && h->copy_bytes / h->copies <= SMALL_COPY_BYTES)
@@ -83,7 +119,7 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 		    ia_pct(optim, h->launch_samples));
 	ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does more work",
 	    ia_fmt_dur(d1, sizeof d1, per_launch));
-	if (h->nlines)
+	if (h->nlines && !item_loop)
 		ia_chain_fix(c, "Most sampled launches come from %s (%s of %s launches with a stack; launches are stack-sampled)",
 		    h->lines[0].line, ia_fmt_count((char[32]){ 0 }, 32, h->lines[0].count),
 		    ia_fmt_count((char[32]){ 0 }, 32, h->launch_samples));

@@ -3,7 +3,8 @@
  * mechanisms.c): kernel frames of page faults, unmapping and the page
  * cache; CPython's collector by its exported entry points; torch.tensor
  * over lists; multiprocessing's Queue.get as unpickling; the families that
- * share one fix; and no loose substring match (a user's "collect").
+ * share one fix; debugging instruments (anomaly detection, the profiler);
+ * and no loose substring match (a user's "collect").
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include "../../analyzer/load/mechanisms.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void kernel_frames(void **state)
@@ -92,6 +94,39 @@ static void image_decoding(void **state)
 	assert_non_null(strstr(ia_mech_fix(IA_MECH_DECODE), "decode_jpeg"));
 }
 
+/* Instruments by the frames c65 and c66 sampled on the H100, and the
+ * record_function every DataLoader step enters, profiler or not (c57). */
+static void debugging_instruments(void **state)
+{
+	(void)state;
+	const char *site = "/opt/torch/.venv/lib/python3.12/site-packages/";
+	char f[200];
+	assert_int_equal(ia_frame_instrument(0, "torch::autograd::PyAnomalyMetadata::store_stack()", "libtorch_python.so",
+					     NULL), IA_INSTR_ANOMALY);
+	snprintf(f, sizeof f, "%storch/fx/traceback.py", site);
+	assert_int_equal(ia_frame_instrument(1, "format_stack", NULL, f), IA_INSTR_ANOMALY);
+	assert_int_equal(ia_frame_instrument(0, "torch::profiler::impl::ThreadLocalSubqueue::begin_op(at::RecordFunction const&)",
+					     "libtorch_cpu.so", NULL), IA_INSTR_PROFILER);
+	assert_int_equal(ia_frame_instrument(0, "libkineto::CuptiActivityApi::popCorrelationID(libkineto::CuptiActivityApi::CorrelationFlowType)",
+					     "libtorch_cpu.so", NULL), IA_INSTR_PROFILER);
+	assert_int_equal(ia_frame_instrument(0, NULL, "/usr/local/cuda/lib64/libcupti.so.13", NULL), IA_INSTR_PROFILER);
+	assert_int_equal(ia_frame_instrument(0, "cuptiActivityPopExternalCorrelationId", "libcupti.so.13", NULL),
+			 IA_INSTR_PROFILER);
+	snprintf(f, sizeof f, "%storch/profiler/profiler.py", site);
+	assert_int_equal(ia_frame_instrument(1, "profile.step", NULL, f), IA_INSTR_PROFILER);
+	/* not an instrument: importing the profiler, a record_function */
+	assert_int_equal(ia_frame_instrument(1, "<module>", NULL, f), IA_INSTR_NONE);
+	snprintf(f, sizeof f, "%storch/autograd/profiler.py", site);
+	assert_int_equal(ia_frame_instrument(1, "record_function.__enter__", NULL, f), IA_INSTR_NONE);
+	assert_int_equal(ia_frame_instrument(0, "torch::autograd::profiler::record_function_enter_new(std::string const&, std::optional<std::string> const&)",
+					     "libtorch_cpu.so", NULL), IA_INSTR_NONE);
+	snprintf(f, sizeof f, "%storch/optim/optimizer.py", site);   /* profile_hook_step: not the profiler */
+	assert_int_equal(ia_frame_instrument(1, "Optimizer.profile_hook_step.<locals>.wrapper", NULL, f), IA_INSTR_NONE);
+	assert_int_equal(ia_frame_instrument(0, NULL, NULL, NULL), IA_INSTR_NONE);
+	assert_non_null(ia_instrument_fix(IA_INSTR_ANOMALY));
+	assert_non_null(strstr(ia_instrument_fix(IA_INSTR_PROFILER), "schedule"));
+}
+
 static void families_share_a_fix(void **state)
 {
 	(void)state;
@@ -116,6 +151,7 @@ int main(void)
 		cmocka_unit_test(native_and_python_frames),
 		cmocka_unit_test(image_decoding),
 		cmocka_unit_test(cpu_matrix_multiplies),
+		cmocka_unit_test(debugging_instruments),
 		cmocka_unit_test(families_share_a_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
