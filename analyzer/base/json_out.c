@@ -74,23 +74,25 @@ void ia_json_write_string(FILE *f, const char *str)
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	fputc('"', f);
 	while (*s) {
-		unsigned char c = *s;
+		/* a run that needs no escaping goes out in one write (a Perfetto
+		 * export writes millions of names: a write a character was a
+		 * tenth of its time) */
+		const unsigned char *run = s;
+		int n;
+		while (*s && *s != '"' && *s != '\\' && *s >= 0x20 && (n = utf8_len(s)))
+			s += n;
+		if (s > run)
+			fwrite(run, 1, (size_t)(s - run), f);
+		if (!*s)
+			break;
+		unsigned char c = *s++;
 		if (c == '"' || c == '\\') {
 			fputc('\\', f);
 			fputc(c, f);
-			s++;
 		} else if (c < 0x20) {
 			fprintf(f, "\\u%04x", c);
-			s++;
 		} else {
-			int n = utf8_len(s);
-			if (!n) {
-				fputs("\\ufffd", f);
-				s++;
-			} else {
-				fwrite(s, 1, (size_t)n, f);
-				s += n;
-			}
+			fputs("\\ufffd", f);   /* not UTF-8 */
 		}
 	}
 	fputc('"', f);
