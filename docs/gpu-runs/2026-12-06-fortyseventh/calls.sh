@@ -16,5 +16,9 @@ auto)
 corpus)
 	NAMES="${NAMES:-c65_detect_anomaly_left_on c66_profiler_left_on c67_per_sample_gpu_augment}" LIMIT=${LIMIT:-420} \
 		sh docs/gpu-runs/2026-12-06-fortyfifth/calls.sh corpus ;;
-*) echo "usage: calls.sh auto | corpus (on the device)" >&2; exit 2 ;;
+corpus2)	# written after call 1: timm's ResNet-50 healthy (a real library model, a negative control)
+		# and torch.compile with a .item() in forward (a graph break and a sync a step)
+	NAMES="c68_timm_resnet_amp_healthy c69_compile_graph_break_item" LIMIT=${LIMIT:-300} \
+		sh docs/gpu-runs/2026-12-06-fortyfifth/calls.sh corpus ;;
+*) echo "usage: calls.sh auto | corpus | corpus2 (on the device)" >&2; exit 2 ;;
 esac
