@@ -225,7 +225,7 @@ static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *f
  * nothing (q 0), the process's typical piece (1), all it can (2). */
 static uint64_t piece_ns(const struct acc *a, int pid, const struct sub *w, int q)
 {
-	size_t lo, end = alike(a, pid, w, &lo);
+	size_t lo = w->alike_lo, end = w->alike_end;
 	if (end == lo)
 		return q == 0 ? 0 : q == 1 ? typical_ns(a, pid) : FOREVER;
 	size_t n = end - lo;
@@ -244,15 +244,22 @@ static uint64_t piece_ns(const struct acc *a, int pid, const struct sub *w, int 
 	return q == 0 ? (v < mean ? v : mean) : (v > mean ? v : mean);
 }
 
-void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
+void ia_gt_alike_find(const struct acc *a, struct stream_acc *s)
+{
+	for (size_t k = 0; k < s->nsub; k++) {
+		struct sub *w = &s->sub[k];
+		w->alike_end = alike(a, s->pid, w, &w->alike_lo);
+	}
+}
+
+void ia_gt_coverage(const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
 		    size_t *nalike)
 {
 	for (size_t k = 0; k < s->nsub; k++) {
 		if (s->sub[k].a < lo || s->sub[k].a >= hi)
 			continue;
-		size_t first;
 		(*n)++;
-		if (alike(a, s->pid, &s->sub[k], &first) > first)
+		if (s->sub[k].alike_end > s->sub[k].alike_lo)
 			(*nalike)++;
 	}
 }

@@ -49,7 +49,7 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 	}
 	uint32_t after = s->nsub ? s->sub[s->nsub - 1].work : 0;
 	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after };
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after, 0, 0 };
 }
 
 static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)
@@ -424,9 +424,10 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 		struct ia_span *si = stream_spans(&a, s, win_start, win_end, &ns);
 		if (!si)
 			break;
+		ia_gt_alike_find(&a, s);
 		for (int q = 0; q < 3; q++)
 			ia_gt_estimate(&a, s, q, win_start, win_end, si, ns, &g->est[q], &g->nest[q], &cest[q]);
-		ia_gt_coverage(&a, s, win_start, win_end, &g->nwork, &g->nwork_alike);
+		ia_gt_coverage(s, win_start, win_end, &g->nwork, &g->nwork_alike);
 		if (!s->nmarks) {
 			/* a stream the library could not mark (a fork child's, the
 			 * per-thread default stream, marks off in that process): its

@@ -29,6 +29,7 @@ struct sub {
 	int launch;                /* a kernel (else a copy or memset) */
 	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
 	uint32_t after;            /* the work queued just before it on its stream (0: none): its place in a step */
+	size_t alike_lo, alike_end;   /* the timed samples of work alike it (ia_gt_alike_find): acc.smp[lo, end) */
 };
 
 struct stream_acc {
@@ -91,7 +92,10 @@ void ia_gt_estimate(struct acc *a, const struct stream_acc *s, int q, uint64_t l
 		    const struct ia_span *idle, size_t nidle, struct ia_span **out, size_t *nout, size_t *cout);
 /* Work queued on s within [lo, hi), and of it, alike some work timed alone
  * (both added to). */
-void ia_gt_coverage(const struct acc *a, const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
+/* Each piece of work's alike samples, found once for the three replays and
+ * the coverage (after ia_gt_samples_ready). */
+void ia_gt_alike_find(const struct acc *a, struct stream_acc *s);
+void ia_gt_coverage(const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t *n,
 		    size_t *alike);
 
 /* gpu_kernels.c: a launch's piece of the median replay, ns of GPU time in
