@@ -749,13 +749,13 @@ cJSON *ia_phases_json(const struct ia_phases *ph, const struct ia_trace *t, uint
 	return o;
 }
 
-uint64_t ia_phases_steady_main_samples(const struct ia_phases *ph, uint64_t a, uint64_t b,
-				       void (*fn)(uint64_t stack, void *arg), void *arg)
+uint64_t ia_phases_main_samples(const struct ia_phases *ph, uint64_t a, uint64_t b, int steady,
+				void (*fn)(uint64_t stack, void *arg), void *arg)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; i < ph->nvotes; i++) {
 		const struct ia_phase_vote *v = &ph->votes[i];
-		if (!v->main || v->ts < a || v->ts >= b || ia_phase_at(ph, v->ts) != IA_PHASE_STEADY)
+		if (!v->main || v->ts < a || v->ts >= b || (steady && ia_phase_at(ph, v->ts) != IA_PHASE_STEADY))
 			continue;
 		n++;
 		if (fn)

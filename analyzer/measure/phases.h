@@ -127,10 +127,11 @@ enum ia_phase ia_phases_majority(const struct ia_phases *ph, uint64_t a, uint64_
 /* The steady state inside [a, b) as (start, end) pairs: a malloc'd array
  * of 2 * *n values (NULL with *n = 0 when out of memory or none). */
 uint64_t *ia_phases_steady_windows(const struct ia_phases *ph, uint64_t a, uint64_t b, size_t *n);
-/* The main thread's own samples in the steady state inside [a, b): fn is
- * called with each one's stack id (may be NULL).  Their count. */
-uint64_t ia_phases_steady_main_samples(const struct ia_phases *ph, uint64_t a, uint64_t b,
-				       void (*fn)(uint64_t stack, void *arg), void *arg);
+/* The main thread's own samples inside [a, b) — with steady, only those in
+ * the steady state: fn is called with each one's stack id (may be NULL).
+ * Their count. */
+uint64_t ia_phases_main_samples(const struct ia_phases *ph, uint64_t a, uint64_t b, int steady,
+				void (*fn)(uint64_t stack, void *arg), void *arg);
 /* Episodes of phase p overlapping [a, b), and of those the repeats. */
 size_t ia_phases_episodes(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *repeats);
 

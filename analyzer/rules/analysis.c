@@ -112,7 +112,7 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 			goto oom;
 	if (ia_rule_pageable(a, &cap) < 0 || ia_rule_sync_per_step(a, &cap) < 0 || ia_rule_sync_frees(a, &cap) < 0 ||
 	    ia_rule_hostbound(a, &cap) < 0 || ia_rule_cpu_contention(a, &cap) < 0 || ia_rule_phases(a, &cap) < 0 ||
-	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0)
+	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0 || ia_rule_after(a, &cap) < 0)
 		goto oom;
 	hold_phases(a);
 	if (a->nchains)

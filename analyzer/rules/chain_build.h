@@ -107,6 +107,7 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap);                      
 int ia_rule_phases(struct ia_analysis *a, size_t *cap);                                /* chain_phases.c */
 int ia_rule_layout(struct ia_analysis *a, size_t *cap);                                /* chain_layout.c */
 int ia_rule_epochs(struct ia_analysis *a, size_t *cap);
+int ia_rule_after(struct ia_analysis *a, size_t *cap);                                 /* chain_after.c */
 /* After the chains are ordered: a debugging instrument left on, told in
  * the first finding about the host's time (chain_instruments.c). */
 void ia_instruments_lead(struct ia_analysis *a);                                /* chain_epochs.c */

@@ -42,7 +42,7 @@ static int host_kind(enum ia_kind k)
 void ia_instruments_lead(struct ia_analysis *a)
 {
 	struct tally t = { .names = a->names };
-	uint64_t total = ia_phases_steady_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, count, &t);
+	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
 	enum ia_instrument top = IA_INSTR_NONE;
 	for (int i = IA_INSTR_NONE + 1; i < IA_INSTR_N; i++)
 		if (t.n[i] > t.n[top])

@@ -162,8 +162,9 @@ static void own_cause(struct ia_job *j)
 	const struct ia_chain *any = NULL;
 	for (size_t i = 0; i < a->nchains; i++) {
 		const struct ia_chain *c = &a->chains[i];
-		if (c->kind == IA_KIND_STARTUP || c->kind == IA_KIND_COMPILATION || c->kind == IA_KIND_AUTOTUNING)
-			continue;
+		if (c->kind == IA_KIND_STARTUP || c->kind == IA_KIND_COMPILATION || c->kind == IA_KIND_AUTOTUNING ||
+		    c->kind == IA_KIND_AFTER_GPU_WORK)
+			continue;   /* paid once, not why it comes last at every collective */
 		if (c->sev >= IA_SEV_MEDIUM) {
 			j->cause = c;
 			return;

@@ -50,6 +50,7 @@ const char *ia_kind_name(enum ia_kind k)
 		[IA_KIND_EPOCH_BOUNDARIES] = "epoch_boundaries",
 		[IA_KIND_LAYOUT_CONVERSIONS] = "layout_conversions",
 		[IA_KIND_RANK_STRAGGLER] = "rank_straggler",
+		[IA_KIND_AFTER_GPU_WORK] = "after_gpu_work",
 	};
 	return (unsigned)k < IA_KIND_N && names[k] ? names[k] : "unknown";
 }
@@ -57,7 +58,7 @@ const char *ia_kind_name(enum ia_kind k)
 int ia_kind_is_phase(enum ia_kind k)
 {
 	return k == IA_KIND_STARTUP || k == IA_KIND_COMPILATION || k == IA_KIND_RECOMPILATION || k == IA_KIND_AUTOTUNING ||
-	       k == IA_KIND_EPOCH_BOUNDARIES;
+	       k == IA_KIND_EPOCH_BOUNDARIES || k == IA_KIND_AFTER_GPU_WORK;
 }
 
 /* A phase (one-time or per epoch) never outranks a steady-state cause that costs the run

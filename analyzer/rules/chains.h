@@ -21,6 +21,7 @@
  *   autotuning            cuDNN benchmark, Inductor/Triton autotuning (again for each new shape)
  * Paid once per epoch (phases.h), ranked the same way:
  *   epoch_boundaries      the DataLoader's iterator (re)started, the sampler's permutation, workers forked
+ *   after_gpu_work        the process ran on after its last CUDA call (outside the window), the GPU idle
  * The GPU's own work (measured GPU time), not a cause of idling:
  *   layout_conversions    kernels that only convert tensors between NCHW and NHWC
  * Across the ranks of a job (chain_straggler.c):
@@ -71,6 +72,7 @@ enum ia_kind {
 	IA_KIND_EPOCH_BOUNDARIES,
 	IA_KIND_LAYOUT_CONVERSIONS,
 	IA_KIND_RANK_STRAGGLER,
+	IA_KIND_AFTER_GPU_WORK,
 	IA_KIND_N
 };
 const char *ia_kind_name(enum ia_kind k);

@@ -255,7 +255,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 		if (is_cause(c)) {
 			if (!v->cause)
 				v->cause = c;
-		} else if (ia_kind_is_phase(c->kind) && c->impact >= ONE_TIME_FROM &&
+		} else if (ia_kind_is_phase(c->kind) && c->kind != IA_KIND_AFTER_GPU_WORK && c->impact >= ONE_TIME_FROM &&
 			   (!v->one_time || c->impact > v->one_time->impact)) {
 			v->one_time = c;
 		}

@@ -26,7 +26,7 @@ facts() {
 	jq -r '
 	# the kinds that are phases of a run, not its steady state (docs/chains.md):
 	# one-time, or once per epoch (epoch_boundaries)
-	def phase: . as $k | ["startup", "compilation", "recompilation", "autotuning", "epoch_boundaries"]
+	def phase: . as $k | ["startup", "compilation", "recompilation", "autotuning", "epoch_boundaries", "after_gpu_work"]
 		| index($k) != null;
 	def lines(tag): tostring | split("\n")[] | tag + "\t" + .;
 	def sentences: [.kind, .summary, .root_cause, (.timeline // [])[], (.fixes // [])[], (.source // "")] | .[];
