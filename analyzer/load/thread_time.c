@@ -29,6 +29,14 @@ size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a)
 	return lo;
 }
 
+const struct ia_off *ia_thread_off_at(const struct ia_trace *t, uint32_t th, uint64_t start)
+{
+	size_t i = ia_thread_off_lower(t, th, start);
+	const struct ia_thread *x = &t->threads[th];
+	const struct ia_off *o = i < x->off_n ? &t->offs[t->off_by_th[x->off_first + i]] : NULL;
+	return o && o->start == start ? o : NULL;
+}
+
 void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_t b,
 		      uint64_t *off_ns, uint64_t *runq_ns, uint64_t *nswitch)
 {

@@ -126,6 +126,9 @@ void ia_thread_off_in(const struct ia_trace *t, uint32_t th, uint64_t a, uint64_
 		      uint64_t *off_ns, uint64_t *runq_ns, uint64_t *nswitch);
 /* First position in the thread's list whose interval may overlap [a, ...). */
 size_t ia_thread_off_lower(const struct ia_trace *t, uint32_t th, uint64_t a);
+/* The thread's off-CPU interval that starts at start (a sampled block's, in
+ * off_cpu_stacks), NULL when it is not kept. */
+const struct ia_off *ia_thread_off_at(const struct ia_trace *t, uint32_t th, uint64_t start);
 
 /* Lifetime of a thread inside the window (first to last evidence, from the
  * process start for its main thread and to the process exit). */

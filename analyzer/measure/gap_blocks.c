@@ -20,16 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The thread's interval that began at start, or NULL (lost): the first
- * one ending after start, if it is that one. */
-static const struct ia_off *off_at(const struct ia_trace *t, uint32_t th, uint64_t start)
-{
-	size_t i = ia_thread_off_lower(t, th, start);
-	const struct ia_thread *x = &t->threads[th];
-	const struct ia_off *o = i < x->off_n ? &t->offs[t->off_by_th[x->off_first + i]] : NULL;
-	return o && o->start == start ? o : NULL;
-}
-
 static int by_weight(const void *a, const void *b)
 {
 	const struct ia_gap_line *x = a, *y = b;
@@ -82,7 +72,7 @@ static int main_blocks(const struct ia_trace *t, const struct ia_per_process *pp
 		size_t k = ia_gap_ending_after(g, start);
 		if (k == g->n || g->g[k].start > start)
 			continue;   /* blocked in a call (a sync), or between the gaps */
-		const struct ia_off *o = off_at(t, pp->main_thread, start);
+		const struct ia_off *o = ia_thread_off_at(t, pp->main_thread, start);
 		uint64_t blk = o ? ia_overlap(o->start, o->end - o->runq, g->g[k].start, g->g[k].end) : 0;
 		if (!blk)
 			continue;   /* its interval lost, or preempted there */
@@ -137,7 +127,7 @@ static int worker_thread_blocks(const struct ia_trace *t, uint32_t th, sqlite3_s
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct ia_off *o = off_at(t, th, (uint64_t)sqlite3_column_int64(st, 0));
+		const struct ia_off *o = ia_thread_off_at(t, th, (uint64_t)sqlite3_column_int64(st, 0));
 		uint64_t blk = o ? ia_gaps_blocked_over(g, o) : 0;
 		if (!blk)
 			continue;

@@ -79,13 +79,11 @@ static int blocked_in(const struct ia_analysis *a, uint64_t from, uint64_t to, s
 	sqlite3_bind_int64(st, 1, t->threads[th].tid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)from);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)to);
-	const struct ia_thread *x = &t->threads[th];
 	int rc = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		uint64_t start = (uint64_t)sqlite3_column_int64(st, 0), sid = (uint64_t)sqlite3_column_int64(st, 1);
-		size_t i = ia_thread_off_lower(t, th, start);
-		const struct ia_off *o = i < x->off_n ? &t->offs[t->off_by_th[x->off_first + i]] : NULL;
-		if (!o || o->start != start)
+		const struct ia_off *o = ia_thread_off_at(t, th, start);
+		if (!o)
 			continue;   /* its interval lost */
 		double chance = sqlite3_column_double(st, 2);
 		uint64_t blk = ia_overlap(o->start, o->end - o->runq, from, to);
@@ -136,8 +134,10 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	uint64_t named = 0;
 	for (size_t i = 0; i < b.n; i++)
 		named += b.by[i].ns;
-	qsort(y.funcs, y.nfuncs, sizeof *y.funcs, ia_gap_line_by_count);
-	qsort(y.lines, y.nlines, sizeof *y.lines, ia_gap_line_by_count);
+	if (y.nfuncs)
+		qsort(y.funcs, y.nfuncs, sizeof *y.funcs, ia_gap_line_by_count);
+	if (y.nlines)
+		qsort(y.lines, y.nlines, sizeof *y.lines, ia_gap_line_by_count);
 	if (b.n)
 		qsort(b.by, b.n, sizeof *b.by, by_ns);
 	char d1[32], d2[32], d3[32], what[600] = "", waited[600] = "";
@@ -188,7 +188,7 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 			 "%u DataLoader workers to shut down, one after another (%s each): the loader's iterator was still "
 			 "alive when the interpreter exited, the workers kept waiting for work and never took the "
 			 "shutdown, so each join waited out its timeout (MP_STATUS_CHECK_INTERVAL, 5 s) before the worker "
-			 "was terminated.", ia_fmt_dur(d1, sizeof d1, b.ns), (unsigned)a->pp.nworkers,
+			 "was terminated (PyTorch's issue 81794: persistent_workers with pin_memory).", ia_fmt_dur(d1, sizeof d1, b.ns), (unsigned)a->pp.nworkers,
 			 ia_fmt_dur(d2, sizeof d2, b.ns / a->pp.nworkers));
 	else
 		snprintf(c->root_cause, sizeof c->root_cause, "After its last CUDA call the main thread waited %s in the "
