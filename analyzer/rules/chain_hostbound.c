@@ -70,10 +70,10 @@ static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
 	char each[48] = "";
 	if (step)
 		snprintf(each, sizeof each, ", ~%.0f a step", per_step);
-	ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time, as a Python loop "
-		     "over a batch's items issues them; do that work on the whole batch at once (vectorized over the "
-		     "batch dimension: torch.where with a mask instead of a branch per item, reductions over dims with "
-		     "keepdim=True), so that a few launches replace many",
+	/* (the fix's buffer holds the line's whole path: the words stay short) */
+	ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time from a Python loop; "
+		     "over a batch's items, work on the whole batch at once (torch.where with a mask, not a branch "
+		     "per item; reductions over dims, keepdim=True); over same-shaped layers, stack them (bmm, vmap)",
 		     h->lines[0].line, 100.0 * share, each);
 	return 1;
 }
