@@ -53,17 +53,16 @@ static void count(uint64_t stack, void *arg)
 		t->instr[i]++;
 }
 
-/* Where the main thread blocked in [a, b): its sampled blocks (off_cpu_stacks,
- * each weighed by its chance) by Python function, into y->blocks (ns in
- * .ns); its blocked time in total.  -1: out of memory (a read error leaves
- * the blocks unnamed). */
+/* Where the main thread blocked in [a, b): its blocked time, and its
+ * sampled blocks (off_cpu_stacks, each weighed by its chance) in all and
+ * under torch.utils.data (the DataLoader's shutdown).  A read error leaves
+ * the blocks unsampled. */
 struct blocked {
-	struct ia_gap_line *by; size_t n, cap;
 	uint64_t ns;
-	double loader;   /* of the sampled blocks' weight, under torch.utils.data (the DataLoader's shutdown) */
+	double sampled, loader;
 };
 
-static int blocked_in(const struct ia_analysis *a, uint64_t from, uint64_t to, struct blocked *b)
+static void blocked_in(const struct ia_analysis *a, uint64_t from, uint64_t to, struct blocked *b)
 {
 	const struct ia_trace *t = a->t;
 	uint32_t th = a->pp.main_thread;
@@ -71,43 +70,26 @@ static int blocked_in(const struct ia_analysis *a, uint64_t from, uint64_t to, s
 	ia_thread_off_in(t, th, from, to, &off, &rq, NULL);
 	b->ns = off > rq ? off - rq : 0;
 	if (!b->ns || ia_db_has_table(t->db, "off_cpu_stacks") <= 0)
-		return 0;
+		return;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(t->db, "SELECT start_ns, stack_id, chance FROM off_cpu_stacks "
 				      "WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3", -1, &st, NULL) != SQLITE_OK)
-		return 0;
+		return;
 	sqlite3_bind_int64(st, 1, t->threads[th].tid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)from);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)to);
-	int rc = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		uint64_t start = (uint64_t)sqlite3_column_int64(st, 0), sid = (uint64_t)sqlite3_column_int64(st, 1);
 		const struct ia_off *o = ia_thread_off_at(t, th, start);
 		if (!o)
 			continue;   /* its interval lost */
 		double chance = sqlite3_column_double(st, 2);
-		uint64_t blk = ia_overlap(o->start, o->end - o->runq, from, to);
-		const char *fn = sid ? ia_stack_python_func(a->names, sid) : NULL, *at = sid ? ia_stack_python(a->names, sid) : NULL;
-		char buf[200];
-		snprintf(buf, sizeof buf, "%s (%s)", fn ? fn : "(no Python frame)", at ? at : "native code");
-		struct ia_gap_line *l = ia_line_slot(&b->by, &b->n, &b->cap, buf);
-		if (!l) {
-			rc = -1;
-			break;
-		}
-		double w = (double)blk / (chance > 0 && chance <= 1 ? chance : 1);
-		l->ns += (uint64_t)w;
+		double w = (double)ia_overlap(o->start, o->end - o->runq, from, to) / (chance > 0 && chance <= 1 ? chance : 1);
+		b->sampled += w;
 		if (sid && ia_stack_torch_data(a->names, sid))
 			b->loader += w;
 	}
 	sqlite3_finalize(st);
-	return rc;
-}
-
-static int by_ns(const void *x, const void *y)
-{
-	const struct ia_gap_line *a = x, *b = y;
-	return (a->ns < b->ns) - (a->ns > b->ns);
 }
 
 int ia_rule_after(struct ia_analysis *a, size_t *cap)
@@ -127,30 +109,25 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	struct blocked b = { 0 };
 	uint64_t n = ia_phases_main_samples(&a->ph, a->gaps.win_end, end, 0, count, &y);
 	int rc = 0;
-	if (y.oom || (a->pp.main_thread != UINT32_MAX && blocked_in(a, a->gaps.win_end, end, &b) < 0)) {
+	if (y.oom) {
 		rc = -1;
 		goto out;
 	}
-	uint64_t named = 0;
-	for (size_t i = 0; i < b.n; i++)
-		named += b.by[i].ns;
+	if (a->pp.main_thread != UINT32_MAX)
+		blocked_in(a, a->gaps.win_end, end, &b);
 	if (y.nfuncs)
 		qsort(y.funcs, y.nfuncs, sizeof *y.funcs, ia_gap_line_by_count);
 	if (y.nlines)
 		qsort(y.lines, y.nlines, sizeof *y.lines, ia_gap_line_by_count);
-	if (b.n)
-		qsort(b.by, b.n, sizeof *b.by, by_ns);
-	char d1[32], d2[32], d3[32], what[600] = "", waited[600] = "";
+	char d1[32], d2[32], d3[32], what[600] = "";
 	for (size_t i = 0; i < y.nfuncs && i < 3; i++)
 		ia_addf(what, sizeof what, "%s%s %.0f%%", i ? ", " : "", y.funcs[i].line, ia_pct(y.funcs[i].count, n));
-	for (size_t i = 0; i < b.n && i < 2 && named; i++)
-		ia_addf(waited, sizeof waited, "%s%s %.0f%%", i ? ", " : "", b.by[i].line, ia_pct(b.by[i].ns, named));
 	/* blocked most of it: what it waited in says what it was */
-	int mostly_blocked = named && b.ns * 2 >= tail;
+	int mostly_blocked = b.sampled > 0 && b.ns * 2 >= tail;
 	enum ia_instrument top = y.instr[IA_INSTR_PROFILER] >= y.instr[IA_INSTR_ANOMALY] ? IA_INSTR_PROFILER
 											  : IA_INSTR_ANOMALY;
 	int instrumented = !mostly_blocked && n >= AFTER_MIN_SAMPLES && y.instr[top] * 2 >= n;
-	int loader = mostly_blocked && b.loader * 2 >= (double)named;
+	int loader = mostly_blocked && b.loader * 2 >= b.sampled;
 	/* only what can be named: the interpreter's own exit, a child's wait
 	 * or unnamed native code would be told as a cause without one (the
 	 * README says what is not told) */
@@ -174,12 +151,11 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	if (loader)
 		ia_chain_line(c, "[HOST] main thread blocked %s of it, %.0f%% of its sampled blocks in the DataLoader's "
 			      "shutdown (torch.utils.data: joining each worker)", ia_fmt_dur(d3, sizeof d3, b.ns),
-			      100.0 * b.loader / (double)named);
-	if (y.nlines)
+			      100.0 * b.loader / b.sampled);
+	if (instrumented && y.nlines)   /* (a shutdown at exit has no line of the user's) */
 		snprintf(c->source, sizeof c->source, "%s", y.lines[0].line);
 	ia_chain_line(c, "[CUDA] the last CUDA call ended %s before the process exited",
 		      ia_fmt_dur(d2, sizeof d2, tail));
-	(void)waited;
 	if (instrumented)
 		snprintf(c->root_cause, sizeof c->root_cause, "The job's own work after its last CUDA call: %s processing "
 			 "what it recorded — %s.", ia_instrument_name(top), what);
@@ -188,8 +164,8 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 			 "%u DataLoader workers to shut down, one after another (%s each): the loader's iterator was still "
 			 "alive when the interpreter exited, the workers kept waiting for work and never took the "
 			 "shutdown, so each join waited out its timeout (MP_STATUS_CHECK_INTERVAL, 5 s) before the worker "
-			 "was terminated (PyTorch's issue 81794: persistent_workers with pin_memory).", ia_fmt_dur(d1, sizeof d1, b.ns), (unsigned)a->pp.nworkers,
-			 ia_fmt_dur(d2, sizeof d2, b.ns / a->pp.nworkers));
+			 "was terminated (PyTorch's issue 81794: persistent_workers with pin_memory).",
+			 ia_fmt_dur(d1, sizeof d1, b.ns), (unsigned)a->pp.nworkers, ia_fmt_dur(d2, sizeof d2, b.ns / a->pp.nworkers));
 	else
 		snprintf(c->root_cause, sizeof c->root_cause, "After its last CUDA call the main thread waited %s in the "
 			 "DataLoader's shutdown, joining its workers.", ia_fmt_dur(d1, sizeof d1, b.ns));
@@ -207,6 +183,5 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 out:
 	free(y.funcs);
 	free(y.lines);
-	free(b.by);
 	return rc;
 }
