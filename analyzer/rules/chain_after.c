@@ -92,6 +92,19 @@ static void blocked_in(const struct ia_analysis *a, uint64_t from, uint64_t to, 
 	sqlite3_finalize(st);
 }
 
+/* The main process's DataLoader workers that exited in (from, to]: a
+ * shutdown at exit ends them one after another (c04, a trace without
+ * sampled blocks: 4 workers 5.0 s apart while the main thread blocked). */
+static size_t workers_ending(const struct ia_analysis *a, uint64_t from, uint64_t to)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->pp.n; i++) {
+		const struct ia_proc *p = &a->t->procs[a->pp.p[i].proc];
+		n += a->pp.p[i].role == IA_ROLE_WORKER && p->exit_ns > from && p->exit_ns <= to;
+	}
+	return n;
+}
+
 int ia_rule_after(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
@@ -127,7 +140,10 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	enum ia_instrument top = y.instr[IA_INSTR_PROFILER] >= y.instr[IA_INSTR_ANOMALY] ? IA_INSTR_PROFILER
 											  : IA_INSTR_ANOMALY;
 	int instrumented = !mostly_blocked && n >= AFTER_MIN_SAMPLES && y.instr[top] * 2 >= n;
-	int loader = mostly_blocked && b.loader * 2 >= b.sampled;
+	/* the DataLoader's shutdown: its sampled blocks, or where none were
+	 * sampled, its workers ending while the main thread blocked */
+	size_t ending = workers_ending(a, a->gaps.win_end, end);
+	int loader = mostly_blocked ? b.loader * 2 >= b.sampled : !b.sampled && ending && b.ns * 2 >= tail;
 	/* only what can be named: the interpreter's own exit, a child's wait
 	 * or unnamed native code would be told as a cause without one (the
 	 * README says what is not told) */
@@ -148,10 +164,14 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	if (n && !loader)
 		ia_chain_line(c, "[HOST] main thread's on-CPU samples after the last CUDA call (%llu): %s",
 			      (unsigned long long)n, what);
-	if (loader)
+	if (loader && b.sampled)
 		ia_chain_line(c, "[HOST] main thread blocked %s of it, %.0f%% of its sampled blocks in the DataLoader's "
 			      "shutdown (torch.utils.data: joining each worker)", ia_fmt_dur(d3, sizeof d3, b.ns),
 			      100.0 * b.loader / b.sampled);
+	else if (loader)
+		ia_chain_line(c, "[HOST] main thread blocked %s of it while %zu of its DataLoader workers exited one "
+			      "after another (no block of it sampled: its stack is not known)", ia_fmt_dur(d3, sizeof d3, b.ns),
+			      ending);
 	if (instrumented && y.nlines)   /* (a shutdown at exit has no line of the user's) */
 		snprintf(c->source, sizeof c->source, "%s", y.lines[0].line);
 	ia_chain_line(c, "[CUDA] the last CUDA call ended %s before the process exited",
@@ -159,13 +179,13 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	if (instrumented)
 		snprintf(c->root_cause, sizeof c->root_cause, "The job's own work after its last CUDA call: %s processing "
 			 "what it recorded — %s.", ia_instrument_name(top), what);
-	else if (a->pp.nworkers)
+	else if (ending)
 		snprintf(c->root_cause, sizeof c->root_cause, "After its last CUDA call the main thread waited %s for its "
-			 "%u DataLoader workers to shut down, one after another (%s each): the loader's iterator was still "
+			 "%zu DataLoader workers to shut down, one after another (%s each): the loader's iterator was still "
 			 "alive when the interpreter exited, the workers kept waiting for work and never took the "
 			 "shutdown, so each join waited out its timeout (MP_STATUS_CHECK_INTERVAL, 5 s) before the worker "
 			 "was terminated (PyTorch's issue 81794: persistent_workers with pin_memory).",
-			 ia_fmt_dur(d1, sizeof d1, b.ns), (unsigned)a->pp.nworkers, ia_fmt_dur(d2, sizeof d2, b.ns / a->pp.nworkers));
+			 ia_fmt_dur(d1, sizeof d1, b.ns), ending, ia_fmt_dur(d2, sizeof d2, b.ns / ending));
 	else
 		snprintf(c->root_cause, sizeof c->root_cause, "After its last CUDA call the main thread waited %s in the "
 			 "DataLoader's shutdown, joining its workers.", ia_fmt_dur(d1, sizeof d1, b.ns));
