@@ -23,6 +23,10 @@
 #define AFTER_LOW 0.10               /* of the traced time (the window and the tail) */
 #define AFTER_MEDIUM 0.30
 #define AFTER_MIN_SAMPLES 10
+/* torch.utils.data's MP_STATUS_CHECK_INTERVAL: how long a shutdown at exit
+ * waits for each worker that never took it; without sampled blocks, the
+ * main thread's blocked time at about that a worker is the evidence */
+#define JOIN_TIMEOUT_NS 5000000000ull
 
 struct tally {
 	struct ia_stack_names *names;
@@ -143,7 +147,9 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	/* the DataLoader's shutdown: its sampled blocks, or where none were
 	 * sampled, its workers ending while the main thread blocked */
 	size_t ending = workers_ending(a, a->gaps.win_end, end);
-	int loader = mostly_blocked ? b.loader * 2 >= b.sampled : !b.sampled && ending && b.ns * 2 >= tail;
+	int loader = mostly_blocked ? b.loader * 2 >= b.sampled
+				    : !b.sampled && ending && b.ns * 2 >= tail && b.ns / ending >= JOIN_TIMEOUT_NS * 4 / 5 &&
+					      b.ns / ending <= JOIN_TIMEOUT_NS * 6 / 5;
 	/* only what can be named: the interpreter's own exit, a child's wait
 	 * or unnamed native code would be told as a cause without one (the
 	 * README says what is not told) */
