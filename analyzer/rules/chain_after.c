@@ -32,7 +32,6 @@ struct tally {
 	struct ia_stack_names *names;
 	struct ia_gap_line *funcs; size_t nfuncs, cfuncs;
 	struct ia_gap_line *lines; size_t nlines, clines;
-	uint64_t instr[IA_INSTR_N];
 	int oom;
 };
 
@@ -52,9 +51,6 @@ static void count(uint64_t stack, void *arg)
 	f->count++;
 	if (l)
 		l->count++;
-	int i = ia_stack_instrument(t->names, stack);
-	if (i > IA_INSTR_NONE && i < IA_INSTR_N)
-		t->instr[i]++;
 }
 
 /* Where the main thread blocked in [a, b): its blocked time, and its
@@ -141,9 +137,10 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 		ia_addf(what, sizeof what, "%s%s %.0f%%", i ? ", " : "", y.funcs[i].line, ia_pct(y.funcs[i].count, n));
 	/* blocked most of it: what it waited in says what it was */
 	int mostly_blocked = b.sampled > 0 && b.ns * 2 >= tail;
-	enum ia_instrument top = y.instr[IA_INSTR_PROFILER] >= y.instr[IA_INSTR_ANOMALY] ? IA_INSTR_PROFILER
-											  : IA_INSTR_ANOMALY;
-	int instrumented = !mostly_blocked && n >= AFTER_MIN_SAMPLES && y.instr[top] * 2 >= n;
+	enum ia_instrument top;
+	uint64_t in_top;
+	ia_instruments_in(a, a->gaps.win_end, end, 0, &top, &in_top);
+	int instrumented = !mostly_blocked && n >= AFTER_MIN_SAMPLES && top != IA_INSTR_NONE && in_top * 2 >= n;
 	/* the DataLoader's shutdown: its sampled blocks, or where none were
 	 * sampled, its workers ending while the main thread blocked */
 	size_t ending = workers_ending(a, a->gaps.win_end, end);

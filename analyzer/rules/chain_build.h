@@ -9,6 +9,7 @@
 #ifndef IA_CHAIN_BUILD_H
 #define IA_CHAIN_BUILD_H
 
+#include "load/mechanisms.h"
 #include "rules/chains.h"
 
 #include <stddef.h>
@@ -110,7 +111,12 @@ int ia_rule_epochs(struct ia_analysis *a, size_t *cap);
 int ia_rule_after(struct ia_analysis *a, size_t *cap);                                 /* chain_after.c */
 /* After the chains are ordered: a debugging instrument left on, told in
  * the first finding about the host's time (chain_instruments.c). */
-void ia_instruments_lead(struct ia_analysis *a);                                /* chain_epochs.c */
+void ia_instruments_lead(struct ia_analysis *a);
+/* The main thread's own samples in [from, to) (steady: only the steady
+ * state's), and the debugging instrument most of them are inside (*top,
+ * IA_INSTR_NONE when none) with its count: chain_instruments.c. */
+uint64_t ia_instruments_in(const struct ia_analysis *a, uint64_t from, uint64_t to, int steady,
+			   enum ia_instrument *top, uint64_t *top_n);                                /* chain_epochs.c */
 int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap);                        /* chain_contention.c */
 
 #endif

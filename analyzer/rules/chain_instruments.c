@@ -39,15 +39,25 @@ static int host_kind(enum ia_kind k)
 	       k == IA_KIND_CPU_CONTENTION || k == IA_KIND_SLOW_CALLS;
 }
 
-void ia_instruments_lead(struct ia_analysis *a)
+uint64_t ia_instruments_in(const struct ia_analysis *a, uint64_t from, uint64_t to, int steady,
+			   enum ia_instrument *top, uint64_t *top_n)
 {
 	struct tally t = { .names = a->names };
-	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
-	enum ia_instrument top = IA_INSTR_NONE;
+	uint64_t total = ia_phases_main_samples(&a->ph, from, to, steady, count, &t);
+	*top = IA_INSTR_NONE;
 	for (int i = IA_INSTR_NONE + 1; i < IA_INSTR_N; i++)
-		if (t.n[i] > t.n[top])
-			top = (enum ia_instrument)i;
-	if (top == IA_INSTR_NONE || total < INSTRUMENT_MIN_SAMPLES || t.n[top] < INSTRUMENT_SHARE * (double)total)
+		if (t.n[i] > t.n[*top])
+			*top = (enum ia_instrument)i;
+	*top_n = t.n[*top];
+	return total;
+}
+
+void ia_instruments_lead(struct ia_analysis *a)
+{
+	enum ia_instrument top;
+	uint64_t n;
+	uint64_t total = ia_instruments_in(a, a->gaps.win_start, a->gaps.win_end, 1, &top, &n);
+	if (top == IA_INSTR_NONE || total < INSTRUMENT_MIN_SAMPLES || n < INSTRUMENT_SHARE * (double)total)
 		return;
 	struct ia_chain *c = NULL;
 	for (size_t i = 0; i < a->nchains && !c; i++)
@@ -55,7 +65,7 @@ void ia_instruments_lead(struct ia_analysis *a)
 			c = &a->chains[i];
 	if (!c)
 		return;
-	double pct = ia_pct(t.n[top], total);
+	double pct = ia_pct(n, total);
 	ia_addf(c->root_cause, sizeof c->root_cause,
 		" %s is on: %.0f%% of the main thread's samples in the steady state are inside it, because %s — "
 		"the host's time per operation is the instrument's, not the model's.",
@@ -68,6 +78,6 @@ void ia_instruments_lead(struct ia_analysis *a)
 	if (!ev)
 		return;
 	cJSON_AddStringToObject(ev, "name", ia_instrument_name(top));
-	ia_json_u64(ev, "main_samples", t.n[top]);
+	ia_json_u64(ev, "main_samples", n);
 	ia_json_u64(ev, "main_steady_samples", total);
 }
