@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 			return IA_EXIT_OK;
 		}
 	}
-	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT, O_WIDTH, O_KERNELS, O_OFFCPU, O_FORCE };
+	enum { O_JSON = 256, O_FROM, O_TO, O_SINCE, O_FORMAT, O_HTML, O_LIMIT, O_COMPACT, O_WIDTH, O_KERNELS, O_OFFCPU, O_FORCE, O_ALSO };
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, O_JSON },
 		{ "compact", no_argument, 0, O_COMPACT },
@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 		{ "kernels", no_argument, 0, O_KERNELS },
 		{ "offcpu", no_argument, 0, O_OFFCPU },
 		{ "force", no_argument, 0, O_FORCE },
+		{ "also", required_argument, 0, O_ALSO },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
@@ -84,6 +85,13 @@ int main(int argc, char **argv)
 	};
 	int sub_argc = argc - first + 1;
 	char **sub_argv = argv + first - 1;
+	struct ia_also *also = calloc((size_t)argc, sizeof *also);   /* (at most one an argument) */
+	if (!also) {
+		ia_err("out of memory");
+		return IA_EXIT_RUNTIME;
+	}
+	c.also = also;
+	c.baseline_of = ia_gate_baseline_of;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(sub_argc, sub_argv, ":p:o:hvV", opts, NULL)) != -1) {
@@ -145,6 +153,18 @@ int main(int argc, char **argv)
 		case O_KERNELS: c.kernels = 1; break;
 		case O_OFFCPU: c.offcpu = 1; break;
 		case O_FORCE: c.force = 1; break;
+		case O_ALSO: {
+			char *eq = strchr(optarg, '=');
+			if (eq)
+				*eq = 0;
+			if (!eq || !ia_view_known(optarg) || !eq[1] || !strcmp(eq + 1, "-")) {
+				ia_err("--also: expected VIEW=FILE, VIEW one of %s: %s%s%s", ia_view_names(), optarg,
+				       eq ? "=" : "", eq ? eq + 1 : "");
+				return IA_EXIT_USAGE;
+			}
+			also[c.nalso++] = (struct ia_also){ optarg, eq + 1 };
+			break;
+		}
 		case 'h': fputs(ia_usage(first > 1 ? c.cmd : NULL), stdout); return IA_EXIT_OK;
 		case 'V': printf("ingero-analyze %s\n", INGERO_VERSION); return IA_EXIT_OK;
 		case ':':
@@ -168,6 +188,17 @@ int main(int argc, char **argv)
 		ia_err("unexpected argument %s (one report.db at a time; subcommand first)", sub_argv[optind + 1]);
 		return IA_EXIT_USAGE;
 	}
+	if (c.nalso && strcmp(c.cmd, "explain") && strcmp(c.cmd, "stats") && strcmp(c.cmd, "per-process") &&
+	    strcmp(c.cmd, "report") && strcmp(c.cmd, "export")) {
+		ia_err("--also: %s has no analysis to share (explain, stats, per-process, report, export)", c.cmd);
+		return IA_EXIT_USAGE;
+	}
+	for (int i = 0; i < c.nalso; i++)
+		for (int j = -1; j < i; j++)
+			if (!strcmp(also[i].path, j < 0 ? (c.out ? c.out : "") : also[j].path)) {
+				ia_err("--also: %s is written twice", also[i].path);
+				return IA_EXIT_USAGE;
+			}
 	c.db_path = sub_argv[optind];
 	c.more_db = (const char *const *)sub_argv + optind + 1;
 	c.nmore = sub_argc - optind - 1;
@@ -189,5 +220,6 @@ int main(int argc, char **argv)
 		rc = ia_cmd_merge(&c);
 	else
 		rc = ia_cmd_explain(&c);
+	free(also);
 	return ia_exit_status(rc);
 }

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+struct ia_analysis;
 struct ia_cli {
 	const char *cmd;
 	const char *db_path;
@@ -30,9 +31,46 @@ struct ia_cli {
 	int force;             /* merge --force: replace OUT.db */
 	const char *const *more_db;   /* explain, export, merge: more report.db, one a node of the same job */
 	int nmore;
+	const struct ia_also *also;   /* --also VIEW=FILE: more views of the same analysis (views.c) */
+	int nalso;
+	/* --also baseline: the gate's writer (gate.h), set by main.c */
+	int (*baseline_of)(const struct ia_analysis *a, const char *source, const char *path, char *err,
+			   size_t errlen);
+};
+
+/* One --also VIEW=FILE: VIEW one of ia_view_names(), FILE where it goes. */
+struct ia_also {
+	const char *view;
+	const char *path;
 };
 
 int ia_exit_status(int rc);
+
+/* Whether NAME is a view --also can write; the list for the error line. */
+int ia_view_known(const char *name);
+const char *ia_view_names(void);
+
+/* What explain, stats, per-process, report and export of one report.db
+ * share (views.c): the trace loaded with c's filter, analysed once, the
+ * command's own view written by WRITE, then each --also view from the same
+ * analysis, byte for byte what its own subcommand would write with these
+ * options.  An --also file that cannot be written is said and the others
+ * are still written; the status is then an error. */
+struct ia_analysis;
+typedef int (*ia_view_write_fn)(const struct ia_cli *c, struct ia_analysis *a);
+int ia_cli_views(const struct ia_cli *c, ia_view_write_fn write);
+/* --also given where it has no one analysis to share (several report.db,
+ * a merged file read whole): the error line; IA_EXIT_USAGE. */
+int ia_cli_no_also(const struct ia_cli *c);
+
+/* Each subcommand's view of one analysis into c's output (-o or standard
+ * output); IA_EXIT_OK or IA_EXIT_ERROR with the error said.  c->json picks
+ * the JSON form where there is one. */
+int ia_explain_write(const struct ia_cli *c, struct ia_analysis *a);
+int ia_stats_write(const struct ia_cli *c, struct ia_analysis *a);
+int ia_per_process_write(const struct ia_cli *c, struct ia_analysis *a);
+int ia_report_write(const struct ia_cli *c, struct ia_analysis *a);
+int ia_export_write(const struct ia_cli *c, struct ia_analysis *a);
 
 /* The --help text of SUBCOMMAND (explain, stats, ...), or the program's
  * when NULL (usage.c). */
@@ -50,7 +88,6 @@ int ia_cmd_merge(const struct ia_cli *c);
 /* explain of several report.db as one job (cmd_explain_nodes.c) */
 int ia_cmd_explain_nodes(const struct ia_cli *c);
 /* explain's text of one analysis (cmd_explain.c), WIDTH its processes' table's */
-struct ia_analysis;
 void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int width);
 
 /* Opens the database and loads the trace; prints the error line and returns -1. */

@@ -40,54 +40,44 @@ void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int wid
 	ia_processes_print(f, a->t, &a->pp, 0, width);
 }
 
-int ia_cmd_explain(const struct ia_cli *c)
+int ia_explain_write(const struct ia_cli *c, struct ia_analysis *a)
 {
-	struct ia_trace t;
-	struct ia_analysis a;
-	char err[512];
-	if (ia_cli_nodes_wanted(c))
-		return ia_cmd_explain_nodes(c);
-	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
-		return IA_EXIT_ERROR;
 	int rc = IA_EXIT_OK;
-	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		ia_analysis_free(&a);
-		ia_cli_unload(&t);
-		return IA_EXIT_ERROR;
-	}
 	FILE *f = ia_cli_output(c, NULL);
-	if (!f) {
-		rc = IA_EXIT_ERROR;
-	} else {
-		if (c->json) {
-			cJSON *root = ia_job_explain_json(&a);
-			if (!root || ia_json_print(root, f, c->pretty) < 0)
-				rc = IA_EXIT_ERROR;
-			cJSON_Delete(root);
-		} else {
-			/* a job of several ranks: its ranks first, then the straggler's own analysis */
-			struct ia_wrap *w = ia_wrap_begin();
-			FILE *out = w ? ia_wrap_file(w) : f;
-			if (a.job)
-				ia_job_print(out, &t, a.job);
-			if (a.job && a.job->has_sub)
-				fprintf(out, "\nRank %d on its own (pid %d and its children):\n",
-					a.job->coll.r[a.job->straggler].rank, a.job->sub.procs[a.job->sub_a.pp.main >= 0 ?
-					a.job->sub_a.pp.p[a.job->sub_a.pp.main].proc : 0].pid);
-			const struct ia_analysis *shown = ia_job_shown(&a);
-			ia_explain_print(out, shown, c->verbose, ia_width_for(f));
-			char *dir = c->verbose ? NULL : ia_display_user_dir_of(shown);
-			if (w && ia_display_write(f, w, ia_width_for(f), dir) < 0)
-				rc = IA_EXIT_ERROR;
-			free(dir);
-		}
-		if (ia_cli_close_output(c, f) < 0)
+	if (!f)
+		return IA_EXIT_ERROR;
+	if (c->json) {
+		cJSON *root = ia_job_explain_json(a);
+		if (!root || ia_json_print(root, f, c->pretty) < 0)
 			rc = IA_EXIT_ERROR;
+		cJSON_Delete(root);
+	} else {
+		/* a job of several ranks: its ranks first, then the straggler's own analysis */
+		struct ia_wrap *w = ia_wrap_begin();
+		FILE *out = w ? ia_wrap_file(w) : f;
+		if (a->job)
+			ia_job_print(out, a->t, a->job);
+		if (a->job && a->job->has_sub)
+			fprintf(out, "\nRank %d on its own (pid %d and its children):\n",
+				a->job->coll.r[a->job->straggler].rank, a->job->sub.procs[a->job->sub_a.pp.main >= 0 ?
+				a->job->sub_a.pp.p[a->job->sub_a.pp.main].proc : 0].pid);
+		const struct ia_analysis *shown = ia_job_shown(a);
+		ia_explain_print(out, shown, c->verbose, ia_width_for(f));
+		char *dir = c->verbose ? NULL : ia_display_user_dir_of(shown);
+		if (w && ia_display_write(f, w, ia_width_for(f), dir) < 0)
+			rc = IA_EXIT_ERROR;
+		free(dir);
 	}
+	if (ia_cli_close_output(c, f) < 0)
+		rc = IA_EXIT_ERROR;
 	ia_phase("print");
 	ia_progress_end();
-	ia_analysis_free(&a);
-	ia_cli_unload(&t);
 	return rc;
+}
+
+int ia_cmd_explain(const struct ia_cli *c)
+{
+	if (ia_cli_nodes_wanted(c))
+		return c->nalso ? ia_cli_no_also(c) : ia_cmd_explain_nodes(c);
+	return ia_cli_views(c, ia_explain_write);
 }

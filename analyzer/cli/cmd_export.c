@@ -101,6 +101,34 @@ out:
 	return rc;
 }
 
+int ia_export_write(const struct ia_cli *c, struct ia_analysis *a)
+{
+	struct ia_ranks rk = { 0 };
+	struct ia_coll_list coll = { 0 };
+	char err[512];
+	int rc = IA_EXIT_OK;
+	if (ia_ranks_compute(a->t, &rk, err, sizeof err) < 0) {
+		ia_err("%s", err);
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	struct ia_coll_list_node one = { a->t, &rk, 0 };
+	FILE *f = collectives_then_output(c, &one, 1, &coll);
+	if (!f) {
+		rc = IA_EXIT_ERROR;
+		goto out;
+	}
+	ia_perfetto_write(f, a, &coll);
+	if (ia_cli_close_output(c, f) < 0)
+		rc = IA_EXIT_ERROR;
+	if (!names_ok(c, a))
+		rc = IA_EXIT_ERROR;
+out:
+	ia_coll_list_free(&coll);
+	ia_ranks_free(&rk);
+	return rc;
+}
+
 int ia_cmd_export(const struct ia_cli *c)
 {
 	if (!c->format || strcmp(c->format, "perfetto")) {
@@ -112,35 +140,6 @@ int ia_cmd_export(const struct ia_cli *c)
 		return IA_EXIT_USAGE;
 	}
 	if (ia_cli_nodes_wanted(c))
-		return export_nodes(c);
-	struct ia_trace t;
-	struct ia_analysis a;
-	struct ia_ranks rk = { 0 };
-	struct ia_coll_list coll = { 0 };
-	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
-		return IA_EXIT_ERROR;
-	int rc = IA_EXIT_OK;
-	if (ia_analyze(&t, &a, err, sizeof err) < 0 || ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	struct ia_coll_list_node one = { &t, &rk, 0 };
-	FILE *f = collectives_then_output(c, &one, 1, &coll);
-	if (!f) {
-		rc = IA_EXIT_ERROR;
-		goto out;
-	}
-	ia_perfetto_write(f, &a, &coll);
-	if (ia_cli_close_output(c, f) < 0)
-		rc = IA_EXIT_ERROR;
-	if (!names_ok(c, &a))
-		rc = IA_EXIT_ERROR;
-out:
-	ia_coll_list_free(&coll);
-	ia_ranks_free(&rk);
-	ia_analysis_free(&a);
-	ia_cli_unload(&t);
-	return rc;
+		return c->nalso ? ia_cli_no_also(c) : export_nodes(c);
+	return ia_cli_views(c, ia_export_write);
 }

@@ -68,25 +68,15 @@ static void print_ranks(FILE *f, const struct ia_trace *t, const struct ia_per_p
 	}
 }
 
-int ia_cmd_per_process(const struct ia_cli *c)
+int ia_per_process_write(const struct ia_cli *c, struct ia_analysis *a)
 {
-	struct ia_trace t;
-	struct ia_analysis a;
-	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
-		return IA_EXIT_ERROR;
-	if (ia_analyze(&t, &a, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		ia_analysis_free(&a);
-		ia_cli_unload(&t);
-		return IA_EXIT_ERROR;
-	}
-	const struct ia_per_process *pp = &a.pp;
+	const struct ia_trace *t = a->t;
+	const struct ia_per_process *pp = &a->pp;
 	struct ia_ranks rk;
-	if (ia_ranks_compute(&t, &rk, err, sizeof err) < 0) {
+	char err[512];
+	if (ia_ranks_compute(t, &rk, err, sizeof err) < 0) {
 		ia_err("%s", err);
-		ia_analysis_free(&a);
-		ia_cli_unload(&t);
+		ia_ranks_free(&rk);
 		return IA_EXIT_ERROR;
 	}
 	int rc = IA_EXIT_OK;
@@ -96,28 +86,28 @@ int ia_cmd_per_process(const struct ia_cli *c)
 	} else {
 		if (c->json) {
 			cJSON *root = cJSON_CreateObject();
-			cJSON *procs = ia_per_process_json(&t, pp);
+			cJSON *procs = ia_per_process_json(t, pp);
 			for (size_t i = 0; rk.nranks && i < pp->n; i++)
 				ia_ranks_json_proc(&rk, pp->p[i].proc, cJSON_GetArrayItem(procs, (int)i));
 			cJSON_AddItemToObject(root, "processes", procs);
-			cJSON *rj = ia_ranks_json(&t, &rk);
+			cJSON *rj = ia_ranks_json(t, &rk);
 			if (rj)
 				cJSON_AddItemToObject(root, "job", rj);
 			if (pp->main >= 0)
-				cJSON_AddNumberToObject(root, "main_pid", t.procs[pp->p[pp->main].proc].pid);
+				cJSON_AddNumberToObject(root, "main_pid", t->procs[pp->p[pp->main].proc].pid);
 			if (pp->main_thread != UINT32_MAX)
-				cJSON_AddNumberToObject(root, "main_tid", t.threads[pp->main_thread].tid);
+				cJSON_AddNumberToObject(root, "main_tid", t->threads[pp->main_thread].tid);
 			ia_json_u64(root, "main_blocked_ns", pp->main_blocked_ns);
-			ia_trace_status_json(root, &t);
-			cJSON_AddItemToObject(root, "figures", ia_figures_json(&a));
+			ia_trace_status_json(root, t);
+			cJSON_AddItemToObject(root, "figures", ia_figures_json(a));
 			if (ia_json_print(root, f, c->pretty) < 0)
 				rc = IA_EXIT_ERROR;
 			cJSON_Delete(root);
 		} else {
 			struct ia_wrap *w = ia_wrap_begin();
 			FILE *out = w ? ia_wrap_file(w) : f;
-			print_text(out, &a, c->verbose, ia_width_for(f));
-			print_ranks(out, &t, pp, &rk);
+			print_text(out, a, c->verbose, ia_width_for(f));
+			print_ranks(out, t, pp, &rk);
 			if (w && ia_display_write(f, w, ia_width_for(f), NULL) < 0)
 				rc = IA_EXIT_ERROR;
 		}
@@ -125,7 +115,10 @@ int ia_cmd_per_process(const struct ia_cli *c)
 			rc = IA_EXIT_ERROR;
 	}
 	ia_ranks_free(&rk);
-	ia_analysis_free(&a);
-	ia_cli_unload(&t);
 	return rc;
+}
+
+int ia_cmd_per_process(const struct ia_cli *c)
+{
+	return ia_cli_views(c, ia_per_process_write);
 }

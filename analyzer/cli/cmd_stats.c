@@ -321,48 +321,38 @@ static void print_text(FILE *f, const struct ia_analysis *an, int verbose, int w
 	}
 }
 
-int ia_cmd_stats(const struct ia_cli *c)
+int ia_stats_write(const struct ia_cli *c, struct ia_analysis *an)
 {
-	struct ia_trace t;
-	struct ia_analysis an;
-	char err[512];
-	if (ia_cli_load(c, &t, IA_LOAD_ALL | IA_LOAD_CHECK_LATE) < 0)
-		return IA_EXIT_ERROR;
-	if (ia_analyze(&t, &an, err, sizeof err) < 0) {
-		ia_err("%s", err);
-		ia_analysis_free(&an);
-		ia_cli_unload(&t);
-		return IA_EXIT_ERROR;
-	}
 	ia_progress_end();
 	int rc = IA_EXIT_OK;
 	FILE *f = ia_cli_output(c, NULL);
-	if (!f) {
-		rc = IA_EXIT_ERROR;
-	} else {
-		if (c->json) {
-			cJSON *root = c->kernels ? ia_kernels_json(&an) : ia_stats_report_json(&t, &an.stats, &an.pp);
-			if (!c->kernels) {
-				cJSON_AddItemToObject(root, "figures", ia_figures_json(&an));
-				cJSON_AddItemToObject(root, "step_times", ia_step_times_json(&an));
-			}
-			if (!root || ia_json_print(root, f, c->pretty) < 0)
-				rc = IA_EXIT_ERROR;
-			cJSON_Delete(root);
-		} else {
-			struct ia_wrap *w = ia_wrap_begin();
-			FILE *o = w ? ia_wrap_file(w) : f;
-			if (c->kernels)
-				ia_kernels_print(o, &an, ia_width_for(f));
-			else
-				print_text(o, &an, c->verbose, ia_width_for(f));
-			if (w && ia_display_write(f, w, ia_width_for(f), NULL) < 0)
-				rc = IA_EXIT_ERROR;
+	if (!f)
+		return IA_EXIT_ERROR;
+	if (c->json) {
+		cJSON *root = c->kernels ? ia_kernels_json(an) : ia_stats_report_json(an->t, &an->stats, &an->pp);
+		if (root && !c->kernels) {
+			cJSON_AddItemToObject(root, "figures", ia_figures_json(an));
+			cJSON_AddItemToObject(root, "step_times", ia_step_times_json(an));
 		}
-		if (ia_cli_close_output(c, f) < 0)
+		if (!root || ia_json_print(root, f, c->pretty) < 0)
+			rc = IA_EXIT_ERROR;
+		cJSON_Delete(root);
+	} else {
+		struct ia_wrap *w = ia_wrap_begin();
+		FILE *o = w ? ia_wrap_file(w) : f;
+		if (c->kernels)
+			ia_kernels_print(o, an, ia_width_for(f));
+		else
+			print_text(o, an, c->verbose, ia_width_for(f));
+		if (w && ia_display_write(f, w, ia_width_for(f), NULL) < 0)
 			rc = IA_EXIT_ERROR;
 	}
-	ia_analysis_free(&an);
-	ia_cli_unload(&t);
+	if (ia_cli_close_output(c, f) < 0)
+		rc = IA_EXIT_ERROR;
 	return rc;
+}
+
+int ia_cmd_stats(const struct ia_cli *c)
+{
+	return ia_cli_views(c, ia_stats_write);
 }

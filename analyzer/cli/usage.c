@@ -21,6 +21,11 @@
 	"  --json            machine-readable output (JSON)\n" \
 	"  --compact         JSON on one line\n"
 #define OUTPUT "  -o, --output FILE write to FILE instead of standard output\n"
+#define ALSO \
+	"  --also VIEW=FILE  also write VIEW of the same analysis to FILE (repeatable):\n" \
+	"                    explain, explain-json, stats, stats-json, per-process,\n" \
+	"                    per-process-json, html, perfetto, baseline (the gate's);\n" \
+	"                    each as its subcommand writes it with these options\n"
 #define HELP "  -h, --help        this text;  -V, --version  the version\n"
 #define TEXT \
 	"  --width N         fit text to N columns (default: the terminal's; 80 into a file or pipe)\n" \
@@ -60,6 +65,8 @@ OUTPUT
 "  --kernels         stats: GPU time per kernel (count, time, share, mean/p50/max)\n"
 "  --offcpu          stacks: where threads blocked, not on-CPU samples\n"
 "  --force           merge: replace JOB.db if it exists\n"
+"  --also VIEW=FILE  explain, stats, per-process, report, export: also write VIEW\n"
+"                    of the same analysis to FILE (explain --help)\n"
 TEXT
 HELP
 EXIT
@@ -78,6 +85,8 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"timeline of the evidence, the root cause, fixes with values for this machine\n"
 	"and the Source line; the processes.  README \"How to read explain\" says what\n"
 	"each term means.\n"
+	"--also writes the other views from this one analysis (a CI job's artifacts:\n"
+	"explain --also explain-json=x.json --also html=r.html --also baseline=b.json).\n"
 	"A job of several ranks: when each arrived at the collectives, the straggler\n"
 	"and its own cause first.  Several report.db (one a node of one job): put on\n"
 	"one timeline by the collectors' clock anchors, refined by the collectives,\n"
@@ -85,7 +94,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"(merge --help) is read as the nodes it holds.\n"
 	"\n"
 	"Options:\n"
-	JSON WINDOW OUTPUT TEXT HELP EXIT },
+	JSON WINDOW OUTPUT ALSO TEXT HELP EXIT },
 	{ "stats",
 	"Usage: ingero-analyze stats [OPTIONS] report.db\n"
 	"\n"
@@ -97,7 +106,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"\n"
 	"Options:\n"
 	"  --kernels         GPU time per kernel: launches, GPU time, share, mean/p50/max\n"
-	JSON WINDOW OUTPUT TEXT HELP EXIT },
+	JSON WINDOW OUTPUT ALSO TEXT HELP EXIT },
 	{ "per-process",
 	"Usage: ingero-analyze per-process [OPTIONS] report.db\n"
 	"\n"
@@ -107,7 +116,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"allocations, and for workers their share of the main thread's waiting.\n"
 	"\n"
 	"Options:\n"
-	JSON WINDOW OUTPUT TEXT HELP EXIT },
+	JSON WINDOW OUTPUT ALSO TEXT HELP EXIT },
 	{ "timeline",
 	"Usage: ingero-analyze timeline [OPTIONS] report.db\n"
 	"\n"
@@ -138,7 +147,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"Options:\n"
 	"  --format FMT      perfetto (the one format; required)\n"
 	"  -o, --output FILE where to write (required)\n"
-	WINDOW HELP EXIT },
+	WINDOW ALSO HELP EXIT },
 	{ "report",
 	"Usage: ingero-analyze report --html -o report.html [OPTIONS] report.db\n"
 	"\n"
@@ -151,7 +160,7 @@ static const struct { const char *cmd, *text; } subs[] = {
 	"Options:\n"
 	"  --html            HTML (the one format; required)\n"
 	"  -o, --output FILE where to write (default report.html)\n"
-	WINDOW HELP EXIT },
+	WINDOW ALSO HELP EXIT },
 	{ "stacks",
 	"Usage: ingero-analyze stacks [--offcpu] [--format folded|speedscope] [OPTIONS] report.db\n"
 	"\n"

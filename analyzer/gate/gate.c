@@ -266,6 +266,21 @@ out:
 	return rc;
 }
 
+int ia_gate_baseline_of(const struct ia_analysis *an, const char *source, const char *path, char *err,
+			size_t errlen)
+{
+	struct ia_gate_config cfg;
+	struct ia_gate_summary s;
+	ia_gate_config_defaults(&cfg);
+	memset(&s, 0, sizeof s);
+	err[0] = 0;
+	int rc = ia_gate_summary_of(&s, source, an, cfg.max_samples, err, errlen) < 0 ||
+		 ia_gate_summary_save(&s, path, err, errlen) < 0 ? -1 : 0;
+	ia_gate_summary_free(&s);
+	ia_gate_config_free(&cfg);
+	return rc;
+}
+
 /* BASELINE against CURRENT: the verdicts on standard output (text or
  * JSON), and the Markdown and JUnit reports asked for. */
 static int compare_runs(const struct ia_gate_config *cfg, const struct gate_args *a, const char *bpath,

@@ -14,6 +14,8 @@
 #ifndef IA_GATE_H
 #define IA_GATE_H
 
+#include <stddef.h>
+
 #include <ingero/exit.h>
 
 enum {
@@ -25,5 +27,13 @@ enum {
 };
 
 int ia_cmd_gate(int argc, char **argv);
+
+/* The baseline of one run already analysed, saved to PATH as
+ * `ingero-gate --save-baseline SOURCE -o PATH` saves it with the default
+ * configuration (explain's --also baseline=FILE: main.c hands it to the
+ * command line, cli/views.c).  0, or -1 with a one-line reason in err. */
+struct ia_analysis;
+int ia_gate_baseline_of(const struct ia_analysis *a, const char *source, const char *path, char *err,
+			size_t errlen);
 
 #endif

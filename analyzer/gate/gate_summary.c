@@ -195,6 +195,23 @@ static int summarise(struct ia_gate_summary *s, const struct ia_trace *t, const 
 	return rc;
 }
 
+int ia_gate_summary_of(struct ia_gate_summary *s, const char *path, const struct ia_analysis *a,
+		       size_t max_samples, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (!s->source && !(s->source = strdup(path)))
+		rc = -1;
+	if (rc == 0 && a->t->command && !(s->command = strdup(a->t->command)))
+		rc = -1;
+	if (rc == 0)
+		rc = summarise(s, a->t, a, max_samples, err, errlen);
+	if (rc == 0)
+		rc = ia_gate_from_explain(s, a, err, errlen);
+	if (rc < 0 && !err[0])
+		snprintf(err, errlen, "%s: out of memory", path);
+	return rc;
+}
+
 static int load_db(struct ia_gate_summary *s, const char *path, size_t max_samples,
 		   char *err, size_t errlen)
 {
@@ -213,17 +230,13 @@ static int load_db(struct ia_gate_summary *s, const char *path, size_t max_sampl
 	ia_progress_begin(label, 0);   /* only drawn on a terminal, after 0.5 s */
 	ia_progress_attach(db);
 	int rc = ia_trace_load(&t, db, &f, IA_LOAD_ALL | IA_LOAD_CHECK_LATE, err, errlen);
-	if (rc == 0 && t.command && !(s->command = strdup(t.command)))
-		rc = -1;
 	/* one analysis, exactly explain's: its stats, its chains, its GPU idle */
 	snprintf(label, sizeof label, "gate: analysing %s", base ? base + 1 : path);
 	ia_progress_phase(label);
 	if (rc == 0)
 		rc = ia_analyze(&t, &a, err, errlen);
 	if (rc == 0)
-		rc = summarise(s, &t, &a, max_samples, err, errlen);
-	if (rc == 0)
-		rc = ia_gate_from_explain(s, &a, err, errlen);
+		rc = ia_gate_summary_of(s, path, &a, max_samples, err, errlen);
 	if (rc < 0 && !err[0])
 		snprintf(err, errlen, "%s: out of memory", path);
 	else if (rc < 0 && !strstr(err, path)) {

@@ -36,6 +36,13 @@
 int ia_gate_summary_load(struct ia_gate_summary *s, const char *path, size_t max_samples,
 			 char *err, size_t errlen);
 
+/* One run's summary from an analysis already made (what load does with a
+ * report.db after analysing it; --also baseline=FILE of explain, cli/views.c).
+ * PATH is the run's source.  0, or -1 with a one-line reason. */
+struct ia_analysis;
+int ia_gate_summary_of(struct ia_gate_summary *s, const char *path, const struct ia_analysis *a,
+		       size_t max_samples, char *err, size_t errlen);
+
 /* Parses a baseline from memory (what load does with a file that is not a
  * report.db); name is used in messages.  For tests and the fuzz target. */
 int ia_gate_summary_parse(struct ia_gate_summary *s, const char *name, const char *text, size_t len,

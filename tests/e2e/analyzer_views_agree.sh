@@ -5,7 +5,7 @@
 # first (GPU idle of the steady state), the window's line and the trace's
 # line, from explain --json's "figures" (render/headline.h):
 #   explain, stats, per-process (text and --json), the HTML report, the
-#   Perfetto export's metadata, the MCP server's get_gpu_idle and
+#   Perfetto export's metadata (all written by one analysis: --also), the MCP server's get_gpu_idle and
 #   get_causal_chains, and the gate's GPU-idle check (its bounds; the
 #   trace's own saved baseline against itself: the gate's table is the same
 #   as for the report.db twice, without analysing it twice more);
@@ -27,21 +27,21 @@ one() { # one trace's views, in its own $T
 	x=$1
 	n=$(basename "$x" .db.xz)
 	db=$(corpus_db "$x" "$T/$n.db") || { nok "$n: unpack"; return; }
-	# a job of several ranks: explain's headline is the straggler's own
-	# analysis ("Rank N on its own"), so every other view is asked for that
-	# rank (-p, the MCP tools' pid); the gate has no -p: not compared then
-	"$A" explain --json --compact "$db" >"$T/explain.json" 2>"$T/err" &&
+	# every view of one analysis (--also, cli/views.c: byte for byte each
+	# subcommand's own output, analyzer_also.sh).  A job of several ranks:
+	# explain's headline is the straggler's own analysis ("Rank N on its
+	# own"), so every other view is asked for that rank (-p, the MCP tools'
+	# pid): a second analysis; the gate has no -p: not compared then
+	"$A" explain --json --compact "$db" --also explain="$T/explain80.txt" \
+		--also stats="$T/stats.txt" --also stats-json="$T/stats.json" \
+		--also per-process="$T/pp.txt" --also per-process-json="$T/pp.json" \
+		--also html="$T/report.html" --also perfetto="$T/perfetto.json" \
+		--also baseline="$T/base.json" >"$T/explain.json" 2>"$T/err" &&
 		sp=$(jq -r '.ranks.straggler.pid // empty' "$T/explain.json") &&
-		P=${sp:+-p $sp} &&
-		"$A" explain "$db" >"$T/explain80.txt" &&
-		"$A" stats $P --width 10000 "$db" >"$T/stats.txt" &&
-		"$A" stats $P --json --compact "$db" >"$T/stats.json" &&
-		"$A" per-process $P --width 10000 "$db" >"$T/pp.txt" &&
-		"$A" per-process $P --json --compact "$db" >"$T/pp.json" &&
-		"$A" report $P --html -o "$T/report.html" "$db" &&
-		"$A" export $P --format perfetto -o "$T/perfetto.json" "$db" &&
-		{ [ -n "$sp" ] || { "$A" gate --save-baseline "$db" -o "$T/base.json" 2>"$T/err" &&
-			"$A" gate --verbose "$T/base.json" "$T/base.json" >"$T/gate.txt" 2>&1; }; }
+		{ [ -z "$sp" ] || "$A" stats -p "$sp" --json --compact "$db" --also stats="$T/stats.txt" \
+			--also per-process="$T/pp.txt" --also per-process-json="$T/pp.json" \
+			--also html="$T/report.html" --also perfetto="$T/perfetto.json" >"$T/stats.json" 2>"$T/err"; } &&
+		{ [ -n "$sp" ] || "$A" gate --verbose "$T/base.json" "$T/base.json" >"$T/gate.txt" 2>&1; }
 	rc=$?
 	check_eq "$n: every view runs" 0 "$rc"
 	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$T/$n.db"; return; }
@@ -54,15 +54,13 @@ def ok(cond, what, extra=""):
 ex = json.load(open(f"{T}/explain.json"))
 fig = ex["figures"]
 lines = [fig["trace_line"], fig["headline"]] + ([fig["window_line"]] if fig["window_line"] else [])
-for view in ("stats", "pp"):
-    text = open(f"{T}/{view}.txt").read().splitlines()
-    missing = [l for l in lines if l not in text]
-    ok(not missing, f"{view} prints the headline lines of explain --json", missing[:1])
-# explain as a terminal shows it (80 columns): each line whole, wrapped
-# only at spaces onto indented lines, so the same words in the same order
-words = " ".join(open(f"{T}/explain80.txt").read().split())
-missing = [l for l in lines if " ".join(l.split()) not in words]
-ok(not missing, "explain (80 columns) prints the headline lines of explain --json, wrapped", missing[:1])
+# each text view as a terminal shows it (80 columns): each line whole,
+# wrapped only at spaces onto indented lines, so the same words in the
+# same order
+for view in ("explain80", "stats", "pp"):
+    words = " ".join(open(f"{T}/{view}.txt").read().split())
+    missing = [l for l in lines if " ".join(l.split()) not in words]
+    ok(not missing, f"{view} (80 columns) prints the headline lines of explain --json, wrapped", missing[:1])
 for view in ("stats", "pp"):
     j = json.load(open(f"{T}/{view}.json"))
     ok(j.get("figures") == fig, f"{view} --json carries explain's figures")
@@ -132,8 +130,9 @@ if m:
     s = sum(m.values())
     ok(abs(s - fig["steady_ns"]) <= 0.01 * fig["steady_ns"], "the main thread's parts sum to the steady state",
        (s, fig["steady_ns"]))
-wide = [l for l in open(f"{T}/explain80.txt").read().splitlines() if len(l) > 100]
-ok(not wide, "explain fits 100 columns", wide[:1])
+for view in ("explain80", "stats", "pp"):
+    wide = [l for l in open(f"{T}/{view}.txt").read().splitlines() if len(l) > 100]
+    ok(not wide, f"{view} fits 100 columns", wide[:1])
 EOF
 	rm -f "$T/$n.db"   # (a trace of tests/corpus/ is shared: corpus_db)
 }
