@@ -432,6 +432,15 @@ void store_session(struct store *s, const char *key, const char *value)
 	PRODUCE(s, *(struct q_kv *)vec_push(&s->pending.session, sizeof(kv), 1) = kv);
 }
 
+/* A loss row to write: a sequence number of its own, so that store_sync()
+ * waits for the transaction that commits it (the writer marks the losses
+ * clean when it writes them, before its COMMIT). */
+static void losses_changed_locked(struct store *s, struct loss *l)
+{
+	l->dirty = s->losses_dirty = 1;
+	s->seq++;
+}
+
 static struct loss *loss_slot_locked(struct store *s, const char *source, uint32_t pid)
 {
 	for (size_t i = 0; i < s->n_losses; i++)
@@ -448,7 +457,7 @@ static struct loss *loss_slot_locked(struct store *s, const char *source, uint32
 	}
 	struct loss *l = &s->losses[s->n_losses++];
 	memset(l, 0, sizeof(*l));
-	l->dirty = s->losses_dirty = 1;   /* a zero row says the source was watched */
+	losses_changed_locked(s, l);   /* a zero row says the source was watched */
 	snprintf(l->source, sizeof l->source, "%s", source);
 	l->pid = pid;
 	return l;
@@ -460,7 +469,7 @@ void store_loss_add(struct store *s, const char *source, uint32_t pid, uint64_t 
 	struct loss *l = loss_slot_locked(s, source, pid);
 	if (delta) {
 		l->count += delta;
-		l->dirty = s->losses_dirty = 1;
+		losses_changed_locked(s, l);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -471,7 +480,7 @@ void store_loss_max(struct store *s, const char *source, uint32_t pid, uint64_t 
 	struct loss *l = loss_slot_locked(s, source, pid);
 	if (value > l->count) {
 		l->count = value;
-		l->dirty = s->losses_dirty = 1;
+		losses_changed_locked(s, l);
 	}
 	pthread_mutex_unlock(&s->lock);
 }

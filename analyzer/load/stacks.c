@@ -33,6 +33,7 @@ struct entry {
 	int mech;                /* enum ia_mech (see the end of lookup) */
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 	int instrument;          /* enum ia_instrument of its innermost frame that names one */
+	int user_compiled;       /* its user frame runs under torch.compile's wrapper (eval_frame.py outside it) */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -46,6 +47,7 @@ struct facts {
 	int instrument;                 /* enum ia_instrument */
 	unsigned hints;                 /* enum ia_frame_hint */
 	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
+	unsigned dynamo_run : 1;        /* torch.compile's runtime wrapper (not compile-time code) */
 };
 
 struct ia_stack_names {
@@ -122,6 +124,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 	x->kind = f->kind;
 	if (f->kind == IA_FRAME_PYTHON) {
 		x->compile = file && ia_is_compile_file(file);
+		x->dynamo_run = file && strstr(file, "torch/_dynamo/eval_frame.py");
 		x->fetch = file && strstr(file, "torch/utils/data/_utils/fetch.py");
 		x->worker = file && strstr(file, "torch/utils/data/_utils/worker.py");
 		x->torch_data = file && strstr(file, "torch/utils/data/");
@@ -267,6 +270,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->compiling = 1;
 		if (x->instrument && !e->instrument)
 			e->instrument = x->instrument;
+		if (x->dynamo_run && e->user)   /* (Python frames innermost first: outside the user's) */
+			e->user_compiled = 1;
 		if (x->fetch)
 			e->fetching = 1;
 		if (x->worker)
@@ -426,4 +431,9 @@ int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id)
 int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->instrument;
+}
+
+int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->user_compiled;
 }

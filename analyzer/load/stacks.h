@@ -60,6 +60,12 @@ int ia_stack_torch_data(struct ia_stack_names *n, uint64_t stack_id);
 int ia_stack_mech(struct ia_stack_names *n, uint64_t stack_id);
 /* enum ia_instrument (mechanisms.h): a debugging instrument any of its frames names */
 int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when its innermost frame of the user's own code runs under
+ * torch.compile's wrapper (a frame of torch/_dynamo/eval_frame.py outside
+ * it): code of a compiled function that runs eagerly, between graphs — where
+ * it reads the GPU, a graph break's (compiled code's own frames are
+ * Inductor's generated files, not the user's line). */
+int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module

@@ -58,6 +58,8 @@ static struct ia_gap_line *sync_line(const struct ia_trace *t, struct ia_stack_n
 		snprintf(l->inner, sizeof l->inner, "the backward pass, on PyTorch's autograd thread (%s)",
 			 t->threads[c->th].comm);
 	}
+	if (l && py && ia_stack_user_compiled(names, sid))
+		l->compiled = 1;
 	/* a user line that syncs inside a library (GradScaler.step, a mask
 	 * index): the library function says why it syncs */
 	const char *inner = ia_stack_python(names, sid), *func = ia_stack_python_func(names, sid);

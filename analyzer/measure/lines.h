@@ -27,6 +27,8 @@ struct ia_gap_line {
 	                                    * line called (load/aten_ops.h), or "" */
 	int backward;           /* sync lines: the backward pass's, on the autograd engine's thread, the line
 	                         * the one that ran it (backward_line.h) */
+	int compiled;           /* sync lines: the line runs in a torch.compile'd function, eagerly between
+	                         * its graphs (load/stacks.h ia_stack_user_compiled): its sync is a graph break */
 	double weight;          /* block lines: their blocks' time in the gaps over the chance each had of a stack */
 };
 

@@ -34,6 +34,14 @@ static const char *forward_line(const struct ia_gaps *g, const struct ia_gap_lin
 	return NULL;
 }
 
+/* The line calls a synchronize itself (torch.cuda.synchronize(), a
+ * stream's or an event's .synchronize()): nothing is read, the wait is the
+ * point — most often code timing itself. */
+static int explicit_sync(const struct ia_gap_line *l)
+{
+	return strstr(l->inner, "synchronize (") && strstr(l->inner, "torch/cuda/");
+}
+
 /* ---- a sync every step ---- */
 int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 {
@@ -63,15 +71,24 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		c->cost_ns = cost;
 		if (has_line)
 			snprintf(c->source, sizeof c->source, "%s", l->line);
+		/* per step where the steps were found (a step's period over the
+		 * steady state: a line can sync many times a step, each sync
+		 * ending a gap), else per gap */
+		double steps = a->ph.steps.ns ? (double)a->idle.steady_ns / (double)a->ph.steps.ns : (double)g->n;
+		double in_step = (double)l->count / (steps > 1 ? steps : 1);
 		char n1[32], d1[32], d2[32], d3[32];
+		char what[48] = "a sync every step";
+		if (in_step >= 1.5)
+			snprintf(what, sizeof what, "syncs %.0f times a step", in_step);
 		snprintf(c->summary, sizeof c->summary,
-			 "a sync every step%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
-			 has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
-			 ia_api_name(t, l->api), per_step, ia_fmt_dur(d1, sizeof d1, l->gap_ns));
+			 "%s%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+			 what, has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
+			 ia_api_name(t, l->api), in_step, ia_fmt_dur(d1, sizeof d1, l->gap_ns));
 		ia_chain_line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing is queued",
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
-		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps (gaps)", ia_fmt_count(n1, sizeof n1, l->count),
-		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, g->n));
+		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps%s", ia_fmt_count(n1, sizeof n1, l->count),
+		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, (uint64_t)llround(steps)),
+		     a->ph.steps.ns ? "" : " (gaps)");
 		/* the PyTorch operation that synchronised (from the calls' native frames) */
 		enum ia_aten_sync why = l->op_inner[0] ? ia_aten_sync_kind(l->op_inner, l->op_outer) : IA_ATEN_SYNC_NONE;
 		char op[200] = "";
@@ -79,6 +96,10 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			ia_aten_describe(l->op_inner, l->op_outer, op, sizeof op);
 			ia_chain_line(c, "[CUDA] the sync is PyTorch's, inside %s", op);
 		}
+		if (l->compiled)
+			ia_chain_line(c, "[CUDA] the line runs in a torch.compile'd function (torch/_dynamo/eval_frame.py calls it): "
+				      "reading the GPU there is a graph break — the compiled graph ends before the line, the line "
+				      "runs eagerly and waits, and a second graph starts after it");
 		if (refill)
 			ia_chain_line(c, "[GPU] after each sync the GPU starts from an empty queue: while the host issues the next "
 			     "step it idles between launches, about %s in all up to each sync's wait (estimated from work timed "
@@ -122,18 +143,27 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 				     "them and weight by the mask (a loss: reduction=\"none\", then (loss * mask).sum() / "
 				     "mask.sum()), or torch.where(mask, x, 0); where the count is known, nonzero_static(size=) "
 				     "or repeat_interleave(output_size=)", has_line ? " at " : "", has_line ? l->line : "");
+		else if (explicit_sync(l))
+			ia_chain_fix(c, "Take the explicit synchronize%s%s out of the loop: if it is there to time the code, "
+				     "time it with CUDA events (torch.cuda.Event(enable_timing=True): .record() before and "
+				     "after, elapsed_time() read once at the end) or torch.profiler, which do not make the "
+				     "host wait", has_line ? " at " : "", has_line ? l->line : "");
 		else
 			ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) "
 				     "and read them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned "
 				     "memory and read them a step later", has_line ? " at " : "", has_line ? l->line : "");
+		if (l->compiled)
+			ia_chain_fix(c, "Under torch.compile that also removes the graph break: the function compiles to one graph "
+				     "(TORCH_LOGS=graph_breaks, or torch._dynamo.explain(fn)(*args), lists the breaks and why)");
 		cJSON *ev = c->evidence;
 		cJSON_AddStringToObject(ev, "line", l->line);
 		ia_json_str(ev, "inside", l->inner[0] ? l->inner : NULL);
 		ia_json_str(ev, "aten_op", l->op_inner[0] ? l->op_inner : NULL);
 		ia_json_str(ev, "aten_called", l->op_outer[0] ? l->op_outer : NULL);
+		cJSON_AddBoolToObject(ev, "graph_break", l->compiled);
 		ia_json_u64(ev, "syncs", l->count);
-		ia_json_u64(ev, "steps", g->n);
-		ia_json_round(ev, "syncs_per_step", per_step, 3);
+		ia_json_u64(ev, "steps", (uint64_t)llround(steps));
+		ia_json_round(ev, "syncs_per_step", in_step, 3);
 		ia_json_u64(ev, "sync_ns", l->ns);
 		ia_json_u64(ev, "gap_after_ns", l->gap_ns);
 		ia_json_u64(ev, "overlap_possible_ns", l->overlap_ns);
