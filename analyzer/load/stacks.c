@@ -34,6 +34,7 @@ struct entry {
 	unsigned hints;          /* enum ia_frame_hint of its frames, OR-ed */
 	int instrument;          /* enum ia_instrument of its innermost frame that names one */
 	int user_compiled;       /* its user frame runs under torch.compile's wrapper (eval_frame.py outside it) */
+	int in_alloc;            /* a native frame is PyTorch's caching allocator's malloc */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -48,6 +49,7 @@ struct facts {
 	unsigned hints;                 /* enum ia_frame_hint */
 	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
 	unsigned dynamo_run : 1;        /* torch.compile's runtime wrapper (not compile-time code) */
+	unsigned alloc_malloc : 1;      /* PyTorch's caching allocator allocating a block */
 };
 
 struct ia_stack_names {
@@ -143,6 +145,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->mech = ia_native_frame_mech(sym, f->module);
 		x->hints = ia_native_frame_hints(sym);
 		x->instrument = ia_frame_instrument(0, sym, f->module, NULL);
+		x->alloc_malloc = sym && strstr(sym, "CachingAllocator::Native::DeviceCachingAllocator::malloc(");
 	} else if (f->kind == IA_FRAME_KERNEL) {
 		x->mech = ia_kernel_frame_mech(sym);
 	}
@@ -272,6 +275,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->instrument = x->instrument;
 		if (x->dynamo_run && e->user)   /* (Python frames innermost first: outside the user's) */
 			e->user_compiled = 1;
+		if (x->alloc_malloc)
+			e->in_alloc = 1;
 		if (x->fetch)
 			e->fetching = 1;
 		if (x->worker)
@@ -436,4 +441,9 @@ int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id)
 int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->user_compiled;
+}
+
+int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->in_alloc;
 }

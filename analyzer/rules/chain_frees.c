@@ -29,6 +29,7 @@ struct free_evidence {
 	int empty_cache;                /* a free's innermost Python function is empty_cache */
 	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
 	uint64_t empty_cache_n;
+	uint64_t retries;               /* frees inside the allocator's malloc: its cache returned to retry */
 	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
 };
 
@@ -67,6 +68,8 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
 				fe->refill_ns += ia_refill_after(t, g, ix, n, k);
 			}
+			if (ia_stack_in_alloc(a->names, sid))
+				fe->retries++;
 			if (func && !strcmp(func, "empty_cache")) {
 				fe->empty_cache = 1;
 				if (py && l->count > fe->empty_cache_n) {
@@ -157,13 +160,23 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	if (fe.empty_cache)
 		ia_addf(c->root_cause, sizeof c->root_cause, " Here they come from torch.cuda.empty_cache()%s%s.",
 		     ec ? ", called at " : "", ec ? ec : "");
+	/* most frees inside the allocator's own malloc: an allocation found no
+	 * room, and the allocator gave its cache back to retry it */
+	int retry = !fe.empty_cache && fe.retries * 2 >= fe.n;
+	if (retry)
+		ia_addf(c->root_cause, sizeof c->root_cause, " Here %s of them come from inside allocations "
+			"(DeviceCachingAllocator::malloc): an allocation found no room under the process's memory limit "
+			"(the GPU's, or a cap set by torch.cuda.set_per_process_memory_fraction), so the allocator gave "
+			"its cached blocks back to the driver and retried — it holds blocks cached for other sizes that "
+			"do not fit the new request: its memory is fragmented, at its limit.",
+			ia_fmt_count(n1, sizeof n1, fe.retries));
 	if (fe.mallocs_after)
 		ia_addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
 		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
 	/* frees spread over the step's lines, each allocated again: the
 	 * allocator is not caching at all (a retry after a failed allocation
 	 * frees the whole cache at one point, now and then) */
-	int uncached = !fe.empty_cache && per_step >= UNCACHED_PER_STEP && fe.mallocs_after * 5 >= fe.n * 4 &&
+	int uncached = !fe.empty_cache && !retry && per_step >= UNCACHED_PER_STEP && fe.mallocs_after * 5 >= fe.n * 4 &&
 		       top->count * 10 < fe.n * 6;
 	if (uncached)
 		ia_addf(c->root_cause, sizeof c->root_cause, " They come from all over the step (the most from one line: "
@@ -176,7 +189,13 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	if (uncached)
 		ia_chain_fix(c, "Let PyTorch's caching allocator cache: unset PYTORCH_NO_CUDA_MEMORY_CACHING (a debugging "
 		       "setting), or drop a custom allocator that frees at once; then the blocks are reused, not freed");
-	if (!fe.empty_cache)
+	if (retry)
+		ia_chain_fix(c, "Stop the fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments "
+		       "grow in place instead of a new block for each size), and where shapes vary step to step pad "
+		       "them to a few sizes; or lower the peak (a smaller batch, torch.autocast, activation "
+		       "checkpointing) or give the process more memory. torch.cuda.memory_stats()['num_alloc_retries'] "
+		       "counts the retries");
+	else if (!fe.empty_cache)
 		ia_chain_fix(c, "If the GPU's memory is nearly full the allocator frees its cache and retries: "
 		       "torch.cuda.memory_stats()['num_alloc_retries'] > 0 confirms it; lower the peak (a smaller "
 		       "batch, torch.autocast, activation checkpointing) or set "
@@ -195,6 +214,7 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	ia_json_round(ev, "steps", steps, 0);
 	ia_json_round(ev, "frees_per_step", per_step, 3);
 	cJSON_AddBoolToObject(ev, "empty_cache", fe.empty_cache);
+	ia_json_u64(ev, "frees_in_allocation_retry", fe.retries);
 	ia_json_round(ev, "share_of_window", share, 4);
 	free(fe.lines);
 	return 0;

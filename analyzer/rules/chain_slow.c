@@ -6,6 +6,7 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "measure/phases.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
@@ -250,6 +251,41 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	}
 }
 
+/* The time two sorted lists of (start, end) pairs share. */
+static uint64_t windows_overlap(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		sum += ia_overlap(x[2 * i], x[2 * i + 1], y[2 * j], y[2 * j + 1]);
+		if (x[2 * i + 1] < y[2 * j + 1])
+			i++;
+		else
+			j++;
+	}
+	return sum;
+}
+
+/* Whether most of the slow calls' time lies in the steady state: slow
+ * calls of a one-time phase (start-up's weight uploads from pageable
+ * memory, c01, c69) are that phase's time, told by its finding, not a
+ * steady-state cause.  True without a steady state (nothing to hold them
+ * to). */
+static int slow_in_steady(const struct ia_analysis *a, const struct ia_slow_api *s)
+{
+	if (!a->idle.steady_ns || !s->nwin)
+		return 1;
+	size_t nw = 0;
+	uint64_t *w = ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nw);
+	if (!w)
+		return 1;   /* (out of memory: judged as before) */
+	uint64_t span = 0;
+	for (size_t i = 0; i < s->nwin; i++)
+		span += s->win[2 * i + 1] - s->win[2 * i];
+	uint64_t in = windows_overlap(s->win, s->nwin, w, nw);
+	free(w);
+	return in * 2 >= span;
+}
+
 /* ---- slow calls ---- */
 int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_api *s)
 {
@@ -258,7 +294,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	 * with no queued work has neither: its whole length then */
 	uint64_t all = t->last_ns - t->first_ns;
 	uint64_t steady = a->idle.steady_ns ? a->idle.steady_ns : all, whole = a->idle.window_ns ? a->idle.window_ns : all;
-	if (!steady || !s->slow_ns)
+	if (!steady || !s->slow_ns || !slow_in_steady(a, s))
 		return 0;
 	double impact = (double)s->excess_ns / (double)steady;
 	double rq = (double)s->runq_ns / (double)s->slow_ns, blk = (double)s->blocked_ns / (double)s->slow_ns;
