@@ -193,9 +193,11 @@ int main(int argc, char **argv)
 		ia_err("--also: %s has no analysis to share (explain, stats, per-process, report, export)", c.cmd);
 		return IA_EXIT_USAGE;
 	}
+	/* (report's own file is report.html without -o) */
+	const char *own = c.out ? c.out : !strcmp(c.cmd, "report") ? "report.html" : "";
 	for (int i = 0; i < c.nalso; i++)
 		for (int j = -1; j < i; j++)
-			if (!strcmp(also[i].path, j < 0 ? (c.out ? c.out : "") : also[j].path)) {
+			if (!strcmp(also[i].path, j < 0 ? own : also[j].path)) {
 				ia_err("--also: %s is written twice", also[i].path);
 				return IA_EXIT_USAGE;
 			}

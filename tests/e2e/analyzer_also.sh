@@ -81,6 +81,7 @@ refused "an empty FILE" "VIEW=FILE" explain "$T/gen.db" --also stats=
 refused "standard output" "VIEW=FILE" explain "$T/gen.db" --also stats=-
 refused "a file named twice" "written twice" explain "$T/gen.db" --also stats="$T/x.json" --also html="$T/x.json"
 refused "the -o file again" "written twice" report --html -o "$T/x.json" "$T/gen.db" --also stats="$T/x.json"
+refused "report's default file again" "written twice" report --html "$T/gen.db" --also html=report.html
 refused "timeline" "no analysis to share" timeline "$T/gen.db" --also stats="$T/x.json"
 refused "stacks" "no analysis to share" stacks "$T/gen.db" --also stats="$T/x.json"
 refused "several report.db" "one report.db" explain "$T/gen.db" "$T/gen.db" --also stats="$T/x.json"
