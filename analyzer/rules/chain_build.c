@@ -76,6 +76,15 @@ double ia_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+double ia_steady_steps(const struct ia_analysis *a)
+{
+	if (a->step_times.n)
+		return (double)a->step_times.n;
+	if (a->ph.steps.ns)
+		return (double)a->idle.steady_ns / (double)a->ph.steps.ns;
+	return (double)a->gaps.n;
+}
+
 int ia_machine_cpus(const struct ia_analysis *a)
 {
 	return a->t->cpus > 0 ? a->t->cpus : a->ev.ncpus;

@@ -30,6 +30,10 @@ void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((form
  * object), NULL when out of memory. */
 struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind);
 double ia_pct(uint64_t part, uint64_t whole);
+/* The steady state's steps, to count a rule's events per step: those
+ * step_times.h counted, else the steady state over the step's period,
+ * else its gaps (nothing repeats: each sync or free ends one). */
+double ia_steady_steps(const struct ia_analysis *a);
 /* The machine's CPUs, from the session, else from cpu_busy. */
 int ia_machine_cpus(const struct ia_analysis *a);
 /* The CPUs the job may use: the machine's, or fewer where its cgroup's

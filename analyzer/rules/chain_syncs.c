@@ -71,10 +71,9 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		c->cost_ns = cost;
 		if (has_line)
 			snprintf(c->source, sizeof c->source, "%s", l->line);
-		/* per step where the steps were found (a step's period over the
-		 * steady state: a line can sync many times a step, each sync
-		 * ending a gap), else per gap */
-		double steps = a->ph.steps.ns ? (double)a->idle.steady_ns / (double)a->ph.steps.ns : (double)g->n;
+		/* per step where the steps were found (a line can sync many
+		 * times a step, each sync ending a gap), else per gap */
+		double steps = ia_steady_steps(a);
 		double in_step = (double)l->count / (steps > 1 ? steps : 1);
 		char n1[32], d1[32], d2[32], d3[32];
 		char what[48] = "a sync every step";
@@ -88,7 +87,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps%s", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, (uint64_t)llround(steps)),
-		     a->ph.steps.ns ? "" : " (gaps)");
+		     a->step_times.n || a->ph.steps.ns ? "" : " (gaps)");
 		/* the PyTorch operation that synchronised (from the calls' native frames) */
 		enum ia_aten_sync why = l->op_inner[0] ? ia_aten_sync_kind(l->op_inner, l->op_outer) : IA_ATEN_SYNC_NONE;
 		char op[200] = "";
