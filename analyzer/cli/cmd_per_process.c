@@ -48,8 +48,10 @@ static void print_ranks(FILE *f, const struct ia_trace *t, const struct ia_per_p
 		fprintf(f, ", master %s", r->master);
 	char who[160];   /* (a merged file's processes by node: load/merged.h) */
 	if (r->agent >= 0)
-		fprintf(f, "; agent %s (%s)", ia_merged_proc_name(t, t->procs[r->agent].pid, who, sizeof who),
-			t->procs[r->agent].comm);
+		fprintf(f, "; %s %s (%s)", r->inferred ? "started by" : "agent",
+			ia_merged_proc_name(t, t->procs[r->agent].pid, who, sizeof who), t->procs[r->agent].comm);
+	if (r->inferred)
+		fprintf(f, "; no RANK variables: told by their collectives, numbered by %s", r->inferred);
 	fprintf(f, "\n");
 	for (size_t k = 0; k < r->nranks; k++) {
 		const struct ia_rank *x = &r->r[k];

@@ -118,6 +118,119 @@ static int is_ancestor(const struct ia_trace *t, int a, int p)
 	return 0;
 }
 
+/* --- a job without launcher variables ------------------------------------------------ */
+
+/* torch.multiprocessing.spawn (mp.spawn(train, nprocs=N)) starts a job's
+ * ranks as children of the user's script and hands each its rank as an
+ * argument: no RANK, WORLD_SIZE or LOCAL_RANK reaches their environment.
+ * Such ranks are told by what they do: sibling processes that each drive
+ * the GPU and each take part in collectives — NCCL calls (their
+ * communicator's rank is the rank: the largest communicator's) or
+ * PyTorch's gloo threads (pt_gloo_*), numbered then in the order they
+ * started, which is mp.spawn's order of ranks.  At least two, all of one
+ * parent; their values are filled in as a launcher's would be. */
+static int nccl_ranks(const struct ia_trace *t, int *nccl, int *nranks, char *err, size_t errlen)
+{
+	int has = ia_db_has_table(t->db, "collectives");
+	if (has <= 0) {
+		if (has < 0)
+			snprintf(err, errlen, "%s is corrupted: %s", ia_db_path(), sqlite3_errmsg(t->db));
+		return has;
+	}
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT pid, rank, nranks FROM collectives WHERE rank >= 0 AND nranks > 1 "
+					 "GROUP BY pid, comm_id, rank, nranks", err, errlen);
+	if (!st)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int p = ia_proc_index(t, sqlite3_column_int(st, 0)), n = sqlite3_column_int(st, 2);
+		if (p >= 0 && n > nranks[p]) {
+			nccl[p] = sqlite3_column_int(st, 1);
+			nranks[p] = n;
+		}
+	}
+	rc = ia_db_done(st, rc, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static const struct ia_trace *start_order_trace;
+static int by_start(const void *a, const void *b)
+{
+	const struct ia_proc *x = &start_order_trace->procs[*(const int *)a], *y = &start_order_trace->procs[*(const int *)b];
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Fills own[] for the ranks it finds; their count (0: none), or -1. */
+static int infer_ranks(const struct ia_trace *t, struct own *own, const char **how, char *err, size_t errlen)
+{
+	size_t n = t->nprocs;
+	int *nccl = malloc((n + 1) * sizeof *nccl), *nr = calloc(n + 1, sizeof *nr), *gloo = calloc(n + 1, sizeof *gloo);
+	int *cand = malloc((n + 1) * sizeof *cand), found = 0;
+	if (!nccl || !nr || !gloo || !cand) {
+		snprintf(err, errlen, "out of memory");
+		found = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		nccl[i] = -1;
+	if (nccl_ranks(t, nccl, nr, err, errlen) < 0) {
+		found = -1;
+		goto out;
+	}
+	for (size_t k = 0; k < t->nthreads; k++)
+		if (!strncmp(t->threads[k].comm, "pt_gloo", 7))
+			gloo[t->threads[k].proc] = 1;
+	/* the parent with the most such children */
+	int best_parent = -2, best = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!t->procs[i].ncalls || (nccl[i] < 0 && !gloo[i]))
+			continue;
+		int par = t->procs[i].parent, m = 0;
+		for (size_t j = 0; j < n; j++)
+			m += t->procs[j].parent == par && t->procs[j].ncalls && (nccl[j] >= 0 || gloo[j]);
+		if (m > best) {
+			best = m;
+			best_parent = par;
+		}
+	}
+	if (best < 2)
+		goto out;
+	size_t nc = 0;
+	int all_nccl = 1;
+	for (size_t i = 0; i < n; i++)
+		if (t->procs[i].parent == best_parent && t->procs[i].ncalls && (nccl[i] >= 0 || gloo[i])) {
+			cand[nc++] = (int)i;
+			all_nccl &= nccl[i] >= 0;
+		}
+	/* NCCL's ranks where every process has one, each once; else the start order */
+	for (size_t a = 0; all_nccl && a < nc; a++)
+		for (size_t b = a + 1; b < nc; b++)
+			if (nccl[cand[a]] == nccl[cand[b]])
+				all_nccl = 0;
+	if (!all_nccl) {
+		start_order_trace = t;
+		qsort(cand, nc, sizeof *cand, by_start);
+	}
+	for (size_t k = 0; k < nc; k++) {
+		struct own *o = &own[cand[k]];
+		o->has = 1;
+		o->rank = all_nccl ? nccl[cand[k]] : (int)k;
+		o->local_rank = o->rank;
+		o->world_size = o->local_world_size = all_nccl ? nr[cand[k]] : (int)nc;
+	}
+	*how = all_nccl ? "their NCCL communicator's ranks" : "the order they started in";
+	found = (int)nc;
+out:
+	free(nccl);
+	free(nr);
+	free(gloo);
+	free(cand);
+	return found;
+}
+
 static int by_rank(const void *a, const void *b)
 {
 	const struct ia_rank *x = a, *y = b;
@@ -140,6 +253,11 @@ int ia_ranks_compute(const struct ia_trace *t, struct ia_ranks *r, char *err, si
 		return -1;
 	}
 	int rc = load_own(t, own, err, errlen);
+	int any = 0;
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		any |= own[i].rank >= 0;
+	if (rc >= 0 && !any)
+		rc = infer_ranks(t, own, &r->inferred, err, errlen);
 	if (rc < 0) {
 		free(own);
 		ia_ranks_free(r);
@@ -263,6 +381,7 @@ cJSON *ia_ranks_json(const struct ia_trace *t, const struct ia_ranks *r)
 		cJSON_AddNullToObject(o, "world_size");
 	ia_json_str(o, "run_id", r->run_id[0] ? r->run_id : NULL);
 	ia_json_str(o, "master", r->master[0] ? r->master : NULL);
+	ia_json_str(o, "inferred_from", r->inferred);
 	if (r->agent >= 0)
 		cJSON_AddNumberToObject(o, "agent_pid", t->procs[r->agent].pid);
 	else

@@ -5,6 +5,12 @@
  * (its DataLoader workers and other children), and the launcher's agent
  * (torchrun's elastic agent: the parent of ranks that is no rank itself).
  *
+ * A job started without them (torch.multiprocessing.spawn hands each rank
+ * its number as an argument) has its ranks told by what they do: sibling
+ * processes that each drive the GPU and take part in collectives (NCCL
+ * calls, PyTorch's gloo threads), numbered by their NCCL communicator or
+ * else by the order they started (mp.spawn's); `inferred` says so.
+ *
  * A process without variables of its own (a fork child: the collector reads
  * the environment at exec, proc_env.c) has its parent's.  Of the processes
  * that carry one RANK value, the rank's process is the one with the most
@@ -51,6 +57,8 @@ struct ia_ranks {
 	int agent;                 /* proc index of the agent, -1 none */
 	char run_id[128];          /* TORCHELASTIC_RUN_ID, "" none */
 	char master[160];          /* MASTER_ADDR:MASTER_PORT, "" none */
+	const char *inferred;      /* no launcher variables: how the ranks were told ("the order they
+	                              started in", ...), NULL when the variables said */
 };
 
 /* 0 (r->nranks 0 when the trace has no ranks), or -1 with a reason. */

@@ -29,7 +29,11 @@ void ia_job_print(FILE *f, const struct ia_trace *t, const struct ia_job *j)
 	if (rk->run_id[0])
 		fprintf(f, " (run id %s)", rk->run_id);
 	if (rk->agent >= 0)
-		fprintf(f, ", agent pid %d (%s)", t->procs[rk->agent].pid, t->procs[rk->agent].comm);
+		fprintf(f, ", %s pid %d (%s)", rk->inferred ? "started by" : "agent", t->procs[rk->agent].pid,
+			t->procs[rk->agent].comm);
+	if (rk->inferred)
+		fprintf(f, " (no RANK variables, as under torch.multiprocessing.spawn: the ranks told by their "
+			   "collectives, numbered by %s)", rk->inferred);
 	if (!c->n) {
 		fprintf(f, ". Their collectives could not be timed: no NCCL collective of every rank in the trace, and no "
 			   "gloo all-reduce of CUDA tensors seen (docs/chains.md, rank_straggler).\n");

@@ -17,7 +17,10 @@
 #             what the H200's DDP-over-gloo traces showed (docs/gpu-runs.md 29),
 #             where the ranks' unequal counts had left every collective unmatched;
 #   gloo_uneven  uneven over gloo, the gradients gloo copies back far larger than
-#             a batch: the data's imbalance still seen (those copies left out).
+#             a batch: the data's imbalance still seen (those copies left out);
+#   spawn_gloo, spawn_nccl  started as torch.multiprocessing.spawn starts ranks
+#             (no RANK, WORLD_SIZE, LOCAL_RANK): the ranks told by what they do
+#             (measure/ranks.c), numbered by start order or by NCCL's ranks.
 # The job runs at nice -20 so that the workers' CPU work is theirs, not the
 # shared machine's load.
 # The Perfetto export of slow and gloo (one file of several ranks) draws each rank's collectives
@@ -126,5 +129,22 @@ check_eq "gloo_uneven: rank 1 the straggler, the imbalance the data's" "rank_str
 job gloo_balanced --backend gloo
 check_eq "gloo_balanced: every rank's 15 all-reduces matched" "gloo 15" \
 	"$(j gloo_balanced "d['ranks']['collectives_source'], d['ranks']['collectives']" | tr -d "(),'")"
+
+# started as torch.multiprocessing.spawn starts a job (--spawn): no RANK, WORLD_SIZE or LOCAL_RANK
+# anywhere — the ranks are the launcher's children that drive the GPU and run gloo's threads,
+# numbered in the order they started (mp.spawn's): the straggler and its cause all the same
+job spawn_gloo --spawn --backend gloo --slow-rank 1 --slow-transform-ms 60
+check_eq "spawn_gloo: no launcher variables in the trace" 0 \
+	"$(sqlite3 "$T/spawn_gloo.db" "SELECT count(*) FROM process_env WHERE key IN ('RANK', 'WORLD_SIZE', 'LOCAL_RANK')")"
+check_eq "spawn_gloo: 3 ranks told by their start order, rank 1 (the second started) the straggler, its cause its worker" \
+	"the order they started in 3 $(rank_pid spawn_gloo 1) rank_straggler gaps_waiting_workers" \
+	"$(j spawn_gloo "d['ranks']['inferred_from'], len(d['ranks']['ranks']), d['ranks']['straggler']['pid'], d['chains'][0]['kind'], d['ranks']['straggler']['cause']['kind']" | tr -d "(),'")"
+check_eq "spawn_gloo: text: the job, started by its launcher, said inferred" 1 \
+	"$(grep -c '^Job: 3 ranks of world size 3, started by pid [0-9]* (ranks) (no RANK variables, as under torch.multiprocessing.spawn' "$T/spawn_gloo.txt")"
+# over NCCL the communicator's own rank numbers them
+job spawn_nccl --spawn --nproc 2 --batches 8
+check_eq "spawn_nccl: 2 ranks, numbered by their NCCL communicator, rank 0 and 1 the right processes" \
+	"their NCCL communicators ranks 2 $(rank_pid spawn_nccl 0) $(rank_pid spawn_nccl 1)" \
+	"$(j spawn_nccl "d['ranks']['inferred_from'], len(d['ranks']['ranks']), d['ranks']['ranks'][0]['pid'], d['ranks']['ranks'][1]['pid']" | tr -d "(),'")"
 rm -f /dev/shm/fakenccl-* 2>/dev/null
 finish

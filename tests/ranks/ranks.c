@@ -59,6 +59,7 @@ static unsigned nproc = 2, slow_workers = 1, slow_transform_us = 30000, nnodes =
 static int slow_rank = -1;
 static size_t slow_rows, grad_bytes = 4u << 20;
 static int gloo;
+static int spawn;   /* --spawn: no launcher variables (torch.multiprocessing.spawn) */
 
 static const char usage[] =
 	"usage: ranks --nproc N [options]\n"
@@ -78,6 +79,8 @@ static const char usage[] =
 	"  --nnodes N          the job spans N nodes (agents), each running --nproc ranks (default 1)\n"
 	"  --node-rank K       this agent's node: its ranks are K x nproc .. (K+1) x nproc - 1; the\n"
 	"                      communicator's id comes from $FAKENCCL_UNIQUE_ID (made by one agent)\n"
+	"  --spawn             started as torch.multiprocessing.spawn starts ranks: no RANK, LOCAL_RANK,\n"
+	"                      WORLD_SIZE, ... in their environment (each learns its rank privately)\n"
 	"  --truth FILE        append one ground-truth line per process to FILE\n"
 	"Exit status: 0 success, 1 failure, 2 bad usage.\n";
 
@@ -96,7 +99,7 @@ static unsigned long long number(const char *flag, const char *s, unsigned long 
 static void parse(int argc, char **argv)
 {
 	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_NNODES, O_NODE_RANK, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
-	       O_GRAD, O_TRUTH, O_BACKEND, O_HELP };
+	       O_GRAD, O_TRUTH, O_BACKEND, O_SPAWN, O_HELP };
 	static const struct option longopts[] = {
 		{ "nproc", required_argument, 0, O_NPROC }, { "slow-rank", required_argument, 0, O_SLOW },
 		{ "slow-workers", required_argument, 0, O_SLOW_W }, { "slow-rows", required_argument, 0, O_SLOW_R },
@@ -106,6 +109,7 @@ static void parse(int argc, char **argv)
 		{ "rows", required_argument, 0, O_ROWS }, { "row-bytes", required_argument, 0, O_ROW_BYTES },
 		{ "array-mb", required_argument, 0, O_ARRAY }, { "grad-mb", required_argument, 0, O_GRAD },
 		{ "truth", required_argument, 0, O_TRUTH }, { "backend", required_argument, 0, O_BACKEND },
+		{ "spawn", no_argument, 0, O_SPAWN },
 		{ "help", no_argument, 0, O_HELP }, { 0, 0, 0, 0 },
 	};
 	opt = (struct options){ .mode = MODE_WORKERS, .workers = 2, .batches = 20, .rows = 4096, .row_bytes = 400,
@@ -129,6 +133,7 @@ static void parse(int argc, char **argv)
 		case O_ARRAY: opt.array_mb = number("--array-mb", optarg, 1, 4096); break;
 		case O_GRAD: grad_bytes = number("--grad-mb", optarg, 1, 4096) << 20; break;
 		case O_TRUTH: opt.truth = optarg; break;
+		case O_SPAWN: spawn = 1; break;
 		case O_BACKEND:
 			if (strcmp(optarg, "nccl") && strcmp(optarg, "gloo")) {
 				fprintf(stderr, "ranks: --backend is nccl or gloo\n");
@@ -167,15 +172,18 @@ static int agent(char **argv)
 		made = 1;
 	}
 	char ws[16];
-	snprintf(ws, sizeof ws, "%u", nproc * nnodes);
-	setenv("WORLD_SIZE", ws, 1);
-	snprintf(ws, sizeof ws, "%u", nproc);
-	setenv("LOCAL_WORLD_SIZE", ws, 1);
-	snprintf(ws, sizeof ws, "%u", node_rank);
-	setenv("GROUP_RANK", ws, 1);
+	/* (mp.spawn's children: the script's MASTER_ADDR/PORT, nothing of a launcher's) */
 	setenv("MASTER_ADDR", "127.0.0.1", 1);
 	setenv("MASTER_PORT", "29500", 1);
-	setenv("TORCHELASTIC_RUN_ID", "ranks-test", 1);
+	if (!spawn) {
+		snprintf(ws, sizeof ws, "%u", nproc * nnodes);
+		setenv("WORLD_SIZE", ws, 1);
+		snprintf(ws, sizeof ws, "%u", nproc);
+		setenv("LOCAL_WORLD_SIZE", ws, 1);
+		snprintf(ws, sizeof ws, "%u", node_rank);
+		setenv("GROUP_RANK", ws, 1);
+		setenv("TORCHELASTIC_RUN_ID", "ranks-test", 1);
+	}
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0)
@@ -188,9 +196,10 @@ static int agent(char **argv)
 		if (pids[r] == 0) {
 			char v[16];
 			snprintf(v, sizeof v, "%u", node_rank * nproc + r);
-			setenv("RANK", v, 1);
+			setenv(spawn ? "FAKERANKS_RANK" : "RANK", v, 1);
 			snprintf(v, sizeof v, "%u", r);
-			setenv("LOCAL_RANK", v, 1);
+			if (!spawn)
+				setenv("LOCAL_RANK", v, 1);
 			execv(self, argv);
 			_exit(127);
 		}
@@ -416,7 +425,7 @@ static int rank_main(int rank)
 int main(int argc, char **argv)
 {
 	parse(argc, argv);
-	const char *r = getenv("RANK");
+	const char *r = getenv(spawn ? "FAKERANKS_RANK" : "RANK");
 	if (!r)
 		return agent(argv);
 	return rank_main((int)number("RANK", r, 0, 127));
