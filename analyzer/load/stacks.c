@@ -145,7 +145,8 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->mech = ia_native_frame_mech(sym, f->module);
 		x->hints = ia_native_frame_hints(sym);
 		x->instrument = ia_frame_instrument(0, sym, f->module, NULL);
-		x->alloc_malloc = sym && strstr(sym, "CachingAllocator::Native::DeviceCachingAllocator::malloc(");
+		x->alloc_malloc = sym && (strstr(sym, "CachingAllocator::Native::DeviceCachingAllocator::malloc(") ||
+					  strstr(sym, "22DeviceCachingAllocator6mallocE"));   /* (or as mangled) */
 	} else if (f->kind == IA_FRAME_KERNEL) {
 		x->mech = ia_kernel_frame_mech(sym);
 	}
