@@ -128,7 +128,9 @@ static int is_ancestor(const struct ia_trace *t, int a, int p)
  * communicator's rank is the rank: the largest communicator's) or
  * PyTorch's gloo threads (pt_gloo_*), numbered then in the order they
  * started, which is mp.spawn's order of ranks.  At least two, all of one
- * parent; their values are filled in as a launcher's would be. */
+ * parent, or the parent too where it is one of them (Lightning's DDP
+ * starts ranks 1..N-1 from rank 0's script); their values are filled in as
+ * a launcher's would be. */
 static int nccl_ranks(const struct ia_trace *t, int *nccl, int *nranks, char *err, size_t errlen)
 {
 	int has = ia_db_has_table(t->db, "collectives");
@@ -183,14 +185,17 @@ static int infer_ranks(const struct ia_trace *t, struct own *own, const char **h
 	for (size_t k = 0; k < t->nthreads; k++)
 		if (!strncmp(t->threads[k].comm, "pt_gloo", 7))
 			gloo[t->threads[k].proc] = 1;
-	/* the parent with the most such children */
+	/* the parent with the most such children — itself one of them where
+	 * it is such a process too (Lightning's DDP: the script is rank 0 and
+	 * starts the others as its children) */
+#define RANKLIKE(i) (t->procs[i].ncalls && (nccl[i] >= 0 || gloo[i]))
 	int best_parent = -2, best = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!t->procs[i].ncalls || (nccl[i] < 0 && !gloo[i]))
+		if (!RANKLIKE(i))
 			continue;
-		int par = t->procs[i].parent, m = 0;
+		int par = t->procs[i].parent, m = par >= 0 && RANKLIKE(par);
 		for (size_t j = 0; j < n; j++)
-			m += t->procs[j].parent == par && t->procs[j].ncalls && (nccl[j] >= 0 || gloo[j]);
+			m += t->procs[j].parent == par && RANKLIKE(j);
 		if (m > best) {
 			best = m;
 			best_parent = par;
@@ -201,10 +206,11 @@ static int infer_ranks(const struct ia_trace *t, struct own *own, const char **h
 	size_t nc = 0;
 	int all_nccl = 1;
 	for (size_t i = 0; i < n; i++)
-		if (t->procs[i].parent == best_parent && t->procs[i].ncalls && (nccl[i] >= 0 || gloo[i])) {
+		if ((t->procs[i].parent == best_parent || (int)i == best_parent) && RANKLIKE(i)) {
 			cand[nc++] = (int)i;
 			all_nccl &= nccl[i] >= 0;
 		}
+#undef RANKLIKE
 	/* NCCL's ranks where every process has one, each once; else the start order */
 	for (size_t a = 0; all_nccl && a < nc; a++)
 		for (size_t b = a + 1; b < nc; b++)

@@ -20,7 +20,9 @@
 #             a batch: the data's imbalance still seen (those copies left out);
 #   spawn_gloo, spawn_nccl  started as torch.multiprocessing.spawn starts ranks
 #             (no RANK, WORLD_SIZE, LOCAL_RANK): the ranks told by what they do
-#             (measure/ranks.c), numbered by start order or by NCCL's ranks.
+#             (measure/ranks.c), numbered by start order or by NCCL's ranks;
+#   parent_gloo  as Lightning's DDP starts them: the script rank 0, the others
+#             its children.
 # The job runs at nice -20 so that the workers' CPU work is theirs, not the
 # shared machine's load.
 # The Perfetto export of slow and gloo (one file of several ranks) draws each rank's collectives
@@ -146,5 +148,10 @@ job spawn_nccl --spawn --nproc 2 --batches 8
 check_eq "spawn_nccl: 2 ranks, numbered by their NCCL communicator, rank 0 and 1 the right processes" \
 	"their NCCL communicators ranks 2 $(rank_pid spawn_nccl 0) $(rank_pid spawn_nccl 1)" \
 	"$(j spawn_nccl "d['ranks']['inferred_from'], len(d['ranks']['ranks']), d['ranks']['ranks'][0]['pid'], d['ranks']['ranks'][1]['pid']" | tr -d "(),'")"
+# Lightning's DDP starts ranks 1..N-1 from the script, which is rank 0 itself: the launcher is a rank
+job parent_gloo --parent-rank --backend gloo --nproc 2 --batches 8
+check_eq "parent_gloo: 2 ranks, rank 0 the launching script, rank 1 its child" \
+	"the order they started in 2 $(rank_pid parent_gloo 0) $(rank_pid parent_gloo 1) gloo" \
+	"$(j parent_gloo "d['ranks']['inferred_from'], len(d['ranks']['ranks']), d['ranks']['ranks'][0]['pid'], d['ranks']['ranks'][1]['pid'], d['ranks']['collectives_source']" | tr -d "(),'")"
 rm -f /dev/shm/fakenccl-* 2>/dev/null
 finish

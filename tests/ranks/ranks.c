@@ -60,6 +60,7 @@ static int slow_rank = -1;
 static size_t slow_rows, grad_bytes = 4u << 20;
 static int gloo;
 static int spawn;   /* --spawn: no launcher variables (torch.multiprocessing.spawn) */
+static int parent_rank;   /* --parent-rank: the launcher is rank 0 (Lightning's DDP) */
 
 static const char usage[] =
 	"usage: ranks --nproc N [options]\n"
@@ -81,6 +82,8 @@ static const char usage[] =
 	"                      communicator's id comes from $FAKENCCL_UNIQUE_ID (made by one agent)\n"
 	"  --spawn             started as torch.multiprocessing.spawn starts ranks: no RANK, LOCAL_RANK,\n"
 	"                      WORLD_SIZE, ... in their environment (each learns its rank privately)\n"
+	"  --parent-rank       as --spawn, the launcher rank 0 itself (Lightning's DDP: the script is\n"
+	"                      rank 0 and starts the others as its children)\n"
 	"  --truth FILE        append one ground-truth line per process to FILE\n"
 	"Exit status: 0 success, 1 failure, 2 bad usage.\n";
 
@@ -99,7 +102,7 @@ static unsigned long long number(const char *flag, const char *s, unsigned long 
 static void parse(int argc, char **argv)
 {
 	enum { O_NPROC = 256, O_SLOW, O_SLOW_W, O_SLOW_R, O_SLOW_T, O_NNODES, O_NODE_RANK, O_WORKERS, O_BATCHES, O_ROWS, O_ROW_BYTES, O_ARRAY,
-	       O_GRAD, O_TRUTH, O_BACKEND, O_SPAWN, O_HELP };
+	       O_GRAD, O_TRUTH, O_BACKEND, O_SPAWN, O_PARENT, O_HELP };
 	static const struct option longopts[] = {
 		{ "nproc", required_argument, 0, O_NPROC }, { "slow-rank", required_argument, 0, O_SLOW },
 		{ "slow-workers", required_argument, 0, O_SLOW_W }, { "slow-rows", required_argument, 0, O_SLOW_R },
@@ -109,7 +112,7 @@ static void parse(int argc, char **argv)
 		{ "rows", required_argument, 0, O_ROWS }, { "row-bytes", required_argument, 0, O_ROW_BYTES },
 		{ "array-mb", required_argument, 0, O_ARRAY }, { "grad-mb", required_argument, 0, O_GRAD },
 		{ "truth", required_argument, 0, O_TRUTH }, { "backend", required_argument, 0, O_BACKEND },
-		{ "spawn", no_argument, 0, O_SPAWN },
+		{ "spawn", no_argument, 0, O_SPAWN }, { "parent-rank", no_argument, 0, O_PARENT },
 		{ "help", no_argument, 0, O_HELP }, { 0, 0, 0, 0 },
 	};
 	opt = (struct options){ .mode = MODE_WORKERS, .workers = 2, .batches = 20, .rows = 4096, .row_bytes = 400,
@@ -134,6 +137,7 @@ static void parse(int argc, char **argv)
 		case O_GRAD: grad_bytes = number("--grad-mb", optarg, 1, 4096) << 20; break;
 		case O_TRUTH: opt.truth = optarg; break;
 		case O_SPAWN: spawn = 1; break;
+		case O_PARENT: spawn = parent_rank = 1; break;
 		case O_BACKEND:
 			if (strcmp(optarg, "nccl") && strcmp(optarg, "gloo")) {
 				fprintf(stderr, "ranks: --backend is nccl or gloo\n");
@@ -153,6 +157,8 @@ static void parse(int argc, char **argv)
 	if (!slow_rows)
 		slow_rows = opt.rows;
 }
+
+static int rank_main(int rank);
 
 /* torchrun's agent: a unique id for the job's communicator, then the ranks,
  * each the same program with its variables; it waits for all of them. */
@@ -189,7 +195,7 @@ static int agent(char **argv)
 	if (n <= 0)
 		die("readlink /proc/self/exe: %s", strerror(errno));
 	self[n] = 0;
-	for (unsigned r = 0; r < nproc; r++) {
+	for (unsigned r = parent_rank ? 1 : 0; r < nproc; r++) {
 		pids[r] = fork();
 		if (pids[r] < 0)
 			die("fork: %s", strerror(errno));
@@ -204,7 +210,9 @@ static int agent(char **argv)
 			_exit(127);
 		}
 	}
-	for (unsigned r = 0; r < nproc; r++) {
+	if (parent_rank && rank_main(0))
+		rc = 1;
+	for (unsigned r = parent_rank ? 1 : 0; r < nproc; r++) {
 		int st;
 		while (waitpid(pids[r], &st, 0) < 0 && errno == EINTR)
 			;
@@ -217,7 +225,8 @@ static int agent(char **argv)
 		snprintf(g, sizeof g, "%s-gloo", id.internal);
 		shm_unlink(g);             /* the gloo ranks' meeting place (below) */
 	}
-	truth_write("agent", 0);
+	if (!parent_rank)
+		truth_write("agent", 0);
 	return rc;
 }
 
