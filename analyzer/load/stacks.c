@@ -145,8 +145,14 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->mech = ia_native_frame_mech(sym, f->module);
 		x->hints = ia_native_frame_hints(sym);
 		x->instrument = ia_frame_instrument(0, sym, f->module, NULL);
+		/* the allocator's malloc, or a tensor's allocation above it (where
+		 * libc10_cuda's own frames have no symbols: c70), demangled or not */
 		x->alloc_malloc = sym && (strstr(sym, "CachingAllocator::Native::DeviceCachingAllocator::malloc(") ||
-					  strstr(sym, "22DeviceCachingAllocator6mallocE"));   /* (or as mangled) */
+					  strstr(sym, "22DeviceCachingAllocator6mallocE") ||
+					  strstr(sym, "at::detail::empty_generic(") ||
+					  strstr(sym, "at::detail::empty_strided_generic(") ||
+					  strstr(sym, "_ZN2at6detail13empty_genericE") ||
+					  strstr(sym, "_ZN2at6detail21empty_strided_genericE"));
 	} else if (f->kind == IA_FRAME_KERNEL) {
 		x->mech = ia_kernel_frame_mech(sym);
 	}

@@ -67,8 +67,10 @@ int ia_stack_instrument(struct ia_stack_names *n, uint64_t stack_id);
  * Inductor's generated files, not the user's line). */
 int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id);
 /* 1 when a native frame of it is PyTorch's caching allocator allocating a
- * block (DeviceCachingAllocator::malloc): a cudaFree under it is the
- * allocator handing its cache back to retry an allocation that did not fit
+ * block (DeviceCachingAllocator::malloc), or a tensor being allocated
+ * (at::detail::empty_generic, empty_strided_generic: the frame above it,
+ * where libc10_cuda has no symbols): a cudaFree under it is the allocator
+ * handing its cache back to retry an allocation that did not fit
  * (release_cached_blocks), not an empty_cache(). */
 int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */

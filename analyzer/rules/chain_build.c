@@ -76,6 +76,11 @@ double ia_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+int ia_sync_line_explicit(const struct ia_gap_line *l)
+{
+	return strstr(l->inner, "synchronize (") && strstr(l->inner, "torch/cuda/");
+}
+
 double ia_steady_steps(const struct ia_analysis *a)
 {
 	if (a->step_times.n)

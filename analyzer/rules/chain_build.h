@@ -30,6 +30,10 @@ void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((form
  * object), NULL when out of memory. */
 struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind);
 double ia_pct(uint64_t part, uint64_t whole);
+/* A sync line whose sync is an explicit synchronize of torch.cuda
+ * (torch.cuda.synchronize(), a stream's or an event's): nothing is read,
+ * the wait is the point — most often code timing itself. */
+int ia_sync_line_explicit(const struct ia_gap_line *l);
 /* The steady state's steps, to count a rule's events per step: those
  * step_times.h counted, else the steady state over the step's period,
  * else its gaps (nothing repeats: each sync or free ends one). */

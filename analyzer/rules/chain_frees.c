@@ -33,6 +33,12 @@ struct free_evidence {
 	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
 };
 
+static int is_empty_cache(const struct ia_analysis *a, const struct ia_call *c)
+{
+	const char *func = ia_stack_python_func(a->names, a->t->stack_ids[c->stack]);
+	return func && !strcmp(func, "empty_cache");
+}
+
 static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 {
 	const struct ia_trace *t = a->t;
@@ -44,9 +50,25 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 	for (size_t k = 0; k < n; k++)
 		if (ia_api_queues_work(t->calls[ix[k]].api))
 			last_queue = t->calls[ix[k]].start;
+	/* torch.cuda.empty_cache() called in the loop, or once (before it, at
+	 * a phase's end): its calls told apart by the work between them — once
+	 * or a few times, its frees are not the steps' (c70: one call between
+	 * two warm-up steps and the loop) */
+	size_t ec_calls = 0;
+	for (size_t k = 0, in_call = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (c->start < g->win_start || c->start >= last_queue)
+			continue;
+		int ec = ia_call_is_waiting_free(c) && is_empty_cache(a, c);
+		ec_calls += ec && !in_call;
+		in_call = ec || (in_call && !ia_api_queues_work(c->api));
+	}
+	int ec_in_loop = ec_calls >= SYNC_MIN_COUNT;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
+			continue;
+		if (ia_call_is_waiting_free(c) && !ec_in_loop && is_empty_cache(a, c))
 			continue;
 		if (ia_call_is_waiting_free(c)) {
 			uint64_t sid = t->stack_ids[c->stack];
@@ -118,9 +140,8 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	}
 	const struct ia_gap_line *top = &fe.lines[0];
 	int has_line = strcmp(top->line, "(no Python frame)") != 0;
-	/* per step where the steps were found (a step's period over the
-	 * steady state), else per gap */
-	double steps = a->ph.steps.ns ? (double)a->idle.steady_ns / (double)a->ph.steps.ns : (double)g->n;
+	/* per step where the steps were found, else per gap */
+	double steps = ia_steady_steps(a);
 	double per_step = (double)fe.n / (steps > 1 ? steps : 1);
 	char n1[32], n2[32], d1[32], d2[32];
 	c->sev = sev;
@@ -130,9 +151,10 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	if (has_line)
 		snprintf(c->source, sizeof c->source, "%s", top->line);
 	snprintf(c->summary, sizeof c->summary,
-		 "frees that wait for the GPU%s%s: %s %s (%.1f per step); the GPU idles %s in them and until the queue they drained refills",
-		 has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
-		 ia_api_name(t, top->api), per_step, ia_fmt_dur(d1, sizeof d1, cost));
+		 "frees that wait for the GPU%s%s: %s %s (%.1f per %s); the GPU idles %s in them and until the queue they "
+		 "drained refills", has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
+		 ia_api_name(t, top->api), per_step, a->step_times.n || a->ph.steps.ns ? "step" : "gap",
+		 ia_fmt_dur(d1, sizeof d1, cost));
 	ia_chain_line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
 		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),
 	     ia_fmt_dur(d2, sizeof d2, fe.gap_ns));
@@ -172,7 +194,8 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 			ia_fmt_count(n1, sizeof n1, fe.retries));
 	if (fe.mallocs_after)
 		ia_addf(c->root_cause, sizeof c->root_cause, " %s cudaMalloc calls followed: what was freed is allocated "
-		     "again, step after step.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after));
+		     "again, %s.", ia_fmt_count(n2, sizeof n2, fe.mallocs_after),
+		     per_step >= 0.5 ? "step after step" : "each time");
 	/* frees spread over the step's lines, each allocated again: the
 	 * allocator is not caching at all (a retry after a failed allocation
 	 * frees the whole cache at one point, now and then) */

@@ -6,6 +6,7 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "measure/phases.h"
 
 #include <ingero/api.h>
 #include <ingero/event.h>
@@ -78,11 +79,54 @@ static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
 	return 1;
 }
 
+static const struct ia_gap_line *closing_sync_line(const struct ia_analysis *a);
+
+/* The stretches cut by a line that syncs several times a step: while it
+ * does, the host can never run ahead of the GPU, and no graph can hold the
+ * step (a capture cannot sync): its syncs go first (c71: timing hooks'
+ * torch.cuda.synchronize() around each of 24 layers). 1 when said. */
+static int closing_syncs_fix(struct ia_chain *c, const struct ia_analysis *a)
+{
+	const struct ia_gap_line *sl = a->gaps.gpu.measured ? closing_sync_line(a) : NULL;
+	double steps = ia_steady_steps(a);
+	if (!sl || steps <= 1 || (double)sl->count < 1.5 * steps)
+		return 0;
+	ia_chain_fix(c, "First drop the syncs at %s (%.0f a step%s): each one empties the GPU's queue, so the host "
+		     "never gets ahead of the GPU, and a CUDA graph cannot capture a sync", sl->line,
+		     (double)sl->count / steps, ia_sync_line_explicit(sl) ? ": an explicit synchronize — to time "
+		     "the code, record CUDA events (torch.cuda.Event(enable_timing=True)) instead" : "");
+	return 1;
+}
+
+/* A line in a torch.compile'd function that reads the GPU every step: a
+ * graph break — the step runs as two graphs with eager Python and a sync
+ * between them, and cannot become one CUDA graph (reduce-overhead) while
+ * it stays (c72: .item() in forward; its wait is short where the GPU is
+ * done first, but the host's cost is the break's).  The line, or NULL. */
+static const struct ia_gap_line *graph_break_line(const struct ia_analysis *a)
+{
+	double steps = ia_steady_steps(a);
+	const struct ia_gap_line *best = NULL;
+	for (size_t i = 0; i < a->gaps.nsync_lines; i++) {
+		const struct ia_gap_line *l = &a->gaps.sync_lines[i];
+		if (l->compiled && l->count >= 10 && (double)l->count >= 0.5 * steps && (!best || l->count > best->count))
+			best = l;
+	}
+	return best;
+}
+
 static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uint64_t per_launch)
 {
 	const struct ia_hostbound *h = &a->hb;
 	uint32_t step = layer_of_step(a);
 	char d1[32], d2[32];
+	closing_syncs_fix(c, a);
+	const struct ia_gap_line *gb = graph_break_line(a);
+	if (gb)
+		ia_chain_fix(c, "Remove the read of a GPU value at %s (.item(), .cpu(), printing a tensor) from the "
+			     "torch.compile'd function: it breaks the graph every step (eager Python and a sync between two "
+			     "graphs), and one graph a step is what mode=\"reduce-overhead\" needs to capture the step in a "
+			     "CUDA graph (TORCH_LOGS=graph_breaks lists the breaks)", gb->line);
 	int item_loop = item_loop_fix(c, a);
 	/* copies as many as the launches, each small: the host's time goes
 	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
@@ -107,7 +151,9 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 		ia_chain_fix(c, "CUDA Graphs: capture the repeated work (torch.cuda.CUDAGraph with torch.cuda.graph(g), then "
 		       "g.replay(), or torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its "
 		       "launches (needs static shapes and tensors that stay in place)");
-	if (graphs)
+	/* (not to a model already compiled: its compilation is in the trace) */
+	int compiled = gb || ia_phases_time_in(&a->ph, IA_PHASE_COMPILE, a->gaps.win_start, a->gaps.win_end) > 0;
+	if (graphs && !compiled)
 		ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
 	uint64_t optim = 0;
 	for (size_t i = 0; i < h->nlines; i++)
@@ -458,6 +504,10 @@ static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, 
 	     ia_fmt_count(d4, sizeof d4, h->long_launches), ia_api_name(t, cl->api),
 	     ia_fmt_dur(d2, sizeof d2, cl->start - t->t0), ia_fmt_dur(d3, sizeof d3, cl->dur),
 	     cl->dur <= IA_SYNC_FLOOR_NS ? "the GPU had already finished" : "the GPU still had work queued");
+	const struct ia_gap_line *gb = graph_break_line(a);
+	if (gb)
+		ia_chain_line(c, "[CUDA] %s syncs from %s, inside a torch.compile'd function: a graph break every step",
+			      ia_fmt_count(d1, sizeof d1, gb->count), gb->line);
 	const struct ia_gap_line *sl = k->measured ? closing_sync_line(a) : NULL;
 	if (sl)
 		ia_chain_line(c, "[HOST] %s syncs from %s close the stretches: the host waits there %s in all, time it could "

@@ -263,6 +263,9 @@ static void build_chain(const struct ia_trace *t, struct ia_job *j)
 		      "and caused %.0f%% of the others' waiting there",
 		      c->nranks, c->n, c->op, ia_coll_source_name(c->source), s->rank, (unsigned long long)s->last_count,
 		      100 * j->imposed_share);
+	if (j->ranks.inferred)
+		ia_chain_line(ch, "[RANKS] no RANK variables (as under torch.multiprocessing.spawn): the ranks are the processes "
+			      "that drive the GPU and meet at the collectives, numbered by %s", j->ranks.inferred);
 	char w[400] = "[WAIT] ";
 	for (size_t k = 0; k < c->nranks; k++)
 		ia_addf(w, sizeof w, "%srank %d %s (%.0f%%)", k ? ", " : "", c->r[k].rank,

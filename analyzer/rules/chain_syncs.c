@@ -34,14 +34,6 @@ static const char *forward_line(const struct ia_gaps *g, const struct ia_gap_lin
 	return NULL;
 }
 
-/* The line calls a synchronize itself (torch.cuda.synchronize(), a
- * stream's or an event's .synchronize()): nothing is read, the wait is the
- * point — most often code timing itself. */
-static int explicit_sync(const struct ia_gap_line *l)
-{
-	return strstr(l->inner, "synchronize (") && strstr(l->inner, "torch/cuda/");
-}
-
 /* ---- a sync every step ---- */
 int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 {
@@ -142,7 +134,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 				     "them and weight by the mask (a loss: reduction=\"none\", then (loss * mask).sum() / "
 				     "mask.sum()), or torch.where(mask, x, 0); where the count is known, nonzero_static(size=) "
 				     "or repeat_interleave(output_size=)", has_line ? " at " : "", has_line ? l->line : "");
-		else if (explicit_sync(l))
+		else if (ia_sync_line_explicit(l))
 			ia_chain_fix(c, "Take the explicit synchronize%s%s out of the loop: if it is there to time the code, "
 				     "time it with CUDA events (torch.cuda.Event(enable_timing=True): .record() before and "
 				     "after, elapsed_time() read once at the end) or torch.profiler, which do not make the "
