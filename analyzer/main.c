@@ -85,11 +85,7 @@ int main(int argc, char **argv)
 	};
 	int sub_argc = argc - first + 1;
 	char **sub_argv = argv + first - 1;
-	struct ia_also *also = calloc((size_t)argc, sizeof *also);   /* (at most one an argument) */
-	if (!also) {
-		ia_err("out of memory");
-		return IA_EXIT_RUNTIME;
-	}
+	static struct ia_also also[32];   /* --also VIEW=FILE: more than every view twice over is refused */
 	c.also = also;
 	c.baseline_of = ia_gate_baseline_of;
 	int o;
@@ -157,6 +153,10 @@ int main(int argc, char **argv)
 			char *eq = strchr(optarg, '=');
 			if (eq)
 				*eq = 0;
+			if (c.nalso == (int)(sizeof also / sizeof also[0])) {
+				ia_err("--also: at most %zu of them", sizeof also / sizeof also[0]);
+				return IA_EXIT_USAGE;
+			}
 			if (!eq || !ia_view_known(optarg) || !eq[1] || !strcmp(eq + 1, "-")) {
 				ia_err("--also: expected VIEW=FILE, VIEW one of %s: %s%s%s", ia_view_names(), optarg,
 				       eq ? "=" : "", eq ? eq + 1 : "");
@@ -222,6 +222,5 @@ int main(int argc, char **argv)
 		rc = ia_cmd_merge(&c);
 	else
 		rc = ia_cmd_explain(&c);
-	free(also);
 	return ia_exit_status(rc);
 }
