@@ -156,10 +156,10 @@ static int nccl_ranks(const struct ia_trace *t, int *nccl, int *nranks, char *er
 	return rc;
 }
 
-static const struct ia_trace *start_order_trace;
-static int by_start(const void *a, const void *b)
+static int by_start(const void *a, const void *b, void *trace)
 {
-	const struct ia_proc *x = &start_order_trace->procs[*(const int *)a], *y = &start_order_trace->procs[*(const int *)b];
+	const struct ia_trace *t = trace;
+	const struct ia_proc *x = &t->procs[*(const int *)a], *y = &t->procs[*(const int *)b];
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return (x->pid > y->pid) - (x->pid < y->pid);
@@ -217,8 +217,7 @@ static int infer_ranks(const struct ia_trace *t, struct own *own, const char **h
 			if (nccl[cand[a]] == nccl[cand[b]])
 				all_nccl = 0;
 	if (!all_nccl) {
-		start_order_trace = t;
-		qsort(cand, nc, sizeof *cand, by_start);
+		qsort_r(cand, nc, sizeof *cand, by_start, (void *)t);
 	}
 	for (size_t k = 0; k < nc; k++) {
 		struct own *o = &own[cand[k]];

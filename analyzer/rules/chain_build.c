@@ -81,6 +81,11 @@ int ia_sync_line_explicit(const struct ia_gap_line *l)
 	return strstr(l->inner, "synchronize (") && strstr(l->inner, "torch/cuda/");
 }
 
+int ia_steps_found(const struct ia_analysis *a)
+{
+	return a->step_times.n || a->ph.steps.ns;
+}
+
 double ia_steady_steps(const struct ia_analysis *a)
 {
 	if (a->step_times.n)

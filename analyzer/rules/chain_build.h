@@ -38,6 +38,10 @@ int ia_sync_line_explicit(const struct ia_gap_line *l);
  * step_times.h counted, else the steady state over the step's period,
  * else its gaps (nothing repeats: each sync or free ends one). */
 double ia_steady_steps(const struct ia_analysis *a);
+/* Whether ia_steady_steps counted steps (else it counted gaps). */
+int ia_steps_found(const struct ia_analysis *a);
+/* A sync or free line's least count to be a pattern of the loop. */
+#define IA_SYNC_MIN_COUNT 10
 /* The machine's CPUs, from the session, else from cpu_busy. */
 int ia_machine_cpus(const struct ia_analysis *a);
 /* The CPUs the job may use: the machine's, or fewer where its cgroup's

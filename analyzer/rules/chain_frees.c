@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SYNC_MIN_COUNT 10
 #define UNCACHED_PER_STEP 3.0   /* frees a step, from all over it: the allocator does not cache */
 
 /* ---- frees that wait for the GPU, between launches ---- */
@@ -63,17 +62,17 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 		ec_calls += ec && !in_call;
 		in_call = ec || (in_call && !ia_api_queues_work(c->api));
 	}
-	int ec_in_loop = ec_calls >= SYNC_MIN_COUNT;
+	int ec_in_loop = ec_calls >= IA_SYNC_MIN_COUNT;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
 			continue;
-		if (ia_call_is_waiting_free(c) && !ec_in_loop && is_empty_cache(a, c))
-			continue;
 		if (ia_call_is_waiting_free(c)) {
+			int ec = is_empty_cache(a, c);
+			if (ec && !ec_in_loop)
+				continue;
 			uint64_t sid = t->stack_ids[c->stack];
 			const char *py = ia_stack_source(a->names, sid);
-			const char *func = ia_stack_python_func(a->names, sid);
 			struct ia_gap_line *l = ia_line_slot(&fe->lines, &fe->nlines, &fe->cap, py ? py : "(no Python frame)");
 			if (!l)
 				return -1;
@@ -92,7 +91,7 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			}
 			if (ia_stack_in_alloc(a->names, sid))
 				fe->retries++;
-			if (func && !strcmp(func, "empty_cache")) {
+			if (ec) {
 				fe->empty_cache = 1;
 				if (py && l->count > fe->empty_cache_n) {
 					fe->empty_cache_n = l->count;
@@ -129,7 +128,7 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	uint64_t cost = after + fe.idle_in_ns;
 	double share = ia_idle_share(&a->idle, cost);
 	enum ia_severity sev = ia_by_share(share, SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW);
-	if (fe.n < SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
+	if (fe.n < IA_SYNC_MIN_COUNT || sev == IA_SEV_NONE) {
 		free(fe.lines);
 		return 0;
 	}
@@ -153,7 +152,7 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	snprintf(c->summary, sizeof c->summary,
 		 "frees that wait for the GPU%s%s: %s %s (%.1f per %s); the GPU idles %s in them and until the queue they "
 		 "drained refills", has_line ? " at " : "", has_line ? top->line : "", ia_fmt_count(n1, sizeof n1, fe.n),
-		 ia_api_name(t, top->api), per_step, a->step_times.n || a->ph.steps.ns ? "step" : "gap",
+		 ia_api_name(t, top->api), per_step, ia_steps_found(a) ? "step" : "gap",
 		 ia_fmt_dur(d1, sizeof d1, cost));
 	ia_chain_line(c, "[CUDA] %s frees between the first and the last launch waited %s for the GPU to drain; %s gaps "
 		"start when one returns", ia_fmt_count(n1, sizeof n1, fe.n), ia_fmt_dur(d1, sizeof d1, fe.ns),

@@ -109,7 +109,7 @@ static const struct ia_gap_line *graph_break_line(const struct ia_analysis *a)
 	const struct ia_gap_line *best = NULL;
 	for (size_t i = 0; i < a->gaps.nsync_lines; i++) {
 		const struct ia_gap_line *l = &a->gaps.sync_lines[i];
-		if (l->compiled && l->count >= 10 && (double)l->count >= 0.5 * steps && (!best || l->count > best->count))
+		if (l->compiled && l->count >= IA_SYNC_MIN_COUNT && (double)l->count >= 0.5 * steps && (!best || l->count > best->count))
 			best = l;
 	}
 	return best;

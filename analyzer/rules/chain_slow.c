@@ -251,20 +251,6 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	}
 }
 
-/* The time two sorted lists of (start, end) pairs share. */
-static uint64_t windows_overlap(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
-{
-	uint64_t sum = 0;
-	for (size_t i = 0, j = 0; i < nx && j < ny;) {
-		sum += ia_overlap(x[2 * i], x[2 * i + 1], y[2 * j], y[2 * j + 1]);
-		if (x[2 * i + 1] < y[2 * j + 1])
-			i++;
-		else
-			j++;
-	}
-	return sum;
-}
-
 /* Whether most of the slow calls' time lies in the steady state: slow
  * calls of a one-time phase (start-up's weight uploads from pageable
  * memory, c01, c69) are that phase's time, told by its finding, not a
@@ -274,15 +260,11 @@ static int slow_in_steady(const struct ia_analysis *a, const struct ia_slow_api 
 {
 	if (!a->idle.steady_ns || !s->nwin)
 		return 1;
-	size_t nw = 0;
-	uint64_t *w = ia_phases_steady_windows(&a->ph, a->gaps.win_start, a->gaps.win_end, &nw);
-	if (!w)
-		return 1;   /* (out of memory: judged as before) */
-	uint64_t span = 0;
-	for (size_t i = 0; i < s->nwin; i++)
+	uint64_t span = 0, in = 0;
+	for (size_t i = 0; i < s->nwin; i++) {
 		span += s->win[2 * i + 1] - s->win[2 * i];
-	uint64_t in = windows_overlap(s->win, s->nwin, w, nw);
-	free(w);
+		in += ia_phases_time_in(&a->ph, IA_PHASE_STEADY, s->win[2 * i], s->win[2 * i + 1]);
+	}
 	return in * 2 >= span;
 }
 

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #define SYNC_EVERY_STEP 0.50         /* syncs from one line per gap */
-#define SYNC_MIN_COUNT 10
 
 /* The forward line a backward sync line differentiates: the line whose
  * sync was boolean-mask indexing, when the backward's is a put through a
@@ -44,7 +43,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 	for (size_t i = 0; i < g->nsync_lines; i++) {
 		const struct ia_gap_line *l = &g->sync_lines[i];
 		double per_step = (double)l->count / (double)g->n;
-		if (l->count < SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
+		if (l->count < IA_SYNC_MIN_COUNT || per_step < SYNC_EVERY_STEP)
 			continue;
 		/* with the GPU estimate, the refill after each sync (gaps.h) */
 		int refill = ia_idle_estimated(&a->idle) && l->est_overlap_ns > l->overlap_ns;
@@ -79,7 +78,7 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps%s", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, (uint64_t)llround(steps)),
-		     a->step_times.n || a->ph.steps.ns ? "" : " (gaps)");
+		     ia_steps_found(a) ? "" : " (gaps)");
 		/* the PyTorch operation that synchronised (from the calls' native frames) */
 		enum ia_aten_sync why = l->op_inner[0] ? ia_aten_sync_kind(l->op_inner, l->op_outer) : IA_ATEN_SYNC_NONE;
 		char op[200] = "";
