@@ -96,6 +96,11 @@ PYEOF
 	check_eq "--duration with a command: SIGTERM's 143" 143 $?
 	check_eq "a command ended at the stop: its last sleep kept" 1 \
 		"$(sqlite3 "$T/killed.db" "SELECT count(*) FROM off_cpu WHERE syscall = 230 AND end_ns - start_ns > 150000000")"
+	# (a loaded clean-clone run once found none: what the trace held of the command, in the log)
+	[ "$(sqlite3 "$T/killed.db" "SELECT count(*) FROM off_cpu WHERE syscall = 230 AND end_ns - start_ns > 150000000")" = 1 ] ||
+		sqlite3 "$T/killed.db" "SELECT 'off_cpu', pid, tid, syscall, start_ns, end_ns - start_ns FROM off_cpu
+			ORDER BY end_ns - start_ns DESC LIMIT 5; SELECT 'session', key, value FROM session
+			WHERE key LIKE '%end%' OR key LIKE 'start%'" | sed 's/^/# /'
 
 	# CUDA-only without root
 	chmod 0777 "$T"
