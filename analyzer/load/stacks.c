@@ -35,6 +35,7 @@ struct entry {
 	int instrument;          /* enum ia_instrument of its innermost frame that names one */
 	int user_compiled;       /* its user frame runs under torch.compile's wrapper (eval_frame.py outside it) */
 	int in_alloc;            /* a native frame is PyTorch's caching allocator's malloc */
+	int in_conv;             /* a native frame is ATen's cuDNN convolution (forward or backward) */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -50,6 +51,7 @@ struct facts {
 	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
 	unsigned dynamo_run : 1;        /* torch.compile's runtime wrapper (not compile-time code) */
 	unsigned alloc_malloc : 1;      /* PyTorch's caching allocator allocating a block */
+	unsigned conv_op : 1;           /* ATen's cuDNN convolution, forward or backward */
 };
 
 struct ia_stack_names {
@@ -153,6 +155,8 @@ static void classify(struct facts *x, const struct ia_frame *f)
 					  strstr(sym, "at::detail::empty_strided_generic(") ||
 					  strstr(sym, "_ZN2at6detail13empty_genericE") ||
 					  strstr(sym, "_ZN2at6detail21empty_strided_genericE"));
+		/* (mangled: _ZN2at6native17cudnn_convolution..., 20convolution_backward) */
+		x->conv_op = sym && (strstr(sym, "cudnn_convolution") || strstr(sym, "convolution_backward"));
 	} else if (f->kind == IA_FRAME_KERNEL) {
 		x->mech = ia_kernel_frame_mech(sym);
 	}
@@ -284,6 +288,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->user_compiled = 1;
 		if (x->alloc_malloc)
 			e->in_alloc = 1;
+		if (x->conv_op)
+			e->in_conv = 1;
 		if (x->fetch)
 			e->fetching = 1;
 		if (x->worker)
@@ -453,4 +459,9 @@ int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id)
 int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->in_alloc;
+}
+
+int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->in_conv;
 }

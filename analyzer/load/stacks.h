@@ -73,6 +73,12 @@ int ia_stack_user_compiled(struct ia_stack_names *n, uint64_t stack_id);
  * handing its cache back to retry an allocation that did not fit
  * (release_cached_blocks), not an empty_cache(). */
 int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when a native frame of it is ATen's cuDNN convolution, forward or
+ * backward (at::native::cudnn_convolution*, convolution_backward): a
+ * cudaFree under it is the caching allocator handing its cache back when
+ * a workspace did not fit — with cudnn.benchmark, a candidate plan's (c12:
+ * 119 frees, all under one, libc10_cuda's frames unnamed). */
+int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module

@@ -29,6 +29,7 @@ struct free_evidence {
 	char empty_cache_line[200];     /* the user's line that called it (the most frees) */
 	uint64_t empty_cache_n;
 	uint64_t retries;               /* frees inside the allocator's malloc: its cache returned to retry */
+	uint64_t tuning, tuning_ns;     /* frees inside cuDNN's convolutions while it autotuned: not the steps' */
 	struct ia_gap_line *lines; size_t nlines, cap;   /* by Python line, most first */
 };
 
@@ -63,6 +64,13 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 		in_call = ec || (in_call && !ia_api_queues_work(c->api));
 	}
 	int ec_in_loop = ec_calls >= IA_SYNC_MIN_COUNT;
+	/* cuDNN autotuned (cudnn.benchmark): a free inside a convolution is its
+	 * trials' — a candidate's workspace did not fit and the allocator gave
+	 * its cache back — in the episodes and at their edges (the backward's
+	 * tuning runs on autograd's thread, whose samples the phases do not read) */
+	const struct ia_phase_detail *tune = &a->ph.d[IA_PHASE_AUTOTUNE];
+	int cudnn_tuned = a->idle.phase_ns[IA_PHASE_AUTOTUNE] &&
+			  tune->why[IA_WHY_CUDNN_BENCHMARK] + tune->why[IA_WHY_CUDNN_PLANS] > 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
 		if (c->start < g->win_start || c->start >= last_queue)   /* set-up and teardown are not the loop */
@@ -72,6 +80,12 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 			if (ec && !ec_in_loop)
 				continue;
 			uint64_t sid = t->stack_ids[c->stack];
+			int conv = ia_stack_in_conv(a->names, sid);
+			if (conv && cudnn_tuned) {
+				fe->tuning++;
+				fe->tuning_ns += c->dur;
+				continue;
+			}
 			const char *py = ia_stack_source(a->names, sid);
 			struct ia_gap_line *l = ia_line_slot(&fe->lines, &fe->nlines, &fe->cap, py ? py : "(no Python frame)");
 			if (!l)
@@ -89,8 +103,8 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 				fe->idle_in_ns += c->dur > busy ? c->dur - busy : 0;
 				fe->refill_ns += ia_refill_after(t, g, ix, n, k);
 			}
-			if (ia_stack_in_alloc(a->names, sid))
-				fe->retries++;
+			if (conv || ia_stack_in_alloc(a->names, sid))
+				fe->retries++;   /* (a convolution's workspace that did not fit, without tuning) */
 			if (ec) {
 				fe->empty_cache = 1;
 				if (py && l->count > fe->empty_cache_n) {
@@ -114,12 +128,16 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
-	if (!a->idle.steady_ns || !g->n)
-		return 0;
 	struct free_evidence fe = { 0 };
 	if (free_evidence(a, &fe) < 0) {
 		free(fe.lines);
 		return -1;
+	}
+	a->tuning_frees = fe.tuning;
+	a->tuning_free_ns = fe.tuning_ns;
+	if (!a->idle.steady_ns || !g->n) {
+		free(fe.lines);
+		return 0;
 	}
 	/* after each free the queue refills while the host issues the next
 	 * step: with the estimate, that refill (the certain gap its start) is

@@ -289,6 +289,11 @@ static int autotune_chain(struct ia_analysis *a, size_t *cap)
 		 repeats ? (cudnn * 2 >= d->samples ? "cuDNN tuned each new input shape" : "new shapes tuned again") : "");
 	ia_chain_line(c, "[CUDA] %zu autotuning episode%s, %zu of them after at least %d launches of steps since the "
 		      "previous one", n, n == 1 ? "" : "s", repeats, (int)a->ph.again_launches);
+	if (a->tuning_frees)   /* (counted by sync_frees, which leaves them to this finding) */
+		ia_chain_line(c, "[CUDA] %s cudaFree inside cuDNN's convolutions waited %s for the GPU: a candidate plan's "
+			      "workspace did not fit, so PyTorch's caching allocator gave its cached blocks back to the "
+			      "driver before giving up on it (each free drains the GPU; the memory is allocated again)",
+			      ia_fmt_count(d1, sizeof d1, a->tuning_frees), ia_fmt_dur(d2, sizeof d2, a->tuning_free_ns));
 	ia_phase_reasons(buf, sizeof buf, d);
 	snprintf(c->root_cause, sizeof c->root_cause,
 		 "Kernels were being chosen by trying candidates: %s.%s", buf,
@@ -314,6 +319,8 @@ static int autotune_chain(struct ia_analysis *a, size_t *cap)
 	}
 	ia_phase_evidence(c, a, IA_PHASE_AUTOTUNE, ns, n, repeats);
 	cJSON_AddBoolToObject(c->evidence, "cudnn_benchmark_timing", benchmark);
+	ia_json_u64(c->evidence, "frees_in_cudnn_convolutions", a->tuning_frees);
+	ia_json_u64(c->evidence, "free_ns_in_cudnn_convolutions", a->tuning_free_ns);
 	return 0;
 }
 

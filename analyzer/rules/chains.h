@@ -133,6 +133,9 @@ struct ia_analysis {
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
 	struct ia_job *job;            /* a job of several ranks: across them (chain_straggler.h), else NULL */
 	int local_ranks;               /* ranks on the main process's machine, 1 alone (ranks.h) */
+	/* frees inside cuDNN's convolutions while it autotuned: the tuning's, not
+	 * the steps' (told apart by sync_frees, said by the autotuning finding) */
+	uint64_t tuning_frees, tuning_free_ns;
 };
 
 /* Count of chains at a severity (the CI gate compares HIGH counts). */

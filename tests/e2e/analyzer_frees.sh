@@ -16,9 +16,10 @@ CALL=$(marker_line "$PY" CALL)
 DIRECT=$(marker_line "$PY" DIRECT)
 STEPS=40
 
-trace() { # mode
-	explain_run "$1" 1500 99 "$PY" "$1" "$STEPS"
-	grep -A8 "frees that wait" "$T/$1.txt" | sed 's/^/# /'
+trace() { # mode [LIBFAKE_ATEN]
+	m=$1; shift
+	explain_run "$m" 1500 99 "$PY" "$m" "$STEPS" "$@"
+	grep -A8 "frees that wait" "$T/$m.txt" | sed 's/^/# /'
 }
 json() { # mode, python assertion over f (the sync_frees chain or None) and gaps (the gaps chain or None)
 	python3 - "$T/$1.json" "$2" <<'PYEOF'
@@ -55,6 +56,13 @@ check "direct: sync_frees, not empty_cache" json direct \
 check "direct: first fix, memory pressure" grep -q "1\. If the GPU's memory is nearly full .*num_alloc_retries" "$T/direct.txt"
 check "direct: the slow cudaFree tail is the GPU draining, not a host cause" \
 	sh -c "! grep -A6 '^\[[A-Z]*\] cudaFree p99' '$T/direct.txt' | grep -q 'Look inside the driver call'"
+
+# frees inside cuDNN's convolution (no autotuning in the trace): the
+# caching allocator giving its cache back for a workspace that did not fit
+trace conv "$PWD/$B/tests/libfake_aten.so"
+check "conv: sync_frees, every free read as the allocator's retry" json conv \
+	"f and f['evidence']['frees'] >= $N - 4 and f['evidence']['frees_in_allocation_retry'] == f['evidence']['frees']"
+check "conv: first fix, fragmentation" grep -q "1\. Stop the fragmentation: .*expandable_segments:True" "$T/conv.txt"
 
 trace null
 check_eq "null: every cudaFree(NULL) flagged (32)" "$STEPS" \

@@ -3,11 +3,14 @@ device memory every step, for tests/e2e/analyzer_frees.sh: cudaFree waits
 for the device to drain, so the GPU idles while the host prepares the next
 step.
 
-    python3 python_frees.py LIBCUDART MODE [STEPS]
+    python3 python_frees.py LIBCUDART MODE [STEPS] [LIBFAKE_ATEN]
 
 MODE empty_cache: torch.cuda.empty_cache() every step (the stand-in in
                   fake_torch/torch/cuda/memory.py), then cudaMalloc again
      direct:      cudaFree from the loop itself (no empty_cache)
+     conv:        cudaFree inside a stand-in of cuDNN's convolution
+                  (libfake_aten.so: at::native::cudnn_convolution), as the
+                  caching allocator frees when a workspace does not fit
      null:        cudaFree(NULL) every step (frees nothing, waits for nothing)
      none:        the same loop without frees
 """
@@ -24,6 +27,8 @@ gpu = FakeGPU(sys.argv[1])
 rt = gpu.rt
 MODE = sys.argv[2]
 STEPS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
+if MODE == "conv":
+    conv = getattr(ctypes.CDLL(sys.argv[4]), "_ZN2at6native17cudnn_convolutionERKNS_6TensorES3_N3c108ArrayRefIlEES6_S6_lbbb")
 
 
 def alloc(n):
@@ -50,6 +55,10 @@ for i in range(STEPS):
     elif MODE == "direct":
         for b in blocks:
             rt.cudaFree(b)  # DIRECT
+        blocks = alloc(2)
+    elif MODE == "conv":
+        for b in blocks:
+            conv(b)  # CONV
         blocks = alloc(2)
     elif MODE == "null":
         rt.cudaFree(None)

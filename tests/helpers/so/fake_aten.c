@@ -14,11 +14,26 @@
  * backward (at::_ops::_index_put_impl_::call -> nonzero -> the sync).
  * Loaded by tests/helpers/python_backward.py through the stand-in
  * torch/autograd/graph.py.
+ *
+ * And cuDNN's convolution freeing device memory, as it does when a
+ * workspace did not fit and PyTorch's caching allocator gives its cache
+ * back (at::native::cudnn_convolution -> ... -> cudaFree: c12 of the
+ * corpus), for tests/e2e/analyzer_frees.sh through python_frees.py.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 
 typedef int (*sync_fn)(void *);
+typedef int (*free_fn)(void *);
+
+__attribute__((noinline, visibility("default"))) int
+_ZN2at6native17cudnn_convolutionERKNS_6TensorES3_N3c108ArrayRefIlEES6_S6_lbbb(void *ptr)
+{
+	free_fn f = (free_fn)dlsym(RTLD_DEFAULT, "cudaFree");
+	int rc = f ? f(ptr) : -1;
+	__asm__ volatile("" ::: "memory");
+	return rc;
+}
 
 __attribute__((noinline, visibility("default"))) int _ZN2at4_ops7nonzero4callERKNS_6TensorE(void *stream)
 {
