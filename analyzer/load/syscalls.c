@@ -114,3 +114,8 @@ const char *ia_wait_name(enum ia_wait w)
 	};
 	return (unsigned)w < IA_WAIT_N ? names[w] : "?";
 }
+
+int ia_wait_not_input(enum ia_wait w)
+{
+	return w == IA_WAIT_WRITE || w == IA_WAIT_SYNC || w == IA_WAIT_CHILD;
+}

@@ -44,6 +44,11 @@ const char *ia_syscall_where(uint8_t code);
 /* The same, "another system call" for one not named here (codes other than
  * IA_SYS_UNKNOWN). */
 const char *ia_sys_code_name(uint8_t code);
+/* 1 for a wait that is not for the step's input: writing (a checkpoint, a
+ * log), syncing files, a child process (a subprocess run in the loop) —
+ * where a wait for input reads (a pipe, a socket, a file), opens a file,
+ * polls, or waits on a queue or a lock (a worker's, a producer's). */
+int ia_wait_not_input(enum ia_wait w);
 /* What a wait is, for a timeline line ("a lock, a condition or a queue (futex)"). */
 const char *ia_wait_name(enum ia_wait w);
 

@@ -18,12 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gap time inside [a, b). */
-static uint64_t in_gaps(const struct ia_gaps *g, uint64_t a, uint64_t b)
+/* Gap time inside [a, b); with mark, each gap's part of it added to its child_ns. */
+static uint64_t in_gaps(struct ia_gaps *g, uint64_t a, uint64_t b, int mark)
 {
 	uint64_t t = 0;
-	for (size_t i = ia_gap_ending_after(g, a); i < g->n && g->g[i].start < b; i++)
-		t += ia_overlap(a, b, g->g[i].start, g->g[i].end);
+	for (size_t i = ia_gap_ending_after(g, a); i < g->n && g->g[i].start < b; i++) {
+		uint64_t ov = ia_overlap(a, b, g->g[i].start, g->g[i].end);
+		t += ov;
+		if (mark)
+			g->g[i].child_ns += ov;
+	}
 	return t;
 }
 
@@ -56,14 +60,14 @@ static int called_within(const struct ia_trace *t, const struct ia_gaps *g, uint
 }
 
 /* Its time in the gaps when it was waited for (above), else 0. */
-static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, const struct ia_gaps *g)
+static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, struct ia_gaps *g)
 {
 	if (!pr->start_ns || pr->exit_ns <= pr->start_ns || called_within(t, g, pr->start_ns, pr->exit_ns))
 		return 0;
 	size_t k = ia_gap_ending_after(g, pr->exit_ns);
 	if (k == g->n || g->g[k].start > pr->exit_ns)
 		return 0;
-	return in_gaps(g, pr->start_ns, pr->exit_ns);
+	return in_gaps(g, pr->start_ns, pr->exit_ns, 0);
 }
 
 /* The children's threads on-CPU in the gaps, and the busiest child. */
@@ -135,11 +139,11 @@ int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_proces
 				b = s[i].b;
 			continue;
 		}
-		g->children_alive_ns += in_gaps(g, a, b);
+		g->children_alive_ns += in_gaps(g, a, b, 1);
 		a = s[i].a;
 		b = s[i].b;
 	}
-	g->children_alive_ns += in_gaps(g, a, b);
+	g->children_alive_ns += in_gaps(g, a, b, 1);
 	qsort(names, nnames, sizeof *names, by_alive);
 	g->nchildren = nnames < IA_GAP_CHILD_NAMES ? nnames : IA_GAP_CHILD_NAMES;
 	memcpy(g->children, names, g->nchildren * sizeof *names);

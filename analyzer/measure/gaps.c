@@ -469,6 +469,8 @@ static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_pr
 				if (o->th & IA_OFF_IOWAIT)
 					x->main_iowait_ns += blk;
 				uint8_t sys = ia_off_sys(o);
+				if (ia_wait_not_input(ia_syscall_wait(sys)))
+					x->main_other_wait_ns += blk;
 				g->main_sys_ns[sys] += blk;
 			}
 		}

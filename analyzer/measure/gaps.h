@@ -45,6 +45,9 @@ struct ia_gap {
 	uint64_t start, end;
 	uint64_t main_off_ns, main_runq_ns;   /* main thread during the gap */
 	uint64_t main_iowait_ns;              /* of its blocked time: in D state (disk, page-fault I/O) */
+	uint64_t main_other_wait_ns;          /* of its blocked time: writing or syncing files, or waiting
+					       * for a child process (syscalls.h ia_wait_not_input) */
+	uint64_t child_ns;                    /* of the gap: a subprocess it waited for alive (gap_children.c) */
 	uint32_t open_call, end_call;         /* indexes into trace.calls */
 	uint8_t cut;                          /* enum ia_gap_cut: a capture window's edge, not a call, opened or ended it */
 };

@@ -27,6 +27,7 @@ static const struct ia_step_threshold thresholds[IA_STEP_NPARTS] = {
 	[IA_STEP_SYNC] = { 20, 10 },
 	[IA_STEP_DEVICE] = { 0, 0 },
 	[IA_STEP_COLLECTIVES] = { 40, 10 },
+	[IA_STEP_OTHER_WAIT] = { 20, 10 },
 };
 
 const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p)
@@ -37,7 +38,7 @@ const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p)
 const char *ia_step_part_name(enum ia_step_part p)
 {
 	static const char *const n[IA_STEP_NPARTS] = {
-		"input wait", "host compute", "launch overhead", "sync", "device compute", "collectives",
+		"input wait", "host compute", "launch overhead", "sync", "device compute", "collectives", "other waits",
 	};
 	return p < IA_STEP_NPARTS ? n[p] : "";
 }
@@ -45,7 +46,7 @@ const char *ia_step_part_name(enum ia_step_part p)
 const char *ia_step_part_key(enum ia_step_part p)
 {
 	static const char *const k[IA_STEP_NPARTS] = {
-		"input_wait", "host_compute", "launch", "sync", "device_compute", "collectives",
+		"input_wait", "host_compute", "launch", "sync", "device_compute", "collectives", "other_wait",
 	};
 	return p < IA_STEP_NPARTS ? k[p] : "";
 }
@@ -106,18 +107,22 @@ static int pieces_to(struct pieces *q, uint64_t e)
 }
 
 /* The class: the first part at its high tier, else at its moderate one. */
+const enum ia_step_part ia_step_class_order[] = {
+	IA_STEP_INPUT, IA_STEP_OTHER_WAIT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST, IA_STEP_LAUNCH,
+};
+const size_t ia_step_class_order_n = sizeof ia_step_class_order / sizeof *ia_step_class_order;
+
 static void classify(struct ia_step_breakdown *b)
 {
-	static const enum ia_step_part order[] = {
-		IA_STEP_INPUT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST, IA_STEP_LAUNCH,
-	};
+	const enum ia_step_part *order = ia_step_class_order;
 	static const char *const bound[IA_STEP_NPARTS] = {
 		[IA_STEP_INPUT] = "input-bound", [IA_STEP_HOST] = "host-bound", [IA_STEP_LAUNCH] = "launch-bound",
 		[IA_STEP_SYNC] = "sync-bound", [IA_STEP_COLLECTIVES] = "collective-bound",
+		[IA_STEP_OTHER_WAIT] = "wait-bound",
 	};
 	b->cls_part = -1;
 	for (int tier = 0; tier < 2 && b->cls_part < 0; tier++)
-		for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+		for (size_t i = 0; i < ia_step_class_order_n; i++) {
 			const struct ia_step_threshold *th = ia_step_threshold(order[i]);
 			if (b->share_pct[order[i]] >= (tier ? th->moderate_pct : th->high_pct)) {
 				b->cls_part = (int)order[i];
@@ -178,15 +183,23 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		while (gi < g->n && g->g[gi].end <= s)
 			gi++;
 		uint64_t gap = 0;
-		double blocked = 0;
+		double blocked = 0, other_wait = 0;
 		for (size_t k = gi; k < g->n && g->g[k].start < e; k++) {
 			const struct ia_gap *x = &g->g[k];
 			uint64_t ov = ia_overlap(s, e, x->start, x->end), len = x->end - x->start;
 			uint64_t off = x->main_off_ns < len ? x->main_off_ns : len;
 			uint64_t runq = x->main_runq_ns < off ? x->main_runq_ns : off;
 			gap += ov;
-			if (len)
+			if (len) {
 				blocked += (double)(off - runq) * (double)ov / (double)len;
+				/* blocked writing, syncing, for a child — or while a
+				 * subprocess it waited for lived (reading its output:
+				 * c34's nvidia-smi, poll) */
+				uint64_t ow = x->main_other_wait_ns > x->child_ns ? x->main_other_wait_ns : x->child_ns;
+				if (ow > off - runq)
+					ow = off - runq;
+				other_wait += (double)ow * (double)ov / (double)len;
+			}
 		}
 		/* the collectives in the step, and in its gaps */
 		uint64_t coll = ia_spans_within(cw, ncw, s, e), coll_gap = 0;
@@ -279,10 +292,17 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		uint64_t inp = input > 0 ? (uint64_t)(input + 0.5) : 0;
 		if (inp > rest)
 			inp = rest;
+		/* of the blocked time left, what was not a wait for input (the
+		 * syncs and collectives came out of it first) */
+		uint64_t ow = other_wait > 0 ? (uint64_t)(other_wait + 0.5) : 0;
+		if (ow > inp)
+			ow = inp;
+		inp -= ow;
+		out->part_ns[IA_STEP_OTHER_WAIT][i] = ow;
 		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
 		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;
 		out->part_ns[IA_STEP_INPUT][i] = inp;
-		out->part_ns[IA_STEP_HOST][i] = rest - inp + (hbt - hbl);
+		out->part_ns[IA_STEP_HOST][i] = rest - inp - ow + (hbt - hbl);
 		uint64_t device = st->ns[i] - gap - hbt, coll_dev = coll - coll_gap < device ? coll - coll_gap : device;
 		out->part_ns[IA_STEP_COLLECTIVES][i] = coll_gap + coll_dev;
 		out->part_ns[IA_STEP_DEVICE][i] = device - coll_dev;

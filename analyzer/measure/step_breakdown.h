@@ -17,9 +17,12 @@
  *     its result, and a sync meanwhile waits for it too); else by what the
  *     main thread did, in this priority: inside a sync or a host-blocking
  *     copy → sync; inside a launch (or an async copy/memset queueing work)
- *     → launch; outside those calls, blocked (waiting for DataLoader
- *     workers, a producer, I/O) → input wait; on a CPU, waiting for one,
- *     or in another CUDA call → host compute.
+ *     → launch; outside those calls, blocked → input wait (DataLoader
+ *     workers, a producer, reading), or other waits where it blocked
+ *     writing or syncing files or waiting for a child process (a
+ *     checkpoint, a log, a subprocess: c14's fsync had made its steps
+ *     "input-bound"); on a CPU, waiting for one, or in another CUDA call
+ *     → host compute.
  * Without GPU marks "the GPU had work" means only work queued: inside
  * hostbound.h's host-bound stretches (the closing sync waited for nothing:
  * the GPU had finished before the host asked) the host set the pace, so
@@ -38,7 +41,8 @@
  * gap, so the parts sum to the step exactly.
  *
  * The class follows XProf's tiers (input_pipeline_analyzer): the first
- * part, in the order input, collectives, sync, host, launch, at or above
+ * part, in the order input, other waits, collectives, sync, host, launch
+ * (ia_step_class_order), at or above
  * its high threshold names the class ("input-bound"); else the first at
  * or above its moderate one ("somewhat input-bound"); else device-bound
  * when device compute is half the steps or more, "balanced" otherwise.
@@ -58,6 +62,7 @@ enum ia_step_part {
 	IA_STEP_SYNC,         /* inside syncs / host-blocking copies while the GPU idled */
 	IA_STEP_DEVICE,       /* the GPU had work */
 	IA_STEP_COLLECTIVES,  /* inside the main process's collectives (NCCL's on the GPU, gloo's on the host) */
+	IA_STEP_OTHER_WAIT,   /* main thread blocked, not for input: writing, syncing files, a child process */
 	IA_STEP_NPARTS
 };
 
@@ -82,6 +87,9 @@ struct ia_step_breakdown {
 const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p);
 const char *ia_step_part_name(enum ia_step_part p);   /* "input wait", ... */
 const char *ia_step_part_key(enum ia_step_part p);    /* "input_wait", ... */
+/* The parts that can name the class, in the order they are tried. */
+extern const enum ia_step_part ia_step_class_order[];
+extern const size_t ia_step_class_order_n;
 
 /* One pass over the steady steps st, the gaps g and its main_calls; hb:
  * the host-bound stretches (NULL: none); cw: the main process's

@@ -108,6 +108,35 @@ static void input_bound(void **state)
 	free(f);
 }
 
+/* The same 5 ms blocked a step, 4 ms of it writing or syncing a file (a
+ * checkpoint's fsync) or while a subprocess it waited for lived: other
+ * waits, not input; the class says wait-bound. */
+static void other_waits(void **state)
+{
+	(void)state;
+	struct fixture *f = new_fixture();
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t s = f->start[i];
+		add_gap(f, s, s + 5 * MS, 5 * MS, 0);
+		if (i % 2)
+			f->gaps[f->g.n - 1].main_other_wait_ns = 4 * MS;
+		else
+			f->gaps[f->g.n - 1].child_ns = 4 * MS;
+		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 5 * MS, 20 * US);
+		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
+	}
+	struct ia_step_breakdown b;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.p50_ns[IA_STEP_OTHER_WAIT], 4 * MS);
+	assert_int_equal(b.p50_ns[IA_STEP_INPUT], MS);
+	assert_int_equal(b.sum_ns[IA_STEP_HOST], 0);
+	assert_int_equal(b.cls_part, IA_STEP_OTHER_WAIT);
+	assert_string_equal(b.cls, "wait-bound");
+	ia_step_breakdown_free(&b);
+	free(f);
+}
+
 /* 0.6 ms blocked a step: 6 %, somewhat input-bound (XProf's 5 % tier). */
 static void somewhat_input_bound(void **state)
 {
@@ -290,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(collectives),
 		cmocka_unit_test(input_bound),
+		cmocka_unit_test(other_waits),
 		cmocka_unit_test(somewhat_input_bound),
 		cmocka_unit_test(host_bound),
 		cmocka_unit_test(device_bound),
