@@ -67,18 +67,23 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		double steps = ia_steady_steps(a);
 		double in_step = (double)l->count / (steps > 1 ? steps : 1);
 		char n1[32], d1[32], d2[32], d3[32];
+		/* without steps, no "N times a step": a gap is not a step (a sync
+		 * that finds the GPU done opens none) */
+		int found = ia_steps_found(a);
 		char what[48] = "a sync every step";
-		if (in_step >= 1.5)
+		if (!found)
+			snprintf(what, sizeof what, "frequent syncs");
+		else if (in_step >= 1.5)
 			snprintf(what, sizeof what, "syncs %.0f times a step", in_step);
 		snprintf(c->summary, sizeof c->summary,
-			 "%s%s%s: %s %s (%.1f per step), then the GPU idles %s until new work is queued",
+			 "%s%s%s: %s %s (%.1f per %s), then the GPU idles %s until new work is queued",
 			 what, has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
-			 ia_api_name(t, l->api), in_step, ia_fmt_dur(d1, sizeof d1, l->gap_ns));
+			 ia_api_name(t, l->api), in_step, found ? "step" : "gap", ia_fmt_dur(d1, sizeof d1, l->gap_ns));
 		ia_chain_line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing is queued",
 		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps%s", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, (uint64_t)llround(steps)),
-		     ia_steps_found(a) ? "" : " (gaps)");
+		     found ? "" : " (gaps)");
 		/* the PyTorch operation that synchronised (from the calls' native frames) */
 		enum ia_aten_sync why = l->op_inner[0] ? ia_aten_sync_kind(l->op_inner, l->op_outer) : IA_ATEN_SYNC_NONE;
 		char op[200] = "";
