@@ -135,6 +135,8 @@ static int attribute_samples(const struct ia_trace *t, const struct ia_per_proce
 		if (th < 0 || !t->procs[t->threads[th].proc].selected || ia_thread_is_tracer(&t->threads[th]))
 			continue;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, t->threads[th].proc);
+		if (g->nrelay && g->g[gi].th != UINT32_MAX)   /* the thread driving the GPU in that gap */
+			main_tid = t->threads[g->g[gi].th].tid;
 		enum ia_gap_role role = tid == main_tid ? IA_GAP_MAIN
 			: t->threads[th].proc == main_proc ? IA_GAP_SIBLINGS
 			: ps && ps->role == IA_ROLE_WORKER ? IA_GAP_WORKERS : IA_GAP_OTHER;
@@ -446,22 +448,113 @@ static int scan_calls(const struct ia_trace *t, const struct ia_phases *ph, stru
 	return 0;
 }
 
-/* The main thread in each gap (off-CPU, waiting for a CPU, in D state) and
- * the gaps' total: gaps and the thread's intervals are both sorted and
- * disjoint, so one merge walks them together. */
-static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
+/* A relay (gaps.h): threads of the main process with a share of its calls
+ * each (1 %, 100 calls at least) whose calls do not overlap in time, that
+ * made 80 % of them together — where a training loop's threads (the main
+ * thread and autograd's, gloo's, a pin-memory thread) interleave.  The main
+ * thread of per_process.c is one of them: it made the most calls.  0, or -1
+ * out of memory. */
+#define RELAY_MIN_CALLS 100
+struct relay_span { uint64_t a, b, calls; uint32_t th; };
+
+static int by_span_start(const void *x, const void *y)
 {
-	const struct ia_thread *mt = pp->main_thread != UINT32_MAX ? &t->threads[pp->main_thread] : NULL;
-	size_t j = 0;
+	const struct relay_span *a = x, *b = y;
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static int find_relay(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
+{
+	const uint32_t *ix = g->main_calls;
+	size_t n = g->nmain_calls;
+	if (pp->main_thread == UINT32_MAX || n < 2 * RELAY_MIN_CALLS)
+		return 0;
+	struct relay_span *s = calloc(t->nthreads, sizeof *s);
+	if (!s)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		struct relay_span *r = &s[c->th];
+		if (!r->calls++)
+			r->a = c->start;
+		if (c->start + c->dur > r->b)
+			r->b = c->start + c->dur;
+	}
+	size_t m = 0;
+	uint64_t sum = 0, min = n / 100 > RELAY_MIN_CALLS ? n / 100 : RELAY_MIN_CALLS;
+	for (size_t th = 0; th < t->nthreads; th++)
+		if (s[th].calls >= min) {
+			s[th].th = (uint32_t)th;
+			sum += s[th].calls;
+			s[m++] = s[th];   /* (m <= th: an entry is moved down only once read) */
+		}
+	qsort(s, m, sizeof *s, by_span_start);
+	int relay = m >= 2 && sum * 5 >= (uint64_t)n * 4;
+	int has_main = 0;
+	for (size_t i = 0; relay && i < m; i++) {
+		relay = i + 1 == m || s[i].b <= s[i + 1].a;
+		has_main |= s[i].th == pp->main_thread;
+	}
+	if (relay && has_main) {
+		if (!(g->relay = malloc(m * sizeof *g->relay))) {
+			free(s);
+			return -1;
+		}
+		for (size_t i = 0; i < m; i++)
+			g->relay[i] = s[i].th;
+		g->nrelay = m;
+		/* each gap: the relay's thread that drove the GPU around it — the one
+		 * whose call ends it, else the one whose call opened it, else the
+		 * main thread */
+		for (size_t i = 0; i < g->n; i++) {
+			struct ia_gap *x = &g->g[i];
+			uint32_t e = t->calls[x->end_call].th, o = t->calls[x->open_call].th;
+			if (!(x->cut & IA_GAP_CUT_END) && ia_gaps_in_relay(g, e))
+				x->th = e;
+			else if (!(x->cut & IA_GAP_CUT_START) && ia_gaps_in_relay(g, o))
+				x->th = o;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+int ia_gaps_in_relay(const struct ia_gaps *g, uint32_t th)
+{
+	for (size_t i = 0; i < g->nrelay; i++)
+		if (g->relay[i] == th)
+			return 1;
+	return 0;
+}
+
+/* The first of thread th's intervals that ends after ts. */
+static size_t first_off_after(const struct ia_trace *t, const struct ia_thread *th, uint64_t ts)
+{
+	const uint32_t *oi = t->off_by_th + th->off_first;
+	size_t lo = 0, hi = th->off_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->offs[oi[mid]].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The main thread in each gap (off-CPU, waiting for a CPU, in D state) and
+ * the gaps' total: the gap's thread (its th: the main thread, or a relay's
+ * driver), its intervals found from the gap's start. */
+static void main_thread_in_gaps(const struct ia_trace *t, struct ia_gaps *g)
+{
 	for (size_t i = 0; i < g->n; i++) {
 		struct ia_gap *x = &g->g[i];
 		uint64_t len = x->end - x->start;
 		g->total_ns += len;
-		if (mt) {
+		if (x->th != UINT32_MAX) {
+			const struct ia_thread *mt = &t->threads[x->th];
 			const uint32_t *oi = t->off_by_th + mt->off_first;
-			while (j < mt->off_n && t->offs[oi[j]].end <= x->start)
-				j++;
-			for (size_t k = j; k < mt->off_n && t->offs[oi[k]].start < x->end; k++) {
+			for (size_t k = first_off_after(t, mt, x->start); k < mt->off_n && t->offs[oi[k]].start < x->end; k++) {
 				const struct ia_off *o = &t->offs[oi[k]];
 				x->main_off_ns += ia_overlap(o->start, o->end, x->start, x->end);
 				x->main_runq_ns += ia_overlap(o->end - o->runq, o->end, x->start, x->end);
@@ -474,7 +567,7 @@ static void main_thread_in_gaps(const struct ia_trace *t, const struct ia_per_pr
 				g->main_sys_ns[sys] += blk;
 			}
 		}
-		g->main_runq_ns += x->main_runq_ns;
+	g->main_runq_ns += x->main_runq_ns;
 		g->main_iowait_ns += x->main_iowait_ns;
 		g->main_blocked_ns += x->main_off_ns - x->main_runq_ns;
 		g->main_oncpu_ns += len > x->main_off_ns ? len - x->main_off_ns : 0;
@@ -531,7 +624,8 @@ static int others_in_gaps(const struct ia_trace *t, const struct ia_per_process 
 	}
 	uint64_t top = 0;
 	for (size_t th = 0; th < t->nthreads; th++) {
-		if (t->threads[th].proc != mproc || th == pp->main_thread || ia_thread_is_tracer(&t->threads[th]))
+		if (t->threads[th].proc != mproc || th == pp->main_thread || ia_thread_is_tracer(&t->threads[th]) ||
+		    ia_gaps_in_relay(g, (uint32_t)th))   /* (a relay's thread drove the GPU, or had ended) */
 			continue;
 		uint64_t rq = 0, on = ia_thread_cpu_windows(t, (uint32_t)th, w, g->n, &rq);
 		g->siblings_oncpu_ns += on;
@@ -644,7 +738,11 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	if (cut_paused(&t->capture, g) < 0)
 		goto oom;
 	set_phase_gaps_apart(ph, g);
-	main_thread_in_gaps(t, pp, g);
+	for (size_t i = 0; i < g->n; i++)
+		g->g[i].th = pp->main_thread;
+	if (find_relay(t, pp, g) < 0)
+		goto oom;
+	main_thread_in_gaps(t, g);
 	idle_bounds(t, g);
 	ia_gap_workers_off(t, pp, g);
 	if (others_in_gaps(t, pp, mproc, g) < 0 || ia_gap_children_compute(t, pp, g) < 0 || end_lines(t, names, g) < 0)
@@ -665,6 +763,7 @@ oom:
 void ia_gaps_free(struct ia_gaps *g)
 {
 	free(g->g);
+	free(g->relay);
 	free(g->main_calls);
 	free(g->worker_oncpu_ns);
 	free(g->stacks);

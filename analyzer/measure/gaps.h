@@ -49,6 +49,8 @@ struct ia_gap {
 					       * for a child process (syscalls.h ia_wait_not_input) */
 	uint64_t child_ns;                    /* of the gap: a subprocess it waited for alive (gap_children.c) */
 	uint32_t open_call, end_call;         /* indexes into trace.calls */
+	uint32_t th;                          /* the thread read as the main thread here (trace.threads): the
+					       * main thread, or in a relay the one driving the GPU then */
 	uint8_t cut;                          /* enum ia_gap_cut: a capture window's edge, not a call, opened or ended it */
 };
 
@@ -99,6 +101,11 @@ struct ia_gaps {
 	uint32_t *main_calls; size_t nmain_calls;   /* its calls in time order (ia_proc_calls), for the
 						       chains and hostbound.c to walk again */
 	struct ia_gap *g; size_t n;
+	/* A relay: the main process's threads that drove the GPU one after
+	 * another (a thread per request, Thread(target=model.generate)), by
+	 * start; each gap is read on the one driving then.  NULL, 0: one main
+	 * thread. */
+	uint32_t *relay; size_t nrelay;
 	uint64_t total_ns;
 	uint64_t main_oncpu_ns, main_runq_ns, main_blocked_ns;
 	uint64_t main_iowait_ns;              /* of main_blocked_ns: uninterruptible sleep (I/O) */
@@ -240,6 +247,8 @@ uint64_t ia_gap_workers_loading_ns(const struct ia_gaps *g);
 /* workers_blocked_ns, workers_iowait_ns, workers_loading_blocked_ns,
  * workers_blocked_in and the workers' block lines under parent. */
 void ia_gap_workers_json(cJSON *parent, const struct ia_gaps *g);
+/* 1 when thread th (trace.threads) is one of the relay's (gaps.h relay). */
+int ia_gaps_in_relay(const struct ia_gaps *g, uint32_t th);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
 int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* "nvidia-smi (60 runs), git (2 runs)" into buf: the names, most alive first. */

@@ -158,6 +158,10 @@ static void gaps_timeline(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_line(c, "[SYSTEM] %d CPUs (no CPU-busy evidence in this trace)", ia_machine_cpus(v->a));
 	if (ia_cpu_limit_text(v->a, lim, sizeof lim)[0])
 		ia_chain_line(c, "[SYSTEM] %s", lim);
+	if (g->nrelay)
+		ia_chain_line(c, "[HOST] %zu threads of the main process drove the GPU one after another (a thread per "
+			      "request or prompt, as Thread(target=model.generate) starts one): each gap is read on the one "
+			      "driving it then, as the main thread", g->nrelay);
 	ia_chain_line(c, "[HOST] main thread (pid %d) in the gaps: on-CPU %s (%.0f%%), blocked %s (%.0f%%), waiting for a CPU %s (%.0f%%), shares of the gap time",
 		      mp->pid, ia_fmt_dur(d1, sizeof d1, g->main_oncpu_ns), 100 * v->on,
 		      ia_fmt_dur(d2, sizeof d2, g->main_blocked_ns), 100 * v->blk, ia_fmt_dur(d3, sizeof d3, g->main_runq_ns),
@@ -584,6 +588,7 @@ static void gaps_evidence(struct ia_chain *c, const struct gap_view *v)
 	ia_json_u64(ev, "main_blocked_ns", g->main_blocked_ns);
 	ia_json_u64(ev, "main_runq_ns", g->main_runq_ns);
 	ia_json_u64(ev, "main_iowait_ns", g->main_iowait_ns);
+	ia_json_u64(ev, "relay_threads", g->nrelay);
 	ia_gaps_blocked_in_json(ev, "main_blocked_in", g->main_sys_ns, g->main_blocked_ns);
 	ia_gap_blocks_json(ev, "main", g, &g->main_blocks, 5);
 	ia_gap_children_json(ev, v->a->t, g);

@@ -3,7 +3,9 @@
 # thread of its process runs Python code (it holds the GIL the loop waits
 # for): explain says so, names that thread's Python function and line (the
 # Source), and puts the fix for it first; the same loop with that thread
-# asleep gets no such claim.
+# asleep gets no such claim.  And generation in a thread per prompt (relay):
+# the GPU driven by six threads one after another, each gap read on the
+# thread driving it then, not on the one that made the most calls.
 # tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -46,4 +48,20 @@ check "idle: the sleeping thread is not named (no samples of it, no fix for it)"
 grep -B12 -A4 -E 'their on-CPU samples in the gaps|Take that Python work out' "$T/idle.txt" | sed 's/^/# /'
 # a start-up stretch without samples (set-up before the first step) names no reason: no XLA advice
 check "idle: no advice from a phase without samples" sh -c "! grep -q 'XLA_PYTHON_CLIENT' '$T/idle.txt'"
+
+explain_run relay 20 99 "$PY" relay
+check "relay: six threads drove the GPU one after another, said" \
+	grep -q "6 threads of the main process drove the GPU one after another" "$T/relay.txt"
+# each gap read on its driver: the fake sync sleeps until the GPU is done, so
+# a driver is off-CPU in much of each gap (~60 % here) — read on the thread
+# with the most calls, the other five's gaps had counted as on-CPU (<= ~17 %)
+check "relay: the gaps read on each driver (JSON: relay_threads 6, off-CPU >= 30 % of the gap time)" \
+	python3 - "$T/relay.json" <<'PYEOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"].startswith("gaps_")]
+assert c, "no gaps chain"
+e = c[0]["evidence"]
+off = e["main_blocked_ns"] + e["main_runq_ns"]
+assert e["relay_threads"] == 6 and off >= 0.3 * e["gap_ns"], (e["relay_threads"], off, e["gap_ns"])
+PYEOF
 finish

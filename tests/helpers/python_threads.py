@@ -7,6 +7,11 @@ waits for the thread before it can queue the next step.
 
 MODE busy:   a thread named "metrics" runs pure-Python work all along
      idle:   the same thread sleeps instead
+     relay:  no metrics thread: each of 6 prompts is generated in a thread
+             of its own (Thread(target=generate), as Hugging Face's
+             streamer examples run model.generate), 150 tokens of 40
+             launches and a sync, while the main thread reads the tokens
+             from a queue
 """
 import os
 import sys
@@ -31,6 +36,24 @@ def summarise():
             time.sleep(0.01)
 
 
+def generate(out, tokens):
+    for i in range(tokens):
+        gpu.launch(40)
+        gpu.sync()  # the stop check, every token
+        out.put(i)
+    out.put(None)
+
+
+if MODE == "relay":
+    import queue
+    for prompt in range(6):
+        q = queue.Queue()
+        g = threading.Thread(target=generate, args=(q, 150))
+        g.start()
+        while q.get() is not None:
+            pass
+        g.join()
+    sys.exit(0)
 t = threading.Thread(target=summarise, name="metrics")
 t.start()
 for _ in range(STEPS):
