@@ -100,6 +100,24 @@ static void hold_phases(struct ia_analysis *a)
 	}
 }
 
+/* A Source is the program's own line (issue 39).  Where a finding's calls
+ * have none on their stack — a library's loop on a thread the program
+ * started, Thread(target=model.generate) with a streamer, no frame of the
+ * program's file under it — the line the rule found is a library's: it is
+ * said in the timeline, and the Source left empty. */
+static void library_sources(struct ia_analysis *a)
+{
+	for (size_t i = 0; i < a->nchains; i++) {
+		struct ia_chain *c = &a->chains[i];
+		if (!c->source[0] || !ia_is_library_file(c->source))
+			continue;
+		ia_chain_line(c, "[HOST] no line of the program's own code is on these calls' stacks (the loop is a "
+			      "library's, or runs on a thread started on one): the line is the library's, %s", c->source);
+		cJSON_AddStringToObject(c->evidence, "library_line", c->source);
+		c->source[0] = 0;
+	}
+}
+
 int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 {
 	size_t cap = 0;
@@ -115,6 +133,7 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 	    ia_rule_epochs(a, &cap) < 0 || ia_rule_layout(a, &cap) < 0 || ia_rule_after(a, &cap) < 0)
 		goto oom;
 	hold_phases(a);
+	library_sources(a);
 	if (a->nchains)
 		qsort(a->chains, a->nchains, sizeof *a->chains, ia_chains_order);
 	ia_instruments_lead(a);

@@ -5,7 +5,9 @@
 # Source), and puts the fix for it first; the same loop with that thread
 # asleep gets no such claim.  And generation in a thread per prompt (relay):
 # the GPU driven by six threads one after another, each gap read on the
-# thread driving it then, not on the one that made the most calls.
+# thread driving it then, not on the one that made the most calls; with the
+# loop in a library's file (library), no finding's Source is the library's
+# line: it is said in the timeline.
 # tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
@@ -63,5 +65,17 @@ assert c, "no gaps chain"
 e = c[0]["evidence"]
 off = e["main_blocked_ns"] + e["main_runq_ns"]
 assert e["relay_threads"] == 6 and off >= 0.3 * e["gap_ns"], (e["relay_threads"], off, e["gap_ns"])
+PYEOF
+
+explain_run library 20 99 "$PY" library
+STOP=$(marker_line tests/helpers/site-packages/fakegen.py STOP)
+check "library: no Source is a library's line; the sync finding says the library's line" \
+	python3 - "$T/library.json" "site-packages/fakegen.py:$STOP" <<'PYEOF'
+import json, sys
+chains = json.load(open(sys.argv[1]))["chains"]
+assert not [c["source"] for c in chains if c["source"] and "site-packages" in c["source"]], chains
+s = [c for c in chains if c["kind"] == "sync_per_step"]
+assert s and s[0]["evidence"]["library_line"].endswith(sys.argv[2]) and s[0]["source"] is None, s and s[0]
+assert any("no line of the program's own code" in l for l in s[0]["timeline"]), s[0]["timeline"]
 PYEOF
 finish
