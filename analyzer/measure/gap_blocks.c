@@ -52,47 +52,61 @@ static double chance_of(sqlite3_stmt *st, int col)
 	return chance > 0 && chance <= 1 ? chance : 1;
 }
 
-/* The main thread's blocks begun in a gap: what each was blocked in that gap. */
-static int main_blocks(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		       struct ia_gaps *g, char *err, size_t errlen)
+/* Thread th's blocks begun in a gap it was the main thread of (gaps.h: in
+ * a relay, the one driving then): what each was blocked in that gap.
+ * SQLITE_DONE, or SQLite's error (-1 out of memory). */
+static int thread_blocks(const struct ia_trace *t, struct ia_stack_names *names, struct ia_gaps *g,
+			 sqlite3_stmt *st, uint32_t th, size_t *cap)
 {
 	struct ia_gap_blocks *b = &g->main_blocks;
-	const struct ia_thread *mt = &t->threads[pp->main_thread];
-	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, stack_id, chance FROM off_cpu_stacks "
-					 "WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3", err, errlen);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, mt->tid);
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, t->threads[th].tid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[0].start);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)g->g[g->n - 1].end);
-	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t start = (uint64_t)sqlite3_column_int64(st, 0);
 		size_t k = ia_gap_ending_after(g, start);
-		if (k == g->n || g->g[k].start > start)
-			continue;   /* blocked in a call (a sync), or between the gaps */
-		const struct ia_off *o = ia_thread_off_at(t, pp->main_thread, start);
+		if (k == g->n || g->g[k].start > start || g->g[k].th != th)
+			continue;   /* blocked in a call (a sync), or between the gaps, or not driving then */
+		const struct ia_off *o = ia_thread_off_at(t, th, start);
 		uint64_t blk = o ? ia_overlap(o->start, o->end - o->runq, g->g[k].start, g->g[k].end) : 0;
 		if (!blk)
 			continue;   /* its interval lost, or preempted there */
 		double w = (double)blk / chance_of(st, 2);
 		uint64_t sid = (uint64_t)sqlite3_column_int64(st, 1);
-		if (add_block(b, &cap, names, sid, sid ? ia_stack_source(names, sid) : NULL, w) < 0)
-			goto oom;
+		if (add_block(b, cap, names, sid, sid ? ia_stack_source(names, sid) : NULL, w) < 0)
+			return -1;
 		b->sampled++;
 		b->weight += w;
 	}
+	return rc;
+}
+
+/* The main thread's blocks begun in the gaps (each gap's: gaps.h). */
+static int main_blocks(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
+		       struct ia_gaps *g, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, stack_id, chance FROM off_cpu_stacks "
+					 "WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3", err, errlen);
+	if (!st)
+		return -1;
+	uint32_t one = pp->main_thread;
+	const uint32_t *ths = g->nrelay ? g->relay : &one;
+	size_t cap = 0, n = g->nrelay ? g->nrelay : 1;
+	int rc = SQLITE_DONE;
+	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++)
+		rc = thread_blocks(t, names, g, st, ths[i], &cap);
 	sqlite3_finalize(st);
+	if (rc == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (rc != SQLITE_DONE) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		return -1;
 	}
 	return 0;
-oom:
-	sqlite3_finalize(st);
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 /* The blocked time of o over the gaps from gap k on (the first ending after o's start). */
