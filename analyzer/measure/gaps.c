@@ -448,85 +448,6 @@ static int scan_calls(const struct ia_trace *t, const struct ia_phases *ph, stru
 	return 0;
 }
 
-/* A relay (gaps.h): threads of the main process with a share of its calls
- * each (1 %, 100 calls at least) whose calls do not overlap in time, that
- * made 80 % of them together — where a training loop's threads (the main
- * thread and autograd's, gloo's, a pin-memory thread) interleave.  The main
- * thread of per_process.c is one of them: it made the most calls.  0, or -1
- * out of memory. */
-#define RELAY_MIN_CALLS 100
-struct relay_span { uint64_t a, b, calls; uint32_t th; };
-
-static int by_span_start(const void *x, const void *y)
-{
-	const struct relay_span *a = x, *b = y;
-	return a->a < b->a ? -1 : a->a > b->a;
-}
-
-static int find_relay(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g)
-{
-	const uint32_t *ix = g->main_calls;
-	size_t n = g->nmain_calls;
-	if (pp->main_thread == UINT32_MAX || n < 2 * RELAY_MIN_CALLS)
-		return 0;
-	struct relay_span *s = calloc(t->nthreads, sizeof *s);
-	if (!s)
-		return -1;
-	for (size_t k = 0; k < n; k++) {
-		const struct ia_call *c = &t->calls[ix[k]];
-		struct relay_span *r = &s[c->th];
-		if (!r->calls++)
-			r->a = c->start;
-		if (c->start + c->dur > r->b)
-			r->b = c->start + c->dur;
-	}
-	size_t m = 0;
-	uint64_t sum = 0, min = n / 100 > RELAY_MIN_CALLS ? n / 100 : RELAY_MIN_CALLS;
-	for (size_t th = 0; th < t->nthreads; th++)
-		if (s[th].calls >= min) {
-			s[th].th = (uint32_t)th;
-			sum += s[th].calls;
-			s[m++] = s[th];   /* (m <= th: an entry is moved down only once read) */
-		}
-	qsort(s, m, sizeof *s, by_span_start);
-	int relay = m >= 2 && sum * 5 >= (uint64_t)n * 4;
-	int has_main = 0;
-	for (size_t i = 0; relay && i < m; i++) {
-		relay = i + 1 == m || s[i].b <= s[i + 1].a;
-		has_main |= s[i].th == pp->main_thread;
-	}
-	if (relay && has_main) {
-		if (!(g->relay = malloc(m * sizeof *g->relay))) {
-			free(s);
-			return -1;
-		}
-		for (size_t i = 0; i < m; i++)
-			g->relay[i] = s[i].th;
-		g->nrelay = m;
-		/* each gap: the relay's thread that drove the GPU around it — the one
-		 * whose call ends it, else the one whose call opened it, else the
-		 * main thread */
-		for (size_t i = 0; i < g->n; i++) {
-			struct ia_gap *x = &g->g[i];
-			uint32_t e = t->calls[x->end_call].th, o = t->calls[x->open_call].th;
-			if (!(x->cut & IA_GAP_CUT_END) && ia_gaps_in_relay(g, e))
-				x->th = e;
-			else if (!(x->cut & IA_GAP_CUT_START) && ia_gaps_in_relay(g, o))
-				x->th = o;
-		}
-	}
-	free(s);
-	return 0;
-}
-
-int ia_gaps_in_relay(const struct ia_gaps *g, uint32_t th)
-{
-	for (size_t i = 0; i < g->nrelay; i++)
-		if (g->relay[i] == th)
-			return 1;
-	return 0;
-}
-
 /* The first of thread th's intervals that ends after ts. */
 static size_t first_off_after(const struct ia_trace *t, const struct ia_thread *th, uint64_t ts)
 {
@@ -740,7 +661,7 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 	set_phase_gaps_apart(ph, g);
 	for (size_t i = 0; i < g->n; i++)
 		g->g[i].th = pp->main_thread;
-	if (find_relay(t, pp, g) < 0)
+	if (ia_gap_relay_find(t, pp, g) < 0)
 		goto oom;
 	main_thread_in_gaps(t, g);
 	idle_bounds(t, g);

@@ -247,6 +247,10 @@ uint64_t ia_gap_workers_loading_ns(const struct ia_gaps *g);
 /* workers_blocked_ns, workers_iowait_ns, workers_loading_blocked_ns,
  * workers_blocked_in and the workers' block lines under parent. */
 void ia_gap_workers_json(cJSON *parent, const struct ia_gaps *g);
+/* The relay, where there is one (gap_relay.c), and each gap's th set to
+ * its driver: 0, or -1 out of memory.  The gaps' th are the main thread
+ * before. */
+int ia_gap_relay_find(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
 /* 1 when thread th (trace.threads) is one of the relay's (gaps.h relay). */
 int ia_gaps_in_relay(const struct ia_gaps *g, uint32_t th);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */
