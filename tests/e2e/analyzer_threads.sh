@@ -44,9 +44,12 @@ check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
 # busy 2-CPU machine this loop's GPU sits idle 3-12 %, the main thread
 # blocked in part of it — a real gaps chain, LOW to MEDIUM.  What must hold
 # on any machine is that the sleeping thread is not its cause.)
-check "idle: the sleeping thread is not named (no samples of it, no fix for it)" \
-	sh -c "! grep -Eq 'their on-CPU samples in the gaps|Take that Python work out' '$T/idle.txt'"
-# (a clean-clone run once found it named: which finding said so, in the log)
+# (Its waits for a CPU on a loaded machine are real and may be shown, with
+# the sleep it woke to: CI's clean-clone run of 04e6d5d, the CPUs 100 %
+# busy, listed "their on-CPU samples in the gaps: clock_nanosleep 100%" for
+# its 0.7 ms on a CPU and 4.2 ms queued; a claim is its work or a fix.)
+check "idle: the sleeping thread is not the cause (its work not named, no fix for it)" \
+	sh -c "! grep -Eq 'their on-CPU samples in the gaps: summarise|Take that Python work out' '$T/idle.txt'"
 grep -B12 -A4 -E 'their on-CPU samples in the gaps|Take that Python work out' "$T/idle.txt" | sed 's/^/# /'
 # a start-up stretch without samples (set-up before the first step) names no reason: no XLA advice
 check "idle: no advice from a phase without samples" sh -c "! grep -q 'XLA_PYTHON_CLIENT' '$T/idle.txt'"
