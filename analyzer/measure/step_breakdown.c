@@ -11,6 +11,7 @@
 #include "measure/step_breakdown.h"
 
 #include "base/util.h"
+#include "measure/backward_line.h"
 #include "measure/calls.h"
 
 #include <ingero/api.h>
@@ -183,7 +184,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		while (gi < g->n && g->g[gi].end <= s)
 			gi++;
 		uint64_t gap = 0;
-		double blocked = 0, other_wait = 0;
+		double blocked = 0, other_wait = 0, autograd = 0;
 		for (size_t k = gi; k < g->n && g->g[k].start < e; k++) {
 			const struct ia_gap *x = &g->g[k];
 			uint64_t ov = ia_overlap(s, e, x->start, x->end), len = x->end - x->start;
@@ -199,6 +200,12 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 				if (ow > off - runq)
 					ow = off - runq;
 				other_wait += (double)ow * (double)ov / (double)len;
+				/* a gap autograd's engine thread ended (it queued the
+				 * next work): the main thread blocked in backward()
+				 * while that thread did the host's work — host compute */
+				if (!(x->cut & IA_GAP_CUT_END) && t->threads &&
+				    ia_is_autograd_thread(t->threads[t->calls[x->end_call].th].comm))
+					autograd += (double)(off - runq - ow) * (double)ov / (double)len;
 			}
 		}
 		/* the collectives in the step, and in its gaps */
@@ -298,6 +305,8 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		if (ow > inp)
 			ow = inp;
 		inp -= ow;
+		uint64_t ag = autograd > 0 ? (uint64_t)(autograd + 0.5) : 0;
+		inp -= ag < inp ? ag : inp;
 		out->part_ns[IA_STEP_OTHER_WAIT][i] = ow;
 		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
 		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;

@@ -22,7 +22,10 @@
  *     writing or syncing files or waiting for a child process (a
  *     checkpoint, a log, a subprocess: c14's fsync had made its steps
  *     "input-bound"); on a CPU, waiting for one, or in another CUDA call
- *     → host compute.
+ *     → host compute — and blocked in a gap that autograd's engine
+ *     thread ended (backward(): the main thread waits while that thread
+ *     does the host's work and queues the next) → host compute too (c40's
+ *     starved autograd thread had read as 24 % input wait).
  * Without GPU marks "the GPU had work" means only work queued: inside
  * hostbound.h's host-bound stretches (the closing sync waited for nothing:
  * the GPU had finished before the host asked) the host set the pace, so

@@ -137,6 +137,35 @@ static void other_waits(void **state)
 	free(f);
 }
 
+/* The same 5 ms blocked a step, but the gap ended by autograd's engine
+ * thread queueing the next work: the main thread waited in backward()
+ * while that thread did the host's work — host compute, not input. */
+static void blocked_in_backward(void **state)
+{
+	(void)state;
+	struct fixture *f = new_fixture();
+	struct ia_thread th[2] = { { .tid = 1 }, { .tid = 2 } };
+	snprintf(th[1].comm, sizeof th[1].comm, "pt_autograd_0");
+	f->t.threads = th;
+	f->t.nthreads = 2;
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t s = f->start[i];
+		add_gap(f, s, s + 5 * MS, 5 * MS, 0);
+		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 5 * MS, 20 * US);
+		f->calls[f->t.ncalls - 1].th = 1;
+		f->gaps[f->g.n - 1].end_call = (uint32_t)(f->t.ncalls - 1);
+		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
+	}
+	struct ia_step_breakdown b;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.sum_ns[IA_STEP_INPUT], 0);
+	assert_int_equal(b.p50_ns[IA_STEP_HOST], 5 * MS);
+	assert_string_equal(b.cls, "host-bound");
+	ia_step_breakdown_free(&b);
+	free(f);
+}
+
 /* 0.6 ms blocked a step: 6 %, somewhat input-bound (XProf's 5 % tier). */
 static void somewhat_input_bound(void **state)
 {
@@ -320,6 +349,7 @@ int main(void)
 		cmocka_unit_test(collectives),
 		cmocka_unit_test(input_bound),
 		cmocka_unit_test(other_waits),
+		cmocka_unit_test(blocked_in_backward),
 		cmocka_unit_test(somewhat_input_bound),
 		cmocka_unit_test(host_bound),
 		cmocka_unit_test(device_bound),
