@@ -448,21 +448,6 @@ static int scan_calls(const struct ia_trace *t, const struct ia_phases *ph, stru
 	return 0;
 }
 
-/* The first of thread th's intervals that ends after ts. */
-static size_t first_off_after(const struct ia_trace *t, const struct ia_thread *th, uint64_t ts)
-{
-	const uint32_t *oi = t->off_by_th + th->off_first;
-	size_t lo = 0, hi = th->off_n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->offs[oi[mid]].end <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The main thread in each gap (off-CPU, waiting for a CPU, in D state) and
  * the gaps' total: the gap's thread (its th: the main thread, or a relay's
  * driver), its intervals found from the gap's start. */
@@ -475,7 +460,7 @@ static void main_thread_in_gaps(const struct ia_trace *t, struct ia_gaps *g)
 		if (x->th != UINT32_MAX) {
 			const struct ia_thread *mt = &t->threads[x->th];
 			const uint32_t *oi = t->off_by_th + mt->off_first;
-			for (size_t k = first_off_after(t, mt, x->start); k < mt->off_n && t->offs[oi[k]].start < x->end; k++) {
+			for (size_t k = ia_thread_off_lower(t, x->th, x->start); k < mt->off_n && t->offs[oi[k]].start < x->end; k++) {
 				const struct ia_off *o = &t->offs[oi[k]];
 				x->main_off_ns += ia_overlap(o->start, o->end, x->start, x->end);
 				x->main_runq_ns += ia_overlap(o->end - o->runq, o->end, x->start, x->end);
