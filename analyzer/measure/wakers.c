@@ -81,6 +81,36 @@ static int waiter_pieces(const struct ia_trace *t, uint32_t th, const uint64_t *
 	return 0;
 }
 
+/* Hop 0 of a relay (gaps.h): each driving thread's blocked parts in the
+ * gaps it drove, in their order. */
+static int relay_pieces(const struct ia_trace *t, const struct ia_gaps *g, struct pieces *p, uint64_t *blocked,
+			char *err, size_t errlen)
+{
+	uint64_t *w = malloc(2 * g->n * sizeof *w);
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*blocked = 0;
+	for (size_t r = 0; r < g->nrelay; r++) {
+		size_t n = 0;
+		uint64_t b = 0;
+		for (size_t i = 0; i < g->n; i++)
+			if (g->g[i].th == g->relay[r]) {
+				w[2 * n] = g->g[i].start;
+				w[2 * n + 1] = g->g[i].end;
+				n++;
+			}
+		if (waiter_pieces(t, g->relay[r], w, n, p, &b, err, errlen) < 0) {
+			free(w);
+			return -1;
+		}
+		*blocked += b;
+	}
+	free(w);
+	return 0;
+}
+
 /* The waker that ended the most of the pieces' time, and that time. */
 static uint32_t top_waker(const struct pieces *p, uint64_t *ns)
 {
@@ -266,7 +296,9 @@ int ia_wakers_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 	for (size_t hop = 0; hop < IA_WAIT_HOPS; hop++) {
 		struct pieces p = { 0 };
 		uint64_t blocked = 0, ns = 0;
-		if ((rc = waiter_pieces(t, waiter, win, nwin, &p, &blocked, err, errlen)) < 0) {
+		/* (a relay's first hop: each gap's own main thread) */
+		if ((rc = hop == 0 && g->nrelay ? relay_pieces(t, g, &p, &blocked, err, errlen)
+						: waiter_pieces(t, waiter, win, nwin, &p, &blocked, err, errlen)) < 0) {
 			free(p.p);
 			break;
 		}
