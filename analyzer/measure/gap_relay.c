@@ -14,8 +14,10 @@
  * each (1 %, 100 calls at least) whose calls do not overlap in time, that
  * made 80 % of them together — where a training loop's threads (the main
  * thread and autograd's, gloo's, a pin-memory thread) interleave.  The main
- * thread of per_process.c is one of them: it made the most calls.  0, or -1
- * out of memory. */
+ * thread of per_process.c is one of them where it made the most calls; the
+ * process's first thread, where it made a tenth of the loop's calls (a
+ * server's, between many short requests), may not be.  0, or -1 out of
+ * memory. */
 #define RELAY_MIN_CALLS 100
 struct relay_span { uint64_t a, b, calls; uint32_t th; };
 
@@ -52,12 +54,9 @@ int ia_gap_relay_find(const struct ia_trace *t, const struct ia_per_process *pp,
 		}
 	qsort(s, m, sizeof *s, by_span_start);
 	int relay = m >= 2 && sum * 5 >= (uint64_t)n * 4;
-	int has_main = 0;
-	for (size_t i = 0; relay && i < m; i++) {
-		relay = i + 1 == m || s[i].b <= s[i + 1].a;
-		has_main |= s[i].th == pp->main_thread;
-	}
-	if (relay && has_main) {
+	for (size_t i = 0; relay && i + 1 < m; i++)
+		relay = s[i].b <= s[i + 1].a;
+	if (relay) {
 		if (!(g->relay = malloc(m * sizeof *g->relay))) {
 			free(s);
 			return -1;
