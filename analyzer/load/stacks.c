@@ -36,6 +36,7 @@ struct entry {
 	int user_compiled;       /* its user frame runs under torch.compile's wrapper (eval_frame.py outside it) */
 	int in_alloc;            /* a native frame is PyTorch's caching allocator's malloc */
 	int in_conv;             /* a native frame is ATen's cuDNN convolution (forward or backward) */
+	int hf_generate;         /* a Python frame is Transformers' generation (model.generate) */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -52,6 +53,7 @@ struct facts {
 	unsigned dynamo_run : 1;        /* torch.compile's runtime wrapper (not compile-time code) */
 	unsigned alloc_malloc : 1;      /* PyTorch's caching allocator allocating a block */
 	unsigned conv_op : 1;           /* ATen's cuDNN convolution, forward or backward */
+	unsigned hf_generate : 1;       /* Hugging Face Transformers' generation loop */
 };
 
 struct ia_stack_names {
@@ -132,6 +134,7 @@ static void classify(struct facts *x, const struct ia_frame *f)
 		x->fetch = file && strstr(file, "torch/utils/data/_utils/fetch.py");
 		x->worker = file && strstr(file, "torch/utils/data/_utils/worker.py");
 		x->torch_data = file && strstr(file, "torch/utils/data/");
+		x->hf_generate = file && strstr(file, "transformers/generation/");
 		x->why = ia_python_frame_why(file, sym);
 		x->mech = ia_python_frame_mech(file, sym);
 		x->hints = ia_python_frame_hints(file, sym);
@@ -290,6 +293,8 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->in_alloc = 1;
 		if (x->conv_op)
 			e->in_conv = 1;
+		if (x->hf_generate)
+			e->hf_generate = 1;
 		if (x->fetch)
 			e->fetching = 1;
 		if (x->worker)
@@ -464,4 +469,9 @@ int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id)
 int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->in_conv;
+}
+
+int ia_stack_hf_generate(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->hf_generate;
 }

@@ -79,6 +79,9 @@ int ia_stack_in_alloc(struct ia_stack_names *n, uint64_t stack_id);
  * a workspace did not fit — with cudnn.benchmark, a candidate plan's (c12:
  * 119 frees, all under one, libc10_cuda's frames unnamed). */
 int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when a Python frame of it is Hugging Face Transformers' generation
+ * (transformers/generation/: model.generate's decoding loop). */
+int ia_stack_hf_generate(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module

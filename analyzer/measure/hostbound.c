@@ -33,6 +33,7 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 	if (!is_launch(c->api) || !c->stack)
 		return 0;
 	h->launch_samples++;
+	h->generate_samples += ia_stack_hf_generate(names, t->stack_ids[c->stack]);
 	const char *user = ia_stack_user_python(names, t->stack_ids[c->stack]);
 	if (user) {
 		struct ia_gap_line *u = ia_line_slot(&h->user_lines, &h->nuser_lines, ucap, user);

@@ -25,6 +25,7 @@
 #define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
 #define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
 #define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
+#define GENERATE_SHARE 0.50          /* sampled launches under Transformers' generate: its static cache and compile */
 #define SYNC_LINE_MIN_STRETCHES 10   /* stretches a sync line must close, at least, to be named */
 /* A launch's or copy's own host cost in eager PyTorch is a few to tens of
  * µs (c26: a launch every 24 µs; c28: a launch or copy every 18 µs); calls
@@ -128,6 +129,16 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 			     "graphs), and one graph a step is what mode=\"reduce-overhead\" needs to capture the step in a "
 			     "CUDA graph (TORCH_LOGS=graph_breaks lists the breaks)", gb->line);
 	int item_loop = item_loop_fix(c, a);
+	/* Transformers' generate decodes a token at a time: its own switches
+	 * give the compiled, graph-captured step (c75's class: a thread with
+	 * no line of the program's own under generate) */
+	int generate = h->launch_samples && (double)h->generate_samples >= GENERATE_SHARE * (double)h->launch_samples;
+	if (generate)
+		ia_chain_fix(c, "%.0f%% of the sampled launches are inside Hugging Face's generate (transformers/generation): a "
+			     "token's forward is many small launches. A static KV cache lets its forward be compiled and "
+			     "captured in a CUDA graph — model.generate(..., cache_implementation=\"static\") with "
+			     "model.forward = torch.compile(model.forward, mode=\"reduce-overhead\", fullgraph=True); and "
+			     "batch several prompts a call", ia_pct(h->generate_samples, h->launch_samples));
 	/* copies as many as the launches, each small: the host's time goes
 	 * to issuing them one by one (c28: 200 pinned 16 KiB tensors a step) */
 	if (h->copies && h->copies >= h->launches && h->copy_bytes / h->copies <= SMALL_COPY_BYTES)

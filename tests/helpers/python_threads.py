@@ -12,9 +12,9 @@ MODE busy:   a thread named "metrics" runs pure-Python work all along
              streamer examples run model.generate), 150 tokens of 40
              launches and a sync, while the main thread reads the tokens
              from a queue
-     library: the same with the loop in a library's file
-             (site-packages/fakegen.py): no line of this file on the
-             generating threads' stacks
+     library: the same with the loop in a library's file (a stand-in of
+             site-packages/transformers/generation/utils.py): no line of
+             this file on the generating threads' stacks
 """
 import os
 import sys
@@ -49,14 +49,17 @@ def generate(out, tokens):
 
 if MODE in ("relay", "library"):
     import queue
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "site-packages"))
-    import fakegen  # noqa: E402
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("hf_generation", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "site-packages", "transformers", "generation", "utils.py"))
+    hf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hf)
     for prompt in range(6):
         q = queue.Queue()
         if MODE == "relay":
             g = threading.Thread(target=generate, args=(q, 150))
         else:
-            g = threading.Thread(target=fakegen.generate, args=(gpu.rt, gpu.stream, q, 150))
+            g = threading.Thread(target=hf.generate, args=(gpu.rt, gpu.stream, q, 150))
         g.start()
         while q.get() is not None:
             pass
