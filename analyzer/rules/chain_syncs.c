@@ -143,6 +143,16 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 				     "time it with CUDA events (torch.cuda.Event(enable_timing=True): .record() before and "
 				     "after, elapsed_time() read once at the end) or torch.profiler, which do not make the "
 				     "host wait", has_line ? " at " : "", has_line ? l->line : "");
+		else if (has_line && strstr(l->line, "transformers/generation/"))
+			/* no line of the program's own under it (a thread on
+			 * generate): the syncs are generate's, every token */
+			ia_chain_fix(c, "The syncs are Hugging Face generate's own, each token (%s: its stopping check, a "
+				     "streamer's read): give each call more work (several prompts a call) or make a token "
+				     "cheaper to issue (cache_implementation=\"static\" with a compiled forward)", l->line);
+		else if (has_line && ia_is_library_file(l->line))
+			ia_chain_fix(c, "The sync is the library's, at %s, with no line of the program's own under it: look "
+				     "for the library's setting that reads the GPU less often, or call it with more work "
+				     "each time", l->line);
 		else
 			ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) "
 				     "and read them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned "

@@ -87,4 +87,6 @@ PYEOF
 check "library: host-bound under Transformers' generate, its static cache and compiled forward a fix" \
 	grep -Eq "^    [0-9]\. [0-9]+% of the sampled launches are inside Hugging Face's generate .*cache_implementation=\"static\"" \
 	"$T/library.txt"
+check "library: the syncs said to be generate's own, its fix" \
+	grep -q "^    1\. The syncs are Hugging Face generate's own, each token (.*generation/utils.py:$STOP: its stopping check" "$T/library.txt"
 finish
