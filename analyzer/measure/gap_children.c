@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gap time inside [a, b); with mark, each gap's part of it added to its child_ns. */
-static uint64_t in_gaps(struct ia_gaps *g, uint64_t a, uint64_t b, int mark)
+/* Gap time inside [a, b); with alive, each gap's part of it added to alive[gap]. */
+static uint64_t in_gaps(const struct ia_gaps *g, uint64_t a, uint64_t b, uint64_t *alive)
 {
 	uint64_t t = 0;
 	for (size_t i = ia_gap_ending_after(g, a); i < g->n && g->g[i].start < b; i++) {
 		uint64_t ov = ia_overlap(a, b, g->g[i].start, g->g[i].end);
 		t += ov;
-		if (mark)
-			g->g[i].child_ns += ov;
+		if (alive)
+			alive[i] += ov;
 	}
 	return t;
 }
@@ -60,14 +60,14 @@ static int called_within(const struct ia_trace *t, const struct ia_gaps *g, uint
 }
 
 /* Its time in the gaps when it was waited for (above), else 0. */
-static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, struct ia_gaps *g)
+static uint64_t waited_for(const struct ia_trace *t, const struct ia_proc *pr, const struct ia_gaps *g)
 {
 	if (!pr->start_ns || pr->exit_ns <= pr->start_ns || called_within(t, g, pr->start_ns, pr->exit_ns))
 		return 0;
 	size_t k = ia_gap_ending_after(g, pr->exit_ns);
 	if (k == g->n || g->g[k].start > pr->exit_ns)
 		return 0;
-	return in_gaps(g, pr->start_ns, pr->exit_ns, 0);
+	return in_gaps(g, pr->start_ns, pr->exit_ns, NULL);
 }
 
 /* The children's threads on-CPU in the gaps, and the busiest child. */
@@ -106,9 +106,11 @@ int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_proces
 		return -1;
 	struct ia_span *s = malloc(pp->nchildren * sizeof *s);
 	struct ia_gap_child *names = calloc(pp->nchildren, sizeof *names);
-	if (!s || !names) {
+	uint64_t *alive = calloc(g->n, sizeof *alive);   /* each gap's time with a child waited for alive */
+	if (!s || !names || !alive) {
 		free(s);
 		free(names);
+		free(alive);
 		return -1;
 	}
 	size_t n = 0, nnames = 0;
@@ -139,14 +141,23 @@ int ia_gap_children_compute(const struct ia_trace *t, const struct ia_per_proces
 				b = s[i].b;
 			continue;
 		}
-		g->children_alive_ns += in_gaps(g, a, b, 1);
+		g->children_alive_ns += in_gaps(g, a, b, alive);
 		a = s[i].a;
 		b = s[i].b;
 	}
-	g->children_alive_ns += in_gaps(g, a, b, 1);
+	g->children_alive_ns += in_gaps(g, a, b, alive);
 	qsort(names, nnames, sizeof *names, by_alive);
 	g->nchildren = nnames < IA_GAP_CHILD_NAMES ? nnames : IA_GAP_CHILD_NAMES;
 	memcpy(g->children, names, g->nchildren * sizeof *names);
+	/* the main thread blocked while one lived waited for it (reading its
+	 * output: c34's nvidia-smi, in poll): not for the step's input */
+	for (size_t i = 0; i < g->n; i++) {
+		struct ia_gap *x = &g->g[i];
+		uint64_t blk = x->main_off_ns - x->main_runq_ns, c = alive[i] < blk ? alive[i] : blk;
+		if (c > x->main_other_wait_ns)
+			x->main_other_wait_ns = c;
+	}
+	free(alive);
 	free(s);
 	free(names);
 	return 0;

@@ -46,8 +46,8 @@ struct ia_gap {
 	uint64_t main_off_ns, main_runq_ns;   /* main thread during the gap */
 	uint64_t main_iowait_ns;              /* of its blocked time: in D state (disk, page-fault I/O) */
 	uint64_t main_other_wait_ns;          /* of its blocked time: writing or syncing files, or waiting
-					       * for a child process (syscalls.h ia_wait_not_input) */
-	uint64_t child_ns;                    /* of the gap: a subprocess it waited for alive (gap_children.c) */
+					       * for a child process (syscalls.h ia_wait_not_input), or
+					       * while a subprocess it waited for lived (gap_children.c) */
 	uint32_t open_call, end_call;         /* indexes into trace.calls */
 	uint32_t th;                          /* the thread read as the main thread here (trace.threads): the
 					       * main thread, or in a relay the one driving the GPU then */

@@ -194,9 +194,8 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			if (len) {
 				blocked += (double)(off - runq) * (double)ov / (double)len;
 				/* blocked writing, syncing, for a child — or while a
-				 * subprocess it waited for lived (reading its output:
-				 * c34's nvidia-smi, poll) */
-				uint64_t ow = x->main_other_wait_ns > x->child_ns ? x->main_other_wait_ns : x->child_ns;
+				 * subprocess it waited for lived (gaps.h) */
+				uint64_t ow = x->main_other_wait_ns;
 				if (ow > off - runq)
 					ow = off - runq;
 				other_wait += (double)ow * (double)ov / (double)len;

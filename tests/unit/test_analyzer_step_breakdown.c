@@ -109,8 +109,8 @@ static void input_bound(void **state)
 }
 
 /* The same 5 ms blocked a step, 4 ms of it writing or syncing a file (a
- * checkpoint's fsync) or while a subprocess it waited for lived: other
- * waits, not input; the class says wait-bound. */
+ * checkpoint's fsync) or while a subprocess it waited for lived (gaps.c and
+ * gap_children.c fold both in): other waits, not input; wait-bound. */
 static void other_waits(void **state)
 {
 	(void)state;
@@ -118,10 +118,7 @@ static void other_waits(void **state)
 	for (size_t i = 0; i < STEPS; i++) {
 		uint64_t s = f->start[i];
 		add_gap(f, s, s + 5 * MS, 5 * MS, 0);
-		if (i % 2)
-			f->gaps[f->g.n - 1].main_other_wait_ns = 4 * MS;
-		else
-			f->gaps[f->g.n - 1].child_ns = 4 * MS;
+		f->gaps[f->g.n - 1].main_other_wait_ns = 4 * MS;
 		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 5 * MS, 20 * US);
 		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
 	}
