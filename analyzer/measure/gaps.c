@@ -666,6 +666,30 @@ oom:
 	return -1;
 }
 
+/* The CPython interpreter itself (evaluating bytecode, allocating objects):
+ * per-item Python work such as a Dataset's __getitem__ run a million times. */
+int ia_is_interpreter(const char *sym)
+{
+	return sym && (!strncmp(sym, "_PyEval_", 8) || !strncmp(sym, "PyObject_", 9) ||
+		       !strncmp(sym, "_PyObject_", 10) || !strncmp(sym, "PyEval_", 7));
+}
+
+double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role)
+{
+	uint64_t total = ia_gap_samples(g, role), n = 0;
+	for (size_t i = 0; i < g->nstacks; i++)
+		if (g->stacks[i].python_code || ia_is_interpreter(g->stacks[i].label))
+			n += ia_gap_stack_n(&g->stacks[i], role);
+	return total ? (double)n / (double)total : 0;
+}
+
+int ia_gaps_gil(const struct ia_gaps *g)
+{
+	return g->sibling_top != UINT32_MAX && g->workers_oncpu_ns * 2 < g->main_blocked_ns &&
+	       (double)(g->siblings_oncpu_ns + g->siblings_runq_ns) >= IA_SIBLINGS_BUSY * (double)g->main_blocked_ns &&
+	       ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS) >= IA_INTERPRETER_SHARE;
+}
+
 void ia_gaps_free(struct ia_gaps *g)
 {
 	free(g->g);

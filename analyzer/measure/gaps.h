@@ -251,6 +251,19 @@ void ia_gap_workers_json(cJSON *parent, const struct ia_gaps *g);
  * its driver: 0, or -1 out of memory.  The gaps' th are the main thread
  * before. */
 int ia_gap_relay_find(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_gaps *g);
+/* The CPython interpreter's own symbols (_PyEval_*, PyObject_*). */
+int ia_is_interpreter(const char *sym);
+/* Share of a role's samples in gaps that ran Python code: named by their
+ * Python frames, or (native stacks only) the interpreter's own symbols. */
+double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role);
+#define IA_INTERPRETER_SHARE 0.25   /* gap samples in the CPython interpreter: Python code */
+#define IA_SIBLINGS_BUSY 0.50       /* the main process's other threads on-CPU / main's blocked gap time */
+/* 1 when the main thread's blocked time in the gaps is the GIL's: the
+ * process's other threads on a CPU (or queued for one: a preempted holder
+ * keeps it) for half of it or more, a quarter of their samples Python —
+ * and no DataLoader workers busy for half of it (then it waits for a batch
+ * through the pin-memory thread: c23). */
+int ia_gaps_gil(const struct ia_gaps *g);
 /* 1 when thread th (trace.threads) is one of the relay's (gaps.h relay). */
 int ia_gaps_in_relay(const struct ia_gaps *g, uint32_t th);
 /* The children_* figures (gap_children.c): 0, or -1 out of memory. */

@@ -177,6 +177,17 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 	size_t nh = hw ? hb->n : 0, hi = 0, hq = 0;
 	const struct ia_span *es = g->gpu.measured && g->gpu.nest[1] ? g->gpu.est[1] : NULL;
 	size_t nes = es ? g->gpu.nest[1] : 0;
+	/* the GIL (gaps.h): the main thread's waits on a lock in the gaps are
+	 * for another thread's Python code — host compute, not input (c06: a
+	 * logger thread; read as 70 % input wait) — its futex share of them */
+	double gil = 0;
+	if (ia_gaps_gil(g) && g->main_blocked_ns) {
+		uint64_t futex = 0;
+		for (int k = 0; k < 256; k++)
+			if (ia_syscall_wait((uint8_t)k) == IA_WAIT_FUTEX)
+				futex += g->main_sys_ns[k];
+		gil = (double)futex / (double)g->main_blocked_ns;
+	}
 	size_t gi = 0;
 	for (size_t i = 0; i < st->n; i++) {
 		uint64_t s = st->start[i], e = s + st->ns[i];
@@ -201,10 +212,13 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 				other_wait += (double)ow * (double)ov / (double)len;
 				/* a gap autograd's engine thread ended (it queued the
 				 * next work): the main thread blocked in backward()
-				 * while that thread did the host's work — host compute */
+				 * while that thread did the host's work — host compute;
+				 * else, with the GIL, its lock-wait share of the gap */
 				if (!(x->cut & IA_GAP_CUT_END) && t->threads &&
 				    ia_is_autograd_thread(t->threads[t->calls[x->end_call].th].comm))
 					autograd += (double)(off - runq - ow) * (double)ov / (double)len;
+				else
+					autograd += gil * (double)(off - runq - ow) * (double)ov / (double)len;
 			}
 		}
 		/* the collectives in the step, and in its gaps */

@@ -25,7 +25,9 @@
  *     → host compute — and blocked in a gap that autograd's engine
  *     thread ended (backward(): the main thread waits while that thread
  *     does the host's work and queues the next) → host compute too (c40's
- *     starved autograd thread had read as 24 % input wait).
+ *     starved autograd thread had read as 24 % input wait), and so is its
+ *     lock-wait share of a gap where the GIL held it (gaps.h ia_gaps_gil:
+ *     c06's logger thread had read as 90 % input wait).
  * Without GPU marks "the GPU had work" means only work queued: inside
  * hostbound.h's host-bound stretches (the closing sync waited for nothing:
  * the GPU had finished before the host asked) the host set the pace, so

@@ -43,7 +43,7 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 	fprintf(f, "  Parts: where the GPU had work, device compute (collectives while one of the process's ran); "
 		   "where it idled, collectives while one ran on the host (gloo), else what the main thread did: in a "
 		   "sync, in a launch, blocked (input wait: workers, a producer, reading%s; in backward() while "
-		   "autograd's thread queued the work, host compute), else host compute%s.\n",
+		   "autograd's thread queued the work, or on the GIL, host compute), else host compute%s.\n",
 		b->sum_ns[IA_STEP_OTHER_WAIT] ? "; other waits: writing or syncing files, a child process" : "",
 		a->gaps.gpu.measured ? "" : "; without GPU marks, stretches where the GPU kept up with the host "
 		"count as the host's (launches, host compute)");

@@ -74,7 +74,6 @@ int ia_workers_crowd_cpus(const struct ia_analysis *a);
 /* collation code: torch.stack / cat / the default collate, gather_rows */
 int ia_is_collation(const char *sym);
 /* the CPython interpreter itself (evaluating bytecode, allocating objects) */
-int ia_is_interpreter(const char *sym);
 /* Indexes of up to max stacks most sampled by a role, most first; how many. */
 int ia_role_top(const struct ia_gaps *g, enum ia_gap_role role, size_t *pick, int max);
 /* The user's own line under the most of a role's samples, summed over the
@@ -85,7 +84,6 @@ const char *ia_role_user_line(const struct ia_gaps *g, enum ia_gap_role role, do
 /* "at::native::stack 55% (collate.py:141), _PyEval_EvalFrameDefault 30%" for a role. */
 void ia_top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, size_t len);
 /* Share of a role's samples in gaps that ran Python code. */
-double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role);
 /* "build_batch at data.py:24, called from train.py:50" */
 const char *ia_python_where(const struct ia_gap_stack *s, char *buf, size_t len);
 /* The most sampled stack of a role that ran Python code, or NULL. */

@@ -434,7 +434,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	int sib_starved = g->siblings_runq_ns && g->siblings_runq_ns >= g->siblings_oncpu_ns;
 	double sinterp = ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS);
 	const struct ia_gap_stack *shot = ia_stacks_python_top(g, IA_GAP_SIBLINGS);
-	int gil = sib_busy && sinterp >= INTERPRETER_SHARE;
+	int gil = ia_gaps_gil(g);   /* (sib_busy, and Python: gaps.h) */
 	int io = !gil && g->main_blocked_ns && (double)g->main_iowait_ns >= IOWAIT_DOMINANT * (double)g->main_blocked_ns;
 	int followed = 0;
 	snprintf(c->root_cause, sizeof c->root_cause,

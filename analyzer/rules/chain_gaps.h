@@ -13,7 +13,7 @@
 #define MAIN_STATE_DOMINANT 0.50     /* on-CPU / blocked share of the gaps */
 #define MAIN_PREEMPTED 0.30          /* runnable share of the gaps */
 #define WORKERS_BUSY 0.50            /* workers' CPU time / main's blocked gap time */
-#define INTERPRETER_SHARE 0.25      /* gap samples in the CPython interpreter: per-item Python work */
+#define INTERPRETER_SHARE IA_INTERPRETER_SHARE   /* gap samples in the CPython interpreter (gaps.h) */
 #define IN_LOADER_SHARE 0.50        /* main-thread gap samples under torch.utils.data: a DataLoader without workers */
 #define IOWAIT_DOMINANT 0.50         /* D-state share of the main thread's blocked gap time: storage */
 #define WAIT_DOMINANT 0.50           /* one kind of wait's share of it (syscalls.h): named as the cause */
@@ -25,7 +25,7 @@
  * for a CPU are this share of the gaps: a woken thread's wait on a busy
  * machine is part of the story whatever the gaps' main cause */
 #define BEHIND_SHOWN 0.05
-#define SIBLINGS_BUSY 0.50           /* the main process's other threads on-CPU / main's blocked gap time */
+#define SIBLINGS_BUSY IA_SIBLINGS_BUSY           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90

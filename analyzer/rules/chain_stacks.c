@@ -90,25 +90,6 @@ void ia_top_stacks(const struct ia_gaps *g, enum ia_gap_role role, char *buf, si
 	}
 }
 
-/* The CPython interpreter itself (evaluating bytecode, allocating objects):
- * per-item Python work such as a Dataset's __getitem__ run a million times. */
-int ia_is_interpreter(const char *sym)
-{
-	return sym && (!strncmp(sym, "_PyEval_", 8) || !strncmp(sym, "PyObject_", 9) ||
-		       !strncmp(sym, "_PyObject_", 10) || !strncmp(sym, "PyEval_", 7));
-}
-
-/* Share of a role's samples in gaps that ran Python code: named by their
- * Python frames, or (native stacks only) the interpreter's own symbols. */
-double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role)
-{
-	uint64_t total = ia_gap_samples(g, role), n = 0;
-	for (size_t i = 0; i < g->nstacks; i++)
-		if (g->stacks[i].python_code || ia_is_interpreter(g->stacks[i].label))
-			n += ia_gap_stack_n(&g->stacks[i], role);
-	return total ? (double)n / (double)total : 0;
-}
-
 /* "build_batch at data.py:24", with ", called from train.py:50" when the
  * user's own line is another one. */
 const char *ia_python_where(const struct ia_gap_stack *s, char *buf, size_t len)

@@ -40,7 +40,7 @@ assert c["sibling_python_share"] >= 0.5 and c["sibling_stacks"][0]["symbol"].sta
 PYEOF
 
 trace idle
-check "idle: no GIL claim" sh -c "! grep -q 'GIL' '$T/idle.txt'"
+check "idle: no GIL claim" sh -c "! grep -Eq 'waiting for the GIL|at a time \(the GIL\)' '$T/idle.txt'"
 # (How much of the GPU's time the gaps take is the machine's load: on a
 # busy 2-CPU machine this loop's GPU sits idle 3-12 %, the main thread
 # blocked in part of it — a real gaps chain, LOW to MEDIUM.  What must hold

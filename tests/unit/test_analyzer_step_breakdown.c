@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../../analyzer/load/syscalls.h"
 #include "../../analyzer/measure/step_breakdown.h"
 
 #include <ingero/api.h>
@@ -161,6 +162,40 @@ static void blocked_in_backward(void **state)
 	assert_string_equal(b.cls, "host-bound");
 	ia_step_breakdown_free(&b);
 	free(f);
+}
+
+/* The same 5 ms blocked a step, on a lock (futex), while another thread of
+ * the process ran Python code for longer (the GIL: gaps.h ia_gaps_gil):
+ * host compute, not input — and not where DataLoader workers were busy
+ * (then it waits for a batch through the pin-memory thread). */
+static void blocked_on_the_gil(void **state)
+{
+	(void)state;
+	for (int workers = 0; workers < 2; workers++) {
+		struct fixture *f = new_fixture();
+		for (size_t i = 0; i < STEPS; i++) {
+			uint64_t s = f->start[i];
+			add_gap(f, s, s + 5 * MS, 5 * MS, 0);
+			add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 5 * MS, 20 * US);
+			add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
+		}
+		struct ia_gap_stack py = { .python_code = 1, .siblings = 20 };
+		f->g.stacks = &py;
+		f->g.nstacks = 1;
+		f->g.samples_siblings = 20;
+		f->g.sibling_top = 0;
+		f->g.main_blocked_ns = STEPS * 5 * MS;
+		f->g.siblings_oncpu_ns = STEPS * 5 * MS;
+		f->g.workers_oncpu_ns = workers ? STEPS * 5 * MS : 0;
+		f->g.main_sys_ns[ia_syscall_code(202, 1)] = STEPS * 5 * MS;   /* futex (x86_64) */
+		struct ia_step_breakdown b;
+		assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
+		assert_sums(&b, f);
+		assert_int_equal(b.sum_ns[IA_STEP_INPUT], workers ? STEPS * 5 * MS : 0);
+		assert_string_equal(b.cls, workers ? "input-bound" : "host-bound");
+		ia_step_breakdown_free(&b);
+		free(f);
+	}
 }
 
 /* 0.6 ms blocked a step: 6 %, somewhat input-bound (XProf's 5 % tier). */
@@ -347,6 +382,7 @@ int main(void)
 		cmocka_unit_test(input_bound),
 		cmocka_unit_test(other_waits),
 		cmocka_unit_test(blocked_in_backward),
+		cmocka_unit_test(blocked_on_the_gil),
 		cmocka_unit_test(somewhat_input_bound),
 		cmocka_unit_test(host_bound),
 		cmocka_unit_test(device_bound),
