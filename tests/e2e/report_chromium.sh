@@ -120,9 +120,14 @@ if sb and sb.get("steps"):
         ok(f"({sb['class']})" in sp["caption"], "its caption names the class", sp["caption"])
         big = [p for p, v in sb["parts"].items() if v["share_pct"] >= 1]
         names = {"input_wait": "input wait", "host_compute": "host compute", "launch": "launch overhead",
-                 "sync": "sync", "device_compute": "device compute", "collectives": "collectives"}
-        ok(all(f"{names[p]} {round(sb['parts'][p]['share_pct'])}%" in sp["legend"] for p in big),
-           "its legend gives each part's share", (big, sp["legend"][:200]))
+                 "sync": "sync", "device_compute": "device compute", "collectives": "collectives",
+                 "other_wait": "other waits"}
+        # (the legend rounds the share itself; the JSON's is rounded to a tenth
+        # first: 73.46 % reads 73 there and 73.5 here, which Python rounds to 74)
+        def said(p):
+            m = re.search(re.escape(names[p]) + r" (\d+)%", sp["legend"])
+            return m and abs(int(m.group(1)) - sb["parts"][p]["share_pct"]) <= 0.55
+        ok(all(said(p) for p in big), "its legend gives each part's share", (big, sp["legend"][:300]))
 
 workers = sum(1 for p in ex["processes"] if p["role"] == "worker")
 need = ["gpu", "main", "cpus", "steps"]
