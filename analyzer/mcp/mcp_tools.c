@@ -176,8 +176,8 @@ static cJSON *t_gpu_idle(struct mcp_server *s, const cJSON *args)
 		 "CPU, inside CUDA calls, host work while the GPU had work; it sums to figures.steady_ns). "
 		 "gpu_idle_pct.basis: %s. gaps: what the main thread and the workers did while the GPU idled, the "
 		 "top on-CPU stacks, and the Python lines that end the gaps. step_breakdown: each steady step split "
-		 "into input wait, host compute, launch, sync, device compute, collectives (median, p90, share; "
-		 "they sum to the step) and its class by XProf's tiers (input-bound at 20 %%, somewhat at 5 %%).",
+		 "into input wait, other waits, host compute, launch, sync, device compute, collectives (median, p90, "
+		 "share; they sum to the step) and its class by XProf's tiers (input-bound at 20 %%, somewhat at 5 %%).",
 		 idle, idle_basis(data));
 	return mcp_result_data(sum, data);
 }
