@@ -38,6 +38,14 @@ c = [c for c in json.load(open(sys.argv[1]))["chains"] if c["kind"] == "gaps_hos
 assert c["sibling_threads_oncpu_ns"] + c["sibling_threads_runq_ns"] >= 0.5 * c["main_blocked_ns"], c
 assert c["sibling_python_share"] >= 0.5 and c["sibling_stacks"][0]["symbol"].startswith("summarise"), c
 PYEOF
+# the step table: the main thread's waits on the GIL are host compute (the
+# metrics thread's Python), not input wait (read 39 % input-bound before)
+check "busy: the step table counts the GIL's waits as host compute, not input" python3 - "$T/busy.json" <<'PYEOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["step_breakdown"]
+s = {k: v["share_pct"] for k, v in b["parts"].items()}
+assert b["class"] != "input-bound" and s["input_wait"] < s["host_compute"], (b["class"], s)
+PYEOF
 
 trace idle
 check "idle: no GIL claim" sh -c "! grep -Eq 'waiting for the GIL|at a time \(the GIL\)' '$T/idle.txt'"
