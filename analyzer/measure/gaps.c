@@ -683,10 +683,15 @@ double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role rol
 	return total ? (double)n / (double)total : 0;
 }
 
+int ia_gaps_siblings_busy(const struct ia_gaps *g)
+{
+	return g->sibling_top != UINT32_MAX &&
+	       (double)(g->siblings_oncpu_ns + g->siblings_runq_ns) >= IA_SIBLINGS_BUSY * (double)g->main_blocked_ns;
+}
+
 int ia_gaps_gil(const struct ia_gaps *g)
 {
-	return g->sibling_top != UINT32_MAX && g->workers_oncpu_ns * 2 < g->main_blocked_ns &&
-	       (double)(g->siblings_oncpu_ns + g->siblings_runq_ns) >= IA_SIBLINGS_BUSY * (double)g->main_blocked_ns &&
+	return ia_gaps_siblings_busy(g) && g->workers_oncpu_ns * 2 < g->main_blocked_ns &&
 	       ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS) >= IA_INTERPRETER_SHARE;
 }
 

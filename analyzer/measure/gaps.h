@@ -258,9 +258,12 @@ int ia_is_interpreter(const char *sym);
 double ia_stacks_interpreter_share(const struct ia_gaps *g, enum ia_gap_role role);
 #define IA_INTERPRETER_SHARE 0.25   /* gap samples in the CPython interpreter: Python code */
 #define IA_SIBLINGS_BUSY 0.50       /* the main process's other threads on-CPU / main's blocked gap time */
-/* 1 when the main thread's blocked time in the gaps is the GIL's: the
- * process's other threads on a CPU (or queued for one: a preempted holder
- * keeps it) for half of it or more, a quarter of their samples Python —
+/* 1 when the process's other threads were on a CPU (or queued for one: a
+ * preempted GIL holder keeps it) for half the main thread's blocked time
+ * in the gaps or more. */
+int ia_gaps_siblings_busy(const struct ia_gaps *g);
+/* 1 when the main thread's blocked time in the gaps is the GIL's: its
+ * siblings busy (above), a quarter of their samples Python —
  * and no DataLoader workers busy for half of it (then it waits for a batch
  * through the pin-memory thread: c23). */
 int ia_gaps_gil(const struct ia_gaps *g);

@@ -195,7 +195,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		while (gi < g->n && g->g[gi].end <= s)
 			gi++;
 		uint64_t gap = 0;
-		double blocked = 0, other_wait = 0, autograd = 0;
+		double blocked = 0, other_wait = 0, host_wait = 0;
 		for (size_t k = gi; k < g->n && g->g[k].start < e; k++) {
 			const struct ia_gap *x = &g->g[k];
 			uint64_t ov = ia_overlap(s, e, x->start, x->end), len = x->end - x->start;
@@ -216,9 +216,9 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 				 * else, with the GIL, its lock-wait share of the gap */
 				if (!(x->cut & IA_GAP_CUT_END) && t->threads &&
 				    ia_is_autograd_thread(t->threads[t->calls[x->end_call].th].comm))
-					autograd += (double)(off - runq - ow) * (double)ov / (double)len;
+					host_wait += (double)(off - runq - ow) * (double)ov / (double)len;
 				else
-					autograd += gil * (double)(off - runq - ow) * (double)ov / (double)len;
+					host_wait += gil * (double)(off - runq - ow) * (double)ov / (double)len;
 			}
 		}
 		/* the collectives in the step, and in its gaps */
@@ -318,8 +318,8 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		if (ow > inp)
 			ow = inp;
 		inp -= ow;
-		uint64_t ag = autograd > 0 ? (uint64_t)(autograd + 0.5) : 0;
-		inp -= ag < inp ? ag : inp;
+		uint64_t hw_ns = host_wait > 0 ? (uint64_t)(host_wait + 0.5) : 0;   /* (autograd's, the GIL's) */
+		inp -= hw_ns < inp ? hw_ns : inp;
 		out->part_ns[IA_STEP_OTHER_WAIT][i] = ow;
 		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
 		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;

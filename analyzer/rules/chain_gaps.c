@@ -428,8 +428,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 	char d1[32], d2[32], d3[32], where[520];
 	/* the process's other threads busy while the main thread waits: in
 	 * CPython, running Python code, they hold the GIL it waits for */
-	int sib_busy = v->sib_name[0] &&
-		       (double)(g->siblings_oncpu_ns + g->siblings_runq_ns) >= SIBLINGS_BUSY * (double)g->main_blocked_ns;
+	int sib_busy = ia_gaps_siblings_busy(g);
 	/* preempted more than they ran: the holder itself waited for a CPU */
 	int sib_starved = g->siblings_runq_ns && g->siblings_runq_ns >= g->siblings_oncpu_ns;
 	double sinterp = ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS);

@@ -25,7 +25,6 @@
  * for a CPU are this share of the gaps: a woken thread's wait on a busy
  * machine is part of the story whatever the gaps' main cause */
 #define BEHIND_SHOWN 0.05
-#define SIBLINGS_BUSY IA_SIBLINGS_BUSY           /* the main process's other threads on-CPU / main's blocked gap time */
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90
