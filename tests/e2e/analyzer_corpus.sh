@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/e2e/analyzer_corpus.sh — the real-trace corpus (tests/corpus/README.md), each trace
 # analysed once, every view of that one analysis written (--also), and held to two things:
-# * its expectation: NAME.expect against explain --json (tests/corpus/expect.sh) — written
+# * its expectation: NAME.expect against explain --json (tests/corpus/expect.py) — written
 #   from the workload's class, not from what explain printed, so a failure here is the
 #   analyzer disagreeing with an expert, not a golden diff;
 # * one story, told the same everywhere (issue 39): each view says the same headline figures
@@ -19,7 +19,6 @@
 # tests/run: pool (no clock it asserts on: run beside another test)
 # tests/run: first (one of the pool's longest: started before the rest of it)
 . "$(dirname "$0")/../lib.sh"
-. tests/corpus/expect.sh
 CORPUS=${CORPUS:-tests/corpus}
 ONLY=${ONLY:-.}
 A=$B/ingero-analyze
@@ -53,14 +52,16 @@ one() { # one NAME.expect: its trace's views and expectation, in its own $T
 	rc=$?
 	check_eq "$n: every view runs" 0 "$rc"
 	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$T/err" | head -n 5; rm -f "$T/$n.db"; return; }
-	expect_trace "$n" "$e" "$T/explain.json"
-	python3 - "$A" "$db" "$T" "$n" "$sp" <<'EOF'
+	python3 - "$A" "$db" "$T" "$n" "$sp" "$e" <<'EOF'
 import html, json, os, re, subprocess, sys
-A, db, T, n, sp = sys.argv[1:6]
+sys.path.insert(0, "tests/corpus")
+import expect
+A, db, T, n, sp, e = sys.argv[1:7]
 scope = {"pid": int(sp)} if sp else {}
 def ok(cond, what, extra=""):
     print(("ok - " if cond else "not ok - ") + f"{n}: {what}" + ("" if cond or not extra else f" ({extra})"), flush=True)
 ex = json.load(open(f"{T}/explain.json"))
+expect.check_trace(n, e, ex, lambda passed, msg: print(("ok - " if passed else "not ok - ") + msg, flush=True))
 fig = ex["figures"]
 lines = [fig["trace_line"], fig["headline"]] + ([fig["window_line"]] if fig["window_line"] else [])
 # each text view as a terminal shows it (80 columns): each line whole,
