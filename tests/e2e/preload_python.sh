@@ -5,6 +5,7 @@
 # multiprocessing workers (fork, spawn, forkserver) traced with their real
 # parent.  Runs with python3, and with every CPython 3.10-3.13 that pyenv has.
 # tests/run: pool (no clock it asserts on: run beside another test)
+# tests/run: first (20 s of waits at idle priority: at the end of the pool it kept make check waiting)
 . tests/lib.sh
 . tests/helpers/preload_lib.sh
 export FAKECUDA_KERNEL_US=1
