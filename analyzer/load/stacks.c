@@ -37,6 +37,9 @@ struct entry {
 	int in_alloc;            /* a native frame is PyTorch's caching allocator's malloc */
 	int in_conv;             /* a native frame is ATen's cuDNN convolution (forward or backward) */
 	int hf_generate;         /* a Python frame is Transformers' generation (model.generate) */
+	int py_whole;            /* its outermost Python frame begins a thread: a module's or threading's
+	                          * bootstrap (the library cuts a launch's Python stack at its innermost
+	                          * frames: a deep model's hides what called it) */
 };
 
 /* What one frame says by itself, whatever stack it is in: its kind and
@@ -269,6 +272,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	memset(e, 0, sizeof *e);
 	char native[512] = "";
 	const char *op_inner = NULL, *op_outer = NULL;   /* (the facts' strings: they outlive the walk) */
+	int py_whole = 0;   /* (frames innermost first: the last Python frame's answer stands) */
 	int nn = 0, leaf_in_cpython = 0, gc = 0;
 	/* the innermost unnamed frame's library, before any named one: copied,
 	 * a row's strings last only until the next row is read */
@@ -283,6 +287,9 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		const char *sym = f.symbol, *file = f.file;
 		struct facts tmp;
 		const struct facts *x = facts_of(n, &f, &tmp);
+		if (py)
+			py_whole = sym && file && (!strcmp(sym, "<module>") || strstr(file, "/threading.py") ||
+						   strstr(file, "/multiprocessing/"));
 		if (x->compile)
 			e->compiling = 1;
 		if (x->instrument && !e->instrument)
@@ -371,6 +378,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 		free(e->module);
 		return &none;
 	}
+	e->py_whole = py_whole;
 	e->op_inner = op_inner ? strdup(op_inner) : NULL;   /* (out of memory: no name) */
 	e->op_outer = op_outer ? strdup(op_outer) : NULL;
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
@@ -474,4 +482,9 @@ int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id)
 int ia_stack_hf_generate(struct ia_stack_names *n, uint64_t stack_id)
 {
 	return lookup(n, stack_id)->hf_generate;
+}
+
+int ia_stack_py_whole(struct ia_stack_names *n, uint64_t stack_id)
+{
+	return lookup(n, stack_id)->py_whole;
 }

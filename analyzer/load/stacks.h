@@ -82,6 +82,10 @@ int ia_stack_in_conv(struct ia_stack_names *n, uint64_t stack_id);
 /* 1 when a Python frame of it is Hugging Face Transformers' generation
  * (transformers/generation/: model.generate's decoding loop). */
 int ia_stack_hf_generate(struct ia_stack_names *n, uint64_t stack_id);
+/* 1 when its outermost Python frame begins a thread (a module's <module>,
+ * threading's or multiprocessing's bootstrap): the Python stack is whole,
+ * not cut at its innermost frames. */
+int ia_stack_py_whole(struct ia_stack_names *n, uint64_t stack_id);
 /* Its frames' hints (enum ia_frame_hint), OR-ed. */
 unsigned ia_stack_phase_hints(struct ia_stack_names *n, uint64_t stack_id);
 /* For a stack that imports: the file of the outermost library module

@@ -10,6 +10,7 @@
 #include "measure/hostbound.h"
 
 #include "load/db.h"
+#include "measure/gaps.h"
 #include "measure/phases.h"
 #include "measure/steps.h"
 #include "base/util.h"
@@ -28,12 +29,13 @@ static int is_launch(unsigned api)
 /* Python line of each stack-sampled launch of a stretch (1 in 256 by default:
  * the counts are samples, comparable with each other, not launch counts). */
 static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, struct ia_hostbound *h,
-		       size_t *cap, size_t *ucap, const struct ia_call *c)
+		       size_t *cap, size_t *ucap, const uint8_t *th_generate, const struct ia_call *c)
 {
 	if (!is_launch(c->api) || !c->stack)
 		return 0;
 	h->launch_samples++;
-	h->generate_samples += ia_stack_hf_generate(names, t->stack_ids[c->stack]);
+	uint64_t id = t->stack_ids[c->stack];
+	h->generate_samples += ia_stack_hf_generate(names, id) || (!ia_stack_py_whole(names, id) && th_generate[c->th]);
 	const char *user = ia_stack_user_python(names, t->stack_ids[c->stack]);
 	if (user) {
 		struct ia_gap_line *u = ia_line_slot(&h->user_lines, &h->nuser_lines, ucap, user);
@@ -62,7 +64,9 @@ struct walk {
 	size_t dwcap;                /* of h->drain_wait */
 	uint64_t drained;            /* the wait beyond the floor of the last completing call */
 	uint64_t *th_launches;       /* per thread index */
+	uint8_t *th_generate;        /* per thread index: it runs Transformers' generate (generate_threads) */
 	const struct ia_phases *ph;
+	const struct ia_gaps *g;     /* its relay (gaps.h), where the main process has one */
 };
 
 /* Time inside the calls ix[first..last] (union across threads), and of it
@@ -155,12 +159,15 @@ static int add_stretch(const struct ia_trace *t, const struct ia_per_process *pp
 			}
 			prev_launch = c->start;
 		}
-		if (count_lines(t, names, h, &wk->lcap, &wk->ucap, c) < 0)
+		if (count_lines(t, names, h, &wk->lcap, &wk->ucap, wk->th_generate, c) < 0)
 			return -1;
 	}
-	if (pp->main_thread != UINT32_MAX) {
+	/* in a relay, the stretch is read on the thread that drove the GPU then:
+	 * the one whose call closes it */
+	uint32_t drv = wk->g->nrelay && ia_gaps_in_relay(wk->g, close->th) ? close->th : pp->main_thread;
+	if (drv != UINT32_MAX) {
 		uint64_t off = 0, rq = 0;
-		ia_thread_off_in(t, pp->main_thread, a, b, &off, &rq, NULL);
+		ia_thread_off_in(t, drv, a, b, &off, &rq, NULL);
 		h->main_off_ns += off;
 		h->main_runq_ns += rq;
 	}
@@ -191,8 +198,8 @@ static int stretch_period(const struct ia_trace *t, const struct ia_per_process 
 	return 0;
 }
 
-/* The main thread's launches, and the CPU time of the other threads of the
- * main process that launched in the stretches. */
+/* The main thread's launches (a relay's threads': gaps.h), and the CPU time
+ * of the other threads of the main process that launched in the stretches. */
 static void issuing_threads(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_hostbound *h,
 			    const struct walk *wk)
 {
@@ -200,8 +207,8 @@ static void issuing_threads(const struct ia_trace *t, const struct ia_per_proces
 		uint64_t n = wk->th_launches[th];
 		if (!n)
 			continue;
-		if (th == pp->main_thread) {
-			h->main_launches = n;
+		if (th == pp->main_thread || ia_gaps_in_relay(wk->g, (uint32_t)th)) {
+			h->main_launches += n;
 			continue;
 		}
 		h->nothers++;
@@ -213,19 +220,55 @@ static void issuing_threads(const struct ia_trace *t, const struct ia_per_proces
 	}
 }
 
+/* The threads that run Transformers' generate.  The library keeps a
+ * launch's innermost Python frames only, and a deep model's forward hides
+ * what called it (c75: 13 of 53 sampled launches of generate's threads
+ * showed generate): a launch whose stack is cut (its outermost frame does
+ * not begin a thread, stacks.h ia_stack_py_whole) counts as generate's when
+ * most of its thread's launch stacks that tell — under generate, or whole —
+ * are under generate. */
+static int generate_threads(const struct ia_trace *t, struct ia_stack_names *names, const uint32_t *ix, size_t n,
+			    uint8_t *out)
+{
+	int32_t *vote = calloc(t->nthreads + 1, sizeof *vote);
+	if (!vote)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (!is_launch(c->api) || !c->stack)
+			continue;
+		uint64_t id = t->stack_ids[c->stack];
+		if (ia_stack_hf_generate(names, id))
+			vote[c->th]++;
+		else if (ia_stack_py_whole(names, id))
+			vote[c->th]--;
+	}
+	for (size_t th = 0; th < t->nthreads; th++)
+		out[th] = vote[th] > 0;
+	free(vote);
+	return 0;
+}
+
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 const struct ia_phases *ph, const uint32_t *ix, size_t n, int gpu_estimate, struct ia_hostbound *h,
-			 char *err, size_t errlen)
+			 const struct ia_phases *ph, const struct ia_gaps *g, struct ia_hostbound *h, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
 	if (pp->main < 0)
 		return 0;
+	const uint32_t *ix = g->main_calls;
+	size_t n = g->nmain_calls;
+	int gpu_estimate = g->gpu.nest[1] != 0;
 	h->has_offcpu = pp->main_thread != UINT32_MAX && t->threads[pp->main_thread].off_n > 0;
+	for (size_t i = 0; i < g->nrelay; i++)
+		h->has_offcpu |= t->threads[g->relay[i]].off_n > 0;
+	h->relay_threads = g->nrelay;
 	size_t first = SIZE_MAX;
 	struct walk wk = { 0 };
 	wk.ph = ph;
+	wk.g = g;
 	wk.th_launches = calloc(t->nthreads + 1, sizeof *wk.th_launches);
-	if (!wk.th_launches)
+	wk.th_generate = calloc(t->nthreads + 1, 1);
+	if (!wk.th_launches || !wk.th_generate || generate_threads(t, names, ix, n, wk.th_generate) < 0)
 		goto oom;
 	for (size_t k = 0; k < n; k++) {
 		const struct ia_call *c = &t->calls[ix[k]];
@@ -241,6 +284,7 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 	}
 	issuing_threads(t, pp, h, &wk);
 	free(wk.th_launches);
+	free(wk.th_generate);
 	if (h->nlines)
 		qsort(h->lines, h->nlines, sizeof *h->lines, ia_gap_line_by_count);
 	if (h->nuser_lines)
@@ -248,6 +292,7 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 	return h->n ? stretch_period(t, pp, h, err, errlen) : 0;
 oom:
 	free(wk.th_launches);
+	free(wk.th_generate);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }

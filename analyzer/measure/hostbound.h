@@ -58,6 +58,9 @@ struct ia_hostbound {
 	uint64_t main_off_ns, main_runq_ns;    /* main thread in the stretches */
 	uint64_t main_launches;         /* launches the main thread issued in them */
 	int has_offcpu;                 /* the main thread has off-CPU evidence at all */
+	/* the threads of a relay (gaps.h): each stretch is read on the one whose
+	 * call closes it (main_off_ns, main_runq_ns), and main_launches are theirs */
+	size_t relay_threads;
 	/* other threads of the main process that launched in the stretches (a
 	 * framework's own threads: PyTorch runs backward on pt_autograd_N while
 	 * the main thread blocks): their count, CPU time in the stretches, and
@@ -94,13 +97,14 @@ struct ia_hostbound {
 };
 
 struct ia_phases;
-/* ix[0..n): the main process's calls in time order (ia_gaps.main_calls);
- * ph: the run's phases (NULL: every stretch is steady); gpu_estimate: the
- * GPU's busy time is estimated (keep stretches whatever their closing
- * call waited, above). */
+struct ia_gaps;
+/* g: the gaps measured (gaps.h): the main process's calls in time order
+ * (main_calls), its relay, and whether the GPU's busy time is estimated
+ * (then stretches are kept whatever their closing call waited, above);
+ * ph: the run's phases (NULL: every stretch is steady). */
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-			 const struct ia_phases *ph, const uint32_t *ix, size_t n, int gpu_estimate, struct ia_hostbound *h,
-			 char *err, size_t errlen);
+			 const struct ia_phases *ph, const struct ia_gaps *g, struct ia_hostbound *h, char *err,
+			 size_t errlen);
 void ia_hostbound_free(struct ia_hostbound *h);
 
 #endif

@@ -80,9 +80,7 @@ static int per_process_and_evidence(const struct ia_trace *t, struct ia_analysis
 static int gaps(const struct ia_trace *t, struct ia_analysis *a, char *err, size_t errlen)
 {
 	int rc = ia_gaps_compute(t, &a->pp, a->names, &a->ph, &a->coll.gloo, &a->gaps, err, errlen);
-	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, a->gaps.main_calls, a->gaps.nmain_calls,
-					      a->gaps.gpu.nest[1] != 0, &a->hb,
-					      err, errlen);
+	return rc ? rc : ia_hostbound_compute(t, &a->pp, a->names, &a->ph, &a->gaps, &a->hb, err, errlen);
 }
 
 static void hold_phases(struct ia_analysis *a)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #define MECH_LEADS_SHARE 0.5   /* of the samples: below, a mechanism under Python code is its by-product */
+#define CPU_OPTIMIZER_SHARE 0.5   /* of the main thread's gap samples in torch.optim's native update */
 
 /* A native symbol of the CUDA runtime or driver or of a CUDA library
  * (cuBLAS, cuDNN, ...): host code that queues GPU work, which no advice to
@@ -37,6 +38,28 @@ static double checkpoint_share(const struct ia_gaps *g, const char **user_line)
 	for (size_t k = 0; k < g->nstacks; k++) {
 		const struct ia_gap_stack *st = &g->stacks[k];
 		if (!st->main || !strstr(st->python, "torch/serialization.py"))
+			continue;
+		n += st->main;
+		if (st->main > top && st->user_python[0]) {
+			top = st->main;
+			*user_line = st->user_python;
+		}
+	}
+	return all ? (double)n / (double)all : 0;
+}
+
+/* The share of the main thread's gap samples in torch.optim's update
+ * computing on the host — native code, not Python, not the host's side of
+ * a launch: the optimizer's parameters and state are CPU tensors (c76: Adam
+ * over master weights kept on the host, 33.6 M parameters a step) — and the
+ * user's line that stepped it the most. */
+static double cpu_optimizer_share(const struct ia_gaps *g, const char **user_line)
+{
+	uint64_t n = 0, all = ia_gap_samples(g, IA_GAP_MAIN), top = 0;
+	*user_line = NULL;
+	for (size_t k = 0; k < g->nstacks; k++) {
+		const struct ia_gap_stack *st = &g->stacks[k];
+		if (!st->main || st->python_code || !strstr(st->python, "torch/optim/") || gpu_launch_symbol(st->label))
 			continue;
 		n += st->main;
 		if (st->main > top && st->user_python[0]) {
@@ -149,6 +172,24 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 				"so the next steps' GPU work is queued meanwhile%s",
 			     ckpt_io ? "; an fsync or flush in the loop waits for the disk every time" : "");
 	}
+	/* the optimizer stepping on the CPU: its fix leads (before the fresh
+	 * memory its temporaries fault in, which it removes too) */
+	const char *optim_line;
+	double optim = coll || ckpt >= CHECKPOINT_SHARE ? 0 : cpu_optimizer_share(g, &optim_line);
+	if (optim >= CPU_OPTIMIZER_SHARE) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" %.0f%% of its samples are torch.optim's update computing on the host%s%s: the parameters and "
+			"optimizer state it steps are CPU tensors, so every step waits for the CPU's pass over them.",
+			100 * optim, optim_line ? ", stepped at " : "", optim_line ? optim_line : "");
+		if (optim_line)
+			snprintf(c->source, sizeof c->source, "%s", optim_line);
+		ia_chain_fix(c, "Step the optimizer on the GPU: keep the parameters it updates and its state there "
+				"(torch.optim.Adam(model.parameters(), fused=True) updates them in a few kernels); where GPU "
+				"memory forces the offload, use an offload built for it (DeepSpeed's ZeRO-Offload with "
+				"DeepSpeedCPUAdam: a vectorized update overlapped with the GPU's work, through pinned "
+				"buffers)");
+		ia_chain_fix_move(c, c->nfixes - 1, 0);
+	}
 	if (coll && !v->workers)
 		ia_chain_fix(c, "Assemble batches in worker processes: DataLoader(..., num_workers=%d, persistent_workers=True, "
 				"pin_memory=True) (%d CPUs: one left for the main process)", v->nw, v->cpus);
@@ -179,6 +220,8 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 		if (mech_fix >= 0 && mech_share < MECH_LEADS_SHARE)
 			ia_chain_fix_move(c, c->nfixes - 1, mech_fix);
 	}
+	else if (optim >= CPU_OPTIMIZER_SHARE)
+		;   /* (its fix above: the native code under the user's line is the optimizer's) */
 	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE && gpu_launch_symbol(hot_native->label))
 		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): the host's side of queueing GPU "
 				"work (a CUDA library preparing its launches), not work to move to the GPU — fewer, larger "

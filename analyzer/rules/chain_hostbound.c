@@ -205,6 +205,7 @@ static void hostbound_json(cJSON *ev, const struct ia_analysis *a, uint64_t win,
 	}
 	ia_json_u64(ev, "main_thread_launches", h->main_launches);
 	ia_json_u64(ev, "other_launching_threads", h->nothers);
+	ia_json_u64(ev, "relay_threads", h->relay_threads);
 	cJSON *cs = cJSON_AddObjectToObject(ev, "closing_sync");   /* of the longest stretch */
 	cJSON_AddStringToObject(cs, "api", ia_api_name(a->t, cl->api));
 	ia_json_u64(cs, "wait_ns", cl->dur);
@@ -483,7 +484,13 @@ static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, 
 	ia_fmt_count(n1, sizeof n1, h->launches);
 	ia_fmt_count(n2, sizeof n2, (uint64_t)(rate + 0.5));
 	const struct ia_proc *mp = &t->procs[a->pp.p[a->pp.main].proc];
-	if (h->has_offcpu)
+	if (h->has_offcpu && h->relay_threads)   /* (gaps.h: a relay's threads, each stretch read on its driver) */
+		ia_chain_line(c, "[HOST] %zu threads of the main process (pid %d) drove the GPU one after another; each stretch "
+		     "read on the one driving it: on-CPU %s (%.0f%%), blocked %s, waiting for a CPU %s; they issued %.0f%% of "
+		     "the launches", h->relay_threads, mp->pid, ia_fmt_dur(d1, sizeof d1, h->ns - h->main_off_ns), 100 * oncpu,
+		     ia_fmt_dur(d2, sizeof d2, h->main_off_ns - h->main_runq_ns), ia_fmt_dur(d3, sizeof d3, h->main_runq_ns),
+		     ia_pct(h->main_launches, h->launches));
+	else if (h->has_offcpu)
 		ia_chain_line(c, "[HOST] main thread (pid %d) in these stretches: on-CPU %s (%.0f%%), blocked %s, waiting for a CPU %s; "
 		     "it issued %.0f%% of the launches",
 		     mp->pid, ia_fmt_dur(d1, sizeof d1, h->ns - h->main_off_ns), 100 * oncpu,
@@ -491,9 +498,10 @@ static void hostbound_timeline(struct ia_chain *c, const struct ia_analysis *a, 
 		     ia_pct(h->main_launches, h->launches));
 	if (h->has_offcpu && h->nothers)
 		ia_chain_line(c, "[HOST] %u other thread%s of the process issued the rest (%s: %.0f%% of the launches), on-CPU %s in "
-		     "the stretches: with the main thread, %.0f%% of the stretches' time on a CPU",
+		     "the stretches: with the %s, %.0f%% of the stretches' time on a CPU",
 		     h->nothers, h->nothers > 1 ? "s" : "", t->threads[h->top_other].comm,
-		     ia_pct(h->top_other_launches, h->launches), ia_fmt_dur(d1, sizeof d1, h->others_oncpu_ns), 100 * issuing);
+		     ia_pct(h->top_other_launches, h->launches), ia_fmt_dur(d1, sizeof d1, h->others_oncpu_ns),
+		     h->relay_threads ? "driving thread" : "main thread", 100 * issuing);
 	if (!h->has_offcpu)
 		ia_chain_line(c, "[HOST] main thread (pid %d): no off-CPU evidence in this trace, on-CPU share unknown", mp->pid);
 	ia_chain_line(c, "[HOST] inside CUDA calls %s (%.0f%%; launches %s), between calls %s (%.0f%%: Python and framework code)",

@@ -3,7 +3,8 @@
  * from a hand-built report.db: which stretches qualify (closing sync at or
  * below the floor, launch rate high enough), the time inside calls and
  * between them, launches by thread, the main thread's off-CPU time; and
- * that too few launches fire no chain.
+ * that too few launches fire no chain; which sampled launches count as
+ * Transformers' generate's when the library cut their Python stacks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,10 +110,67 @@ static void stretches_and_figures(void **state)
 	unlink(path);
 }
 
+/* Launch stacks (innermost first), as the library cuts them at their
+ * innermost Python frames: 1 whole, under generate, begun by threading's
+ * bootstrap; 2 cut inside the model (no frame that begins a thread, no
+ * generate); 3 whole, the main thread's own loop. */
+#define HF "/venv/lib/python3.12/site-packages/transformers/"
+static void generate_stacks(sqlite3 *db)
+{
+	rf_exec(db, "INSERT INTO stacks(id, pid) VALUES(1, 100), (2, 100), (3, 100)");
+	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
+		 "(1, 0, 'python', 'GPT2LMHeadModel.forward', '" HF "models/gpt2/modeling_gpt2.py', 682),"
+		 "(1, 1, 'python', 'GenerationMixin._sample', '" HF "generation/utils.py', 3030),"
+		 "(1, 2, 'python', 'GenerationMixin.generate', '" HF "generation/utils.py', 2802),"
+		 "(1, 3, 'python', 'Thread.run', '/usr/lib/python3.12/threading.py', 1012),"
+		 "(1, 4, 'python', 'Thread._bootstrap', '/usr/lib/python3.12/threading.py', 1032),"
+		 "(2, 0, 'python', 'Conv1D.forward', '" HF "pytorch_utils.py', 119),"
+		 "(2, 1, 'python', 'GPT2Attention.forward', '" HF "models/gpt2/modeling_gpt2.py', 230),"
+		 "(3, 0, 'python', 'Linear.forward', '/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py', 134),"
+		 "(3, 1, 'python', '<module>', 'serve.py', 12)");
+}
+
+/* One host-bound stretch of launches with stacks: thread 101 (stacks 1, 2,
+ * 2: generate's thread, its cut stacks counted as generate's), thread 102
+ * (2, 2: nothing says what called them: not counted), the main thread (3). */
+static void generate_votes(void **state)
+{
+	(void)state;
+	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
+	ncalls = 0;
+	snprintf(path, sizeof path, "/tmp/ia-hb-gen-%d.db", (int)getpid());
+	sqlite3 *db = rf_create(path, 2, "fixture");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'python3'), (102, 100, 'python3')");
+	generate_stacks(db);
+	static const int tid[] = { 101, 101, 101, 102, 102, 100 }, stack[] = { 1, 2, 2, 2, 2, 3 };
+	for (int i = 0; i < 6; i++) {
+		call(tid[i], L, 1000 + 100 * i, 10);
+		calls[ncalls - 1].stack_id = (uint64_t)stack[i];
+	}
+	call(100, S, 1700, 10000);
+	char err[256];
+	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	sqlite3_close(db);
+	struct ia_trace t;
+	struct ia_analysis a;
+	analyze(&t, &a);
+	assert_int_equal(a.hb.n, 1);
+	assert_int_equal(a.hb.launch_samples, 6);
+	assert_int_equal(a.hb.generate_samples, 3);
+	db = t.db;
+	ia_analysis_free(&a);
+	ia_trace_free(&t);
+	ia_db_close(db);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stretches_and_figures),
+		cmocka_unit_test(generate_votes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
