@@ -7,9 +7,9 @@
 #       its __cxa_demangle, CXXABI_1.3, and PyTorch's machine has the system's): with c74-c76 the
 #       tracked tree is 64.7 MB, and the carry limit (64 MiB with the tree) left no room for the
 #       5.3 MB pack of before
-#   auto (on the device): the toggle (TURNS=full CHUNKS=1100 PROCS=9, as sessions 39-49 planned
-#       it) on the card that came — an H100 too: the device tool's kinds say an H100 serves the
-#       timings an H200 does (its figure is reported with its card, pooled only with its own).
+#   auto (on the device): on an H200 the toggle (TURNS=full CHUNKS=1100 PROCS=9, as sessions
+#       39-49 planned it); on another card nothing (the corpus classes written before their
+#       traces are all traced).
 export PATH=/opt/torch/.venv/bin:$PATH
 case ${1:-} in
 pack-bundle)
@@ -20,6 +20,9 @@ pack-bundle)
 	mkdir -p .devpack && tar -C /tmp/devbin.s -cf - . | xz -9e >.devpack/devbin.txz && ls -la .devpack ;;
 auto)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"; nproc
-	TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
+	case $gpu in
+	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
+	*) echo "not an H200: the toggle waits for one" ;;
+	esac ;;
 *) echo "usage: calls.sh pack-bundle (here) | auto (on the device)" >&2; exit 2 ;;
 esac
