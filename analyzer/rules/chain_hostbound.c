@@ -25,6 +25,8 @@
 #define HOSTBOUND_ONCPU 0.50         /* launching threads' on-CPU share of the stretches, when measured */
 #define SMALL_COPY_BYTES (256u << 10)   /* a copy this small costs its call, not its bytes */
 #define OPTIM_SHARE 0.20             /* sampled launches from torch/optim lines: name the fused optimizer */
+#define LINE_SHARE 0.25              /* of the sampled launches: the line the last fix names */
+#define LINE_MIN_SAMPLES 3
 #define GENERATE_SHARE 0.50          /* sampled launches under Transformers' generate: its static cache and compile */
 #define SYNC_LINE_MIN_STRETCHES 10   /* stretches a sync line must close, at least, to be named */
 /* A launch's or copy's own host cost in eager PyTorch is a few to tens of
@@ -176,10 +178,14 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 		    ia_pct(optim, h->launch_samples));
 	ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does more work",
 	    ia_fmt_dur(d1, sizeof d1, per_launch));
-	if (h->nlines && !item_loop)
-		ia_chain_fix(c, "Most sampled launches come from %s (%s of %s launches with a stack; launches are stack-sampled)",
-		    h->lines[0].line, ia_fmt_count((char[32]){ 0 }, 32, h->lines[0].count),
-		    ia_fmt_count((char[32]){ 0 }, 32, h->launch_samples));
+	/* the line only where it holds a share worth following: one sampled
+	 * launch of 31 with a Python frame (c74: autograd's thread launches
+	 * without any) is no "most" */
+	if (h->nlines && !item_loop && h->lines[0].count >= LINE_MIN_SAMPLES &&
+	    (double)h->lines[0].count >= LINE_SHARE * (double)h->launch_samples)
+		ia_chain_fix(c, "%s sampled launches come from %s (%s of %s launches with a stack; launches are stack-sampled)",
+		    2 * h->lines[0].count > h->launch_samples ? "Most" : "The most", h->lines[0].line,
+		    ia_fmt_count((char[32]){ 0 }, 32, h->lines[0].count), ia_fmt_count((char[32]){ 0 }, 32, h->launch_samples));
 }
 
 static void hostbound_json(cJSON *ev, const struct ia_analysis *a, uint64_t win, double share, double rate)
