@@ -32,6 +32,20 @@ static char path[64];
 static struct ingero_cuda_call calls[16];
 static size_t ncalls;
 
+/* A report.db at path (NAME and this pid) with process 100 and the given
+ * threads rows (SQL VALUES); the calls are stored after (tb_insert_calls). */
+static sqlite3 *fixture(const char *name, const char *threads)
+{
+	ncalls = 0;
+	snprintf(path, sizeof path, "/tmp/ia-%s-%d.db", name, (int)getpid());
+	sqlite3 *db = rf_create(path, 2, "fixture");
+	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
+	char sql[256];
+	snprintf(sql, sizeof sql, "INSERT INTO threads VALUES%s", threads);
+	rf_exec(db, sql);
+	return db;
+}
+
 /* One call of pid 100; build() stores them all as call blocks. */
 static void call(int tid, int api, long start, long dur)
 {
@@ -46,11 +60,7 @@ static void call(int tid, int api, long start, long dur)
 static void build(void)
 {
 	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
-	ncalls = 0;
-	snprintf(path, sizeof path, "/tmp/ia-hb-%d.db", (int)getpid());
-	sqlite3 *db = rf_create(path, 2, "fixture");
-	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
-	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'pt_autograd_0')");
+	sqlite3 *db = fixture("hb", "(100, 100, 'python3'), (101, 100, 'pt_autograd_0')");
 	call(100, L, 1000, 10);
 	call(101, L, 1100, 10);
 	call(100, L, 1200, 10);
@@ -137,11 +147,7 @@ static void generate_votes(void **state)
 {
 	(void)state;
 	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
-	ncalls = 0;
-	snprintf(path, sizeof path, "/tmp/ia-hb-gen-%d.db", (int)getpid());
-	sqlite3 *db = rf_create(path, 2, "fixture");
-	rf_exec(db, "INSERT INTO processes(pid, ppid, comm) VALUES(100, 1, 'python3')");
-	rf_exec(db, "INSERT INTO threads VALUES(100, 100, 'python3'), (101, 100, 'python3'), (102, 100, 'python3')");
+	sqlite3 *db = fixture("hb-gen", "(100, 100, 'python3'), (101, 100, 'python3'), (102, 100, 'python3')");
 	generate_stacks(db);
 	static const int tid[] = { 101, 101, 101, 102, 102, 100 }, stack[] = { 1, 2, 2, 2, 2, 3 };
 	for (int i = 0; i < 6; i++) {
