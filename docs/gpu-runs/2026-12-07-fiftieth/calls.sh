@@ -22,7 +22,7 @@ pack-bundle)
 auto)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"; nproc
 	case $gpu in
-	*H200*) TURNS=full CHUNKS=1100 PROCS=9 LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
+	*H200*) TURNS=full CHUNKS=1100 PROCS=${PROCS:-9} LIMIT=${LIMIT:-520} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
 	*) echo "not an H200: the toggle waits for one" ;;
 	esac ;;
 *) echo "usage: calls.sh pack-bundle (here) | auto (on the device)" >&2; exit 2 ;;
