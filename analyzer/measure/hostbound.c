@@ -36,7 +36,7 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 	h->launch_samples++;
 	uint64_t id = t->stack_ids[c->stack];
 	h->generate_samples += ia_stack_hf_generate(names, id) || (!ia_stack_py_whole(names, id) && th_generate[c->th]);
-	const char *user = ia_stack_user_python(names, t->stack_ids[c->stack]);
+	const char *user = ia_stack_user_python(names, id);
 	if (user) {
 		struct ia_gap_line *u = ia_line_slot(&h->user_lines, &h->nuser_lines, ucap, user);
 		if (!u)
@@ -44,7 +44,7 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 		u->count++;
 		u->api = c->api;
 	}
-	const char *py = ia_stack_python(names, t->stack_ids[c->stack]);   /* innermost: torch/optim lines name the optimizer */
+	const char *py = ia_stack_python(names, id);   /* innermost: torch/optim lines name the optimizer */
 	if (!py)
 		return 0;
 	struct ia_gap_line *l = ia_line_slot(&h->lines, &h->nlines, cap, py);

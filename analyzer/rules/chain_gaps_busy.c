@@ -174,7 +174,7 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 	}
 	/* the optimizer stepping on the CPU: its fix leads (before the fresh
 	 * memory its temporaries fault in, which it removes too) */
-	const char *optim_line;
+	const char *optim_line = NULL;
 	double optim = coll || ckpt >= CHECKPOINT_SHARE ? 0 : cpu_optimizer_share(g, &optim_line);
 	if (optim >= CPU_OPTIMIZER_SHARE) {
 		ia_addf(c->root_cause, sizeof c->root_cause,
