@@ -355,6 +355,17 @@ int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen)
 	return -1;
 }
 
+int ia_db_finish(sqlite3_stmt *st, int rc, char *err, size_t errlen)
+{
+	int r = -1;
+	if (rc == SQLITE_NOMEM)
+		snprintf(err, errlen, "out of memory");
+	else
+		r = ia_db_done(st, rc, err, errlen);
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* "PATH<sep>" and the message: the input is bad */
 static void bad_input(char *err, size_t errlen, const char *sep, const char *fmt, va_list ap)
 {

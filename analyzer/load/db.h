@@ -42,6 +42,9 @@ void ia_db_step_error(sqlite3 *db, int rc, char *err, size_t errlen);
  * an error for the end of the rows, and a damaged file gives other output
  * with exit 0. */
 int ia_db_done(sqlite3_stmt *st, int rc, char *err, size_t errlen);
+/* The same at a scan's end, st finalized: SQLITE_NOMEM (the loop's own
+ * allocation failed, or SQLite's) is "out of memory", -1. */
+int ia_db_finish(sqlite3_stmt *st, int rc, char *err, size_t errlen);
 
 /* "PATH is corrupted: " and the rest as printf: for damage found by our
  * own checks (a call block's count out of range).  Marks the input bad. */

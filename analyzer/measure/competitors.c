@@ -164,16 +164,7 @@ static int takers_read(const struct ia_trace *t, uint32_t tid, uint32_t self_pro
 				    pre ? 0 : (uint64_t)sqlite3_column_int64(st, 5), pre ? 0 : (uint64_t)sqlite3_column_int64(st, 6),
 				    pre ? 0 : sqlite3_column_int(st, 7), w, n) < 0;
 	}
-	sqlite3_finalize(st);
-	if (oom) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (rc != SQLITE_DONE) {
-		ia_db_step_error(t->db, rc, err, errlen);
-		return -1;
-	}
-	return 0;
+	return ia_db_finish(st, oom ? SQLITE_NOMEM : rc, err, errlen);
 }
 
 int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_evidence *e, uint32_t tid,

@@ -52,22 +52,6 @@ static double chance_of(sqlite3_stmt *st, int col)
 	return chance > 0 && chance <= 1 ? chance : 1;
 }
 
-/* A scan's end: st finalized; 0 when it read every row (rc SQLITE_DONE),
- * else -1 with err said (SQLITE_NOMEM: out of memory). */
-static int scan_end(const struct ia_trace *t, sqlite3_stmt *st, int rc, char *err, size_t errlen)
-{
-	sqlite3_finalize(st);
-	if (rc == SQLITE_NOMEM) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (rc != SQLITE_DONE) {
-		ia_db_step_error(t->db, rc, err, errlen);
-		return -1;
-	}
-	return 0;
-}
-
 /* Thread th's blocks begun in a gap it was the main thread of (gaps.h: in
  * a relay, the one driving then): what each was blocked in that gap.
  * SQLITE_DONE, or SQLite's error (SQLITE_NOMEM out of memory). */
@@ -113,7 +97,7 @@ static int main_blocks(const struct ia_trace *t, const struct ia_per_process *pp
 	int rc = SQLITE_DONE;
 	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++)
 		rc = thread_blocks(t, names, g, st, ths[i], &cap);
-	return scan_end(t, st, rc, err, errlen);
+	return ia_db_finish(st, rc, err, errlen);
 }
 
 /* The blocked time of o over the gaps from gap k on (the first ending after o's start). */
@@ -181,7 +165,7 @@ static int worker_blocks(const struct ia_trace *t, const struct ia_per_process *
 	for (size_t th = 0; th < t->nthreads && rc == SQLITE_DONE; th++)
 		if (ia_worker_main_thread(t, pp, (uint32_t)th))   /* (gap_workers.c says why) */
 			rc = worker_thread_blocks(t, (uint32_t)th, st, names, g, &cap);
-	return scan_end(t, st, rc, err, errlen);
+	return ia_db_finish(st, rc, err, errlen);
 }
 
 int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
