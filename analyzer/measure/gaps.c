@@ -761,20 +761,28 @@ void ia_gaps_blocked_in_json(cJSON *parent, const char *key, const uint64_t *sys
 	}
 }
 
+uint64_t ia_gaps_wait_ns(const uint64_t *sys_ns, enum ia_wait kind)
+{
+	uint64_t n = 0;
+	for (int code = 1; code < 256; code++)
+		if (ia_syscall_wait((uint8_t)code) == kind)
+			n += sys_ns[code];
+	return n;
+}
+
 enum ia_wait ia_gaps_wait_kind(const uint64_t *sys_ns, uint64_t blocked_ns, double share, uint64_t *ns,
 			       const char **sys)
 {
-	uint64_t by_wait[IA_WAIT_N] = { 0 };
-	for (int code = 1; code < 256; code++)
-		by_wait[ia_syscall_wait((uint8_t)code)] += sys_ns[code];
 	enum ia_wait kind = IA_WAIT_UNKNOWN;
 	*ns = 0;
 	*sys = NULL;
-	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++)
-		if (blocked_ns && (double)by_wait[w] >= share * (double)blocked_ns) {
+	for (int w = IA_WAIT_FAULT; w < IA_WAIT_N; w++) {
+		uint64_t by_wait = ia_gaps_wait_ns(sys_ns, (enum ia_wait)w);
+		if (blocked_ns && (double)by_wait >= share * (double)blocked_ns) {
 			kind = (enum ia_wait)w;
-			*ns = by_wait[w];
+			*ns = by_wait;
 		}
+	}
 	uint64_t most = 0;
 	for (int code = 1; kind != IA_WAIT_UNKNOWN && code < 256; code++)
 		if (ia_syscall_wait((uint8_t)code) == kind && sys_ns[code] > most) {

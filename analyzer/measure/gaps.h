@@ -296,6 +296,8 @@ void ia_gap_end_lines_json(cJSON *parent, const char *key, const struct ia_trace
 size_t ia_gaps_blocked_in(const uint64_t *sys_ns, uint64_t blocked_ns, uint8_t *codes, size_t n);
 /* ... and as JSON: parent.key = [{syscall, wait, ns}], when known. */
 void ia_gaps_blocked_in_json(cJSON *parent, const char *key, const uint64_t *sys_ns, uint64_t blocked_ns);
+/* The blocked time (per system call, as main_sys_ns) in calls of one kind of wait. */
+uint64_t ia_gaps_wait_ns(const uint64_t *sys_ns, enum ia_wait kind);
 /* The kind of wait (syscalls.h) holding at least share of blocked_ns, its
  * time and the system call most of that time was in; IA_WAIT_UNKNOWN when
  * none does. */

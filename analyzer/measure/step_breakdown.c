@@ -181,13 +181,8 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 	 * for another thread's Python code — host compute, not input (c06: a
 	 * logger thread; read as 70 % input wait) — its futex share of them */
 	double gil = 0;
-	if (ia_gaps_gil(g) && g->main_blocked_ns) {
-		uint64_t futex = 0;
-		for (int k = 0; k < 256; k++)
-			if (ia_syscall_wait((uint8_t)k) == IA_WAIT_FUTEX)
-				futex += g->main_sys_ns[k];
-		gil = (double)futex / (double)g->main_blocked_ns;
-	}
+	if (ia_gaps_gil(g) && g->main_blocked_ns)
+		gil = (double)ia_gaps_wait_ns(g->main_sys_ns, IA_WAIT_FUTEX) / (double)g->main_blocked_ns;
 	size_t gi = 0;
 	for (size_t i = 0; i < st->n; i++) {
 		uint64_t s = st->start[i], e = s + st->ns[i];
