@@ -9,7 +9,9 @@
 # loop in a library's file (library: a stand-in of Transformers' generate),
 # no finding's Source is the library's line: it is said in the timeline; and
 # the host-bound finding gives generate's own fix (a static cache, compiled).
-# tests/run: after-build (a live loop judged by explain: the build's writeback takes its CPUs)
+# tests/run: alone (the library loop judged host-bound needs its CPUs: CI's clean clone of c0c5c0a,
+# beside the pool, failed it once; beside CPU-bound programs its gaps are read, rightly, as
+# waiting for a CPU, and no host-bound finding is made)
 . tests/lib.sh
 if ! is_root; then skip "collector eBPF tests need root"; finish; fi
 . tests/helpers/collector_e2e.sh
@@ -95,6 +97,8 @@ PYEOF
 check "library: host-bound under Transformers' generate, its static cache and compiled forward a fix" \
 	grep -Eq "^    [0-9]\. [0-9]+% of the sampled launches are inside Hugging Face's generate .*cache_implementation=\"static\"" \
 	"$T/library.txt"
+grep -Eq "^    [0-9]\. [0-9]+% of the sampled launches are inside Hugging Face's generate" "$T/library.txt" ||
+	grep -E "^\[|^    " "$T/library.txt" | cut -c1-240 | sed 's/^/# /'
 check "library: the syncs said to be generate's own, its fix" \
 	grep -q "^    1\. The syncs are Hugging Face generate's own, each token (.*generation/utils.py:$STOP: its stopping check" "$T/library.txt"
 finish
