@@ -144,7 +144,7 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 	} else if (pageable) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
-			 "while the host waits (see the pageable-copies chain).");
+			 "while the host waits.");
 		ia_pin_fix(c, a);
 	} else if (v->queue_full) {
 		snprintf(c->root_cause, sizeof c->root_cause,
@@ -195,6 +195,9 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	ia_json_u64(ev, "excess_ns", s->excess_ns);
 	/* with none, the tail is the GPU's own work: not a cause of starvation (verdict.h) */
 	cJSON_AddBoolToObject(ev, "host_cause", v->contention || v->pageable);
+	cJSON_AddStringToObject(ev, "tail_cause", v->contention ? "cpu_contention" : v->pageable ? "pageable_memory"
+				: v->queue_full ? "gpu_queue_full"
+				: cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api) ? "gpu_work" : "inside_driver");
 	if (v->gpu_busy >= 0)
 		ia_json_round(ev, "gpu_busy_in_slow_calls", v->gpu_busy, 3);
 	cJSON_AddBoolToObject(ev, "gpu_queue_full", v->queue_full);
