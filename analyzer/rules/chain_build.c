@@ -4,6 +4,7 @@
  */
 #include "rules/chain_build.h"
 
+#include "base/json_out.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -178,4 +179,42 @@ void ia_cpu_quota_fix(struct ia_chain *c)
 			"docker --cpus), or use fewer threads at once (num_workers, torch.set_num_threads): every thread's "
 			"CPU time counts against the quota, and when a period's share is spent the training loop stops with "
 			"the rest");
+}
+
+void ia_chain_fold_slow(struct ia_analysis *a, size_t self, const char *tail_cause, int (*api_ok)(unsigned api),
+			const char *these)
+{
+	static const char *const keep[] = { "count", "p50_ns", "p99_ns", "max_ns", "slow_threshold_ns", "slow_calls",
+					    "slow_ns", "excess_ns" };
+	for (size_t k = 0; k < a->nchains;) {
+		struct ia_chain *q = &a->chains[k];
+		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(q->evidence, "tail_cause");
+		if (q->kind != IA_KIND_SLOW_CALLS || !cJSON_IsString(tc) || strcmp(tc->valuestring, tail_cause) ||
+		    (api_ok && !api_ok(q->api))) {
+			k++;
+			continue;
+		}
+		struct ia_chain *c = &a->chains[self];
+		for (int i = 0; i < q->ntimeline; i++)
+			if (!strncmp(q->timeline[i], "[CUDA] ", 7))
+				ia_chain_line(c, "%s: most of them %s", q->timeline[i], these);
+		if (q->sev > c->sev)
+			c->sev = q->sev;
+		cJSON *tails = cJSON_GetObjectItemCaseSensitive(c->evidence, "slow_calls");
+		if (!tails)
+			tails = cJSON_AddArrayToObject(c->evidence, "slow_calls");
+		cJSON *o = cJSON_CreateObject();
+		ia_json_str(o, "api", ia_api_name(a->t, q->api));
+		for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(q->evidence, keep[i]);
+			if (v)
+				cJSON_AddItemToObject(o, keep[i], v);
+		}
+		cJSON_AddItemToArray(tails, o);
+		cJSON_Delete(q->evidence);
+		memmove(q, q + 1, (a->nchains - k - 1) * sizeof *q);
+		a->nchains--;
+		if (k < self)
+			self--;
+	}
 }

@@ -29,6 +29,14 @@ void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((form
 /* A zeroed chain of that kind appended to a->chains (evidence: an empty
  * object), NULL when out of memory. */
 struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind);
+/* One cause, one finding: the slow_calls findings whose slow calls this
+ * finding (a->chains[self]) explains — their tail_cause (chain_slow.c) is
+ * `tail_cause`, and their API passes api_ok where given — had told its cause
+ * again with the same fix.  Each becomes a line of it ("[CUDA] <its
+ * percentiles>: most of them <these>") and an entry of its evidence's
+ * slow_calls, and is dropped; the finding keeps the higher severity. */
+void ia_chain_fold_slow(struct ia_analysis *a, size_t self, const char *tail_cause, int (*api_ok)(unsigned api),
+			const char *these);
 double ia_pct(uint64_t part, uint64_t whole);
 /* A sync line whose sync is an explicit synchronize of torch.cuda
  * (torch.cuda.synchronize(), a stream's or an event's): nothing is read,

@@ -124,6 +124,11 @@ static int free_evidence(const struct ia_analysis *a, struct free_evidence *fe)
 	return 0;
 }
 
+static int free_api(unsigned api)
+{
+	return ingero_api_free_waits(api);
+}
+
 int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
@@ -257,5 +262,8 @@ int ia_rule_sync_frees(struct ia_analysis *a, size_t *cap)
 	ia_json_u64(ev, "frees_in_allocation_retry", fe.retries);
 	ia_json_round(ev, "share_of_window", share, 4);
 	free(fe.lines);
+	/* (c70: cudaFree p99 725 ms, "nothing to fix here", beside these frees'
+	 * finding and its fix) */
+	ia_chain_fold_slow(a, (size_t)(c - a->chains), "gpu_work", free_api, "these frees");
 	return 0;
 }

@@ -26,49 +26,6 @@
  * state are set-up (weights, a constant), not a cost per step. */
 #define PAGEABLE_MIN_COUNT 10
 
-/* One cause, one finding: a copy API's slow-calls finding whose slow calls
- * are mostly pageable (chain_slow.c's tail_cause) told this finding's cause
- * again, with the same fix (c76: cudaMemcpyAsync p99 12.8 ms beside 14.9 GiB
- * of pageable copies; c01, c14, c16, c33 the same).  Its tail becomes a line
- * and an evidence entry of this finding, and this finding keeps the higher
- * severity of the two — as a full queue's other APIs are lines of one
- * finding (chain_slow.c). */
-static void fold_slow_copies(struct ia_analysis *a, size_t self)
-{
-	for (size_t k = 0; k < a->nchains;) {
-		struct ia_chain *q = &a->chains[k];
-		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(q->evidence, "tail_cause");
-		if (q->kind != IA_KIND_SLOW_CALLS || !cJSON_IsString(tc) || strcmp(tc->valuestring, "pageable_memory")) {
-			k++;
-			continue;
-		}
-		struct ia_chain *c = &a->chains[self];
-		for (int i = 0; i < q->ntimeline; i++)
-			if (!strncmp(q->timeline[i], "[CUDA] ", 7))
-				ia_chain_line(c, "%s: most of them these pageable copies", q->timeline[i]);
-		if (q->sev > c->sev)
-			c->sev = q->sev;
-		cJSON *tails = cJSON_GetObjectItemCaseSensitive(c->evidence, "slow_calls");
-		if (!tails)
-			tails = cJSON_AddArrayToObject(c->evidence, "slow_calls");
-		cJSON *o = cJSON_CreateObject();
-		ia_json_str(o, "api", ia_api_name(a->t, q->api));
-		static const char *const keep[] = { "count", "p50_ns", "p99_ns", "max_ns", "slow_threshold_ns", "slow_calls",
-						    "slow_ns", "excess_ns" };
-		for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
-			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(q->evidence, keep[i]);
-			if (v)
-				cJSON_AddItemToObject(o, keep[i], v);
-		}
-		cJSON_AddItemToArray(tails, o);
-		cJSON_Delete(q->evidence);
-		memmove(q, q + 1, (a->nchains - k - 1) * sizeof *q);
-		a->nchains--;
-		if (k < self)
-			self--;
-	}
-}
-
 int ia_rule_pageable(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_trace *t = a->t;
@@ -202,6 +159,7 @@ int ia_rule_pageable(struct ia_analysis *a, size_t *cap)
 	ia_json_round(ev, "share_of_window", share, 4);
 	ia_json_u64(ev, "window_ns", whole);
 	ia_json_u64(ev, "steady_ns", win);
-	fold_slow_copies(a, (size_t)(c - a->chains));
+	/* (c76: cudaMemcpyAsync p99 12.8 ms beside 14.9 GiB of pageable copies) */
+	ia_chain_fold_slow(a, (size_t)(c - a->chains), "pageable_memory", NULL, "these pageable copies");
 	return 0;
 }

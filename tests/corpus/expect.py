@@ -145,12 +145,15 @@ def check_trace(n, expect_path, doc, emit):
     check_eq(f"{n}: every Source is the user's own line", "", f.lib_source)
     check_eq(f"{n}: every gaps chain's timeline whole (its [CUDA] line last)", "", f.cut_timeline)
     check_eq(f"{n}: no host-bound stretch more inside CUDA calls than its length", "", f.part_over)
-    # one cause, one finding: slow copies that are the pageable copies are a
-    # line of the pageable_copies chain, not a slow_calls chain beside it
+    # one cause, one finding: slow copies that are the pageable copies, slow
+    # frees that waited for the GPU, are lines of the pageable_copies and
+    # sync_frees chains, not slow_calls chains beside them
     kinds = [c["kind"] for c in doc["chains"]]
-    twice = [c["summary"] for c in doc["chains"] if c["kind"] == "slow_calls" and "pageable_copies" in kinds
-             and c["evidence"].get("tail_cause") == "pageable_memory"]
-    check_eq(f"{n}: no slow_calls chain tells the pageable copies again", "", "; ".join(twice))
+    twice = [c["summary"] for c in doc["chains"] if c["kind"] == "slow_calls" and (
+             ("pageable_copies" in kinds and c["evidence"].get("tail_cause") == "pageable_memory") or
+             ("sync_frees" in kinds and c["evidence"].get("tail_cause") == "gpu_work"
+              and re.fullmatch(r"cu(da)?(Mem)?Free(Host)?(_v2)?", c["api"] or "")))]
+    check_eq(f"{n}: no slow_calls chain tells a pageable_copies or sync_frees chain's cause again", "", "; ".join(twice))
     for kv in rows:
         k, v = kv.split("=", 1)
         if k == "first_kind":
