@@ -28,6 +28,16 @@ static int by_weight(const void *a, const void *b)
 	return strcmp(x->line, y->line);
 }
 
+/* A line's blocked weight in one piece of library code: a line waits in
+ * several (c51: line 23 in Condition.wait, the pin thread's queue, 186
+ * blocks, and in record_function's exit 10), and the one said is the
+ * heaviest, not the first read. */
+struct ia_gap_inner {
+	size_t line;               /* index into lines */
+	char inner[sizeof ((struct ia_gap_line *)0)->inner];
+	double weight;
+};
+
 /* One sampled block of weight w (its blocked time in the gaps over its
  * chance) at stack sid, into b by its line. */
 static int add_block(struct ia_gap_blocks *b, size_t *cap, struct ia_stack_names *names, uint64_t sid,
@@ -36,13 +46,45 @@ static int add_block(struct ia_gap_blocks *b, size_t *cap, struct ia_stack_names
 	struct ia_gap_line *l = ia_line_slot(&b->lines, &b->n, cap, line ? line : "(no Python frame)");
 	if (!l)
 		return -1;
-	/* the library code it blocked in, where that is not the line */
-	const char *inner = sid ? ia_stack_python(names, sid) : NULL, *func = sid ? ia_stack_python_func(names, sid) : NULL;
-	if (!l->inner[0] && line && inner && func && strcmp(line, inner))
-		snprintf(l->inner, sizeof l->inner, "%s (%s)", func, inner);
 	l->count++;
 	l->weight += w;
+	/* the library code it blocked in, where that is not the line */
+	const char *inner = sid ? ia_stack_python(names, sid) : NULL, *func = sid ? ia_stack_python_func(names, sid) : NULL;
+	if (!line || !inner || !func || !strcmp(line, inner))
+		return 0;
+	char in[sizeof l->inner];
+	snprintf(in, sizeof in, "%s (%s)", func, inner);
+	size_t li = (size_t)(l - b->lines), k = 0;
+	while (k < b->ninners && (b->inners[k].line != li || strcmp(b->inners[k].inner, in)))
+		k++;
+	if (k == b->ninners) {
+		if (ia_grow((void **)&b->inners, &b->cinners, b->ninners + 1, sizeof *b->inners) < 0)
+			return -1;
+		b->inners[k].line = li;
+		memcpy(b->inners[k].inner, in, sizeof in);
+		b->inners[k].weight = 0;
+		b->ninners++;
+	}
+	b->inners[k].weight += w;
 	return 0;
+}
+
+/* Each line's heaviest library code, into its inner (before lines are sorted). */
+static void pick_inners(struct ia_gap_blocks *b)
+{
+	double *best = calloc(b->n + 1, sizeof *best);
+	for (size_t k = 0; best && k < b->ninners; k++) {
+		const struct ia_gap_inner *x = &b->inners[k];
+		struct ia_gap_line *l = &b->lines[x->line];
+		if (x->weight > best[x->line] || (x->weight == best[x->line] && strcmp(x->inner, l->inner) < 0)) {
+			best[x->line] = x->weight;
+			memcpy(l->inner, x->inner, sizeof l->inner);
+		}
+	}
+	free(best);
+	free(b->inners);
+	b->inners = NULL;
+	b->ninners = b->cinners = 0;
 }
 
 /* The chance column, where a file holds a bad one: counted once, as if certain. */
@@ -184,15 +226,18 @@ int ia_gap_blocks_compute(const struct ia_trace *t, const struct ia_per_process 
 	if (pp->nworkers && worker_blocks(t, pp, names, g, err, errlen) < 0)
 		return -1;
 	struct ia_gap_blocks *all[] = { &g->main_blocks, &g->worker_blocks };
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 2; i++) {
+		pick_inners(all[i]);
 		if (all[i]->n)
 			qsort(all[i]->lines, all[i]->n, sizeof *all[i]->lines, by_weight);
+	}
 	return 0;
 }
 
 void ia_gap_blocks_free(struct ia_gap_blocks *b)
 {
 	free(b->lines);
+	free(b->inners);
 	memset(b, 0, sizeof *b);
 }
 

@@ -81,8 +81,10 @@ struct ia_gap_child {
 /* Sampled blocks by Python line (gap_blocks.c), the main thread's or the
  * workers': each block's blocked time in the gaps over the chance it had
  * of a stack, an unbiased estimate of the time by line. */
+struct ia_gap_inner;   /* gap_blocks.c: a line's weight by the library code it blocked in */
 struct ia_gap_blocks {
 	struct ia_gap_line *lines; size_t n;   /* most weight first */
+	struct ia_gap_inner *inners; size_t ninners, cinners;   /* (while the blocks are read) */
 	uint64_t sampled;
 	double weight;
 	/* the workers': of weight, blocks while loading (under the Dataset's
