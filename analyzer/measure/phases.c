@@ -43,7 +43,7 @@ static size_t slice_of(const struct ia_phases *ph, uint64_t ts)
 
 /* The samples that vote, in any order. */
 static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
-		      struct ia_phase_vote **out, size_t *nout, char *err, size_t errlen)
+		      struct ia_phases *ph, struct ia_phase_vote **out, size_t *nout, char *err, size_t errlen)
 {
 	*out = NULL;
 	*nout = 0;
@@ -65,9 +65,14 @@ static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp,
 		uint32_t proc = t->threads[th].proc;
 		const struct ia_proc_stats *ps = ia_pp_of_proc(pp, proc);
 		int compiler = ps && ps->role == IA_ROLE_COMPILER;
+		uint64_t id = (uint64_t)sqlite3_column_int64(st, 2);
+		size_t s = slice_of(ph, (uint64_t)sqlite3_column_int64(st, 1));
+		if (ps && ps->role == IA_ROLE_WORKER && s < ph->nslices && ia_stack_loading(names, id))
+			ph->input[s] |= IA_SLICE_WORKERS_LOAD;
 		if (proc != main_proc && !compiler)
 			continue;
-		uint64_t id = (uint64_t)sqlite3_column_int64(st, 2);
+		if ((uint32_t)th == pp->main_thread && s < ph->nslices)
+			ph->input[s] |= IA_SLICE_MAIN_ONCPU;
 		int why = ia_stack_phase_why(names, id);
 		/* a compiler process compiles, whatever its frames say (its
 		 * imports are the pool's start-up, part of compiling) */
@@ -305,9 +310,22 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 		for (size_t k = 0; k < runup; k++)
 			if (ph->slice[k] == IA_PHASE_STEADY)
 				launches += ph->launches[k];
+		/* ... but not where the main thread is off its CPU while the
+		 * DataLoader's workers load: it waits for its first batch, the
+		 * job's own input work, which the workers do every step (c45:
+		 * 3.4 s of six 1 GiB batches' loading read as start-up).  From
+		 * the first such slice to the last, one stretch: a gap is the
+		 * steady state's or a phase's whole, and one cut into pieces
+		 * would be counted in both (c73). */
+		size_t in_lo = SIZE_MAX, in_hi = 0;
+		for (size_t k = 0; k < first && k < ph->nslices; k++)
+			if (ph->slice[k] == IA_PHASE_STEADY && ph->input[k] == IA_SLICE_WORKERS_LOAD) {
+				in_lo = in_lo == SIZE_MAX ? k : in_lo;
+				in_hi = k;
+			}
 		if (launches < 3 * (uint64_t)ph->steps.launches + 3)
 			for (size_t k = 0; k < first && k < ph->nslices; k++)
-				if (ph->slice[k] == IA_PHASE_STEADY)
+				if (ph->slice[k] == IA_PHASE_STEADY && (k < in_lo || k > in_hi))
 					ph->slice[k] = IA_PHASE_STARTUP;
 	}
 	if ((uint64_t)IA_PHASE_AGAIN_STEPS * ph->steps.launches > ph->again_launches)
@@ -512,7 +530,8 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 	ph->nslices = (size_t)((t->last_ns - t->first_ns) / IA_PHASE_SLICE_NS) + 1;
 	ph->slice = calloc(ph->nslices, 1);
 	ph->launches = calloc(ph->nslices, sizeof *ph->launches);
-	if (!ph->slice || !ph->launches)
+	ph->input = calloc(ph->nslices, 1);
+	if (!ph->slice || !ph->launches || !ph->input)
 		goto oom;
 	uint32_t main_proc = pp->p[pp->main].proc;
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -533,7 +552,7 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 		}
 	struct ia_phase_vote *v;
 	size_t nv;
-	if (load_votes(t, pp, names, &v, &nv, err, errlen) < 0)
+	if (load_votes(t, pp, names, ph, &v, &nv, err, errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < nv; i++)
 		ph->cudnn_benchmark |= v[i].why == IA_WHY_CUDNN_BENCHMARK;
@@ -569,6 +588,7 @@ void ia_phases_free(struct ia_phases *ph)
 {
 	free(ph->slice);
 	free(ph->launches);
+	free(ph->input);
 	free(ph->ep);
 	free(ph->votes);
 	details_free(ph);

@@ -83,10 +83,16 @@ struct ia_phase_detail {
 	struct ia_gap_line *import_lines; size_t nimport_lines;   /* the user's lines that imported them */
 };
 
+/* What a slice's samples say of the main thread's input: the DataLoader's
+ * workers loading (a sample under their Dataset's code), the main thread
+ * on a CPU (any sample of its own). */
+enum ia_slice_input { IA_SLICE_WORKERS_LOAD = 1, IA_SLICE_MAIN_ONCPU = 2 };
+
 struct ia_phases {
 	uint64_t t0;                /* slices cover [t0, t0 + nslices * IA_PHASE_SLICE_NS) */
 	uint8_t *slice;             /* enum ia_phase per slice */
 	uint32_t *launches;         /* main-process launches starting in each slice */
+	uint8_t *input;             /* per slice, enum ia_slice_input bits */
 	size_t nslices;
 	struct ia_phase_episode *ep; size_t nep;
 	struct ia_phase_detail d[IA_PHASE_N];
