@@ -143,6 +143,7 @@ static void loading_io_cause(struct ia_chain *c, const struct gap_view *v)
 }
 
 #define WORKERS_SATURATED 0.5   /* of the workers on CPUs at a time, on average: more would help */
+#define WORKERS_ALL_ALONG 0.85  /* ... on their CPUs nearly all along: a deeper queue cannot help */
 #define LONG_WAITS_SHARE 0.6     /* of the gap time in the long gaps (gap_bursts.h): a wait now and then */
 #define ONE_WORKER_BUSY 0.6      /* of those gaps' time, the busiest worker on a CPU */
 #define OTHERS_IDLE 0.5          /* the other workers' CPU time there, of the busiest one's */
@@ -266,6 +267,10 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 			"such as a Dataset's __getitem__ and the default collation.", 100 * winterp);
 	if (whot && whot->user_python[0] && per_item)   /* the workers' own code starves the GPU */
 		snprintf(c->source, sizeof c->source, "%s", whot->user_python);
+	else if (v->blocked_at && strcmp(v->blocked_at->line, "(no Python frame)"))
+		/* the loop's line that waits for the batch (the DataLoader's
+		 * iteration), not the call after the wait (c01: x.cuda()) */
+		snprintf(c->source, sizeof c->source, "%s", v->blocked_at->line);
 	if (ia_workers_crowd_cpus(v->a))
 		ia_addf(c->root_cause, sizeof c->root_cause,
 			" %d workers plus the main process are more than the %d CPUs: they also fight for them.", v->at_once,
@@ -308,9 +313,14 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 		ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)wmech));
 	/* a deeper queue evens out a loader's bursts; it adds no CPU to
 	 * workers that already have every CPU (more of them than CPUs, or the
-	 * CPUs saturated): no advice that cannot help (c51) */
-	if (!ia_workers_crowd_cpus(v->a) && !(v->sat >= SATURATED))
+	 * CPUs saturated: c51), nor to workers on their CPUs all along (c45,
+	 * c47: 1.8 of 2, 1.0 of 1): no advice that cannot help — but workers
+	 * forked again each epoch are a cost persistent_workers removes */
+	int workers_busy = busy >= WORKERS_ALL_ALONG * v->at_once;
+	if (!ia_workers_crowd_cpus(v->a) && !(v->sat >= SATURATED) && !workers_busy)
 		prefetch_fix(c, v);
+	else if (workers_busy && ia_phases_workers_persist(&v->a->ph) == 0)
+		ia_chain_fix(c, "persistent_workers=True: each epoch's iterator forked new workers here");
 	if (!per_item && !g->samples_workers)
 		ia_batch_level_fix(c);
 }

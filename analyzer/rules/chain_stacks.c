@@ -143,7 +143,8 @@ void ia_stacks_json(cJSON *ev, const struct ia_gaps *g, enum ia_gap_role role, c
 
 void ia_batch_level_fix(struct ia_chain *c)
 {
-	ia_chain_fix(c, "For an in-memory dataset, skip per-sample __getitem__ + collate: index a pre-shuffled "
-	       "permutation directly (perm = torch.randperm(N); batch = data[perm[i:i+B]]), or give the "
-	       "DataLoader a BatchSampler and a dataset with __getitems__");
+	ia_chain_fix(c, "Do the per-item work per batch: a dataset with __getitems__(indices) (or a BatchSampler as the "
+	       "sampler, batch_size=None) builds a whole batch with tensor operations instead of a Python loop per "
+	       "item and the default collation; for data already in memory, index a pre-shuffled permutation "
+	       "(perm = torch.randperm(N); batch = data[perm[i:i+B]])");
 }
