@@ -443,13 +443,13 @@ static void hostbound_summary(struct ia_chain *c, const struct ia_analysis *a, c
 			 ia_fmt_dur(d2, sizeof d2, k->idle_in), 100 * share);
 	else if (h->n == 1)
 		snprintf(c->summary, sizeof c->summary,
-			 "host-bound: %s launches at %s/s over %s (%.0f%% of the window); the %s after them waited %s "
+			 "host-bound: %s launches at %s/s over %s (%.0f%% of the steady state); the %s after them waited %s "
 			 "(GPU already idle) - the GPU keeps up with the host",
 			 n1, n2, ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share, ia_api_name(a->t, cl->api),
 			 ia_fmt_dur(d2, sizeof d2, cl->dur));
 	else
 		snprintf(c->summary, sizeof c->summary,
-			 "host-bound: %s launches at %s/s in %s stretches (%s, %.0f%% of the window); the syncs after "
+			 "host-bound: %s launches at %s/s in %s stretches (%s, %.0f%% of the steady state); the syncs after "
 			 "them waited at most %s (GPU already idle) - the GPU keeps up with the host",
 			 n1, n2, ia_fmt_count(d3, sizeof d3, h->n), ia_fmt_dur(d1, sizeof d1, h->ns), 100 * share,
 			 ia_fmt_dur(d2, sizeof d2, h->close_max_ns));

@@ -110,7 +110,7 @@ int ia_rule_pageable(struct ia_analysis *a, size_t *cap)
 		snprintf(c->source, sizeof c->source, "%s", py);
 	double gp = ia_gbps(pg.bytes, pg.dur_ns), gpin = ia_gbps(pin_sync.bytes, pin_sync.dur_ns);
 	char b1[32], d1[32], d2[32], n1[32];
-	snprintf(c->summary, sizeof c->summary, "pageable copies: %s in %s calls at %.1f GB/s took %s (%.0f%% of the window)",
+	snprintf(c->summary, sizeof c->summary, "pageable copies: %s in %s calls at %.1f GB/s took %s (%.0f%% of the steady state)",
 		 ia_fmt_bytes(b1, sizeof b1, pg.bytes), ia_fmt_count(n1, sizeof n1, pg.count), gp,
 		 ia_fmt_dur(d1, sizeof d1, pg.dur_ns), 100 * share);
 	if (pin_sync.count)
