@@ -181,6 +181,13 @@ void ia_cpu_quota_fix(struct ia_chain *c)
 			"the rest");
 }
 
+void ia_chain_drop(struct ia_analysis *a, size_t k)
+{
+	cJSON_Delete(a->chains[k].evidence);
+	memmove(&a->chains[k], &a->chains[k + 1], (a->nchains - k - 1) * sizeof *a->chains);
+	a->nchains--;
+}
+
 void ia_chain_fold_slow(struct ia_analysis *a, size_t self, const char *tail_cause, int (*api_ok)(unsigned api),
 			const char *these)
 {
@@ -211,9 +218,7 @@ void ia_chain_fold_slow(struct ia_analysis *a, size_t self, const char *tail_cau
 				cJSON_AddItemToObject(o, keep[i], v);
 		}
 		cJSON_AddItemToArray(tails, o);
-		cJSON_Delete(q->evidence);
-		memmove(q, q + 1, (a->nchains - k - 1) * sizeof *q);
-		a->nchains--;
+		ia_chain_drop(a, k);
 		if (k < self)
 			self--;
 	}

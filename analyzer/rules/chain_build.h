@@ -29,6 +29,8 @@ void ia_chain_line(struct ia_chain *c, const char *fmt, ...) __attribute__((form
 /* A zeroed chain of that kind appended to a->chains (evidence: an empty
  * object), NULL when out of memory. */
 struct ia_chain *ia_chain_new(struct ia_analysis *a, size_t *cap, enum ia_kind kind);
+/* Removes a->chains[k] (its evidence freed), the later ones moved down. */
+void ia_chain_drop(struct ia_analysis *a, size_t k);
 /* One cause, one finding: the slow_calls findings whose slow calls this
  * finding (a->chains[self]) explains — their tail_cause (chain_slow.c) is
  * `tail_cause`, and their API passes api_ok where given — had told its cause

@@ -25,6 +25,45 @@
 #define CONTENTION_MIN_STRETCHES 10  /* enough steps to call it the steady state */
 #define MAX_COMP 5
 
+/* One cause, one finding: where the gaps finding already says the main
+ * thread waited for a CPU (gaps_host_preempted), this one told the same
+ * contention again with the same fixes (c10: two HIGH findings, both
+ * naming sh).  Its steps' measure and its named competitors become lines
+ * of that finding (before its closing [CUDA] line), its fixes — which name
+ * the competitor where the gaps' own may not — replace that finding's, its
+ * evidence is that finding's cpu_contention, and it is dropped. */
+static void fold_into_gaps(struct ia_analysis *a, size_t self)
+{
+	size_t gi = 0;
+	while (gi < a->nchains && a->chains[gi].kind != IA_KIND_GAPS_HOST_PREEMPTED)
+		gi++;
+	if (gi == a->nchains)
+		return;
+	struct ia_chain *c = &a->chains[self], *g = &a->chains[gi];
+	for (int i = 0; i < c->ntimeline && g->ntimeline > 0 && g->ntimeline < IA_CHAIN_MAX_TIMELINE; i++) {
+		int seen = 0;
+		for (int j = 0; j < g->ntimeline; j++)
+			seen |= !strcmp(g->timeline[j], c->timeline[i]);
+		if (seen)
+			continue;
+		/* (before the gaps finding's own [CUDA] line, its last) */
+		memcpy(g->timeline[g->ntimeline], g->timeline[g->ntimeline - 1], sizeof g->timeline[0]);
+		memcpy(g->timeline[g->ntimeline - 1], c->timeline[i], sizeof g->timeline[0]);
+		g->ntimeline++;
+	}
+	if (c->nfixes) {
+		memcpy(g->fixes, c->fixes, sizeof g->fixes);
+		g->nfixes = c->nfixes;
+	}
+	if (c->sev > g->sev)
+		g->sev = c->sev;
+	if (!g->source[0])
+		memcpy(g->source, c->source, sizeof g->source);
+	cJSON_AddItemToObject(g->evidence, "cpu_contention", c->evidence);
+	c->evidence = NULL;
+	ia_chain_drop(a, self);
+}
+
 int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_hostbound *h = &a->hb;
@@ -142,5 +181,6 @@ int ia_rule_cpu_contention(struct ia_analysis *a, size_t *cap)
 	if (t->off_holder)   /* (schema 9: its waits after a wake-up are in it too) */
 		cJSON_AddBoolToObject(ev, "preempted_to_has_woken_waits", 1);
 	cJSON_AddNumberToObject(ev, "cpus", cpus);
+	fold_into_gaps(a, (size_t)(c - a->chains));
 	return 0;
 }

@@ -154,6 +154,10 @@ def check_trace(n, expect_path, doc, emit):
              ("sync_frees" in kinds and c["evidence"].get("tail_cause") == "gpu_work"
               and re.fullmatch(r"cu(da)?(Mem)?Free(Host)?(_v2)?", c["api"] or "")))]
     check_eq(f"{n}: no slow_calls chain tells a pageable_copies or sync_frees chain's cause again", "", "; ".join(twice))
+    # ... and the gaps finding that says the main thread waited for a CPU is
+    # the CPU contention's one finding
+    check_eq(f"{n}: no cpu_contention chain beside a gaps_host_preempted one", "",
+             "cpu_contention" if "gaps_host_preempted" in kinds and "cpu_contention" in kinds else "")
     for kv in rows:
         k, v = kv.split("=", 1)
         if k == "first_kind":
