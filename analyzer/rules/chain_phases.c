@@ -18,6 +18,7 @@
 #include "base/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Time in [a, b) of the episodes of phase p that are (repeat = 1) or are
@@ -135,6 +136,60 @@ int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum i
 	return 0;
 }
 
+/* What the main thread did over a phase's episodes inside [a, b): on a
+ * CPU, waiting for one, off it otherwise (blocked).  0 when its thread or
+ * its off-CPU intervals are not known, or out of memory (evidence only). */
+static int main_state_in(const struct ia_analysis *a, enum ia_phase p, uint64_t w0, uint64_t w1, uint64_t *span,
+			 uint64_t *oncpu, uint64_t *runq)
+{
+	const struct ia_phases *ph = &a->ph;
+	uint32_t th = a->pp.main_thread;
+	*span = *oncpu = *runq = 0;
+	if (th == UINT32_MAX || !a->t->threads[th].off_n)
+		return 0;
+	uint64_t *w = malloc((2 * ph->nep + 1) * sizeof *w);
+	size_t n = 0;
+	for (size_t i = 0; w && i < ph->nep; i++) {
+		const struct ia_phase_episode *e = &ph->ep[i];
+		uint64_t lo = e->start > w0 ? e->start : w0, hi = e->end < w1 ? e->end : w1;
+		if (e->phase != p || lo >= hi)
+			continue;
+		w[2 * n] = lo;
+		w[2 * n + 1] = hi;
+		*span += hi - lo;
+		n++;
+	}
+	if (!w || !n) {
+		free(w);
+		return 0;
+	}
+	*oncpu = ia_thread_cpu_windows(a->t, th, w, n, runq);
+	free(w);
+	return *span > 0;
+}
+
+/* A phase is one-time work only where the main thread did it: waiting for
+ * a CPU most of it (c10, c40: 74 % and 79 % of a start-up behind other
+ * processes), the time is the contention's, which a warm-up step does not
+ * take away.  The split is said either way; the percent of it spent
+ * waiting for a CPU when that is most of it, else 0. */
+static int phase_state(struct ia_chain *c, const struct ia_analysis *a, enum ia_phase p)
+{
+	uint64_t span, on, rq;
+	if (!main_state_in(a, p, a->gaps.win_start, a->gaps.win_end, &span, &on, &rq))
+		return 0;
+	uint64_t blk = span > on + rq ? span - on - rq : 0;
+	char d1[32], d2[32], d3[32];
+	ia_chain_line(c, "[HOST] main thread in it: on a CPU %s (%.0f%%), waiting for a CPU %s (%.0f%%), blocked %s (%.0f%%)",
+		      ia_fmt_dur(d1, sizeof d1, on), ia_pct(on, span), ia_fmt_dur(d2, sizeof d2, rq), ia_pct(rq, span),
+		      ia_fmt_dur(d3, sizeof d3, blk), ia_pct(blk, span));
+	cJSON *o = cJSON_AddObjectToObject(c->evidence, "main_thread");
+	ia_json_u64(o, "oncpu_ns", on);
+	ia_json_u64(o, "runq_ns", rq);
+	ia_json_u64(o, "blocked_ns", blk);
+	return 2 * rq >= span ? (int)(100 * rq / span + 0.5) : 0;
+}
+
 static int startup_chain(struct ia_analysis *a, size_t *cap)
 {
 	const struct ia_idle *i = &a->idle;
@@ -168,6 +223,7 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 	if (i->pre_window_startup_ns)
 		ia_chain_line(c, "[HOST] before the first GPU work: %s more of start-up (not in the window)",
 			      ia_fmt_dur(d3, sizeof d3, i->pre_window_startup_ns));
+	int starved = phase_state(c, a, IA_PHASE_STARTUP);
 	ia_chain_line(c, "[CUDA] %zu stretch%s of start-up after the first queued GPU work; no step's work could be "
 		      "queued while the main thread did it", n, n == 1 ? "" : "es");
 	ia_phase_reasons(buf, sizeof buf, d);
@@ -176,6 +232,10 @@ static int startup_chain(struct ia_analysis *a, size_t *cap)
 		 "on a short run and fades in a long one; it is not what limits the steady state.",
 		 buf[0] ? buf : "start-up", c->source[0] ? " The user's line that triggered the most of it: " : "",
 		 c->source, c->source[0] ? " (the first call that needed a module or a library loads it then)." : "");
+	if (starved)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" But the main thread waited for a CPU %d%% of its length: %s, and that made this work take so long.",
+			starved, ia_cpu_quota_throttled(a) ? "the job's CPU quota held it back" : "other tasks held the CPUs");
 	ia_chain_fix(c, "Measure throughput after a few warm-up steps: %s of this window is start-up",
 		     ia_fmt_dur(d1, sizeof d1, ns));
 	if (d->samples && d->why[IA_WHY_MEMPOOL] * 4 >= d->samples)   /* no samples: no reason shown */
