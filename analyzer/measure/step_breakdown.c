@@ -29,6 +29,7 @@ static const struct ia_step_threshold thresholds[IA_STEP_NPARTS] = {
 	[IA_STEP_DEVICE] = { 0, 0 },
 	[IA_STEP_COLLECTIVES] = { 40, 10 },
 	[IA_STEP_OTHER_WAIT] = { 20, 10 },
+	[IA_STEP_CPU_WAIT] = { 20, 10 },
 };
 
 const struct ia_step_threshold *ia_step_threshold(enum ia_step_part p)
@@ -40,6 +41,7 @@ const char *ia_step_part_name(enum ia_step_part p)
 {
 	static const char *const n[IA_STEP_NPARTS] = {
 		"input wait", "host compute", "launch overhead", "sync", "device compute", "collectives", "other waits",
+		"CPU wait",
 	};
 	return p < IA_STEP_NPARTS ? n[p] : "";
 }
@@ -48,6 +50,7 @@ const char *ia_step_part_key(enum ia_step_part p)
 {
 	static const char *const k[IA_STEP_NPARTS] = {
 		"input_wait", "host_compute", "launch", "sync", "device_compute", "collectives", "other_wait",
+		"cpu_wait",
 	};
 	return p < IA_STEP_NPARTS ? k[p] : "";
 }
@@ -109,7 +112,8 @@ static int pieces_to(struct pieces *q, uint64_t e)
 
 /* The class: the first part at its high tier, else at its moderate one. */
 const enum ia_step_part ia_step_class_order[] = {
-	IA_STEP_INPUT, IA_STEP_OTHER_WAIT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST, IA_STEP_LAUNCH,
+	IA_STEP_INPUT, IA_STEP_OTHER_WAIT, IA_STEP_CPU_WAIT, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_HOST,
+	IA_STEP_LAUNCH,
 };
 const size_t ia_step_class_order_n = sizeof ia_step_class_order / sizeof *ia_step_class_order;
 
@@ -119,7 +123,7 @@ static void classify(struct ia_step_breakdown *b)
 	static const char *const bound[IA_STEP_NPARTS] = {
 		[IA_STEP_INPUT] = "input-bound", [IA_STEP_HOST] = "host-bound", [IA_STEP_LAUNCH] = "launch-bound",
 		[IA_STEP_SYNC] = "sync-bound", [IA_STEP_COLLECTIVES] = "collective-bound",
-		[IA_STEP_OTHER_WAIT] = "wait-bound",
+		[IA_STEP_OTHER_WAIT] = "wait-bound", [IA_STEP_CPU_WAIT] = "CPU-starved",
 	};
 	b->cls_part = -1;
 	for (int tier = 0; tier < 2 && b->cls_part < 0; tier++)
@@ -190,7 +194,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		while (gi < g->n && g->g[gi].end <= s)
 			gi++;
 		uint64_t gap = 0;
-		double blocked = 0, other_wait = 0, host_wait = 0;
+		double blocked = 0, other_wait = 0, host_wait = 0, cpu_wait = 0;
 		for (size_t k = gi; k < g->n && g->g[k].start < e; k++) {
 			const struct ia_gap *x = &g->g[k];
 			uint64_t ov = ia_overlap(s, e, x->start, x->end), len = x->end - x->start;
@@ -199,6 +203,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 			gap += ov;
 			if (len) {
 				blocked += (double)(off - runq) * (double)ov / (double)len;
+				cpu_wait += (double)runq * (double)ov / (double)len;
 				/* blocked writing, syncing, for a child — or while a
 				 * subprocess it waited for lived (gaps.h) */
 				uint64_t ow = x->main_other_wait_ns;
@@ -319,7 +324,13 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 		out->part_ns[IA_STEP_SYNC][i] = in[PIECE_SYNC];
 		out->part_ns[IA_STEP_LAUNCH][i] = in[PIECE_LAUNCH] + hbl;
 		out->part_ns[IA_STEP_INPUT][i] = inp;
-		out->part_ns[IA_STEP_HOST][i] = rest - inp - ow + (hbt - hbl);
+		/* of the gap's time left, what the main thread spent runnable
+		 * (its launches and syncs came out of its on-CPU time first) */
+		uint64_t host = rest - inp - ow, cw_ns = cpu_wait > 0 ? (uint64_t)(cpu_wait + 0.5) : 0;
+		if (cw_ns > host)
+			cw_ns = host;
+		out->part_ns[IA_STEP_CPU_WAIT][i] = cw_ns;
+		out->part_ns[IA_STEP_HOST][i] = host - cw_ns + (hbt - hbl);
 		uint64_t device = st->ns[i] - gap - hbt, coll_dev = coll - coll_gap < device ? coll - coll_gap : device;
 		out->part_ns[IA_STEP_COLLECTIVES][i] = coll_gap + coll_dev;
 		out->part_ns[IA_STEP_DEVICE][i] = device - coll_dev;

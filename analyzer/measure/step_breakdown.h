@@ -21,8 +21,10 @@
  *     workers, a producer, reading), or other waits where it blocked
  *     writing or syncing files or waiting for a child process (a
  *     checkpoint, a log, a subprocess: c14's fsync had made its steps
- *     "input-bound"); on a CPU, waiting for one, or in another CUDA call
- *     → host compute — and blocked in a gap that autograd's engine
+ *     "input-bound"); runnable but waiting for a CPU → CPU wait (other
+ *     tasks or a CPU quota held the CPUs: c10's and c05-under-a-quota's
+ *     waits had read as 86-97 % host compute, "host-bound"); on a CPU or
+ *     in another CUDA call → host compute — and blocked in a gap that autograd's engine
  *     thread ended (backward(): the main thread waits while that thread
  *     does the host's work and queues the next) → host compute too (c40's
  *     starved autograd thread had read as 24 % input wait), and so is its
@@ -46,7 +48,8 @@
  * gap, so the parts sum to the step exactly.
  *
  * The class follows XProf's tiers (input_pipeline_analyzer): the first
- * part, in the order input, other waits, collectives, sync, host, launch
+ * part, in the order input, other waits, CPU wait ("CPU-starved": XProf
+ * has no such tier, a profiler of one process), collectives, sync, host, launch
  * (ia_step_class_order), at or above
  * its high threshold names the class ("input-bound"); else the first at
  * or above its moderate one ("somewhat input-bound"); else device-bound
@@ -68,6 +71,7 @@ enum ia_step_part {
 	IA_STEP_DEVICE,       /* the GPU had work */
 	IA_STEP_COLLECTIVES,  /* inside the main process's collectives (NCCL's on the GPU, gloo's on the host) */
 	IA_STEP_OTHER_WAIT,   /* main thread blocked, not for input: writing, syncing files, a child process */
+	IA_STEP_CPU_WAIT,     /* main thread runnable, waiting for a CPU, while the GPU idled */
 	IA_STEP_NPARTS
 };
 

@@ -14,13 +14,13 @@
 
 /* Bottom to top: the GPU's work first, then what the host did while it idled. */
 static const enum ia_step_part stack[IA_STEP_NPARTS] = {
-	IA_STEP_DEVICE, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_LAUNCH, IA_STEP_HOST, IA_STEP_OTHER_WAIT,
-	IA_STEP_INPUT,
+	IA_STEP_DEVICE, IA_STEP_COLLECTIVES, IA_STEP_SYNC, IA_STEP_LAUNCH, IA_STEP_HOST, IA_STEP_CPU_WAIT,
+	IA_STEP_OTHER_WAIT, IA_STEP_INPUT,
 };
 static const char *const color[IA_STEP_NPARTS] = {
 	[IA_STEP_DEVICE] = "#2ca02c", [IA_STEP_COLLECTIVES] = "#9467bd", [IA_STEP_SYNC] = "#aec7e8",
 	[IA_STEP_LAUNCH] = "#1f77b4", [IA_STEP_HOST] = "#4d4d4d", [IA_STEP_INPUT] = "#d62728",
-	[IA_STEP_OTHER_WAIT] = "#ff9896",
+	[IA_STEP_OTHER_WAIT] = "#ff9896", [IA_STEP_CPU_WAIT] = "#ff7f0e",
 };
 
 #define MAXBARS 300   /* more steps than this: each column the mean of a run of them */

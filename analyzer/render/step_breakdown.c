@@ -10,14 +10,14 @@
 /* The rows in the order a step's story is told: what the host waited
  * for, what it did, then the GPU. */
 static const enum ia_step_part rows[IA_STEP_NPARTS] = {
-	IA_STEP_INPUT, IA_STEP_OTHER_WAIT, IA_STEP_HOST, IA_STEP_LAUNCH, IA_STEP_SYNC, IA_STEP_COLLECTIVES,
-	IA_STEP_DEVICE,
+	IA_STEP_INPUT, IA_STEP_OTHER_WAIT, IA_STEP_CPU_WAIT, IA_STEP_HOST, IA_STEP_LAUNCH, IA_STEP_SYNC,
+	IA_STEP_COLLECTIVES, IA_STEP_DEVICE,
 };
 
 #define OVERLAP "each instant goes to one part, the GPU's state first: GPU had work: device compute" \
 	" (collectives first); GPU idle: inside a collective, collectives; else by the main thread, sync >" \
 	" launch > blocked (input wait; other waits where it wrote or synced files or waited for a child" \
-	" process) > on a CPU (host compute); without GPU marks, host-bound stretches" \
+	" process) > waiting for a CPU (CPU wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
 	" (the GPU kept up with the host) are the host's: launch inside launches, else host compute"
 
 void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
@@ -31,7 +31,7 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 	fprintf(f, "  %-16s %9s %9s %7s\n", "part", "median", "p90", "share");
 	for (int r = 0; r < IA_STEP_NPARTS; r++) {
 		enum ia_step_part p = rows[r];
-		if ((p == IA_STEP_COLLECTIVES || p == IA_STEP_OTHER_WAIT) && !b->sum_ns[p])
+		if ((p == IA_STEP_COLLECTIVES || p == IA_STEP_OTHER_WAIT || p == IA_STEP_CPU_WAIT) && !b->sum_ns[p])
 			continue;   /* none in the trace */
 		fprintf(f, "  %-16s %9s %9s %6.0f%%\n", ia_step_part_name(p), ia_fmt_dur(d1, sizeof d1, b->p50_ns[p]),
 			ia_fmt_dur(d2, sizeof d2, b->p90_ns[p]), b->share_pct[p]);
@@ -39,11 +39,14 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 	fprintf(f, "  Class: %s. Input-bound: input wait >= 20%% of the step (5%%: somewhat); %ssync, host, "
 		   "launch >= 20%% (10%%); collectives >= 40%% (10%%); else device-bound when device compute "
 		   ">= 50%% (XProf's tiers; shares of the steps' summed time).\n", b->cls,
-		b->sum_ns[IA_STEP_OTHER_WAIT] ? "other waits (wait-bound), " : "");
+		b->sum_ns[IA_STEP_OTHER_WAIT] && b->sum_ns[IA_STEP_CPU_WAIT] ? "other waits (wait-bound), CPU wait "
+		"(CPU-starved), " : b->sum_ns[IA_STEP_OTHER_WAIT] ? "other waits (wait-bound), "
+		: b->sum_ns[IA_STEP_CPU_WAIT] ? "CPU wait (CPU-starved), " : "");
 	fprintf(f, "  Parts: where the GPU had work, device compute (collectives while one of the process's ran); "
 		   "where it idled, collectives while one ran on the host (gloo), else what the main thread did: in a "
 		   "sync, in a launch, blocked (input wait: workers, a producer, reading%s; in backward() while "
-		   "autograd's thread queued the work, or on the GIL, host compute), else host compute%s.\n",
+		   "autograd's thread queued the work, or on the GIL, host compute), waiting for a CPU (CPU wait), "
+		   "else host compute%s.\n",
 		b->sum_ns[IA_STEP_OTHER_WAIT] ? "; other waits: writing or syncing files, a child process" : "",
 		a->gaps.gpu.measured ? "" : "; without GPU marks, stretches where the GPU kept up with the host "
 		"count as the host's (launches, host compute)");

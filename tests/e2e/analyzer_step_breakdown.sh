@@ -67,4 +67,6 @@ one c02_transformer_gpu_bound device-bound 's["device_compute"] >= 90'
 one c05_python_lists host-bound 's["host_compute"] >= 80 and s["input_wait"] < 5'
 one c21_item_every_step host-bound 's["device_compute"] >= 65 and 15 <= s["host_compute"] < 25 and s["sync"] < 5'
 one c15_amp_gradscaler host-bound 's["launch"] >= 15 and 20 <= s["device_compute"] <= 45'
+one c05_python_lists_under_cpu_quota CPU-starved 's["cpu_wait"] >= 50 and s["host_compute"] < 40'
+one c10_contended_loop CPU-starved 's["cpu_wait"] >= 20 and s["input_wait"] < 5'
 finish

@@ -121,7 +121,7 @@ if sb and sb.get("steps"):
         big = [p for p, v in sb["parts"].items() if v["share_pct"] >= 1]
         names = {"input_wait": "input wait", "host_compute": "host compute", "launch": "launch overhead",
                  "sync": "sync", "device_compute": "device compute", "collectives": "collectives",
-                 "other_wait": "other waits"}
+                 "other_wait": "other waits", "cpu_wait": "CPU wait"}
         # (the legend rounds the share itself; the JSON's is rounded to a tenth
         # first: 73.46 % reads 73 there and 73.5 here, which Python rounds to 74)
         def said(p):

@@ -135,6 +135,32 @@ static void other_waits(void **state)
 	free(f);
 }
 
+/* 5 ms with the GPU idle a step, the main thread off its CPU 4 ms of it
+ * and runnable 3 ms of those (other tasks, or a CPU quota, held the CPUs:
+ * c10, c05 under a quota): 3 ms CPU wait, 1 ms input wait, 1 ms on a CPU
+ * (host compute); CPU-starved. */
+static void cpu_wait(void **state)
+{
+	(void)state;
+	struct fixture *f = new_fixture();
+	for (size_t i = 0; i < STEPS; i++) {
+		uint64_t s = f->start[i];
+		add_gap(f, s, s + 5 * MS, 4 * MS, 3 * MS);
+		add_call(f, INGERO_API_CUDA_LAUNCH_KERNEL, s + 5 * MS, 20 * US);
+		add_call(f, INGERO_API_CUDA_STREAM_SYNCHRONIZE, s + 6 * MS, 4 * MS);
+	}
+	struct ia_step_breakdown b;
+	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
+	assert_sums(&b, f);
+	assert_int_equal(b.p50_ns[IA_STEP_CPU_WAIT], 3 * MS);
+	assert_int_equal(b.p50_ns[IA_STEP_INPUT], MS);
+	assert_int_equal(b.p50_ns[IA_STEP_HOST], MS);
+	assert_int_equal(b.cls_part, IA_STEP_CPU_WAIT);
+	assert_string_equal(b.cls, "CPU-starved");
+	ia_step_breakdown_free(&b);
+	free(f);
+}
+
 /* The same 5 ms blocked a step, but the gap ended by autograd's engine
  * thread queueing the next work: the main thread waited in backward()
  * while that thread did the host's work — host compute, not input. */
@@ -223,7 +249,8 @@ static void host_bound(void **state)
 	struct ia_step_breakdown b;
 	assert_int_equal(ia_step_breakdown_compute(&f->t, &f->g, NULL, &f->st, NULL, 0, &b), 0);
 	assert_sums(&b, f);
-	assert_int_equal(b.p50_ns[IA_STEP_HOST], 3 * MS);   /* waiting for a CPU is host compute */
+	assert_int_equal(b.p50_ns[IA_STEP_HOST], 3 * MS - 100 * US);
+	assert_int_equal(b.p50_ns[IA_STEP_CPU_WAIT], 100 * US);   /* waiting for a CPU: its own part */
 	assert_int_equal(b.sum_ns[IA_STEP_INPUT], 0);
 	assert_string_equal(b.cls, "host-bound");
 	ia_step_breakdown_free(&b);
@@ -381,6 +408,7 @@ int main(void)
 		cmocka_unit_test(collectives),
 		cmocka_unit_test(input_bound),
 		cmocka_unit_test(other_waits),
+		cmocka_unit_test(cpu_wait),
 		cmocka_unit_test(blocked_in_backward),
 		cmocka_unit_test(blocked_on_the_gil),
 		cmocka_unit_test(somewhat_input_bound),
