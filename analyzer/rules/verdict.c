@@ -181,6 +181,39 @@ static double of_steady(const struct ia_analysis *a, uint64_t ns)
 	return span ? ia_pct(ns, span) : 100;
 }
 
+/* A GEMM kernel that multiplies FP32 on the CUDA cores (SIMT), by its
+ * name: cuBLAS/CUTLASS's sgemm kernels and xmma's f32f32_f32f32 ones (the
+ * tensor-core forms say tf32, 1688/16816, tensorop, or a 16-bit type).
+ * PyTorch's default for float32 matmuls since 1.12 (allow_tf32 off);
+ * cuDNN's convolutions use TF32 by default, so this is about matmuls. */
+static int fp32_simt_gemm(const char *name)
+{
+	if (strstr(name, "tf32") || strstr(name, "1688") || strstr(name, "16816") || strstr(name, "tensorop") ||
+	    strstr(name, "bf16") || strstr(name, "f16"))
+		return 0;
+	return strstr(name, "sgemm") || strstr(name, "gemm_f32f32_f32f32");
+}
+
+#define FP32_GEMM_SHARE 20.0   /* of the GPU's work: the precision is worth a word */
+
+/* Where FP32 GEMMs on the CUDA cores are much of the GPU's work: TF32 or
+ * bf16 runs them on the tensor cores (c69, c70: ~49 TFLOP/s of FP32 GEMMs
+ * on an H100, its CUDA cores' rate; an expert's first remark). */
+static void fp32_gemm_said(const struct ia_analysis *a, char *text, size_t n)
+{
+	const struct ia_gpu_time *g = &a->gaps.gpu;
+	uint64_t ns = 0;
+	for (size_t k = 0; k < g->nkernels; k++)
+		if (g->kernels[k].kind == IA_WORK_KERNEL && fp32_simt_gemm(g->kernels[k].name))
+			ns += g->kernels[k].ns;
+	if (ia_pct(ns, g->work_ns) < FP32_GEMM_SHARE || of_steady(a, ns) < GPU_WORK_SAID_SHARE)
+		return;
+	ia_addf(text, n, " Matrix multiplies in FP32 on the CUDA cores (sgemm and f32 xmma kernels, not the tensor "
+		"cores) are %.0f%% of that work: where TF32's precision is enough (it is for most training), "
+		"torch.set_float32_matmul_precision('high') runs them on the tensor cores, several times faster; "
+		"torch.autocast(device_type='cuda', dtype=torch.bfloat16) more so.", ia_pct(ns, g->work_ns));
+}
+
 static void pinned_said(const struct ia_analysis *a, char *text, size_t n)
 {
 	const struct ia_gpu_time *g = &a->gaps.gpu;
@@ -297,6 +330,7 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "Its", v->text, n);
 			layout_said(a, v->text, n);
+			fp32_gemm_said(a, v->text, n);
 			pinned_said(a, v->text, n);
 			h2d_said(a, v->text, n);
 		}
@@ -325,6 +359,8 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 			v->gpu = &a->gaps.gpu;
 			gpu_kernels(v->gpu, "While busy, its", v->text, n);
 			layout_said(a, v->text, n);
+			if (v->state == IA_VERDICT_PARTLY)   /* (a starving GPU's kernels are not the story) */
+				fp32_gemm_said(a, v->text, n);
 			pinned_said(a, v->text, n);
 			if (v->state == IA_VERDICT_PARTLY && !much)   /* (mostly busy: what it is busy with) */
 				h2d_said(a, v->text, n);

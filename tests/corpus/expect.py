@@ -226,6 +226,8 @@ def check_trace(n, expect_path, doc, emit):
             check(got == want, f"{n}: /{pat}/ ran on the {want} stream (is {got})")
         elif k == "verdict_mentions":
             check(any_line(v, f.verdict, re.I), f"{n}: the verdict mentions /{v}/")
+        elif k == "verdict_not_mentions":
+            check(not any_line(v, f.verdict, re.I), f"{n}: the verdict does not mention /{v}/")
         elif k in ("straggler", "straggler_cause", "collectives_source"):
             # a job of several ranks (explain --json's "ranks"): the straggler's rank
             # (none: balanced, or no job), its own cause's kind, where the
