@@ -26,7 +26,7 @@ if not (c["source"] or "").endswith("dataloader_starve.py:62"): bad.append("sour
 if not any("num_workers=" in f for f in c["fixes"]): bad.append("no num_workers fix")
 # the workers' samples are mostly the interpreter: per-item work, so doing it
 # per batch comes before more workers (docs/chains.md)
-if "__getitem__" not in c["fixes"][0]: bad.append("first fix %s" % c["fixes"][0])
+if "per-item work per batch" not in c["fixes"][0]: bad.append("first fix %s" % c["fixes"][0])
 g = d["gpu_idle_pct"]
 if not (90 <= g["low"] <= g["high"] <= 100): bad.append("gpu idle %s" % g)
 print("\n".join(bad) or "fine")
