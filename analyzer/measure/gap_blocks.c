@@ -103,18 +103,24 @@ static int thread_blocks(const struct ia_trace *t, struct ia_stack_names *names,
 	struct ia_gap_blocks *b = &g->main_blocks;
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, t->threads[th].tid);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[0].start);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)g->g[g->n - 1].end);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)g->g[g->n - 1].end);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t start = (uint64_t)sqlite3_column_int64(st, 0);
-		size_t k = ia_gap_ending_after(g, start);
-		if (k == g->n || g->g[k].start > start || g->g[k].th != th)
-			continue;   /* blocked in a call (a sync), or between the gaps, or not driving then */
 		const struct ia_off *o = ia_thread_off_at(t, th, start);
-		uint64_t blk = o ? ia_overlap(o->start, o->end - o->runq, g->g[k].start, g->g[k].end) : 0;
+		if (!o)
+			continue;   /* its interval lost */
+		/* what it was blocked inside the gaps it drove, wherever the
+		 * block began: a q.get() begun while the GPU still ran the last
+		 * step's work holds the GPU idle from the gap's start on (c39:
+		 * the prefetch queue's wait, dropped as begun before its gap,
+		 * had left the gaps' short waits as where it blocked) */
+		uint64_t blk = 0, until = o->end - o->runq;
+		for (size_t k = ia_gap_ending_after(g, start); k < g->n && g->g[k].start < until; k++)
+			if (g->g[k].th == th)
+				blk += ia_overlap(o->start, until, g->g[k].start, g->g[k].end);
 		if (!blk)
-			continue;   /* its interval lost, or preempted there */
+			continue;   /* in a call (a sync), between the gaps, not driving then, or preempted */
 		double w = (double)blk / chance_of(st, 2);
 		uint64_t sid = (uint64_t)sqlite3_column_int64(st, 1);
 		if (add_block(b, cap, names, sid, sid ? ia_stack_source(names, sid) : NULL, w) < 0)
@@ -130,7 +136,7 @@ static int main_blocks(const struct ia_trace *t, const struct ia_per_process *pp
 		       struct ia_gaps *g, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT start_ns, stack_id, chance FROM off_cpu_stacks "
-					 "WHERE tid = ?1 AND start_ns >= ?2 AND start_ns < ?3", err, errlen);
+					 "WHERE tid = ?1 AND start_ns < ?2", err, errlen);
 	if (!st)
 		return -1;
 	uint32_t one = pp->main_thread;

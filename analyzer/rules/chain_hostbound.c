@@ -608,6 +608,20 @@ int ia_rule_hostbound(struct ia_analysis *a, size_t *cap)
 	hostbound_summary(c, a, &k, share, rate);
 	hostbound_timeline(c, a, &k, oncpu, issuing, rate, interval);
 	hostbound_root_cause(c, h, &k, interval);
+	/* steps that wait for their input first (the step table's class) run
+	 * at the loader's pace: issuing faster gains nothing until the input
+	 * keeps up (c37, c38: input wait 61-67 % of the steps, this finding
+	 * MEDIUM with CUDA Graphs first) — said, and held to LOW */
+	const struct ia_step_breakdown *sb = &a->step_parts;
+	if (sb->n && sb->cls_part == IA_STEP_INPUT && !sb->cls_moderate) {
+		char was[sizeof c->root_cause];
+		memcpy(was, c->root_cause, sizeof was);
+		snprintf(c->root_cause, sizeof c->root_cause, "Next after the input: the steps wait for their input first "
+			 "(input wait %.0f%% of the steps' time), so what follows bounds them only once the input keeps up. ",
+			 sb->share_pct[IA_STEP_INPUT]);
+		ia_addf(c->root_cause, sizeof c->root_cause, "%s", was);
+		c->sev = IA_SEV_LOW;
+	}
 	hostbound_fixes(c, a, interval);
 	hostbound_json(c->evidence, a, win, share, rate);
 	return 0;
