@@ -244,6 +244,7 @@ int ia_slow_apis(const struct ia_trace *t, const struct ia_evidence *e, const st
 			x->copy_pageable++;
 		else if (c->flags & INGERO_FLAG_HOST_PINNED)
 			x->copy_pinned++;
+		x->copy_to_host += c->dir == INGERO_DIR_DTOH;
 		if (e)
 			for (size_t p = 0; p < e->npages; p++)
 				x->pages += ia_series_sum(&e->pages[p], c->start, c->start + c->dur);

@@ -60,6 +60,7 @@ struct ia_slow_api {
 	double pages_per_s, pages_per_s_all;          /* during slow calls vs whole window */
 	uint64_t workers_oncpu_ns;                    /* workers' CPU time during slow calls */
 	uint64_t copy_pageable, copy_pinned;          /* slow copies by memory kind (pageable: IA_PAGEABLE_MIN_BYTES on) */
+	uint64_t copy_to_host;                        /* slow copies device to host: each waits for the work before it */
 	struct ia_slow_call top[IA_SLOW_TOP];         /* slowest, longest first */
 	int ntop;
 	struct { int pid; char comm[32]; uint64_t ns; } comp[3];   /* untraced CPU holders */

@@ -32,7 +32,7 @@ struct slow_view {
 	const struct ia_slow_api *s;
 	double rq, blk, on;
 	double gpu_busy;   /* share of the slow calls' time the GPU certainly had work; -1 not measured */
-	int contention, cls, pageable, queue_full, workers, cpus;
+	int contention, cls, pageable, reads, queue_full, workers, cpus;
 	const struct ia_proc_stats *mps;
 	const struct ia_proc *mp;
 };
@@ -146,6 +146,14 @@ static void slow_cause(struct ia_chain *c, const struct slow_view *v)
 			 "The slow copies are from pageable host memory, which the driver stages through a bounce buffer "
 			 "while the host waits.");
 		ia_pin_fix(c, a);
+	} else if (v->reads) {
+		snprintf(c->root_cause, sizeof c->root_cause,
+			 "The slow copies read results back to the host (device to host): each returns only once the work "
+			 "queued before it has run, as a sync does (.item(), .cpu(), .tolist(), printing a tensor), so its "
+			 "tail is that GPU work.");
+		ia_chain_fix(c, "If the value is needed at once, nothing to fix here; else read it back less often or "
+				"later (accumulate on the GPU, copy one scalar every N steps), or into pinned memory with "
+				"non_blocking=True and an event to wait on");
 	} else if (v->queue_full) {
 		snprintf(c->root_cause, sizeof c->root_cause,
 			 "The GPU certainly had work %.0f%% of the time these launches took: the host had run ahead of "
@@ -196,7 +204,7 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	/* with none, the tail is the GPU's own work: not a cause of starvation (verdict.h) */
 	cJSON_AddBoolToObject(ev, "host_cause", v->contention || v->pageable);
 	cJSON_AddStringToObject(ev, "tail_cause", v->contention ? "cpu_contention" : v->pageable ? "pageable_memory"
-				: v->queue_full ? "gpu_queue_full"
+				: v->reads ? "gpu_work" : v->queue_full ? "gpu_queue_full"
 				: cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api) ? "gpu_work" : "inside_driver");
 	if (v->gpu_busy >= 0)
 		ia_json_round(ev, "gpu_busy_in_slow_calls", v->gpu_busy, 3);
@@ -254,8 +262,8 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	}
 }
 
-/* Whether most of the slow calls' time lies in the steady state: slow
- * calls of a one-time phase (start-up's weight uploads from pageable
+/* Whether most of the slow calls' time lies in the steady state, after
+ * the loop's first step: slow calls of a one-time phase (start-up's weight uploads from pageable
  * memory, c01, c69) are that phase's time, told by its finding, not a
  * steady-state cause.  True without a steady state (nothing to hold them
  * to). */
@@ -263,10 +271,16 @@ static int slow_in_steady(const struct ia_analysis *a, const struct ia_slow_api 
 {
 	if (!a->idle.steady_ns || !s->nwin)
 		return 1;
+	/* before the loop's first full step is its set-up, whatever slice
+	 * the phases put it in: model.cuda()'s weight uploads at the first
+	 * GPU work (c34: eight 16 MiB pageable copies, "pin the memory") */
+	uint64_t from = a->ph.steps.calls ? a->ph.steps.first_ns : 0;
 	uint64_t span = 0, in = 0;
 	for (size_t i = 0; i < s->nwin; i++) {
+		uint64_t w0 = s->win[2 * i] > from ? s->win[2 * i] : from, w1 = s->win[2 * i + 1];
 		span += s->win[2 * i + 1] - s->win[2 * i];
-		in += ia_phases_time_in(&a->ph, IA_PHASE_STEADY, s->win[2 * i], s->win[2 * i + 1]);
+		if (w1 > w0)
+			in += ia_phases_time_in(&a->ph, IA_PHASE_STEADY, w0, w1);
 	}
 	return in * 2 >= span;
 }
@@ -287,16 +301,28 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	int contention = rq >= CONTENTION_RUNQ || (s->cpu_sat >= SATURATED && rq >= CONTENTION_RUNQ_SAT);
 	int cls = ingero_api_class(s->api);
 	int pageable = cls == INGERO_CLASS_COPY && s->copy_pageable * 2 > s->nslow;
+	/* a copy to the host returns once the work queued before it has run:
+	 * a sync, not a wait for room in the queue (c59: .tolist() of a metric
+	 * behind busy steps, read as the queue full) */
+	int reads = cls == INGERO_CLASS_COPY && !pageable && s->copy_to_host * 2 > s->nslow;
 	double gpu_busy = -1;
 	if (a->gaps.gpu.measured) {
-		uint64_t span = 0;
-		for (size_t w = 0; w < s->nwin; w++)
+		/* (over the slow calls of the loop: set-up's before its first
+		 * step, model.cuda()'s uploads to an idle GPU, say nothing of
+		 * its queue — c22) */
+		uint64_t from = a->ph.steps.calls ? a->ph.steps.first_ns : 0, span = 0;
+		size_t w0 = 0;
+		while (w0 < s->nwin && s->win[2 * w0 + 1] <= from)
+			w0++;
+		if (w0 == s->nwin)
+			w0 = 0;
+		for (size_t w = w0; w < s->nwin; w++)
 			span += s->win[2 * w + 1] - s->win[2 * w];
 		if (span)
-			gpu_busy = (double)ia_spans_within_windows(a->gaps.gpu.busy, a->gaps.gpu.nbusy, s->win, s->nwin) /
-				   (double)span;
+			gpu_busy = (double)ia_spans_within_windows(a->gaps.gpu.busy, a->gaps.gpu.nbusy, s->win + 2 * w0,
+								 s->nwin - w0) / (double)span;
 	}
-	int queue_full = !contention && !pageable && ia_api_queues_work(s->api) && gpu_busy >= IA_QUEUE_FULL_BUSY;
+	int queue_full = !contention && !pageable && !reads && ia_api_queues_work(s->api) && gpu_busy >= IA_QUEUE_FULL_BUSY;
 	if (queue_full) {
 		/* one finding for the full queue: the other APIs that waited on
 		 * it (memsets, copies, the driver's launches) are lines of the
@@ -319,7 +345,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 	else
 		/* a sync or free whose tail has no host cause waited for the
 		 * GPU's own work: what a busy GPU looks like, not starvation */
-		sev = ((cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api)) && !pageable) || queue_full ? IA_SEV_LOW
+		sev = ((cls == INGERO_CLASS_SYNC || ingero_api_free_waits(s->api) || reads) && !pageable) || queue_full ? IA_SEV_LOW
 			: impact >= SHARE_MEDIUM ? IA_SEV_MEDIUM : IA_SEV_LOW;
 	struct ia_chain *c = ia_chain_new(a, cap, IA_KIND_SLOW_CALLS);
 	if (!c)
@@ -343,6 +369,8 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		     ia_fmt_count(n1, sizeof n1, mps ? mps->context_switches : s->nswitch));
 	} else if (pageable) {
 		ia_addf(c->summary, sizeof c->summary, " - pageable host memory");
+	} else if (reads) {
+		ia_addf(c->summary, sizeof c->summary, " - copies to the host, each waiting for the work queued before it");
 	} else if (queue_full) {
 		ia_addf(c->summary, sizeof c->summary, " - the GPU's queue was full: it had work %.0f%% of that time",
 			100 * gpu_busy);
@@ -350,7 +378,8 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		ia_addf(c->summary, sizeof c->summary, " - no host cause: the thread was %s during the slow calls",
 		     on >= blk ? "on-CPU" : "blocked");
 	}
-	struct slow_view v = { a, t, s, rq, blk, on, gpu_busy, contention, cls, pageable, queue_full, workers, cpus, mps, mp };
+	struct slow_view v = { a, t, s, rq, blk, on, gpu_busy, contention, cls, pageable, reads, queue_full, workers, cpus,
+			       mps, mp };
 	slow_timeline(c, &v);
 	slow_cause(c, &v);
 	slow_evidence(c, &v);
