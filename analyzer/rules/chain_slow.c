@@ -59,11 +59,13 @@ static void slow_timeline(struct ia_chain *c, const struct slow_view *v)
 		     ia_fmt_count(n1, sizeof n1, (uint64_t)s->pages_per_s), ia_fmt_count(d4, sizeof d4, (uint64_t)s->pages_per_s_all));
 	else
 		ia_chain_line(c, "[SYSTEM] %d CPUs; no CPU-busy evidence in this trace", cpus);
+	/* (not its threads' summed off-CPU time nor its worst stall: a
+	 * PyTorch process's dozens of pool threads sleep the whole run, 338 s
+	 * "off-CPU" and a 13 s "stall" that say nothing of these calls) */
 	if (mps)
-		ia_chain_line(c, "[HOST] %s (pid %d, %u thread%s): %s context switches, %s off-CPU (thread time), worst stall %s, "
-		     "run-queue delay p99 %s", mp->comm, mp->pid, mps->nthreads, mps->nthreads == 1 ? "" : "s",
-		     ia_fmt_count(n1, sizeof n1, mps->context_switches), ia_fmt_dur(d1, sizeof d1, mps->off_cpu_ns),
-		     ia_fmt_dur(d2, sizeof d2, mps->worst_stall_ns), ia_fmt_dur(d3, sizeof d3, mps->runq_p99_ns));
+		ia_chain_line(c, "[HOST] %s (pid %d, %u thread%s): %s context switches, run-queue delay p99 %s", mp->comm,
+		     mp->pid, mps->nthreads, mps->nthreads == 1 ? "" : "s", ia_fmt_count(n1, sizeof n1, mps->context_switches),
+		     ia_fmt_dur(d3, sizeof d3, mps->runq_p99_ns));
 	ia_chain_line(c, "[HOST] during the %s slow calls (%s): waiting for a CPU %s (%.0f%%), blocked %s (%.0f%%), on-CPU %s (%.0f%%)",
 	     ia_fmt_count(n1, sizeof n1, s->nslow), ia_fmt_dur(d4, sizeof d4, s->slow_ns),
 	     ia_fmt_dur(d1, sizeof d1, s->runq_ns), 100 * rq, ia_fmt_dur(d2, sizeof d2, s->blocked_ns), 100 * blk,
