@@ -610,6 +610,8 @@ static int sync_lines(const struct ia_trace *t, const struct ia_per_process *pp,
 		uint64_t wait = c->dur > IA_SYNC_FLOOR_NS ? c->dur - IA_SYNC_FLOOR_NS : 0;
 		l->gap_ns += len;
 		l->overlap_ns += len < wait ? len : wait;
+		uint64_t off = g->g[i].main_off_ns < len ? g->g[i].main_off_ns : len;
+		l->gap_blocked_ns += off > g->g[i].main_runq_ns ? off - g->g[i].main_runq_ns : 0;
 	}
 	if (g->gpu.nest[2] && sync_refills(t, names, gloo, g, &scap, ix, n) < 0)
 		return -1;

@@ -14,6 +14,7 @@ struct ia_gap_line {
 	uint16_t api;           /* the API most often at that line */
 	uint64_t count, ns;     /* gaps it ends (or syncs it made), and their time */
 	uint64_t gap_ns, overlap_ns;   /* sync lines: gaps they open; sum of min(gap, sync wait) */
+	uint64_t gap_blocked_ns;       /* sync lines: of gap_ns, the main thread blocked (not preparing work) */
 	/* sync lines, with the GPU estimate (gpu_time.h): sum of min(sync wait,
 	 * the GPU's idle from the sync's end to the next completing call, by the
 	 * replay that leaves it least idle) — the refill: a host that waited for

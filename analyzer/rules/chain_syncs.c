@@ -6,6 +6,7 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "measure/backward_line.h"
 #include "load/aten_ops.h"
 
 #include <ingero/api.h>
@@ -31,6 +32,18 @@ static const char *forward_line(const struct ia_gaps *g, const struct ia_gap_lin
 			return l->line;
 	}
 	return NULL;
+}
+
+/* Whether the main process ran a backward pass: PyTorch's autograd
+ * engine thread for the GPU (pt_autograd_N) exists once it has. */
+static int backward_ran(const struct ia_analysis *a)
+{
+	const struct ia_trace *t = a->t;
+	uint32_t proc = a->pp.p[a->pp.main].proc;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].proc == proc && ia_is_autograd_thread(t->threads[i].comm))
+			return 1;
+	return 0;
 }
 
 /* ---- a sync every step ---- */
@@ -79,8 +92,17 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			 "%s%s%s: %s %s (%.1f per %s), then the GPU idles %s until new work is queued",
 			 what, has_line ? " at " : "", has_line ? l->line : "", ia_fmt_count(n1, sizeof n1, l->count),
 			 ia_api_name(t, l->api), in_step, found ? "step" : "gap", ia_fmt_dur(d1, sizeof d1, l->gap_ns));
-		ia_chain_line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing is queued",
-		     ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
+		/* after the syncs the host may not be preparing anything: asleep
+		 * until the next request, blocked on input (c25: 6.02 s of a
+		 * 20 ms sleep a request, which the gaps finding tells) */
+		int waits = 2 * l->gap_blocked_ns >= l->gap_ns;
+		if (waits)
+			ia_chain_line(c, "[HOST] the host waits in these syncs %s, then is blocked %s of the %s after them while "
+				      "nothing is queued (what it waits on: the gaps finding)", ia_fmt_dur(d1, sizeof d1, l->ns),
+				      ia_fmt_dur(d2, sizeof d2, l->gap_blocked_ns), ia_fmt_dur(d3, sizeof d3, l->gap_ns));
+		else
+			ia_chain_line(c, "[HOST] the host waits in these syncs %s, then prepares the next step for %s while nothing "
+				      "is queued", ia_fmt_dur(d1, sizeof d1, l->ns), ia_fmt_dur(d2, sizeof d2, l->gap_ns));
 		ia_chain_line(c, "[CUDA] %s %s calls from %s over %s steps%s", ia_fmt_count(n1, sizeof n1, l->count),
 		     ia_api_name(t, l->api), l->line, ia_fmt_count(d3, sizeof d3, (uint64_t)llround(steps)),
 		     found ? "" : " (gaps)");
@@ -113,11 +135,13 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 		else
 			snprintf(c->root_cause, sizeof c->root_cause,
 				 "%s makes the host wait for the GPU every step (%s)%s%s. The next step's work is queued "
-				 "only after the GPU has drained, so the GPU idles while the host prepares it: up to %s of "
+				 "only after the GPU has drained, so the GPU idles while the host %s: up to %s of "
 				 "GPU work could have overlapped with that host time.",
 				 has_line ? l->line : "A call without a Python frame",
 				 op[0] ? op : ".item(), .cpu(), printing or comparing a CUDA tensor, or an explicit synchronize",
-				 l->inner[0] ? "; here inside " : "", l->inner, ia_fmt_dur(d1, sizeof d1, cost));
+				 l->inner[0] ? "; here inside " : "", l->inner,
+				 waits ? "waits for what comes next (blocked, as the gaps finding says)" : "prepares it",
+				 ia_fmt_dur(d1, sizeof d1, cost));
 		int scaler = strstr(l->inner, "grad_scaler.py") != NULL;
 		if (scaler)
 			ia_chain_fix(c, "torch.amp.GradScaler reads its inf check on the host when the optimizer cannot take it: "
@@ -153,6 +177,14 @@ int ia_rule_sync_per_step(struct ia_analysis *a, size_t *cap)
 			ia_chain_fix(c, "The sync is the library's, at %s, with no line of the program's own under it: look "
 				     "for the library's setting that reads the GPU less often, or call it with more work "
 				     "each time", l->line);
+		else if (!backward_ran(a))
+			/* no backward pass: inference, whose read is often the
+			 * answer a request waits for (c25) — no loss to accumulate */
+			ia_chain_fix(c, "Read the result%s%s without draining the GPU first: if it is needed only later, keep "
+				     "results on the GPU and read them every N steps; if it answers a request, queue the next "
+				     "request's work before reading this one (.to('cpu', non_blocking=True) into pinned memory, "
+				     "then an event's synchronize), so the GPU computes while the host waits",
+				     has_line ? " at " : "", has_line ? l->line : "");
 		else
 			ia_chain_fix(c, "Drop the per-step sync%s%s: keep values on the GPU (accumulate the loss in a tensor) "
 				     "and read them every N steps, or copy them with .to('cpu', non_blocking=True) into pinned "
