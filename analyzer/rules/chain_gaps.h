@@ -26,6 +26,7 @@
  * machine is part of the story whatever the gaps' main cause */
 #define BEHIND_SHOWN 0.05
 #define HOT_STACK_SHARE 0.25         /* the main thread's top gap stack: its user line is the Source */
+#define HOT_NAME_SHARE 0.20          /* the most sampled Python function, named alone in a fix only above this share */
 #define CHECKPOINT_SHARE 0.25        /* the main thread's gap samples in torch.save/torch.load */
 #define SATURATED 0.90
 /* subprocesses alive for this share of the main thread's blocked gap time:

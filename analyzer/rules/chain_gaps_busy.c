@@ -211,9 +211,22 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 				"or for an in-memory tensor shuffle once and slice (x = x[torch.randperm(N)]; "
 				"batch = x[i:i+B])", v->nw, v->cpus);
 	if (!coll && hot && interp >= INTERPRETER_SHARE) {
-		ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first), or take it off the "
-				"critical path: do it on the GPU, in another process, or after queueing the next step's "
-				"GPU work", ia_python_where(hot, where, sizeof where));
+		/* the function named is the most sampled one; where it holds a
+		 * sliver of the samples (c21, c62, c74: PyTorch's or a library's
+		 * internals, 5-14 %), the user's line most of them come from
+		 * says where to look, else its share is said with it */
+		double hot_share = nmain ? (double)ia_gap_stack_n(hot, IA_GAP_MAIN) / (double)nmain : 0, ushare = 0;
+		const char *uline = hot_share < HOT_NAME_SHARE && nmain ? ia_role_user_line(g, IA_GAP_MAIN, &ushare) : NULL;
+		if (uline && ushare >= HOT_STACK_SHARE)
+			ia_chain_fix(c, "Make the Python code under %s cheaper (%.0f%% of the samples, spread over many functions: "
+					"the most sampled holds %.0f%%), or take it off the critical path: do it on the GPU, in "
+					"another process, or after queueing the next step's GPU work", uline, 100 * ushare,
+				     100 * hot_share);
+		else
+			ia_chain_fix(c, "Make the Python code the samples name cheaper (%s first, %.0f%% of the samples), or "
+					"take it off the critical path: do it on the GPU, in another process, or after "
+					"queueing the next step's GPU work", ia_python_where(hot, where, sizeof where),
+				     100 * hot_share);
 		/* a mechanism in a minority of the samples of Python code is that
 		 * code's by-product (c59: the collector walks the tuples the metric
 		 * makes, 39 %): the code's fix removes both, so it comes first */
