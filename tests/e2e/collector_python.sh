@@ -98,7 +98,7 @@ check "explain: the gaps' samples are named by the Python function (build_batch)
 check "explain: root cause says how much ran Python code and where" \
 	grep -q "of those samples run Python code, the most in build_batch.* at $PWD/$GP:$BUILD" "$T/explain.txt"
 check "explain: the first fix names that code" \
-	grep -q "1\. Make the Python code the samples name cheaper (build_batch.* at $PWD/$GP:$BUILD first)" "$T/explain.txt"
+	grep -q "1\. Make the Python code the samples name cheaper (build_batch.* at $PWD/$GP:$BUILD first, [0-9]*% of the samples)" "$T/explain.txt"
 check "explain: Source is that line" grep -q "^  Source: $PWD/$GP:$BUILD\$" "$T/explain.txt"
 # (seen once, under two CPU hogs: the processes as they were, to tell why)
 if grep -q 'workers on-CPU 0ns' "$T/explain.txt"; then
