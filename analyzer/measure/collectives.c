@@ -281,6 +281,17 @@ int ia_gloo_spans(const struct ia_trace *t, uint32_t proc, struct ia_gloo_span *
 {
 	*out = NULL;
 	*nout = 0;
+	/* a process of torch.distributed has its threads: gloo's transport
+	 * loops (pt_gloo_runloop), the TCPStore's client (pt_tcpstore_uv).
+	 * Without them the pattern below is another thread's sync and copy
+	 * back (c75: Hugging Face generate in a thread per prompt, read as
+	 * gloo's all-reduces) */
+	int distributed = 0;
+	for (size_t th = 0; th < t->nthreads && !distributed; th++)
+		distributed = t->threads[th].proc == proc &&
+			      (!strncmp(t->threads[th].comm, "pt_gloo", 7) || !strncmp(t->threads[th].comm, "pt_tcpstore", 11));
+	if (!distributed)
+		return 0;
 	/* the device-to-host copies of the process: (stream, bytes) keys */
 	size_t nk = 0, ck = 0;
 	uint64_t *keys = NULL;

@@ -13,6 +13,7 @@
 #include "measure/figures.h"
 
 #include "measure/calls.h"
+#include "measure/collectives.h"
 #include "base/util.h"
 
 #include <ingero/api.h>
@@ -35,6 +36,7 @@ const char *ia_main_part_name(enum ia_main_part p)
 	case IA_MAIN_COPY: return "copies";
 	case IA_MAIN_LAUNCH: return "launches";
 	case IA_MAIN_OTHER_CUDA: return "other CUDA calls";
+	case IA_MAIN_COLLECTIVE: return "gloo's collectives (its threads' syncs and copies)";
 	default: return "host work while the GPU had work";
 	}
 }
@@ -43,7 +45,7 @@ const char *ia_main_part_key(enum ia_main_part p)
 {
 	static const char *const k[IA_MAIN_N] = {
 		"gap_oncpu_ns", "gap_blocked_ns", "gap_waiting_for_cpu_ns", "in_syncs_ns", "in_copies_ns",
-		"in_launches_ns", "in_other_cuda_ns", "host_work_gpu_busy_ns",
+		"in_launches_ns", "in_other_cuda_ns", "in_collectives_ns", "host_work_gpu_busy_ns",
 	};
 	return p < IA_MAIN_N ? k[p] : "";
 }
@@ -87,7 +89,7 @@ static enum ia_main_part call_part(unsigned api)
 }
 
 static int main_partition(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_phases *ph,
-			  struct ia_figures *out)
+			  const struct ia_coll_tids *gloo, struct ia_figures *out)
 {
 	size_t nw = 0;
 	uint64_t *w = ia_phases_steady_windows(ph, g->win_start, g->win_end, &nw);
@@ -101,7 +103,9 @@ static int main_partition(const struct ia_trace *t, const struct ia_gaps *g, con
 		if (!ia_call_clip(c, &until, &a, &b))
 			continue;
 		uint64_t in = within(w, nw, &wi, a, b), gap = within_both(w, nw, g, &gi, a, b);
-		out->main_ns[call_part(c->api)] += in > gap ? in - gap : 0;
+		enum ia_main_part part = gloo && ia_coll_tids_has(gloo, t->threads[c->th].tid) ? IA_MAIN_COLLECTIVE
+					 : call_part(c->api);
+		out->main_ns[part] += in > gap ? in - gap : 0;
 	}
 	free(w);
 	for (size_t i = 0; i < g->n; i++) {
@@ -119,7 +123,8 @@ static int main_partition(const struct ia_trace *t, const struct ia_gaps *g, con
 }
 
 int ia_figures_compute(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_gaps *g,
-		       const struct ia_phases *ph, const struct ia_idle *i, struct ia_figures *out)
+		       const struct ia_phases *ph, const struct ia_idle *i, const struct ia_coll_tids *gloo,
+		       struct ia_figures *out)
 {
 	memset(out, 0, sizeof *out);
 	out->traced_ns = t->last_ns > t->first_ns ? t->last_ns - t->first_ns : 0;
@@ -145,7 +150,7 @@ int ia_figures_compute(const struct ia_trace *t, const struct ia_per_process *pp
 	out->step_calls = ph->steps.calls;
 	out->step_ns = ph->steps.ns;
 	out->main_known = out->have && pp->main_thread != UINT32_MAX;
-	if (out->main_known && main_partition(t, g, ph, out) < 0)
+	if (out->main_known && main_partition(t, g, ph, gloo, out) < 0)
 		return -1;
 	return 0;
 }

@@ -12,7 +12,9 @@
  *   - in the gaps (the GPU idle for IA_MEASURED_GAP_MIN_NS or more, or, from
  *     host evidence, no work queued): on-CPU, blocked, waiting for a CPU;
  *   - inside CUDA calls (the main process's, a union across its threads)
- *     outside the gaps: syncs, copies, launches, other;
+ *     outside the gaps: syncs, copies, launches, other — and, apart, those
+ *     of the threads that run gloo's collectives (their syncs wait for the
+ *     other ranks: c52's "syncs 85 %" were theirs, not the main thread's);
  *   - the rest: host work while the GPU had work.
  * Every share here says what it is a share of; a sum over several threads
  * is "thread time" wherever it is shown.
@@ -33,6 +35,7 @@ enum ia_main_part {
 	IA_MAIN_COPY,
 	IA_MAIN_LAUNCH,
 	IA_MAIN_OTHER_CUDA,
+	IA_MAIN_COLLECTIVE,     /* gloo's threads' calls (its all-reduce's syncs and copies): the collectives' wait */
 	IA_MAIN_HOST_QUEUED,    /* host work while the GPU had work */
 	IA_MAIN_N
 };
@@ -66,7 +69,8 @@ struct ia_figures {
 
 /* 0, or -1 out of memory. */
 int ia_figures_compute(const struct ia_trace *t, const struct ia_per_process *pp, const struct ia_gaps *g,
-		       const struct ia_phases *ph, const struct ia_idle *i, struct ia_figures *out);
+		       const struct ia_phases *ph, const struct ia_idle *i, const struct ia_coll_tids *gloo,
+		       struct ia_figures *out);
 /* Name of a part for people ("on-CPU", "blocked", ...). */
 const char *ia_main_part_name(enum ia_main_part p);
 /* Its key in JSON ("gap_oncpu_ns", ...). */

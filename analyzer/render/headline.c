@@ -160,10 +160,11 @@ void ia_headline_main_print(FILE *f, const struct ia_analysis *a)
 		return;
 	const uint64_t *m = x->main_ns, s = x->steady_ns;
 	uint64_t gap = m[IA_MAIN_GAP_ONCPU] + m[IA_MAIN_GAP_BLOCKED] + m[IA_MAIN_GAP_RUNQ];
-	uint64_t calls = m[IA_MAIN_SYNC] + m[IA_MAIN_COPY] + m[IA_MAIN_LAUNCH] + m[IA_MAIN_OTHER_CUDA];
+	uint64_t calls = m[IA_MAIN_SYNC] + m[IA_MAIN_COPY] + m[IA_MAIN_LAUNCH] + m[IA_MAIN_OTHER_CUDA] + m[IA_MAIN_COLLECTIVE];
 	fprintf(f, "Main thread in the steady state (%s):\n", ia_fmt_dur(d, sizeof d, s));
 	static const enum ia_main_part gp[] = { IA_MAIN_GAP_BLOCKED, IA_MAIN_GAP_ONCPU, IA_MAIN_GAP_RUNQ };
-	static const enum ia_main_part cp[] = { IA_MAIN_COPY, IA_MAIN_LAUNCH, IA_MAIN_SYNC, IA_MAIN_OTHER_CUDA };
+	static const enum ia_main_part cp[] = { IA_MAIN_COPY, IA_MAIN_LAUNCH, IA_MAIN_SYNC, IA_MAIN_OTHER_CUDA,
+						IA_MAIN_COLLECTIVE };
 	fprintf(f, "  %3.0f%% the GPU idle (%zu gap%s): ", pct(gap, s), x->ngaps, x->ngaps == 1 ? "" : "s");
 	/* the parts in order of size */
 	enum ia_main_part o[3];

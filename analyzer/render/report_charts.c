@@ -41,13 +41,13 @@ void ia_report_main_bar(FILE *f, const struct ia_analysis *a)
 		return;
 	static const enum ia_main_part order[] = {
 		IA_MAIN_GAP_BLOCKED, IA_MAIN_GAP_ONCPU, IA_MAIN_GAP_RUNQ, IA_MAIN_COPY, IA_MAIN_LAUNCH, IA_MAIN_SYNC,
-		IA_MAIN_OTHER_CUDA, IA_MAIN_HOST_QUEUED,
+		IA_MAIN_OTHER_CUDA, IA_MAIN_COLLECTIVE, IA_MAIN_HOST_QUEUED,
 	};
 	/* the timeline's colours for the same states (report_timeline.c) */
 	static const char *const colors[] = { "#b0b0b0", "#4d4d4d", "#ff7f0e", "#17becf", "#1f77b4", "#aec7e8",
-					      "#c7c7c7", "#2ca02c" };
+					      "#c7c7c7", "#9467bd", "#2ca02c" };
 	static const char *const prefix[] = { "GPU idle, main thread ", "GPU idle, main thread ", "GPU idle, main thread ",
-					      "inside ", "inside ", "inside ", "inside ", "" };
+					      "inside ", "inside ", "inside ", "inside ", "inside ", "" };
 	const int W = 1000, H = 26;
 	double sum = 0;
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
@@ -71,7 +71,7 @@ void ia_report_main_bar(FILE *f, const struct ia_analysis *a)
 		if (p < 0.5)
 			continue;
 		char t[96];
-		snprintf(t, sizeof t, "%s%s %.0f%%", i < 3 ? "GPU idle, main thread " : i < 7 ? "in " : "",
+		snprintf(t, sizeof t, "%s%s %.0f%%", i < 3 ? "GPU idle, main thread " : i < 8 ? "in " : "",
 			 ia_main_part_name(order[i]), p);
 		fprintf(f, "<rect x='%.0f' y='%d' width='10' height='10' fill='%s'/><text x='%.0f' y='%d' class='tick'>%s</text>",
 			lx, H + 6, colors[i], lx + 13, H + 15, t);
