@@ -83,13 +83,16 @@ int ia_gap_mech_cause(struct ia_chain *c, const struct gap_view *v, double *shar
 	int of_model = best == IA_MECH_FAULT && 2 * model[best] >= fam[best];
 	if (of_model)
 		ia_addf(c->root_cause, sizeof c->root_cause,
-			"; %.0f%% of it under PyTorch's own code (autograd, the optimizer, torch.nn): tensors the model "
-			"computes on the CPU, allocated and freed again every step", ia_pct(model[best], fam[best]));
+			"; %.0f%% of it under PyTorch's own code (autograd, the optimizer, torch.nn): CPU tensors the step "
+			"makes — its computation on the CPU, copies to the host — allocated and freed again every step",
+			ia_pct(model[best], fam[best]));
 	ia_addf(c->root_cause, sizeof c->root_cause, ".");
 	if (of_model)
 		ia_chain_fix(c, "Keep the model's work on the GPU (a parameter left on the CPU, such as a large embedding "
 				"table, gets its gradient and update there every step; nn.Embedding(sparse=True) touches only "
-				"the rows used), or let each step reuse freed memory: LD_PRELOAD a caching allocator (jemalloc, "
+				"the rows used); copy to the host into buffers allocated once (pinned: torch.empty(..., "
+				"pin_memory=True), then buf.copy_(x, non_blocking=True)) rather than a new tensor each step "
+				"(x.to('cpu')); or let each step reuse freed memory: LD_PRELOAD a caching allocator (jemalloc, "
 				"tcmalloc) or raise glibc's MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_");
 	else if (best == IA_MECH_PICKLE && !v->workers)
 		/* no worker process: the lists are the loop's own batch
