@@ -70,6 +70,10 @@ static double cpu_optimizer_share(const struct ia_gaps *g, const char **user_lin
 	return all ? (double)n / (double)all : 0;
 }
 
+/* the main process's other threads on CPUs in the gaps, per second of
+ * gap: this many CPUs at once is a thread pool doing the work */
+#define POOL_CPUS 3.0
+
 void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 {
 	const struct ia_gaps *g = v->g;
@@ -109,6 +113,16 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 			v->workers ? "" : " in the main process, as with num_workers=0");
 	else if (!v->workers && v->stk_main[0])
 		ia_addf(c->root_cause, sizeof c->root_cause, " No worker process was running.");
+	/* the main thread is not alone on the CPU work: PyTorch's intra-op
+	 * pool (OpenMP, MKL) runs it on every core — moving it to another
+	 * thread gains nothing (c53, c55: 13 and 15 CPUs at once) */
+	double pool = g->total_ns ? (double)g->siblings_oncpu_ns / (double)g->total_ns : 0;
+	int parallel = pool >= POOL_CPUS;
+	if (parallel)
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" Its process's other threads ran %s on CPUs in those gaps, about %.0f CPUs at once: PyTorch's CPU "
+			"thread pool (OpenMP/MKL) runs the operations in parallel already.",
+			ia_fmt_dur(d1, sizeof d1, g->siblings_oncpu_ns), pool);
 	int in_loader = !coll && !v->workers && g->samples_main &&
 			(double)g->samples_main_loader >= IN_LOADER_SHARE * (double)g->samples_main;
 	if (in_loader)
@@ -242,13 +256,14 @@ void ia_gap_cause_host_busy(struct ia_chain *c, const struct gap_view *v)
 			     hot_native->user_python, ia_pct(hot_native->main, nmain));
 	else if (!coll && hot_native && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "The CPU time goes to %s at %s (%.0f%% of the samples): do that work on the GPU (before "
-				"copying results back), in another thread or process, or after queueing the next step's GPU "
-				"work so the two overlap", hot_native->label, hot_native->user_python,
-			     ia_pct(hot_native->main, nmain));
+				"copying results back)%s", hot_native->label, hot_native->user_python,
+			     ia_pct(hot_native->main, nmain), parallel ? ", or less of it: it has every CPU already"
+			     : ", in another thread or process, or after queueing the next step's GPU work so the two overlap");
 	else if (!coll && user_line && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "The CPU time goes to native code under %s (%.0f%% of the samples: operations on the CPU, "
-				"not Python): do that work on the GPU, in another thread or process, or after queueing the "
-				"next step's GPU work so the two overlap", user_line, 100 * user_share);
+				"not Python): do that work on the GPU%s", user_line, 100 * user_share,
+			     parallel ? ", or less of it: it has every CPU already"
+			     : ", in another thread or process, or after queueing the next step's GPU work so the two overlap");
 	else if (!coll && ckpt < CHECKPOINT_SHARE)
 		ia_chain_fix(c, "Profile the host code that runs between CUDA calls (py-spy or torch.profiler's CPU view): "
 				"it runs while the GPU has nothing to do; move it off the critical path or overlap it "
