@@ -270,10 +270,19 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 	if (ia_phase_chain(a, cap, IA_KIND_COMPILATION, IA_PHASE_COMPILE, first, 1, &c) < 0)
 		return -1;
 	if (c) {
+		/* (the recompiling is a finding of its own only above its threshold) */
+		int rchain = nrep && ia_by_share(ia_idle_impact(&a->idle, again), SHARE_HIGH, SHARE_MEDIUM, SHARE_LOW) !=
+				     IA_SEV_NONE;
+		char later[96] = "";
+		if (nrep && rchain)
+			snprintf(later, sizeof later, "; more compiling later: see recompilation");
+		else if (nrep && again >= 10000000ull)   /* (a sliver at a slice's edge is no compile to speak of) */
+			snprintf(later, sizeof later, "; compiled again %zu time%s later (%s)", nrep, nrep == 1 ? "" : "s",
+				 ia_fmt_dur(d3, sizeof d3, again));
 		snprintf(c->summary, sizeof c->summary,
 			 "compilation: %s of %s (%.0f%%) compiling before the steps could run%s",
 			 ia_fmt_dur(d1, sizeof d1, first), ia_fmt_dur(d2, sizeof d2, a->idle.window_ns), 100 * c->impact,
-			 nrep ? "; more compiling later: see recompilation" : "");
+			 later);
 		if (ph->ncompilers)
 			ia_chain_line(c, "[HOST] %zu compiler process%s (ptxas, nvlink, cc1, compile workers) used %s of CPU",
 				      ph->ncompilers, ph->ncompilers == 1 ? "" : "es",
