@@ -54,6 +54,7 @@ struct facts {
 	unsigned hints;                 /* enum ia_frame_hint */
 	unsigned compile : 1, fetch : 1, worker : 1, gc : 1, library : 1, import : 1, torch_data : 1;
 	unsigned dynamo_run : 1;        /* torch.compile's runtime wrapper (not compile-time code) */
+	unsigned compile_call : 1;      /* torch.compile() (torch/__init__.py's compile) */
 	unsigned alloc_malloc : 1;      /* PyTorch's caching allocator allocating a block */
 	unsigned conv_op : 1;           /* ATen's cuDNN convolution, forward or backward */
 	unsigned hf_generate : 1;       /* Hugging Face Transformers' generation loop */
@@ -133,6 +134,8 @@ static void classify(struct facts *x, const struct ia_frame *f)
 	x->kind = f->kind;
 	if (f->kind == IA_FRAME_PYTHON) {
 		x->compile = file && ia_is_compile_file(file);
+		/* torch.compile() itself: its first call imports Dynamo and Inductor */
+		x->compile_call = file && sym && !strcmp(sym, "compile") && strstr(file, "torch/__init__.py");
 		x->dynamo_run = file && strstr(file, "torch/_dynamo/eval_frame.py");
 		x->fetch = file && strstr(file, "torch/utils/data/_utils/fetch.py");
 		x->worker = file && strstr(file, "torch/utils/data/_utils/worker.py");
@@ -280,6 +283,7 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	enum ia_mech kmech = IA_MECH_NONE, nmech = IA_MECH_NONE, pmech = IA_MECH_NONE;
 	struct ia_frame f;
 	char err[sizeof n->err];
+	int import_seen = 0, import_in_compile = 0;
 	ia_frames_start(n->q, id);
 	int rc;
 	while ((rc = ia_frames_next(n->q, &f, err, sizeof err)) > 0) {
@@ -306,6 +310,17 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 			e->fetching = 1;
 		if (x->worker)
 			e->worker_loop = 1;
+		/* (Python frames innermost first: an import seen, then a
+		 * compile function running outside every import — torch.compile
+		 * importing Dynamo, Inductor, Triton as it compiles: c18, c07.
+		 * Not a Dynamo module's top-level code: the optimizer's first
+		 * step imports torch._dynamo, whose modules import each other) */
+		if (py && x->why == IA_WHY_IMPORT) {
+			import_seen = 1;
+			import_in_compile = 0;
+		} else if (py && import_seen && (x->compile || x->compile_call) && !(sym && !strcmp(sym, "<module>"))) {
+			import_in_compile = 1;
+		}
 		if (x->why > e->why)
 			e->why = x->why;
 		if (py || nat)
@@ -383,6 +398,12 @@ static const struct entry *lookup(struct ia_stack_names *n, uint64_t id)
 	e->op_outer = op_outer ? strdup(op_outer) : NULL;
 	if ((int)ia_hints_why(e->hints) > e->why)   /* what two frames say together */
 		e->why = ia_hints_why(e->hints);
+	/* an import torch.compile makes is its compiling, not the program's
+	 * start-up (the phases: compilation, and its repeats) */
+	if (e->why == IA_WHY_IMPORT && import_in_compile) {
+		e->why = IA_WHY_TORCH_COMPILE;
+		e->phases |= 1u << ia_why_phase(IA_WHY_TORCH_COMPILE);
+	}
 	/* the sampler's "<gc>" frame first (the interpreter said this thread
 	 * collects: a free or a fault under it is the collection's); then the
 	 * kernel's (a fault inside a memset is the fault); a Python

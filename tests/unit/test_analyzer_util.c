@@ -10,6 +10,7 @@
 
 #include "../../analyzer/base/json_out.h"
 #include "../../analyzer/load/mechanisms.h"
+#include "../../analyzer/load/phase_rules.h"
 #include "../../analyzer/load/stacks.h"
 #include "../../analyzer/base/util.h"
 
@@ -277,6 +278,19 @@ static void stack_names(void **state)
 		"INSERT INTO stack_frames VALUES (6, 1, 'python', 0, 'make_batch', NULL, 0, '/home/u/train.py', 52);"
 		/* 7: a user's own code compiled as "<gc>" is code, not the collector */
 		"INSERT INTO stack_frames VALUES (7, 0, 'python', 0, 'f', NULL, 0, '<gc>', 3);"
+		/* 8: torch.compile() importing Inductor: compiling, not start-up */
+		"INSERT INTO stack_frames VALUES (8, 0, 'python', 0, '<module>', NULL, 0, '/x/site-packages/torch/_inductor/compile_fx.py', 1);"
+		"INSERT INTO stack_frames VALUES (8, 1, 'python', 0, '_call_with_frames_removed', NULL, 0, '<frozen importlib._bootstrap>', 488);"
+		"INSERT INTO stack_frames VALUES (8, 2, 'python', 0, 'compile', NULL, 0, '/x/site-packages/torch/__init__.py', 2500);"
+		"INSERT INTO stack_frames VALUES (8, 3, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 7);"
+		/* 9: the optimizer's first step importing torch._dynamo, whose
+		 * modules import each other (a Dynamo module's own top-level
+		 * code outside the inner import): start-up */
+		"INSERT INTO stack_frames VALUES (9, 0, 'python', 0, '_call_with_frames_removed', NULL, 0, '<frozen importlib._bootstrap>', 488);"
+		"INSERT INTO stack_frames VALUES (9, 1, 'python', 0, '<module>', NULL, 0, '/x/site-packages/torch/_dynamo/convert_frame.py', 30);"
+		"INSERT INTO stack_frames VALUES (9, 2, 'python', 0, '_call_with_frames_removed', NULL, 0, '<frozen importlib._bootstrap>', 488);"
+		"INSERT INTO stack_frames VALUES (9, 3, 'python', 0, 'step', NULL, 0, '/x/site-packages/torch/optim/adam.py', 200);"
+		"INSERT INTO stack_frames VALUES (9, 4, 'python', 0, '<module>', NULL, 0, '/home/u/train.py', 12);"
 		/* 4: native only */
 		"INSERT INTO stack_frames VALUES (4, 0, 'native', 1, 'memcpy', '/lib/libc.so.6', 0, NULL, NULL);",
 		NULL, NULL, NULL), SQLITE_OK);
@@ -306,6 +320,8 @@ static void stack_names(void **state)
 	assert_int_equal(ia_stack_mech(n, 7), IA_MECH_NONE);
 	assert_string_equal(ia_stack_python(n, 7), "<gc>:3");
 	assert_null(ia_stack_user_python(n, 7));
+	assert_int_equal(ia_stack_phase_why(n, 8), IA_WHY_TORCH_COMPILE);
+	assert_int_equal(ia_stack_phase_why(n, 9), IA_WHY_IMPORT);
 	ia_stack_names_free(n);
 	sqlite3_close(db);
 }
