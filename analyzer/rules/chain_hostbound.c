@@ -6,6 +6,7 @@
 
 #include "base/json_out.h"
 #include "base/util.h"
+#include "load/aten_ops.h"
 #include "measure/phases.h"
 
 #include <ingero/api.h>
@@ -151,11 +152,26 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 		    ia_fmt_count((char[32]){ 0 }, 32, h->launches));
 	uint64_t per_call = h->ns / (h->launches + h->copies);   /* (launches counted: never 0) */
 	int graphs = per_call < GRAPHS_MAX_INTERVAL_NS;
+	/* a graph holds static shapes: a line whose result is sized by the
+	 * data (mask indexing, nonzero) syncs every step and breaks a capture
+	 * — it is made static first (c54: x[mask] at line 19, its own finding) */
+	const struct ia_gap_line *dyn = NULL;
+	for (size_t i = 0; graphs && i < a->gaps.nsync_lines && !dyn; i++) {
+		const struct ia_gap_line *l = &a->gaps.sync_lines[i];
+		if (l->op_inner[0] && ia_aten_sync_kind(l->op_inner, l->op_outer) == IA_ATEN_SYNC_SIZE &&
+		    l->count >= IA_SYNC_MIN_COUNT && strcmp(l->line, "(no Python frame)"))
+			dyn = l;
+	}
 	if (!graphs)
 		ia_chain_fix(c, "One launch or copy every %s is more than issuing one costs (a few to tens of µs in eager "
 			     "PyTorch): the host does other work between them, which a CUDA graph or fusion would not "
 			     "remove; make that work cheaper or move it off this thread (what it is: the host's samples "
 			     "between the calls)", ia_fmt_dur(d1, sizeof d1, per_call));
+	else if (dyn)
+		ia_chain_fix(c, "First make the shapes at %s static (sized by the data now: it syncs every step, and a "
+			     "capture cannot hold it), then CUDA Graphs: capture the repeated work (torch.cuda.graph, or "
+			     "torch.compile(model, mode=\"reduce-overhead\")) so one graph launch replaces its launches",
+			     dyn->line);
 	else if (h->period_calls)
 		ia_chain_fix(c, "CUDA Graphs: capture one step (torch.cuda.CUDAGraph with torch.cuda.graph(g), then g.replay(), or "
 		       "torch.compile(model, mode=\"reduce-overhead\")) to replace its ~%u launches with one graph launch "
