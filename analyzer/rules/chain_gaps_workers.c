@@ -10,6 +10,7 @@
 #include "base/json_out.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,23 @@ void ia_gap_workers_lines(struct ia_chain *c, const struct gap_view *v)
 }
 
 /* Batches ready before they are needed: persistent workers, a deeper prefetch. */
+/* Workers that keep up: their CPU a step (busy: the workers on CPUs at a
+ * time in the gaps, taken as their pace all step long) over the step's
+ * time less its wait; 0 without steps to go by. */
+static double workers_needed(const struct gap_view *v, double busy, double *batch_ns, double *side_ns)
+{
+	double steps = ia_steady_steps(v->a);
+	uint64_t steady = v->a->idle.steady_ns;
+	if (steps < 3 || !steady)
+		return 0;
+	double step = (double)steady / steps, wait = (double)v->g->total_ns / steps;
+	if (wait >= step || step - wait < 1e5)   /* (a step that is all wait: no pace to keep) */
+		return 0;
+	*batch_ns = busy * step;
+	*side_ns = step - wait;
+	return *batch_ns / *side_ns;
+}
+
 static void prefetch_fix(struct ia_chain *c, const struct gap_view *v)
 {
 	/* the epoch boundaries say whether the workers outlive an epoch: no
@@ -299,7 +317,35 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 	char shared[48] = "";   /* ranks share the machine's CPUs (ia_good_workers: a rank's share) */
 	if (v->a->local_ranks > 1)
 		snprintf(shared, sizeof shared, " for %d ranks", v->a->local_ranks);
-	if (ia_workers_crowd_cpus(v->a))
+	/* workers on their CPUs all along produce a batch per their CPU a
+	 * step: how many would keep up with the step's own time (the step
+	 * less its wait) — past the CPUs there are, each batch must get
+	 * cheaper first (c64: JPEG decoding, ~180 ms of CPU a batch against a
+	 * 9 ms step: ~21 workers, 15 CPUs free; "num_workers=6" had led) */
+	double need_batch = 0, need_side = 0, need = busy >= WORKERS_ALL_ALONG * v->at_once && !ia_workers_crowd_cpus(v->a)
+					     ? workers_needed(v, busy, &need_batch, &need_side) : 0;
+	char d4[32], d5[32];
+	if (need > nw) {
+		ia_addf(c->root_cause, sizeof c->root_cause,
+			" Each batch takes the workers about %s of CPU while a step needs %s besides its wait: about %.0f "
+			"workers would keep up, more than the %d the CPUs allow%s, so each batch must get cheaper.",
+			ia_fmt_dur(d4, sizeof d4, (uint64_t)need_batch), ia_fmt_dur(d5, sizeof d5, (uint64_t)need_side),
+			ceil(need), nw, shared);
+		size_t before = (size_t)c->nfixes;
+		if (wmech != IA_MECH_NONE) {
+			ia_chain_fix(c, "%s", ia_mech_fix((enum ia_mech)wmech));
+			wmech = IA_MECH_NONE;   /* (said: not again below) */
+		}
+		if ((size_t)c->nfixes > before)
+			ia_chain_fix_move(c, c->nfixes - 1, 0);
+		if (v->at_once < nw)
+			ia_chain_fix(c, "Then more workers, up to the CPUs: num_workers=%d (%d now, %d CPUs%s)", nw, v->at_once,
+				     cpus, shared);
+	} else if (need > v->at_once && v->at_once < nw) {
+		ia_chain_fix(c, "More workers: num_workers=%.0f (%d now): each batch takes them about %s of CPU, a step %s "
+				"besides its wait", ceil(need), v->at_once, ia_fmt_dur(d4, sizeof d4, (uint64_t)need_batch),
+			     ia_fmt_dur(d5, sizeof d5, (uint64_t)need_side));
+	} else if (ia_workers_crowd_cpus(v->a))
 		ia_chain_fix(c, "num_workers=%d: %d workers + the main process on %d CPUs%s fight for them", nw, v->at_once,
 			     cpus, shared);
 	else if (v->at_once < nw && !idle_workers && nw <= 2 * v->at_once)
