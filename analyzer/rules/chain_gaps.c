@@ -12,6 +12,7 @@
  * chain_gaps_workers.c's.
  */
 #include "rules/chain_gaps.h"
+#include "measure/backward_line.h"
 
 #include "base/json_out.h"
 #include "base/util.h"
@@ -329,6 +330,18 @@ static void producer_cause(struct ia_chain *c, const struct gap_view *v)
 /* The main thread blocked in the gaps on something other than storage or
  * the GIL: named by the system call most of that time was in (files of
  * version 5 on), with the fix that fits; else said as unknown. */
+/* A lock or no system call said, while PyTorch's autograd engine thread
+ * ran: the main thread waits in backward() for it — the backward pass's
+ * host work, not a read from disk (c24: that thread in cuMemAlloc and
+ * ioctl, no caching allocator; c12). */
+static int autograd_wait(const struct gap_view *v)
+{
+	const struct ia_gaps *g = v->g;
+	int lockish = v->wait == IA_WAIT_FUTEX || v->wait == IA_WAIT_UNKNOWN || v->wait == IA_WAIT_OTHER;
+	return lockish && !v->child_wait && !v->producer && g->sibling_top != UINT32_MAX &&
+	       ia_is_autograd_thread(v->a->t->threads[g->sibling_top].comm) && ia_gaps_siblings_busy(g);
+}
+
 static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 {
 	const char *where = v->where;
@@ -341,6 +354,17 @@ static void blocked_wait_cause(struct ia_chain *c, const struct gap_view *v)
 	}
 	if (v->producer) {
 		producer_cause(c, v);
+		return;
+	}
+	if (autograd_wait(v)) {
+		const struct ia_gaps *g = v->g;
+		ia_addf(c->root_cause, sizeof c->root_cause, ": it waited in backward() while PyTorch's autograd engine "
+			"thread %s ran the backward pass's host work, on a CPU %s in those gaps%s%s%s.", v->sib_name,
+			ia_fmt_dur(d, sizeof d, g->siblings_oncpu_ns), v->stk_sib[0] ? " (its samples: " : "",
+			v->stk_sib[0] ? v->stk_sib : "", v->stk_sib[0] ? ")" : "");
+		ia_chain_fix(c, "Cut the backward pass's host work, which the main thread waits for %s: what autograd's "
+				"thread does in the gaps (its samples above) — fewer, larger kernels (torch.compile), or the "
+				"allocation, copy or sync its samples name", where);
 		return;
 	}
 	switch (v->wait) {
@@ -408,6 +432,8 @@ static void blocked_brief(const struct gap_view *v, int gil, int io, char *buf, 
 		snprintf(buf, n, "waiting for its subprocess %s", v->g->children[0].comm);
 	else if (v->producer)
 		snprintf(buf, n, "waiting on a pipe or a queue its subprocess %s fills", v->child_name);
+	else if (autograd_wait(v))
+		snprintf(buf, n, "in backward(), waiting for autograd's thread %s", v->sib_name);
 	else if (v->wait == IA_WAIT_SLEEP)
 		snprintf(buf, n, "asleep in %s", sys);
 	else if (v->wait == IA_WAIT_FUTEX)
@@ -482,7 +508,7 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 		/* siblings hand it what it waits for through a lock or a queue;
 		 * a socket, a pipe or a sleep is another party's */
 		int lock = v->wait == IA_WAIT_FUTEX || v->wait == IA_WAIT_UNKNOWN || v->wait == IA_WAIT_OTHER;
-		if (sib_busy && lock && !v->child_wait && !v->producer)
+		if (sib_busy && lock && !v->child_wait && !v->producer && !autograd_wait(v))
 			ia_addf(c->root_cause, sizeof c->root_cause,
 				" Other threads of its process were on-CPU for %s meanwhile (the most: %s): what the "
 				"main thread waits for may be one of them (a lock, a queue).",
