@@ -248,12 +248,22 @@ void ia_gap_cause_workers(struct ia_chain *c, const struct gap_view *v)
 		prefetch_fix(c, v);
 		return;
 	}
+	/* workers mostly off their CPUs do not produce too slowly on average:
+	 * the loop waits for batches at times (a restart's first batches, a
+	 * slow item) — not "slower than the GPU" (c32: 0.5 of 4 workers busy,
+	 * the waits after each epoch's fork) */
+	int idle_pace = g->total_ns && (double)g->workers_oncpu_ns < WORKERS_SATURATED * v->at_once * (double)g->total_ns &&
+			!ia_cpu_quota_throttled(v->a) && !ia_workers_crowd_cpus(v->a) && !(v->sat >= SATURATED);
 	snprintf(c->root_cause, sizeof c->root_cause,
-		 "Data loading is slower than the GPU: the main thread was blocked for %s of the %s with no "
-		 "GPU work queued, while %d worker%s spent %s on CPUs in those gaps — the workers produce "
-		 "batches slower than the model consumes them.",
+		 "%s: the main thread was blocked for %s of the %s with no GPU work queued, while %d worker%s spent %s on "
+		 "CPUs in those gaps%s",
+		 idle_pace ? "The loop waits for its batches" : "Data loading is slower than the GPU",
 		 ia_fmt_dur(d1, sizeof d1, g->main_blocked_ns), ia_fmt_dur(d2, sizeof d2, g->total_ns), workers,
-		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns));
+		 workers > 1 ? "s" : "", ia_fmt_dur(d3, sizeof d3, g->workers_oncpu_ns),
+		 idle_pace ? "." : " — the workers produce batches slower than the model consumes them.");
+	if (idle_pace && ia_phases_workers_persist(&v->a->ph) == 0)
+		ia_addf(c->root_cause, sizeof c->root_cause, " Each epoch's iterator forked new workers, and its first "
+			"batches wait for them to start (the epoch boundaries finding).");
 	int wmech = IA_MECH_NONE;
 	if (v->stk_workers[0]) {
 		ia_addf(c->root_cause, sizeof c->root_cause, " Worker CPU time (sampled): %s.", v->stk_workers);
