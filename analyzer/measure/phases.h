@@ -133,6 +133,9 @@ enum ia_phase ia_phases_majority(const struct ia_phases *ph, uint64_t a, uint64_
 /* The steady state inside [a, b) as (start, end) pairs: a malloc'd array
  * of 2 * *n values (NULL with *n = 0 when out of memory or none). */
 uint64_t *ia_phases_steady_windows(const struct ia_phases *ph, uint64_t a, uint64_t b, size_t *n);
+/* The episodes of phase p cut to [a, b), as windows (pairs, sorted; *n of
+ * them; NULL with *n 0 when none or out of memory; the caller frees). */
+uint64_t *ia_phases_windows(const struct ia_phases *ph, enum ia_phase p, uint64_t a, uint64_t b, size_t *n);
 /* The main thread's own samples inside [a, b) — with steady, only those in
  * the steady state: fn is called with each one's stack id (may be NULL).
  * Their count. */

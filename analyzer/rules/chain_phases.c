@@ -142,28 +142,16 @@ int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum i
 static int main_state_in(const struct ia_analysis *a, enum ia_phase p, uint64_t w0, uint64_t w1, uint64_t *span,
 			 uint64_t *oncpu, uint64_t *runq)
 {
-	const struct ia_phases *ph = &a->ph;
 	uint32_t th = a->pp.main_thread;
+	size_t n;
 	*span = *oncpu = *runq = 0;
 	if (th == UINT32_MAX || !a->t->threads[th].off_n)
 		return 0;
-	uint64_t *w = malloc((2 * ph->nep + 1) * sizeof *w);
-	size_t n = 0;
-	for (size_t i = 0; w && i < ph->nep; i++) {
-		const struct ia_phase_episode *e = &ph->ep[i];
-		uint64_t lo = e->start > w0 ? e->start : w0, hi = e->end < w1 ? e->end : w1;
-		if (e->phase != p || lo >= hi)
-			continue;
-		w[2 * n] = lo;
-		w[2 * n + 1] = hi;
-		*span += hi - lo;
-		n++;
-	}
-	if (!w || !n) {
-		free(w);
-		return 0;
-	}
-	*oncpu = ia_thread_cpu_windows(a->t, th, w, n, runq);
+	uint64_t *w = ia_phases_windows(&a->ph, p, w0, w1, &n);
+	for (size_t i = 0; i < n; i++)
+		*span += w[2 * i + 1] - w[2 * i];
+	if (n)
+		*oncpu = ia_thread_cpu_windows(a->t, th, w, n, runq);
 	free(w);
 	return *span > 0;
 }

@@ -264,6 +264,13 @@ static void slow_evidence(struct ia_chain *c, const struct slow_view *v)
 	}
 }
 
+/* Where the loop's first full step begins (phases.h), 0 without one: what
+ * comes before it is the loop's set-up. */
+static uint64_t loop_start(const struct ia_analysis *a)
+{
+	return a->ph.steps.calls ? a->ph.steps.first_ns : 0;
+}
+
 /* Whether most of the slow calls' time lies in the steady state, after
  * the loop's first step: slow calls of a one-time phase (start-up's weight uploads from pageable
  * memory, c01, c69) are that phase's time, told by its finding, not a
@@ -276,8 +283,7 @@ static int slow_in_steady(const struct ia_analysis *a, const struct ia_slow_api 
 	/* before the loop's first full step is its set-up, whatever slice
 	 * the phases put it in: model.cuda()'s weight uploads at the first
 	 * GPU work (c34: eight 16 MiB pageable copies, "pin the memory") */
-	uint64_t from = a->ph.steps.calls ? a->ph.steps.first_ns : 0;
-	uint64_t span = 0, in = 0;
+	uint64_t from = loop_start(a), span = 0, in = 0;
 	for (size_t i = 0; i < s->nwin; i++) {
 		uint64_t w0 = s->win[2 * i] > from ? s->win[2 * i] : from, w1 = s->win[2 * i + 1];
 		span += s->win[2 * i + 1] - s->win[2 * i];
@@ -312,7 +318,7 @@ int ia_rule_slow_calls(struct ia_analysis *a, size_t *cap, const struct ia_slow_
 		/* (over the slow calls of the loop: set-up's before its first
 		 * step, model.cuda()'s uploads to an idle GPU, say nothing of
 		 * its queue — c22) */
-		uint64_t from = a->ph.steps.calls ? a->ph.steps.first_ns : 0, span = 0;
+		uint64_t from = loop_start(a), span = 0;
 		size_t w0 = 0;
 		while (w0 < s->nwin && s->win[2 * w0 + 1] <= from)
 			w0++;
