@@ -120,6 +120,11 @@ static void *gpu_facts(void *arg)
 		store_session(st, "gpu", line);
 		store_session(st, "driver_version", comma + 1 + (comma[1] == ' '));
 	}
+	/* how many GPUs the machine shows: with one, processes that all ran GPU
+	 * work at once shared it (the analyzer's verdict says so) */
+	first_line("nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l", line, sizeof line);
+	if (line[0] >= '1' && line[0] <= '9')
+		store_session(st, "gpus", line);
 	first_line("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: *[0-9.]*'", line, sizeof line);
 	if ((p = strchr(line, ':'))) {
 		p++;

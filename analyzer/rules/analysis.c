@@ -175,7 +175,9 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 	ia_idle_compute(&a->gaps, &a->ph, &a->idle);
 	if (ia_figures_compute(t, &a->pp, &a->gaps, &a->ph, &a->idle, &a->coll.gloo, &a->fig) < 0 ||
 	    ia_step_times_compute(t, &a->gaps, &a->ph, &a->step_times) < 0 ||
-	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, a->coll.w, a->coll.n, &a->step_parts) < 0) {
+	    ia_step_breakdown_compute(t, &a->gaps, &a->hb, &a->step_times, a->coll.w, a->coll.n, &a->step_parts) < 0 ||
+	    (a->pp.main >= 0 && ia_gpu_sharing_compute(t, t->procs[a->pp.p[a->pp.main].proc].pid, &a->ph, a->gaps.win_start,
+						       a->gaps.win_end, &a->sharing) < 0)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

@@ -207,6 +207,12 @@ static int analyze_alone(const struct ia_trace *t, struct ia_job *j, ia_analyze_
 	j->has_sub = 1;
 	if (analyze(&j->sub, &j->sub_a, err, errlen) < 0)
 		return -1;
+	/* the other ranks on its GPU are outside its subtree: in its node's trace */
+	const struct ia_analysis *sa = &j->sub_a;
+	if (ia_gpu_sharing_compute(s->trace, f.pid, &sa->ph, sa->gaps.win_start, sa->gaps.win_end, &j->sub_a.sharing) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	own_cause(j);
 	return 0;
 }

@@ -277,6 +277,40 @@ static void h2d_said(const struct ia_analysis *a, char *text, size_t n)
 		"the copy.");
 }
 
+/* Other processes that queued GPU work all through the steady state
+ * (gpu_sharing.h): on one GPU its time-slicing between them is why each
+ * one's kernels take longer than alone, and the idle measured is this
+ * process's own (c80: a sweep of three runs; c47-c52: two or four ranks
+ * on one GPU).  With several GPUs, which one each process used is not in
+ * the trace: nothing is said. */
+static void sharing_said(const struct ia_analysis *a, struct ia_verdict *v)
+{
+	const struct ia_gpu_sharing *s = &a->sharing;
+	if (!s->nprocs || s->gpus > 1 || a->pp.main < 0)
+		return;
+	v->sharing = s;
+	v->main_pid = a->t->procs[a->pp.p[a->pp.main].proc].pid;
+	size_t n = sizeof v->text;
+	ia_addf(v->text, n, " %u processes queued work on the %s all through the steady state (this one, pid %d, "
+		"and %s", s->nprocs + 1, s->gpus == 1 ? "one GPU" : "GPU", v->main_pid, s->nprocs == 1 ? "pid" : "pids");
+	for (uint32_t k = 0; k < s->nprocs && k < IA_SHARING_PIDS; k++)
+		ia_addf(v->text, n, "%s %d", k ? "," : "", s->pids[k]);
+	if (s->nprocs > IA_SHARING_PIDS)
+		ia_addf(v->text, n, ", …");
+	if (s->gpus != 1) {
+		ia_addf(v->text, n, "): where they share its GPU (the trace does not say how many the machine has), the "
+			"GPU takes turns between them and each one's kernels wait for the others'.");
+		return;
+	}
+	ia_addf(v->text, n, "): the GPU takes turns between them, so this process's kernels also wait for theirs and "
+		"its figures are its share of the GPU");
+	if (v->state == IA_VERDICT_BUSY || v->state == IA_VERDICT_SLOWED)
+		ia_addf(v->text, n, "; each runs slower than it would alone — one after another, or on separate GPUs, "
+			"where each one's time matters.");
+	else
+		ia_addf(v->text, n, "; the idle above is its own work's, and the others' work may have run in some of it.");
+}
+
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 {
 	memset(v, 0, sizeof *v);
@@ -386,6 +420,8 @@ void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v)
 	default:
 		break;
 	}
+	if (v->state != IA_VERDICT_NONE)
+		sharing_said(a, v);
 	if (v->one_time) {
 		char d[32];
 		const char *what, *when;
@@ -430,6 +466,18 @@ cJSON *ia_verdict_json(const struct ia_verdict *v)
 			cJSON_AddStringToObject(e, "stream", ia_kernel_stream(v->gpu, kt));
 			cJSON_AddItemToArray(ks, e);
 		}
+	}
+	if (v->sharing) {
+		cJSON *sh = cJSON_AddObjectToObject(o, "gpu_shared");
+		cJSON_AddNumberToObject(sh, "processes", v->sharing->nprocs + 1);
+		cJSON *ps = cJSON_AddArrayToObject(sh, "pids");
+		cJSON_AddItemToArray(ps, cJSON_CreateNumber(v->main_pid));
+		for (uint32_t k = 0; k < v->sharing->nprocs && k < IA_SHARING_PIDS; k++)
+			cJSON_AddItemToArray(ps, cJSON_CreateNumber(v->sharing->pids[k]));
+		if (v->sharing->gpus)
+			cJSON_AddNumberToObject(sh, "gpus", v->sharing->gpus);
+		else
+			cJSON_AddNullToObject(sh, "gpus");
 	}
 	cJSON_AddStringToObject(o, "text", v->text);
 	return o;

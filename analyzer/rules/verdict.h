@@ -36,6 +36,8 @@ struct ia_verdict {
 	const struct ia_chain *cause;     /* the first steady-state finding, or NULL */
 	const struct ia_chain *one_time;  /* the costliest phase finding of >= 10 % of the window, or NULL */
 	const struct ia_gpu_time *gpu;    /* busy or mostly busy: where its time went, by kernel (gpu_time.h) */
+	const struct ia_gpu_sharing *sharing;   /* other processes queuing GPU work meanwhile, said; or NULL */
+	int main_pid;                     /* with sharing: the process the figures are of */
 	char text[1536];                  /* "Verdict: …" */
 };
 
@@ -45,7 +47,8 @@ const char *ia_verdict_cause(const struct ia_chain *c, char *buf, size_t n);
 
 void ia_verdict_compute(const struct ia_analysis *a, struct ia_verdict *v);
 /* explain --json's "verdict": {state, steady_idle_low_pct, steady_idle_high_pct,
- * cause_kind, one_time_kind, text} */
+ * cause_kind, one_time_kind, text}, and where the GPU was shared,
+ * gpu_shared: {processes, pids, gpus} */
 cJSON *ia_verdict_json(const struct ia_verdict *v);
 
 #endif

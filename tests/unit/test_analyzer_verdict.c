@@ -4,7 +4,8 @@
  * when that finding comes with under 10 % idle, unknown for wide host-only
  * bounds without a finding, a slow call with no host cause never named as
  * the cause, the costliest phase finding named apart, nothing without a
- * steady state, a busy GPU's kernels with the streams they ran on.
+ * steady state, a busy GPU's kernels with the streams they ran on, the
+ * processes it was shared with.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,9 +197,67 @@ static void busy_list_says_the_streams(void **state)
 	assert_null(strstr(v.text, "stream"));
 }
 
+/* other processes that queued work all through the steady state: on one
+ * GPU the verdict says they took turns with this one (busy: each slower
+ * than alone; starving: the idle is this process's own), with several
+ * GPUs nothing, with the count unknown a hedged line */
+static void shared_gpu_said(void **state)
+{
+	(void)state;
+	struct ia_verdict v;
+	struct ia_proc procs[1] = { { .pid = 100 } };
+	struct ia_trace tr = { .procs = procs, .nprocs = 1 };
+	struct ia_proc_stats ps[1] = { { .proc = 0 } };
+	steady(0, 20, 1);
+	an.t = &tr;
+	an.pp.p = ps;
+	an.pp.n = 1;
+	an.sharing.nprocs = 2;
+	an.sharing.pids[0] = 101;
+	an.sharing.pids[1] = 102;
+	an.sharing.gpus = 1;
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_BUSY);
+	assert_non_null(strstr(v.text, "3 processes queued work on the one GPU all through the steady state (this one, "
+				       "pid 100, and pids 101, 102)"));
+	assert_non_null(strstr(v.text, "one after another"));
+	cJSON *j = ia_verdict_json(&v);
+	const cJSON *sh = cJSON_GetObjectItem(j, "gpu_shared");
+	assert_non_null(sh);
+	assert_int_equal(cJSON_GetObjectItem(sh, "processes")->valueint, 3);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sh, "pids")), 3);
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sh, "pids"), 0)->valueint, 100);
+	assert_int_equal(cJSON_GetObjectItem(sh, "gpus")->valueint, 1);
+	cJSON_Delete(j);
+
+	an.sharing.gpus = 2;   /* which GPU each used is not in the trace */
+	ia_verdict_compute(&an, &v);
+	assert_null(strstr(v.text, "processes"));
+	assert_null(v.sharing);
+
+	an.sharing.gpus = 0;
+	ia_verdict_compute(&an, &v);
+	assert_non_null(strstr(v.text, "does not say how many"));
+
+	steady(400, 600, 1);
+	an.t = &tr;
+	an.pp.p = ps;
+	an.pp.n = 1;
+	an.sharing.nprocs = 1;
+	an.sharing.pids[0] = 101;
+	an.sharing.gpus = 1;
+	add(IA_KIND_GAPS_WAITING_WORKERS, IA_SEV_HIGH, 0.4, NULL);
+	ia_verdict_compute(&an, &v);
+	assert_int_equal(v.state, IA_VERDICT_STARVING);
+	assert_non_null(strstr(v.text, "2 processes queued work on the one GPU"));
+	assert_non_null(strstr(v.text, "(this one, pid 100, and pid 101)"));
+	assert_non_null(strstr(v.text, "the idle above is its own work's"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shared_gpu_said),
 		cmocka_unit_test(busy_without_findings),
 		cmocka_unit_test(starving_names_the_first_steady_cause),
 		cmocka_unit_test(blocked_says_what_it_waited_for),
