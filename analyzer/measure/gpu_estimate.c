@@ -80,6 +80,51 @@ static uint64_t piece_start(const struct cpt *prev, const struct sub *w)
 	return prev->g > w->b ? prev->g : w->b;
 }
 
+/* Whether stream s may still have had work at T: the last piece queued
+ * before T was not yet done by then (no completion after it says when:
+ * maybe). */
+static int busy_at(const struct stream_acc *s, uint64_t T)
+{
+	size_t lo = 0, hi = s->nsub;
+	while (lo < hi) {   /* pieces queued before T */
+		size_t mid = (lo + hi) / 2;
+		if (s->sub[mid].a < T)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	const struct sub *last = &s->sub[lo - 1];
+	if (last->host_sync && last->b <= T)
+		return 0;
+	lo = 0, hi = s->ncp;
+	while (lo < hi) {   /* the first completion that covers it */
+		size_t mid = (lo + hi) / 2;
+		if (s->cp[mid].r < last->b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == s->ncp || s->cp[lo].g > T;
+}
+
+void ia_gt_waits_met(struct acc *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct stream_acc *s = &a->s[i];
+		for (size_t k = 0; k < s->nsub; k++) {
+			struct sub *w = &s->sub[k];
+			if (!w->after_wait)
+				continue;
+			int pending = 0;
+			for (size_t j = 0; j < a->n && !pending; j++)
+				pending = j != i && a->s[j].pid == s->pid && busy_at(&a->s[j], w->b);
+			w->after_wait = pending;
+		}
+	}
+}
+
 void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 {
 	for (size_t i = 0; i < s->ncp; i++) {
@@ -96,7 +141,7 @@ void ia_gt_time_alone(struct acc *a, const struct stream_acc *s)
 		 * was recorded before its cuEventRecord, which may have waited
 		 * for that call; the piece before it is then not alone */
 		int straddled = k1 < s->nsub && s->sub[k1].a < c->r;
-		if (!w || straddled || !c->mark || !w->work || w->b > c->r ||
+		if (!w || w->after_wait || straddled || !c->mark || !w->work || w->b > c->r ||
 		    (c->r - w->b > ALONE_LAG_NS && c->g <= c->r + EMPTY_NS))
 			continue;
 		uint64_t from = piece_start(prev, w);

@@ -49,7 +49,9 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 	}
 	uint32_t after = s->nsub ? s->sub[s->nsub - 1].work : 0;
 	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after, 0, 0 };
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after, 0, 0,
+					  s->wait_pending };
+	s->wait_pending = 0;
 }
 
 static void add_cpt(struct acc *a, struct stream_acc *s, uint64_t r, uint64_t g, int exact, int mark)
@@ -160,6 +162,12 @@ static void collect_calls(const struct ia_trace *t, uint32_t proc, struct acc *a
 				add_sub(a, s, c);
 				add_cpt(a, s, end, end, 0, 0);
 			}
+			continue;
+		}
+		if (ingero_api_class(c->api) == INGERO_CLASS_WAIT) {   /* the next piece waits for another stream */
+			struct stream_acc *s = stream_of(a, pid, c->stream);
+			if (s)
+				s->wait_pending = 1;
 			continue;
 		}
 		if (ia_api_queues_work(c->api) && !ia_api_completes_work(c->api)) {
@@ -400,12 +408,12 @@ int ia_gpu_time_compute(const struct ia_trace *t, uint64_t win_start, uint64_t w
 	/* completion points in order; the work timed alone, every stream's
 	 * before any is estimated (a kernel timed on one stream stands in for
 	 * the same kernel on another) */
-	for (size_t i = 0; i < a.n && !a.oom; i++) {
-		struct stream_acc *s = &a.s[i];
-		if (s->ncp)
-			qsort(s->cp, s->ncp, sizeof *s->cp, cmp_cpt);
-		ia_gt_time_alone(&a, s);
-	}
+	for (size_t i = 0; i < a.n && !a.oom; i++)
+		if (a.s[i].ncp)
+			qsort(a.s[i].cp, a.s[i].ncp, sizeof *a.s[i].cp, cmp_cpt);
+	ia_gt_waits_met(&a);
+	for (size_t i = 0; i < a.n && !a.oom; i++)
+		ia_gt_time_alone(&a, &a.s[i]);
 	ia_gt_samples_ready(&a);
 	ia_gt_mark_main(&a);
 	g->ntimed = a.ntimed;

@@ -30,12 +30,19 @@ struct sub {
 	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
 	uint32_t after;            /* the work queued just before it on its stream (0: none): its place in a step */
 	size_t alike_lo, alike_end;   /* the timed samples of work alike it (ia_gt_alike_find): acc.smp[lo, end) */
+	/* queued right behind a wait for an event (cudaStreamWaitEvent) while
+	 * another stream of its process had work (ia_gt_waits_met): it began
+	 * when that work reached the event, so the span from its call to the
+	 * mark behind it holds that wait (c52: gloo's copies of the gradients,
+	 * "33 ms" for 7 MiB pinned) — it is not timed alone */
+	int after_wait;
 };
 
 struct stream_acc {
 	int pid;
 	uint32_t key;
 	int main;                  /* its process queued the most work on it (ia_gt_mark_main) */
+	int wait_pending;          /* a wait for an event queued since its last piece of work */
 	size_t nmarks;
 	struct sub *sub; size_t nsub, csub;
 	struct cpt *cp; size_t ncp, ccp;
@@ -81,6 +88,11 @@ size_t ia_gt_first_after(const struct stream_acc *s, uint64_t r);
 
 /* gpu_estimate.c.  After a stream's completion points are sorted by r:
  * the work that ran alone, timed (into a->smp). */
+/* A piece behind a wait for an event, queued when no other stream of its
+ * process still had work, waited for nothing (the event had fired): it
+ * may be timed alone after all (c08: XLA puts a wait ahead of most of
+ * JAX's work).  Every stream's completions sorted first. */
+void ia_gt_waits_met(struct acc *a);
 void ia_gt_time_alone(struct acc *a, const struct stream_acc *s);
 /* Once every stream's samples are in: sorts them for lookup. */
 void ia_gt_samples_ready(struct acc *a);

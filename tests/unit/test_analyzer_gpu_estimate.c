@@ -16,6 +16,8 @@
  * shared among that work as its times, not given to the first pieces;
  * a mark recorded while a long copy call on its stream still ran (the
  * watcher's, whose cuEventRecord waited for that call) times nothing; a
+ * piece behind a wait for an event while another stream still ran times
+ * nothing, one queued once that stream was done is timed; a
  * copy the host waited through takes its call's time in the replay; the
  * range's ends hold the mean of skewed times, and stay inside the
  * quartiles' where many were timed; a kernel timed in two places of a
@@ -322,6 +324,45 @@ static void straddled_mark_times_nothing(void **st)
 	acc_free(&a);
 }
 
+/* A copy queued on a side stream right behind a wait for an event: while
+ * the compute stream still ran (its mark done 5 ms later) the copy's span
+ * to the mark behind it holds that wait — not timed; queued when the
+ * compute stream had finished, the event had fired — timed (c52's gloo
+ * copies; c08's XLA waits). */
+static void waits_for_busy_stream_time_nothing(void **st)
+{
+	(void)st;
+	struct acc a;
+	memset(&a, 0, sizeof a);
+	a.s = calloc(2, sizeof *a.s);
+	a.n = 2;
+	a.s[0].pid = a.s[1].pid = 1;
+	struct stream_acc *compute = &a.s[0], *side = &a.s[1];
+	for (uint64_t t = 0; t < 30000; t += 10000) {
+		sub(compute, t * US, (t + 10) * US, 4, 40);          /* its backward: 5 ms on the GPU */
+		mark(compute, (t + 11) * US, (t + 5000) * US);
+		sub(side, (t + 20) * US, (t + 30) * US, 5, 50);       /* the copy behind the wait */
+		side->sub[side->nsub - 1].after_wait = 1;
+		mark(side, (t + 31) * US, (t + 5100) * US);
+	}
+	ia_gt_waits_met(&a);
+	for (size_t k = 0; k < side->nsub; k++)
+		assert_int_equal(side->sub[k].after_wait, 1);
+	ia_gt_time_alone(&a, side);
+	assert_int_equal(a.ntimed, 0);
+	/* the same copies queued once the compute stream was done (6 ms on) */
+	for (size_t k = 0; k < side->nsub; k++) {
+		side->sub[k].a += 6000 * US, side->sub[k].b += 6000 * US, side->sub[k].after_wait = 1;
+		side->cp[k].r += 6000 * US, side->cp[k].g = side->cp[k].r + 100 * US;
+	}
+	ia_gt_waits_met(&a);
+	for (size_t k = 0; k < side->nsub; k++)
+		assert_int_equal(side->sub[k].after_wait, 0);
+	ia_gt_time_alone(&a, side);
+	assert_int_equal(a.ntimed, 3);
+	acc_free(&a);
+}
+
 static void host_sync_copy_takes_its_call(void **st)
 {
 	(void)st;
@@ -465,6 +506,7 @@ int main(void)
 		cmocka_unit_test(timed_back_to_back),
 		cmocka_unit_test(short_stretch_shared),
 		cmocka_unit_test(straddled_mark_times_nothing),
+		cmocka_unit_test(waits_for_busy_stream_time_nothing),
 		cmocka_unit_test(host_sync_copy_takes_its_call),
 		cmocka_unit_test(range_holds_the_mean),
 		cmocka_unit_test(range_ignores_one_stray_time),
