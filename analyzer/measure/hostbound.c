@@ -47,6 +47,11 @@ static int count_lines(const struct ia_trace *t, struct ia_stack_names *names, s
 	const char *py = ia_stack_python(names, id);   /* innermost: torch/optim lines name the optimizer */
 	if (!py)
 		return 0;
+	const char *fn = strstr(py, "/optim/") ? ia_stack_python_func(names, id) : NULL;
+	if (fn) {
+		h->optim_single_samples += !strncmp(fn, "_single_tensor_", 15);
+		h->optim_fused_samples += !strncmp(fn, "_fused_", 7);
+	}
 	struct ia_gap_line *l = ia_line_slot(&h->lines, &h->nlines, cap, py);
 	if (!l)
 		return -1;

@@ -80,6 +80,9 @@ struct ia_hostbound {
 	struct ia_gap_line *user_lines; size_t nuser_lines;   /* the same launches by the user's own line */
 	uint64_t launch_samples;
 	uint64_t generate_samples;      /* of them, under Transformers' generate (stacks.h ia_stack_hf_generate) */
+	/* of them, in torch.optim's step: its per-parameter form (a function
+	 * _single_tensor_*: foreach=False) and its fused one (_fused_*) */
+	uint64_t optim_single_samples, optim_fused_samples;
 	uint64_t *w;                    /* the stretches as (start, end) pairs, n of them */
 	size_t waited_n;                /* stretches left out: the host waited in calls (see above) */
 	size_t busy_close_n;            /* stretches kept whose closing call waited (GPU estimate only) */
