@@ -170,6 +170,8 @@ unsigned ia_python_frame_hints(const char *file, const char *func)
 	if (has(file, "torch/autograd/") && (!strcmp(method(func), "_engine_run_backward") ||
 					    !strcmp(method(func), "backward") || !strcmp(method(func), "grad")))
 		h |= IA_HINT_BACKWARD;
+	if (has(file, "transformers/trainer.py"))
+		h |= IA_HINT_HF_TRAINER;
 	return h;
 }
 

@@ -76,6 +76,8 @@ enum ia_frame_hint {
 	IA_HINT_FORK = 1u << 5,         /* multiprocessing starting a process (IA_WHY_WORKER_START's frames) */
 	IA_HINT_BACKWARD = 1u << 6,     /* running the backward pass: torch.autograd's backward()/grad() into
 	                                 * the engine (_engine_run_backward, Engine::execute) */
+	IA_HINT_HF_TRAINER = 1u << 7,   /* Hugging Face Transformers' Trainer: transformers/trainer.py (its
+	                                 * training loop; trl's trainers run inside it) */
 };
 unsigned ia_python_frame_hints(const char *file, const char *func);
 unsigned ia_native_frame_hints(const char *sym);

@@ -135,6 +135,7 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 	if (a->nchains)
 		qsort(a->chains, a->nchains, sizeof *a->chains, ia_chains_order);
 	ia_instruments_lead(a);
+	ia_knobs_translate(a);
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");

@@ -132,6 +132,9 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap);                          
 /* After the chains are ordered: a debugging instrument left on, told in
  * the first finding about the host's time (chain_instruments.c). */
 void ia_instruments_lead(struct ia_analysis *a);
+/* Where the loop is Hugging Face's Trainer: one fix more per finding, its
+ * TrainingArguments for what the fixes say (chain_knobs.c). */
+void ia_knobs_translate(struct ia_analysis *a);
 /* The main thread's own samples in [from, to) (steady: only the steady
  * state's), and the debugging instrument most of them are inside (*top,
  * IA_INSTR_NONE when none) with its count: chain_instruments.c. */
