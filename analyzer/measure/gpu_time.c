@@ -49,8 +49,8 @@ static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c
 	}
 	uint32_t after = s->nsub ? s->sub[s->nsub - 1].work : 0;
 	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after, 0, 0,
-					  s->wait_pending };
+					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after,
+					  s->wait_pending, 0, 0 };
 	s->wait_pending = 0;
 }
 

@@ -29,14 +29,16 @@ struct sub {
 	int launch;                /* a kernel (else a copy or memset) */
 	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
 	uint32_t after;            /* the work queued just before it on its stream (0: none): its place in a step */
-	size_t alike_lo, alike_end;   /* the timed samples of work alike it (ia_gt_alike_find): acc.smp[lo, end) */
 	/* queued right behind a wait for an event (cudaStreamWaitEvent) while
 	 * another stream of its process had work (ia_gt_waits_met): it began
 	 * when that work reached the event, so the span from its call to the
 	 * mark behind it holds that wait (c52: gloo's copies of the gradients,
-	 * "33 ms" for 7 MiB pinned) — it is not timed alone */
+	 * "33 ms" for 7 MiB pinned) — it is not timed alone.  (Here, in the
+	 * padding before the size_t: a sub per queued call, 56 bytes.) */
 	int after_wait;
+	size_t alike_lo, alike_end;   /* the timed samples of work alike it (ia_gt_alike_find): acc.smp[lo, end) */
 };
+_Static_assert(sizeof(struct sub) == 56, "a sub per queued call: keep it 56 bytes");
 
 struct stream_acc {
 	int pid;
