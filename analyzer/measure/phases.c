@@ -460,15 +460,35 @@ static const char *module_name(char *buf, size_t len, const char *file)
 	return buf;
 }
 
+static void detail_free(struct ia_phase_detail *d)
+{
+	free(d->lines);
+	free(d->frames);
+	free(d->modules);
+	free(d->import_lines);
+	memset(d, 0, sizeof *d);
+}
+
 static void details_free(struct ia_phases *ph)
 {
-	for (int p = 0; p < IA_PHASE_N; p++) {
-		free(ph->d[p].lines);
-		free(ph->d[p].frames);
-		free(ph->d[p].modules);
-		free(ph->d[p].import_lines);
+	for (int p = 0; p < IA_PHASE_N; p++)
+		detail_free(&ph->d[p]);
+	detail_free(&ph->recompile);
+}
+
+/* Whether ts lies in a compile episode that is a repeat. */
+static int in_recompile(const struct ia_phases *ph, uint64_t ts)
+{
+	size_t lo = 0, hi = ph->nep;   /* (episodes by start) the last starting at or before ts */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ph->ep[mid].start <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	memset(ph->d, 0, sizeof ph->d);
+	const struct ia_phase_episode *e = lo ? &ph->ep[lo - 1] : NULL;
+	return e && ts < e->end && e->phase == IA_PHASE_COMPILE && e->repeat;
 }
 
 /* Reasons, the user's lines, the phase's own frames and imported modules
@@ -476,7 +496,9 @@ static void details_free(struct ia_phases *ph)
 static int details(struct ia_phases *ph, struct ia_stack_names *names, const struct ia_phase_vote *v, size_t nv,
 		   uint64_t a, uint64_t b)
 {
-	size_t lcap[IA_PHASE_N] = { 0 }, fcap[IA_PHASE_N] = { 0 }, mcap[IA_PHASE_N] = { 0 }, icap[IA_PHASE_N] = { 0 };
+	/* (caps per phase, and [IA_PHASE_N] for the recompiles) */
+	size_t lcap[IA_PHASE_N + 1] = { 0 }, fcap[IA_PHASE_N + 1] = { 0 }, mcap[IA_PHASE_N + 1] = { 0 },
+	       icap[IA_PHASE_N + 1] = { 0 };
 	details_free(ph);
 	for (size_t i = 0; i < nv; i++) {
 		if (v[i].ts < a || v[i].ts >= b)
@@ -485,6 +507,8 @@ static int details(struct ia_phases *ph, struct ia_stack_names *names, const str
 		if (sp == IA_PHASE_STEADY || vp != sp)
 			continue;   /* only the samples that made the slice what it is */
 		struct ia_phase_detail *d = &ph->d[sp];
+		if (sp == IA_PHASE_COMPILE && in_recompile(ph, v[i].ts))
+			d = &ph->recompile, sp = IA_PHASE_N;
 		d->samples++;
 		d->why[v[i].why]++;
 		const char *user = ia_stack_user_python(names, v[i].stack);
@@ -506,8 +530,8 @@ static int details(struct ia_phases *ph, struct ia_stack_names *names, const str
 		if (mod && user && count_line(&d->import_lines, &d->nimport_lines, &icap[sp], user) < 0)
 			return -1;
 	}
-	for (int p = 0; p < IA_PHASE_N; p++) {
-		struct ia_phase_detail *d = &ph->d[p];
+	for (int p = 0; p <= IA_PHASE_N; p++) {
+		struct ia_phase_detail *d = p < IA_PHASE_N ? &ph->d[p] : &ph->recompile;
 		if (d->nlines)
 			qsort(d->lines, d->nlines, sizeof *d->lines, ia_gap_line_by_count);
 		if (d->nframes)

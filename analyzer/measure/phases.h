@@ -96,6 +96,11 @@ struct ia_phases {
 	size_t nslices;
 	struct ia_phase_episode *ep; size_t nep;
 	struct ia_phase_detail d[IA_PHASE_N];
+	/* compiling's samples in its repeats (episodes compiled again after
+	 * steps ran): apart from d[IA_PHASE_COMPILE], the first compiles' —
+	 * the recompilation finding's own evidence (c72's had been the first
+	 * compiles' timeline word for word) */
+	struct ia_phase_detail recompile;
 	uint64_t compiler_cpu_ns;   /* compiler processes' CPU time (per_process.h), all of it */
 	size_t ncompilers;
 	struct ia_steps steps;      /* the loop's step, from the steady run with the most launches */

@@ -79,10 +79,17 @@ static void lines_json(cJSON *ev, const char *key, const struct ia_gap_line *l, 
 	}
 }
 
+/* What the samples of a phase finding show: the recompilation finding's
+ * are its repeats' own. */
+static const struct ia_phase_detail *detail_of(const struct ia_analysis *a, enum ia_kind kind, enum ia_phase p)
+{
+	return kind == IA_KIND_RECOMPILATION ? &a->ph.recompile : &a->ph.d[p];
+}
+
 void ia_phase_evidence(struct ia_chain *c, const struct ia_analysis *a, enum ia_phase p, uint64_t ns,
 		       size_t episodes, size_t repeats)
 {
-	const struct ia_phase_detail *d = &a->ph.d[p];
+	const struct ia_phase_detail *d = detail_of(a, c->kind, p);
 	cJSON *ev = c->evidence;
 	ia_json_u64(ev, "window_ns", a->idle.window_ns);
 	ia_json_u64(ev, "phase_ns", ns);
@@ -118,7 +125,7 @@ int ia_phase_chain(struct ia_analysis *a, size_t *cap, enum ia_kind kind, enum i
 	c->amortised = amortised;
 	c->impact = impact;
 	c->cost_ns = ns;
-	const struct ia_phase_detail *d = &a->ph.d[p];
+	const struct ia_phase_detail *d = detail_of(a, kind, p);
 	char buf[600];
 	ia_phase_reasons(buf, sizeof buf, d);
 	if (buf[0])
