@@ -121,8 +121,11 @@ static void *gpu_facts(void *arg)
 		store_session(st, "driver_version", comma + 1 + (comma[1] == ' '));
 	}
 	/* how many GPUs the machine shows: with one, processes that all ran GPU
-	 * work at once shared it (the analyzer's verdict says so) */
-	first_line("nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l", line, sizeof line);
+	 * work at once shared it (the analyzer's verdict says so).  Only index
+	 * lines count (a failing nvidia-smi prints its error to stdout), and
+	 * none is stored under MIG: its instances do not take turns */
+	first_line("nvidia-smi --query-gpu=index,mig.mode.current --format=csv,noheader 2>/dev/null | "
+		   "awk '/^[0-9]/ { n++ } /Enabled/ { mig = 1 } END { if (n && !mig) print n }'", line, sizeof line);
 	if (line[0] >= '1' && line[0] <= '9')
 		store_session(st, "gpus", line);
 	first_line("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: *[0-9.]*'", line, sizeof line);

@@ -27,8 +27,9 @@ struct ia_phase_vote {
 	uint64_t ts, stack;
 	uint8_t why;        /* enum ia_phase_why */
 	uint8_t main;       /* the main thread's own sample */
-	uint8_t hints;      /* enum ia_frame_hint of its stack */
+	uint8_t hints;      /* enum ia_frame_hint of its stack (asserted to fit below) */
 };
+_Static_assert(IA_HINT_HF_TRAINER <= 0xff, "a vote keeps its hints in 8 bits");
 
 static int cmp_vote_ts(const void *x, const void *y)
 {
@@ -599,9 +600,12 @@ int ia_phases_compute(const struct ia_trace *t, const struct ia_per_process *pp,
 	if (build_episodes(ph) < 0)
 		goto oom;
 	snap_paused(ph, &t->capture);
-	if (details(ph, names, v, nv, 0, UINT64_MAX) < 0 || episode_sites(ph, names, v, nv) < 0)
+	/* the repeats before the details: a repeat's samples are recompiling's */
+	if (episode_sites(ph, names, v, nv) < 0)
 		goto oom;
 	mark_repeats(ph);
+	if (details(ph, names, v, nv, 0, UINT64_MAX) < 0)
+		goto oom;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");

@@ -32,18 +32,24 @@ static void count(uint64_t stack, void *arg)
 	t->trainer += stack && (ia_stack_phase_hints(t->names, stack) & IA_HINT_HF_TRAINER);
 }
 
-/* Whether any fix of c contains s; with num, the integer after it. */
+/* Whether a fix of c contains s; with num, the first positive integer
+ * right after it in a fix that adds workers (not one that says they fight
+ * for the CPUs, nor "a DataLoader with num_workers=0"). */
 static int fixes_say(const struct ia_chain *c, const char *s, int *num)
 {
+	int found = 0;
 	for (int f = 0; f < c->nfixes; f++) {
-		const char *p = strstr(c->fixes[f], s);
-		if (p) {
-			if (num)
-				*num = atoi(p + strlen(s));
-			return 1;
+		if (num && strstr(c->fixes[f], "fight for"))
+			continue;
+		for (const char *p = strstr(c->fixes[f], s); p; p = strstr(p + 1, s)) {
+			if (!num)
+				return 1;
+			found = 1;
+			if ((*num = atoi(p + strlen(s))) > 0)
+				return 1;
 		}
 	}
-	return 0;
+	return num ? 0 : found;
 }
 
 /* The arguments for c's fixes, "" when none applies. */
@@ -64,8 +70,6 @@ static void trainer_args(const struct ia_chain *c, char *out, size_t n)
 		ia_addf(out, n, "%storch_compile=True", out[0] ? "; " : "");
 	if (fixes_say(c, "fused=True", NULL))
 		ia_addf(out, n, "%soptim=\"adamw_torch_fused\"", out[0] ? "; " : "");
-	if (fixes_say(c, "bfloat16", NULL))
-		ia_addf(out, n, "%sbf16=True", out[0] ? "; " : "");
 	if (fixes_say(c, "Larger batches", NULL))
 		ia_addf(out, n, "%sa larger per_device_train_batch_size", out[0] ? "; " : "");
 	/* the Trainer reads its loss for the log: every step with logging_steps=1 */
@@ -81,12 +85,11 @@ void ia_knobs_translate(struct ia_analysis *a)
 		return;
 	for (size_t i = 0; i < a->nchains; i++) {
 		struct ia_chain *c = &a->chains[i];
-		char args[320];
+		char args[300];   /* (with the words before it, within a fix's 400 bytes) */
 		if (ia_kind_is_phase(c->kind) || c->nfixes == IA_CHAIN_MAX_LINES)
 			continue;
 		trainer_args(c, args, sizeof args);
 		if (args[0])
-			ia_chain_fix(c, "The loop is Hugging Face's Trainer (transformers/trainer.py): it builds the loader, "
-				     "model wrapper and optimizer from its TrainingArguments — %s", args);
+			ia_chain_fix(c, "The loop is Hugging Face's Trainer: set these in its TrainingArguments — %s", args);
 	}
 }

@@ -259,7 +259,7 @@ static int compile_chains(struct ia_analysis *a, size_t *cap)
 	size_t nfirst, nrep;
 	uint64_t first = episodes_ns(ph, IA_PHASE_COMPILE, 0, w0, w1, &nfirst);
 	uint64_t again = episodes_ns(ph, IA_PHASE_COMPILE, 1, w0, w1, &nrep);
-	int jax = is_jax(d);
+	int jax = is_jax(d) || is_jax(&ph->recompile);   /* (a window may hold repeats only) */
 	char d1[32], d2[32], d3[32], buf[600];
 	struct ia_chain *c, *r;
 	if (ia_phase_chain(a, cap, IA_KIND_COMPILATION, IA_PHASE_COMPILE, first, 1, &c) < 0)
