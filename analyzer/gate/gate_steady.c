@@ -42,20 +42,6 @@ static uint64_t gaps_within(const struct ia_gaps *g, uint64_t a, uint64_t b)
 	return sum;
 }
 
-/* Index of the first of the main process's calls (in time order) starting at or after ts. */
-static size_t first_call_at(const struct ia_trace *t, const struct ia_gaps *g, uint64_t ts)
-{
-	size_t lo = 0, hi = g->nmain_calls;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->calls[g->main_calls[mid]].start < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* What one block (or the whole steady state) holds. */
 struct tally {
 	uint64_t ns, calls, launches, syncs, idle_ns, est_busy_ns;
@@ -67,7 +53,7 @@ static void tally_span(const struct ia_analysis *a, uint64_t s, uint64_t e, stru
 	const struct ia_trace *t = a->t;
 	const struct ia_gaps *g = &a->gaps;
 	x->ns += e - s;
-	for (size_t i = first_call_at(t, g, s); i < g->nmain_calls; i++) {
+	for (size_t i = ia_gaps_first_call_at(t, g, s); i < g->nmain_calls; i++) {
 		const struct ia_call *c = &t->calls[g->main_calls[i]];
 		if (c->start >= e)
 			break;
@@ -117,7 +103,7 @@ static uint64_t *outside_calls(const struct ia_analysis *a, const uint64_t *w, s
 	*n = 0;
 	for (size_t i = 0; i < nw; i++) {
 		uint64_t cur = w[2 * i], e = w[2 * i + 1];
-		for (size_t k = first_call_at(t, g, cur); k <= g->nmain_calls && cur < e; k++) {
+		for (size_t k = ia_gaps_first_call_at(t, g, cur); k <= g->nmain_calls && cur < e; k++) {
 			const struct ia_call *c = k < g->nmain_calls ? &t->calls[g->main_calls[k]] : NULL;
 			if (c && c->th != a->pp.main_thread)
 				continue;

@@ -70,6 +70,7 @@ struct ia_trace {
 	uint64_t from, to;    /* effective window, absolute ns: [from, to) */
 	uint64_t first_ns, last_ns;   /* first and last evidence inside the window */
 	int cpus;             /* session.cpus, 0 = unknown */
+	int gpus;             /* session.gpus, the GPUs nvidia-smi listed (none under MIG), 0 = unknown */
 	/* the CPUs its cgroup's quota allows the job (session.cpu_limit, 0 =
 	 * none), and how the quota throttled it while traced */
 	double cpu_limit;

@@ -87,6 +87,8 @@ int ia_trace_load_small(struct ia_trace *t, char *err, size_t errlen, size_t *pc
 		goto steperr;
 	const char *v = ia_session(t, "cpus");
 	t->cpus = v ? atoi(v) : 0;
+	v = ia_session(t, "gpus");
+	t->gpus = v ? atoi(v) : 0;
 	v = ia_session(t, "cpu_limit");
 	t->cpu_limit = v ? strtod(v, NULL) : 0;
 	if (!(t->cpu_limit > 0))

@@ -48,15 +48,8 @@ static int by_alive(const void *x, const void *y)
 /* Whether the main process made a call in [a, b): its calls in time order. */
 static int called_within(const struct ia_trace *t, const struct ia_gaps *g, uint64_t a, uint64_t b)
 {
-	size_t lo = 0, hi = g->nmain_calls;
-	while (lo < hi) {   /* the first call starting at or after a */
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->calls[g->main_calls[mid]].start < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->nmain_calls && t->calls[g->main_calls[lo]].start < b;
+	size_t k = ia_gaps_first_call_at(t, g, a);
+	return k < g->nmain_calls && t->calls[g->main_calls[k]].start < b;
 }
 
 /* Its time in the gaps when it was waited for (above), else 0. */

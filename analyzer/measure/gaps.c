@@ -702,6 +702,19 @@ int ia_gaps_gil(const struct ia_gaps *g)
 	       ia_stacks_interpreter_share(g, IA_GAP_SIBLINGS) >= IA_INTERPRETER_SHARE;
 }
 
+size_t ia_gaps_first_call_at(const struct ia_trace *t, const struct ia_gaps *g, uint64_t ts)
+{
+	size_t lo = 0, hi = g->nmain_calls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->calls[g->main_calls[mid]].start < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void ia_gaps_free(struct ia_gaps *g)
 {
 	free(g->g);

@@ -204,6 +204,9 @@ int ia_gaps_compute(const struct ia_trace *t, const struct ia_per_process *pp, s
 		    const struct ia_phases *ph, const struct ia_coll_tids *gloo, struct ia_gaps *g, char *err,
 		    size_t errlen);
 void ia_gaps_free(struct ia_gaps *g);
+/* Index into g->main_calls of the first call starting at or after ts
+ * (g->nmain_calls when none). */
+size_t ia_gaps_first_call_at(const struct ia_trace *t, const struct ia_gaps *g, uint64_t ts);
 /* The gaps as [start, end) pairs (2 * g->n values) for the *_windows
  * functions; malloc'd, NULL out of memory. */
 uint64_t *ia_gap_windows(const struct ia_gaps *g);

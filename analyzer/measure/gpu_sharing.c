@@ -47,8 +47,7 @@ int ia_gpu_sharing_compute(const struct ia_trace *t, int main_pid, const struct 
 			   struct ia_gpu_sharing *out)
 {
 	memset(out, 0, sizeof *out);
-	const char *g = ia_session(t, "gpus");
-	out->gpus = g ? atoi(g) : 0;
+	out->gpus = t->gpus;
 	int main_proc = ia_proc_index(t, main_pid);
 	if (main_proc < 0 || b <= a)
 		return 0;

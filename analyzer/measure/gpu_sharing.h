@@ -21,7 +21,7 @@
 struct ia_gpu_sharing {
 	uint32_t nprocs;                 /* other processes that shared; 0 none */
 	int pids[IA_SHARING_PIDS];       /* the first min(nprocs, IA_SHARING_PIDS), by pid */
-	int gpus;                        /* GPUs the machine showed (session.gpus), 0 unknown */
+	int gpus;                        /* GPUs the machine showed (trace.gpus), 0 unknown */
 };
 
 /* Over the steady state inside [a, b) (ph's steady windows) of the

@@ -161,6 +161,37 @@ static void summarize(struct ia_step_breakdown *b)
 	classify(b);
 }
 
+#define HOST_AHEAD_MEAN 2.0   /* the steps' mean over their median, at least */
+
+/* The main process's time in CUDA calls that began inside [from, to),
+ * summed (its threads' calls may overlap: an upper bound). */
+static uint64_t calls_in(const struct ia_trace *t, const struct ia_gaps *g, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0;
+	for (size_t k = ia_gaps_first_call_at(t, g, from); k < g->nmain_calls; k++) {
+		const struct ia_call *c = &t->calls[g->main_calls[k]];
+		if (c->start >= to)
+			break;
+		sum += c->dur;
+	}
+	return sum;
+}
+
+static int host_ahead(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_step_times *st,
+		      const struct ia_step_breakdown *b)
+{
+	if (!b->n || b->cls_part >= 0 || b->share_pct[IA_STEP_DEVICE] < 50 || !st->p50 ||
+	    st->mean < HOST_AHEAD_MEAN * (double)st->p50)
+		return 0;
+	size_t nlong = 0, waited = 0;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->ns[i] >= 2 * st->p50) {
+			nlong++;
+			waited += 2 * calls_in(t, g, st->start[i], st->start[i] + st->ns[i]) >= st->ns[i] - st->p50;
+		}
+	return nlong && 2 * waited >= nlong;
+}
+
 int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_hostbound *hb,
 			      const struct ia_step_times *st, const struct ia_span *cw, size_t ncw,
 			      struct ia_step_breakdown *out)
@@ -339,6 +370,7 @@ int ia_step_breakdown_compute(const struct ia_trace *t, const struct ia_gaps *g,
 	free(pq.p);
 	out->n = st->n;
 	summarize(out);
+	out->host_ahead = host_ahead(t, g, st, out);
 	return 0;
 }
 

@@ -22,56 +22,6 @@ static const enum ia_step_part rows[IA_STEP_NPARTS] = {
 	" process) > waiting for a CPU (CPU wait) > on a CPU (host compute); without GPU marks, host-bound stretches" \
 	" (the GPU kept up with the host) are the host's: launch inside launches, else host compute"
 
-/* The host issued most steps faster than the GPU ran them (device-bound,
- * the queue full), waiting for it only at its syncs: its steps' median is
- * how fast it issued, the mean the GPU's pace (c19: median 1.54 ms, one
- * every 5.64 ms, the loss read every 50 steps). */
-#define HOST_AHEAD_MEAN 2.0   /* mean over median, at least */
-
-/* The main process's time in CUDA calls that began inside [from, to),
- * summed (its threads' calls may overlap: an upper bound): gaps'
- * main_calls are by start. */
-static uint64_t calls_in(const struct ia_analysis *a, uint64_t from, uint64_t to)
-{
-	const struct ia_trace *t = a->t;
-	size_t lo = 0, hi = a->gaps.nmain_calls;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->calls[a->gaps.main_calls[mid]].start < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint64_t sum = 0;
-	for (size_t k = lo; k < a->gaps.nmain_calls; k++) {
-		const struct ia_call *c = &t->calls[a->gaps.main_calls[k]];
-		if (c->start >= to)
-			break;
-		sum += c->dur;
-	}
-	return sum;
-}
-
-/* ... and the long steps are where it waited for the GPU: in most of them
- * its CUDA calls (launches into a full queue, a sync) took half of what
- * the step has over the median or more — not an evaluation or a checkpoint
- * now and then, whose time is the host's own */
-static int host_ahead(const struct ia_analysis *a)
-{
-	const struct ia_step_breakdown *b = &a->step_parts;
-	const struct ia_step_times *st = &a->step_times;
-	if (!b->n || b->cls_part >= 0 || b->share_pct[IA_STEP_DEVICE] < 50 || !st->p50 ||
-	    st->mean < HOST_AHEAD_MEAN * (double)st->p50)
-		return 0;
-	size_t nlong = 0, synced = 0;
-	for (size_t i = 0; i < st->n; i++)
-		if (st->ns[i] >= 2 * st->p50) {
-			nlong++;
-			synced += 2 * calls_in(a, st->start[i], st->start[i] + st->ns[i]) >= st->ns[i] - st->p50;
-		}
-	return nlong && 2 * synced >= nlong;
-}
-
 void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 {
 	const struct ia_step_breakdown *b = &a->step_parts;
@@ -80,7 +30,7 @@ void ia_step_breakdown_print(FILE *f, const struct ia_analysis *a)
 		return;
 	fprintf(f, "\nSteps: where each step's time went, %zu steady steps (median %s)\n", b->n,
 		ia_fmt_dur(d1, sizeof d1, a->step_times.p50));
-	if (host_ahead(a)) {
+	if (b->host_ahead) {
 		char d3[32];
 		fprintf(f, "  The host ran ahead of the GPU: it issued a step in %s (the median) and waited for the GPU "
 			   "in its CUDA calls now and then (a full queue, a sync), so a step took %s on average, the "
@@ -134,7 +84,7 @@ cJSON *ia_step_breakdown_json(const struct ia_analysis *a)
 		double cover = 100.0 * (double)b->total_ns / (double)a->idle.steady_ns;   /* (a step may reach past it) */
 		ia_json_round(o, "covers_pct", cover < 100 ? cover : 100, 1);
 	}
-	cJSON_AddBoolToObject(o, "host_ahead", host_ahead(a));   /* the median step the host's issuing, the mean the GPU's pace */
+	cJSON_AddBoolToObject(o, "host_ahead", b->host_ahead);   /* the median step the host's issuing, the mean the GPU's pace */
 	ia_json_str(o, "class", b->cls);
 	if (b->cls_part >= 0)
 		ia_json_str(o, "class_part", ia_step_part_key((enum ia_step_part)b->cls_part));

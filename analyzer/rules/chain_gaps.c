@@ -499,17 +499,16 @@ static void cause_host_blocked(struct ia_chain *c, const struct gap_view *v)
 		/* without DataLoader workers the reads are the loop's own (a shard
 		 * loaded between steps: c78's class): reading ahead is the fix, in
 		 * a thread as well as a worker — a read releases the GIL */
+		char ahead[240];
 		if (v->workers)
-			ia_chain_fix(c, "Take storage off the critical path: read data in DataLoader workers (num_workers=%d, "
-					"persistent_workers=True, prefetch_factor=4) so reads overlap GPU work, or keep the "
-					"dataset in RAM (or on local NVMe); write checkpoints and logs less often, or from "
-					"another thread or process", v->nw);
+			snprintf(ahead, sizeof ahead, "read data in DataLoader workers (num_workers=%d, persistent_workers=True, "
+				 "prefetch_factor=4) so reads overlap GPU work,", v->nw);
 		else
-			ia_chain_fix(c, "Take storage off the critical path: read ahead — the next file or shard in a "
-					"background thread (a read releases the GIL) or process while the GPU runs the current "
-					"one, or a DataLoader with workers (num_workers=%d) over the files — or keep the dataset "
-					"in RAM (or on local NVMe); write checkpoints and logs less often, or from another "
-					"thread or process", v->nw);
+			snprintf(ahead, sizeof ahead, "read ahead — the next file or shard in a background thread (a read "
+				 "releases the GIL) or process while the GPU runs the current one, or a DataLoader with "
+				 "workers (num_workers=%d) over the files —", v->nw);
+		ia_chain_fix(c, "Take storage off the critical path: %s or keep the dataset in RAM (or on local NVMe); write "
+				"checkpoints and logs less often, or from another thread or process", ahead);
 	} else if (!v->child_wait && !v->producer && v->wait != IA_WAIT_SLEEP && ia_gap_wait_for_cause(c, v)) {
 		/* who ended its waits, followed to the end (version 7): said */
 		followed = 1;
