@@ -201,21 +201,29 @@ static void busy_list_says_the_streams(void **state)
  * GPU the verdict says they took turns with this one (busy: each slower
  * than alone; starving: the idle is this process's own), with several
  * GPUs nothing, with the count unknown a hedged line */
+static struct ia_proc one_proc[1] = { { .pid = 100 } };
+static struct ia_trace one_trace = { .procs = one_proc, .nprocs = 1 };
+static struct ia_proc_stats one_stats[1] = { { .proc = 0 } };
+
+/* the main process pid 100, and others pids 101, 102, ... (n of them)
+ * queuing work all through, on a machine of `gpus` GPUs */
+static void shared_with(uint32_t n, int gpus)
+{
+	an.t = &one_trace;
+	an.pp.p = one_stats;
+	an.pp.n = 1;
+	an.sharing.nprocs = n;
+	for (uint32_t k = 0; k < n; k++)
+		an.sharing.pids[k] = 101 + (int)k;
+	an.sharing.gpus = gpus;
+}
+
 static void shared_gpu_said(void **state)
 {
 	(void)state;
 	struct ia_verdict v;
-	struct ia_proc procs[1] = { { .pid = 100 } };
-	struct ia_trace tr = { .procs = procs, .nprocs = 1 };
-	struct ia_proc_stats ps[1] = { { .proc = 0 } };
 	steady(0, 20, 1);
-	an.t = &tr;
-	an.pp.p = ps;
-	an.pp.n = 1;
-	an.sharing.nprocs = 2;
-	an.sharing.pids[0] = 101;
-	an.sharing.pids[1] = 102;
-	an.sharing.gpus = 1;
+	shared_with(2, 1);
 	ia_verdict_compute(&an, &v);
 	assert_int_equal(v.state, IA_VERDICT_BUSY);
 	assert_non_null(strstr(v.text, "3 processes queued work on the one GPU all through the steady state (this one, "
@@ -240,12 +248,7 @@ static void shared_gpu_said(void **state)
 	assert_non_null(strstr(v.text, "does not say how many"));
 
 	steady(400, 600, 1);
-	an.t = &tr;
-	an.pp.p = ps;
-	an.pp.n = 1;
-	an.sharing.nprocs = 1;
-	an.sharing.pids[0] = 101;
-	an.sharing.gpus = 1;
+	shared_with(1, 1);
 	add(IA_KIND_GAPS_WAITING_WORKERS, IA_SEV_HIGH, 0.4, NULL);
 	ia_verdict_compute(&an, &v);
 	assert_int_equal(v.state, IA_VERDICT_STARVING);
