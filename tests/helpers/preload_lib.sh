@@ -10,17 +10,21 @@ PRELOAD="$PWD/$B/libingero_preload.so"
 SINK_PID=
 
 # start_sink OUT [sink options...]: listens on $EP; returns once it does.
+# Its idle timer (-i) runs from wait_sink on (-u): a program at idle priority
+# on a loaded machine can wait seconds between its hello and its calls.
 start_sink() {
 	out=$1; shift
 	rm -f "$T/ready"
-	"$B/tests/preload_sink" -r "$T/ready" "$@" "$EP" >"$out" 2>&1 &
+	"$B/tests/preload_sink" -u -r "$T/ready" "$@" "$EP" >"$out" 2>&1 &
 	SINK_PID=$!
 	i=0
 	while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 }
 
-# wait_sink: the sink exits by itself (-i / -n); give it 20 s at most.
+# wait_sink: the program has ended (SIGUSR1 starts the sink's idle timer); the sink
+# exits by itself (-i / -n); give it 20 s at most.
 wait_sink() {
+	kill -USR1 "$SINK_PID" 2>/dev/null
 	i=0
 	while kill -0 "$SINK_PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 	kill "$SINK_PID" 2>/dev/null

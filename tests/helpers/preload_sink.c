@@ -4,10 +4,13 @@
  * endpoint, each message decoded with msgpack-c (independently of the
  * collector's decoder), totals printed as key=value lines at the end.
  *
- *   preload_sink [-v] [-i IDLE_MS] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT
+ *   preload_sink [-v] [-i IDLE_MS [-u]] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT
  *
  *   -v        print every record as it arrives
  *   -i MS     exit after MS ms without messages, once one has arrived (default: never)
+ *   -u        ... and only once SIGUSR1 said the program under test has ended: a program
+ *             starved of the CPU for longer than MS (a test on a loaded machine) between
+ *             two messages must not find the sink gone
  *   -n N      exit once N BYE records have arrived and 200 ms passed quietly
  *   -d MS     sleep MS ms after each message that carried calls (a collector
  *             slower than the program: what it cannot take is the library's to count)
@@ -317,6 +320,13 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static volatile sig_atomic_t ended = 1; /* -u: 0 until SIGUSR1 */
+static void on_ended(int sig)
+{
+	(void)sig;
+	ended = 1;
+}
+
 static void totals(void)
 {
 	for (int i = 0; i < nprocs; i++) {
@@ -356,13 +366,16 @@ int main(int argc, char **argv)
 	long idle_ms = -1, want_byes = -1, delay_ms = 0;
 	const char *ready = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "vi:n:d:r:")) != -1) {
+	while ((c = getopt(argc, argv, "vi:un:d:r:")) != -1) {
 		switch (c) {
 		case 'v':
 			verbose = 1;
 			break;
 		case 'i':
 			idle_ms = strtol(optarg, NULL, 10);
+			break;
+		case 'u':
+			ended = 0;
 			break;
 		case 'n':
 			want_byes = strtol(optarg, NULL, 10);
@@ -374,7 +387,7 @@ int main(int argc, char **argv)
 			ready = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: preload_sink [-v] [-i IDLE_MS] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT\n");
+			fprintf(stderr, "usage: preload_sink [-v] [-i IDLE_MS [-u]] [-n BYES] [-d DELAY_MS] [-r READY_FILE] ENDPOINT\n");
 			return 2;
 		}
 	}
@@ -384,6 +397,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	struct sigaction sa = { .sa_handler = on_ended, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	nng_socket s;
 	int rv;
 	if ((rv = nng_pull0_open(&s)) != 0 || (rv = nng_listen(s, argv[optind], NULL, 0)) != 0) {
@@ -418,7 +434,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "preload_sink: recv: %s\n", nng_strerror(rv));
 			break;
 		}
-		if (last && idle_ms >= 0 && t - last >= (uint64_t)idle_ms)
+		if (last && idle_ms >= 0 && ended && t - last >= (uint64_t)idle_ms)
 			break;
 		if (want_byes >= 0 && byes >= (uint64_t)want_byes && last && t - last >= 200)
 			break;
