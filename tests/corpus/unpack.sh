@@ -4,7 +4,7 @@
 # order), and, for schema 7 and older, its frames as the collector stores
 # them now (schema 8, docs/schema.md): each distinct frame once in `frames`
 # (pack.sh's frame table, its ids as tests/helpers/frames_v8.sql numbers
-# them), a stack's frames as lists of ids, `stack_frames` the schema's view
+# them — but for c03-c05, packed earlier: the same frames, other ids), a stack's frames as lists of ids, `stack_frames` the schema's view
 # — the analyzer reads the same rows either way (tests/e2e/analyzer_frames.sh
 # proves it) and the lists ~1.6x faster than a row per frame.  --rows fills
 # stack_frames with a row per frame of every stack again, as the collector
