@@ -39,6 +39,12 @@
 /* Times of alike work stand in only when there are this many (a kernel's
  * first launch, which loads it, must not be the only say). */
 #define MIN_ALIKE 3
+/* A copy this large moves at its link's pace (its fixed cost a small part
+ * of its time): copies of a size never timed alone are given their bytes at
+ * the pace of the large copies over their link that were.  Else a copy of
+ * 7 MiB took the median of the process's pieces, or of its smaller copies
+ * (c52: gloo's copies of the gradients back to the host, 4.8 us each). */
+#define RATED_MIN_KIB 1024
 /* Work in its place: the same work after the same work before it on its
  * stream — one kernel with one geometry may run more than once a step at
  * different lengths (c13: one twice a step, ~124 and ~232 us), and a
@@ -59,9 +65,9 @@ static void add_sample(struct acc *a, int pid, const struct sub *w, uint64_t ns)
 		a->oom = 1;
 		return;
 	}
-	a->smp[a->nsmp++] = (struct sample){ pid, 0, w->work, ns };
-	a->smp[a->nsmp++] = (struct sample){ pid, 1, w->func, ns };
-	a->smp[a->nsmp++] = (struct sample){ pid, 2, in_place(w), ns };
+	a->smp[a->nsmp++] = (struct sample){ pid, 0, w->link, w->work, w->kib, ns };
+	a->smp[a->nsmp++] = (struct sample){ pid, 1, w->link, w->func, w->kib, ns };
+	a->smp[a->nsmp++] = (struct sample){ pid, 2, w->link, in_place(w), w->kib, ns };
 	a->ntimed++;
 }
 
@@ -170,6 +176,49 @@ static int cmp_ns(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* Per process and link, the pace of its large copies timed alone (each
+ * piece once: by_func 0).  tmp: room for a->nsmp values. */
+static void copy_rates(struct acc *a, uint64_t *tmp)
+{
+	double *r = (double *)tmp;   /* (a uint64_t and a double are the same size) */
+	for (size_t i = 0; i < a->nsmp;) {
+		int pid = a->smp[i].pid;
+		size_t end = i;
+		while (end < a->nsmp && a->smp[end].pid == pid)
+			end++;
+		for (unsigned link = IA_LINK_HOST_PINNED; link <= IA_LINK_MEMSET; link++) {
+			size_t n = 0;
+			for (size_t k = i; k < end && !a->smp[k].by_func; k++)
+				if (a->smp[k].link == link && a->smp[k].kib >= RATED_MIN_KIB)
+					r[n++] = (double)a->smp[k].ns / a->smp[k].kib;
+			if (n < MIN_ALIKE)
+				continue;
+			qsort(r, n, sizeof *r, cmp_double);
+			size_t cap = a->nrate;
+			if (ia_grow((void **)&a->rate, &cap, a->nrate + 1, sizeof *a->rate) < 0) {
+				a->oom = 1;
+				return;
+			}
+			a->rate[a->nrate++] = (struct copy_rate){ pid, link, { r[(n - 1) / 4], r[(n - 1) / 2], r[3 * (n - 1) / 4] } };
+		}
+		i = end;
+	}
+}
+
+static const struct copy_rate *rate_of(const struct acc *a, int pid, unsigned link)
+{
+	for (size_t i = 0; i < a->nrate; i++)
+		if (a->rate[i].pid == pid && a->rate[i].link == link)
+			return &a->rate[i];
+	return NULL;
+}
+
 void ia_gt_samples_ready(struct acc *a)
 {
 	if (!a->nsmp)
@@ -202,8 +251,9 @@ void ia_gt_samples_ready(struct acc *a)
 			a->oom = 1;
 			break;
 		}
-		a->typical[a->ntypical++] = (struct sample){ pid, 0, 0, ns[(n - 1) / 2] };
+		a->typical[a->ntypical++] = (struct sample){ .pid = pid, .ns = ns[(n - 1) / 2] };
 	}
+	copy_rates(a, ns);
 	free(ns);
 }
 
@@ -238,7 +288,8 @@ static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_
 		return 0;
 	/* the key's samples, by two binary searches (a key may have
 	 * thousands, and every piece of work looks its key up) */
-	struct sample from = { pid, by_func, k, 0 }, to = { pid, by_func, k, UINT64_MAX };
+	struct sample from = { .pid = pid, .by_func = (uint16_t)by_func, .key = k }, to = from;
+	to.ns = UINT64_MAX;
 	*first = lower_bound(a, &from, 0);
 	size_t end = lower_bound(a, &to, 1);
 	return end - *first >= min ? end : *first;
@@ -246,14 +297,18 @@ static size_t filed(const struct acc *a, int pid, int by_func, uint32_t k, size_
 
 /* The samples of work alike this one: the same work in its place, else the
  * same work, else (another geometry, another size) the same kernel or kind
- * of copy. */
-static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *first)
+ * of copy.  own: of the first two. */
+static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *first, int *own)
 {
+	*own = 1;
 	size_t end = w->work ? filed(a, pid, 2, in_place(w), first, MIN_IN_PLACE) : 0;
 	if (end > *first)
 		return end;
 	end = filed(a, pid, 0, w->work, first, MIN_ALIKE);
-	return end > *first ? end : filed(a, pid, 1, w->func, first, MIN_ALIKE);
+	if (end > *first)
+		return end;
+	*own = 0;
+	return filed(a, pid, 1, w->func, first, MIN_ALIKE);
 }
 
 /* The time a piece of work is given: q 1, the median of the times of work
@@ -270,6 +325,8 @@ static size_t alike(const struct acc *a, int pid, const struct sub *w, size_t *f
  * nothing (q 0), the process's typical piece (1), all it can (2). */
 static uint64_t piece_ns(const struct acc *a, int pid, const struct sub *w, int q)
 {
+	if (w->rated)
+		return (uint64_t)(rate_of(a, pid, w->link)->ns_per_kib[q] * w->kib);
 	size_t lo = w->alike_lo, end = w->alike_end;
 	if (end == lo)
 		return q == 0 ? 0 : q == 1 ? typical_ns(a, pid) : FOREVER;
@@ -293,7 +350,9 @@ void ia_gt_alike_find(const struct acc *a, struct stream_acc *s)
 {
 	for (size_t k = 0; k < s->nsub; k++) {
 		struct sub *w = &s->sub[k];
-		w->alike_end = alike(a, s->pid, w, &w->alike_lo);
+		int own;
+		w->alike_end = alike(a, s->pid, w, &w->alike_lo, &own);
+		w->rated = !own && w->kib >= RATED_MIN_KIB && rate_of(a, s->pid, w->link);
 	}
 }
 
@@ -304,7 +363,7 @@ void ia_gt_coverage(const struct stream_acc *s, uint64_t lo, uint64_t hi, size_t
 		if (s->sub[k].a < lo || s->sub[k].a >= hi)
 			continue;
 		(*n)++;
-		if (s->sub[k].alike_end > s->sub[k].alike_lo)
+		if (s->sub[k].alike_end > s->sub[k].alike_lo || s->sub[k].rated)
 			(*nalike)++;
 	}
 }

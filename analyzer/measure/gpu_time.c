@@ -41,16 +41,34 @@ static int host_sync_copy(const struct ia_call *c)
 	return (c->flags & INGERO_FLAG_HOST_PAGEABLE) || (c->dir == INGERO_DIR_DTOH && !(c->flags & INGERO_FLAG_HOST_PINNED));
 }
 
+static enum ia_link link_of(const struct ia_call *c)
+{
+	unsigned cls = ingero_api_class(c->api);
+	if (cls == INGERO_CLASS_MEMSET)
+		return IA_LINK_MEMSET;
+	if (cls != INGERO_CLASS_COPY)
+		return IA_LINK_NONE;
+	if (c->dir == INGERO_DIR_DTOD)
+		return IA_LINK_DEVICE;
+	if (c->dir != INGERO_DIR_HTOD && c->dir != INGERO_DIR_DTOH)
+		return IA_LINK_NONE;
+	return c->flags & INGERO_FLAG_HOST_PINNED ? IA_LINK_HOST_PINNED : IA_LINK_HOST_PAGEABLE;
+}
+
 static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c)
 {
 	if (ia_grow((void **)&s->sub, &s->csub, s->nsub + 1, sizeof *s->sub) < 0) {
 		a->oom = 1;
 		return;
 	}
+	enum ia_link link = link_of(c);
+	uint64_t kib = link != IA_LINK_NONE ? c->bytes >> 10 : 0;
 	uint32_t after = s->nsub ? s->sub[s->nsub - 1].work : 0;
-	s->sub[s->nsub++] = (struct sub){ c->start, c->start + c->dur, c->work, c->func,
-					  ingero_api_class(c->api) == INGERO_CLASS_LAUNCH, host_sync_copy(c), after,
-					  s->wait_pending, 0, 0 };
+	s->sub[s->nsub++] = (struct sub){ .a = c->start, .b = c->start + c->dur, .work = c->work, .func = c->func,
+					  .after = after,
+					  .launch = ingero_api_class(c->api) == INGERO_CLASS_LAUNCH,
+					  .host_sync = host_sync_copy(c) != 0, .after_wait = s->wait_pending != 0,
+					  .link = link, .kib = kib > UINT32_MAX ? UINT32_MAX : (uint32_t)kib };
 	s->wait_pending = 0;
 }
 
@@ -370,6 +388,7 @@ void ia_gt_acc_free(struct acc *a)
 	free(a->smp);
 	free(a->smp_sum);
 	free(a->typical);
+	free(a->rate);
 	for (size_t i = 0; i < a->nkt; i++)
 		free(a->kt[i].d);
 	free(a->tp);

@@ -21,21 +21,29 @@ struct cpt {
 	int mark;                  /* a GPU mark (else a host wait) */
 };
 
+/* What a copy or memset moves its bytes over: a copy's time, once it is
+ * large, is its bytes at the link's pace (gpu_estimate.c's copy rates). */
+enum ia_link { IA_LINK_NONE, IA_LINK_HOST_PINNED, IA_LINK_HOST_PAGEABLE, IA_LINK_DEVICE, IA_LINK_MEMSET };
+
 /* A call that queued work: its start and end, and what it queued
  * (ia_call.work, .func). */
 struct sub {
 	uint64_t a, b;
 	uint32_t work, func;
-	int launch;                /* a kernel (else a copy or memset) */
-	int host_sync;             /* a copy the host waited through (pageable, or to the host): done by b */
 	uint32_t after;            /* the work queued just before it on its stream (0: none): its place in a step */
+	unsigned launch : 1;       /* a kernel (else a copy or memset) */
+	unsigned host_sync : 1;    /* a copy the host waited through (pageable, or to the host): done by b */
 	/* queued right behind a wait for an event (cudaStreamWaitEvent) while
 	 * another stream of its process had work (ia_gt_waits_met): it began
 	 * when that work reached the event, so the span from its call to the
 	 * mark behind it holds that wait (c52: gloo's copies of the gradients,
-	 * "33 ms" for 7 MiB pinned) — it is not timed alone.  (Here, in the
-	 * padding before the size_t: a sub per queued call, 56 bytes.) */
-	int after_wait;
+	 * "33 ms" for 7 MiB pinned) — it is not timed alone */
+	unsigned after_wait : 1;
+	unsigned link : 3;         /* enum ia_link */
+	/* no work of its size was timed alone, and its link's pace is known: its
+	 * time is its bytes at that pace (ia_gt_alike_find) */
+	unsigned rated : 1;
+	uint32_t kib;              /* a copy's or memset's size, KiB (saturated) */
 	size_t alike_lo, alike_end;   /* the timed samples of work alike it (ia_gt_alike_find): acc.smp[lo, end) */
 };
 _Static_assert(sizeof(struct sub) == 56, "a sub per queued call: keep it 56 bytes");
@@ -55,9 +63,20 @@ struct stream_acc {
  * work after the work before it (2). */
 struct sample {
 	int pid;
-	int by_func;
+	uint16_t by_func;
+	uint8_t link;              /* enum ia_link: the piece's */
 	uint32_t key;
+	uint32_t kib;              /* ... and its size (a copy's or memset's) */
 	uint64_t ns;
+};
+_Static_assert(sizeof(struct sample) == 24, "three samples per timed piece: keep them 24 bytes");
+
+/* A link's pace, per process, from its large copies timed alone: ns per
+ * KiB at the quartiles and the median (the replays' q 0, 1, 2). */
+struct copy_rate {
+	int pid;
+	unsigned link;
+	double ns_per_kib[3];
 };
 
 struct acc {
@@ -68,6 +87,7 @@ struct acc {
 	size_t ntimed;             /* pieces timed alone (each filed three times in smp) */
 	struct ia_timed_piece *tp; size_t ntp, ctp;   /* ... and when each ran (handed to ia_gpu_time) */
 	struct sample *typical; size_t ntypical;   /* per process: the median of its timed pieces */
+	struct copy_rate *rate; size_t nrate;   /* per process and link (ia_gt_samples_ready) */
 	/* the median replay's GPU time by kernel, or kind of copy or memset
 	 * (gpu_kernels.c) */
 	struct ia_map kmap;        /* func -> index into kt */

@@ -21,7 +21,10 @@
  * copy the host waited through takes its call's time in the replay; the
  * range's ends hold the mean of skewed times, and stay inside the
  * quartiles' where many were timed; a kernel timed in two places of a
- * step at two lengths stands in for each place with that place's time.
+ * step at two lengths stands in for each place with that place's time;
+ * a large copy of a size never timed takes its bytes at the pace of its
+ * link's large copies that were (either way between host and device), a
+ * small one or one over a link never timed does not.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +49,14 @@ static void sync_copy(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t wor
 {
 	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
 	s->sub[s->nsub++] = (struct sub){ a, b, work, func, .host_sync = 1 };
+}
+
+/* A copy of kib KiB over link, queued asynchronously. */
+static void copy(struct stream_acc *s, uint64_t a, uint64_t b, uint32_t work, uint32_t func, enum ia_link link,
+		 uint32_t kib)
+{
+	s->sub = realloc(s->sub, (s->nsub + 1) * sizeof *s->sub);
+	s->sub[s->nsub++] = (struct sub){ a, b, work, func, .link = link, .kib = kib };
 }
 
 static void mark(struct stream_acc *s, uint64_t r, uint64_t g)
@@ -496,6 +507,39 @@ static void timed_in_its_place(void **st)
 	assert_int_equal(two_places(1) - two_places(0), 30 * US);
 }
 
+/* Three 4 MiB copies to the device (pinned) timed alone at 100 us each, then
+ * one more copy, never timed at its size, with nothing behind it: its GPU
+ * time in the replays q 0, 1, 2. */
+static uint64_t after_4mib_copies(int q, enum ia_link link, uint32_t kib)
+{
+	struct acc a;
+	struct stream_acc *s = stream(&a);
+	for (uint64_t t = 0; t <= 400; t += 200) {
+		copy(s, t * US, (t + 10) * US, 5, 50, IA_LINK_HOST_PINNED, 4096);
+		mark(s, (t + 11) * US, (t + 110) * US);
+	}
+	copy(s, 5000 * US, 5010 * US, 6, 60, link, kib);   /* (another direction: another work, another func) */
+	time_alone(&a, s);
+	assert_int_equal(a.ntimed, 3);
+	uint64_t t = replayed(&a, q) - 3 * 100 * US;
+	acc_free(&a);
+	return t;
+}
+
+static void large_copy_at_its_links_pace(void **st)
+{
+	(void)st;
+	for (int q = 0; q <= 2; q++)   /* 16 MiB back to the host: four times the 4 MiB ones */
+		assert_int_equal(after_4mib_copies(q, IA_LINK_HOST_PINNED, 16384), 400 * US);
+	/* 512 KiB: its fixed cost may be most of its time — not rated: the
+	 * process's typical piece in the middle, nothing in the short replay */
+	assert_int_equal(after_4mib_copies(1, IA_LINK_HOST_PINNED, 512), 100 * US);
+	assert_int_equal(after_4mib_copies(0, IA_LINK_HOST_PINNED, 512), 0);
+	/* pageable: a link whose pace nothing measured */
+	assert_int_equal(after_4mib_copies(1, IA_LINK_HOST_PAGEABLE, 16384), 100 * US);
+	assert_int_equal(after_4mib_copies(0, IA_LINK_HOST_PAGEABLE, 16384), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +555,7 @@ int main(void)
 		cmocka_unit_test(range_holds_the_mean),
 		cmocka_unit_test(range_ignores_one_stray_time),
 		cmocka_unit_test(timed_in_its_place),
+		cmocka_unit_test(large_copy_at_its_links_pace),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
