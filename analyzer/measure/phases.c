@@ -27,9 +27,10 @@ struct ia_phase_vote {
 	uint64_t ts, stack;
 	uint8_t why;        /* enum ia_phase_why */
 	uint8_t main;       /* the main thread's own sample */
-	uint8_t hints;      /* enum ia_frame_hint of its stack (asserted to fit below) */
+	uint16_t hints;     /* enum ia_frame_hint of its stack (asserted to fit below) */
 };
-_Static_assert(IA_HINT_HF_TRAINER <= 0xff, "a vote keeps its hints in 8 bits");
+_Static_assert(IA_HINT_ACCUMULATE <= 0xffff, "a vote keeps its hints in 16 bits");
+_Static_assert(sizeof(struct ia_phase_vote) == 24, "a vote per sample: keep it 24 bytes");
 
 static int cmp_vote_ts(const void *x, const void *y)
 {
@@ -92,7 +93,7 @@ static int load_votes(const struct ia_trace *t, const struct ia_per_process *pp,
 		v->stack = id;
 		v->why = (uint8_t)why;
 		v->main = (uint8_t)is_main;
-		v->hints = (uint8_t)ia_stack_phase_hints(names, id);
+		v->hints = (uint16_t)ia_stack_phase_hints(names, id);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

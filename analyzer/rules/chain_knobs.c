@@ -8,6 +8,11 @@
  * from its TrainingArguments.  Each finding whose fixes name such a change
  * gets one fix more that names the arguments doing it (c62: a Trainer job
  * told "CUDA Graphs ... torch.compile(model)" and "larger batches").
+ * Where the loop accumulates gradients (Accelerate's accumulate(), DDP's
+ * no_sync() in the main thread's samples), "larger batches" is a larger
+ * micro-batch with fewer accumulation steps: the effective batch is the
+ * user's choice already, and the host pays its cost per launch per
+ * micro-batch (c74: micro-batches of 8, four a step).
  */
 #include "rules/chain_build.h"
 
@@ -20,16 +25,21 @@
 
 #define TRAINER_MIN_SAMPLES 20   /* main-thread samples in the steady state, at least */
 #define TRAINER_SHARE 0.50       /* of them under transformers/trainer.py */
+/* samples inside accumulation's context that say the loop accumulates (its
+ * frames are on the stack only while it enters and leaves: a few) */
+#define ACCUMULATE_MIN_SAMPLES 2
 
 struct tally {
 	struct ia_stack_names *names;
-	uint64_t trainer;
+	uint64_t trainer, accumulate;
 };
 
 static void count(uint64_t stack, void *arg)
 {
 	struct tally *t = arg;
-	t->trainer += stack && (ia_stack_phase_hints(t->names, stack) & IA_HINT_HF_TRAINER);
+	unsigned h = stack ? ia_stack_phase_hints(t->names, stack) : 0;
+	t->trainer += !!(h & IA_HINT_HF_TRAINER);
+	t->accumulate += !!(h & IA_HINT_ACCUMULATE);
 }
 
 /* Whether a fix of c contains s; with num, the first positive integer
@@ -52,6 +62,24 @@ static int fixes_say(const struct ia_chain *c, const char *s, int *num)
 	return num ? 0 : found;
 }
 
+/* "Larger batches: ..." said of micro-batches, its figure kept. */
+static void micro_batches(struct ia_chain *c)
+{
+	for (int f = 0; f < c->nfixes; f++) {
+		if (strncmp(c->fixes[f], "Larger batches", 14))
+			continue;
+		const char *p = strstr(c->fixes[f], "(~"), *e = p ? strstr(p, " here)") : NULL;
+		char per[40] = "";
+		if (p && e && e - p - 2 < (long)sizeof per)
+			snprintf(per, sizeof per, " (~%.*s here)", (int)(e - p - 2), p + 2);
+		snprintf(c->fixes[f], sizeof c->fixes[f],
+			 "Larger micro-batches: the loop accumulates gradients over several micro-batches a step "
+			 "(Accelerate's accumulate, or no_sync); a larger batch_size with fewer "
+			 "gradient_accumulation_steps keeps the effective batch and pays the host's cost per "
+			 "launch%s fewer times, as GPU memory allows", per);
+	}
+}
+
 /* The arguments for c's fixes, "" when none applies. */
 static void trainer_args(const struct ia_chain *c, char *out, size_t n)
 {
@@ -72,6 +100,9 @@ static void trainer_args(const struct ia_chain *c, char *out, size_t n)
 		ia_addf(out, n, "%soptim=\"adamw_torch_fused\"", out[0] ? "; " : "");
 	if (fixes_say(c, "Larger batches", NULL))
 		ia_addf(out, n, "%sa larger per_device_train_batch_size", out[0] ? "; " : "");
+	else if (fixes_say(c, "Larger micro-batches", NULL))
+		ia_addf(out, n, "%sa larger per_device_train_batch_size with fewer gradient_accumulation_steps",
+			out[0] ? "; " : "");
 	/* the Trainer reads its loss for the log: every step with logging_steps=1 */
 	if (c->kind == IA_KIND_SYNC_PER_STEP)
 		ia_addf(out, n, "%slogging_steps of 50 or more (each log reads the loss, a sync)", out[0] ? "; " : "");
@@ -81,6 +112,9 @@ void ia_knobs_translate(struct ia_analysis *a)
 {
 	struct tally t = { .names = a->names };
 	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
+	for (size_t i = 0; t.accumulate >= ACCUMULATE_MIN_SAMPLES && i < a->nchains; i++)
+		if (!ia_kind_is_phase(a->chains[i].kind))
+			micro_batches(&a->chains[i]);
 	if (total < TRAINER_MIN_SAMPLES || (double)t.trainer < TRAINER_SHARE * (double)total)
 		return;
 	for (size_t i = 0; i < a->nchains; i++) {

@@ -258,9 +258,26 @@ static void competitors_by_name(void **state)
 	assert_int_equal(total, 700);
 }
 
+/* Gradient accumulation's context, by its library's frames (3.11+ names
+ * the class, 3.10 the function alone); a function of the user's own of the
+ * same name is not it. */
+static void accumulation_frames(void **st)
+{
+	(void)st;
+	const char *acc = SP "accelerate/accelerator.py", *ddp = SP "torch/nn/parallel/distributed.py";
+	assert_true(ia_python_frame_hints(acc, "Accelerator.accumulate") & IA_HINT_ACCUMULATE);
+	assert_true(ia_python_frame_hints(acc, "accumulate") & IA_HINT_ACCUMULATE);
+	assert_true(ia_python_frame_hints(acc, "Accelerator._do_sync") & IA_HINT_ACCUMULATE);
+	assert_true(ia_python_frame_hints(ddp, "DistributedDataParallel.no_sync") & IA_HINT_ACCUMULATE);
+	assert_false(ia_python_frame_hints(acc, "Accelerator.backward") & IA_HINT_ACCUMULATE);
+	assert_false(ia_python_frame_hints("/home/u/train.py", "no_sync") & IA_HINT_ACCUMULATE);
+	assert_false(ia_python_frame_hints(ddp, "DistributedDataParallel.forward") & IA_HINT_ACCUMULATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(accumulation_frames),
 		cmocka_unit_test(python_frames),
 		cmocka_unit_test(native_frames),
 		cmocka_unit_test(phases_and_rank),
