@@ -172,9 +172,11 @@ unsigned ia_python_frame_hints(const char *file, const char *func)
 		h |= IA_HINT_BACKWARD;
 	if (has(file, "transformers/trainer.py"))
 		h |= IA_HINT_HF_TRAINER;
-	if ((has(file, "accelerate/accelerator.py") && (!strcmp(method(func), "accumulate") ||
-							!strcmp(method(func), "_do_sync") || !strcmp(method(func), "no_sync"))) ||
-	    (has(file, "torch/nn/parallel/distributed.py") && !strcmp(method(func), "no_sync")))
+	/* (not accumulate() or _do_sync(): Accelerate enters them every step,
+	 * accumulating or not — the Trainer always does; no_sync() only on a
+	 * micro-batch whose gradients are not reduced yet) */
+	if ((has(file, "accelerate/accelerator.py") || has(file, "torch/nn/parallel/distributed.py")) &&
+	    !strcmp(method(func), "no_sync"))
 		h |= IA_HINT_ACCUMULATE;
 	return h;
 }

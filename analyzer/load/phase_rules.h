@@ -78,8 +78,8 @@ enum ia_frame_hint {
 	                                 * the engine (_engine_run_backward, Engine::execute) */
 	IA_HINT_HF_TRAINER = 1u << 7,   /* Hugging Face Transformers' Trainer: transformers/trainer.py (its
 	                                 * training loop; trl's trainers run inside it) */
-	IA_HINT_ACCUMULATE = 1u << 8,   /* gradient accumulation's context: Accelerate's accumulate(), its
-	                                 * _do_sync(), no_sync(); DistributedDataParallel.no_sync() */
+	IA_HINT_ACCUMULATE = 1u << 8,   /* gradient accumulation: a micro-batch whose gradients are not
+	                                 * reduced yet (Accelerate's or DistributedDataParallel's no_sync()) */
 };
 unsigned ia_python_frame_hints(const char *file, const char *func);
 unsigned ia_native_frame_hints(const char *sym);

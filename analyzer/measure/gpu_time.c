@@ -52,7 +52,10 @@ static enum ia_link link_of(const struct ia_call *c)
 		return IA_LINK_DEVICE;
 	if (c->dir != INGERO_DIR_HTOD && c->dir != INGERO_DIR_DTOH)
 		return IA_LINK_NONE;
-	return c->flags & INGERO_FLAG_HOST_PINNED ? IA_LINK_HOST_PINNED : IA_LINK_HOST_PAGEABLE;
+	if (c->flags & INGERO_FLAG_HOST_PINNED)
+		return IA_LINK_HOST_PINNED;
+	/* (memory the library could not tell: neither link's pace) */
+	return c->flags & INGERO_FLAG_HOST_PAGEABLE ? IA_LINK_HOST_PAGEABLE : IA_LINK_NONE;
 }
 
 static void add_sub(struct acc *a, struct stream_acc *s, const struct ia_call *c)

@@ -8,8 +8,8 @@
  * from its TrainingArguments.  Each finding whose fixes name such a change
  * gets one fix more that names the arguments doing it (c62: a Trainer job
  * told "CUDA Graphs ... torch.compile(model)" and "larger batches").
- * Where the loop accumulates gradients (Accelerate's accumulate(), DDP's
- * no_sync() in the main thread's samples), "larger batches" is a larger
+ * Where the loop accumulates gradients (Accelerate's or DDP's no_sync() in
+ * the main thread's samples), "larger batches" is a larger
  * micro-batch with fewer accumulation steps: the effective batch is the
  * user's choice already, and the host pays its cost per launch per
  * micro-batch (c74: micro-batches of 8, four a step).
@@ -25,9 +25,10 @@
 
 #define TRAINER_MIN_SAMPLES 20   /* main-thread samples in the steady state, at least */
 #define TRAINER_SHARE 0.50       /* of them under transformers/trainer.py */
-/* samples inside accumulation's context that say the loop accumulates (its
- * frames are on the stack only while it enters and leaves: a few) */
-#define ACCUMULATE_MIN_SAMPLES 2
+/* samples in no_sync() that say the loop accumulates: one (its frame is on
+ * the stack only while the context is entered and left, a few microseconds
+ * a micro-batch: c74 has one; no loop enters it without accumulating) */
+#define ACCUMULATE_MIN_SAMPLES 1
 
 struct tally {
 	struct ia_stack_names *names;
@@ -70,11 +71,11 @@ static void micro_batches(struct ia_chain *c)
 			continue;
 		const char *p = strstr(c->fixes[f], "(~"), *e = p ? strstr(p, " here)") : NULL;
 		char per[40] = "";
-		if (p && e && e - p - 2 < (long)sizeof per)
+		if (p && e && e - p - 2 + 10 < (long)sizeof per)   /* (" (~" and " here)") */
 			snprintf(per, sizeof per, " (~%.*s here)", (int)(e - p - 2), p + 2);
 		snprintf(c->fixes[f], sizeof c->fixes[f],
 			 "Larger micro-batches: the loop accumulates gradients over several micro-batches a step "
-			 "(Accelerate's accumulate, or no_sync); a larger batch_size with fewer "
+			 "(no_sync() in its samples); a larger batch_size with fewer "
 			 "gradient_accumulation_steps keeps the effective batch and pays the host's cost per "
 			 "launch%s fewer times, as GPU memory allows", per);
 	}

@@ -366,6 +366,11 @@ int main(int argc, char **argv)
 	long idle_ms = -1, want_byes = -1, delay_ms = 0;
 	const char *ready = NULL;
 	int c;
+	/* first: a SIGUSR1 from a script that gave up waiting for -r's file
+	 * must not kill the sink */
+	struct sigaction sa = { .sa_handler = on_ended, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	while ((c = getopt(argc, argv, "vi:un:d:r:")) != -1) {
 		switch (c) {
 		case 'v':
@@ -397,9 +402,6 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	struct sigaction sa = { .sa_handler = on_ended, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
 	nng_socket s;
 	int rv;
 	if ((rv = nng_pull0_open(&s)) != 0 || (rv = nng_listen(s, argv[optind], NULL, 0)) != 0) {
@@ -414,6 +416,7 @@ int main(int argc, char **argv)
 			fclose(f);
 	}
 	uint64_t last = 0;
+	int was_ended = ended;
 	while (!stop) {
 		char *buf = NULL;
 		size_t len = 0;
@@ -433,6 +436,11 @@ int main(int argc, char **argv)
 		if (rv != NNG_ETIMEDOUT) {
 			fprintf(stderr, "preload_sink: recv: %s\n", nng_strerror(rv));
 			break;
+		}
+		if (ended && !was_ended) {   /* a whole idle_ms from the signal on */
+			was_ended = 1;
+			if (last)
+				last = t;
 		}
 		if (last && idle_ms >= 0 && ended && t - last >= (uint64_t)idle_ms)
 			break;

@@ -258,18 +258,19 @@ static void competitors_by_name(void **state)
 	assert_int_equal(total, 700);
 }
 
-/* Gradient accumulation's context, by its library's frames (3.11+ names
- * the class, 3.10 the function alone); a function of the user's own of the
- * same name is not it. */
+/* Gradient accumulation, by no_sync(): Accelerate's (3.11+ names the class,
+ * 3.10 the function alone) or DistributedDataParallel's.  Not accumulate()
+ * or _do_sync(), which Accelerate enters every step, accumulating or not;
+ * not a function of the user's own of the same name. */
 static void accumulation_frames(void **st)
 {
 	(void)st;
 	const char *acc = SP "accelerate/accelerator.py", *ddp = SP "torch/nn/parallel/distributed.py";
-	assert_true(ia_python_frame_hints(acc, "Accelerator.accumulate") & IA_HINT_ACCUMULATE);
-	assert_true(ia_python_frame_hints(acc, "accumulate") & IA_HINT_ACCUMULATE);
-	assert_true(ia_python_frame_hints(acc, "Accelerator._do_sync") & IA_HINT_ACCUMULATE);
+	assert_true(ia_python_frame_hints(acc, "Accelerator.no_sync") & IA_HINT_ACCUMULATE);
+	assert_true(ia_python_frame_hints(acc, "no_sync") & IA_HINT_ACCUMULATE);
 	assert_true(ia_python_frame_hints(ddp, "DistributedDataParallel.no_sync") & IA_HINT_ACCUMULATE);
-	assert_false(ia_python_frame_hints(acc, "Accelerator.backward") & IA_HINT_ACCUMULATE);
+	assert_false(ia_python_frame_hints(acc, "Accelerator.accumulate") & IA_HINT_ACCUMULATE);
+	assert_false(ia_python_frame_hints(acc, "Accelerator._do_sync") & IA_HINT_ACCUMULATE);
 	assert_false(ia_python_frame_hints("/home/u/train.py", "no_sync") & IA_HINT_ACCUMULATE);
 	assert_false(ia_python_frame_hints(ddp, "DistributedDataParallel.forward") & IA_HINT_ACCUMULATE);
 }
