@@ -82,6 +82,13 @@ each_parallel() {
 	rm -rf "$_d"
 }
 tmpdir() { mktemp -d "${TMPDIR:-/tmp}/ingero-test.XXXXXX"; }
+# Headless Chromium's flags for the page tests (report_chromium, perfetto_viewer):
+# one process (no zygote, no renderer and GPU processes apart): a view cost ~7
+# CPU-seconds, ~5 so, and the two tests ~100, a tenth of make check's CPU
+# (2026-12-07).  A page without WebGL (the HTML report: SVG) adds
+# --disable-software-rasterizer (no SwiftShader: Skia paints on the CPU);
+# speedscope's flame graph needs WebGL ("Setup failure" without it).
+CHROME_LEAN="--single-process --no-zygote"
 # corpus_db X.db.xz DEST: prints the path of X unpacked (tests/corpus/unpack.sh).
 # A trace of tests/corpus/ is unpacked once into $B/corpus/ (or $CORPUS_CACHE:
 # tests/run's tmpfs) and shared (several

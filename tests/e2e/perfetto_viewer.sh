@@ -60,7 +60,7 @@ view() {
 	node -e 'const fs = require("fs"), [src, dst, name] = process.argv.slice(1);
 fs.writeFileSync(dst, `speedscope.loadFileFromBase64(${JSON.stringify(name)}, ${JSON.stringify(fs.readFileSync(src).toString("base64"))})`)' \
 		"$T/$n.json" "$TA/$n.js" "$n.json" || { nok "$n: the loader script"; return; }
-	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking \
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu $CHROME_LEAN --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile.$n" \
 		--enable-logging=stderr --v=0 --virtual-time-budget=20000 --window-size=1400,900 \
 		--dump-dom "file://$SS/dist/release/index.html#localProfilePath=$TA/$n.js" >"$T/$n.dom" 2>"$T/$n.err"

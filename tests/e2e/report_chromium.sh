@@ -25,7 +25,7 @@ T=$(tmpdir)
 trap 'rm -rf "$T"' EXIT
 
 chrome() { # OUTPUT-FLAG URL...
-	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking \
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu $CHROME_LEAN --disable-software-rasterizer --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --hide-scrollbars \
 		--force-device-scale-factor=1 --window-size=1400,2600 --user-data-dir="$T/profile.$$" "$@" 2>>"$T/chrome.err"
 }
