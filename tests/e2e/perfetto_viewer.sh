@@ -11,7 +11,10 @@
 # script file that calls speedscope.loadFileFromBase64(NAME, BASE64), named
 # by index.html#localProfilePath=FILE (file://, no server, no network).
 # Chromium's --dump-dom (after --virtual-time-budget lets the import run)
-# gives the page; its console goes to stderr (--enable-logging).  Checked:
+# gives the page; its console goes to stderr (--enable-logging).  An 800x600
+# window: speedscope draws its flame graph with WebGL, which headless
+# Chromium emulates on the CPU (SwiftShader) — 1400x900 cost ~1 CPU-second
+# more a view, for checks that read the page's text.  Checked:
 #   * speedscope imported the file as Trace Event Format (its console line)
 #     and shows no import error ("Something went wrong", "Unrecognized
 #     format", an uncaught exception) — the collectives' flows (ph s/f)
@@ -62,7 +65,7 @@ fs.writeFileSync(dst, `speedscope.loadFileFromBase64(${JSON.stringify(name)}, ${
 		"$T/$n.json" "$TA/$n.js" "$n.json" || { nok "$n: the loader script"; return; }
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu $CHROME_LEAN --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile.$n" \
-		--enable-logging=stderr --v=0 --virtual-time-budget=20000 --window-size=1400,900 \
+		--enable-logging=stderr --v=0 --virtual-time-budget=20000 --window-size=800,600 \
 		--dump-dom "file://$SS/dist/release/index.html#localProfilePath=$TA/$n.js" >"$T/$n.dom" 2>"$T/$n.err"
 	check "$n: Chromium dumped speedscope's page" test -s "$T/$n.dom"
 	rm -f "$TA/$n.js"
