@@ -18,8 +18,10 @@
  * parent's block and is not read: the analyzer gives it its parent's rank.
  * In CUDA-only mode (no exec records) it is read when the process says
  * HELLO — a short process can be gone by the time its HELLO is handled
- * (a loaded machine: CI's fake ranks of 3 steps), counted as the loss
- * process_env_unread of that process.
+ * (a loaded machine: CI's fake ranks of 3 steps); with exec records a
+ * process of a fraction of a second can be gone too, or a zombie whose
+ * block is gone (CI: one of ranks_env's 0.2 s sleeps).  Either way the
+ * loss process_env_unread of that process counts it.
  *
  * Only the names below are kept — an environment holds secrets (tokens,
  * passwords) that have no business in a trace file — and each value is cut
@@ -86,6 +88,23 @@ size_t proc_env_filter(const char *env, size_t len, char *kv, size_t cap, size_t
 	return n;
 }
 
+/* Whether pid has exited and waits for its parent (state Z in its stat). */
+static int is_zombie(uint32_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;   /* (gone altogether) */
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 int proc_env_record(struct store *st, uint32_t pid)
 {
 	char path[64], env[65536], kv[4096];
@@ -101,6 +120,8 @@ int proc_env_record(struct store *st, uint32_t pid)
 	while (len < sizeof env && (r = read(fd, env + len, sizeof env - len)) > 0)
 		len += (size_t)r;
 	close(fd);
+	if (!len && is_zombie(pid))   /* exited: its memory, the block with it, is gone */
+		return -1;
 	if (proc_env_filter(env, len, kv, sizeof kv, &kv_len))
 		store_process_env(st, pid, kv, kv_len);
 	return 0;

@@ -21,6 +21,7 @@
 #include "bpf/proc.skel.h"
 #include "../bpf/proc.h"
 #include <ingero/procfs.h>
+#include <ingero/schema.h>
 #include "proc_env.h"
 #include "proc_tree.h"
 #include "procs.h"
@@ -120,7 +121,8 @@ void procs_event(struct tracer *t, const void *data, size_t len)
 			r.cmdline = cmdline;
 		store_process(t->store, &r);
 		store_thread(t->store, e->tid, e->pid, comm);
-		proc_env_record(t->store, e->pid);
+		if (proc_env_record(t->store, e->pid) < 0)   /* gone before its exec record was read */
+			store_loss_add(t->store, INGERO_LOSS_ENV_UNREAD, e->pid, 1);
 		break;
 	case EV_EXIT: {
 		int code = e->exit_code;

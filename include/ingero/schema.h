@@ -134,6 +134,6 @@ enum ingero_gpu_mark_flags {
 #define INGERO_LOSS_NOT_STORED_PREFIX "not_stored_"    /* + table (calls: CUDA calls): rows lost to a failed write */
 #define INGERO_LOSS_DRAIN_LIMIT      "drain_limit_messages" /* messages still queued when the stop's drain limit came */
 #define INGERO_LOSS_COLL_DROPPED     "preload_collectives_dropped" /* per pid: NCCL call records its ring had no room for */
-#define INGERO_LOSS_ENV_UNREAD       "process_env_unread" /* per pid: 1 = gone before its launcher variables were read (CUDA-only) */
+#define INGERO_LOSS_ENV_UNREAD       "process_env_unread" /* per pid: 1 = gone before its launcher variables were read */
 
 #endif

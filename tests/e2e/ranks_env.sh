@@ -23,8 +23,13 @@ SH
 "$B/ingero-collector" -o "$DB" -- sh "$T/agent.sh" >"$T/out.txt" 2>"$T/err.txt"
 check_eq "collector exits 0" 0 $?
 check_eq "schema version $SCHEMA_VERSION" "$SCHEMA_VERSION" "$(q 'PRAGMA user_version')"
-check_eq "three processes carry RANK=1 (the rank's shell and its sleeps; not the subshell)" 3 \
-	"$(q "SELECT count(*) FROM process_env WHERE key='RANK' AND value='1'")"
+# (a sleep of 0.2 s can be gone before its exec record is read on a loaded
+# machine: then it is counted lost, process_env_unread, never silently missing)
+unread=$(q "SELECT coalesce(sum(count), 0) FROM losses WHERE source = 'process_env_unread'")
+check_eq "three processes carry RANK=1, and three RANK=0 (the rank's shell and its sleeps; not the subshell), or counted unread" \
+	6 "$(($(q "SELECT count(*) FROM process_env WHERE key='RANK' AND value IN ('0','1')") + unread))"
+check "RANK=1's shell itself read (it lives for the whole rank)" test "$(q "SELECT count(*) FROM process_env e
+	JOIN processes p ON p.pid = e.pid WHERE e.key='RANK' AND e.value='1' AND p.comm = 'sh'")" -ge 1
 check_eq "every launcher variable kept" 8 \
 	"$(q "SELECT count(DISTINCT key) FROM process_env")"
 check_eq "nothing else of the environment kept" 0 \
