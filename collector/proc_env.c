@@ -33,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ingero/procfs.h>
+
 #include "proc_env.h"
 #include "store.h"
 
@@ -88,21 +90,12 @@ size_t proc_env_filter(const char *env, size_t len, char *kv, size_t cap, size_t
 	return n;
 }
 
-/* Whether pid has exited and waits for its parent (state Z in its stat). */
-static int is_zombie(uint32_t pid)
+/* Whether pid has exited (gone, or a zombie waiting for its parent). */
+static int exited(uint32_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%u/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;   /* (gone altogether) */
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold anything */
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	char state;
+	uint64_t ticks;
+	return ingero_read_stat(pid, &state, &ticks) < 0 || state == 'Z' || state == 'X';
 }
 
 int proc_env_record(struct store *st, uint32_t pid)
@@ -120,7 +113,7 @@ int proc_env_record(struct store *st, uint32_t pid)
 	while (len < sizeof env && (r = read(fd, env + len, sizeof env - len)) > 0)
 		len += (size_t)r;
 	close(fd);
-	if (!len && is_zombie(pid))   /* exited: its memory, the block with it, is gone */
+	if (!len && exited(pid))   /* its memory, the block with it, is gone */
 		return -1;
 	if (proc_env_filter(env, len, kv, sizeof kv, &kv_len))
 		store_process_env(st, pid, kv, kv_len);
