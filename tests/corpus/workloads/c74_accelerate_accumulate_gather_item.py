@@ -25,7 +25,7 @@ loader = torch.utils.data.DataLoader(Tokens(), batch_size=8, shuffle=True)
 model, opt, loader = acc.prepare(model, opt, loader)
 losses = []
 t = time.time()
-for epoch in range(2):
+for epoch in range(1):
     for ids in loader:
         with acc.accumulate(model):
             out = model(input_ids=ids, labels=ids)

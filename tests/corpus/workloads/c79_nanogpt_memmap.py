@@ -40,7 +40,7 @@ def get_batch():
     y = torch.stack([torch.from_numpy(data[i + 1:i + 1 + T].astype(np.int64)) for i in ix])
     return x.pin_memory().cuda(non_blocking=True), y.pin_memory().cuda(non_blocking=True)
 x, y = get_batch(); t = time.time(); it = 0
-while time.time() - t < 10:
+while time.time() - t < 5:
     for g in opt.param_groups: g["lr"] = 6e-4 * min(1.0, (it + 1) / 20)
     for micro in range(ACC):
         with torch.autocast("cuda", dtype=torch.bfloat16):
