@@ -254,6 +254,34 @@ static int generate_threads(const struct ia_trace *t, struct ia_stack_names *nam
 	return 0;
 }
 
+/* Adds v to the set k[0..*n) (capped at IA_TOP_LINE_KINDS). */
+static void add_kind(uint32_t *k, uint32_t *n, uint32_t v)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (k[i] == v)
+			return;
+	if (*n < IA_TOP_LINE_KINDS)
+		k[(*n)++] = v;
+}
+
+/* top_funcs and top_works: the kernels of lines[0]'s sampled launches, and
+ * their geometries (hostbound.h). */
+static void top_line_kinds(const struct ia_trace *t, struct ia_stack_names *names, const uint32_t *ix, size_t n,
+			   struct ia_hostbound *h)
+{
+	uint32_t funcs[IA_TOP_LINE_KINDS], works[IA_TOP_LINE_KINDS];
+	for (size_t k = 0; k < n; k++) {
+		const struct ia_call *c = &t->calls[ix[k]];
+		if (!is_launch(c->api) || !c->stack || !c->work)
+			continue;
+		const char *py = ia_stack_python(names, t->stack_ids[c->stack]);
+		if (!py || strcmp(py, h->lines[0].line))
+			continue;
+		add_kind(funcs, &h->top_funcs, c->func);
+		add_kind(works, &h->top_works, c->work);
+	}
+}
+
 int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *pp, struct ia_stack_names *names,
 			 const struct ia_phases *ph, const struct ia_gaps *g, struct ia_hostbound *h, char *err, size_t errlen)
 {
@@ -292,6 +320,8 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 	free(wk.th_generate);
 	if (h->nlines)
 		qsort(h->lines, h->nlines, sizeof *h->lines, ia_gap_line_by_count);
+	if (h->nlines)
+		top_line_kinds(t, names, ix, n, h);
 	if (h->nuser_lines)
 		qsort(h->user_lines, h->nuser_lines, sizeof *h->user_lines, ia_gap_line_by_count);
 	return h->n ? stretch_period(t, pp, h, err, errlen) : 0;

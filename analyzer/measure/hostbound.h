@@ -46,6 +46,8 @@
 #define IA_HOSTBOUND_MIN_RATE 2000.0    /* launches per second inside a stretch */
 #define IA_HOSTBOUND_PERIOD_MAX 512     /* longest call-sequence period looked for */
 
+#define IA_TOP_LINE_KINDS 64
+
 struct ia_hostbound {
 	size_t n;                       /* host-bound stretches */
 	uint64_t ns;                    /* their total time */
@@ -79,6 +81,12 @@ struct ia_hostbound {
 	struct ia_gap_line *lines; size_t nlines;
 	struct ia_gap_line *user_lines; size_t nuser_lines;   /* the same launches by the user's own line */
 	uint64_t launch_samples;
+	/* the sampled launches of lines[0] (all the main process's, in or out of
+	 * the stretches): how many kernels, and how many kernel-and-geometry
+	 * pairs — a loop over tensors of different sizes (a model's
+	 * parameters) runs each of its few kernels at several sizes, a loop over
+	 * a batch's items at one (each counted to IA_TOP_LINE_KINDS) */
+	uint32_t top_funcs, top_works;
 	uint64_t generate_samples;      /* of them, under Transformers' generate (stacks.h ia_stack_hf_generate) */
 	/* of them, in torch.optim's step: its per-parameter form (a function
 	 * _single_tensor_*: foreach=False) and its fused one (_fused_*) */

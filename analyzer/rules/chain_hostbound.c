@@ -45,6 +45,11 @@
 #define ITEM_LOOP_PER_STEP 64
 #define ITEM_LOOP_SHARE_ALONE 0.60
 #define ITEM_LOOP_MIN_SAMPLES 10   /* launches are stack-sampled: a share of fewer says little */
+/* ... and where its few kernels each run at this many launch geometries (or
+ * more), the loop walks tensors of different sizes — a model's parameters
+ * (c81: an EMA, mul_ and add_ per tensor) — and one multi-tensor call does
+ * the list; a batch's items run each kernel at one size (c67) */
+#define ITEM_LOOP_SIZES 2
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
 /* The launches of the loop's step (phases.h) where the stretch's period is
@@ -60,7 +65,8 @@ static uint32_t layer_of_step(const struct ia_analysis *a)
 /* The user's line that issues most launches straight from their code, one
  * small operation per item of a Python loop: the whole batch at once is the
  * fix, before graphs or fusion (c67: per-image flips and normalisation,
- * ~800 launches a step from one line).  1 when said. */
+ * ~800 launches a step from one line); over tensors of different sizes, a
+ * multi-tensor call (c81).  1 when said. */
 static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
 {
 	const struct ia_hostbound *h = &a->hb;
@@ -77,10 +83,17 @@ static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
 	if (step)
 		snprintf(each, sizeof each, ", ~%.0f a step", per_step);
 	/* (the fix's buffer holds the line's whole path: the words stay short) */
-	ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time from a Python loop; "
-		     "over a batch's items, work on the whole batch at once (torch.where with a mask, not a branch "
-		     "per item; reductions over dims, keepdim=True); over same-shaped layers, stack them (bmm, vmap)",
-		     h->lines[0].line, 100.0 * share, each);
+	if (h->top_works >= ITEM_LOOP_SIZES * h->top_funcs)
+		ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time from a Python loop "
+			     "over tensors of different sizes (%u kernel%s at %u sizes), a model's parameters or buffers "
+			     "(an EMA, a hand-written update): one multi-tensor call for the list (torch._foreach_mul_, "
+			     "_foreach_add_, _foreach_lerp_), or the update every few steps",
+			     h->lines[0].line, 100.0 * share, each, h->top_funcs, h->top_funcs == 1 ? "" : "s", h->top_works);
+	else
+		ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time from a Python loop; "
+			     "over a batch's items, work on the whole batch at once (torch.where with a mask, not a branch "
+			     "per item; reductions over dims, keepdim=True); over same-shaped layers, stack them (bmm, vmap)",
+			     h->lines[0].line, 100.0 * share, each);
 	return 1;
 }
 

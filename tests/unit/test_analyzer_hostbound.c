@@ -4,7 +4,8 @@
  * below the floor, launch rate high enough), the time inside calls and
  * between them, launches by thread, the main thread's off-CPU time; and
  * that too few launches fire no chain; which sampled launches count as
- * Transformers' generate's when the library cut their Python stacks.
+ * Transformers' generate's when the library cut their Python stacks; the
+ * top line's kernels and their sizes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,11 +173,54 @@ static void generate_votes(void **state)
 	unlink(path);
 }
 
+/* One host-bound stretch: six sampled launches at the user's line
+ * train.py:19, two kernels each at two grids (a loop over tensors of
+ * different sizes: an EMA over a model's parameters), and two at line 5:
+ * the top line's kernels and kernel-and-geometry pairs are counted. */
+static void top_line_sizes(void **state)
+{
+	(void)state;
+	const int L = INGERO_API_CUDA_LAUNCH_KERNEL_STUB, S = INGERO_API_CUDA_STREAM_SYNCHRONIZE;
+	sqlite3 *db = fixture("hb-sizes", "(100, 100, 'python3')");
+	rf_exec(db, "INSERT INTO stacks(id, pid) VALUES(1, 100), (2, 100)");
+	rf_exec(db, "INSERT INTO stack_frames(stack_id, depth, kind, symbol, file, line) VALUES"
+		 "(1, 0, 'python', '<module>', 'train.py', 19), (2, 0, 'python', '<module>', 'train.py', 5)");
+	static const uint64_t kernel[] = { 0x1000, 0x1000, 0x1000, 0x2000, 0x2000, 0x2000, 0x3000, 0x3000 };
+	static const uint32_t grid[] = { 1, 256, 1, 1, 4, 4, 8, 8 };
+	for (int i = 0; i < 8; i++) {
+		call(100, L, 1000 + 100 * i, 10);
+		calls[ncalls - 1].stack_id = i < 6 ? 1 : 2;
+		calls[ncalls - 1].kernel = kernel[i];
+		calls[ncalls - 1].grid[0] = grid[i];
+		calls[ncalls - 1].block[0] = 128;
+	}
+	call(100, S, 1900, 10000);
+	char err[256];
+	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	sqlite3_close(db);
+	struct ia_trace t;
+	struct ia_analysis a;
+	analyze(&t, &a);
+	assert_int_equal(a.hb.launch_samples, 8);
+	assert_true(a.hb.nlines >= 2);
+	assert_string_equal(a.hb.lines[0].line, "train.py:19");
+	assert_int_equal(a.hb.lines[0].count, 6);
+	assert_int_equal(a.hb.top_funcs, 2);
+	assert_int_equal(a.hb.top_works, 4);
+	db = t.db;
+	ia_analysis_free(&a);
+	ia_trace_free(&t);
+	ia_db_close(db);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stretches_and_figures),
 		cmocka_unit_test(generate_votes),
+		cmocka_unit_test(top_line_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
