@@ -6,14 +6,18 @@
  * blocked 45 % of the gaps (on storage, say) and on a CPU 25 % is blocked,
  * not busy (the fake-runtime fsync loop of tests/e2e/analyzer_io.sh sits
  * there on a fast disk: blocked 28 %, waiting 13 %, on a CPU 11 % of a
- * window whose gaps were 52 %).
+ * window whose gaps were 52 %); and when the main thread's samples say it
+ * collated batches.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../../analyzer/rules/chain_build.h"
 #include "../../analyzer/rules/chain_gaps.h"
+
+#include <stdio.h>
 
 struct row {
 	double on, blk, rq;
@@ -53,10 +57,34 @@ static void each_share_names_its_kind(void **state)
 	}
 }
 
+/* The main thread's gap samples read as a DataLoader's collation: a fifth
+ * of them or more, and five at least — two of nine are a collation that is
+ * there, not what the gaps are made of. */
+static void collation_needs_samples(void **state)
+{
+	(void)state;
+	struct ia_gap_stack st[2] = { 0 };
+	snprintf(st[0].label, sizeof st[0].label, "at::_ops::stack::call()");
+	snprintf(st[0].python, sizeof st[0].python, "/venv/site-packages/torch/utils/data/_utils/collate.py:275");
+	snprintf(st[1].label, sizeof st[1].label, "HeterogeneousConfigMixin.__getattribute__");
+	struct ia_gaps g = { 0 };
+	g.stacks = st;
+	g.nstacks = 2;
+	static const uint64_t coll[] = { 2, 5, 5, 12 }, other[] = { 7, 15, 25, 0 };
+	static const int want[] = { 0, 1, 0, 1 };
+	for (int i = 0; i < 4; i++) {
+		st[0].main = coll[i];
+		st[1].main = other[i];
+		g.samples_main = coll[i] + other[i];
+		assert_int_equal(ia_stacks_show_collation(&g, IA_GAP_MAIN), want[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_share_names_its_kind),
+		cmocka_unit_test(collation_needs_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
