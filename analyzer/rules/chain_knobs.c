@@ -8,8 +8,9 @@
  * from its TrainingArguments.  Each finding whose fixes name such a change
  * gets one fix more that names the arguments doing it (c62: a Trainer job
  * told "CUDA Graphs ... torch.compile(model)" and "larger batches").
- * Where the loop accumulates gradients (Accelerate's or DDP's no_sync() in
- * the main thread's samples), "larger batches" is a larger
+ * Where the loop accumulates gradients (several backward passes a step,
+ * accumulation.h, or Accelerate's or DDP's no_sync() in the main thread's
+ * samples), "larger batches" is a larger
  * micro-batch with fewer accumulation steps: the effective batch is the
  * user's choice already, and the host pays its cost per launch per
  * micro-batch (c74: micro-batches of 8, four a step).
@@ -63,8 +64,9 @@ static int fixes_say(const struct ia_chain *c, const char *s, int *num)
 	return num ? 0 : found;
 }
 
-/* "Larger batches: ..." said of micro-batches, its figure kept. */
-static void micro_batches(struct ia_chain *c)
+/* "Larger batches: ..." said of micro-batches, its figure kept; why: what
+ * says the loop accumulates. */
+static void micro_batches(struct ia_chain *c, const char *why)
 {
 	for (int f = 0; f < c->nfixes; f++) {
 		if (strncmp(c->fixes[f], "Larger batches", 14))
@@ -75,9 +77,9 @@ static void micro_batches(struct ia_chain *c)
 			snprintf(per, sizeof per, " (~%.*s here)", (int)(e - p - 2), p + 2);
 		snprintf(c->fixes[f], sizeof c->fixes[f],
 			 "Larger micro-batches: the loop accumulates gradients over several micro-batches a step "
-			 "(no_sync() in its samples); a larger batch_size with fewer "
+			 "(%s); a larger batch_size with fewer "
 			 "gradient_accumulation_steps keeps the effective batch and pays the host's cost per "
-			 "launch%s fewer times, as GPU memory allows", per);
+			 "launch%s fewer times, as GPU memory allows", why, per);
 	}
 }
 
@@ -113,9 +115,12 @@ void ia_knobs_translate(struct ia_analysis *a)
 {
 	struct tally t = { .names = a->names };
 	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
-	for (size_t i = 0; t.accumulate >= ACCUMULATE_MIN_SAMPLES && i < a->nchains; i++)
+	char why[64] = "no_sync() in its samples";
+	if (a->backward_passes >= 2)
+		snprintf(why, sizeof why, "%u backward passes a step", a->backward_passes);
+	for (size_t i = 0; (a->backward_passes >= 2 || t.accumulate >= ACCUMULATE_MIN_SAMPLES) && i < a->nchains; i++)
 		if (!ia_kind_is_phase(a->chains[i].kind))
-			micro_batches(&a->chains[i]);
+			micro_batches(&a->chains[i], why);
 	if (total < TRAINER_MIN_SAMPLES || (double)t.trainer < TRAINER_SHARE * (double)total)
 		return;
 	for (size_t i = 0; i < a->nchains; i++) {

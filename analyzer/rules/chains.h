@@ -130,6 +130,7 @@ struct ia_analysis {
 	struct ia_figures fig;         /* the headline every view opens with (figures.h) */
 	struct ia_step_times step_times;   /* each steady step's time (step_times.h) */
 	struct ia_step_breakdown step_parts;   /* where each steady step's time went (step_breakdown.h) */
+	uint32_t backward_passes;      /* the median steady step's backward passes (accumulation.h) */
 	struct ia_gpu_sharing sharing; /* other processes queuing GPU work all through the steady state (gpu_sharing.h) */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */

@@ -1,0 +1,124 @@
+/*
+ * test_analyzer_accumulation.c — backward passes a step (accumulation.h)
+ * from hand-set calls: the autograd thread's runs at least 0.7 of the
+ * step's longest are passes (four equal micro-batches: 4, the first
+ * shorter pass too); DDP's reducer cutting one backward into a long run
+ * and short ones is one pass; the median step's count; nothing without
+ * autograd threads or steps.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../analyzer/measure/accumulation.h"
+
+#include <string.h>
+
+#define MAXC 4096
+
+static struct ia_trace tr;
+static struct ia_thread th[2];
+static struct ia_call calls[MAXC];
+static uint32_t ix[MAXC];
+static struct ia_gaps g;
+static uint64_t starts[8], lens[8];
+static struct ia_step_times st;
+static uint64_t now;
+
+static void setup(void)
+{
+	memset(&tr, 0, sizeof tr);
+	memset(&g, 0, sizeof g);
+	memset(&st, 0, sizeof st);
+	memset(th, 0, sizeof th);
+	strcpy(th[0].comm, "python3");
+	strcpy(th[1].comm, "pt_autograd_0");
+	tr.threads = th;
+	tr.nthreads = 2;
+	tr.calls = calls;
+	g.main_calls = ix;
+	st.start = starts;
+	st.ns = lens;
+	now = 1000;
+}
+
+/* n calls of thread index thi, 10 ns apart */
+static void run(uint32_t thi, int n)
+{
+	for (int i = 0; i < n; i++) {
+		assert_true(g.nmain_calls < MAXC);
+		calls[g.nmain_calls] = (struct ia_call){ .start = now, .dur = 5, .th = thi };
+		ix[g.nmain_calls] = (uint32_t)g.nmain_calls;
+		g.nmain_calls++;
+		now += 10;
+	}
+}
+
+/* one step: its runs, a forward of 20 main-thread calls before each */
+static void step(const int *bw, int n)
+{
+	starts[st.n] = now;
+	for (int i = 0; i < n; i++) {
+		run(0, 20);
+		run(1, bw[i]);
+	}
+	run(0, 5);   /* the optimizer's */
+	lens[st.n] = now - starts[st.n];
+	st.n++;
+}
+
+static void four_micro_batches(void **state)
+{
+	(void)state;
+	setup();
+	static const int bw[] = { 251, 303, 303, 303 };
+	for (int i = 0; i < 3; i++)
+		step(bw, 4);
+	assert_int_equal(ia_backward_passes(&tr, &g, &st), 4);
+}
+
+static void ddp_cut_backward_is_one(void **state)
+{
+	(void)state;
+	setup();
+	static const int bw[] = { 150, 7, 22, 25 };
+	for (int i = 0; i < 3; i++)
+		step(bw, 4);
+	assert_int_equal(ia_backward_passes(&tr, &g, &st), 1);
+}
+
+static void median_step(void **state)
+{
+	(void)state;
+	setup();
+	static const int two[] = { 100, 100 }, one[] = { 100 };
+	step(two, 2);
+	step(one, 1);
+	step(two, 2);
+	assert_int_equal(ia_backward_passes(&tr, &g, &st), 2);
+}
+
+static void none_without_autograd_or_steps(void **state)
+{
+	(void)state;
+	setup();
+	run(0, 100);
+	starts[0] = 1000;
+	lens[0] = now - 1000;
+	st.n = 1;
+	assert_int_equal(ia_backward_passes(&tr, &g, &st), 0);
+	st.n = 0;
+	assert_int_equal(ia_backward_passes(&tr, &g, &st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(four_micro_batches),
+		cmocka_unit_test(ddp_cut_backward_is_one),
+		cmocka_unit_test(median_step),
+		cmocka_unit_test(none_without_autograd_or_steps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
