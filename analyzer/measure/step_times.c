@@ -2,8 +2,10 @@
  * step_times.c — each step's time in the steady state (step_times.h).
  *
  * One pass over the main process's launches (gaps.h keeps its calls in
- * time order) builds the signature from the first full step (steps.h's
- * first_ns), a second finds the signature's places: a rolling comparison,
+ * time order) lists them; the signature is taken from the first full step
+ * (steps.h's first_ns): its first run that appears once in it, by the
+ * hashes of its runs sorted (a step's launches x signature length, and a
+ * sort); a second pass finds the signature's places: a rolling comparison,
  * so the cost is launches x signature length at worst and about the
  * launches' count in practice (a mismatch ends a comparison early).
  */
@@ -65,6 +67,49 @@ static void summarize(struct ia_step_times *s)
 	}
 }
 
+struct win {
+	uint64_t hash;
+	size_t off;
+};
+
+static int win_cmp(const void *a, const void *b)
+{
+	const struct win *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* The first offset into the step at lx[p0] whose window of n keys
+ * appears at no other offset of that step (by the windows' hashes: a
+ * collision only makes a window look repeated); 0 when none does, the
+ * trace ends inside the step, or out of memory (the signature then is the
+ * step's first window, as before). */
+static size_t unique_offset(const struct ia_trace *t, const uint32_t *lx, size_t nl, size_t p0, size_t per_step,
+			    size_t n, int by_calls)
+{
+	if (p0 + per_step + n > nl)
+		return 0;
+	struct win *w = malloc(per_step * sizeof *w);
+	if (!w)
+		return 0;
+	for (size_t o = 0; o < per_step; o++) {
+		uint64_t h = 0;
+		for (size_t m = 0; m < n; m++)
+			h = (h ^ step_key(&t->calls[lx[p0 + o + m]], by_calls)) * 0x100000001b3ull;
+		w[o] = (struct win){ h, o };
+	}
+	qsort(w, per_step, sizeof *w, win_cmp);
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < per_step; i++) {
+		int alone = (i == 0 || w[i - 1].hash != w[i].hash) && (i + 1 == per_step || w[i + 1].hash != w[i].hash);
+		if (alone && w[i].off < best)
+			best = w[i].off;
+	}
+	free(w);
+	return best == SIZE_MAX ? 0 : best;
+}
+
 int ia_step_times_compute(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_phases *ph,
 			  struct ia_step_times *out)
 {
@@ -72,36 +117,43 @@ int ia_step_times_compute(const struct ia_trace *t, const struct ia_gaps *g, con
 	const struct ia_steps *st = &ph->steps;
 	if (!st->calls || !st->launches || !st->first_ns || !g->nmain_calls)
 		return 0;
-	/* the signature: the first full step's first launches — or its first
-	 * calls, where the calls repeat as the step: the copy and the sync that
-	 * end an inference request tell it from its layers (c26) */
-	uint64_t sig[IA_STEP_SIG];
+	/* the launches in order — or the calls, where the calls repeat as the
+	 * step: the copy and the sync that end an inference request tell it
+	 * from its layers (c26) */
 	size_t per_step = st->by_calls ? st->calls : st->launches;
-	size_t nsig = 0, want = per_step < IA_STEP_SIG ? per_step : IA_STEP_SIG, k0 = 0;
-	while (k0 < g->nmain_calls && t->calls[g->main_calls[k0]].start < st->first_ns)
-		k0++;
-	/* with the calls, the second step's: the first may hold a call made
-	 * once (c26: the pinned buffer of the first .item()) */
-	if (st->by_calls && k0 + 2 * per_step <= g->nmain_calls)
-		k0 += per_step;
-	int known = 0;
-	for (size_t k = k0; k < g->nmain_calls && nsig < want; k++) {
-		const struct ia_call *c = &t->calls[g->main_calls[k]];
-		if (!st->by_calls && !is_launch(c))
-			continue;
-		sig[nsig++] = step_key(c, st->by_calls);
-		known |= c->func != 0;
-	}
-	if (nsig < want || !known)
-		return 0;
-	/* the launches (or calls) in order, then the signature's places among them */
+	size_t want = per_step < IA_STEP_SIG ? per_step : IA_STEP_SIG;
 	uint32_t *lx = malloc(g->nmain_calls * sizeof *lx);
 	if (!lx)
 		return -1;
-	size_t nl = 0;
-	for (size_t k = 0; k < g->nmain_calls; k++)
-		if (st->by_calls || is_launch(&t->calls[g->main_calls[k]]))
-			lx[nl++] = g->main_calls[k];
+	size_t nl = 0, p0 = SIZE_MAX;
+	for (size_t k = 0; k < g->nmain_calls; k++) {
+		const struct ia_call *c = &t->calls[g->main_calls[k]];
+		if (!st->by_calls && !is_launch(c))
+			continue;
+		if (p0 == SIZE_MAX && c->start >= st->first_ns)
+			p0 = nl;
+		lx[nl++] = g->main_calls[k];
+	}
+	/* with the calls, the second step's: the first may hold a call made
+	 * once (c26: the pinned buffer of the first .item()) */
+	if (p0 != SIZE_MAX && st->by_calls && p0 + 2 * per_step <= nl)
+		p0 += per_step;
+	int known = 0;
+	for (size_t m = 0; p0 != SIZE_MAX && m < want && p0 + m < nl; m++)
+		known |= t->calls[lx[p0 + m]].func != 0;
+	if (p0 == SIZE_MAX || p0 + want > nl || !known) {
+		free(lx);
+		return 0;
+	}
+	/* the signature: the step's first run of launches that appears once in
+	 * it — a loop inside the step (an optimizer's kernels per parameter,
+	 * c77) repeats a run many times, and a signature from it matched again
+	 * past 3/4 of the same step, cutting one step into two */
+	size_t off = unique_offset(t, lx, nl, p0, per_step, want, st->by_calls);
+	uint64_t sig[IA_STEP_SIG];
+	size_t nsig = want;
+	for (size_t m = 0; m < nsig; m++)
+		sig[m] = step_key(&t->calls[lx[p0 + off + m]], st->by_calls);
 	size_t cap = 0, last = 0, nstart = 0;
 	int have_last = 0;
 	uint64_t *starts = NULL;

@@ -2,8 +2,10 @@
  * step_times.h — how long each step of the loop took, in the steady state.
  *
  * steps.h finds the loop's period: a step queues the same kernels in the
- * same order.  Its first launches (up to IA_STEP_SIG launches) are the
- * step's signature; every place in the main process's launches where the
+ * same order.  Its first run of launches (IA_STEP_SIG of them) that
+ * appears once in the step is its signature (a run inside a loop of the
+ * step's own — an optimizer's kernels per parameter, c77 — would match
+ * again in the same step); every place in the main process's launches where the
  * signature appears again starts a step, and a step lasts from its start
  * to the next.  A match less than 3/4 of a step's launches after the last
  * start is the same step's repeated layer, not a new step (c02: a

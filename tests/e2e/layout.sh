@@ -61,12 +61,15 @@ long=$(wc -l $(find analyzer preload collector common bpf include -name '*.[ch]'
 check_eq "no product source file over 800 lines" "" "$long"
 
 # The tree travels to the GPU machine whole, with the pack of products the
-# device calls carry (.devpack, ~2.4 MB), under 64 MiB in all: the tracked
-# files stay under 61.5 MiB (the corpus is most of them: c77 and c79 waited
-# in pending/ for want of room, docs/gpu-runs.md section 53)
+# device calls carry (.devpack, ~2.4 MB), under 64 MiB in all — counted as
+# a tar of the files (a header and padding each: ~0.8 MB over their bytes
+# for ~1,000 files; a call of the fifty-fourth session was refused with
+# 64.3 MB of bytes, 65.1 MB as a tar): the tracked files' tar stays under
+# 61.6 MiB (the corpus is most of it: c77 and c79 wait in pending/ for want
+# of room, docs/gpu-runs.md sections 53 and 54)
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	bytes=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
-	check "the tracked tree under 61.5 MiB ($bytes bytes)" test "$bytes" -le $((615 * 1024 * 1024 / 10))
+	bytes=$(git ls-files -z | tar -cf - --null -T - 2>/dev/null | wc -c)
+	check "the tracked tree as a tar under 61.6 MiB ($bytes bytes)" test "$bytes" -le $((616 * 1024 * 1024 / 10))
 else
 	skip "tree size: not a git checkout"
 fi

@@ -1,0 +1,27 @@
+# truth.py WORKLOAD.py — the GPU's own account of a workload's kernels, for the analyzer's
+# estimate of GPU time to be checked against: the workload runs under torch.profiler (CUPTI,
+# CUDA activity only), then per kernel and copy kind: launches, total and median device time;
+# the whole run's device time; and each kernel's durations' quartiles for the most launched ten.
+import re, runpy, statistics, sys, time
+import torch
+from torch.profiler import profile, ProfilerActivity
+from torch.autograd import DeviceType
+
+path = sys.argv[1]
+t = time.time()
+with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    runpy.run_path(path, run_name="__main__")
+wall = time.time() - t
+by = {}
+for e in prof.events():
+    if e.device_type != DeviceType.CUDA:
+        continue
+    by.setdefault(e.name, []).append(e.time_range.end - e.time_range.start)   # us
+total = sum(sum(v) for v in by.values())
+n = sum(len(v) for v in by.values())
+print(f"truth {path} wall_s={wall:.2f} device_events={n} device_ms={total / 1000:.1f}")
+for name, v in sorted(by.items(), key=lambda kv: -len(kv[1]))[:10]:
+    v.sort()
+    q = lambda p: v[min(len(v) - 1, int(p * len(v)))]
+    print(f"  n={len(v)} sum_ms={sum(v) / 1000:.1f} p25={q(0.25):.2f} p50={q(0.5):.2f} p75={q(0.75):.2f} us "
+          f"{re.sub(r'<.*', '<...>', name)[:90]}")
