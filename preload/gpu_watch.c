@@ -161,6 +161,8 @@ static void anchor(struct ctx_clock *c)
 		return;
 	}
 	ingero_anchor_fit(t1, t2, e, n, &c->anchor_ns, &half);
+	ingero_debug("GPU anchor: %d tries, within %llu ns; the record call's return read it %lld ns early", n,
+		     (unsigned long long)half, (long long)c->anchor_ns - (long long)t1[0]);
 	c->anchor = c->tries[0];
 	c->renewed_at = ingero_now();
 	c->ok = true;

@@ -26,5 +26,29 @@ truth)
 		timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py $n.py 2>&1 | tail -12
 	done; cd ../../..
 	NAMES="${NAMES:-c77_optimizer_foreach_off c81_ema_param_loop}" sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus ;;
-*) echo "usage: calls.sh auto | truth (on the device)" >&2; exit 2 ;;
+anchor)
+	# the GPU-time anchor fitted from eight tries (1e6f79d) against the record call's return
+	# (the pack's old libingero_preload.so, carried as .devpack/old_preload.so.xz): c77, c65 and
+	# c81 traced with each, alternated, ROUNDS times; per trace the marks clamped (completed
+	# before recorded: an early anchor) and the anchors' fits (INGERO_DEBUG); c77's kernels by
+	# CUPTI first (truth.py); round 1's traces of the new build and c77's of the old come back
+	export PATH=/opt/torch/.venv/bin:$PATH
+	D=$PWD/.devbin; mkdir -p $D /tmp/an && tar xJf .devpack/devbin.txz -C $D && xz -dc .devpack/old_preload.so.xz >/tmp/old_preload.so || exit 1
+	nvidia-smi --query-gpu=name --format=csv,noheader; nproc
+	cd tests/corpus/workloads
+	timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py 2>&1 | tail -12
+	for r in $(seq ${ROUNDS:-2}); do for n in ${NAMES:-c77_optimizer_foreach_off c65_detect_anomaly_left_on c81_ema_param_loop}; do for v in new old; do
+		pre=""; [ $v = old ] && pre=/tmp/old_preload.so
+		INGERO_DEBUG=1 INGERO_PRELOAD="$pre" timeout 120 $D/ingero-run -q -o /tmp/an/$n.$v.$r.db -- python3 $n.py >/tmp/an/$n.$v.$r.txt 2>&1
+		python3 - /tmp/an/$n.$v.$r.db /tmp/an/$n.$v.$r.txt <<'PY'
+import re, sqlite3, statistics, sys
+n, c = sqlite3.connect(sys.argv[1]).execute("select count(*), sum(flags & 2 != 0) from gpu_marks").fetchone()
+fit = [(int(a), int(b)) for a, b in re.findall(r"GPU anchor: \d+ tries, within (\d+) ns; the record call's return read it (-?\d+) ns early", open(sys.argv[2]).read())]
+w = sorted(a for a, b in fit); e = sorted(b for a, b in fit)
+med = lambda v: v[len(v) // 2] if v else -1
+print(f"{sys.argv[1].split('/')[-1]}: marks={n} clamped={c} anchors={len(fit)} within_ns p50={med(w)} max={w[-1] if w else -1} early_ns min={e[0] if e else -1} p50={med(e)} max={e[-1] if e else -1}")
+PY
+	done; done; done
+	cd /tmp/an && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.new.1.db) c77_optimizer_foreach_off.old.1.db | xz -T0 -6 >$OUT/anchor.tar.xz ;;
+*) echo "usage: calls.sh auto | truth | anchor (on the device)" >&2; exit 2 ;;
 esac
