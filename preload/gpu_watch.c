@@ -9,10 +9,10 @@
  * When: cuEventElapsedTime between a per-context anchor event and the mark,
  * added to the anchor's host time.  The anchor is recorded into a private
  * non-blocking stream with nothing queued, so the GPU stamps it as soon as
- * it sees it, a few microseconds after cuEventRecord returns; its host
- * time is fitted from several tries' bounds (gpu_anchor.h), and it is
- * renewed every second (the elapsed time is a float in ms: within a second
- * it is exact to ~60 ns).  The sender clamps a completion into [recorded, seen by
+ * it sees it, a few microseconds after cuEventRecord returns; of three
+ * tries the one whose record call was quickest is kept, and it is renewed
+ * every second (the elapsed time is a float in ms: within a second it is
+ * exact to ~60 ns).  The sender clamps a completion into [recorded, seen by
  * the watcher] and flags it when it had to.
  *
  * The thread runs CUDA calls of its own: it sets its stream capture mode to
@@ -34,7 +34,6 @@
 #include "clock.h"
 #include "config.h"
 #include "fork.h"
-#include "gpu_anchor.h"
 #include "gpu_driver.h"
 #include "gpu_marks.h"
 #include "record.h"
@@ -53,17 +52,11 @@
  * last work to complete (well inside the stop's own bound, STOP_WAIT_NS). */
 #define FINAL_DRAIN_NS 100000000ull
 
-/* Tries an anchor is fitted from (gpu_anchor.h), and how long each spins
- * on its query before it waits in cuEventSynchronize instead. */
-#define ANCHOR_TRIES 8
-#define ANCHOR_SPIN_NS 200000ull
-
 struct ctx_clock {
 	void *ctx;
 	void *stream;              /* private, non-blocking */
-	void *anchor;              /* tries[0] once fitted */
-	void *tries[ANCHOR_TRIES];
-	uint64_t anchor_ns;        /* host time the GPU stamped the anchor */
+	void *anchor;
+	uint64_t anchor_ns;        /* host time the anchor completed */
 	uint64_t renewed_at;
 	bool ok;
 };
@@ -123,47 +116,26 @@ static void pop(void)
 	W.d->ctx_pop(&c);
 }
 
-/* One try: records ev into the private stream and spins on its query
- * until it is done; *t1 the record call's return, *t2 when seen done.  0,
- * or -1 when the driver refused. */
-static int try_stamp(struct ctx_clock *c, void *ev, uint64_t *t1, uint64_t *t2)
-{
-	if (W.d->event_record(ev, c->stream) != INGERO_CU_SUCCESS)
-		return -1;
-	*t1 = ingero_now();
-	int r;
-	while ((r = W.d->event_query(ev)) == INGERO_CU_NOT_READY && ingero_now() - *t1 < ANCHOR_SPIN_NS)
-		;
-	if (r == INGERO_CU_NOT_READY)
-		r = W.d->event_sync(ev);
-	*t2 = ingero_now();
-	return r == INGERO_CU_SUCCESS ? 0 : -1;
-}
-
-/* Caller has the context pushed.  The anchor: ANCHOR_TRIES events stamped
- * one after another, their bounds carried onto the first by the GPU's own
- * elapsed times and intersected (gpu_anchor.h). */
+/* Caller has the context pushed. */
 static void anchor(struct ctx_clock *c)
 {
-	uint64_t t1[ANCHOR_TRIES], t2[ANCHOR_TRIES], half;
-	int64_t e[ANCHOR_TRIES];
-	int n = 0;
-	for (; n < ANCHOR_TRIES; n++) {
-		if (try_stamp(c, c->tries[n], &t1[n], &t2[n]) < 0)
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = ingero_now();
+		if (W.d->event_record(c->anchor, c->stream) != INGERO_CU_SUCCESS) {
+			c->ok = false;
+			return;
+		}
+		uint64_t t1 = ingero_now();
+		if (W.d->event_sync(c->anchor) != INGERO_CU_SUCCESS) {
+			c->ok = false;
+			return;
+		}
+		/* the event holds the last try: keep trying while the record
+		 * call itself was slow (the thread lost its CPU in it) */
+		c->anchor_ns = t1;
+		if (t1 - t0 < 20000)
 			break;
-		float ms = 0;
-		if (n && W.d->event_elapsed(&ms, c->tries[0], c->tries[n]) != INGERO_CU_SUCCESS)
-			break;
-		e[n] = n ? (int64_t)((double)ms * 1e6) : 0;
 	}
-	if (n == 0) {
-		c->ok = false;
-		return;
-	}
-	ingero_anchor_fit(t1, t2, e, n, &c->anchor_ns, &half);
-	ingero_debug("GPU anchor: %d tries, within %llu ns; the record call's return read it %lld ns early", n,
-		     (unsigned long long)half, (long long)c->anchor_ns - (long long)t1[0]);
-	c->anchor = c->tries[0];
 	c->renewed_at = ingero_now();
 	c->ok = true;
 }
@@ -177,10 +149,8 @@ static struct ctx_clock *clock_of(void *ctx)
 		if (!c->ctx) {
 			c->ctx = ctx;
 			push(ctx);
-			int ok = W.d->stream_create(&c->stream, INGERO_CU_STREAM_NON_BLOCKING) == INGERO_CU_SUCCESS;
-			for (int i = 0; i < ANCHOR_TRIES && ok; i++)
-				ok = W.d->event_create(&c->tries[i], 0) == INGERO_CU_SUCCESS;
-			if (ok)
+			if (W.d->stream_create(&c->stream, INGERO_CU_STREAM_NON_BLOCKING) == INGERO_CU_SUCCESS &&
+			    W.d->event_create(&c->anchor, 0) == INGERO_CU_SUCCESS)
 				anchor(c);
 			pop();
 			return c->ok ? c : NULL;

@@ -33,12 +33,15 @@ anchor)
 	# before recorded: an early anchor) and the anchors' fits (INGERO_DEBUG); c77's kernels by
 	# CUPTI first (truth.py); round 1's traces of the new build and c77's of the old come back
 	export PATH=/opt/torch/.venv/bin:$PATH
-	D=$PWD/.devbin; mkdir -p $D /tmp/an && tar xJf .devpack/devbin.txz -C $D && xz -dc .devpack/old_preload.so.xz >/tmp/old_preload.so || exit 1
+	# (the old library beside the new one: its libraries are found through $ORIGIN — from /tmp it
+	# failed to load and its runs were not traced, call 2)
+	D=$PWD/.devbin; mkdir -p $D /tmp/an && tar xJf .devpack/devbin.txz -C $D &&
+		xz -dc .devpack/old_preload.so.xz >$D/libingero_preload_old.so || exit 1
 	nvidia-smi --query-gpu=name --format=csv,noheader; nproc
 	cd tests/corpus/workloads
-	timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py 2>&1 | tail -12
+	[ "${TRUTH:-1}" = 1 ] && timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py 2>&1 | tail -12
 	for r in $(seq ${ROUNDS:-2}); do for n in ${NAMES:-c77_optimizer_foreach_off c65_detect_anomaly_left_on c81_ema_param_loop}; do for v in new old; do
-		pre=""; [ $v = old ] && pre=/tmp/old_preload.so
+		pre=""; [ $v = old ] && pre=$D/libingero_preload_old.so
 		INGERO_DEBUG=1 INGERO_PRELOAD="$pre" timeout 120 $D/ingero-run -q -o /tmp/an/$n.$v.$r.db -- python3 $n.py >/tmp/an/$n.$v.$r.txt 2>&1
 		python3 - /tmp/an/$n.$v.$r.db /tmp/an/$n.$v.$r.txt <<'PY'
 import re, sqlite3, statistics, sys
@@ -49,6 +52,6 @@ med = lambda v: v[len(v) // 2] if v else -1
 print(f"{sys.argv[1].split('/')[-1]}: marks={n} clamped={c} anchors={len(fit)} within_ns p50={med(w)} max={w[-1] if w else -1} early_ns min={e[0] if e else -1} p50={med(e)} max={e[-1] if e else -1}")
 PY
 	done; done; done
-	cd /tmp/an && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.new.1.db) c77_optimizer_foreach_off.old.1.db | xz -T0 -6 >$OUT/anchor.tar.xz ;;
+	cd /tmp/an && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.1.db) | xz -T0 -6 >$OUT/anchor.tar.xz ;;
 *) echo "usage: calls.sh auto | truth | anchor (on the device)" >&2; exit 2 ;;
 esac
