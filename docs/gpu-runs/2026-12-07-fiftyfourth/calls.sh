@@ -53,5 +53,17 @@ print(f"{sys.argv[1].split('/')[-1]}: marks={n} clamped={c} anchors={len(fit)} w
 PY
 	done; done; done
 	cd /tmp/an && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.1.db) | xz -T0 -6 >$OUT/anchor.tar.xz ;;
-*) echo "usage: calls.sh auto | truth | anchor (on the device)" >&2; exit 2 ;;
+truth2)
+	# CUPTI's count of each workload's kernels (truth.py, JSON), then the workload traced as the
+	# corpus collects it, on the same machine: the analyzer's pieces against the GPU's, per kernel
+	export PATH=/opt/torch/.venv/bin:$PATH
+	D=$PWD/.devbin; mkdir -p $D /tmp/t2 && tar xJf .devpack/devbin.txz -C $D || exit 1
+	nvidia-smi --query-gpu=name --format=csv,noheader
+	cd tests/corpus/workloads
+	for n in ${NAMES:-c65_detect_anomaly_left_on c81_ema_param_loop c67_per_sample_gpu_augment c21_item_every_step}; do
+		timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py $n.py /tmp/t2/$n.truth.json 2>&1 | head -1
+		timeout 150 $D/ingero-run -q -o /tmp/t2/$n.db -- python3 $n.py 2>&1 | grep -v '^ingero' | tail -1
+	done
+	cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz ;;
+*) echo "usage: calls.sh auto | truth | anchor | truth2 (on the device)" >&2; exit 2 ;;
 esac

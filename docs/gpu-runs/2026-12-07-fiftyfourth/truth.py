@@ -1,13 +1,14 @@
-# truth.py WORKLOAD.py — the GPU's own account of a workload's kernels, for the analyzer's
+# truth.py WORKLOAD.py [OUT.json] — the GPU's own account of a workload's kernels, for the analyzer's
 # estimate of GPU time to be checked against: the workload runs under torch.profiler (CUPTI,
 # CUDA activity only), then per kernel and copy kind: launches, total and median device time;
 # the whole run's device time; and each kernel's durations' quartiles for the most launched ten.
-import re, runpy, statistics, sys, time
+import json, re, runpy, statistics, sys, time
 import torch
 from torch.profiler import profile, ProfilerActivity
 from torch.autograd import DeviceType
 
 path = sys.argv[1]
+out = sys.argv[2] if len(sys.argv) > 2 else None
 t = time.time()
 with profile(activities=[ProfilerActivity.CUDA]) as prof:
     runpy.run_path(path, run_name="__main__")
@@ -25,3 +26,10 @@ for name, v in sorted(by.items(), key=lambda kv: -len(kv[1]))[:10]:
     q = lambda p: v[min(len(v) - 1, int(p * len(v)))]
     print(f"  n={len(v)} sum_ms={sum(v) / 1000:.1f} p25={q(0.25):.2f} p50={q(0.5):.2f} p75={q(0.75):.2f} us "
           f"{re.sub(r'<.*', '<...>', name)[:90]}")
+if out:   # every kernel and copy kind: launches, total, quartiles (us), for the analyzer's pieces to be set against
+    rows = []
+    for name, v in by.items():
+        v.sort()
+        rows.append({"name": name, "n": len(v), "sum_us": sum(v), "p25": v[len(v) // 4], "p50": v[len(v) // 2],
+                     "p75": v[3 * len(v) // 4]})
+    json.dump({"workload": path, "wall_s": wall, "device_us": total, "kernels": rows}, open(out, "w"))
