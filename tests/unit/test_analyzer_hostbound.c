@@ -86,6 +86,25 @@ static void analyze(struct ia_trace *t, struct ia_analysis *a)
 		fail_msg("%s", err);
 }
 
+/* The calls stored into db, which is closed, then the file analyzed. */
+static void store_and_analyze(sqlite3 *db, struct ia_trace *t, struct ia_analysis *a)
+{
+	char err[256];
+	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	sqlite3_close(db);
+	analyze(t, a);
+}
+
+static void release(struct ia_trace *t, struct ia_analysis *a)
+{
+	sqlite3 *db = t->db;
+	ia_analysis_free(a);
+	ia_trace_free(t);
+	ia_db_close(db);
+	unlink(path);
+}
+
 static void stretches_and_figures(void **state)
 {
 	(void)state;
@@ -114,11 +133,7 @@ static void stretches_and_figures(void **state)
 	/* 3 launches are too few for a rate to mean anything: no chain */
 	for (size_t i = 0; i < a.nchains; i++)
 		assert_string_not_equal(a.chains[i].kind, "host_bound_launches");
-	sqlite3 *db = t.db;
-	ia_analysis_free(&a);
-	ia_trace_free(&t);
-	ia_db_close(db);
-	unlink(path);
+	release(&t, &a);
 }
 
 /* Launch stacks (innermost first), as the library cuts them at their
@@ -156,21 +171,13 @@ static void generate_votes(void **state)
 		calls[ncalls - 1].stack_id = (uint64_t)stack[i];
 	}
 	call(100, S, 1700, 10000);
-	char err[256];
-	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
-		fail_msg("%s", err);
-	sqlite3_close(db);
 	struct ia_trace t;
 	struct ia_analysis a;
-	analyze(&t, &a);
+	store_and_analyze(db, &t, &a);
 	assert_int_equal(a.hb.n, 1);
 	assert_int_equal(a.hb.launch_samples, 6);
 	assert_int_equal(a.hb.generate_samples, 3);
-	db = t.db;
-	ia_analysis_free(&a);
-	ia_trace_free(&t);
-	ia_db_close(db);
-	unlink(path);
+	release(&t, &a);
 }
 
 /* One host-bound stretch: six sampled launches at the user's line
@@ -195,24 +202,16 @@ static void top_line_sizes(void **state)
 		calls[ncalls - 1].block[0] = 128;
 	}
 	call(100, S, 1900, 10000);
-	char err[256];
-	if (tb_insert_calls(db, calls, ncalls, err, sizeof err) < 0)
-		fail_msg("%s", err);
-	sqlite3_close(db);
 	struct ia_trace t;
 	struct ia_analysis a;
-	analyze(&t, &a);
+	store_and_analyze(db, &t, &a);
 	assert_int_equal(a.hb.launch_samples, 8);
 	assert_true(a.hb.nlines >= 2);
 	assert_string_equal(a.hb.lines[0].line, "train.py:19");
 	assert_int_equal(a.hb.lines[0].count, 6);
 	assert_int_equal(a.hb.top_funcs, 2);
 	assert_int_equal(a.hb.top_works, 4);
-	db = t.db;
-	ia_analysis_free(&a);
-	ia_trace_free(&t);
-	ia_db_close(db);
-	unlink(path);
+	release(&t, &a);
 }
 
 int main(void)
