@@ -13,16 +13,52 @@
 /* a run of the autograd threads' calls this share of the step's longest
  * or more is a whole backward pass (c74's first pass, 251 of 303: 0.83) */
 #define ACCUM_RUN_SHARE 0.7
+/* ... and the main thread's run before it (its forward) half the second
+ * longest such run or more, which is itself a fifth of the longest pass
+ * or more: a forward a micro-batch (a backward issues about twice its
+ * forward's launches), not a second loss's few calls between two
+ * backward() over one graph */
+#define ACCUM_FORWARD_SHARE 0.5
+#define ACCUM_FORWARD_MIN 0.2
 #define ACCUM_MAX_RUNS 64   /* runs a step looked at: passes beyond are not told apart */
 
-/* The passes of one step from its runs' sizes. */
-static uint32_t passes_of(const uint32_t *run, size_t n)
+struct run {
+	int autograd;
+	uint32_t n;
+};
+
+/* The passes of one step from its runs, in order.  The step's first and
+ * last runs are one where they are of one kind: a step's start (where its
+ * signature matched) may fall inside a run. */
+static uint32_t passes_of(struct run *r, size_t n)
 {
-	uint32_t longest = 0, passes = 0;
+	if (n >= 2 && r[0].autograd == r[n - 1].autograd)
+		r[0].n += r[--n].n;
+	uint32_t longest = 0, fwd[ACCUM_MAX_RUNS], nf = 0;
 	for (size_t i = 0; i < n; i++)
-		longest = run[i] > longest ? run[i] : longest;
+		if (r[i].autograd && r[i].n > longest)
+			longest = r[i].n;
+	/* the forward before each whole pass (the run before it, the step's
+	 * last before its first) */
 	for (size_t i = 0; i < n; i++)
-		passes += run[i] >= ACCUM_RUN_SHARE * longest;
+		if (r[i].autograd && r[i].n >= ACCUM_RUN_SHARE * longest && n >= 2)
+			fwd[nf++] = r[i ? i - 1 : n - 1].n;
+	if (nf < 2)
+		return nf;
+	uint32_t first = 0, second = 0;
+	for (uint32_t i = 0; i < nf; i++) {
+		if (fwd[i] > first) {
+			second = first;
+			first = fwd[i];
+		} else if (fwd[i] > second) {
+			second = fwd[i];
+		}
+	}
+	if (second < ACCUM_FORWARD_MIN * longest)
+		return 1;
+	uint32_t passes = 0;
+	for (uint32_t i = 0; i < nf; i++)
+		passes += fwd[i] >= ACCUM_FORWARD_SHARE * second;
 	return passes;
 }
 
@@ -32,14 +68,24 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_step_times *s)
+/* Adds one call of kind autograd to the step's runs. */
+static void add_call(struct run *r, size_t *n, int autograd)
+{
+	if (*n && r[*n - 1].autograd == autograd)
+		r[*n - 1].n++;
+	else if (*n < ACCUM_MAX_RUNS)
+		r[(*n)++] = (struct run){ autograd, 1 };
+}
+
+uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, uint32_t main_thread,
+			    const struct ia_step_times *s)
 {
 	if (!s->n || !g->nmain_calls)
 		return 0;
 	uint32_t *per_step = calloc(s->n, sizeof *per_step);
 	if (!per_step)
 		return 0;   /* (a figure the fixes' wording reads: none rather than a failed analysis) */
-	uint32_t run[ACCUM_MAX_RUNS], cur = 0;
+	struct run run[ACCUM_MAX_RUNS];
 	size_t nrun = 0, step = 0, k = 0, nautograd = 0;
 	/* the main process's calls are in time order, and so are the steps */
 	while (k < g->nmain_calls && t->calls[g->main_calls[k]].start < s->start[0])
@@ -47,31 +93,25 @@ uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, c
 	for (; k < g->nmain_calls && step < s->n; k++) {
 		const struct ia_call *c = &t->calls[g->main_calls[k]];
 		while (step < s->n && c->start >= s->start[step] + s->ns[step]) {
-			if (cur && nrun < ACCUM_MAX_RUNS)
-				run[nrun++] = cur;
 			per_step[step++] = passes_of(run, nrun);
-			nrun = cur = 0;
+			nrun = 0;
 		}
 		if (step == s->n || c->start < s->start[step])
 			continue;   /* between steady steps (a phase): not a step's */
-		if (ia_is_autograd_thread(t->threads[c->th].comm)) {
-			cur++;
-			nautograd++;
-		} else if (cur) {
-			if (nrun < ACCUM_MAX_RUNS)
-				run[nrun++] = cur;
-			cur = 0;
-		}
+		int autograd = ia_is_autograd_thread(t->threads[c->th].comm);
+		/* the main thread's calls part the passes; another thread's (a
+		 * pin-memory thread's, gloo's, a prefetcher's) are neither */
+		if (!autograd && main_thread != UINT32_MAX && c->th != main_thread)
+			continue;
+		nautograd += autograd;
+		add_call(run, &nrun, autograd);
 	}
-	if (step < s->n) {
-		if (cur && nrun < ACCUM_MAX_RUNS)
-			run[nrun++] = cur;
+	if (step < s->n)
 		per_step[step++] = passes_of(run, nrun);
-	}
 	uint32_t median = 0;
 	if (nautograd) {
 		qsort(per_step, step, sizeof *per_step, cmp_u32);
-		median = per_step[step / 2];
+		median = per_step[(step - 1) / 2];   /* the lower median: an even split is not a majority */
 	}
 	free(per_step);
 	return median;

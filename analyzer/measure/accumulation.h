@@ -3,12 +3,14 @@
  * passes a step.
  *
  * A CUDA backward runs on PyTorch's autograd thread (pt_autograd_N): its
- * calls come as one run between the main thread's.  A loop that
+ * calls come as one run between the main thread's (other threads' calls
+ * left out).  A loop that
  * accumulates gradients runs k forward and backward passes (micro-batches)
  * before one optimizer step, so each step (step_times.h: from one start of
  * the step's signature to the next) holds k runs of about one size (c74:
  * 303, 251, 303 and 303 launches — the first pass after zero_grad writes
- * the gradients, the others add into them).  DDP's reducer cuts a
+ * the gradients, the others add into them), each after a forward of its
+ * own on the main thread.  DDP's reducer cuts a
  * backward into one long run and short ones (c52: 150, 7, 22, 25), which
  * are not passes.  The evidence is the call pattern, whatever code runs
  * the loop (Accelerate's accumulate(), DDP's no_sync(), a hand-written
@@ -21,10 +23,16 @@
 #include "measure/gaps.h"
 #include "measure/step_times.h"
 
-/* The median steady step's full backward passes: runs of the autograd
- * threads' calls at least ACCUM_RUN_SHARE of the step's longest run.  0
- * without steps or autograd threads; 1 for a loop that does not
- * accumulate. */
-uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, const struct ia_step_times *s);
+/* The median steady step's full backward passes (the lower median): runs
+ * of the autograd threads' calls at least ACCUM_RUN_SHARE of the step's
+ * longest, each after a forward on the main thread (main_thread: its
+ * thread index; UINT32_MAX: any thread not autograd's) of about the
+ * others' size.  0 without steps or autograd threads; 1 for a loop that
+ * does not accumulate.  Loops that run several forward and backward
+ * passes a step for another reason (a GAN's critic steps, SAM's two
+ * passes) count too: the fix names the passes it saw, for the user to
+ * tell. */
+uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, uint32_t main_thread,
+			    const struct ia_step_times *s);
 
 #endif

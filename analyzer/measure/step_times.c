@@ -138,10 +138,7 @@ int ia_step_times_compute(const struct ia_trace *t, const struct ia_gaps *g, con
 	 * once (c26: the pinned buffer of the first .item()) */
 	if (p0 != SIZE_MAX && st->by_calls && p0 + 2 * per_step <= nl)
 		p0 += per_step;
-	int known = 0;
-	for (size_t m = 0; p0 != SIZE_MAX && m < want && p0 + m < nl; m++)
-		known |= t->calls[lx[p0 + m]].func != 0;
-	if (p0 == SIZE_MAX || p0 + want > nl || !known) {
+	if (p0 == SIZE_MAX || p0 + want > nl) {
 		free(lx);
 		return 0;
 	}
@@ -152,8 +149,15 @@ int ia_step_times_compute(const struct ia_trace *t, const struct ia_gaps *g, con
 	size_t off = unique_offset(t, lx, nl, p0, per_step, want, st->by_calls);
 	uint64_t sig[IA_STEP_SIG];
 	size_t nsig = want;
-	for (size_t m = 0; m < nsig; m++)
+	int known = 0;
+	for (size_t m = 0; m < nsig; m++) {
 		sig[m] = step_key(&t->calls[lx[p0 + off + m]], st->by_calls);
+		known |= t->calls[lx[p0 + off + m]].func != 0;
+	}
+	if (!known) {
+		free(lx);
+		return 0;
+	}
 	size_t cap = 0, last = 0, nstart = 0;
 	int have_last = 0;
 	uint64_t *starts = NULL;

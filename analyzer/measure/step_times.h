@@ -2,7 +2,7 @@
  * step_times.h — how long each step of the loop took, in the steady state.
  *
  * steps.h finds the loop's period: a step queues the same kernels in the
- * same order.  Its first run of launches (IA_STEP_SIG of them) that
+ * same order.  Its first run of launches (up to IA_STEP_SIG) that
  * appears once in the step is its signature (a run inside a loop of the
  * step's own — an optimizer's kernels per parameter, c77 — would match
  * again in the same step); every place in the main process's launches where the

@@ -183,7 +183,7 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	a->backward_passes = ia_backward_passes(t, &a->gaps, &a->step_times);
+	a->backward_passes = ia_backward_passes(t, &a->gaps, a->pp.main_thread, &a->step_times);
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -45,10 +45,11 @@
 #define ITEM_LOOP_PER_STEP 64
 #define ITEM_LOOP_SHARE_ALONE 0.60
 #define ITEM_LOOP_MIN_SAMPLES 10   /* launches are stack-sampled: a share of fewer says little */
-/* ... and where its few kernels each run at this many launch geometries (or
- * more), the loop walks tensors of different sizes — a model's parameters
- * (c81: an EMA, mul_ and add_ per tensor) — and one multi-tensor call does
- * the list; a batch's items run each kernel at one size (c67) */
+/* ... and where its kernels run at this many launch geometries each on
+ * average (or more), the loop walks tensors of different sizes — a
+ * model's parameters (c81: an EMA, mul_ and add_ per tensor) — and one
+ * multi-tensor call does the list; a batch's items run each kernel at one
+ * size (c67) */
 #define ITEM_LOOP_SIZES 2
 
 /* ---- host-bound launches: the GPU kept up with the host ---- */
@@ -83,7 +84,7 @@ static int item_loop_fix(struct ia_chain *c, const struct ia_analysis *a)
 	if (step)
 		snprintf(each, sizeof each, ", ~%.0f a step", per_step);
 	/* (the fix's buffer holds the line's whole path: the words stay short) */
-	if (h->top_works >= ITEM_LOOP_SIZES * h->top_funcs)
+	if (h->top_funcs && h->top_works >= ITEM_LOOP_SIZES * h->top_funcs)
 		ia_chain_fix(c, "%s issues %.0f%% of the sampled launches%s: small operations one at a time from a Python loop "
 			     "over tensors of different sizes (%u kernel%s at %u sizes), a model's parameters or buffers "
 			     "(an EMA, a hand-written update): one multi-tensor call for the list (torch._foreach_mul_, "

@@ -115,9 +115,9 @@ void ia_knobs_translate(struct ia_analysis *a)
 {
 	struct tally t = { .names = a->names };
 	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
-	char why[64] = "no_sync() in its samples";
+	char why[96] = "no_sync() in its samples";
 	if (a->backward_passes >= 2)
-		snprintf(why, sizeof why, "%u backward passes a step", a->backward_passes);
+		snprintf(why, sizeof why, "%u backward passes a step, each after a forward of its own", a->backward_passes);
 	for (size_t i = 0; (a->backward_passes >= 2 || t.accumulate >= ACCUMULATE_MIN_SAMPLES) && i < a->nchains; i++)
 		if (!ia_kind_is_phase(a->chains[i].kind))
 			micro_batches(&a->chains[i], why);

@@ -1,10 +1,12 @@
 /*
  * test_analyzer_accumulation.c — backward passes a step (accumulation.h)
  * from hand-set calls: the autograd thread's runs at least 0.7 of the
- * step's longest are passes (four equal micro-batches: 4, the first
- * shorter pass too); DDP's reducer cutting one backward into a long run
- * and short ones is one pass; the median step's count; nothing without
- * autograd threads or steps.
+ * step's longest, each after a forward, are passes (four micro-batches: 4,
+ * the first shorter pass too); a long run and short ones is one pass; a
+ * step whose start falls inside a backward does not cut it in two; another
+ * thread's call inside a backward does not part it; two backward() over
+ * one graph with no forward between are one; the lower median step's
+ * count; nothing without autograd threads or steps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +17,10 @@
 
 #include <string.h>
 
-#define MAXC 4096
+#define MAXC 8192
 
 static struct ia_trace tr;
-static struct ia_thread th[2];
+static struct ia_thread th[3];
 static struct ia_call calls[MAXC];
 static uint32_t ix[MAXC];
 static struct ia_gaps g;
@@ -34,8 +36,9 @@ static void setup(void)
 	memset(th, 0, sizeof th);
 	strcpy(th[0].comm, "python3");
 	strcpy(th[1].comm, "pt_autograd_0");
+	strcpy(th[2].comm, "pt_pin_memory");
 	tr.threads = th;
-	tr.nthreads = 2;
+	tr.nthreads = 3;
 	tr.calls = calls;
 	g.main_calls = ix;
 	st.start = starts;
@@ -55,17 +58,22 @@ static void run(uint32_t thi, int n)
 	}
 }
 
-/* one step: its runs, a forward of 20 main-thread calls before each */
+/* one step: its runs, a forward of 100 main-thread calls before each */
 static void step(const int *bw, int n)
 {
 	starts[st.n] = now;
 	for (int i = 0; i < n; i++) {
-		run(0, 20);
+		run(0, 100);
 		run(1, bw[i]);
 	}
 	run(0, 5);   /* the optimizer's */
 	lens[st.n] = now - starts[st.n];
 	st.n++;
+}
+
+static uint32_t passes(void)
+{
+	return ia_backward_passes(&tr, &g, 0, &st);
 }
 
 static void four_micro_batches(void **state)
@@ -75,7 +83,7 @@ static void four_micro_batches(void **state)
 	static const int bw[] = { 251, 303, 303, 303 };
 	for (int i = 0; i < 3; i++)
 		step(bw, 4);
-	assert_int_equal(ia_backward_passes(&tr, &g, &st), 4);
+	assert_int_equal(passes(), 4);
 }
 
 static void ddp_cut_backward_is_one(void **state)
@@ -85,7 +93,7 @@ static void ddp_cut_backward_is_one(void **state)
 	static const int bw[] = { 150, 7, 22, 25 };
 	for (int i = 0; i < 3; i++)
 		step(bw, 4);
-	assert_int_equal(ia_backward_passes(&tr, &g, &st), 1);
+	assert_int_equal(passes(), 1);
 }
 
 static void median_step(void **state)
@@ -96,7 +104,66 @@ static void median_step(void **state)
 	step(two, 2);
 	step(one, 1);
 	step(two, 2);
-	assert_int_equal(ia_backward_passes(&tr, &g, &st), 2);
+	assert_int_equal(passes(), 2);
+	step(one, 1);   /* two and two: the lower median */
+	assert_int_equal(passes(), 1);
+}
+
+/* the steps' starts 150 calls into a backward of 300 (where a signature
+ * matched): each step's last run and its first are one pass */
+static void start_inside_a_backward(void **state)
+{
+	(void)state;
+	setup();
+	for (int i = 0; i < 4; i++) {
+		run(0, 100);
+		run(1, 150);
+		if (i)
+			lens[st.n - 1] = now - starts[st.n - 1];
+		if (i < 3)
+			starts[st.n++] = now;
+		run(1, 150);
+		run(0, 5);
+	}
+	assert_int_equal(st.n, 3);
+	assert_int_equal(passes(), 1);
+}
+
+/* a pin-memory thread's call in the middle of each backward */
+static void another_thread_does_not_part(void **state)
+{
+	(void)state;
+	setup();
+	for (int i = 0; i < 3; i++) {
+		starts[st.n] = now;
+		run(0, 100);
+		run(1, 150);
+		run(2, 1);
+		run(1, 150);
+		run(0, 5);
+		lens[st.n] = now - starts[st.n];
+		st.n++;
+	}
+	assert_int_equal(passes(), 1);
+}
+
+/* loss1.backward(retain_graph=True); loss2.backward(): a call or two of
+ * the main thread between two equal runs, no forward */
+static void two_backwards_one_forward(void **state)
+{
+	(void)state;
+	setup();
+	for (int i = 0; i < 3; i++) {
+		starts[st.n] = now;
+		run(0, 100);
+		run(1, 200);
+		run(0, 2);
+		run(1, 200);
+		run(0, 5);
+		lens[st.n] = now - starts[st.n];
+		st.n++;
+	}
+	assert_int_equal(passes(), 1);
 }
 
 static void none_without_autograd_or_steps(void **state)
@@ -107,9 +174,9 @@ static void none_without_autograd_or_steps(void **state)
 	starts[0] = 1000;
 	lens[0] = now - 1000;
 	st.n = 1;
-	assert_int_equal(ia_backward_passes(&tr, &g, &st), 0);
+	assert_int_equal(passes(), 0);
 	st.n = 0;
-	assert_int_equal(ia_backward_passes(&tr, &g, &st), 0);
+	assert_int_equal(passes(), 0);
 }
 
 int main(void)
@@ -118,6 +185,9 @@ int main(void)
 		cmocka_unit_test(four_micro_batches),
 		cmocka_unit_test(ddp_cut_backward_is_one),
 		cmocka_unit_test(median_step),
+		cmocka_unit_test(start_inside_a_backward),
+		cmocka_unit_test(another_thread_does_not_part),
+		cmocka_unit_test(two_backwards_one_forward),
 		cmocka_unit_test(none_without_autograd_or_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
