@@ -65,5 +65,13 @@ truth2)
 		timeout 150 $D/ingero-run -q -o /tmp/t2/$n.db -- python3 $n.py 2>&1 | grep -v '^ingero' | tail -1
 	done
 	cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz ;;
-*) echo "usage: calls.sh auto | truth | anchor | truth2 (on the device)" >&2; exit 2 ;;
+final)
+	# the session's last device time: on an H200 the toggle (as the fiftieth session's auto, its
+	# limit cut to what is left), on another card truth2
+	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
+	case $gpu in
+	*H200*) TURNS=full CHUNKS=1100 PROCS=${PROCS:-9} LIMIT=${LIMIT:-400} sh docs/gpu-runs/2026-12-06-thirtyninth/calls.sh toggle ;;
+	*) sh docs/gpu-runs/2026-12-07-fiftyfourth/calls.sh truth2 ;;
+	esac ;;
+*) echo "usage: calls.sh auto | truth | anchor | truth2 | final (on the device)" >&2; exit 2 ;;
 esac
