@@ -122,6 +122,7 @@ int ia_chains_build(struct ia_analysis *a, char *err, size_t errlen)
 	size_t cap = 0;
 	if (a->pp.main < 0)
 		return 0;
+	ia_knobs_read(a);
 	if (ia_rule_gaps(a, &cap) < 0)
 		goto oom;
 	for (size_t i = 0; i < a->nslow; i++)

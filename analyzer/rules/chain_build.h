@@ -135,6 +135,9 @@ void ia_instruments_lead(struct ia_analysis *a);
 /* Where the loop is Hugging Face's Trainer: one fix more per finding, its
  * TrainingArguments for what the fixes say (chain_knobs.c). */
 void ia_knobs_translate(struct ia_analysis *a);
+/* Before the rules: whether Hugging Face's Trainer runs the loop and
+ * whether it accumulates gradients (a->knobs; chain_knobs.c). */
+void ia_knobs_read(struct ia_analysis *a);
 /* The main thread's own samples in [from, to) (steady: only the steady
  * state's), and the debugging instrument most of them are inside (*top,
  * IA_INSTR_NONE when none) with its count: chain_instruments.c. */

@@ -238,8 +238,16 @@ static void hostbound_fixes(struct ia_chain *c, const struct ia_analysis *a, uin
 		ia_chain_fix(c, "torch.compile(model) fuses small elementwise kernels: fewer launches, each doing more");
 	if (!optim_first)
 		optimizer_fix(c, h);
-	ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does more work",
-	    ia_fmt_dur(d1, sizeof d1, per_launch));
+	/* where the loop accumulates gradients the batch is the user's choice
+	 * already: a larger micro-batch with fewer of them (c74) */
+	if (a->knobs.accumulates[0])
+		ia_chain_fix(c, "Larger micro-batches: the loop accumulates gradients over several micro-batches a step (%s); "
+			     "a larger batch_size with fewer gradient_accumulation_steps keeps the effective batch and pays "
+			     "the host's cost per launch (~%s here) fewer times, as GPU memory allows", a->knobs.accumulates,
+			     ia_fmt_dur(d1, sizeof d1, per_launch));
+	else
+		ia_chain_fix(c, "Larger batches: the host cost per launch (~%s here) stays the same while each kernel does "
+			     "more work", ia_fmt_dur(d1, sizeof d1, per_launch));
 	/* the line only where it holds a share worth following: one sampled
 	 * launch of 31 with a Python frame (c74: autograd's thread launches
 	 * without any) is no "most" */

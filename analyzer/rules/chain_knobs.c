@@ -10,7 +10,8 @@
  * told "CUDA Graphs ... torch.compile(model)" and "larger batches").
  * Where the loop accumulates gradients (several backward passes a step,
  * accumulation.h, or Accelerate's or DDP's no_sync() in the main thread's
- * samples), "larger batches" is a larger
+ * samples: ia_knobs_read, before the rules), the host-bound finding's
+ * "larger batches" is a larger
  * micro-batch with fewer accumulation steps: the effective batch is the
  * user's choice already, and the host pays its cost per launch per
  * micro-batch (c74: micro-batches of 8, four a step).
@@ -64,25 +65,6 @@ static int fixes_say(const struct ia_chain *c, const char *s, int *num)
 	return num ? 0 : found;
 }
 
-/* "Larger batches: ..." said of micro-batches, its figure kept; why: what
- * says the loop accumulates. */
-static void micro_batches(struct ia_chain *c, const char *why)
-{
-	for (int f = 0; f < c->nfixes; f++) {
-		if (strncmp(c->fixes[f], "Larger batches", 14))
-			continue;
-		const char *p = strstr(c->fixes[f], "(~"), *e = p ? strstr(p, " here)") : NULL;
-		char per[40] = "";
-		if (p && e && e - p - 2 + 10 < (long)sizeof per)   /* (" (~" and " here)") */
-			snprintf(per, sizeof per, " (~%.*s here)", (int)(e - p - 2), p + 2);
-		snprintf(c->fixes[f], sizeof c->fixes[f],
-			 "Larger micro-batches: the loop accumulates gradients over several micro-batches a step "
-			 "(%s); a larger batch_size with fewer "
-			 "gradient_accumulation_steps keeps the effective batch and pays the host's cost per "
-			 "launch%s fewer times, as GPU memory allows", why, per);
-	}
-}
-
 /* The arguments for c's fixes, "" when none applies. */
 static void trainer_args(const struct ia_chain *c, char *out, size_t n)
 {
@@ -111,17 +93,22 @@ static void trainer_args(const struct ia_chain *c, char *out, size_t n)
 		ia_addf(out, n, "%slogging_steps of 50 or more (each log reads the loss, a sync)", out[0] ? "; " : "");
 }
 
-void ia_knobs_translate(struct ia_analysis *a)
+void ia_knobs_read(struct ia_analysis *a)
 {
 	struct tally t = { .names = a->names };
 	uint64_t total = ia_phases_main_samples(&a->ph, a->gaps.win_start, a->gaps.win_end, 1, count, &t);
-	char why[96] = "no_sync() in its samples";
+	a->knobs.trainer = total >= TRAINER_MIN_SAMPLES && (double)t.trainer >= TRAINER_SHARE * (double)total;
+	a->knobs.accumulates[0] = 0;
 	if (a->backward_passes >= 2)
-		snprintf(why, sizeof why, "%u backward passes a step, each after a forward of its own", a->backward_passes);
-	for (size_t i = 0; (a->backward_passes >= 2 || t.accumulate >= ACCUMULATE_MIN_SAMPLES) && i < a->nchains; i++)
-		if (!ia_kind_is_phase(a->chains[i].kind))
-			micro_batches(&a->chains[i], why);
-	if (total < TRAINER_MIN_SAMPLES || (double)t.trainer < TRAINER_SHARE * (double)total)
+		snprintf(a->knobs.accumulates, sizeof a->knobs.accumulates,
+			 "%u backward passes a step, each after a forward of its own", a->backward_passes);
+	else if (t.accumulate >= ACCUMULATE_MIN_SAMPLES)
+		snprintf(a->knobs.accumulates, sizeof a->knobs.accumulates, "no_sync() in its samples");
+}
+
+void ia_knobs_translate(struct ia_analysis *a)
+{
+	if (!a->knobs.trainer)
 		return;
 	for (size_t i = 0; i < a->nchains; i++) {
 		struct ia_chain *c = &a->chains[i];

@@ -131,6 +131,11 @@ struct ia_analysis {
 	struct ia_step_times step_times;   /* each steady step's time (step_times.h) */
 	struct ia_step_breakdown step_parts;   /* where each steady step's time went (step_breakdown.h) */
 	uint32_t backward_passes;      /* the median steady step's backward passes (accumulation.h) */
+	/* what the loop's library is and does, for the fixes' words (chain_knobs.c) */
+	struct {
+		int trainer;               /* Hugging Face's Trainer runs the loop */
+		char accumulates[96];      /* why the loop is seen to accumulate gradients; "" when it is not */
+	} knobs;
 	struct ia_gpu_sharing sharing; /* other processes queuing GPU work all through the steady state (gpu_sharing.h) */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */
