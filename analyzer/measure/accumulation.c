@@ -34,6 +34,8 @@ static uint32_t passes_of(struct run *r, size_t n)
 {
 	if (n >= 2 && r[0].autograd == r[n - 1].autograd)
 		r[0].n += r[--n].n;
+	if (n < 2)
+		return 0;   /* one kind of call alone: no pass after a forward */
 	uint32_t longest = 0, fwd[ACCUM_MAX_RUNS], nf = 0;
 	for (size_t i = 0; i < n; i++)
 		if (r[i].autograd && r[i].n > longest)
@@ -41,7 +43,7 @@ static uint32_t passes_of(struct run *r, size_t n)
 	/* the forward before each whole pass (the run before it, the step's
 	 * last before its first) */
 	for (size_t i = 0; i < n; i++)
-		if (r[i].autograd && r[i].n >= ACCUM_RUN_SHARE * longest && n >= 2)
+		if (r[i].autograd && r[i].n >= ACCUM_RUN_SHARE * longest)
 			fwd[nf++] = r[i ? i - 1 : n - 1].n;
 	if (nf < 2)
 		return nf;
@@ -62,12 +64,6 @@ static uint32_t passes_of(struct run *r, size_t n)
 	return passes;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Adds one call of kind autograd to the step's runs. */
 static void add_call(struct run *r, size_t *n, int autograd)
 {
@@ -82,7 +78,7 @@ uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, u
 {
 	if (!s->n || !g->nmain_calls)
 		return 0;
-	uint32_t *per_step = calloc(s->n, sizeof *per_step);
+	uint64_t *per_step = calloc(s->n, sizeof *per_step);
 	if (!per_step)
 		return 0;   /* (a figure the fixes' wording reads: none rather than a failed analysis) */
 	struct run run[ACCUM_MAX_RUNS];
@@ -108,11 +104,8 @@ uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, u
 	}
 	if (step < s->n)
 		per_step[step++] = passes_of(run, nrun);
-	uint32_t median = 0;
-	if (nautograd) {
-		qsort(per_step, step, sizeof *per_step, cmp_u32);
-		median = per_step[(step - 1) / 2];   /* the lower median: an even split is not a majority */
-	}
+	/* the lower median (nearest rank: an even split is not a majority) */
+	uint32_t median = nautograd ? (uint32_t)ia_percentile(per_step, step, 50) : 0;
 	free(per_step);
 	return median;
 }

@@ -14,6 +14,7 @@
 #include "base/util.h"
 
 #include <ingero/api.h>
+#include <ingero/fnv.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +95,11 @@ static size_t unique_offset(const struct ia_trace *t, const uint32_t *lx, size_t
 	if (!w)
 		return 0;
 	for (size_t o = 0; o < per_step; o++) {
-		uint64_t h = 0;
-		for (size_t m = 0; m < n; m++)
-			h = (h ^ step_key(&t->calls[lx[p0 + o + m]], by_calls)) * 0x100000001b3ull;
+		uint64_t h = INGERO_FNV_SEED;
+		for (size_t m = 0; m < n; m++) {
+			uint64_t key = step_key(&t->calls[lx[p0 + o + m]], by_calls);
+			h = ingero_fnv(h, &key, sizeof key);
+		}
 		w[o] = (struct win){ h, o };
 	}
 	qsort(w, per_step, sizeof *w, win_cmp);

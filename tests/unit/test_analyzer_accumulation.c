@@ -71,6 +71,18 @@ static void step(const int *bw, int n)
 	st.n++;
 }
 
+/* three steps, each the runs seq[0..n): (thread index, calls) */
+static void steps_of(const int (*seq)[2], int n)
+{
+	for (int i = 0; i < 3; i++) {
+		starts[st.n] = now;
+		for (int j = 0; j < n; j++)
+			run((uint32_t)seq[j][0], seq[j][1]);
+		lens[st.n] = now - starts[st.n];
+		st.n++;
+	}
+}
+
 static uint32_t passes(void)
 {
 	return ia_backward_passes(&tr, &g, 0, &st);
@@ -134,16 +146,8 @@ static void another_thread_does_not_part(void **state)
 {
 	(void)state;
 	setup();
-	for (int i = 0; i < 3; i++) {
-		starts[st.n] = now;
-		run(0, 100);
-		run(1, 150);
-		run(2, 1);
-		run(1, 150);
-		run(0, 5);
-		lens[st.n] = now - starts[st.n];
-		st.n++;
-	}
+	static const int seq[][2] = { { 0, 100 }, { 1, 150 }, { 2, 1 }, { 1, 150 }, { 0, 5 } };
+	steps_of(seq, 5);
 	assert_int_equal(passes(), 1);
 }
 
@@ -153,16 +157,8 @@ static void two_backwards_one_forward(void **state)
 {
 	(void)state;
 	setup();
-	for (int i = 0; i < 3; i++) {
-		starts[st.n] = now;
-		run(0, 100);
-		run(1, 200);
-		run(0, 2);
-		run(1, 200);
-		run(0, 5);
-		lens[st.n] = now - starts[st.n];
-		st.n++;
-	}
+	static const int seq[][2] = { { 0, 100 }, { 1, 200 }, { 0, 2 }, { 1, 200 }, { 0, 5 } };
+	steps_of(seq, 5);
 	assert_int_equal(passes(), 1);
 }
 
