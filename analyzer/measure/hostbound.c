@@ -318,10 +318,10 @@ int ia_hostbound_compute(const struct ia_trace *t, const struct ia_per_process *
 	issuing_threads(t, pp, h, &wk);
 	free(wk.th_launches);
 	free(wk.th_generate);
-	if (h->nlines)
+	if (h->nlines) {
 		qsort(h->lines, h->nlines, sizeof *h->lines, ia_gap_line_by_count);
-	if (h->nlines)
 		top_line_kinds(t, names, ix, n, h);
+	}
 	if (h->nuser_lines)
 		qsort(h->user_lines, h->nuser_lines, sizeof *h->user_lines, ia_gap_line_by_count);
 	return h->n ? stretch_period(t, pp, h, err, errlen) : 0;
