@@ -14,13 +14,27 @@ with profile(activities=[ProfilerActivity.CUDA]) as prof:
     runpy.run_path(path, run_name="__main__")
 wall = time.time() - t
 by = {}
+spans = []
 for e in prof.events():
     if e.device_type != DeviceType.CUDA:
         continue
     by.setdefault(e.name, []).append(e.time_range.end - e.time_range.start)   # us
+    spans.append((e.time_range.start, e.time_range.end))
+# the GPU's busy share (its work's spans merged) over the middle half of its timeline: the steady
+# state's idle, set against explain's
+spans.sort()
+lo, hi = (spans[0][0], max(b for a, b in spans)) if spans else (0, 0)
+m0, m1 = lo + (hi - lo) / 4, lo + 3 * (hi - lo) / 4
+busy, end = 0.0, m0
+for a, b in spans:
+    a, b = max(a, end), min(b, m1)
+    if b > a:
+        busy += b - a
+        end = b
+busy_mid = busy / (m1 - m0) if m1 > m0 else 0.0
 total = sum(sum(v) for v in by.values())
 n = sum(len(v) for v in by.values())
-print(f"truth {path} wall_s={wall:.2f} device_events={n} device_ms={total / 1000:.1f}")
+print(f"truth {path} wall_s={wall:.2f} device_events={n} device_ms={total / 1000:.1f} busy_mid={busy_mid:.3f}")
 for name, v in sorted(by.items(), key=lambda kv: -len(kv[1]))[:10]:
     v.sort()
     q = lambda p: v[min(len(v) - 1, int(p * len(v)))]
@@ -32,4 +46,4 @@ if out:   # every kernel and copy kind: launches, total, quartiles (us), for the
         v.sort()
         rows.append({"name": name, "n": len(v), "sum_us": sum(v), "p25": v[len(v) // 4], "p50": v[len(v) // 2],
                      "p75": v[3 * len(v) // 4]})
-    json.dump({"workload": path, "wall_s": wall, "device_us": total, "kernels": rows}, open(out, "w"))
+    json.dump({"workload": path, "wall_s": wall, "device_us": total, "busy_mid": busy_mid, "kernels": rows}, open(out, "w"))
