@@ -6,13 +6,9 @@
  * poll; where the GPU keeps up, once the stream went quiet), and puts one GPU
  * record per completed mark into the ring.
  *
- * When: cuEventElapsedTime between a per-context anchor event and the mark,
- * added to the anchor's host time.  The anchor is recorded into a private
- * non-blocking stream with nothing queued, so the GPU stamps it as soon as
- * it sees it, a few microseconds after cuEventRecord returns; of three
- * tries the one whose record call was quickest is kept, and it is renewed
- * every second (the elapsed time is a float in ms: within a second it is
- * exact to ~60 ns).  The sender clamps a completion into [recorded, seen by
+ * When: on the host's clock, from cuEventElapsedTime after an anchor event
+ * renewed every ANCHOR_EVERY_NS, scaled by the GPU clock's fitted rate
+ * (gpu_clock.h).  The sender clamps a completion into [recorded, seen by
  * the watcher] and flags it when it had to.
  *
  * The thread runs CUDA calls of its own: it sets its stream capture mode to
@@ -34,13 +30,17 @@
 #include "clock.h"
 #include "config.h"
 #include "fork.h"
+#include "gpu_clock.h"
 #include "gpu_driver.h"
 #include "gpu_marks.h"
 #include "record.h"
 
 #define MAX_CTX 8
 #define EVENTS_PER_STREAM INGERO_GPU_QUEUE
-#define ANCHOR_EVERY_NS 1000000000ull
+/* The GPU clock's rate is fitted, but an anchor's offset drifts with what
+ * is left of it: a quarter of a second keeps that under ~1 us at 4 ppm
+ * (the elapsed time, a float in ms, is exact to ~15 ns over it) */
+#define ANCHOR_EVERY_NS 250000000ull
 /* Nothing outstanding: look again this much later.  Not a futex the
  * program's threads would wake: in a VM, waking a thread on another CPU
  * costs the waker an IPI, tens of microseconds (device runs, docs). */
@@ -52,21 +52,13 @@
  * last work to complete (well inside the stop's own bound, STOP_WAIT_NS). */
 #define FINAL_DRAIN_NS 100000000ull
 
-struct ctx_clock {
-	void *ctx;
-	void *stream;              /* private, non-blocking */
-	void *anchor;
-	uint64_t anchor_ns;        /* host time the anchor completed */
-	uint64_t renewed_at;
-	bool ok;
-};
 
 static struct {
 	pthread_t th;
 	_Atomic int stop;
 	bool running;
 	const struct ingero_gpu_driver *d;
-	struct ctx_clock clocks[MAX_CTX];
+	struct ingero_gpu_clock clocks[MAX_CTX];
 	uint64_t poll_ns, poll_ticks;
 	uint64_t stats_at;
 	/* the ration: INGERO_GPU_MARK_US in ticks, halved `halvings` times; the
@@ -116,42 +108,16 @@ static void pop(void)
 	W.d->ctx_pop(&c);
 }
 
-/* Caller has the context pushed. */
-static void anchor(struct ctx_clock *c)
-{
-	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = ingero_now();
-		if (W.d->event_record(c->anchor, c->stream) != INGERO_CU_SUCCESS) {
-			c->ok = false;
-			return;
-		}
-		uint64_t t1 = ingero_now();
-		if (W.d->event_sync(c->anchor) != INGERO_CU_SUCCESS) {
-			c->ok = false;
-			return;
-		}
-		/* the event holds the last try: keep trying while the record
-		 * call itself was slow (the thread lost its CPU in it) */
-		c->anchor_ns = t1;
-		if (t1 - t0 < 20000)
-			break;
-	}
-	c->renewed_at = ingero_now();
-	c->ok = true;
-}
-
-static struct ctx_clock *clock_of(void *ctx)
+static struct ingero_gpu_clock *clock_of(void *ctx)
 {
 	for (int i = 0; i < MAX_CTX; i++) {
-		struct ctx_clock *c = &W.clocks[i];
+		struct ingero_gpu_clock *c = &W.clocks[i];
 		if (c->ctx == ctx)
 			return c->ok ? c : NULL;
 		if (!c->ctx) {
 			c->ctx = ctx;
 			push(ctx);
-			if (W.d->stream_create(&c->stream, INGERO_CU_STREAM_NON_BLOCKING) == INGERO_CU_SUCCESS &&
-			    W.d->event_create(&c->anchor, 0) == INGERO_CU_SUCCESS)
-				anchor(c);
+			ingero_gpu_clock_open(c, W.d);
 			pop();
 			return c->ok ? c : NULL;
 		}
@@ -193,17 +159,14 @@ static void emit(uint64_t stream, const struct ingero_gpu_mark *m, uint64_t done
  * driver call per completed mark where the anchor is good: the elapsed time
  * is refused (NOT_READY) until the mark is done, so it is the query too;
  * every watcher call shares the driver's locks with the program's calls. */
-static int done_at(struct ctx_clock *c, const struct ingero_gpu_mark *m, uint64_t *done, uint32_t *flags)
+static int done_at(struct ingero_gpu_clock *c, const struct ingero_gpu_mark *m, uint64_t *done, uint32_t *flags)
 {
 	if (c) {
-		float ms = 0;
-		int r = W.d->event_elapsed(&ms, c->anchor, m->ev);
+		int r = ingero_gpu_clock_read(c, W.d, m->ev, done);
 		if (r == INGERO_CU_NOT_READY)
 			return 0;
-		if (r == INGERO_CU_SUCCESS) {
-			*done = (uint64_t)((int64_t)c->anchor_ns + (int64_t)((double)ms * 1e6));
+		if (r == INGERO_CU_SUCCESS)
 			return 1;
-		}
 	}
 	int r = W.d->event_query(m->ev);
 	if (r == INGERO_CU_NOT_READY)
@@ -214,7 +177,7 @@ static int done_at(struct ctx_clock *c, const struct ingero_gpu_mark *m, uint64_
 }
 
 /* Completed marks of one stream, oldest first; true while some are not. */
-static bool drain(struct ingero_gpu_stream *s, struct ctx_clock *c, uint64_t stream)
+static bool drain(struct ingero_gpu_stream *s, struct ingero_gpu_clock *c, uint64_t stream)
 {
 	uint32_t head = atomic_load_explicit(&s->head, memory_order_acquire);
 	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
@@ -297,7 +260,7 @@ static bool pass(bool mark)
 			make_events(s);
 		if (!s->ctx)
 			continue;
-		struct ctx_clock *c = clock_of(s->ctx);
+		struct ingero_gpu_clock *c = clock_of(s->ctx);
 		uint64_t stream = key - 1;
 		busy |= drain(s, c, stream);
 		if (mark && atomic_load_explicit(&s->ready, memory_order_acquire) == 1)
@@ -305,10 +268,10 @@ static bool pass(bool mark)
 	}
 	uint64_t t = ingero_now();
 	for (int i = 0; i < MAX_CTX && W.clocks[i].ctx; i++) {
-		struct ctx_clock *c = &W.clocks[i];
+		struct ingero_gpu_clock *c = &W.clocks[i];
 		if (c->ok && t - c->renewed_at >= ANCHOR_EVERY_NS) {
 			push(c->ctx);
-			anchor(c);
+			ingero_gpu_clock_renew(c, W.d);
 			pop();
 		}
 	}

@@ -433,7 +433,7 @@ EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 	if (!ea || !eb) return CUDA_ERROR_INVALID_HANDLE;
 	/* as the real driver: refused until both have completed */
 	if (ea->done_at > sim_now() || eb->done_at > sim_now()) return CUDA_ERROR_NOT_READY;
-	*ms = (float)((double)((int64_t)(eb->done_at - ea->done_at)) / 1e6);
+	*ms = (float)((double)((int64_t)(eb->done_at - ea->done_at)) * cfg()->gpu_rate / 1e6);
 	return CUDA_SUCCESS;
 }
 

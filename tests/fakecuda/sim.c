@@ -33,6 +33,9 @@
  *   FAKECUDA_SYNC_EXTRA_US=0   added to every stream/context/event sync
  *   FAKECUDA_PAGEABLE_MODE=cpu cpu: staging burns thread CPU time; wall: spins
  *                              for wall time; sleep: sleeps (off-CPU)
+ *   FAKECUDA_GPU_PPM=0         how much faster than the host's the GPU's event
+ *                              clock runs (negative: slower), ppm: scales
+ *                              cuEventElapsedTime (real GPUs: -20 to +1 seen)
  */
 #include "sim.h"
 
@@ -68,6 +71,8 @@ static void read_config(void)
 	cfg.pinned_gbps = env_double("FAKECUDA_PINNED_GBPS", 25);
 	cfg.pageable_gbps = env_double("FAKECUDA_PAGEABLE_GBPS", 6);
 	cfg.d2d_gbps = env_double("FAKECUDA_D2D_GBPS", 1000);
+	const char *ppm = getenv("FAKECUDA_GPU_PPM");
+	cfg.gpu_rate = 1.0 + (ppm && *ppm ? strtod(ppm, NULL) : 0) * 1e-6;
 	/* a zero rate would divide by zero: treat it as "instant" via a huge rate */
 	if (cfg.pinned_gbps <= 0) cfg.pinned_gbps = 1e12;
 	if (cfg.pageable_gbps <= 0) cfg.pageable_gbps = 1e12;

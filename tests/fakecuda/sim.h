@@ -23,6 +23,7 @@ struct sim_config {
 	double pageable_gbps;    /* staging rate, pageable host memory */
 	double d2d_gbps;         /* device-to-device and memset rate */
 	int pageable_on_cpu;     /* 1: pageable staging burns CPU time; 0: sleeps */
+	double gpu_rate;         /* FAKECUDA_GPU_PPM: the event clock's ns per host ns */
 };
 
 const struct sim_config *sim_cfg(void);
