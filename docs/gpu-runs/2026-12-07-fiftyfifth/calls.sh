@@ -6,6 +6,8 @@
 #       100 steps: their traces were the corpus's largest, and c77 and c79 wait for the room) —
 #       then CUPTI's count of c77's, c65's, c81's, c67's and c21's kernels beside their traces
 #       (the fifty-fourth session's truth2, never run then).
+#   b (on the device): the GPU clock's fitted rate (6e53110) against the library before it, on
+#       c77 and c65 (marks clamped, the rate), c77's CUPTI count, then a's corpus call and truth2.
 case ${1:-} in
 a)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
@@ -18,5 +20,34 @@ a)
 	   # cut off by the limit: what it had
 	   [ -f $OUT/truth2.tar.xz ] || (cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz) ;;
 	esac ;;
-*) echo "usage: calls.sh a (on the device)" >&2; exit 2 ;;
+b)
+	# the GPU clock's rate fitted (6e53110) against the library before it (.devpack/old_preload.so.xz):
+	# c77 and c65 traced with each, alternated, ROUNDS times; per trace the marks clamped and the
+	# rate the new one fitted (INGERO_DEBUG); c77's kernels by CUPTI first (truth.py, JSON); then on
+	# any card but an H200 the corpus call (c51, c57, c48 shorter) and truth2's others
+	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
+	case $gpu in *H200*) LIMIT=${LIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
+	export PATH=/opt/torch/.venv/bin:$PATH
+	D=$PWD/.devbin; mkdir -p $D /tmp/ab /tmp/t2 && tar xJf .devpack/devbin.txz -C $D &&
+		xz -dc .devpack/old_preload.so.xz >$D/libingero_preload_old.so || exit 1
+	cd tests/corpus/workloads
+	timeout 100 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py /tmp/t2/c77_optimizer_foreach_off.truth.json 2>&1 | head -1
+	for r in $(seq ${ROUNDS:-2}); do for n in ${NAMES:-c77_optimizer_foreach_off c65_detect_anomaly_left_on}; do for v in new old; do
+		pre=""; [ $v = old ] && pre=$D/libingero_preload_old.so
+		INGERO_DEBUG=1 INGERO_PRELOAD="$pre" timeout 100 $D/ingero-run -q -o /tmp/ab/$n.$v.$r.db -- python3 $n.py >/tmp/ab/$n.$v.$r.txt 2>&1
+		python3 - /tmp/ab/$n.$v.$r.db /tmp/ab/$n.$v.$r.txt <<'PY'
+import re, sqlite3, sys
+n, c = sqlite3.connect(sys.argv[1]).execute("select count(*), sum(flags & 2 != 0) from gpu_marks where flags & 1 = 0").fetchone()
+ppm = re.findall(r"GPU clock: ([-+0-9.]+) ppm", open(sys.argv[2]).read())
+print(f"{sys.argv[1].split('/')[-1]}: calling-thread marks={n} clamped={c} ({100 * (c or 0) / max(n, 1):.0f} %) ppm={' '.join(ppm[:6]) or '-'}")
+PY
+	done; done; done
+	cd ../../..
+	(cd /tmp/ab && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.1.db) *.txt | xz -T0 -6 >$OUT/ab.tar.xz)
+	NAMES="${CORPUS:-c51_workers_oversubscribed c57_loader_slow_sample c48_ddp_gloo_4ranks_transform}" LIMIT=200 \
+		sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus
+	NAMES="${TRUTH:-c65_detect_anomaly_left_on c81_ema_param_loop}" \
+		timeout ${TRUTH_LIMIT:-150} sh docs/gpu-runs/2026-12-07-fiftyfourth/calls.sh truth2
+	[ -f $OUT/truth2.tar.xz ] || (cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz) ;;
+*) echo "usage: calls.sh a | b (on the device)" >&2; exit 2 ;;
 esac
