@@ -54,6 +54,24 @@ static void window_add(struct ingero_gpu_clock *c, const struct ingero_gpu_drive
 	c->n++;
 }
 
+/* INGERO_DEBUG: the rate, and how far the anchors' host times sit off the
+ * fitted line (the GPU's pickup of each anchor's event, as it varied) */
+static void say_rate(const struct ingero_gpu_clock *c)
+{
+	double mx = 0, my = 0, lo = 0, hi = 0;
+	for (unsigned i = 0; i < c->n; i++)
+		mx += c->gpu[i] - c->gpu[0], my += (double)(c->host[i] - c->host[0]);
+	mx /= c->n, my /= c->n;
+	for (unsigned i = 0; i < c->n; i++) {
+		double off = (double)(c->host[i] - c->host[0]) - my - c->ratio * (c->gpu[i] - c->gpu[0] - mx);
+		lo = i && off > lo ? lo : off;
+		hi = i && off < hi ? hi : off;
+	}
+	ingero_debug("GPU clock: %+.2f ppm against the host's (fitted over %u anchors, %.2f s; "
+		     "the anchors %.2f to %+.2f us off the fit)", (1.0 / c->ratio - 1.0) * 1e6, c->n,
+		     (double)(c->host[c->n - 1] - c->host[0]) / 1e9, lo / 1e3, hi / 1e3);
+}
+
 void ingero_gpu_clock_renew(struct ingero_gpu_clock *c, const struct ingero_gpu_driver *d)
 {
 	unsigned next = c->ok ? 1 - c->cur : c->cur;
@@ -79,10 +97,9 @@ void ingero_gpu_clock_renew(struct ingero_gpu_clock *c, const struct ingero_gpu_
 	window_add(c, d, next, t1);
 	double was = c->ratio;
 	c->ratio = ingero_gpu_clock_fit(c->host, c->gpu, c->n);
-	/* said once the rate is first fitted, then every 64 anchors */
-	if (c->ratio != 1.0 && (was == 1.0 || ++c->said % 64 == 0))
-		ingero_debug("GPU clock: %+.2f ppm against the host's (fitted over %u anchors, %.2f s)",
-			     (1.0 / c->ratio - 1.0) * 1e6, c->n, (double)(c->host[c->n - 1] - c->host[0]) / 1e9);
+	/* said once the rate is first fitted, then every window */
+	if (c->ratio != 1.0 && (was == 1.0 || ++c->said % INGERO_GPU_CLOCK_WINDOW == 0))
+		say_rate(c);
 	c->anchor_ns = t1;
 	c->cur = next;
 	c->renewed_at = ingero_now();
