@@ -10,16 +10,23 @@
  * its CPU inside the call, and its return is late for the stamp). */
 #define QUICK_RECORD_NS 20000ull
 
+/* The anchors' mean GPU and host times, each from the window's first. */
+static void means(const uint64_t *host, const double *gpu, unsigned n, double *mx, double *my)
+{
+	*mx = *my = 0;
+	for (unsigned i = 0; i < n; i++) {
+		*mx += gpu[i] - gpu[0];
+		*my += (double)(host[i] - host[0]);
+	}
+	*mx /= n, *my /= n;
+}
+
 double ingero_gpu_clock_fit(const uint64_t *host, const double *gpu, unsigned n)
 {
 	if (n < 2 || host[n - 1] - host[0] < INGERO_GPU_CLOCK_MIN_SPAN_NS)
 		return 1.0;
-	double mx = 0, my = 0;
-	for (unsigned i = 0; i < n; i++) {
-		mx += gpu[i] - gpu[0];
-		my += (double)(host[i] - host[0]);
-	}
-	mx /= n, my /= n;
+	double mx, my;
+	means(host, gpu, n, &mx, &my);
 	double sxy = 0, sxx = 0;
 	for (unsigned i = 0; i < n; i++) {
 		double x = gpu[i] - gpu[0] - mx, y = (double)(host[i] - host[0]) - my;
@@ -58,10 +65,8 @@ static void window_add(struct ingero_gpu_clock *c, const struct ingero_gpu_drive
  * fitted line (the GPU's pickup of each anchor's event, as it varied) */
 static void say_rate(const struct ingero_gpu_clock *c)
 {
-	double mx = 0, my = 0, lo = 0, hi = 0;
-	for (unsigned i = 0; i < c->n; i++)
-		mx += c->gpu[i] - c->gpu[0], my += (double)(c->host[i] - c->host[0]);
-	mx /= c->n, my /= c->n;
+	double mx, my, lo = 0, hi = 0;
+	means(c->host, c->gpu, c->n, &mx, &my);
 	for (unsigned i = 0; i < c->n; i++) {
 		double off = (double)(c->host[i] - c->host[0]) - my - c->ratio * (c->gpu[i] - c->gpu[0] - mx);
 		lo = i && off > lo ? lo : off;
