@@ -10,7 +10,11 @@
  * the step's signature to the next) holds k runs of about one size (c74:
  * 303, 251, 303 and 303 launches — the first pass after zero_grad writes
  * the gradients, the others add into them), each after a forward of its
- * own on the main thread.  DDP's reducer cuts a
+ * own on the main thread, and one of them shorter than the others by an add
+ * a parameter tensor (ACCUM_ADDS_SHARE).  A GAN's critic steps and SAM's two
+ * passes zero the gradients before each pass: one length, no accumulation
+ * (nor is a loop that accumulates after zero_grad(set_to_none=False), whose
+ * first pass adds too: not told apart).  DDP's reducer cuts a
  * backward into one long run and short ones (c52: 150, 7, 22, 25), which
  * are not passes.  The evidence is the call pattern, whatever code runs
  * the loop (Accelerate's accumulate(), DDP's no_sync(), a hand-written
@@ -27,11 +31,9 @@
  * of the autograd threads' calls at least ACCUM_RUN_SHARE of the step's
  * longest, each after a forward on the main thread (main_thread: its
  * thread index; UINT32_MAX: any thread not autograd's) of about the
- * others' size.  0 without steps or autograd threads; 1 for a loop that
- * does not accumulate.  Loops that run several forward and backward
- * passes a step for another reason (a GAN's critic steps, SAM's two
- * passes) count too: the fix names the passes it saw, for the user to
- * tell. */
+ * others' size, all but the shortest longer by its adds into the
+ * gradients.  0 without steps or autograd threads; 1 for a loop that does
+ * not accumulate. */
 uint32_t ia_backward_passes(const struct ia_trace *t, const struct ia_gaps *g, uint32_t main_thread,
 			    const struct ia_step_times *s);
 

@@ -2,7 +2,9 @@
  * test_analyzer_accumulation.c — backward passes a step (accumulation.h)
  * from hand-set calls: the autograd thread's runs at least 0.7 of the
  * step's longest, each after a forward, are passes (four micro-batches: 4,
- * the first shorter pass too); a long run and short ones is one pass; a
+ * the first shorter pass too); passes of one length (a GAN's critic
+ * steps, SAM's two passes, each after zero_grad: no adds into the
+ * gradients) are not accumulation; a long run and short ones is one pass; a
  * step whose start falls inside a backward does not cut it in two; another
  * thread's call inside a backward does not part it; two backward() over
  * one graph with no forward between are one; the lower median step's
@@ -98,6 +100,33 @@ static void four_micro_batches(void **state)
 	assert_int_equal(passes(), 4);
 }
 
+/* passes that all write the gradients (zero_grad before each): a WGAN's
+ * five critic steps and its generator's, SAM's two; and two micro-batches
+ * whose second adds only one launch more than the first (noise, not an add
+ * a tensor) */
+static void one_length_is_not_accumulation(void **state)
+{
+	(void)state;
+	static const int wgan[] = { 150, 150, 150, 150, 150, 160 }, sam[] = { 200, 200 }, close[] = { 200, 201 };
+	static const int two[] = { 251, 303 };
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(wgan, 6);
+	assert_int_equal(passes(), 1);
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(sam, 2);
+	assert_int_equal(passes(), 1);
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(close, 2);
+	assert_int_equal(passes(), 1);
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(two, 2);
+	assert_int_equal(passes(), 2);
+}
+
 static void ddp_cut_backward_is_one(void **state)
 {
 	(void)state;
@@ -112,7 +141,7 @@ static void median_step(void **state)
 {
 	(void)state;
 	setup();
-	static const int two[] = { 100, 100 }, one[] = { 100 };
+	static const int two[] = { 100, 110 }, one[] = { 100 };
 	step(two, 2);
 	step(one, 1);
 	step(two, 2);
@@ -179,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(four_micro_batches),
+		cmocka_unit_test(one_length_is_not_accumulation),
 		cmocka_unit_test(ddp_cut_backward_is_one),
 		cmocka_unit_test(median_step),
 		cmocka_unit_test(start_inside_a_backward),
