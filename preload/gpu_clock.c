@@ -3,112 +3,122 @@
  */
 #include "gpu_clock.h"
 
+#include <stdlib.h>
+
 #include "clock.h"
 #include "config.h"
 
-/* Of the record call's tries, one this quick is kept (a slower one lost
- * its CPU inside the call, and its return is late for the stamp). */
+/* Of the tries, one whose record call was this quick (else it lost its CPU
+ * inside the call, and its return is late for the stamp) ... */
 #define QUICK_RECORD_NS 20000ull
+/* ... and whose wait returned this soon after it (else the GPU picked the
+ * event up late, behind other work, or the thread lost its CPU) is kept. */
+#define QUICK_WAIT_NS 50000ull
+#define TRIES 3
 
-/* The anchors' mean GPU and host times, each from the window's first. */
-static void means(const uint64_t *host, const double *gpu, unsigned n, double *mx, double *my)
+double ingero_gpu_clock_ppm(double ratio)
 {
-	*mx = *my = 0;
-	for (unsigned i = 0; i < n; i++) {
-		*mx += gpu[i] - gpu[0];
-		*my += (double)(host[i] - host[0]);
-	}
-	*mx /= n, *my /= n;
+	return (1.0 / ratio - 1.0) * 1e6;
 }
 
-double ingero_gpu_clock_fit(const uint64_t *host, const double *gpu, unsigned n)
+static int cmp_double(const void *a, const void *b)
 {
-	if (n < 2 || host[n - 1] - host[0] < INGERO_GPU_CLOCK_MIN_SPAN_NS)
-		return 1.0;
-	double mx, my;
-	means(host, gpu, n, &mx, &my);
-	double sxy = 0, sxx = 0;
-	for (unsigned i = 0; i < n; i++) {
-		double x = gpu[i] - gpu[0] - mx, y = (double)(host[i] - host[0]) - my;
-		sxy += x * y;
-		sxx += x * x;
-	}
-	if (sxx <= 0)
-		return 1.0;
-	double r = sxy / sxx, ppm = (r - 1.0) * 1e6;
-	return ppm > INGERO_GPU_CLOCK_MAX_PPM || ppm < -INGERO_GPU_CLOCK_MAX_PPM ? 1.0 : r;
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
-/* The anchor's GPU time from the window's first, appended; the window
- * starts again where the elapsed time cannot be read. */
-static void window_add(struct ingero_gpu_clock *c, const struct ingero_gpu_driver *d, unsigned next, uint64_t t)
+int ingero_gpu_clock_fit(const uint64_t *host, const double *gpu, const bool *quick, unsigned n, double *r)
 {
-	float ms = 0;
-	if (!c->n || d->event_elapsed(&ms, c->ev[c->cur], c->ev[next]) != INGERO_CU_SUCCESS || ms <= 0) {
-		c->host[0] = t;
-		c->gpu[0] = 0;
-		c->n = 1;
-		return;
-	}
-	double g = c->gpu[c->n - 1] + (double)ms * 1e6;
-	if (c->n == INGERO_GPU_CLOCK_WINDOW) {
-		for (unsigned i = 1; i < c->n; i++)
-			c->host[i - 1] = c->host[i], c->gpu[i - 1] = c->gpu[i];
-		c->n--;
-	}
-	c->host[c->n] = t;
-	c->gpu[c->n] = g;
-	c->n++;
+	double slope[INGERO_GPU_CLOCK_WINDOW * (INGERO_GPU_CLOCK_WINDOW - 1) / 2];
+	unsigned ns = 0;
+	for (unsigned i = 0; i < n && i < INGERO_GPU_CLOCK_WINDOW; i++)
+		for (unsigned j = i + 1; j < n && j < INGERO_GPU_CLOCK_WINDOW; j++)
+			if (quick[i] && quick[j] && host[j] - host[i] >= INGERO_GPU_CLOCK_MIN_SPAN_NS &&
+			    gpu[j] > gpu[i])
+				slope[ns++] = (double)(host[j] - host[i]) / (gpu[j] - gpu[i]);
+	if (!ns)
+		return 0;
+	qsort(slope, ns, sizeof *slope, cmp_double);
+	*r = ns % 2 ? slope[ns / 2] : (slope[ns / 2 - 1] + slope[ns / 2]) / 2;
+	double ppm = ingero_gpu_clock_ppm(*r);
+	return ppm > INGERO_GPU_CLOCK_MAX_PPM || ppm < -INGERO_GPU_CLOCK_MAX_PPM ? -1 : 1;
 }
 
-/* INGERO_DEBUG: the rate, and how far the anchors' host times sit off the
- * fitted line (the GPU's pickup of each anchor's event, as it varied) */
+/* INGERO_DEBUG: the rate, and how far the window's anchors sit off it (the
+ * GPU's pickup of each anchor's event, as it varied) — from the last
+ * anchor, carried back by the rate */
 static void say_rate(const struct ingero_gpu_clock *c)
 {
-	double mx, my, lo = 0, hi = 0;
-	means(c->host, c->gpu, c->n, &mx, &my);
+	double lo = 0, hi = 0;
 	for (unsigned i = 0; i < c->n; i++) {
-		double off = (double)(c->host[i] - c->host[0]) - my - c->ratio * (c->gpu[i] - c->gpu[0] - mx);
+		double off = (double)(int64_t)(c->host[i] - c->host[c->n - 1]) + c->ratio * (c->gpu[c->n - 1] - c->gpu[i]);
 		lo = i && off > lo ? lo : off;
 		hi = i && off < hi ? hi : off;
 	}
-	ingero_debug("GPU clock: %+.2f ppm against the host's (fitted over %u anchors, %.2f s; "
-		     "the anchors %.2f to %+.2f us off the fit)", (1.0 / c->ratio - 1.0) * 1e6, c->n,
+	ingero_debug("GPU clock: %+.2f ppm against the host's (%u anchors over %.2f s; the anchors %.2f to %+.2f us "
+		     "off it, the last's way)", ingero_gpu_clock_ppm(c->ratio), c->n,
 		     (double)(c->host[c->n - 1] - c->host[0]) / 1e9, lo / 1e3, hi / 1e3);
+}
+
+void ingero_gpu_clock_add(struct ingero_gpu_clock *c, uint64_t t, double gpu_ns, bool quick)
+{
+	if (!c->n || gpu_ns <= 0) {
+		c->n = 0;
+	} else if (c->n == INGERO_GPU_CLOCK_WINDOW) {
+		for (unsigned i = 1; i < c->n; i++)
+			c->host[i - 1] = c->host[i], c->gpu[i - 1] = c->gpu[i], c->quick[i - 1] = c->quick[i];
+		c->n--;
+	}
+	c->host[c->n] = t;
+	c->gpu[c->n] = c->n ? c->gpu[c->n - 1] + gpu_ns : 0;
+	c->quick[c->n] = quick;
+	c->n++;
+	double r = 1.0;
+	int fit = ingero_gpu_clock_fit(c->host, c->gpu, c->quick, c->n, &r);
+	if (fit < 0) {
+		ingero_debug("GPU clock: a rate of %+.0f ppm against the host's is not a clock's: %+.2f kept",
+			     ingero_gpu_clock_ppm(r), ingero_gpu_clock_ppm(c->ratio));
+	} else if (fit > 0) {
+		bool first = c->ratio == 1.0;
+		c->ratio = r;
+		/* said once the rate is first fitted, then every window */
+		if (first || ++c->said % INGERO_GPU_CLOCK_WINDOW == 0)
+			say_rate(c);
+	}
+	c->anchor_ns = t;
 }
 
 void ingero_gpu_clock_renew(struct ingero_gpu_clock *c, const struct ingero_gpu_driver *d)
 {
 	unsigned next = c->ok ? 1 - c->cur : c->cur;
 	uint64_t t1 = 0;
-	for (int i = 0; i < 3; i++) {
+	bool quick = false;
+	for (int i = 0; i < TRIES && !quick; i++) {
 		uint64_t t0 = ingero_now();
-		if (d->event_record(c->ev[next], c->stream) != INGERO_CU_SUCCESS) {
-			c->ok = false;
-			return;
-		}
+		if (d->event_record(c->ev[next], c->stream) != INGERO_CU_SUCCESS)
+			goto refused;
 		t1 = ingero_now();
-		if (d->event_sync(c->ev[next]) != INGERO_CU_SUCCESS) {
-			c->ok = false;
-			return;
-		}
-		/* the event holds the last try: keep trying while the record
-		 * call itself was slow */
-		if (t1 - t0 < QUICK_RECORD_NS)
-			break;
+		if (d->event_sync(c->ev[next]) != INGERO_CU_SUCCESS)
+			goto refused;
+		/* the event holds the last try */
+		quick = t1 - t0 < QUICK_RECORD_NS && ingero_now() - t1 < QUICK_WAIT_NS;
 	}
-	if (!c->ok)
-		c->n = 0;
-	window_add(c, d, next, t1);
-	double was = c->ratio;
-	c->ratio = ingero_gpu_clock_fit(c->host, c->gpu, c->n);
-	/* said once the rate is first fitted, then every window */
-	if (c->ratio != 1.0 && (was == 1.0 || ++c->said % INGERO_GPU_CLOCK_WINDOW == 0))
-		say_rate(c);
-	c->anchor_ns = t1;
+	float ms = 0;
+	double gpu_ns = -1;
+	if (c->ok && d->event_elapsed(&ms, c->ev[c->cur], c->ev[next]) == INGERO_CU_SUCCESS)
+		gpu_ns = (double)ms * 1e6;
+	ingero_gpu_clock_add(c, t1, gpu_ns, quick);
 	c->cur = next;
+	c->failures = 0;
 	c->renewed_at = ingero_now();
 	c->ok = true;
+	return;
+refused:
+	/* the anchor before stays good (its event untouched): tried again at
+	 * the next renewal, given up after a few in a row */
+	c->renewed_at = ingero_now();
+	if (!c->ok || ++c->failures >= INGERO_GPU_CLOCK_MAX_FAILURES)
+		c->ok = false;
 }
 
 bool ingero_gpu_clock_open(struct ingero_gpu_clock *c, const struct ingero_gpu_driver *d)
@@ -116,6 +126,7 @@ bool ingero_gpu_clock_open(struct ingero_gpu_clock *c, const struct ingero_gpu_d
 	c->ok = false;
 	c->n = 0;
 	c->cur = 0;
+	c->failures = 0;
 	c->ratio = 1.0;
 	if (d->stream_create(&c->stream, INGERO_CU_STREAM_NON_BLOCKING) != INGERO_CU_SUCCESS ||
 	    d->event_create(&c->ev[0], 0) != INGERO_CU_SUCCESS || d->event_create(&c->ev[1], 0) != INGERO_CU_SUCCESS)

@@ -13,8 +13,11 @@
  * own on the main thread, and one of them shorter than the others by an add
  * a parameter tensor (ACCUM_ADDS_SHARE).  A GAN's critic steps and SAM's two
  * passes zero the gradients before each pass: one length, no accumulation
- * (nor is a loop that accumulates after zero_grad(set_to_none=False), whose
- * first pass adds too: not told apart).  DDP's reducer cuts a
+ * (nor is a loop whose every pass adds: one that accumulates after
+ * zero_grad(set_to_none=False), PyTorch's default before 2.0, or into
+ * Megatron's main_grad or DeepSpeed ZeRO's buffers — not told apart, no
+ * claim; passes of varying length, as a mixture of experts' or dynamic
+ * shapes', may be read either way).  DDP's reducer cuts a
  * backward into one long run and short ones (c52: 150, 7, 22, 25), which
  * are not passes.  The evidence is the call pattern, whatever code runs
  * the loop (Accelerate's accumulate(), DDP's no_sync(), a hand-written

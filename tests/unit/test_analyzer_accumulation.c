@@ -108,7 +108,7 @@ static void one_length_is_not_accumulation(void **state)
 {
 	(void)state;
 	static const int wgan[] = { 150, 150, 150, 150, 150, 160 }, sam[] = { 200, 200 }, close[] = { 200, 201 };
-	static const int two[] = { 251, 303 };
+	static const int two[] = { 251, 303 }, small_close[] = { 20, 21 }, small_two[] = { 20, 22 };
 	setup();
 	for (int i = 0; i < 3; i++)
 		step(wgan, 6);
@@ -124,6 +124,15 @@ static void one_length_is_not_accumulation(void **state)
 	setup();
 	for (int i = 0; i < 3; i++)
 		step(two, 2);
+	assert_int_equal(passes(), 2);
+	/* a small pass: 2 launches more at least (5 % of 20 is 1) */
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(small_close, 2);
+	assert_int_equal(passes(), 1);
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(small_two, 2);
 	assert_int_equal(passes(), 2);
 }
 
@@ -150,8 +159,10 @@ static void median_step(void **state)
 	assert_int_equal(passes(), 1);
 }
 
-/* the steps' starts 150 calls into a backward of 300 (where a signature
- * matched): each step's last run and its first are one pass */
+/* the steps' starts 150 calls into a backward of 350 (where a signature
+ * matched): each step's last run and its first are one pass (cut in two,
+ * its halves of 200 and 150 would read as two micro-batches, the second
+ * adding into the gradients) */
 static void start_inside_a_backward(void **state)
 {
 	(void)state;
@@ -163,30 +174,32 @@ static void start_inside_a_backward(void **state)
 			lens[st.n - 1] = now - starts[st.n - 1];
 		if (i < 3)
 			starts[st.n++] = now;
-		run(1, 150);
+		run(1, 200);
 		run(0, 5);
 	}
 	assert_int_equal(st.n, 3);
 	assert_int_equal(passes(), 1);
 }
 
-/* a pin-memory thread's call in the middle of each backward */
+/* a pin-memory thread's calls in the middle of each backward (as many as
+ * a forward's: parting it, they would make two passes of 150 and 180) */
 static void another_thread_does_not_part(void **state)
 {
 	(void)state;
 	setup();
-	static const int seq[][2] = { { 0, 100 }, { 1, 150 }, { 2, 1 }, { 1, 150 }, { 0, 5 } };
+	static const int seq[][2] = { { 0, 100 }, { 1, 150 }, { 2, 100 }, { 1, 180 }, { 0, 5 } };
 	steps_of(seq, 5);
 	assert_int_equal(passes(), 1);
 }
 
 /* loss1.backward(retain_graph=True); loss2.backward(): a call or two of
- * the main thread between two equal runs, no forward */
+ * the main thread between two runs (the second adding into the
+ * gradients), no forward */
 static void two_backwards_one_forward(void **state)
 {
 	(void)state;
 	setup();
-	static const int seq[][2] = { { 0, 100 }, { 1, 200 }, { 0, 2 }, { 1, 200 }, { 0, 5 } };
+	static const int seq[][2] = { { 0, 100 }, { 1, 200 }, { 0, 2 }, { 1, 230 }, { 0, 5 } };
 	steps_of(seq, 5);
 	assert_int_equal(passes(), 1);
 }
