@@ -6,7 +6,7 @@
 #       100 steps: their traces were the corpus's largest, and c77 and c79 wait for the room) —
 #       then CUPTI's count of c77's, c65's, c81's, c67's and c21's kernels beside their traces
 #       (the fifty-fourth session's truth2, never run then).
-#   b (on the device): the GPU clock's fitted rate (6e53110) against the library before it, on
+#   b (on the device): the GPU clock's fitted rate (gpu_clock.c) against the library before it, on
 #       c77 and c65 (marks clamped, the rate), c77's CUPTI count, then a's corpus call and truth2.
 case ${1:-} in
 a)
@@ -21,7 +21,7 @@ a)
 	   [ -f $OUT/truth2.tar.xz ] || (cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz) ;;
 	esac ;;
 b)
-	# the GPU clock's rate fitted (6e53110) against the library before it (.devpack/old_preload.so.xz):
+	# the GPU clock's rate fitted (gpu_clock.c) against the library before it (.devpack/old_preload.so.xz):
 	# c77 and c65 traced with each, alternated, ROUNDS times; per trace the marks clamped and the
 	# rate the new one fitted (INGERO_DEBUG); c77's kernels by CUPTI first (truth.py, JSON); then on
 	# any card but an H200 the corpus call (c51, c57, c48 shorter) and truth2's others
