@@ -90,60 +90,44 @@ static uint32_t passes(void)
 	return ia_backward_passes(&tr, &g, 0, &st);
 }
 
+/* the passes of three like steps, each its backward runs bw[0..n) */
+static uint32_t passes_of_steps(const int *bw, int n)
+{
+	setup();
+	for (int i = 0; i < 3; i++)
+		step(bw, n);
+	return passes();
+}
+
 static void four_micro_batches(void **state)
 {
 	(void)state;
-	setup();
 	static const int bw[] = { 251, 303, 303, 303 };
-	for (int i = 0; i < 3; i++)
-		step(bw, 4);
-	assert_int_equal(passes(), 4);
+	assert_int_equal(passes_of_steps(bw, 4), 4);
 }
 
 /* passes that all write the gradients (zero_grad before each): a WGAN's
  * five critic steps and its generator's, SAM's two; and two micro-batches
  * whose second adds only one launch more than the first (noise, not an add
- * a tensor) */
+ * a tensor); a small pass's adds are 2 launches at least (5 % of 20 is 1) */
 static void one_length_is_not_accumulation(void **state)
 {
 	(void)state;
 	static const int wgan[] = { 150, 150, 150, 150, 150, 160 }, sam[] = { 200, 200 }, close[] = { 200, 201 };
 	static const int two[] = { 251, 303 }, small_close[] = { 20, 21 }, small_two[] = { 20, 22 };
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(wgan, 6);
-	assert_int_equal(passes(), 1);
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(sam, 2);
-	assert_int_equal(passes(), 1);
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(close, 2);
-	assert_int_equal(passes(), 1);
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(two, 2);
-	assert_int_equal(passes(), 2);
-	/* a small pass: 2 launches more at least (5 % of 20 is 1) */
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(small_close, 2);
-	assert_int_equal(passes(), 1);
-	setup();
-	for (int i = 0; i < 3; i++)
-		step(small_two, 2);
-	assert_int_equal(passes(), 2);
+	assert_int_equal(passes_of_steps(wgan, 6), 1);
+	assert_int_equal(passes_of_steps(sam, 2), 1);
+	assert_int_equal(passes_of_steps(close, 2), 1);
+	assert_int_equal(passes_of_steps(two, 2), 2);
+	assert_int_equal(passes_of_steps(small_close, 2), 1);
+	assert_int_equal(passes_of_steps(small_two, 2), 2);
 }
 
 static void ddp_cut_backward_is_one(void **state)
 {
 	(void)state;
-	setup();
 	static const int bw[] = { 150, 7, 22, 25 };
-	for (int i = 0; i < 3; i++)
-		step(bw, 4);
-	assert_int_equal(passes(), 1);
+	assert_int_equal(passes_of_steps(bw, 4), 1);
 }
 
 static void median_step(void **state)
