@@ -7,7 +7,8 @@
 #       then CUPTI's count of c77's, c65's, c81's, c67's and c21's kernels beside their traces
 #       (the fifty-fourth session's truth2, never run then).
 #   b (on the device): the GPU clock's fitted rate (gpu_clock.c) against the library before it, on
-#       c77 and c65 (marks clamped, the rate), c77's CUPTI count, then a's corpus call and truth2.
+#       c77 and c65 (marks clamped, the rate), c77's CUPTI count, then a's corpus call with c82 and
+#       c83 (written before their traces) and truth2.
 case ${1:-} in
 a)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
@@ -44,7 +45,7 @@ PY
 	done; done; done
 	cd ../../..
 	(cd /tmp/ab && rm -f *.db-wal *.db-shm && tar -cf - $(ls *.1.db) *.txt | xz -T0 -6 >$OUT/ab.tar.xz)
-	NAMES="${CORPUS:-c51_workers_oversubscribed c57_loader_slow_sample c48_ddp_gloo_4ranks_transform}" LIMIT=200 \
+	NAMES="${CORPUS:-c51_workers_oversubscribed c57_loader_slow_sample c48_ddp_gloo_4ranks_transform c82_wgan_critic_steps c83_sam_two_passes}" LIMIT=240 \
 		sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus
 	NAMES="${TRUTH:-c65_detect_anomaly_left_on c81_ema_param_loop}" \
 		timeout ${TRUTH_LIMIT:-150} sh docs/gpu-runs/2026-12-07-fiftyfourth/calls.sh truth2
