@@ -2,7 +2,7 @@
  * report_fixture.h — a report.db built by hand for an analyzer unit test:
  * the collector's schema and a session, then the test's own rows (its calls
  * through call_blocks.h); and the trace loaded back as the analyzer reads
- * it.  Header-only, for cmocka tests (include after cmocka.h); a failure
+ * it, and unloaded.  Header-only, for cmocka tests (include after cmocka.h); a failure
  * fails the test with the reason.
  */
 #ifndef INGERO_TEST_REPORT_FIXTURE_H
@@ -48,6 +48,17 @@ static inline void rf_load(const char *path, int pid, struct ia_trace *t)
 	f.pid = pid;
 	if (ia_trace_load(t, db, &f, IA_LOAD_ALL, err, sizeof err) < 0)
 		fail_msg("%s", err);
+}
+
+/* rf_load undone: the trace freed, its database closed, and the report at
+ * path removed (NULL: kept, for the next load). */
+static inline void rf_unload(struct ia_trace *t, const char *path)
+{
+	sqlite3 *db = t->db;
+	ia_trace_free(t);
+	ia_db_close(db);
+	if (path)
+		unlink(path);
 }
 
 #endif

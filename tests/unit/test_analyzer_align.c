@@ -76,14 +76,6 @@ static void load(struct ia_trace *t, int pid)
 	rf_load(path, pid, t);
 }
 
-static void unload(struct ia_trace *t)
-{
-	sqlite3 *db = t->db;
-	ia_trace_free(t);
-	ia_db_close(db);
-	unlink(path);
-}
-
 static const struct ia_call *call_at(const struct ia_trace *t, uint64_t start)
 {
 	for (size_t i = 0; i < t->ncalls; i++)
@@ -152,7 +144,7 @@ static void check_fixture(int reverse)
 	assert_int_equal(s.by_id[INGERO_API_CUDA_STREAM_SYNCHRONIZE]->max_ns, 1000);
 	assert_int_equal(s.by_id[INGERO_API_CUDA_LAUNCH_KERNEL]->count, 3);
 	ia_stats_free(&s);
-	unload(&t);
+	rf_unload(&t, path);
 }
 
 static void alignment_and_gaps(void **state)
@@ -175,11 +167,11 @@ static void pid_filter_keeps_the_subtree(void **state)
 	load(&t, 200);
 	assert_int_equal(t.ncalls, 1);
 	assert_int_equal(t.noffs, 1);
-	unload(&t);
+	rf_unload(&t, path);
 	build(0);
 	load(&t, 100);   /* the worker descends from 100 */
 	assert_int_equal(t.ncalls, 5);
-	unload(&t);
+	rf_unload(&t, path);
 }
 
 static void explain_is_deterministic(void **state)
@@ -197,7 +189,7 @@ static void explain_is_deterministic(void **state)
 		out[r] = cJSON_PrintUnformatted(j);
 		cJSON_Delete(j);
 		ia_analysis_free(&a);
-		unload(&t);
+		rf_unload(&t, path);
 	}
 	assert_string_equal(out[0], out[1]);
 	free(out[0]);

@@ -164,10 +164,7 @@ static void holders(int from_file)
 	assert_string_equal(g[0].comm, "hog");
 	assert_int_equal(total, 2000);
 	t.off_by_th = by_th;
-	sqlite3 *db = t.db;
-	ia_trace_free(&t);
-	ia_db_close(db);
-	unlink(path);
+	rf_unload(&t, path);
 }
 
 static void test_holders_loaded(void **state)

@@ -126,11 +126,8 @@ static void analyze(struct ia_trace *t, struct ia_analysis *a)
 
 static void done(struct ia_trace *t, struct ia_analysis *a)
 {
-	sqlite3 *db = t->db;
 	ia_analysis_free(a);
-	ia_trace_free(t);
-	ia_db_close(db);
-	unlink(path);
+	rf_unload(t, path);
 }
 
 static const struct ia_chain *chain_of(const struct ia_analysis *a, enum ia_kind k)

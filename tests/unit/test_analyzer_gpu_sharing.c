@@ -56,10 +56,8 @@ static void sharing_of(int main_pid, const struct ia_phases *ph, struct ia_gpu_s
 {
 	struct ia_trace t;
 	rf_load(path, 0, &t);
-	sqlite3 *db = t.db;
 	assert_int_equal(ia_gpu_sharing_compute(&t, main_pid, ph, 0, 1000 * MS, s), 0);
-	ia_trace_free(&t);
-	ia_db_close(db);
+	rf_unload(&t, NULL);
 }
 
 static void a_run_all_through_shares(void **state)

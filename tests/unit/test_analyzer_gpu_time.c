@@ -69,11 +69,8 @@ static void measure(struct ia_trace *t, struct ia_gpu_time *g)
 
 static void done(struct ia_trace *t, struct ia_gpu_time *g)
 {
-	sqlite3 *db = t->db;
 	ia_gpu_time_free(g);
-	ia_trace_free(t);
-	ia_db_close(db);
-	unlink(path);
+	rf_unload(t, path);
 }
 
 static void timestamped_marks(void **state)

@@ -98,11 +98,8 @@ static void store_and_analyze(sqlite3 *db, struct ia_trace *t, struct ia_analysi
 
 static void release(struct ia_trace *t, struct ia_analysis *a)
 {
-	sqlite3 *db = t->db;
 	ia_analysis_free(a);
-	ia_trace_free(t);
-	ia_db_close(db);
-	unlink(path);
+	rf_unload(t, path);
 }
 
 static void stretches_and_figures(void **state)

@@ -133,12 +133,9 @@ static void steps_of(struct ia_steps *st)
 	char err[256];
 	struct ia_trace t;
 	rf_load(path, 0, &t);
-	sqlite3 *db = t.db;
 	if (ia_steps_find(&t, 100, 0, LOOP_START + (STEPS + 1) * STEP_NS, IA_STEPS_MAX_PERIOD, st, err, sizeof err) < 0)
 		fail_msg("%s", err);
-	ia_trace_free(&t);
-	ia_db_close(db);
-	unlink(path);
+	rf_unload(&t, path);
 }
 
 static void plain_loop(void **state)
