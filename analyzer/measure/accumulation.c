@@ -67,10 +67,12 @@ static uint32_t passes_of(struct run *r, size_t n)
 	}
 	if (second < ACCUM_FORWARD_MIN * longest)
 		return 1;
-	uint32_t passes = 0, shortest = UINT32_MAX, len[ACCUM_MAX_RUNS];
+	/* the passes after a forward, kept in place (the first and second
+	 * largest forwards always are: two at least) */
+	uint32_t passes = 0, shortest = UINT32_MAX;
 	for (uint32_t i = 0; i < nf; i++)
 		if (fwd[i] >= ACCUM_FORWARD_SHARE * second) {
-			len[passes++] = pass[i];
+			pass[passes++] = pass[i];
 			shortest = pass[i] < shortest ? pass[i] : shortest;
 		}
 	/* one pass wrote the gradients, every other added into them */
@@ -78,8 +80,8 @@ static uint32_t passes_of(struct run *r, size_t n)
 	adds = adds < 2 ? 2 : adds;
 	uint32_t adding = 0;
 	for (uint32_t i = 0; i < passes; i++)
-		adding += len[i] >= shortest + adds;
-	return passes >= 2 && adding == passes - 1 ? passes : 1;
+		adding += pass[i] >= shortest + adds;
+	return adding == passes - 1 ? passes : 1;
 }
 
 /* Adds one call of kind autograd to the step's runs. */

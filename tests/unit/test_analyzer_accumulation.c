@@ -74,7 +74,7 @@ static void step(const int *bw, int n)
 }
 
 /* three steps, each the runs seq[0..n): (thread index, calls) */
-static void steps_of(const int (*seq)[2], int n)
+static void steps_of_runs(const int (*seq)[2], int n)
 {
 	for (int i = 0; i < 3; i++) {
 		starts[st.n] = now;
@@ -88,6 +88,14 @@ static void steps_of(const int (*seq)[2], int n)
 static uint32_t passes(void)
 {
 	return ia_backward_passes(&tr, &g, 0, &st);
+}
+
+/* the passes of three like steps, each the runs seq[0..n) */
+static uint32_t passes_of_runs(const int (*seq)[2], int n)
+{
+	setup();
+	steps_of_runs(seq, n);
+	return passes();
 }
 
 /* the passes of three like steps, each its backward runs bw[0..n) */
@@ -170,10 +178,8 @@ static void start_inside_a_backward(void **state)
 static void another_thread_does_not_part(void **state)
 {
 	(void)state;
-	setup();
 	static const int seq[][2] = { { 0, 100 }, { 1, 150 }, { 2, 100 }, { 1, 180 }, { 0, 5 } };
-	steps_of(seq, 5);
-	assert_int_equal(passes(), 1);
+	assert_int_equal(passes_of_runs(seq, 5), 1);
 }
 
 /* loss1.backward(retain_graph=True); loss2.backward(): a call or two of
@@ -182,10 +188,8 @@ static void another_thread_does_not_part(void **state)
 static void two_backwards_one_forward(void **state)
 {
 	(void)state;
-	setup();
 	static const int seq[][2] = { { 0, 100 }, { 1, 200 }, { 0, 2 }, { 1, 230 }, { 0, 5 } };
-	steps_of(seq, 5);
-	assert_int_equal(passes(), 1);
+	assert_int_equal(passes_of_runs(seq, 5), 1);
 }
 
 static void none_without_autograd_or_steps(void **state)
