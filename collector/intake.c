@@ -177,6 +177,7 @@ static int record_ids(const struct ingero_wire_record *r, uint32_t *pid, uint32_
 	case INGERO_REC_GPU_STATS: *pid = r->u.gpu_stats.pid; return 1;
 	case INGERO_REC_CAPTURE: *pid = r->u.capture.pid; return 1;
 	case INGERO_REC_COLL:   *pid = r->u.coll.pid; *tid = r->u.coll.tid; return 1;
+	case INGERO_REC_RANGE:  *pid = r->u.range.pid; *tid = r->u.range.tid; return 1;
 	default: return 0;
 	}
 }
@@ -244,6 +245,16 @@ static void store_record(struct intake *in, const struct sender *s, const struct
 		store_collective(in->o.store, &c);
 		if (c.lost)
 			store_loss_max(in->o.store, INGERO_LOSS_COLL_DROPPED, pid, c.lost);
+		break;
+	}
+	case INGERO_REC_RANGE: {
+		struct ingero_wire_range g = r->u.range;
+
+		g.pid = pid;
+		g.tid = tid;
+		store_range(in->o.store, &g);
+		if (g.lost)
+			store_loss_max(in->o.store, INGERO_LOSS_RANGE_DROPPED, pid, g.lost);
 		break;
 	}
 	case INGERO_REC_BYE:

@@ -79,8 +79,11 @@ static int find_preload(char *out, size_t size)
 	return -1;
 }
 
-/* environ without LD_PRELOAD/INGERO_ENDPOINT, plus ours. */
-static char **child_env(const char *preload, const char *endpoint)
+/* environ without LD_PRELOAD/INGERO_ENDPOINT, plus ours: from *own on, the
+ * entries are ours (allocated).  NVTX finds its tool in
+ * NVTX_INJECTION64_PATH: our library (preload/nvtx_hooks.c), unless the
+ * program's environment names another tool already (nsys does). */
+static char **child_env(const char *preload, const char *endpoint, size_t *own)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -88,7 +91,7 @@ static char **child_env(const char *preload, const char *endpoint)
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	env = calloc(n + 4, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -97,6 +100,10 @@ static char **child_env(const char *preload, const char *endpoint)
 			continue;
 		env[k++] = environ[i];
 	}
+	*own = k;
+	if (preload[0] && !getenv("NVTX_INJECTION64_PATH") &&
+	    asprintf(&env[k++], "NVTX_INJECTION64_PATH=%s", preload) < 0)
+		return NULL;
 	if (preload[0]) {
 		if (asprintf(&env[k], "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
 			     old ? old : "") < 0)
@@ -122,7 +129,8 @@ int launch_prepare(char **cmd, const char *endpoint, int unbatch, struct launch 
 	if (find_preload(l->preload, sizeof l->preload))
 		fprintf(stderr, "ingero-collector: libingero_preload.so not found (set INGERO_PRELOAD): "
 			"running %s without CUDA interception\n", cmd[0]);
-	env = child_env(l->preload, endpoint);
+	size_t own = 0;
+	env = child_env(l->preload, endpoint, &own);
 	if (!env || pipe2(gate, O_CLOEXEC) < 0) {
 		fprintf(stderr, "ingero-collector: cannot start %s: %s\n", cmd[0], strerror(errno));
 		return -1;
@@ -154,10 +162,8 @@ int launch_prepare(char **cmd, const char *endpoint, int unbatch, struct launch 
 	}
 	close(gate[0]);
 	l->gate = gate[1];
-	for (size_t i = 0; env[i]; i++)
-		if (strncmp(env[i], "LD_PRELOAD=", 11) == 0 || strncmp(env[i], INGERO_ENV_ENDPOINT "=",
-								       sizeof(INGERO_ENV_ENDPOINT)) == 0)
-			free(env[i]);
+	for (size_t i = own; env[i]; i++)
+		free(env[i]);
 	free(env);
 	return 0;
 }

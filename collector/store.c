@@ -420,6 +420,14 @@ void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_
 	PRODUCE(s, *(struct q_env *)vec_push(&s->pending.env, sizeof(q), 1) = q);
 }
 
+void store_range(struct store *s, const struct ingero_wire_range *r)
+{
+	struct q_range q = { r->pid, r->tid, r->depth, r->kind, r->start_ns, r->start_ns + r->dur_ns,
+			     strndup(r->name.ptr ? r->name.ptr : "", r->name.len) };
+
+	PRODUCE(s, *(struct q_range *)vec_push(&s->pending.range, sizeof(q), 1) = q);
+}
+
 void store_collective(struct store *s, const struct ingero_wire_coll *c)
 {
 	PRODUCE(s, *(struct ingero_wire_coll *)vec_push(&s->pending.coll, sizeof(*c), 1) = *c);

@@ -96,7 +96,10 @@ struct ingero_wire_gpu;
 void store_gpu_mark(struct store *s, uint32_t pid, const struct ingero_wire_gpu *g);
 /* One NCCL call (collectives; pid and tid already in the root namespace). */
 struct ingero_wire_coll;
+struct ingero_wire_range;
 void store_collective(struct store *s, const struct ingero_wire_coll *c);
+/* An NVTX range (wire.h RANGE), its name copied. */
+void store_range(struct store *s, const struct ingero_wire_range *r);
 /* The process asked to record (recording 1) or pause (0) at t_ns: table capture. */
 void store_capture(struct store *s, uint32_t pid, uint64_t t_ns, uint32_t recording);
 void store_session(struct store *s, const char *key, const char *value);

@@ -32,7 +32,7 @@ size_t batch_rows(const struct batch *b)
 {
 	return b->calls.n + b->offcpu.n + b->procs.n + b->threads.n + b->busy.n + b->pages.n +
 	       b->comps.n + b->samples.n + b->stacks.n + b->kernels.n + b->session.n + b->gpu.n +
-	       b->capture.n + b->env.n + b->coll.n;
+	       b->capture.n + b->env.n + b->coll.n + b->range.n;
 }
 
 void batch_clear(struct batch *b)
@@ -44,6 +44,7 @@ void batch_clear(struct batch *b)
 	struct q_kernel *k = b->kernels.p;
 	struct q_kv *kv = b->session.p;
 	struct q_env *env = b->env.p;
+	struct q_range *rg = b->range.p;
 
 	for (size_t i = 0; i < b->procs.n; i++) {
 		free((char *)p[i].r.comm);
@@ -69,7 +70,9 @@ void batch_clear(struct batch *b)
 	b->comps.n = b->samples.n = b->stacks.n = b->frames.n = b->kernels.n = b->session.n = 0;
 	for (size_t i = 0; i < b->env.n; i++)
 		free(env[i].kv);
-	b->gpu.n = b->capture.n = b->env.n = b->coll.n = 0;
+	for (size_t i = 0; i < b->range.n; i++)
+		free(rg[i].name);
+	b->gpu.n = b->capture.n = b->env.n = b->coll.n = b->range.n = 0;
 }
 
 void batch_free(struct batch *b)
@@ -78,5 +81,5 @@ void batch_free(struct batch *b)
 	free(b->calls.p); free(b->offcpu.p); free(b->procs.p); free(b->threads.p);
 	free(b->busy.p); free(b->pages.p); free(b->comps.p); free(b->samples.p);
 	free(b->stacks.p); free(b->frames.p); free(b->kernels.p); free(b->session.p);
-	free(b->gpu.p); free(b->capture.p); free(b->env.p); free(b->coll.p);
+	free(b->gpu.p); free(b->capture.p); free(b->env.p); free(b->coll.p); free(b->range.p);
 }

@@ -120,6 +120,8 @@ static void count_lost(struct store *s, const struct batch *b)
 	LOST_("kernels", b->kernels.n);
 	LOST_("gpu_marks", b->gpu.n);
 	LOST_("capture", b->capture.n);
+	LOST_("collectives", b->coll.n);
+	LOST_("nvtx_ranges", b->range.n);
 #undef LOST_
 	pthread_mutex_lock(&s->lock);
 	s->not_stored_calls += b->calls.n;

@@ -38,10 +38,11 @@ struct q_kv { char *key, *value; };
 struct q_gpu { uint32_t pid, flags; uint64_t stream, recorded_ns, done_ns; };
 struct q_capture { uint32_t pid, recording; uint64_t t_ns; };
 struct q_env { uint32_t pid; size_t len; char *kv; };
+struct q_range { uint32_t pid, tid, depth, kind; uint64_t start_ns, end_ns; char *name; };
 
 struct batch {
 	struct vec calls, offcpu, procs, threads, busy, pages, comps, samples, stacks, frames,
-		kernels, session, gpu, capture, env, coll;
+		kernels, session, gpu, capture, env, coll, range;
 	uint64_t seq;       /* producer sequence number of the last row in it */
 };
 
@@ -79,7 +80,7 @@ struct loss {
 
 enum stmt {
 	ST_CALL, ST_OFFCPU, ST_PROC, ST_THREAD, ST_BUSY, ST_PAGES, ST_COMP, ST_SAMPLE,
-	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_CAPTURE, ST_BLOCK, ST_ENV_CLEAR, ST_ENV, ST_COLL, ST_BEGIN, ST_COMMIT, ST_N
+	ST_STACK, ST_FRAME, ST_KERNEL, ST_SESSION, ST_LOSS, ST_GPU, ST_CAPTURE, ST_BLOCK, ST_ENV_CLEAR, ST_ENV, ST_COLL, ST_RANGE, ST_BEGIN, ST_COMMIT, ST_N
 };
 
 /* The checkpointer runs when this many WAL frames (pages) were added since

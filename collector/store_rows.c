@@ -58,6 +58,7 @@ const char *const store_stmt_sql[ST_N] = {
 	[ST_ENV] = "INSERT OR REPLACE INTO process_env(pid,key,value) VALUES(?,?,?)",
 	[ST_COLL] = "INSERT INTO collectives(pid,tid,op,comm,comm_id,seq,rank,nranks,count,dtype,bytes,peer,"
 		    "stream,start_ns,dur_ns,ret,flags) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_RANGE] = "INSERT INTO nvtx_ranges(pid,tid,start_ns,end_ns,depth,kind,name) VALUES(?,?,?,?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -402,6 +403,20 @@ void store_write_rows(struct store *s, const struct batch *b)
 	st = s->st[ST_COLL];
 	for (size_t i = 0; i < b->coll.n; i++)
 		bind_collective(s, st, (const struct ingero_wire_coll *)b->coll.p + i);
+
+	st = s->st[ST_RANGE];
+	for (size_t i = 0; i < b->range.n; i++) {
+		const struct q_range *r = (const struct q_range *)b->range.p + i;
+
+		sqlite3_bind_int64(st, 1, r->pid);
+		sqlite3_bind_int64(st, 2, r->tid);
+		sqlite3_bind_int64(st, 3, (int64_t)r->start_ns);
+		sqlite3_bind_int64(st, 4, (int64_t)r->end_ns);
+		sqlite3_bind_int64(st, 5, r->depth);
+		sqlite3_bind_text(st, 6, ingero_range_kind_name(r->kind), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, r->name ? r->name : "", -1, SQLITE_STATIC);
+		store_step(s, st);
+	}
 
 	st = s->st[ST_SESSION];
 	for (size_t i = 0; i < b->session.n; i++) {

@@ -313,6 +313,23 @@ static int dec_coll(const msgpack_object *f, uint32_t n, struct ingero_wire_coll
 	return 0;
 }
 
+static int dec_range(const msgpack_object *f, uint32_t n, struct ingero_wire_range *r)
+{
+	if (n < 9)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &r->pid);
+	FIELD_ID(2, &r->tid);
+	FIELD_U64(3, &r->start_ns);
+	FIELD_U64(4, &r->dur_ns);
+	FIELD_U32(5, &r->depth);
+	FIELD_U32(6, &r->kind);
+	FIELD_STR(7, &r->name, 0);
+	FIELD_U64(8, &r->lost);
+	if (r->kind == 0 || r->kind >= INGERO_RANGE_KIND_MAX)
+		return INGERO_WIRE_E_RECORD;
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -336,6 +353,7 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_GPU_STATS: return dec_gpu_stats(f, n, &r->u.gpu_stats);
 	case INGERO_REC_CAPTURE: return dec_capture(f, n, &r->u.capture);
 	case INGERO_REC_COLL:   return dec_coll(f, n, &r->u.coll);
+	case INGERO_REC_RANGE:  return dec_range(f, n, &r->u.range);
 	default:                return 1;
 	}
 }

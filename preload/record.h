@@ -32,6 +32,7 @@ enum ingero_rrec_type {
 	INGERO_RREC_GPU_STATS = 7,
 	INGERO_RREC_CAPTURE = 8,
 	INGERO_RREC_COLL = 9,
+	INGERO_RREC_RANGE = 10,
 };
 
 struct rrec_hdr {
@@ -93,6 +94,21 @@ struct rrec_coll {
 	int32_t rank, nranks, peer, dtype, ret, pad2;
 	uint64_t comm, comm_id, seq, count, stream, start, dur;
 	uint64_t lost;                /* COLL records the process lost before this one */
+};
+
+/* RANGE: an NVTX range or mark (nvtx_hooks.c; wire.h RANGE), its name
+ * (name_len bytes, not NUL-terminated) after it.  h.flags INGERO_RREC_TSC:
+ * start and dur are ticks. */
+struct rrec_range {
+	struct rrec_hdr h;
+	uint32_t tid;
+	uint16_t depth;
+	uint8_t kind;                 /* enum ingero_range_kind */
+	uint8_t pad;
+	uint64_t start, dur;
+	uint64_t lost;                /* RANGE records the process lost before this one */
+	uint16_t name_len;
+	char name[];
 };
 
 /* GPU_STATS: the watcher's cumulative counts. */

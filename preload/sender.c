@@ -240,6 +240,14 @@ static void on_record(const unsigned char *buf, uint32_t len)
 			S.bad_records++;
 		}
 		break;
+	case INGERO_RREC_RANGE:  /* (nvtx_pack.c) */
+		if (ingero_pack_range_record(&S.pk, buf, len, S.range_lost) == 0) {
+			S.nrec++;
+			S.range_in_batch++;
+		} else {
+			S.bad_records++;
+		}
+		break;
 	case INGERO_RREC_CAPTURE: {
 		struct rrec_capture c;
 		if (len < sizeof c)

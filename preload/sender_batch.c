@@ -214,9 +214,11 @@ void snd_send_batch(int final)
 			S.defs[i]->confirmed = 1;
 		S.defs[i]->resend = 0;
 	}
-	if (!ok)
+	if (!ok) {
 		S.coll_lost += S.coll_in_batch;   /* carried by the next COLL (wire.h) */
-	S.coll_in_batch = 0;
+		S.range_lost += S.range_in_batch;
+	}
+	S.coll_in_batch = S.range_in_batch = 0;
 	if (!ok)
 		for (size_t i = 0; i < S.nb; i++) {
 			struct pid_acct *a = snd_pid_acct(S.bpid[i]);

@@ -75,6 +75,7 @@ struct sender_state {
 	uint64_t last_counts;
 	uint64_t holes, failed_sends, sent_msgs, bad_records;
 	uint64_t coll_in_batch, coll_lost;   /* COLL records in this batch; in batches that failed */
+	uint64_t range_in_batch, range_lost; /* RANGE records, the same */
 	uint64_t lane_calls, lanes_freed;   /* calls taken from lanes; lanes freed (INGERO_DEBUG) */
 	char comm[17], exe[1024], cmdline[4096];
 };

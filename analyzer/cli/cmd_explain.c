@@ -13,6 +13,7 @@
 #include "render/headline.h"
 #include "render/processes.h"
 #include "render/step_breakdown.h"
+#include "render/nvtx.h"
 #include "base/wrap.h"
 #include "base/json_out.h"
 #include "base/util.h"
@@ -36,6 +37,7 @@ void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int wid
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");
 	for (size_t i = 0; i < a->nchains; i++)
 		ia_finding_print(f, &a->chains[i]);
+	ia_nvtx_print(f, a, verbose);
 
 	ia_processes_print(f, a->t, &a->pp, 0, width);
 }

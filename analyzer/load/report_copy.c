@@ -58,6 +58,8 @@ static const struct rule {
 	{ "losses", "pid", PID_ALL },
 	{ "process_env", "pid", PID },
 	{ "collectives", "pid", PID }, { "collectives", "tid", PID }, { "collectives", "start_ns", TIME },
+	{ "nvtx_ranges", "pid", PID }, { "nvtx_ranges", "tid", PID }, { "nvtx_ranges", "start_ns", TIME },
+	{ "nvtx_ranges", "end_ns", TIME },
 	{ "stacks", "id", STACK }, { "stacks", "pid", PID },
 	{ "call_blocks", "pid", PID }, { "call_blocks", "first_ns", TIME }, { "call_blocks", "last_ns", TIME },
 };
@@ -70,7 +72,7 @@ static const struct table {
 	{ "apis", NULL }, { "processes", "pid" }, { "threads", "pid" }, { "off_cpu", "pid" },
 	{ "page_allocs", "pid" }, { "cpu_busy", "cpu" }, { "competitors", "pid" }, { "kernels", "pid" },
 	{ "cpu_samples", "pid" }, { "off_cpu_stacks", "pid" }, { "gpu_marks", "pid" }, { "capture", "pid" },
-	{ "losses", "pid" }, { "process_env", "pid" }, { "collectives", "pid" },
+	{ "losses", "pid" }, { "process_env", "pid" }, { "collectives", "pid" }, { "nvtx_ranges", "pid" },
 };
 #define NTABLES (sizeof tables / sizeof tables[0])
 

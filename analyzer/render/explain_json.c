@@ -35,6 +35,8 @@ cJSON *ia_explain_json(const struct ia_analysis *a)
 	cJSON_AddItemToObject(root, "step_times", ia_step_times_json(a));
 	cJSON_AddItemToObject(root, "step_breakdown", ia_step_breakdown_json(a));
 	cJSON_AddItemToObject(root, "gpu_idle_pct", ia_idle_json(&a->idle));
+	if (a->nvtx.present)
+		cJSON_AddItemToObject(root, "nvtx_ranges", ia_nvtx_json(&a->nvtx));
 	struct ia_verdict v;
 	ia_verdict_compute(a, &v);
 	cJSON_AddItemToObject(root, "verdict", ia_verdict_json(&v));

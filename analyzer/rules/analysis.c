@@ -184,6 +184,9 @@ static int analyze(const struct ia_trace *t, struct ia_analysis *a, char *err, s
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (a->pp.main >= 0 &&
+	    ia_nvtx_compute(t, t->procs[a->pp.p[a->pp.main].proc].pid, &a->gaps, &a->nvtx, err, errlen) < 0)
+		return -1;
 	a->backward_passes = ia_backward_passes(t, &a->gaps, a->pp.main_thread, &a->step_times);
 	if (ia_phases_focus(&a->ph, a->names, a->gaps.win_start, a->gaps.win_end) < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -219,6 +222,7 @@ void ia_analysis_free(struct ia_analysis *a)
 	ia_slow_apis_free(a->slow, a->nslow);
 	ia_coll_windows_free(&a->coll);
 	ia_gaps_free(&a->gaps);
+	ia_nvtx_free(&a->nvtx);
 	ia_step_times_free(&a->step_times);
 	ia_step_breakdown_free(&a->step_parts);
 	ia_phases_free(&a->ph);

@@ -41,6 +41,7 @@
 #include "measure/hostbound.h"
 #include "measure/collectives.h"
 #include "measure/idle.h"
+#include "measure/nvtx.h"
 #include "measure/per_process.h"
 #include "measure/phases.h"
 #include "load/series.h"
@@ -136,6 +137,7 @@ struct ia_analysis {
 		int trainer;               /* Hugging Face's Trainer runs the loop */
 		char accumulates[96];      /* why the loop is seen to accumulate gradients; "" when it is not */
 	} knobs;
+	struct ia_nvtx nvtx;           /* the program's NVTX ranges against the GPU's idle time (nvtx.h) */
 	struct ia_gpu_sharing sharing; /* other processes queuing GPU work all through the steady state (gpu_sharing.h) */
 	struct ia_stack_names *names;
 	struct ia_chain *chains; size_t nchains;   /* most severe first */

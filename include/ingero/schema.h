@@ -2,7 +2,8 @@
  * schema.h — the report.db format, version INGERO_SCHEMA_VERSION.
  *
  * The collector creates a database from INGERO_SCHEMA_SQL and sets
- * PRAGMA user_version; the analyzer reads this version, version 9 (no
+ * PRAGMA user_version; the analyzer reads this version, version 10 (no
+ * nvtx_ranges: the program's NVTX ranges are not known), version 9 (no
  * off_cpu.holder_tid: which thread of the holder's process it was is not
  * known), version 8 (no
  * off_cpu.holder_pid/holder_ns or competitors.held_ns: whom a woken thread
@@ -25,7 +26,7 @@
 #ifndef INGERO_SCHEMA_H
 #define INGERO_SCHEMA_H
 
-#define INGERO_SCHEMA_VERSION 10
+#define INGERO_SCHEMA_VERSION 11
 
 /* A stack's frames as rows, as versions 1 to 7 stored them (the sqlite3
  * shell, run_sql, people's scripts): each frame id of the stack's lists
@@ -92,7 +93,9 @@ INGERO_STACK_FRAMES_VIEW_SQL \
 "  comm INTEGER, comm_id INTEGER, seq INTEGER, rank INTEGER, nranks INTEGER, count INTEGER,\n" \
 "  dtype INTEGER, bytes INTEGER, peer INTEGER, stream INTEGER, start_ns INTEGER NOT NULL,\n" \
 "  dur_ns INTEGER NOT NULL, ret INTEGER, flags INTEGER NOT NULL DEFAULT 0);\n" \
-"CREATE INDEX collectives_by_comm ON collectives(comm_id, seq);\n"
+"CREATE INDEX collectives_by_comm ON collectives(comm_id, seq);\n" \
+"CREATE TABLE nvtx_ranges(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,\n" \
+"  end_ns INTEGER NOT NULL, depth INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL);\n"
 
 /* A merged report.db (`ingero-analyze merge`, docs/schema.md "Merged
  * files"): several nodes' traces in one file of this version, on node 0's
@@ -134,6 +137,7 @@ enum ingero_gpu_mark_flags {
 #define INGERO_LOSS_NOT_STORED_PREFIX "not_stored_"    /* + table (calls: CUDA calls): rows lost to a failed write */
 #define INGERO_LOSS_DRAIN_LIMIT      "drain_limit_messages" /* messages still queued when the stop's drain limit came */
 #define INGERO_LOSS_COLL_DROPPED     "preload_collectives_dropped" /* per pid: NCCL call records its ring had no room for */
+#define INGERO_LOSS_RANGE_DROPPED    "preload_nvtx_ranges_dropped" /* per pid: NVTX ranges not recorded (ring full, nested deeper than 16, 64 started at once) */
 #define INGERO_LOSS_ENV_UNREAD       "process_env_unread" /* per pid: 1 = gone before its launcher variables were read */
 
 #endif

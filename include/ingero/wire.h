@@ -65,6 +65,12 @@
  *          collectives stores it (docs/schema.md): rank, nranks, dtype and
  *          peer are -1 when unknown or not the call's.  lost: COLL records
  *          the process lost before this one (ring full); the latest wins.
+ *   RANGE  [12, pid, tid, start_ns, dur_ns, depth, kind, name:str, lost]
+ *          An NVTX range of the program's (nvtx_hooks.c), sent when it
+ *          ends: kind 1 a thread's pushed range (depth: how many of the
+ *          thread's ranges enclosed it), 2 a started/ended one (may end on
+ *          another thread; depth 0), 3 a mark (dur 0).  lost: RANGE records
+ *          the process lost before this one; the latest wins.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -93,7 +99,24 @@ enum ingero_record_type {
 	INGERO_REC_GPU_STATS = 9,
 	INGERO_REC_CAPTURE = 10,
 	INGERO_REC_COLL = 11,
+	INGERO_REC_RANGE = 12,
 };
+
+/* RANGE kinds (wire, and nvtx_ranges.kind as text) */
+enum ingero_range_kind {
+	INGERO_RANGE_PUSH = 1,
+	INGERO_RANGE_START = 2,
+	INGERO_RANGE_MARK = 3,
+	INGERO_RANGE_KIND_MAX
+};
+
+static inline const char *ingero_range_kind_name(unsigned kind)
+{
+	return kind == INGERO_RANGE_PUSH ? "push" : kind == INGERO_RANGE_START ? "start" : "mark";
+}
+
+/* The longest range name sent; longer ones are cut (UTF-8 kept whole). */
+#define INGERO_RANGE_NAME_MAX 160
 
 /* Limits the decoder enforces; the encoder never exceeds them. */
 #define INGERO_WIRE_MAX_MSG_BYTES   (16u << 20)

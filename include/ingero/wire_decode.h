@@ -97,6 +97,13 @@ struct ingero_wire_coll {
 	uint64_t comm, comm_id, seq, count, stream, start_ns, dur_ns, lost;
 };
 
+struct ingero_wire_range {
+	uint32_t pid, tid;
+	uint32_t depth, kind;          /* enum ingero_range_kind */
+	uint64_t start_ns, dur_ns, lost;
+	struct ingero_wire_str name;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -111,6 +118,7 @@ struct ingero_wire_record {
 		struct ingero_wire_gpu_stats gpu_stats;
 		struct ingero_wire_capture capture;
 		struct ingero_wire_coll coll;
+		struct ingero_wire_range range;
 	} u;
 };
 

@@ -1,0 +1,224 @@
+/*
+ * nvtx.c — the main process's NVTX ranges against the GPU's idle time
+ * (nvtx.h).  One query, sorted by name and length, read once: a name's
+ * ranges arrive together, shortest first, so its median is the middle one
+ * read; the gaps' time inside a range is a difference of the gaps'
+ * cumulative time (merged and sorted first: a relay's gaps are read on
+ * several threads).
+ */
+#include "measure/nvtx.h"
+#include "load/db.h"
+#include "base/json_out.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct idle_line {
+	uint64_t *start, *end, *before;   /* merged gaps by start; idle time before each */
+	size_t n;
+};
+
+static int cmp_u64_pair(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static int idle_line_make(const struct ia_gaps *g, struct idle_line *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!g->n)
+		return 0;
+	uint64_t *p = malloc(g->n * 2 * sizeof *p);
+	l->start = malloc(g->n * sizeof *l->start);
+	l->end = malloc(g->n * sizeof *l->end);
+	l->before = malloc(g->n * sizeof *l->before);
+	if (!p || !l->start || !l->end || !l->before) {
+		free(p);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		p[2 * i] = g->g[i].start, p[2 * i + 1] = g->g[i].end;
+	qsort(p, g->n, 2 * sizeof *p, cmp_u64_pair);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		uint64_t s = p[2 * i], e = p[2 * i + 1];
+		if (e <= s)
+			continue;
+		if (l->n && s <= l->end[l->n - 1]) {
+			if (e > l->end[l->n - 1]) {
+				sum += e - l->end[l->n - 1];
+				l->end[l->n - 1] = e;
+			}
+			continue;
+		}
+		l->start[l->n] = s;
+		l->end[l->n] = e;
+		l->before[l->n] = sum;
+		sum += e - s;
+		l->n++;
+	}
+	free(p);
+	return 0;
+}
+
+static void idle_line_free(struct idle_line *l)
+{
+	free(l->start);
+	free(l->end);
+	free(l->before);
+}
+
+/* The gaps' time before x. */
+static uint64_t idle_before(const struct idle_line *l, uint64_t x)
+{
+	size_t lo = 0, hi = l->n;   /* the first gap starting after x */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->start[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	size_t i = lo - 1;
+	return l->before[i] + ((x < l->end[i] ? x : l->end[i]) - l->start[i]);
+}
+
+static uint64_t idle_total(const struct idle_line *l)
+{
+	return l->n ? l->before[l->n - 1] + l->end[l->n - 1] - l->start[l->n - 1] : 0;
+}
+
+static int cmp_total(const void *x, const void *y)
+{
+	const struct ia_nvtx_name *a = x, *b = y;
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, struct ia_nvtx *out, char *err,
+		    size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	int has = ia_db_has_table(t->db, "nvtx_ranges");
+	if (has <= 0) {
+		if (has < 0)
+			ia_db_step_error(t->db, SQLITE_ERROR, err, errlen);
+		return has;
+	}
+	out->present = 1;
+	struct idle_line l;
+	if (idle_line_make(g, &l) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	out->idle_ns = idle_total(&l);
+	sqlite3_stmt *st = ia_db_prepare(t->db,
+					 "SELECT name, start_ns, end_ns, depth, kind = 'mark' FROM nvtx_ranges "
+					 "WHERE pid = ?1 AND start_ns < ?3 AND end_ns >= ?2 "
+					 "ORDER BY kind = 'mark', name, end_ns - start_ns",
+					 err, errlen);
+	int rc = -1;
+	uint64_t *durs = NULL;
+	size_t cap = 0, nd = 0, ncap = 0;
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, pid);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)t->from);
+	sqlite3_bind_int64(st, 3, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
+	struct ia_nvtx_name *cur = NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 4)) {
+			out->nmarks++;
+			continue;
+		}
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		uint64_t a = (uint64_t)sqlite3_column_int64(st, 1), b = (uint64_t)sqlite3_column_int64(st, 2);
+		uint32_t depth = (uint32_t)sqlite3_column_int64(st, 3);
+		if (!name)
+			name = "";
+		if (!cur || strcmp(cur->name, name)) {
+			if (cur)
+				cur->p50_ns = durs[(nd - 1) / 2];
+			if (out->n == ncap) {
+				size_t nc = ncap ? 2 * ncap : 16;
+				void *p = realloc(out->names, nc * sizeof *out->names);
+				if (!p)
+					goto oom;
+				out->names = p;
+				ncap = nc;
+			}
+			cur = &out->names[out->n++];
+			memset(cur, 0, sizeof *cur);
+			cur->depth = depth;
+			if (!(cur->name = strdup(name)))
+				goto oom;
+			nd = 0;
+		}
+		if (nd == cap) {
+			size_t nc = cap ? 2 * cap : 256;
+			void *p = realloc(durs, nc * sizeof *durs);
+			if (!p)
+				goto oom;
+			durs = p;
+			cap = nc;
+		}
+		uint64_t d = b > a ? b - a : 0;
+		durs[nd++] = d;
+		cur->count++;
+		cur->total_ns += d;
+		cur->max_ns = d;     /* shortest first: the last is the longest */
+		if (depth < cur->depth)
+			cur->depth = depth;
+		cur->idle_ns += b > a ? idle_before(&l, b) - idle_before(&l, a) : 0;
+		out->nranges++;
+	}
+	if (cur)
+		cur->p50_ns = durs[(nd - 1) / 2];
+	rc = ia_db_done(st, rc, err, errlen);
+	if (rc == 0)
+		qsort(out->names, out->n, sizeof *out->names, cmp_total);
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+	rc = -1;
+out:
+	sqlite3_finalize(st);
+	free(durs);
+	idle_line_free(&l);
+	return rc;
+}
+
+void ia_nvtx_free(struct ia_nvtx *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		free(n->names[i].name);
+	free(n->names);
+	memset(n, 0, sizeof *n);
+}
+
+cJSON *ia_nvtx_json(const struct ia_nvtx *n)
+{
+	if (!n->present)
+		return NULL;
+	cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "ranges");
+	ia_json_u64(o, "count", n->nranges);
+	ia_json_u64(o, "marks", n->nmarks);
+	ia_json_u64(o, "gpu_idle_ns", n->idle_ns);
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ia_nvtx_name *x = &n->names[i];
+		cJSON *r = cJSON_CreateObject();
+		ia_json_str(r, "name", x->name);
+		ia_json_u64(r, "count", x->count);
+		ia_json_u64(r, "total_ns", x->total_ns);
+		ia_json_u64(r, "p50_ns", x->p50_ns);
+		ia_json_u64(r, "max_ns", x->max_ns);
+		ia_json_u64(r, "depth", x->depth);
+		ia_json_u64(r, "gpu_idle_ns", x->idle_ns);
+		cJSON_AddItemToArray(arr, r);
+	}
+	return o;
+}

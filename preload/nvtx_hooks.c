@@ -1,0 +1,464 @@
+/*
+ * nvtx_hooks.c — the program's NVTX ranges and marks (torch.cuda.nvtx,
+ * emit_nvtx, the nvtx package, C/C++ code), timed as a profiler's tool.
+ *
+ * NVTX v3 is header-only: each library that uses it carries its own copy,
+ * which on its first call reads $NVTX_INJECTION64_PATH, dlopens that
+ * library and calls its InitializeInjectionNvtx2 with a function that hands
+ * out the copy's callback tables; the tool writes its functions into the
+ * slots it wants, and from then on that copy's nvtxRangePushA & co. call
+ * them (with no tool, they return at once).  ingero-run points the variable
+ * at this library (already loaded: dlopen returns it), so every copy in the
+ * process comes here — torch's, the nvtx package's, a C program's.
+ *
+ * What is recorded: the default domain's pushed ranges (a thread's nested
+ * ones, sent when popped with how deep they sat), started/ended ranges
+ * (which may end on another thread) and marks.  Named domains (NCCL's and
+ * other libraries' own) are given handles so they stay apart and are left
+ * out.  The NVTX ABI below is NVIDIA's nvToolsExt.h (v3): declared here,
+ * as hooks.h declares CUDA's, since the product does not include it.
+ *
+ * These run on the program's threads, any of them, at any time after the
+ * library was found: no lock, no allocation on the range paths (a thread's
+ * open ranges are a fixed array of its own; started ranges a fixed table
+ * claimed with a CAS); what does not fit is counted and sent as lost.
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "hooks.h"
+#include "ingero/wire.h"
+
+/* --- NVTX v3 ABI (nvToolsExt.h, nvtxTypes.h) ------------------------------- */
+typedef void (*nvtx_fn)(void);
+typedef nvtx_fn **nvtx_table;          /* NvtxFunctionTable: pointers to the slots */
+typedef const void *(*nvtx_get_export_table)(uint32_t id);
+struct nvtx_callbacks {                /* NvtxExportTableCallbacks */
+	size_t size;
+	int (*get_module_table)(int module, nvtx_table *table, unsigned int *size);
+};
+#define NVTX_ETID_CALLBACKS 1
+#define NVTX_CB_MODULE_CORE 1
+#define NVTX_CB_MODULE_CORE2 5
+enum {                                 /* NVTX_CBID_CORE_* */
+	CORE_MarkEx = 1, CORE_MarkA = 2, CORE_MarkW = 3, CORE_RangeStartEx = 4, CORE_RangeStartA = 5,
+	CORE_RangeStartW = 6, CORE_RangeEnd = 7, CORE_RangePushEx = 8, CORE_RangePushA = 9,
+	CORE_RangePushW = 10, CORE_RangePop = 11,
+};
+enum {                                 /* NVTX_CBID_CORE2_* */
+	CORE2_DomainMarkEx = 1, CORE2_DomainRangeStartEx = 2, CORE2_DomainRangeEnd = 3,
+	CORE2_DomainRangePushEx = 4, CORE2_DomainRangePop = 5, CORE2_DomainRegisterStringA = 10,
+	CORE2_DomainRegisterStringW = 11, CORE2_DomainCreateA = 12, CORE2_DomainCreateW = 13,
+};
+enum { MSG_ASCII = 1, MSG_UNICODE = 2, MSG_REGISTERED = 3 };   /* nvtxMessageType_t */
+struct nvtx_attr {                     /* nvtxEventAttributes_t (v2, 48 bytes) */
+	uint16_t version, size;
+	uint32_t category;
+	int32_t color_type;
+	uint32_t color;
+	int32_t payload_type;
+	int32_t reserved0;
+	uint64_t payload;
+	int32_t message_type;
+	const void *message;           /* ascii, unicode or a registered handle */
+};
+typedef const void *nvtx_domain;       /* NULL: the default domain */
+typedef uint64_t nvtx_range_id;
+
+/* --- names ----------------------------------------------------------------- */
+
+#define NAME_MAX_ INGERO_RANGE_NAME_MAX
+
+struct name {
+	uint16_t len;
+	char s[NAME_MAX_];
+};
+
+/* Up to max bytes of s, not cutting a UTF-8 sequence. */
+static uint16_t utf8_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+	if (n <= max)
+		return (uint16_t)n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return (uint16_t)n;
+}
+
+static void name_ascii(struct name *n, const char *s)
+{
+	n->len = s ? utf8_cut(s, NAME_MAX_) : 0;
+	if (n->len)
+		memcpy(n->s, s, n->len);
+}
+
+/* A wide string as UTF-8 (what is not a code point becomes '?'). */
+static void name_wide(struct name *n, const wchar_t *w)
+{
+	size_t k = 0;
+	for (; w && *w; w++) {
+		uint32_t c = (uint32_t)*w;
+		char b[4];
+		size_t m;
+		if (c < 0x80) {
+			b[0] = (char)c, m = 1;
+		} else if (c < 0x800) {
+			b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), m = 2;
+		} else if (c < 0x10000 && (c < 0xd800 || c > 0xdfff)) {
+			b[0] = (char)(0xe0 | c >> 12), b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+			b[2] = (char)(0x80 | (c & 0x3f)), m = 3;
+		} else if (c >= 0x10000 && c < 0x110000) {
+			b[0] = (char)(0xf0 | c >> 18), b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+			b[2] = (char)(0x80 | ((c >> 6) & 0x3f)), b[3] = (char)(0x80 | (c & 0x3f)), m = 4;
+		} else {
+			b[0] = '?', m = 1;
+		}
+		if (k + m > NAME_MAX_)
+			break;
+		memcpy(n->s + k, b, m);
+		k += m;
+	}
+	n->len = (uint16_t)k;
+}
+
+/* A registered string's handle is its copy here (never freed: NVTX has no
+ * unregister, and handles live as long as the program uses them). */
+static const void *register_name(const struct name *n)
+{
+	struct name *r = malloc(sizeof *r);
+	if (r)
+		*r = *n;
+	return r;
+}
+
+static void name_attr(struct name *n, const struct nvtx_attr *a)
+{
+	n->len = 0;
+	if (!a || a->size < sizeof(struct nvtx_attr) || !a->message)
+		return;
+	switch (a->message_type) {
+	case MSG_ASCII:      name_ascii(n, a->message); break;
+	case MSG_UNICODE:    name_wide(n, a->message); break;
+	case MSG_REGISTERED: *n = *(const struct name *)a->message; break;
+	default: break;
+	}
+}
+
+/* --- records --------------------------------------------------------------- */
+
+static _Atomic uint64_t range_lost;
+
+static bool recording(void)
+{
+	return ingero_recording_now() && ingero_is_active();
+}
+
+static void emit(uint8_t kind, uint32_t tid, uint16_t depth, bool tsc, uint64_t start, uint64_t end,
+		 const struct name *n)
+{
+	union {
+		struct rrec_range r;
+		char bytes[sizeof(struct rrec_range) + NAME_MAX_];
+	} u;
+	memset(&u.r, 0, sizeof u.r);
+	u.r.h.type = INGERO_RREC_RANGE;
+	u.r.h.flags = tsc ? INGERO_RREC_TSC : 0;
+	u.r.h.pid = ingero_hot.pid;
+	u.r.tid = tid;
+	u.r.depth = depth;
+	u.r.kind = kind;
+	u.r.start = start;
+	u.r.dur = end > start ? end - start : 0;
+	u.r.lost = atomic_load_explicit(&range_lost, memory_order_relaxed);
+	u.r.name_len = n->len;
+	memcpy(u.r.name, n->s, n->len);
+	if (!ingero_put(u.bytes, (uint32_t)(sizeof u.r + n->len), false))
+		atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
+}
+
+/* --- a thread's pushed ranges ---------------------------------------------- */
+
+#define DEPTH 16   /* deeper ones are counted (their pops kept in step), not timed */
+
+struct open_range {
+	uint64_t start;                /* 0: pushed while not recording */
+	bool tsc;
+	struct name name;
+};
+static __thread struct {
+	uint32_t depth;                /* pushed and not popped, all of them */
+	struct open_range r[DEPTH];
+} pushed __attribute__((tls_model("initial-exec")));
+
+static int push(const struct name *n)
+{
+	uint32_t d = pushed.depth++;
+	if (d >= DEPTH) {
+		atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
+		return (int)d;
+	}
+	struct open_range *o = &pushed.r[d];
+	o->start = 0;
+	if (!recording())
+		return (int)d;
+	o->name = *n;
+	o->tsc = ingero_hot.use_tsc;
+	o->start = ingero_stamp(o->tsc);
+	return (int)d;
+}
+
+static int pop(void)
+{
+	if (pushed.depth == 0)
+		return -2;             /* NVTX's answer to a pop with nothing pushed */
+	uint32_t d = --pushed.depth;
+	if (d < DEPTH && pushed.r[d].start && recording()) {
+		struct open_range *o = &pushed.r[d];
+		emit(INGERO_RANGE_PUSH, ingero_tid(), (uint16_t)d, o->tsc, o->start, ingero_stamp(o->tsc),
+		     &o->name);
+	}
+	return (int)d;
+}
+
+static int nv_push_a(const char *msg)
+{
+	struct name n;
+	name_ascii(&n, msg);
+	return push(&n);
+}
+
+static int nv_push_w(const wchar_t *msg)
+{
+	struct name n;
+	name_wide(&n, msg);
+	return push(&n);
+}
+
+static int nv_push_ex(const struct nvtx_attr *a)
+{
+	struct name n;
+	name_attr(&n, a);
+	return push(&n);
+}
+
+static int nv_pop(void)
+{
+	return pop();
+}
+
+/* --- started ranges (any thread may end them) ------------------------------ */
+
+#define STARTED 64
+
+struct started_range {
+	_Atomic uint64_t id;           /* 0 free, 1 being filled, else the range's id */
+	uint64_t start;
+	bool tsc;
+	uint32_t tid;
+	struct name name;
+};
+static struct started_range started[STARTED];
+static _Atomic uint64_t next_id = 1;
+
+static nvtx_range_id start_range(const struct name *n)
+{
+	if (!recording())
+		return 0;
+	uint64_t id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
+	for (int i = 0; i < STARTED; i++) {
+		struct started_range *s = &started[(id + (uint64_t)i) % STARTED];
+		uint64_t free_ = 0;
+		if (!atomic_compare_exchange_strong_explicit(&s->id, &free_, 1, memory_order_acquire,
+							     memory_order_relaxed))
+			continue;
+		s->name = *n;
+		s->tid = ingero_tid();
+		s->tsc = ingero_hot.use_tsc;
+		s->start = ingero_stamp(s->tsc);
+		atomic_store_explicit(&s->id, id, memory_order_release);
+		return id;
+	}
+	atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
+	return 0;
+}
+
+static void end_range(nvtx_range_id id)
+{
+	if (id < 2)
+		return;
+	for (int i = 0; i < STARTED; i++) {
+		struct started_range *s = &started[(id + (uint64_t)i) % STARTED];
+		if (atomic_load_explicit(&s->id, memory_order_acquire) != id)
+			continue;
+		if (recording())
+			emit(INGERO_RANGE_START, s->tid, 0, s->tsc, s->start, ingero_stamp(s->tsc), &s->name);
+		atomic_store_explicit(&s->id, 0, memory_order_release);
+		return;
+	}
+}
+
+static nvtx_range_id nv_start_a(const char *msg)
+{
+	struct name n;
+	name_ascii(&n, msg);
+	return start_range(&n);
+}
+
+static nvtx_range_id nv_start_w(const wchar_t *msg)
+{
+	struct name n;
+	name_wide(&n, msg);
+	return start_range(&n);
+}
+
+static nvtx_range_id nv_start_ex(const struct nvtx_attr *a)
+{
+	struct name n;
+	name_attr(&n, a);
+	return start_range(&n);
+}
+
+static void nv_end(nvtx_range_id id)
+{
+	end_range(id);
+}
+
+/* --- marks ------------------------------------------------------------------ */
+
+static void mark(const struct name *n)
+{
+	if (!recording())
+		return;
+	bool tsc = ingero_hot.use_tsc;
+	uint64_t t = ingero_stamp(tsc);
+	uint32_t d = pushed.depth;
+	emit(INGERO_RANGE_MARK, ingero_tid(), (uint16_t)(d < DEPTH ? d : DEPTH), tsc, t, t, n);
+}
+
+static void nv_mark_a(const char *msg)
+{
+	struct name n;
+	name_ascii(&n, msg);
+	mark(&n);
+}
+
+static void nv_mark_w(const wchar_t *msg)
+{
+	struct name n;
+	name_wide(&n, msg);
+	mark(&n);
+}
+
+static void nv_mark_ex(const struct nvtx_attr *a)
+{
+	struct name n;
+	name_attr(&n, a);
+	mark(&n);
+}
+
+/* --- domains: the default one recorded, named ones kept apart -------------- */
+
+static const char named_domain;        /* every named domain's handle */
+
+static nvtx_domain nv_domain_create_a(const char *name)
+{
+	(void)name;
+	return &named_domain;
+}
+
+static nvtx_domain nv_domain_create_w(const wchar_t *name)
+{
+	(void)name;
+	return &named_domain;
+}
+
+static const void *nv_register_a(nvtx_domain d, const char *s)
+{
+	(void)d;
+	struct name n;
+	name_ascii(&n, s);
+	return register_name(&n);
+}
+
+static const void *nv_register_w(nvtx_domain d, const wchar_t *s)
+{
+	(void)d;
+	struct name n;
+	name_wide(&n, s);
+	return register_name(&n);
+}
+
+static int nv_domain_push(nvtx_domain d, const struct nvtx_attr *a)
+{
+	return d ? 0 : nv_push_ex(a);
+}
+
+static int nv_domain_pop(nvtx_domain d)
+{
+	return d ? 0 : pop();
+}
+
+static nvtx_range_id nv_domain_start(nvtx_domain d, const struct nvtx_attr *a)
+{
+	return d ? 0 : nv_start_ex(a);
+}
+
+static void nv_domain_end(nvtx_domain d, nvtx_range_id id)
+{
+	if (!d)
+		end_range(id);
+}
+
+static void nv_domain_mark(nvtx_domain d, const struct nvtx_attr *a)
+{
+	if (!d)
+		nv_mark_ex(a);
+}
+
+/* --- the injection entry point ---------------------------------------------- */
+
+static void fill(nvtx_table t, unsigned int size, unsigned int id, nvtx_fn fn)
+{
+	if (id < size && t[id])
+		*t[id] = fn;
+}
+
+/* Called once by each NVTX copy in the process: 1 accepts (its calls come
+ * here), 0 leaves that copy silent. */
+INGERO_EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get)
+{
+	const struct nvtx_callbacks *cb = get ? get(NVTX_ETID_CALLBACKS) : NULL;
+	nvtx_table core = NULL, core2 = NULL;
+	unsigned int n = 0, n2 = 0;
+	if (!cb || cb->size < sizeof *cb || !cb->get_module_table ||
+	    !cb->get_module_table(NVTX_CB_MODULE_CORE, &core, &n) || !core)
+		return 0;
+	fill(core, n, CORE_MarkEx, (nvtx_fn)nv_mark_ex);
+	fill(core, n, CORE_MarkA, (nvtx_fn)nv_mark_a);
+	fill(core, n, CORE_MarkW, (nvtx_fn)nv_mark_w);
+	fill(core, n, CORE_RangeStartEx, (nvtx_fn)nv_start_ex);
+	fill(core, n, CORE_RangeStartA, (nvtx_fn)nv_start_a);
+	fill(core, n, CORE_RangeStartW, (nvtx_fn)nv_start_w);
+	fill(core, n, CORE_RangeEnd, (nvtx_fn)nv_end);
+	fill(core, n, CORE_RangePushEx, (nvtx_fn)nv_push_ex);
+	fill(core, n, CORE_RangePushA, (nvtx_fn)nv_push_a);
+	fill(core, n, CORE_RangePushW, (nvtx_fn)nv_push_w);
+	fill(core, n, CORE_RangePop, (nvtx_fn)nv_pop);
+	if (cb->get_module_table(NVTX_CB_MODULE_CORE2, &core2, &n2) && core2) {
+		fill(core2, n2, CORE2_DomainMarkEx, (nvtx_fn)nv_domain_mark);
+		fill(core2, n2, CORE2_DomainRangeStartEx, (nvtx_fn)nv_domain_start);
+		fill(core2, n2, CORE2_DomainRangeEnd, (nvtx_fn)nv_domain_end);
+		fill(core2, n2, CORE2_DomainRangePushEx, (nvtx_fn)nv_domain_push);
+		fill(core2, n2, CORE2_DomainRangePop, (nvtx_fn)nv_domain_pop);
+		fill(core2, n2, CORE2_DomainRegisterStringA, (nvtx_fn)nv_register_a);
+		fill(core2, n2, CORE2_DomainRegisterStringW, (nvtx_fn)nv_register_w);
+		fill(core2, n2, CORE2_DomainCreateA, (nvtx_fn)nv_domain_create_a);
+		fill(core2, n2, CORE2_DomainCreateW, (nvtx_fn)nv_domain_create_w);
+	}
+	return 1;
+}
