@@ -21,7 +21,7 @@ int ingero_pack_range_record(msgpack_packer *pk, const void *buf, uint32_t len, 
 		return -1;
 	memcpy(&r, buf, sizeof r);
 	if (!ingero_pack_valid_id(r.tid) || r.kind == 0 || r.kind >= INGERO_RANGE_KIND_MAX ||
-	    r.name_len > INGERO_RANGE_NAME_MAX || sizeof r + r.name_len > len)
+	    r.name_len > INGERO_RANGE_NAME_MAX || offsetof(struct rrec_range, name) + r.name_len > len)
 		return -1;
 	uint64_t start = r.start, end = r.start + r.dur;
 	if (r.h.flags & INGERO_RREC_TSC) {

@@ -185,6 +185,23 @@ static inline void tw_capture(struct tw *w, unsigned pid, uint64_t t, unsigned r
 	msgpack_pack_unsigned_int(&w->pk, recording);
 }
 
+/* An NVTX range (wire.h RANGE). */
+static inline void tw_range(struct tw *w, unsigned pid, unsigned tid, uint64_t start, uint64_t dur, unsigned depth,
+			    unsigned kind, const char *name, uint64_t lost)
+{
+	msgpack_pack_array(&w->pk, 9);
+	msgpack_pack_unsigned_int(&w->pk, INGERO_REC_RANGE);
+	msgpack_pack_unsigned_int(&w->pk, pid);
+	msgpack_pack_unsigned_int(&w->pk, tid);
+	msgpack_pack_uint64(&w->pk, start);
+	msgpack_pack_uint64(&w->pk, dur);
+	msgpack_pack_unsigned_int(&w->pk, depth);
+	msgpack_pack_unsigned_int(&w->pk, kind);
+	msgpack_pack_str(&w->pk, strlen(name));
+	msgpack_pack_str_body(&w->pk, name, strlen(name));
+	msgpack_pack_uint64(&w->pk, lost);
+}
+
 /* A record of a type this version does not know. */
 static inline void tw_unknown(struct tw *w)
 {

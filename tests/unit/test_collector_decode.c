@@ -299,6 +299,52 @@ static void capture_records(void **state)
 	tw_free(&w);
 }
 
+static void range_records(void **state)
+{
+	struct tw w;
+	struct ingero_wire_batch b;
+	(void)state;
+	tw_begin(&w, 7, 2);
+	tw_range(&w, 7, 8, 1000, 250, 1, INGERO_RANGE_PUSH, "data", 0);
+	tw_range(&w, 7, 8, 2000, 0, 0, INGERO_RANGE_MARK, "", 3);
+	assert_int_equal(decode(&w, &b), 0);
+	assert_int_equal(b.n_records, 2);
+	const struct ingero_wire_range *r = &b.records[0].u.range;
+	assert_int_equal(b.records[0].type, INGERO_REC_RANGE);
+	assert_int_equal(r->pid, 7);
+	assert_int_equal(r->tid, 8);
+	assert_int_equal(r->start_ns, 1000);
+	assert_int_equal(r->dur_ns, 250);
+	assert_int_equal(r->depth, 1);
+	assert_int_equal(r->kind, INGERO_RANGE_PUSH);
+	assert_int_equal(r->name.len, 4);
+	assert_memory_equal(r->name.ptr, "data", 4);
+	assert_int_equal(b.records[1].u.range.kind, INGERO_RANGE_MARK);
+	assert_int_equal(b.records[1].u.range.name.len, 0);
+	assert_int_equal(b.records[1].u.range.lost, 3);
+	ingero_wire_batch_free(&b);
+	tw_free(&w);
+	/* a kind this version has no name for refuses the message whole */
+	tw_begin(&w, 7, 2);
+	tw_range(&w, 7, 8, 1000, 250, 1, INGERO_RANGE_PUSH, "data", 0);
+	tw_range(&w, 7, 8, 1000, 250, 1, INGERO_RANGE_KIND_MAX, "data", 0);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	assert_int_equal(b.n_records, 0);
+	tw_free(&w);
+	/* no thread, and a field short */
+	tw_begin(&w, 7, 1);
+	tw_range(&w, 7, 0, 1000, 250, 1, INGERO_RANGE_PUSH, "data", 0);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	tw_free(&w);
+	tw_begin(&w, 7, 1);
+	msgpack_pack_array(&w.pk, 8);
+	msgpack_pack_unsigned_int(&w.pk, INGERO_REC_RANGE);
+	for (int i = 0; i < 7; i++)
+		msgpack_pack_unsigned_int(&w.pk, 1);
+	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
+	tw_free(&w);
+}
+
 static void gpu_records(void **state)
 {
 	struct tw w;
@@ -359,6 +405,7 @@ int main(void)
 		cmocka_unit_test(bad_fields),
 		cmocka_unit_test(gpu_records),
 		cmocka_unit_test(capture_records),
+		cmocka_unit_test(range_records),
 		cmocka_unit_test(strerror_names_every_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

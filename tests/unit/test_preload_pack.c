@@ -233,11 +233,71 @@ static void collective_round_trip(void **state)
 	msgpack_sbuffer_destroy(&msg);
 }
 
+/* An NVTX range (RANGE): fields and name back as packed (the name right
+ * after the struct's last field, not after its padding), lost added up; a
+ * bad ring form (short, no tid, unknown kind, a name past the record or the
+ * limit) packs nothing. */
+static void range_round_trip(void **state)
+{
+	(void)state;
+	union {
+		struct rrec_range r;
+		char bytes[sizeof(struct rrec_range) + INGERO_RANGE_NAME_MAX];
+	} u;
+	memset(&u, 0, sizeof u);
+	u.r.h.type = INGERO_RREC_RANGE;
+	u.r.h.pid = 42;
+	u.r.tid = 43;
+	u.r.depth = 2;
+	u.r.kind = INGERO_RANGE_PUSH;
+	u.r.start = 1000;
+	u.r.dur = 250;
+	u.r.lost = 2;
+	u.r.name_len = 8;
+	memcpy(u.r.name, "donn\xc3\xa9" "es", 8);
+	msgpack_sbuffer msg;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&msg);
+	msgpack_packer_init(&pk, &msg, msgpack_sbuffer_write);
+	ingero_pack_header(&pk, 42, 1);
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, (uint32_t)sizeof u.r + 8, 5), 0);
+	struct ingero_wire_batch b;
+	assert_int_equal(ingero_wire_decode(msg.data, msg.size, &b), INGERO_WIRE_OK);
+	assert_int_equal(b.n_records, 1);
+	const struct ingero_wire_range *w = &b.records[0].u.range;
+	assert_int_equal(b.records[0].type, INGERO_REC_RANGE);
+	assert_int_equal(w->pid, 42);
+	assert_int_equal(w->tid, 43);
+	assert_int_equal(w->depth, 2);
+	assert_int_equal(w->kind, INGERO_RANGE_PUSH);
+	assert_int_equal(w->start_ns, 1000);
+	assert_int_equal(w->dur_ns, 250);
+	assert_int_equal(w->lost, 7);
+	assert_int_equal(w->name.len, 8);
+	assert_memory_equal(w->name.ptr, "donn\xc3\xa9" "es", 8);
+	ingero_wire_batch_free(&b);
+	size_t before = msg.size;
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, (uint32_t)sizeof u.r - 1, 0), -1);
+	/* the name's 8 bytes end past a record of the struct alone */
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, (uint32_t)sizeof u.r, 0), -1);
+	u.r.tid = 0;
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, sizeof u.bytes, 0), -1);
+	u.r.tid = 43;
+	u.r.kind = INGERO_RANGE_KIND_MAX;
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, sizeof u.bytes, 0), -1);
+	u.r.kind = INGERO_RANGE_MARK;
+	u.r.name_len = INGERO_RANGE_NAME_MAX + 1;
+	assert_int_equal(ingero_pack_range_record(&pk, u.bytes, sizeof u.bytes, 0), -1);
+	assert_int_equal(msg.size, before);
+	msgpack_sbuffer_destroy(&msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(collective_round_trip),
+		cmocka_unit_test(range_round_trip),
 		cmocka_unit_test(bad_stack_in_ring_is_refused),
 		cmocka_unit_test(long_strings_are_cut_to_the_limit),
 	};
