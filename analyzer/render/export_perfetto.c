@@ -32,6 +32,12 @@
  * which bind_id cannot say).  A trace without collectives is written as
  * before, byte for byte.
  *
+ * NVTX ranges (table nvtx_ranges, schema 11), when the trace has any: a
+ * track per thread ("… NVTX") with its pushed ranges as slices (they nest:
+ * push and pop are a thread's stack), marks as instant events there, and a
+ * started range (which may end on another thread) as an async slice of its
+ * process.  A trace without ranges is written as before.
+ *
  * Every track is well formed: slices on one track are disjoint or nested,
  * never partly overlapping (a call that outlasts the one it started in is
  * cut at its end; the GPU track's spans are cut at the previous one's
@@ -50,6 +56,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/headline.h"
+#include "load/db.h"
 #include "load/syscalls.h"
 
 #include <ingero/api.h>
@@ -65,6 +72,7 @@
 #define COLL_TRACK_TID 999999000u      /* a process's collectives: below the stream tracks' tids */
 #define STREAM_TRACKS 64               /* streams with timed work drawn, at most: tids below the GPU track's */
 #define NEST_MAX 16
+#define NVTX_TRACK_BASE 2000000000u  /* tid of a thread's NVTX track: base + tid */
 
 struct out {
 	FILE *f;
@@ -561,6 +569,90 @@ static void write_collectives(struct out *o, const struct ia_coll_list *l, int n
 	free(shown);
 }
 
+/* The program's NVTX ranges (the header).  Pushed ranges were recorded
+ * when popped, so a thread's come innermost first: sorted by start, then
+ * the longer first, they nest as drawn. */
+static void write_nvtx(struct out *o, const struct ia_trace *t)
+{
+	if (ia_db_has_table(t->db, "nvtx_ranges") <= 0)
+		return;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(t->db, "SELECT pid, tid, start_ns, end_ns, kind, name FROM nvtx_ranges "
+				      "WHERE start_ns < ?2 AND end_ns >= ?1 ORDER BY start_ns, end_ns DESC",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)t->from);
+	sqlite3_bind_int64(st, 2, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
+	uint32_t *named = NULL;   /* threads whose NVTX track is named, sorted */
+	size_t nnamed = 0, cap = 0;
+	unsigned long long async_id = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int pid = sqlite3_column_int(st, 0);
+		uint32_t tid = (uint32_t)sqlite3_column_int64(st, 1);
+		int proc = ia_proc_index(t, pid);
+		if (proc < 0 || !t->procs[proc].selected)
+			continue;
+		uint64_t a = (uint64_t)sqlite3_column_int64(st, 2), b = (uint64_t)sqlite3_column_int64(st, 3);
+		const char *kind = (const char *)sqlite3_column_text(st, 4), *name = (const char *)sqlite3_column_text(st, 5);
+		if (!kind || !name)
+			continue;
+		if (!strcmp(kind, "start")) {
+			sep(o);
+			fprintf(o->f, "{\"ph\":\"b\",\"cat\":\"nvtx\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":", ++async_id,
+				o->pid_base + pid, tid);
+			ia_json_write_string(o->f, name);
+			fputc(',', o->f);
+			ts(o, "ts", a);
+			fputs("}", o->f);
+			sep(o);
+			fprintf(o->f, "{\"ph\":\"e\",\"cat\":\"nvtx\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":", async_id,
+				o->pid_base + pid, tid);
+			ia_json_write_string(o->f, name);
+			fputc(',', o->f);
+			ts(o, "ts", b);
+			fputs("}", o->f);
+			continue;
+		}
+		size_t lo = 0, hi = nnamed;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (named[mid] < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nnamed || named[lo] != tid) {
+			if (nnamed == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				uint32_t *p = realloc(named, nc * sizeof *p);
+				if (!p)
+					break;
+				named = p;
+				cap = nc;
+			}
+			memmove(named + lo + 1, named + lo, (nnamed - lo) * sizeof *named);
+			named[lo] = tid;
+			nnamed++;
+			char tname[64];
+			snprintf(tname, sizeof tname, "%u NVTX", tid);
+			meta(o, "thread_name", pid, NVTX_TRACK_BASE + tid, tname);
+		}
+		sep(o);
+		fprintf(o->f, "{\"ph\":\"%s\",\"cat\":\"nvtx\",\"pid\":%d,\"tid\":%u,\"name\":", strcmp(kind, "mark") ? "X" : "i",
+			o->pid_base + pid, NVTX_TRACK_BASE + tid);
+		ia_json_write_string(o->f, name);
+		fputc(',', o->f);
+		ts(o, "ts", a);
+		if (strcmp(kind, "mark"))
+			dur(o, b > a ? b - a : 0);
+		else
+			fputs(",\"s\":\"t\"", o->f);
+		fputs("}", o->f);
+	}
+	sqlite3_finalize(st);
+	free(named);
+}
+
 void ia_perfetto_write(FILE *f, const struct ia_analysis *a, const struct ia_coll_list *coll)
 {
 	const struct ia_trace *t = a->t;
@@ -584,6 +676,7 @@ void ia_perfetto_write(FILE *f, const struct ia_analysis *a, const struct ia_col
 	fputs("},\"traceEvents\":[", f);
 	write_events(&o, a, NULL, 0);
 	write_collectives(&o, coll, 0);
+	write_nvtx(&o, t);
 	fputs("\n]}\n", f);
 }
 
@@ -652,6 +745,7 @@ void ia_perfetto_write_nodes(FILE *f, const struct ia_perfetto_node *n, size_t n
 		o.shift = n[i].shift_ns;
 		o.pid_base = (int)i * IA_PERFETTO_NODE_PIDS;
 		write_events(&o, n[i].a, &n[i], i);
+		write_nvtx(&o, n[i].a->t);
 	}
 	write_collectives(&o, coll, 1);
 	fputs("\n]}\n", f);

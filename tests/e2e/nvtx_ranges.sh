@@ -5,7 +5,8 @@
 # stored in nvtx_ranges (schema 11) and set against the GPU's idle time by
 # explain: every range of the program's truth, nesting, marks, a range
 # ended on another thread, wide and registered names, a named domain left
-# out, the ranges nested past 16 counted lost; a tool named already by the
+# out, the ranges nested past 16 counted lost; the Perfetto export's NVTX
+# tracks; a tool named already by the
 # environment is left alone; an older trace says nothing of ranges.
 . tests/lib.sh
 . tests/helpers/collector_e2e.sh
@@ -50,6 +51,11 @@ check_eq "explain: step first (the most time)" step "$(sed -n '/^  range /{n;p;}
 "$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" 2>&1
 check_eq "explain --json: the ranges, by name" "1 $STEPS" \
 	"$(tr -d ' \n\t' <"$T/explain.json" | grep -c '"nvtx_ranges":{') $(tr -d ' \n\t' <"$T/explain.json" | grep -o '"name":"data","count":[0-9]*' | sed 's/.*://')"
+
+"$B/ingero-analyze" export --format perfetto -o "$T/trace.json" "$DB" 2>&1
+check_eq "Perfetto: every range a slice on its thread's NVTX track, the started one an async pair, the mark an instant" \
+	"$((3 * STEPS + 2 + 16)) 2 1 1" \
+	"$(grep -o '"ph":"X","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -o '"ph":"[be]","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -o '"ph":"i","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -c '"name":"[0-9]* NVTX"' "$T/trace.json")"
 
 # a tool named already (nsys sets NVTX_INJECTION64_PATH): left to it
 rm -f "$DB" "$DB-wal" "$DB-shm"
