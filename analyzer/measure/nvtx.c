@@ -1,14 +1,16 @@
 /*
  * nvtx.c — the main process's NVTX ranges against the GPU's idle time
- * (nvtx.h).  One query, sorted by name and length, read once: a name's
- * ranges arrive together, shortest first, so its median is the middle one
- * read; the gaps' time inside a range is a difference of the gaps'
- * cumulative time (merged and sorted first: a relay's gaps are read on
- * several threads).
+ * (nvtx.h).  One query read once: each range's name (emit_nvtx's call
+ * numbers cut off) and time, then sorted by name and length, so a name's
+ * median is its middle one; the gaps' time inside a range is a difference
+ * of the gaps' cumulative time (merged and sorted first: a relay's gaps are
+ * read on several threads).
  */
 #include "measure/nvtx.h"
 #include "load/db.h"
 #include "base/json_out.h"
+
+#include <ingero/u64map.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +101,43 @@ static int cmp_total(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* One range: its name's index and its time. */
+struct sample {
+	uint32_t name, depth;
+	uint64_t dur, idle;
+};
+
+static int cmp_sample(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return a->dur < b->dur ? -1 : a->dur > b->dur;
+}
+
+/* How much of a name is the range's kind: emit_nvtx() names each operator
+ * "aten::mm, seq = 12, op_id = 29, sizes = [...]" — one name per call — so
+ * what follows the operator's own name is left out. */
+static size_t base_len(const char *name)
+{
+	static const char *const cut[] = { ", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = " };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+		const char *c = strstr(name, cut[i]);
+		if (c && (size_t)(c - name) < n)
+			n = (size_t)(c - name);
+	}
+	return n;
+}
+
+static uint64_t hash_name(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return ingero_mix64(h) | 1;
+}
+
 int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, struct ia_nvtx *out, char *err,
 		    size_t errlen)
 {
@@ -118,18 +157,17 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 	out->idle_ns = idle_total(&l);
 	sqlite3_stmt *st = ia_db_prepare(t->db,
 					 "SELECT name, start_ns, end_ns, depth, kind = 'mark' FROM nvtx_ranges "
-					 "WHERE pid = ?1 AND start_ns < ?3 AND end_ns >= ?2 "
-					 "ORDER BY kind = 'mark', name, end_ns - start_ns",
+					 "WHERE pid = ?1 AND start_ns < ?3 AND end_ns >= ?2",
 					 err, errlen);
 	int rc = -1;
-	uint64_t *durs = NULL;
-	size_t cap = 0, nd = 0, ncap = 0;
+	struct u64map by_name = { 0 };
+	struct sample *sm = NULL;
+	size_t ns = 0, scap = 0, ncap = 0;
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, pid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)t->from);
 	sqlite3_bind_int64(st, 3, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
-	struct ia_nvtx_name *cur = NULL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_int(st, 4)) {
 			out->nmarks++;
@@ -137,12 +175,12 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 		}
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		uint64_t a = (uint64_t)sqlite3_column_int64(st, 1), b = (uint64_t)sqlite3_column_int64(st, 2);
-		uint32_t depth = (uint32_t)sqlite3_column_int64(st, 3);
 		if (!name)
 			name = "";
-		if (!cur || strcmp(cur->name, name)) {
-			if (cur)
-				cur->p50_ns = durs[(nd - 1) / 2];
+		size_t len = base_len(name);
+		uint64_t h = hash_name(name, len);
+		size_t idx = (size_t)(uintptr_t)ingero_map_get(&by_name, h);
+		if (!idx) {
 			if (out->n == ncap) {
 				size_t nc = ncap ? 2 * ncap : 16;
 				void *p = realloc(out->names, nc * sizeof *out->names);
@@ -151,35 +189,46 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 				out->names = p;
 				ncap = nc;
 			}
-			cur = &out->names[out->n++];
-			memset(cur, 0, sizeof *cur);
-			cur->depth = depth;
-			if (!(cur->name = strdup(name)))
+			struct ia_nvtx_name *x = &out->names[out->n];
+			memset(x, 0, sizeof *x);
+			if (!(x->name = strndup(name, len)))
 				goto oom;
-			nd = 0;
+			out->n++;
+			idx = out->n;
+			if (ingero_map_put(&by_name, h, (void *)(uintptr_t)idx) < 0)
+				goto oom;
 		}
-		if (nd == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			void *p = realloc(durs, nc * sizeof *durs);
+		if (ns == scap) {
+			size_t nc = scap ? 2 * scap : 256;
+			void *p = realloc(sm, nc * sizeof *sm);
 			if (!p)
 				goto oom;
-			durs = p;
-			cap = nc;
+			sm = p;
+			scap = nc;
 		}
-		uint64_t d = b > a ? b - a : 0;
-		durs[nd++] = d;
-		cur->count++;
-		cur->total_ns += d;
-		cur->max_ns = d;     /* shortest first: the last is the longest */
-		if (depth < cur->depth)
-			cur->depth = depth;
-		cur->idle_ns += b > a ? idle_before(&l, b) - idle_before(&l, a) : 0;
-		out->nranges++;
+		sm[ns++] = (struct sample){ (uint32_t)(idx - 1), (uint32_t)sqlite3_column_int64(st, 3), b > a ? b - a : 0,
+					    b > a ? idle_before(&l, b) - idle_before(&l, a) : 0 };
 	}
-	if (cur)
-		cur->p50_ns = durs[(nd - 1) / 2];
 	rc = ia_db_done(st, rc, err, errlen);
-	if (rc == 0)
+	if (rc < 0)
+		goto out;
+	out->nranges = ns;
+	if (ns)
+		qsort(sm, ns, sizeof *sm, cmp_sample);
+	for (size_t i = 0, first = 0; i < ns; i++) {
+		struct ia_nvtx_name *x = &out->names[sm[i].name];
+		if (!x->count || sm[i].depth < x->depth)
+			x->depth = sm[i].depth;
+		x->count++;
+		x->total_ns += sm[i].dur;
+		x->idle_ns += sm[i].idle;
+		x->max_ns = sm[i].dur;   /* shortest first: the last is the longest */
+		if (i + 1 == ns || sm[i + 1].name != sm[i].name) {
+			x->p50_ns = sm[first + (i - first) / 2].dur;
+			first = i + 1;
+		}
+	}
+	if (out->n)
 		qsort(out->names, out->n, sizeof *out->names, cmp_total);
 	goto out;
 oom:
@@ -187,7 +236,8 @@ oom:
 	rc = -1;
 out:
 	sqlite3_finalize(st);
-	free(durs);
+	free(sm);
+	ingero_map_free(&by_name);
 	idle_line_free(&l);
 	return rc;
 }
