@@ -32,7 +32,8 @@ b)
 	D=$PWD/.devbin; mkdir -p $D /tmp/ab /tmp/t2 && tar xJf .devpack/devbin.txz -C $D &&
 		xz -dc .devpack/old_preload.so.xz >$D/libingero_preload_old.so || exit 1
 	cd tests/corpus/workloads
-	timeout 100 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py /tmp/t2/c77_optimizer_foreach_off.truth.json 2>&1 | head -1
+	timeout 100 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py c77_optimizer_foreach_off.py /tmp/t2/c77_optimizer_foreach_off.truth.json >/tmp/t2/c77.truth.txt 2>&1
+	grep -m1 '^truth' /tmp/t2/c77.truth.txt
 	for r in $(seq ${ROUNDS:-2}); do for n in ${NAMES:-c77_optimizer_foreach_off c65_detect_anomaly_left_on}; do for v in new old; do
 		pre=""; [ $v = old ] && pre=$D/libingero_preload_old.so
 		INGERO_DEBUG=1 INGERO_PRELOAD="$pre" timeout 100 $D/ingero-run -q -o /tmp/ab/$n.$v.$r.db -- python3 $n.py >/tmp/ab/$n.$v.$r.txt 2>&1

@@ -61,10 +61,12 @@ truth2)
 	nvidia-smi --query-gpu=name --format=csv,noheader
 	cd tests/corpus/workloads
 	for n in ${NAMES:-c65_detect_anomaly_left_on c81_ema_param_loop c67_per_sample_gpu_augment c21_item_every_step}; do
-		timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py $n.py /tmp/t2/$n.truth.json 2>&1 | head -1
+		# (its output to a file: `| head -1` once took a warning as the first line and killed it by SIGPIPE before its JSON)
+		timeout 150 python3 ../../../docs/gpu-runs/2026-12-07-fiftyfourth/truth.py $n.py /tmp/t2/$n.truth.json >/tmp/t2/$n.truth.txt 2>&1
+		grep -m1 '^truth' /tmp/t2/$n.truth.txt
 		timeout 150 $D/ingero-run -q -o /tmp/t2/$n.db -- python3 $n.py 2>&1 | grep -v '^ingero' | tail -1
 	done
-	cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.db | xz -T0 -6 >$OUT/truth2.tar.xz ;;
+	cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - *.json *.txt *.db | xz -T0 -6 >$OUT/truth2.tar.xz ;;
 final)
 	# the session's last device time: on an H200 the toggle (as the fiftieth session's auto, its
 	# limit cut to what is left), on another card truth2
