@@ -28,6 +28,6 @@ if __name__ == "__main__":
 # The trace in tests/corpus was made by a version that left this loop after 15 s: 32 workers stayed
 # blocked on a full queue and DataLoader's shutdown (5 s a worker) hung the exit; it ends its epoch now.
 # Section 56 (docs/gpu-runs.md): even so its 32 workers exited one every 5.0 s after the loop —
-# DataLoader's join timeout: persistent workers shut down from the iterator's __del__ at interpreter
+# DataLoader's join timeout. Likely: persistent workers shut down from the iterator's __del__ at interpreter
 # exit, when the index queues' feeder threads no longer run, never get their stop and are
-# terminated one by one. `del dl` shuts them down before.
+# terminated one by one; `del dl` shuts them down before (to be seen at its next collection).
