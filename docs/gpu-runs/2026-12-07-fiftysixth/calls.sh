@@ -6,6 +6,7 @@
 #         trace to $OUT/nvtx.db.xz
 #   then the fifty-fifth session's `b` (ROUNDS=1): on an H200 the toggle, else the GPU clock's
 #         fit against the library before it, c77's CUPTI count, the corpus collections
+#   next: what that call could not do (see `next)` below)
 case ${1:-} in
 nvtx)
 	export PATH=/opt/torch/.venv/bin:$PATH
@@ -27,5 +28,16 @@ print(c.execute("select * from losses where count > 0").fetchall())
 PY
 	$D/ingero-analyze explain --width 120 /tmp/nv.db | sed -n '/^NVTX/,/^Processes/p' | head -16
 	xz -T0 -6 -c /tmp/nv.db >$OUT/nvtx.db.xz ;;
-*) echo "usage: calls.sh nvtx (on the device)" >&2; exit 2 ;;
+next)
+	# the next session's call: on an H200 the toggle (issues 42, 44); else CUPTI's count of c77's
+	# kernels and c77 traced on the same host (the pieces' offset against CUPTI, truth.py's output
+	# to a file this time), then the corpus: c82 and c83 (written before their traces), c57 and c48
+	# shorter, c51 with its DataLoader deleted before exit (section 56)
+	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
+	case $gpu in *H200*) LIMIT=${LIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
+	NAMES="${TRUTH:-c77_optimizer_foreach_off}" timeout ${TRUTH_LIMIT:-120} sh docs/gpu-runs/2026-12-07-fiftyfourth/calls.sh truth2
+	[ -f $OUT/truth2.tar.xz ] || (cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - * | xz -T0 -6 >$OUT/truth2.tar.xz)
+	NAMES="${CORPUS:-c82_wgan_critic_steps c83_sam_two_passes c57_loader_slow_sample c48_ddp_gloo_4ranks_transform c51_workers_oversubscribed}" \
+		LIMIT=${LIMIT:-330} sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus ;;
+*) echo "usage: calls.sh nvtx | next (on the device)" >&2; exit 2 ;;
 esac
