@@ -178,6 +178,7 @@ static int record_ids(const struct ingero_wire_record *r, uint32_t *pid, uint32_
 	case INGERO_REC_CAPTURE: *pid = r->u.capture.pid; return 1;
 	case INGERO_REC_COLL:   *pid = r->u.coll.pid; *tid = r->u.coll.tid; return 1;
 	case INGERO_REC_RANGE:  *pid = r->u.range.pid; *tid = r->u.range.tid; return 1;
+	case INGERO_REC_RANGE_STATS: *pid = r->u.range_stats.pid; return 1;
 	default: return 0;
 	}
 }
@@ -257,6 +258,9 @@ static void store_record(struct intake *in, const struct sender *s, const struct
 			store_loss_max(in->o.store, INGERO_LOSS_RANGE_DROPPED, pid, g.lost);
 		break;
 	}
+	case INGERO_REC_RANGE_STATS:
+		store_loss_max(in->o.store, INGERO_LOSS_RANGE_DROPPED, pid, r->u.range_stats.lost);
+		break;
 	case INGERO_REC_BYE:
 		if (pid == s->pid)   /* a sender's own BYE comes with its final counts */
 			ingero_map_put(&in->closed, pid, (void *)1);

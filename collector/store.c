@@ -420,10 +420,43 @@ void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_
 	PRODUCE(s, *(struct q_env *)vec_push(&s->pending.env, sizeof(q), 1) = q);
 }
 
+/* A name from the program's memory as UTF-8 text: a byte that does not
+ * start a valid sequence (RFC 3629: no overlong forms, no surrogates) and
+ * control characters become '?', so every reader gets text. */
+static char *clean_utf8(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)(p ? p : "");
+	char *out = malloc(n + 1);
+	size_t k = 0;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		int ok = len && i + len <= n;
+		for (size_t j = 1; ok && j < len; j++)
+			ok = (s[i + j] & 0xc0) == 0x80;
+		if (ok && len == 3)
+			ok = !(c == 0xe0 && s[i + 1] < 0xa0) && !(c == 0xed && s[i + 1] >= 0xa0);
+		if (ok && len == 4)
+			ok = !(c == 0xf0 && s[i + 1] < 0x90) && !(c == 0xf4 && s[i + 1] >= 0x90);
+		if (!ok || c < 0x20 || c == 0x7f) {
+			out[k++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(out + k, s + i, len);
+		k += len;
+		i += len;
+	}
+	out[k] = 0;
+	return out;
+}
+
 void store_range(struct store *s, const struct ingero_wire_range *r)
 {
 	struct q_range q = { r->pid, r->tid, r->depth, r->kind, r->start_ns, r->start_ns + r->dur_ns,
-			     strndup(r->name.ptr ? r->name.ptr : "", r->name.len) };
+			     clean_utf8(r->name.ptr, r->name.len) };
 
 	PRODUCE(s, *(struct q_range *)vec_push(&s->pending.range, sizeof(q), 1) = q);
 }

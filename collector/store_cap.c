@@ -41,8 +41,8 @@ static uint64_t live_bytes(struct store *s)
 
 void store_enforce_cap(struct store *s, int force)
 {
-	static const char *const tables[] = { "call_blocks", "off_cpu", "cpu_samples", "gpu_marks" };
-	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)", "count(*)" };
+	static const char *const tables[] = { "call_blocks", "off_cpu", "cpu_samples", "gpu_marks", "nvtx_ranges" };
+	static const char *const events[] = { "sum(calls)", "count(*)", "count(*)", "count(*)", "count(*)" };
 	uint64_t now = mono_ns(), dropped = 0;
 
 	if (!s->o.max_bytes || s->broken || (!force && now - s->last_cap_check_ns < 200000000ull))

@@ -330,6 +330,15 @@ static int dec_range(const msgpack_object *f, uint32_t n, struct ingero_wire_ran
 	return 0;
 }
 
+static int dec_range_stats(const msgpack_object *f, uint32_t n, struct ingero_wire_range_stats *r)
+{
+	if (n < 3)
+		return INGERO_WIRE_E_RECORD;
+	FIELD_ID(1, &r->pid);
+	FIELD_U64(2, &r->lost);
+	return 0;
+}
+
 /* One record; 1 when its type is unknown (skipped), 0 when decoded. */
 static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msgpack_zone *z)
 {
@@ -354,6 +363,7 @@ static int dec_record(const msgpack_object *o, struct ingero_wire_record *r, msg
 	case INGERO_REC_CAPTURE: return dec_capture(f, n, &r->u.capture);
 	case INGERO_REC_COLL:   return dec_coll(f, n, &r->u.coll);
 	case INGERO_REC_RANGE:  return dec_range(f, n, &r->u.range);
+	case INGERO_REC_RANGE_STATS: return dec_range_stats(f, n, &r->u.range_stats);
 	default:                return 1;
 	}
 }

@@ -54,6 +54,7 @@ static void after_fork_child(void)
 			      memory_order_relaxed);
 	ingero_sender_forget();
 	ingero_pinned_after_fork();
+	ingero_nvtx_after_fork();
 	/* the parent's GPU-mark watcher is not here, nor is CUDA usable: no
 	 * marks (a child of a process that had not started one may start its own) */
 	if (atomic_load_explicit(&ingero_hot.gpu_on, memory_order_relaxed) != 0)

@@ -21,10 +21,14 @@
  * These run on the program's threads, any of them, at any time after the
  * library was found: no lock, no allocation on the range paths (a thread's
  * open ranges are a fixed array of its own; started ranges a fixed table
- * claimed with a CAS); what does not fit is counted and sent as lost.
+ * claimed with a CAS, the oldest evicted when it is full); what does not
+ * fit is counted, carried by the next range and sent whole as the process
+ * stops (RANGE_STATS).  A process's first range starts its recording as a
+ * CUDA call would (a process that uses NVTX is a GPU program's).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,8 +181,23 @@ static void emit(uint8_t kind, uint32_t tid, uint16_t depth, bool tsc, uint64_t 
 	u.r.lost = atomic_load_explicit(&range_lost, memory_order_relaxed);
 	u.r.name_len = n->len;
 	memcpy(u.r.name, n->s, n->len);
-	if (!ingero_put(u.bytes, (uint32_t)(sizeof u.r + n->len), false))
+	/* every byte sent written: the struct (its padding zeroed) and the name
+	 * from where it starts, inside or past the padding */
+	size_t len = offsetof(struct rrec_range, name) + n->len;
+	if (!ingero_put(u.bytes, (uint32_t)(len > sizeof u.r ? len : sizeof u.r), false))
 		atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
+}
+
+void ingero_nvtx_final(void)
+{
+	struct rrec_range_stats st;
+	memset(&st, 0, sizeof st);
+	st.lost = atomic_load_explicit(&range_lost, memory_order_relaxed);
+	if (!st.lost)
+		return;
+	st.h.type = INGERO_RREC_RANGE_STATS;
+	st.h.pid = ingero_hot.pid;
+	ingero_put(&st, sizeof st, false);
 }
 
 /* --- a thread's pushed ranges ---------------------------------------------- */
@@ -197,31 +216,39 @@ static __thread struct {
 
 static int push(const struct name *n)
 {
-	uint32_t d = pushed.depth++;
+	uint32_t d = pushed.depth;
 	if (d >= DEPTH) {
 		atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
-		return (int)d;
+	} else {
+		struct open_range *o = &pushed.r[d];
+		o->start = 0;
+		if (recording()) {
+			o->name = *n;
+			o->tsc = ingero_hot.use_tsc;
+			o->start = ingero_stamp(o->tsc);
+		}
 	}
-	struct open_range *o = &pushed.r[d];
-	o->start = 0;
-	if (!recording())
-		return (int)d;
-	o->name = *n;
-	o->tsc = ingero_hot.use_tsc;
-	o->start = ingero_stamp(o->tsc);
+	atomic_signal_fence(memory_order_seq_cst);
+	pushed.depth = d + 1;
 	return (int)d;
 }
 
 static int pop(void)
 {
-	if (pushed.depth == 0)
+	uint32_t d = pushed.depth;
+	if (d == 0)
 		return -2;             /* NVTX's answer to a pop with nothing pushed */
-	uint32_t d = --pushed.depth;
-	if (d < DEPTH && pushed.r[d].start && recording()) {
-		struct open_range *o = &pushed.r[d];
-		emit(INGERO_RANGE_PUSH, ingero_tid(), (uint16_t)d, o->tsc, o->start, ingero_stamp(o->tsc),
-		     &o->name);
-	}
+	d--;
+	/* the range copied before the depth goes down: a signal handler that
+	 * pushes and pops in between reuses its slot */
+	struct open_range o;
+	bool timed = d < DEPTH && pushed.r[d].start;
+	if (timed)
+		o = pushed.r[d];
+	atomic_signal_fence(memory_order_seq_cst);
+	pushed.depth = d;
+	if (timed && recording())
+		emit(INGERO_RANGE_PUSH, ingero_tid(), (uint16_t)d, o.tsc, o.start, ingero_stamp(o.tsc), &o.name);
 	return (int)d;
 }
 
@@ -265,6 +292,15 @@ struct started_range {
 static struct started_range started[STARTED];
 static _Atomic uint64_t next_id = 1;
 
+static void fill_started(struct started_range *s, uint64_t id, const struct name *n)
+{
+	s->name = *n;
+	s->tid = ingero_tid();
+	s->tsc = ingero_hot.use_tsc;
+	s->start = ingero_stamp(s->tsc);
+	atomic_store_explicit(&s->id, id, memory_order_release);
+}
+
 static nvtx_range_id start_range(const struct name *n)
 {
 	if (!recording())
@@ -273,18 +309,27 @@ static nvtx_range_id start_range(const struct name *n)
 	for (int i = 0; i < STARTED; i++) {
 		struct started_range *s = &started[(id + (uint64_t)i) % STARTED];
 		uint64_t free_ = 0;
-		if (!atomic_compare_exchange_strong_explicit(&s->id, &free_, 1, memory_order_acquire,
-							     memory_order_relaxed))
-			continue;
-		s->name = *n;
-		s->tid = ingero_tid();
-		s->tsc = ingero_hot.use_tsc;
-		s->start = ingero_stamp(s->tsc);
-		atomic_store_explicit(&s->id, id, memory_order_release);
-		return id;
+		if (atomic_compare_exchange_strong_explicit(&s->id, &free_, 1, memory_order_acquire,
+							    memory_order_relaxed)) {
+			fill_started(s, id, n);
+			return id;
+		}
+	}
+	/* full: ranges never ended (or ended in another process) would hold
+	 * their slots for good; the oldest gives its slot up, counted lost */
+	struct started_range *old = NULL;
+	uint64_t old_id = 0;
+	for (int i = 0; i < STARTED; i++) {
+		uint64_t v = atomic_load_explicit(&started[i].id, memory_order_acquire);
+		if (v > 1 && (!old || v < old_id))
+			old = &started[i], old_id = v;
 	}
 	atomic_fetch_add_explicit(&range_lost, 1, memory_order_relaxed);
-	return 0;
+	if (!old || !atomic_compare_exchange_strong_explicit(&old->id, &old_id, 1, memory_order_acquire,
+							     memory_order_relaxed))
+		return 0;
+	fill_started(old, id, n);
+	return id;
 }
 
 static void end_range(nvtx_range_id id)
@@ -293,13 +338,27 @@ static void end_range(nvtx_range_id id)
 		return;
 	for (int i = 0; i < STARTED; i++) {
 		struct started_range *s = &started[(id + (uint64_t)i) % STARTED];
-		if (atomic_load_explicit(&s->id, memory_order_acquire) != id)
+		uint64_t want = id;
+		/* claimed (1) before it is read: two ends of one id emit once */
+		if (!atomic_compare_exchange_strong_explicit(&s->id, &want, 1, memory_order_acquire,
+							     memory_order_relaxed))
 			continue;
 		if (recording())
 			emit(INGERO_RANGE_START, s->tid, 0, s->tsc, s->start, ingero_stamp(s->tsc), &s->name);
 		atomic_store_explicit(&s->id, 0, memory_order_release);
 		return;
 	}
+}
+
+void ingero_nvtx_after_fork(void)
+{
+	/* the child's own: nothing lost yet; the forking thread's open ranges
+	 * and the started ones are the parent's (their pops still count) */
+	atomic_store_explicit(&range_lost, 0, memory_order_relaxed);
+	for (int i = 0; i < DEPTH; i++)
+		pushed.r[i].start = 0;
+	for (int i = 0; i < STARTED; i++)
+		atomic_store_explicit(&started[i].id, 0, memory_order_relaxed);
 }
 
 static nvtx_range_id nv_start_a(const char *msg)
@@ -432,6 +491,11 @@ static void fill(nvtx_table t, unsigned int size, unsigned int id, nvtx_fn fn)
  * here), 0 leaves that copy silent. */
 INGERO_EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get)
 {
+	/* set empty, the variable turns NVTX off: NVTX's dlopen("") finds this
+	 * function in the program's global scope all the same */
+	const char *path = getenv("NVTX_INJECTION64_PATH");
+	if (path && !*path)
+		return 0;
 	const struct nvtx_callbacks *cb = get ? get(NVTX_ETID_CALLBACKS) : NULL;
 	nvtx_table core = NULL, core2 = NULL;
 	unsigned int n = 0, n2 = 0;

@@ -14,6 +14,14 @@
 #include "pack.h"
 #include "record.h"
 
+void ingero_pack_range_stats(msgpack_packer *pk, uint32_t pid, uint64_t lost)
+{
+	msgpack_pack_array(pk, 3);
+	msgpack_pack_uint32(pk, INGERO_REC_RANGE_STATS);
+	msgpack_pack_uint32(pk, pid);
+	msgpack_pack_uint64(pk, lost);
+}
+
 int ingero_pack_range_record(msgpack_packer *pk, const void *buf, uint32_t len, uint64_t send_lost)
 {
 	struct rrec_range r;

@@ -45,6 +45,7 @@ void ingero_pack_capture(msgpack_packer *pk, uint32_t pid, uint64_t t_ns, uint32
  * ns, its `lost` raised by send_lost (COLL records in batches the sender
  * could not send).  -1 when the ring form is bad (nothing packed). */
 int ingero_pack_coll_record(msgpack_packer *pk, const void *buf, uint32_t len, uint64_t send_lost);
+void ingero_pack_range_stats(msgpack_packer *pk, uint32_t pid, uint64_t lost);
 /* An NVTX range (nvtx_pack.c), as ingero_pack_coll_record. */
 int ingero_pack_range_record(msgpack_packer *pk, const void *buf, uint32_t len, uint64_t send_lost);
 /* A STACK record from its ring form (len bytes); -1 if the ring form is

@@ -416,6 +416,7 @@ void ingero_emit_bye(void)
 {
 	if (atomic_load_explicit(&ingero_hot.state, memory_order_acquire) != INGERO_SELF_ACTIVE)
 		return;
+	ingero_nvtx_final();
 	struct rrec_bye b;
 	memset(&b, 0, sizeof b);
 	b.h.type = INGERO_RREC_BYE;

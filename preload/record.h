@@ -33,6 +33,7 @@ enum ingero_rrec_type {
 	INGERO_RREC_CAPTURE = 8,
 	INGERO_RREC_COLL = 9,
 	INGERO_RREC_RANGE = 10,
+	INGERO_RREC_RANGE_STATS = 11,
 };
 
 struct rrec_hdr {
@@ -109,6 +110,12 @@ struct rrec_range {
 	uint64_t lost;                /* RANGE records the process lost before this one */
 	uint16_t name_len;
 	char name[];
+};
+
+/* RANGE_STATS: the NVTX ranges the process lost in all (nvtx_hooks.c). */
+struct rrec_range_stats {
+	struct rrec_hdr h;
+	uint64_t lost;
 };
 
 /* GPU_STATS: the watcher's cumulative counts. */
@@ -335,6 +342,12 @@ void ingero_emit_launch(const struct ingero_lane_short *u, enum ingero_kernel_ki
 
 /* The program asked to record (on) or to pause at t_ns (capture.c). */
 void ingero_emit_capture(bool on, uint64_t t_ns);
+
+/* The NVTX ranges the process lost, sent as it stops (nvtx_hooks.c): by
+ * the owner before its final drain, by others before their BYE. */
+void ingero_nvtx_final(void);
+/* A fork child's NVTX state: the parent's open ranges and losses are not its own. */
+void ingero_nvtx_after_fork(void);
 
 /* The process is going away (destructor of a non-owner). */
 void ingero_emit_bye(void);

@@ -248,6 +248,15 @@ static void on_record(const unsigned char *buf, uint32_t len)
 			S.bad_records++;
 		}
 		break;
+	case INGERO_RREC_RANGE_STATS: {
+		struct rrec_range_stats st;
+		if (len < sizeof st)
+			return;
+		memcpy(&st, buf, sizeof st);
+		ingero_pack_range_stats(&S.pk, st.h.pid, st.lost + S.range_lost);
+		S.nrec++;
+		break;
+	}
 	case INGERO_RREC_CAPTURE: {
 		struct rrec_capture c;
 		if (len < sizeof c)
@@ -665,8 +674,10 @@ int ingero_sender_start(struct ingero_shm *shm)
 
 void ingero_sender_stop(void)
 {
-	/* the watcher's last marks and counts go into the final drain */
+	/* the watcher's last marks and counts go into the final drain, and
+	 * the NVTX ranges lost */
 	ingero_gpu_watch_stop();
+	ingero_nvtx_final();
 	if (!S.running)
 		return;
 	S.running = 0;

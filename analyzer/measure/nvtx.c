@@ -26,6 +26,13 @@ static int cmp_u64_pair(const void *x, const void *y)
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
+static void idle_line_free(struct idle_line *l)
+{
+	free(l->start);
+	free(l->end);
+	free(l->before);
+}
+
 static int idle_line_make(const struct ia_gaps *g, struct idle_line *l)
 {
 	memset(l, 0, sizeof *l);
@@ -37,6 +44,7 @@ static int idle_line_make(const struct ia_gaps *g, struct idle_line *l)
 	l->before = malloc(g->n * sizeof *l->before);
 	if (!p || !l->start || !l->end || !l->before) {
 		free(p);
+		idle_line_free(l);
 		return -1;
 	}
 	for (size_t i = 0; i < g->n; i++)
@@ -62,13 +70,6 @@ static int idle_line_make(const struct ia_gaps *g, struct idle_line *l)
 	}
 	free(p);
 	return 0;
-}
-
-static void idle_line_free(struct idle_line *l)
-{
-	free(l->start);
-	free(l->end);
-	free(l->before);
 }
 
 /* The gaps' time before x. */
@@ -175,11 +176,20 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 		}
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		uint64_t a = (uint64_t)sqlite3_column_int64(st, 1), b = (uint64_t)sqlite3_column_int64(st, 2);
+		/* the window's part of it */
+		if (a < t->from)
+			a = t->from;
+		if (b > t->to)
+			b = t->to;
 		if (!name)
 			name = "";
 		size_t len = base_len(name);
 		uint64_t h = hash_name(name, len);
-		size_t idx = (size_t)(uintptr_t)ingero_map_get(&by_name, h);
+		size_t idx;
+		/* another name under the same hash (64 bits: in theory) goes on to the next key */
+		while ((idx = (size_t)(uintptr_t)ingero_map_get(&by_name, h)) &&
+		       (strncmp(out->names[idx - 1].name, name, len) || out->names[idx - 1].name[len]))
+			h = ingero_mix64(h + 1) | 1;
 		if (!idx) {
 			if (out->n == ncap) {
 				size_t nc = ncap ? 2 * ncap : 16;

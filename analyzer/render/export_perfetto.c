@@ -625,11 +625,13 @@ static void write_nvtx(struct out *o, const struct ia_trace *t)
 			if (nnamed == cap) {
 				size_t nc = cap ? 2 * cap : 16;
 				uint32_t *p = realloc(named, nc * sizeof *p);
-				if (!p)
-					break;
-				named = p;
-				cap = nc;
+				if (p) {
+					named = p;
+					cap = nc;
+				}
 			}
+		}
+		if ((lo == nnamed || named[lo] != tid) && nnamed < cap) {   /* (out of memory: the track unnamed) */
 			memmove(named + lo + 1, named + lo, (nnamed - lo) * sizeof *named);
 			named[lo] = tid;
 			nnamed++;

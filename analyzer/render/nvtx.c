@@ -12,6 +12,18 @@
 
 #define SHOWN 8
 
+/* Up to max bytes of s, not cutting a UTF-8 sequence. */
+static int cut(const char *s, int max)
+{
+	int n = (int)strnlen(s, (size_t)max + 1);
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
@@ -36,7 +48,9 @@ void ia_nvtx_print(FILE *f, const struct ia_analysis *a, int verbose)
 		"of it", "of all");
 	for (size_t i = 0; i < shown; i++) {
 		const struct ia_nvtx_name *x = &n->names[i];
-		fprintf(f, "  %-*.*s %7u %9s %9s %9s %6.0f%% %6.0f%%\n", (int)w, 40, x->name[0] ? x->name : "(no name)",
+		const char *nm = x->name[0] ? x->name : "(no name)";
+		int nb = cut(nm, 40);
+		fprintf(f, "  %.*s%*s %7u %9s %9s %9s %6.0f%% %6.0f%%\n", nb, nm, (int)w - nb > 0 ? (int)w - nb : 0, "",
 			x->count, ia_fmt_dur(d1, sizeof d1, x->p50_ns), ia_fmt_dur(d2, sizeof d2, x->total_ns),
 			ia_fmt_dur(d3, sizeof d3, x->idle_ns), pct(x->idle_ns, x->total_ns), pct(x->idle_ns, n->idle_ns));
 	}

@@ -71,6 +71,10 @@
  *          thread's ranges enclosed it), 2 a started/ended one (may end on
  *          another thread; depth 0), 3 a mark (dur 0).  lost: RANGE records
  *          the process lost before this one; the latest wins.
+ *   RANGE_STATS [13, pid, lost]
+ *          Sent as the process stops (only when it lost some): RANGE
+ *          records it lost in all, those after its last RANGE included.
+ *          The latest wins, as for RANGE's lost.
  *
  * Unknown record types are skipped and counted by the decoder (forward
  * compatibility within a version); a record of a known type with missing
@@ -100,6 +104,7 @@ enum ingero_record_type {
 	INGERO_REC_CAPTURE = 10,
 	INGERO_REC_COLL = 11,
 	INGERO_REC_RANGE = 12,
+	INGERO_REC_RANGE_STATS = 13,
 };
 
 /* RANGE kinds (wire, and nvtx_ranges.kind as text) */

@@ -104,6 +104,11 @@ struct ingero_wire_range {
 	struct ingero_wire_str name;
 };
 
+struct ingero_wire_range_stats {
+	uint32_t pid;
+	uint64_t lost;
+};
+
 struct ingero_wire_record {
 	uint32_t type;   /* enum ingero_record_type */
 	union {
@@ -119,6 +124,7 @@ struct ingero_wire_record {
 		struct ingero_wire_capture capture;
 		struct ingero_wire_coll coll;
 		struct ingero_wire_range range;
+		struct ingero_wire_range_stats range_stats;
 	} u;
 };
 

@@ -15,8 +15,9 @@ STEPS=6
 FAKECUDA_KERNEL_US=5000 "$B/ingero-collector" --no-bpf -o "$DB" -- "$B/tests/nvtx_ranges" $STEPS >"$T/out.txt" 2>"$T/err.txt"
 check_eq "collector and program exit 0" 0 $?
 check_eq "both NVTX copies took the tool; a named domain got a handle; a pop with nothing pushed says -2" \
-	"copies=1,1 nccl_domain=named empty_pop=-2" "$(cat "$T/out.txt")"
-PID=$(q "SELECT pid FROM processes WHERE comm='nvtx_ranges'")
+	"copies=1,1 nccl_domain=named empty_pop=-2" "$(sed 's/ child=.*//' "$T/out.txt")"
+CHILD=$(sed -n 's/.* child=\([0-9]*\).*/\1/p' "$T/out.txt")
+PID=$(q "SELECT pid FROM processes WHERE comm='nvtx_ranges' ORDER BY start_ns LIMIT 1")
 check_eq "step, data, compute: $STEPS pushed ranges each, at depths 0, 1, 1" "compute 1 $STEPS|data 1 $STEPS|step 0 $STEPS" \
 	"$(q "SELECT name, min(depth), count(*) FROM nvtx_ranges WHERE kind='push' AND name IN ('step','data','compute')
 		AND depth = max(depth, 0) GROUP BY name ORDER BY name" | tr '|' ' ' | paste -sd'|')"
@@ -36,12 +37,18 @@ check_eq "a wide name as UTF-8 (7 characters, 8 bytes), a registered one" "1 7 8
 check_eq "the named domain's range left out" 0 "$(q "SELECT count(*) FROM nvtx_ranges WHERE name LIKE 'nccl%'")"
 check_eq "nested 20 deep: the 16 outermost recorded at depths 0-15" "16 0 15 nest00 nest15" \
 	"$(q "SELECT count(*), min(depth), max(depth), min(name), max(name) FROM nvtx_ranges WHERE name GLOB 'nest*'" | tr '|' ' ')"
-check_eq "the 4 deeper ones counted lost" 4 "$(q "SELECT count FROM losses WHERE source='preload_nvtx_ranges_dropped' AND pid=$PID")"
-check_eq "all of the program's ranges: 3 x $STEPS + prefetch, the mark, 2 named, 16 nested" $((3 * STEPS + 20)) \
+check_eq "lost: the 4 nested deeper, and the 6 started ranges evicted after the last range (sent as it stopped)" 10 \
+	"$(q "SELECT count FROM losses WHERE source='preload_nvtx_ranges_dropped' AND pid=$PID")"
+FORKED=$(q "SELECT group_concat(pid) FROM nvtx_ranges WHERE name='forked'")
+CHILD_RANGE=$(q "SELECT group_concat(pid) FROM nvtx_ranges WHERE name='child'")
+CHILD_LOST=$(q "SELECT count(*) FROM losses WHERE pid=$CHILD AND source='preload_nvtx_ranges_dropped' AND count > 0")
+check_eq "a range open across a fork: the parent's alone; the child's own under its pid; the parent's losses not the child's" \
+	"$PID $CHILD 0" "$FORKED $CHILD_RANGE $CHILD_LOST"
+check_eq "all of the program's ranges: 3 x $STEPS + prefetch, the mark, 2 named, 16 nested, forked, child" $((3 * STEPS + 22)) \
 	"$(q "SELECT count(*) FROM nvtx_ranges")"
 
 "$B/ingero-analyze" explain --width 200 "$DB" >"$T/explain.txt" 2>&1
-check_eq "explain: the ranges' section" 1 "$(grep -c '^NVTX ranges of the main process: ' "$T/explain.txt")"
+check_eq "explain: the ranges' section (the main process's: not the child's range)" "1 0" "$(grep -c '^NVTX ranges of the main process: ' "$T/explain.txt") $(grep -c '^  child ' "$T/explain.txt")"
 # the GPU idles while the program sleeps in 'data' and works in 'compute'
 DATA_ALL=$(awk '$1 == "data" { sub("%", "", $NF); print $NF }' "$T/explain.txt")
 COMP_ALL=$(awk '$1 == "compute" { sub("%", "", $NF); print $NF }' "$T/explain.txt")
@@ -54,7 +61,7 @@ check_eq "explain --json: the ranges, by name" "1 $STEPS" \
 
 "$B/ingero-analyze" export --format perfetto -o "$T/trace.json" "$DB" 2>&1
 check_eq "Perfetto: every range a slice on its thread's NVTX track, the started one an async pair, the mark an instant" \
-	"$((3 * STEPS + 2 + 16)) 2 1 1" \
+	"$((3 * STEPS + 2 + 16 + 2)) 2 1 2" \
 	"$(grep -o '"ph":"X","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -o '"ph":"[be]","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -o '"ph":"i","cat":"nvtx"' "$T/trace.json" | wc -l) $(grep -c '"name":"[0-9]* NVTX"' "$T/trace.json")"
 
 # a tool named already (nsys sets NVTX_INJECTION64_PATH): left to it
@@ -62,6 +69,11 @@ rm -f "$DB" "$DB-wal" "$DB-shm"
 NVTX_INJECTION64_PATH=/nonexistent/tool.so "$B/ingero-collector" --no-bpf -o "$DB" -- "$B/tests/nvtx_ranges" 1 >"$T/out2.txt" 2>"$T/err2.txt"
 check_eq "another tool named: the program runs, its NVTX copies find no tool, no rows" "0 copies=-1,-1 0" \
 	"$? $(cut -d' ' -f1 "$T/out2.txt") $(q "SELECT count(*) FROM nvtx_ranges")"
+
+# set empty, the variable turns recording off (NVTX's dlopen("") would find us in the global scope)
+rm -f "$DB" "$DB-wal" "$DB-shm"
+NVTX_INJECTION64_PATH= "$B/ingero-collector" --no-bpf -o "$DB" -- "$B/tests/nvtx_ranges" 1 >"$T/out3.txt" 2>"$T/err3.txt"
+check_eq "set empty: the program runs, no rows" "0 0" "$? $(q "SELECT count(*) FROM nvtx_ranges")"
 
 # a trace of version 10 (no nvtx_ranges) says nothing of ranges
 "$B/ingero-analyze" explain "$B/examples/small_check_h200.db" >"$T/old.txt" 2>&1

@@ -17,7 +17,11 @@
  *   string ("registered"), through the second copy;
  *   a named domain's push and pop ("NCCL"): not recorded;
  *   20 nested pushes: the 16 outermost recorded, 4 lost;
- *   a pop with nothing pushed: -2.
+ *   a pop with nothing pushed: -2;
+ *   a range open across a fork ("forked": the parent's only) and the
+ *   child's own ("child");
+ *   last, 70 ranges started and never ended: 6 evicted, lost after the
+ *   last range record (10 lost in all).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -177,6 +182,25 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 20; i++)
 		pop(a);
 	int empty = pop(a);
-	printf("copies=%d,%d nccl_domain=%s empty_pop=%d\n", a->init, b->init, nccl ? "named" : "null", empty);
+
+	/* a fork child: the range open at the fork is the parent's (its pop in
+	 * the child records nothing), the parent's losses are not the child's */
+	push_a(a, "forked");
+	pid_t child = fork();
+	if (child == 0) {
+		pop(a);
+		push_a(a, "child");
+		pop(a);
+		sleep_ms(500);   /* alive while its records are admitted (CUDA-only mode reads its parent in /proc) */
+		exit(0);
+	}
+	pop(a);
+	waitpid(child, NULL, 0);
+	/* last: 70 ranges started and never ended — the table's 64 slots, then
+	 * the 6 oldest evicted, lost after the last range record */
+	for (int i = 0; i < 70; i++)
+		start_a(a, "never ended");
+	printf("copies=%d,%d nccl_domain=%s empty_pop=%d child=%d\n", a->init, b->init, nccl ? "named" : "null", empty,
+	       (int)child);
 	return 0;
 }

@@ -331,6 +331,18 @@ static void range_records(void **state)
 	assert_int_equal(decode(&w, &b), INGERO_WIRE_E_RECORD);
 	assert_int_equal(b.n_records, 0);
 	tw_free(&w);
+	/* the losses sent as the process stops */
+	tw_begin(&w, 7, 1);
+	msgpack_pack_array(&w.pk, 3);
+	msgpack_pack_unsigned_int(&w.pk, INGERO_REC_RANGE_STATS);
+	msgpack_pack_unsigned_int(&w.pk, 7);
+	msgpack_pack_uint64(&w.pk, 10);
+	assert_int_equal(decode(&w, &b), 0);
+	assert_int_equal(b.records[0].type, INGERO_REC_RANGE_STATS);
+	assert_int_equal(b.records[0].u.range_stats.pid, 7);
+	assert_int_equal(b.records[0].u.range_stats.lost, 10);
+	ingero_wire_batch_free(&b);
+	tw_free(&w);
 	/* no thread, and a field short */
 	tw_begin(&w, 7, 1);
 	tw_range(&w, 7, 0, 1000, 250, 1, INGERO_RANGE_PUSH, "data", 0);
