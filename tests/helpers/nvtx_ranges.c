@@ -22,6 +22,7 @@
  *   child's own ("child");
  *   last, 70 ranges started and never ended: 6 evicted, lost after the
  *   last range record (10 lost in all).
+ * `nvtx_ranges bench N W`: a push and pop's cost (tests/bench/nvtx.sh).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -137,8 +138,32 @@ static void *ender(void *arg)
 	return NULL;
 }
 
+/* `nvtx_ranges bench N W` (tests/bench/nvtx.sh): the calling thread's CPU
+ * time per push and pop pair, named as torch names its ranges, over N pairs
+ * after W. */
+static int bench(long n, long w)
+{
+	struct copy *a = &copies[0];
+	struct timespec t0, t1;
+	for (long i = 0; i < w; i++) {
+		push_a(a, "forward");
+		pop(a);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (long i = 0; i < n; i++) {
+		push_a(a, "forward");
+		pop(a);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+	printf("tool=%d cpu_ns_per_pair=%.1f\n", a->init, ns / (double)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 3 && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]), atol(argv[3]));
 	int steps = argc > 1 ? atoi(argv[1]) : 5;
 	void *buf;
 	if (cudaMalloc(&buf, 4096))
