@@ -32,6 +32,7 @@ void ia_explain_print(FILE *f, const struct ia_analysis *a, int verbose, int wid
 	ia_verdict_compute(a, &v);
 	if (v.state != IA_VERDICT_NONE)
 		fprintf(f, "\n%s\n", v.text);
+	ia_nvtx_print_home(f, a);
 	ia_step_breakdown_print(f, a);
 	if (!a->nchains)
 		fprintf(f, "\nNo causal chain: no starvation pattern passed its threshold (docs/chains.md).\n");

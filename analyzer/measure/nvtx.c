@@ -260,6 +260,17 @@ void ia_nvtx_free(struct ia_nvtx *n)
 	memset(n, 0, sizeof *n);
 }
 
+const struct ia_nvtx_name *ia_nvtx_idle_home(const struct ia_nvtx *n)
+{
+	const struct ia_nvtx_name *best = NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ia_nvtx_name *x = &n->names[i];
+		if (n->idle_ns && 2 * x->idle_ns >= n->idle_ns && (!best || x->total_ns < best->total_ns))
+			best = x;
+	}
+	return best;
+}
+
 cJSON *ia_nvtx_json(const struct ia_nvtx *n)
 {
 	if (!n->present)
@@ -268,6 +279,9 @@ cJSON *ia_nvtx_json(const struct ia_nvtx *n)
 	ia_json_u64(o, "count", n->nranges);
 	ia_json_u64(o, "marks", n->nmarks);
 	ia_json_u64(o, "gpu_idle_ns", n->idle_ns);
+	const struct ia_nvtx_name *home = ia_nvtx_idle_home(n);
+	if (home)
+		ia_json_str(o, "idle_mostly_in", home->name);
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ia_nvtx_name *x = &n->names[i];
 		cJSON *r = cJSON_CreateObject();

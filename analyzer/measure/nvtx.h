@@ -32,6 +32,10 @@ struct ia_nvtx {
 int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, struct ia_nvtx *out, char *err,
 		    size_t errlen);
 void ia_nvtx_free(struct ia_nvtx *n);
+/* The user's own word for where the GPU waited: of the names holding at
+ * least half of all the GPU's idle time, the one with the least time of
+ * its own (the most specific: "data" inside "step"); NULL when none does. */
+const struct ia_nvtx_name *ia_nvtx_idle_home(const struct ia_nvtx *n);
 /* explain --json's "nvtx_ranges"; NULL when the trace has none. */
 cJSON *ia_nvtx_json(const struct ia_nvtx *n);
 

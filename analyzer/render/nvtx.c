@@ -29,6 +29,18 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+void ia_nvtx_print_home(FILE *f, const struct ia_analysis *a)
+{
+	const struct ia_nvtx_name *x = ia_nvtx_idle_home(&a->nvtx);
+	char d[32];
+	if (!x)
+		return;
+	const char *nm = x->name[0] ? x->name : "(no name)";
+	fprintf(f, "\nIn your NVTX ranges: %.0f%% of the GPU's idle time fell inside '%.*s' (%u range%s, median %s).\n",
+		pct(x->idle_ns, a->nvtx.idle_ns), cut(nm, 80), nm, x->count, x->count == 1 ? "" : "s",
+		ia_fmt_dur(d, sizeof d, x->p50_ns));
+}
+
 void ia_nvtx_print(FILE *f, const struct ia_analysis *a, int verbose)
 {
 	const struct ia_nvtx *n = &a->nvtx;

@@ -54,10 +54,12 @@ DATA_ALL=$(awk '$1 == "data" { sub("%", "", $NF); print $NF }' "$T/explain.txt")
 COMP_ALL=$(awk '$1 == "compute" { sub("%", "", $NF); print $NF }' "$T/explain.txt")
 check_ge "explain: 'data' holds at least 90% of the GPU's idle time" "${DATA_ALL:-0}" 90
 check_le "explain: 'compute' at most 10%" "${COMP_ALL:-100}" 10
+check_eq "explain: after the verdict, the range holding most of the idle — the most specific one, not the step around it" 1 \
+	"$(grep -c "^In your NVTX ranges: [0-9]*% of the GPU's idle time fell inside 'data' ($STEPS ranges, median " "$T/explain.txt")"
 check_eq "explain: step first (the most time)" step "$(sed -n '/^  range /{n;p;}' "$T/explain.txt" | awk '{print $1}')"
 "$B/ingero-analyze" explain --json "$DB" >"$T/explain.json" 2>&1
-check_eq "explain --json: the ranges, by name" "1 $STEPS" \
-	"$(tr -d ' \n\t' <"$T/explain.json" | grep -c '"nvtx_ranges":{') $(tr -d ' \n\t' <"$T/explain.json" | grep -o '"name":"data","count":[0-9]*' | sed 's/.*://')"
+check_eq "explain --json: the ranges, by name; where the idle is" "1 $STEPS 1" \
+	"$(tr -d ' \n\t' <"$T/explain.json" | grep -c '"nvtx_ranges":{') $(tr -d ' \n\t' <"$T/explain.json" | grep -o '"name":"data","count":[0-9]*' | sed 's/.*://') $(tr -d ' \n\t' <"$T/explain.json" | grep -c '"idle_mostly_in":"data"')"
 
 "$B/ingero-analyze" export --format perfetto -o "$T/trace.json" "$DB" 2>&1
 check_eq "Perfetto: every range a slice on its thread's NVTX track, the started one an async pair, the mark an instant" \
