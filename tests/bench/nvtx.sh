@@ -25,7 +25,6 @@ while [ $r -lt "$RUNS" ]; do
 	env LD_PRELOAD="$PRE" NVTX_INJECTION64_PATH="$PRE" "$B/tests/nvtx_ranges" bench "$N" "$W" | cpu >>"$T/tool"
 	r=$((r + 1))
 done
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 base=$(median "$T/base")
 echo "# $(date -u +%Y-%m-%d) $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); median of $RUNS runs of $N pairs"
 echo "nvtx_base_ns=$base"

@@ -10,3 +10,6 @@ export INGERO_ENDPOINT="ipc://$T/bench.sock"
 SINK=$!
 i=0
 while [ ! -f "$T/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+
+# median FILE: the median of the numbers in FILE, one decimal (the mean of the middle two for an even count)
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
