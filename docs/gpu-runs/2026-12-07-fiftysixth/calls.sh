@@ -31,13 +31,13 @@ PY
 next)
 	# the next session's call: on an H200 the toggle (issues 42, 44); else CUPTI's count of c77's
 	# kernels and c77 traced on the same host (the pieces' offset against CUPTI, truth.py's output
-	# to a file this time), then the corpus: c82 and c83 (written before their traces), c57 and c48
-	# shorter, c51 with its DataLoader deleted before exit (section 56)
+	# to a file this time), then the corpus: c57 and c48 shorter, c51 with its DataLoader deleted
+	# before exit (section 56; c82 and c83 were collected at its end)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
 	case $gpu in *H200*) LIMIT=${LIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
 	NAMES="${TRUTH:-c77_optimizer_foreach_off}" timeout ${TRUTH_LIMIT:-120} sh docs/gpu-runs/2026-12-07-fiftyfourth/calls.sh truth2
 	[ -f $OUT/truth2.tar.xz ] || (cd /tmp/t2 && rm -f *.db-wal *.db-shm && tar -cf - * | xz -T0 -6 >$OUT/truth2.tar.xz)
-	NAMES="${CORPUS:-c82_wgan_critic_steps c83_sam_two_passes c57_loader_slow_sample c48_ddp_gloo_4ranks_transform c51_workers_oversubscribed}" \
+	NAMES="${CORPUS:-c57_loader_slow_sample c48_ddp_gloo_4ranks_transform c51_workers_oversubscribed}" \
 		LIMIT=${LIMIT:-330} sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus ;;
 *) echo "usage: calls.sh nvtx | next (on the device)" >&2; exit 2 ;;
 esac
