@@ -77,6 +77,26 @@ rm -f "$DB" "$DB-wal" "$DB-shm"
 NVTX_INJECTION64_PATH= "$B/ingero-collector" --no-bpf -o "$DB" -- "$B/tests/nvtx_ranges" 1 >"$T/out3.txt" 2>"$T/err3.txt"
 check_eq "set empty: the program runs, no rows" "0 0" "$? $(q "SELECT count(*) FROM nvtx_ranges")"
 
+# the analyzer against a real trace's gaps: the example made a version 11 file by hand — a range
+# over the whole trace holds all the GPU's idle time (the gaps' sum explain --json states), two
+# emit_nvtx operator ranges are one name, a worker's range is not the main process's
+cp "$B/examples/small_check_h200.db" "$T/ex.db"
+MAIN=$(sql -noheader "$T/ex.db" "SELECT pid FROM processes ORDER BY start_ns LIMIT 1")
+WORKER=$(sql -noheader "$T/ex.db" "SELECT pid FROM processes WHERE ppid=$MAIN LIMIT 1")
+sql "$T/ex.db" "CREATE TABLE nvtx_ranges(pid INTEGER NOT NULL, tid INTEGER NOT NULL, start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL, depth INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL); PRAGMA user_version=11;
+	INSERT INTO nvtx_ranges SELECT $MAIN, $MAIN, min(start_ns), max(exit_ns), 0, 'push', 'all' FROM processes;
+	INSERT INTO nvtx_ranges SELECT $MAIN, $MAIN, min(start_ns), min(start_ns) + 1000, 1, 'push', 'aten::mm, seq = 1, op_id = 2' FROM processes;
+	INSERT INTO nvtx_ranges SELECT $MAIN, $MAIN, min(start_ns) + 2000, min(start_ns) + 5000, 1, 'push', 'aten::mm, op_id = 7, sizes = [[2, 3]]' FROM processes;
+	INSERT INTO nvtx_ranges SELECT $WORKER, $WORKER, min(start_ns), max(exit_ns), 0, 'push', 'worker' FROM processes;"
+"$B/ingero-analyze" explain --json "$T/ex.db" | tr -d ' \n\t' >"$T/ex.json"
+GAP_NS=$(grep -o '"gap_ns":[0-9]*' "$T/ex.json" | head -1 | cut -d: -f2)
+check_eq "a range over the whole trace: all the GPU's idle time (the gaps' sum), 100% of it" "${GAP_NS:-none} ${GAP_NS:-none}" \
+	"$(grep -o '"name":"all",[^}]*"gpu_idle_ns":[0-9]*' "$T/ex.json" | sed 's/.*://') $(grep -o '"marks":[0-9]*,"gpu_idle_ns":[0-9]*' "$T/ex.json" | sed 's/.*://')"
+check_eq "emit_nvtx's call numbers cut: one name, 2 ranges, the lower middle as median; the worker's range not the main's" \
+	'"name":"aten::mm","count":2,"total_ns":4000,"p50_ns":1000 0' \
+	"$(grep -o '"name":"aten::mm","count":[0-9]*,"total_ns":[0-9]*,"p50_ns":[0-9]*' "$T/ex.json") $(grep -c '"name":"worker"' "$T/ex.json")"
+
 # a trace of version 10 (no nvtx_ranges) says nothing of ranges
 "$B/ingero-analyze" explain "$B/examples/small_check_h200.db" >"$T/old.txt" 2>&1
 check_eq "an older trace: no ranges section" 0 "$(grep -c '^NVTX' "$T/old.txt")"
