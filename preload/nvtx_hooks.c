@@ -15,8 +15,7 @@
  * ones, sent when popped with how deep they sat), started/ended ranges
  * (which may end on another thread) and marks.  Named domains (NCCL's and
  * other libraries' own) are given handles so they stay apart and are left
- * out.  The NVTX ABI below is NVIDIA's nvToolsExt.h (v3): declared here,
- * as hooks.h declares CUDA's, since the product does not include it.
+ * out.  NVTX's ABI: nvtx_abi.h.
  *
  * These run on the program's threads, any of them, at any time after the
  * library was found: no lock, no allocation on the range paths (a thread's
@@ -36,42 +35,7 @@
 
 #include "hooks.h"
 #include "ingero/wire.h"
-
-/* --- NVTX v3 ABI (nvToolsExt.h, nvtxTypes.h) ------------------------------- */
-typedef void (*nvtx_fn)(void);
-typedef nvtx_fn **nvtx_table;          /* NvtxFunctionTable: pointers to the slots */
-typedef const void *(*nvtx_get_export_table)(uint32_t id);
-struct nvtx_callbacks {                /* NvtxExportTableCallbacks */
-	size_t size;
-	int (*get_module_table)(int module, nvtx_table *table, unsigned int *size);
-};
-#define NVTX_ETID_CALLBACKS 1
-#define NVTX_CB_MODULE_CORE 1
-#define NVTX_CB_MODULE_CORE2 5
-enum {                                 /* NVTX_CBID_CORE_* */
-	CORE_MarkEx = 1, CORE_MarkA = 2, CORE_MarkW = 3, CORE_RangeStartEx = 4, CORE_RangeStartA = 5,
-	CORE_RangeStartW = 6, CORE_RangeEnd = 7, CORE_RangePushEx = 8, CORE_RangePushA = 9,
-	CORE_RangePushW = 10, CORE_RangePop = 11,
-};
-enum {                                 /* NVTX_CBID_CORE2_* */
-	CORE2_DomainMarkEx = 1, CORE2_DomainRangeStartEx = 2, CORE2_DomainRangeEnd = 3,
-	CORE2_DomainRangePushEx = 4, CORE2_DomainRangePop = 5, CORE2_DomainRegisterStringA = 10,
-	CORE2_DomainRegisterStringW = 11, CORE2_DomainCreateA = 12, CORE2_DomainCreateW = 13,
-};
-enum { MSG_ASCII = 1, MSG_UNICODE = 2, MSG_REGISTERED = 3 };   /* nvtxMessageType_t */
-struct nvtx_attr {                     /* nvtxEventAttributes_t (v2, 48 bytes) */
-	uint16_t version, size;
-	uint32_t category;
-	int32_t color_type;
-	uint32_t color;
-	int32_t payload_type;
-	int32_t reserved0;
-	uint64_t payload;
-	int32_t message_type;
-	const void *message;           /* ascii, unicode or a registered handle */
-};
-typedef const void *nvtx_domain;       /* NULL: the default domain */
-typedef uint64_t nvtx_range_id;
+#include "nvtx_abi.h"
 
 /* --- names ----------------------------------------------------------------- */
 
