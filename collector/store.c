@@ -35,6 +35,7 @@
 
 #include "ingero/api.h"
 #include "ingero/schema.h"
+#include "ingero/utf8.h"
 #include "store_internal.h"
 #include <ingero/wire_decode.h>
 
@@ -421,35 +422,19 @@ void store_process_env(struct store *s, uint32_t pid, const char *kv, size_t kv_
 }
 
 /* A name from the program's memory as UTF-8 text: a byte that does not
- * start a valid sequence (RFC 3629: no overlong forms, no surrogates) and
- * control characters become '?', so every reader gets text. */
+ * start a valid sequence, and control characters, become '?' (in place:
+ * one byte for one), so every reader gets text. */
 static char *clean_utf8(const char *p, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)(p ? p : "");
-	char *out = malloc(n + 1);
-	size_t k = 0;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		unsigned c = s[i];
-		size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-		int ok = len && i + len <= n;
-		for (size_t j = 1; ok && j < len; j++)
-			ok = (s[i + j] & 0xc0) == 0x80;
-		if (ok && len == 3)
-			ok = !(c == 0xe0 && s[i + 1] < 0xa0) && !(c == 0xed && s[i + 1] >= 0xa0);
-		if (ok && len == 4)
-			ok = !(c == 0xf0 && s[i + 1] < 0x90) && !(c == 0xf4 && s[i + 1] >= 0x90);
-		if (!ok || c < 0x20 || c == 0x7f) {
-			out[k++] = '?';
-			i++;
-			continue;
-		}
-		memcpy(out + k, s + i, len);
-		k += len;
-		i += len;
+	char *out = strndup(p ? p : "", n);
+	unsigned char *s = (unsigned char *)out;
+	while (s && *s) {
+		int len = ingero_utf8_len(s);
+		if (!len || *s < 0x20 || *s == 0x7f)
+			*s++ = '?';
+		else
+			s += len;
 	}
-	out[k] = 0;
 	return out;
 }
 

@@ -2,6 +2,7 @@
  * python_layout.c — CPython's layouts and line tables (python_layout.h).
  */
 #include "ingero/python_layout.h"
+#include "ingero/utf8.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -205,27 +206,6 @@ int ingero_py_line(int minor, const uint8_t *table, size_t len, int firstlineno,
 
 /* --- strings ---------------------------------------------------------------------- */
 
-static size_t put_utf8(char *out, size_t cap, uint32_t c)
-{
-	char b[4];
-	size_t n;
-	if (c < 0x80) {
-		b[0] = (char)c, n = 1;
-	} else if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), n = 2;
-	} else if (c < 0x10000) {
-		b[0] = (char)(0xe0 | c >> 12), b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f)), n = 3;
-	} else {
-		b[0] = (char)(0xf0 | (c >> 18 & 7)), b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((c >> 6) & 0x3f)), b[3] = (char)(0x80 | (c & 0x3f)), n = 4;
-	}
-	if (n > cap)
-		return 0;
-	memcpy(out, b, n);
-	return n;
-}
-
 long ingero_py_str(const struct ingero_py_layout *L, ingero_py_read_fn rd, void *ctx, uint64_t s,
 		   uint64_t str_type, char *out, size_t cap, int keep_tail)
 {
@@ -277,7 +257,7 @@ long ingero_py_str(const struct ingero_py_layout *L, ingero_py_read_fn rd, void 
 		for (size_t j = 0; j < batch; j++) {
 			uint32_t c = 0;
 			memcpy(&c, chars + j * kind, kind);
-			size_t w = put_utf8(out + n, cap - n, c);
+			size_t w = ingero_utf8_put(out + n, cap - n, c);
 			if (!w)
 				return (long)n;
 			n += w;

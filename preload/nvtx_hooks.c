@@ -34,6 +34,7 @@
 #include <wchar.h>
 
 #include "hooks.h"
+#include "ingero/utf8.h"
 #include "ingero/wire.h"
 #include "nvtx_abi.h"
 
@@ -46,21 +47,16 @@ struct name {
 	char s[NAME_MAX_];
 };
 
-/* Up to max bytes of s, not cutting a UTF-8 sequence. */
-static uint16_t utf8_cut(const char *s, size_t max)
+/* A name's used bytes only (the slots are 160 bytes; most names a few). */
+static void name_copy(struct name *dst, const struct name *src)
 {
-	size_t n = strnlen(s, max + 1);
-	if (n <= max)
-		return (uint16_t)n;
-	n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return (uint16_t)n;
+	dst->len = src->len;
+	memcpy(dst->s, src->s, src->len);
 }
 
 static void name_ascii(struct name *n, const char *s)
 {
-	n->len = s ? utf8_cut(s, NAME_MAX_) : 0;
+	n->len = s ? (uint16_t)ingero_utf8_cut(s, NAME_MAX_) : 0;
 	if (n->len)
 		memcpy(n->s, s, n->len);
 }
@@ -71,24 +67,11 @@ static void name_wide(struct name *n, const wchar_t *w)
 	size_t k = 0;
 	for (; w && *w; w++) {
 		uint32_t c = (uint32_t)*w;
-		char b[4];
-		size_t m;
-		if (c < 0x80) {
-			b[0] = (char)c, m = 1;
-		} else if (c < 0x800) {
-			b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), m = 2;
-		} else if (c < 0x10000 && (c < 0xd800 || c > 0xdfff)) {
-			b[0] = (char)(0xe0 | c >> 12), b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-			b[2] = (char)(0x80 | (c & 0x3f)), m = 3;
-		} else if (c >= 0x10000 && c < 0x110000) {
-			b[0] = (char)(0xf0 | c >> 18), b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-			b[2] = (char)(0x80 | ((c >> 6) & 0x3f)), b[3] = (char)(0x80 | (c & 0x3f)), m = 4;
-		} else {
-			b[0] = '?', m = 1;
-		}
-		if (k + m > NAME_MAX_)
+		if ((c >= 0xd800 && c <= 0xdfff) || c >= 0x110000)
+			c = '?';
+		size_t m = ingero_utf8_put(n->s + k, NAME_MAX_ - k, c);
+		if (!m)
 			break;
-		memcpy(n->s + k, b, m);
 		k += m;
 	}
 	n->len = (uint16_t)k;
@@ -100,7 +83,7 @@ static const void *register_name(const struct name *n)
 {
 	struct name *r = malloc(sizeof *r);
 	if (r)
-		*r = *n;
+		name_copy(r, n);
 	return r;
 }
 
@@ -112,7 +95,7 @@ static void name_attr(struct name *n, const struct nvtx_attr *a)
 	switch (a->message_type) {
 	case MSG_ASCII:      name_ascii(n, a->message); break;
 	case MSG_UNICODE:    name_wide(n, a->message); break;
-	case MSG_REGISTERED: *n = *(const struct name *)a->message; break;
+	case MSG_REGISTERED: name_copy(n, a->message); break;
 	default: break;
 	}
 }
@@ -187,7 +170,7 @@ static int push(const struct name *n)
 		struct open_range *o = &pushed.r[d];
 		o->start = 0;
 		if (recording()) {
-			o->name = *n;
+			name_copy(&o->name, n);
 			o->tsc = ingero_hot.use_tsc;
 			o->start = ingero_stamp(o->tsc);
 		}
@@ -207,8 +190,11 @@ static int pop(void)
 	 * pushes and pops in between reuses its slot */
 	struct open_range o;
 	bool timed = d < DEPTH && pushed.r[d].start;
-	if (timed)
-		o = pushed.r[d];
+	if (timed) {
+		o.start = pushed.r[d].start;
+		o.tsc = pushed.r[d].tsc;
+		name_copy(&o.name, &pushed.r[d].name);
+	}
 	atomic_signal_fence(memory_order_seq_cst);
 	pushed.depth = d;
 	if (timed && recording())
@@ -237,11 +223,6 @@ static int nv_push_ex(const struct nvtx_attr *a)
 	return push(&n);
 }
 
-static int nv_pop(void)
-{
-	return pop();
-}
-
 /* --- started ranges (any thread may end them) ------------------------------ */
 
 #define STARTED 64
@@ -258,7 +239,7 @@ static _Atomic uint64_t next_id = 1;
 
 static void fill_started(struct started_range *s, uint64_t id, const struct name *n)
 {
-	s->name = *n;
+	name_copy(&s->name, n);
 	s->tid = ingero_tid();
 	s->tsc = ingero_hot.use_tsc;
 	s->start = ingero_stamp(s->tsc);
@@ -346,11 +327,6 @@ static nvtx_range_id nv_start_ex(const struct nvtx_attr *a)
 	return start_range(&n);
 }
 
-static void nv_end(nvtx_range_id id)
-{
-	end_range(id);
-}
-
 /* --- marks ------------------------------------------------------------------ */
 
 static void mark(const struct name *n)
@@ -388,13 +364,8 @@ static void nv_mark_ex(const struct nvtx_attr *a)
 
 static const char named_domain;        /* every named domain's handle */
 
-static nvtx_domain nv_domain_create_a(const char *name)
-{
-	(void)name;
-	return &named_domain;
-}
-
-static nvtx_domain nv_domain_create_w(const wchar_t *name)
+/* (both nvtxDomainCreateA and W: the name is not kept) */
+static nvtx_domain nv_domain_create(const void *name)
 {
 	(void)name;
 	return &named_domain;
@@ -472,11 +443,11 @@ INGERO_EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get)
 	fill(core, n, CORE_RangeStartEx, (nvtx_fn)nv_start_ex);
 	fill(core, n, CORE_RangeStartA, (nvtx_fn)nv_start_a);
 	fill(core, n, CORE_RangeStartW, (nvtx_fn)nv_start_w);
-	fill(core, n, CORE_RangeEnd, (nvtx_fn)nv_end);
+	fill(core, n, CORE_RangeEnd, (nvtx_fn)end_range);
 	fill(core, n, CORE_RangePushEx, (nvtx_fn)nv_push_ex);
 	fill(core, n, CORE_RangePushA, (nvtx_fn)nv_push_a);
 	fill(core, n, CORE_RangePushW, (nvtx_fn)nv_push_w);
-	fill(core, n, CORE_RangePop, (nvtx_fn)nv_pop);
+	fill(core, n, CORE_RangePop, (nvtx_fn)pop);
 	if (cb->get_module_table(NVTX_CB_MODULE_CORE2, &core2, &n2) && core2) {
 		fill(core2, n2, CORE2_DomainMarkEx, (nvtx_fn)nv_domain_mark);
 		fill(core2, n2, CORE2_DomainRangeStartEx, (nvtx_fn)nv_domain_start);
@@ -485,8 +456,8 @@ INGERO_EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get)
 		fill(core2, n2, CORE2_DomainRangePop, (nvtx_fn)nv_domain_pop);
 		fill(core2, n2, CORE2_DomainRegisterStringA, (nvtx_fn)nv_register_a);
 		fill(core2, n2, CORE2_DomainRegisterStringW, (nvtx_fn)nv_register_w);
-		fill(core2, n2, CORE2_DomainCreateA, (nvtx_fn)nv_domain_create_a);
-		fill(core2, n2, CORE2_DomainCreateW, (nvtx_fn)nv_domain_create_w);
+		fill(core2, n2, CORE2_DomainCreateA, (nvtx_fn)nv_domain_create);
+		fill(core2, n2, CORE2_DomainCreateW, (nvtx_fn)nv_domain_create);
 	}
 	return 1;
 }

@@ -3,6 +3,8 @@
  */
 #include "base/json_out.h"
 
+#include <ingero/utf8.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,24 +53,6 @@ int ia_json_print(const cJSON *root, FILE *out, int pretty)
 	return rc;
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	int n = (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-	if (!n || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
-		return 0;   /* overlong or surrogate */
-	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
 void ia_json_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -79,7 +63,7 @@ void ia_json_write_string(FILE *f, const char *str)
 		 * tenth of its time) */
 		const unsigned char *run = s;
 		int n;
-		while (*s && *s != '"' && *s != '\\' && *s >= 0x20 && (n = utf8_len(s)))
+		while (*s && *s != '"' && *s != '\\' && *s >= 0x20 && (n = ingero_utf8_len(s)))
 			s += n;
 		if (s > run)
 			fwrite(run, 1, (size_t)(s - run), f);

@@ -2,96 +2,39 @@
  * nvtx.c — the main process's NVTX ranges against the GPU's idle time
  * (nvtx.h).  One query read once: each range's name (emit_nvtx's call
  * numbers cut off) and time, then sorted by name and length, so a name's
- * median is its middle one; the gaps' time inside a range is a difference
- * of the gaps' cumulative time (merged and sorted first: a relay's gaps are
- * read on several threads).
+ * median is its middle one; the gaps' time inside a range is
+ * ia_spans_within's (gpu_time.h) over the gaps merged.
  */
 #include "measure/nvtx.h"
 #include "load/db.h"
 #include "base/json_out.h"
 
+#include <ingero/fnv.h>
 #include <ingero/u64map.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-struct idle_line {
-	uint64_t *start, *end, *before;   /* merged gaps by start; idle time before each */
-	size_t n;
-};
-
-static int cmp_u64_pair(const void *x, const void *y)
+/* The gaps as spans, sorted and merged (a relay's are read on several
+ * threads), for ia_spans_within; *total their time.  NULL with n 0 when
+ * there are none, or out of memory (-1 in *n then). */
+static struct ia_span *idle_spans(const struct ia_gaps *g, size_t *n, uint64_t *total)
 {
-	const uint64_t *a = x, *b = y;
-	return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
-static void idle_line_free(struct idle_line *l)
-{
-	free(l->start);
-	free(l->end);
-	free(l->before);
-}
-
-static int idle_line_make(const struct ia_gaps *g, struct idle_line *l)
-{
-	memset(l, 0, sizeof *l);
+	*n = 0;
+	*total = 0;
 	if (!g->n)
-		return 0;
-	uint64_t *p = malloc(g->n * 2 * sizeof *p);
-	l->start = malloc(g->n * sizeof *l->start);
-	l->end = malloc(g->n * sizeof *l->end);
-	l->before = malloc(g->n * sizeof *l->before);
-	if (!p || !l->start || !l->end || !l->before) {
-		free(p);
-		idle_line_free(l);
-		return -1;
+		return NULL;
+	struct ia_span *s = malloc(g->n * sizeof *s);
+	if (!s) {
+		*n = (size_t)-1;
+		return NULL;
 	}
 	for (size_t i = 0; i < g->n; i++)
-		p[2 * i] = g->g[i].start, p[2 * i + 1] = g->g[i].end;
-	qsort(p, g->n, 2 * sizeof *p, cmp_u64_pair);
-	uint64_t sum = 0;
-	for (size_t i = 0; i < g->n; i++) {
-		uint64_t s = p[2 * i], e = p[2 * i + 1];
-		if (e <= s)
-			continue;
-		if (l->n && s <= l->end[l->n - 1]) {
-			if (e > l->end[l->n - 1]) {
-				sum += e - l->end[l->n - 1];
-				l->end[l->n - 1] = e;
-			}
-			continue;
-		}
-		l->start[l->n] = s;
-		l->end[l->n] = e;
-		l->before[l->n] = sum;
-		sum += e - s;
-		l->n++;
-	}
-	free(p);
-	return 0;
-}
-
-/* The gaps' time before x. */
-static uint64_t idle_before(const struct idle_line *l, uint64_t x)
-{
-	size_t lo = 0, hi = l->n;   /* the first gap starting after x */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (l->start[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return 0;
-	size_t i = lo - 1;
-	return l->before[i] + ((x < l->end[i] ? x : l->end[i]) - l->start[i]);
-}
-
-static uint64_t idle_total(const struct idle_line *l)
-{
-	return l->n ? l->before[l->n - 1] + l->end[l->n - 1] - l->start[l->n - 1] : 0;
+		s[i] = (struct ia_span){ g->g[i].start, g->g[i].end };
+	*n = ia_spans_merge(s, g->n, 0, UINT64_MAX);
+	for (size_t i = 0; i < *n; i++)
+		*total += s[i].b - s[i].a;
+	return s;
 }
 
 static int cmp_total(const void *x, const void *y)
@@ -133,10 +76,7 @@ static size_t base_len(const char *name)
 
 static uint64_t hash_name(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return ingero_mix64(h) | 1;
+	return ingero_mix64(ingero_fnv(INGERO_FNV_SEED, s, n)) | 1;   /* (0 is no key) */
 }
 
 int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, struct ia_nvtx *out, char *err,
@@ -150,12 +90,12 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 		return has;
 	}
 	out->present = 1;
-	struct idle_line l;
-	if (idle_line_make(g, &l) < 0) {
+	size_t nidle;
+	struct ia_span *idle = idle_spans(g, &nidle, &out->idle_ns);
+	if (nidle == (size_t)-1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	out->idle_ns = idle_total(&l);
 	sqlite3_stmt *st = ia_db_prepare(t->db,
 					 "SELECT name, start_ns, end_ns, depth, kind = 'mark' FROM nvtx_ranges "
 					 "WHERE pid = ?1 AND start_ns < ?3 AND end_ns >= ?2",
@@ -217,7 +157,7 @@ int ia_nvtx_compute(const struct ia_trace *t, int pid, const struct ia_gaps *g, 
 			scap = nc;
 		}
 		sm[ns++] = (struct sample){ (uint32_t)(idx - 1), (uint32_t)sqlite3_column_int64(st, 3), b > a ? b - a : 0,
-					    b > a ? idle_before(&l, b) - idle_before(&l, a) : 0 };
+					    b > a ? ia_spans_within(idle, nidle, a, b) : 0 };
 	}
 	rc = ia_db_done(st, rc, err, errlen);
 	if (rc < 0)
@@ -248,7 +188,7 @@ out:
 	sqlite3_finalize(st);
 	free(sm);
 	ingero_map_free(&by_name);
-	idle_line_free(&l);
+	free(idle);
 	return rc;
 }
 

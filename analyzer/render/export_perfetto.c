@@ -61,6 +61,7 @@
 
 #include <ingero/api.h>
 #include <ingero/event.h>
+#include <ingero/u64map.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -569,6 +570,19 @@ static void write_collectives(struct out *o, const struct ia_coll_list *l, int n
 	free(shown);
 }
 
+/* One end (ph "b" or "e") of a started range's async slice. */
+static void nvtx_async(struct out *o, const char *ph, unsigned long long id, int pid, uint32_t tid, const char *name,
+		       uint64_t at)
+{
+	sep(o);
+	fprintf(o->f, "{\"ph\":\"%s\",\"cat\":\"nvtx\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":", ph, id,
+		o->pid_base + pid, tid);
+	ia_json_write_string(o->f, name);
+	fputc(',', o->f);
+	ts(o, "ts", at);
+	fputs("}", o->f);
+}
+
 /* The program's NVTX ranges (the header).  Pushed ranges were recorded
  * when popped, so a thread's come innermost first: sorted by start, then
  * the longer first, they nest as drawn. */
@@ -583,8 +597,7 @@ static void write_nvtx(struct out *o, const struct ia_trace *t)
 		return;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)t->from);
 	sqlite3_bind_int64(st, 2, t->to > INT64_MAX ? INT64_MAX : (sqlite3_int64)t->to);
-	uint32_t *named = NULL;   /* threads whose NVTX track is named, sorted */
-	size_t nnamed = 0, cap = 0;
+	struct u64map named = { 0 };   /* threads whose NVTX track is named */
 	unsigned long long async_id = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int pid = sqlite3_column_int(st, 0);
@@ -597,44 +610,13 @@ static void write_nvtx(struct out *o, const struct ia_trace *t)
 		if (!kind || !name)
 			continue;
 		if (!strcmp(kind, "start")) {
-			sep(o);
-			fprintf(o->f, "{\"ph\":\"b\",\"cat\":\"nvtx\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":", ++async_id,
-				o->pid_base + pid, tid);
-			ia_json_write_string(o->f, name);
-			fputc(',', o->f);
-			ts(o, "ts", a);
-			fputs("}", o->f);
-			sep(o);
-			fprintf(o->f, "{\"ph\":\"e\",\"cat\":\"nvtx\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":", async_id,
-				o->pid_base + pid, tid);
-			ia_json_write_string(o->f, name);
-			fputc(',', o->f);
-			ts(o, "ts", b);
-			fputs("}", o->f);
+			async_id++;
+			nvtx_async(o, "b", async_id, pid, tid, name, a);
+			nvtx_async(o, "e", async_id, pid, tid, name, b);
 			continue;
 		}
-		size_t lo = 0, hi = nnamed;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (named[mid] < tid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == nnamed || named[lo] != tid) {
-			if (nnamed == cap) {
-				size_t nc = cap ? 2 * cap : 16;
-				uint32_t *p = realloc(named, nc * sizeof *p);
-				if (p) {
-					named = p;
-					cap = nc;
-				}
-			}
-		}
-		if ((lo == nnamed || named[lo] != tid) && nnamed < cap) {   /* (out of memory: the track unnamed) */
-			memmove(named + lo + 1, named + lo, (nnamed - lo) * sizeof *named);
-			named[lo] = tid;
-			nnamed++;
+		/* a thread's track named at its first range (key tid + 1: 0 is no key) */
+		if (!ingero_map_get(&named, (uint64_t)tid + 1) && ingero_map_put(&named, (uint64_t)tid + 1, &named) == 0) {
 			char tname[64];
 			snprintf(tname, sizeof tname, "%u NVTX", tid);
 			meta(o, "thread_name", pid, NVTX_TRACK_BASE + tid, tname);
@@ -652,7 +634,7 @@ static void write_nvtx(struct out *o, const struct ia_trace *t)
 		fputs("}", o->f);
 	}
 	sqlite3_finalize(st);
-	free(named);
+	ingero_map_free(&named);
 }
 
 void ia_perfetto_write(FILE *f, const struct ia_analysis *a, const struct ia_coll_list *coll)

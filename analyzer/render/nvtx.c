@@ -8,21 +8,11 @@
 
 #include "base/util.h"
 
+#include <ingero/utf8.h>
+
 #include <string.h>
 
 #define SHOWN 8
-
-/* Up to max bytes of s, not cutting a UTF-8 sequence. */
-static int cut(const char *s, int max)
-{
-	int n = (int)strnlen(s, (size_t)max + 1);
-	if (n <= max)
-		return n;
-	n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return n;
-}
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -37,7 +27,7 @@ void ia_nvtx_print_home(FILE *f, const struct ia_analysis *a)
 		return;
 	const char *nm = x->name[0] ? x->name : "(no name)";
 	fprintf(f, "\nIn your NVTX ranges: %.0f%% of the GPU's idle time fell inside '%.*s' (%u range%s, median %s).\n",
-		pct(x->idle_ns, a->nvtx.idle_ns), cut(nm, 80), nm, x->count, x->count == 1 ? "" : "s",
+		pct(x->idle_ns, a->nvtx.idle_ns), (int)ingero_utf8_cut(nm, 80), nm, x->count, x->count == 1 ? "" : "s",
 		ia_fmt_dur(d, sizeof d, x->p50_ns));
 }
 
@@ -61,7 +51,7 @@ void ia_nvtx_print(FILE *f, const struct ia_analysis *a, int verbose)
 	for (size_t i = 0; i < shown; i++) {
 		const struct ia_nvtx_name *x = &n->names[i];
 		const char *nm = x->name[0] ? x->name : "(no name)";
-		int nb = cut(nm, 40);
+		int nb = (int)ingero_utf8_cut(nm, 40);
 		fprintf(f, "  %.*s%*s %7u %9s %9s %9s %6.0f%% %6.0f%%\n", nb, nm, (int)w - nb > 0 ? (int)w - nb : 0, "",
 			x->count, ia_fmt_dur(d1, sizeof d1, x->p50_ns), ia_fmt_dur(d2, sizeof d2, x->total_ns),
 			ia_fmt_dur(d3, sizeof d3, x->idle_ns), pct(x->idle_ns, x->total_ns), pct(x->idle_ns, n->idle_ns));
