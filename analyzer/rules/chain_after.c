@@ -111,7 +111,11 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	if (a->pp.main < 0 || !a->gaps.win_end)
 		return 0;
 	const struct ia_proc *p = &t->procs[a->pp.p[a->pp.main].proc];
-	uint64_t end = p->exit_ns ? p->exit_ns : t->to;
+	/* a process that did not exit while traced runs to the trace's end:
+	 * t->to is open (UINT64_MAX) unless a window was chosen */
+	uint64_t end = p->exit_ns ? p->exit_ns : t->status.stopped_at;
+	if (end > t->to)
+		end = t->to;
 	if (end <= a->gaps.win_end || end - a->gaps.win_end < AFTER_MIN_NS)
 		return 0;
 	uint64_t tail = end - a->gaps.win_end, span = a->gaps.win_end - a->gaps.win_start + tail;
@@ -162,8 +166,9 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 	c->impact = share;
 	c->cost_ns = tail;
 	snprintf(c->summary, sizeof c->summary,
-		 "after the last GPU work: the process ran %s more (%.0f%% of the run from its first GPU work to its "
-		 "exit) with the GPU idle", ia_fmt_dur(d1, sizeof d1, tail), 100 * share);
+		 "after the last GPU work: the process ran %s more (%.0f%% of the run from its first GPU work to %s) "
+		 "with the GPU idle", ia_fmt_dur(d1, sizeof d1, tail), 100 * share,
+		 p->exit_ns ? "its exit" : "the trace's end; it had not exited");
 	if (n && !loader)
 		ia_chain_line(c, "[HOST] main thread's on-CPU samples after the last CUDA call (%llu): %s",
 			      (unsigned long long)n, what);
@@ -177,8 +182,8 @@ int ia_rule_after(struct ia_analysis *a, size_t *cap)
 			      ending);
 	if (instrumented && y.nlines)   /* (a shutdown at exit has no line of the user's) */
 		snprintf(c->source, sizeof c->source, "%s", y.lines[0].line);
-	ia_chain_line(c, "[CUDA] the last CUDA call ended %s before the process exited",
-		      ia_fmt_dur(d2, sizeof d2, tail));
+	ia_chain_line(c, "[CUDA] the last CUDA call ended %s before %s", ia_fmt_dur(d2, sizeof d2, tail),
+		      p->exit_ns ? "the process exited" : "the trace ended");
 	if (instrumented)
 		snprintf(c->root_cause, sizeof c->root_cause, "The job's own work after its last CUDA call: %s processing "
 			 "what it recorded — %s.", ia_instrument_name(top), what);
