@@ -196,7 +196,7 @@ static int stretch_period(const struct ia_trace *t, const struct ia_per_process 
 {
 	struct ia_steps st;
 	if (ia_steps_find(t, t->procs[pp->p[pp->main].proc].pid, h->long_start, h->long_end, IA_HOSTBOUND_PERIOD_MAX,
-			  &st, err, errlen) < 0)
+			  IA_STEPS_MAX_CALLS, &st, err, errlen) < 0)
 		return -1;
 	h->period_calls = st.calls;
 	h->period_launches = st.launches;

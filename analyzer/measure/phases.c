@@ -288,14 +288,23 @@ static int find_steps(const struct ia_trace *t, const struct ia_per_process *pp,
 		return 0;
 	/* the query sorts what its window covers: keep the window to about the
 	 * calls it reads (launches are at most the calls) */
+	int pid = t->procs[pp->p[pp->main].proc].pid;
 	uint64_t n = 0;
 	size_t e = best_s;
 	while (e < best_e && n < IA_STEPS_MAX_CALLS)
 		n += ph->launches[e++];
-	best_e = e;
-	if (ia_steps_find(t, t->procs[pp->p[pp->main].proc].pid, ph->t0 + best_s * IA_PHASE_SLICE_NS,
-			  ph->t0 + best_e * IA_PHASE_SLICE_NS, IA_STEPS_MAX_PERIOD, &ph->steps, err, errlen) < 0)
+	if (ia_steps_find(t, pid, ph->t0 + best_s * IA_PHASE_SLICE_NS, ph->t0 + e * IA_PHASE_SLICE_NS,
+			  IA_STEPS_MAX_PERIOD, IA_STEPS_MAX_CALLS, &ph->steps, err, errlen) < 0)
 		return -1;
+	/* none in it, and the run holds more: a step longer than the first
+	 * look sees three of (steps.h) */
+	if (!ph->steps.calls && e < best_e) {
+		while (e < best_e && n < IA_STEPS_LONG_CALLS)
+			n += ph->launches[e++];
+		if (ia_steps_find(t, pid, ph->t0 + best_s * IA_PHASE_SLICE_NS, ph->t0 + e * IA_PHASE_SLICE_NS,
+				  IA_STEPS_LONG_PERIOD, IA_STEPS_LONG_CALLS, &ph->steps, err, errlen) < 0)
+			return -1;
+	}
 	/* what ran before the loop's first full step is its set-up (a dataset
 	 * built, a buffer pinned, the model moved): one-time work, so start-up
 	 * — unless it queued as much GPU work as a few steps (an earlier loop;

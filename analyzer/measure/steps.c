@@ -16,13 +16,39 @@
 
 struct call_key { int api, tid; sqlite3_int64 kernel; uint64_t start; };
 
+static int differs(const struct call_key *x, const struct call_key *y)
+{
+	return x->api != y->api || x->kernel != y->kernel;
+}
+
+/* Whether seq compared with itself P later may match over the share a
+ * search needs: at PROBES positions spread evenly over it, more than
+ * `most` mismatches say no.  A wrong P then costs PROBES comparisons, not
+ * its whole mismatch budget (a twentieth or a third of the sequence: with
+ * no step in 80,000 calls, the second look cost a second, c67).  The
+ * threshold is far above the share a search allows (5 %, 33 %): even a
+ * period whose mismatches all cluster in one place (an interruption) hits
+ * it at about that share of the probes. */
+#define PROBES 64
+static int may_repeat(const struct call_key *seq, size_t n, size_t p, size_t most)
+{
+	size_t miss = 0;
+	for (size_t j = 0; j < PROBES && miss <= most; j++) {
+		size_t i = j * (n - p) / PROBES;
+		miss += differs(&seq[i], &seq[i + p]);
+	}
+	return miss <= most;
+}
+
 /* Smallest period P >= 2 with which seq repeats for >= 95 % of the
  * comparisons over at least three repeats; 0 when none.  A wrong P fails
- * early (its mismatch budget runs out), so the cost stays far below
- * n x max_period. */
+ * early (the probes, else its mismatch budget), so the cost stays far
+ * below n x max_period. */
 static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_period)
 {
 	for (size_t p = 1; p <= max_period && 3 * p <= n; p++) {
+		if (!may_repeat(seq, n, p, PROBES / 4))
+			continue;
 		size_t budget = (n - p) / 20, miss = 0, i;
 		for (i = 0; i + p < n && miss <= budget; i++)
 			miss += seq[i].api != seq[i + p].api || seq[i].kernel != seq[i + p].kernel;
@@ -64,6 +90,17 @@ static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
 	return 0;
 }
 
+/* The time a step takes: from the loop's start (position s0) over the
+ * whole steps after it, P calls each — the calls after the last whole
+ * step's start are part of a step, and counting them as whole ones read
+ * c79's 149 ms steps (five in the stretch) as 194 ms.  0 when there is no
+ * whole step. */
+static uint64_t step_ns(const struct call_key *seq, size_t n, size_t s0, uint32_t p)
+{
+	size_t k = s0 < n ? (n - 1 - s0) / p : 0;
+	return k && seq[s0 + k * p].start > seq[s0].start ? (seq[s0 + k * p].start - seq[s0].start) / k : 0;
+}
+
 /* A training loop interrupted every N steps — a validation pass, a
  * checkpoint, logging — repeats with its step between the interruptions
  * only: the comparison one step later fails over each interruption (c59:
@@ -80,6 +117,8 @@ static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
 static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_t max_q)
 {
 	for (size_t q = 2; q <= max_q && 8 * q <= n; q++) {
+		if (!may_repeat(seq, n, q, PROBES * 5 / 8))
+			continue;
 		size_t budget = (n - q) / 3, miss = 0, matched = 0, clusters = 0, switches = 0, last_miss = 0, i;
 		for (i = 0; i + q < n && miss <= budget; i++) {
 			if (seq[i].api != seq[i + q].api || seq[i].kernel != seq[i + q].kernel) {
@@ -125,15 +164,15 @@ static void launch_period(struct call_key *seq, size_t n, uint32_t max_period, s
 	 * request it is part of (c26: 4 layers of 13 launches, then .item()) */
 	if (out->calls && thread_switches(seq, nl) * p < nl && syncs * p < nl)
 		return;
-	size_t steps = (nl - 1) / p;
+	size_t s0 = loop_start(seq, nl, p);
 	out->by_calls = 0;
 	out->launches = p;
 	out->calls = (uint32_t)((n * p + nl / 2) / nl);
-	out->ns = (seq[nl - 1].start - seq[0].start) / steps;
-	out->first_ns = seq[loop_start(seq, nl, p)].start;
+	out->ns = step_ns(seq, nl, s0, p);
+	out->first_ns = seq[s0].start;
 }
 
-int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period,
+int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period, size_t max_calls,
 		  struct ia_steps *out, char *err, size_t errlen)
 {
 	out->calls = out->launches = 0;
@@ -141,8 +180,10 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	out->by_calls = 0;
 	if (b <= a)
 		return 0;
-	if (max_period > IA_STEPS_MAX_PERIOD)
-		max_period = IA_STEPS_MAX_PERIOD;
+	if (max_period > IA_STEPS_LONG_PERIOD)
+		max_period = IA_STEPS_LONG_PERIOD;
+	if (max_calls > IA_STEPS_LONG_CALLS)
+		max_calls = IA_STEPS_LONG_CALLS;
 	sqlite3_stmt *st = ia_db_prepare(t->db, "SELECT api, kernel, start_ns, tid FROM cuda_calls WHERE pid = ?1 AND start_ns >= ?2 "
 					 "AND start_ns < ?3 ORDER BY start_ns, tid LIMIT ?4", err, errlen);
 	if (!st)
@@ -150,49 +191,58 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	sqlite3_bind_int(st, 1, pid);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)a);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)b);
-	sqlite3_bind_int(st, 4, IA_STEPS_MAX_CALLS);
-	struct call_key *seq = malloc(IA_STEPS_MAX_CALLS * sizeof *seq);
-	if (!seq) {
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)max_calls);
+	struct call_key *all = malloc(max_calls * sizeof *all), *seq = all;
+	if (!all) {
 		sqlite3_finalize(st);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	size_t n = 0;
-	uint64_t first = 0, last = 0;
+	size_t n = 0, nall;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < IA_STEPS_MAX_CALLS) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < max_calls) {
 		seq[n].api = sqlite3_column_int(st, 0);
 		seq[n].kernel = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
-		last = (uint64_t)sqlite3_column_int64(st, 2);
-		seq[n].start = last;
+		seq[n].start = (uint64_t)sqlite3_column_int64(st, 2);
 		seq[n].tid = sqlite3_column_int(st, 3);
-		if (!n)
-			first = last;
 		n++;
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		ia_db_step_error(t->db, rc, err, errlen);
 		sqlite3_finalize(st);
-		free(seq);
+		free(all);
 		return -1;
 	}
 	sqlite3_finalize(st);
+	nall = n;
 	out->calls = find_period(seq, n, max_period);
 	uint32_t q = interrupted_period(seq, n, out->calls ? out->calls / 4 : max_period);
 	if (q)
 		out->calls = q;
+	/* a stretch that begins with other work: the steps after it (c79: an
+	 * evaluation's 3,760 calls, then steps of 3,862) */
+	for (size_t k = 1; !out->calls && k <= 2; k++) {
+		size_t skip = n * k / 4;
+		uint32_t p = find_period(all + skip, n - skip, max_period);
+		if (p) {
+			seq = all + skip;
+			n -= skip;
+			out->calls = p;
+		}
+	}
+	size_t s0 = 0;
 	if (out->calls) {
 		/* one step's launches, counted from where the loop begins (what
 		 * comes before it is set-up, other work) */
-		size_t s0 = loop_start(seq, n, out->calls);
-		out->first_ns = seq[s0].start;
-		for (size_t i = s0; i < s0 + out->calls && i < n; i++)
-			out->launches += is_launch(&seq[i]);
+		s0 = loop_start(all, nall, out->calls);
+		out->first_ns = all[s0].start;
+		for (size_t i = s0; i < s0 + out->calls && i < nall; i++)
+			out->launches += is_launch(&all[i]);
 	}
 	if (out->calls && !out->launches)
 		out->calls = 0;   /* a repeat without launches says nothing about steps of GPU work */
-	if (out->calls && n > out->calls && last > first)
-		out->ns = (last - first) / ((n - 1) / out->calls ? (n - 1) / out->calls : 1);
+	if (out->calls)
+		out->ns = step_ns(all, nall, s0, out->calls);
 	if (!out->calls)
 		out->launches = out->first_ns = 0;
 	/* the calls themselves as the step's signature only on one thread: a
@@ -200,6 +250,6 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	 * thread's differently from one step to the next */
 	out->by_calls = out->calls && !thread_switches(seq, n);
 	launch_period(seq, n, max_period, out);
-	free(seq);
+	free(all);
 	return 0;
 }

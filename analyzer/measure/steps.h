@@ -16,7 +16,9 @@
  * other work (validation, a checkpoint) repeats with its step only between
  * the passes: a shorter period that matches over 2/3 of the positions, its
  * mismatches in a few clusters, and switches threads every step (backward
- * on autograd's thread) is the step, not the cycle (steps.c).
+ * on autograd's thread) is the step, not the cycle (steps.c).  A stretch
+ * that begins with something else (an evaluation pass, the first step's
+ * one-time calls) is looked at again without its first quarter, then half.
  */
 #ifndef IA_STEPS_H
 #define IA_STEPS_H
@@ -25,6 +27,13 @@
 
 #define IA_STEPS_MAX_CALLS 20000   /* calls read from the stretch */
 #define IA_STEPS_MAX_PERIOD 4096   /* longest step looked for, in calls */
+/* A second look where the first found no step: a large model's step is
+ * more calls than the first look holds three of (GPT-2 small, 4
+ * micro-batches a step: 3,862 calls, c79; a 7B model's dozens of layers
+ * and micro-batches, tens of thousands).  Only then: the first look's
+ * stretch and result stay as they were wherever it found a step. */
+#define IA_STEPS_LONG_CALLS 80000
+#define IA_STEPS_LONG_PERIOD 24000
 
 struct ia_steps {
 	uint32_t calls, launches;   /* per step; 0 = no period found */
@@ -35,9 +44,10 @@ struct ia_steps {
 				       place), not only its launches, all on one thread */
 };
 
-/* The period of process pid's calls in [a, b), at most max_period calls
- * (<= IA_STEPS_MAX_PERIOD).  0, or -1 with a reason (a read error). */
-int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period,
+/* The period of process pid's calls in [a, b) (the first max_calls of
+ * them, at most IA_STEPS_LONG_CALLS), at most max_period calls (<=
+ * IA_STEPS_LONG_PERIOD).  0, or -1 with a reason (a read error). */
+int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uint32_t max_period, size_t max_calls,
 		  struct ia_steps *out, char *err, size_t errlen);
 
 #endif

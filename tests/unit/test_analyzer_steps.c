@@ -8,7 +8,9 @@
  * the loop began.  A training loop of `layers` layers (forward on the main
  * thread, backward on autograd's) stopped every 20 steps by an evaluation
  * pass: the step, not the cycle of 20 and the pass, and never one layer —
- * nor in an inference loop, whose layers all run on one thread.
+ * nor in an inference loop, whose layers all run on one thread.  A
+ * stretch that begins with other work, and a step longer than the first
+ * look's bounds (steps.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,14 +130,62 @@ static void build(int loss_every)
 	sqlite3_close(db);
 }
 
-static void steps_of(struct ia_steps *st)
+static void steps_within(uint32_t max_period, size_t max_calls, struct ia_steps *st)
 {
 	char err[256];
 	struct ia_trace t;
 	rf_load(path, 0, &t);
-	if (ia_steps_find(&t, 100, 0, LOOP_START + (STEPS + 1) * STEP_NS, IA_STEPS_MAX_PERIOD, st, err, sizeof err) < 0)
+	if (ia_steps_find(&t, 100, 0, UINT64_MAX >> 2, max_period, max_calls, st, err, sizeof err) < 0)
 		fail_msg("%s", err);
 	rf_unload(&t, path);
+}
+
+static void steps_of(struct ia_steps *st)
+{
+	steps_within(IA_STEPS_MAX_PERIOD, IA_STEPS_MAX_CALLS, st);
+}
+
+#define RUNUP 340   /* launches of other work before the loop: 22 % of the stretch */
+
+/* c79's shape: the stretch begins with other work (an evaluation pass, a
+ * first step's one-time calls) before steps of six launches on one thread */
+static void build_runup(void)
+{
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc(RUNUP + 6 * STEPS, sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	uint32_t x = 12345;
+	for (int i = 0; i < RUNUP; i++) {   /* no period of its own */
+		x = x * 1103515245u + 12345u;
+		c[n++] = launch((uint64_t)i * US, 0x6000 + (x >> 16) % 23);
+	}
+	for (int s = 0; s < STEPS; s++)
+		for (int k = 0; k < 6; k++)
+			c[n++] = launch(LOOP_START + (uint64_t)s * STEP_NS + (uint64_t)k * 20 * US, 0x4000 + (uint64_t)k);
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+}
+
+/* a step of 5,000 launches, none repeated inside it, four times */
+#define LONG_STEP 5000
+static void build_long_steps(void)
+{
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc(4 * LONG_STEP, sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	for (int s = 0; s < 4; s++)
+		for (int k = 0; k < LONG_STEP; k++)
+			c[n++] = launch(LOOP_START + (uint64_t)s * 10 * STEP_NS + (uint64_t)k * US, 0x10000 + (uint64_t)k);
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
 }
 
 static void plain_loop(void **state)
@@ -200,6 +250,37 @@ static void deep_inference(void **state)
 	assert_int_equal(st.calls, EVAL_EVERY * (12 * LAYER + 1) + EVAL_CALLS);
 }
 
+/* the run-up breaks the comparison over the whole stretch (22 % of it
+ * mismatched); without its first quarter the steps repeat */
+static void begins_with_other_work(void **state)
+{
+	(void)state;
+	build_runup();
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 6);
+	assert_int_equal(st.launches, 6);
+	assert_true(st.first_ns >= LOOP_START && st.first_ns < LOOP_START + 2 * STEP_NS);
+	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
+}
+
+/* more calls a step than the first look holds three of: found by the
+ * second look's bounds only */
+static void step_longer_than_first_look(void **state)
+{
+	(void)state;
+	build_long_steps();
+	struct ia_steps st;
+	steps_within(IA_STEPS_MAX_PERIOD, IA_STEPS_MAX_CALLS, &st);
+	assert_int_equal(st.calls, 0);
+	build_long_steps();   /* (read once, the file is removed) */
+	steps_within(IA_STEPS_LONG_PERIOD, IA_STEPS_LONG_CALLS, &st);
+	assert_int_equal(st.calls, LONG_STEP);
+	assert_int_equal(st.launches, LONG_STEP);
+	assert_int_equal(st.first_ns, LOOP_START);
+	assert_true(st.ns > 10 * STEP_NS * 99 / 100 && st.ns < 10 * STEP_NS * 101 / 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +289,8 @@ int main(void)
 		cmocka_unit_test(training_with_evaluation),
 		cmocka_unit_test(deep_training_with_evaluation),
 		cmocka_unit_test(deep_inference),
+		cmocka_unit_test(begins_with_other_work),
+		cmocka_unit_test(step_longer_than_first_look),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
