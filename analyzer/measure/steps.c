@@ -72,22 +72,79 @@ static int is_launch(const struct call_key *c)
 	return ingero_api_class((unsigned)c->api) == INGERO_CLASS_LAUNCH;
 }
 
+/* Whether seq repeats with period p for two steps from i (95 % of the
+ * comparisons), launching work. */
+static int repeats_at(const struct call_key *seq, size_t i, uint32_t p)
+{
+	size_t miss = 0, budget = 2 * (size_t)p / 20, launches = 0;
+	for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++) {
+		miss += differs(&seq[j], &seq[j + p]);
+		launches += is_launch(&seq[j]);
+	}
+	return miss <= budget && launches;
+}
+
+static uint64_t call_hash(const struct call_key *c)
+{
+	uint64_t h = (uint64_t)(unsigned)c->api * 0x9e3779b97f4a7c15ull ^ (uint64_t)c->kernel;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ h >> 32;
+}
+
+/* One step's calls as a multiset (their hashes summed: the same for every
+ * rotation of the step), where the loop surely runs — the stretch's
+ * middle, else its third or first quarter, that repeats.  0 when none. */
+static int step_sum(const struct call_key *seq, size_t n, uint32_t p, uint64_t *sum)
+{
+	static const size_t quarter[] = { 2, 3, 1 };
+	for (size_t k = 0; k < 3; k++) {
+		size_t m = n * quarter[k] / 4;
+		if (m + 3 * (size_t)p > n || !repeats_at(seq, m, p))
+			continue;
+		*sum = 0;
+		for (size_t j = m; j < m + p; j++)
+			*sum += call_hash(&seq[j]);
+		return 1;
+	}
+	return 0;
+}
+
 /* The first position from which seq repeats with period p for two steps
  * (95 % of the comparisons) that launch work: calls before it are the
  * loop's set-up.  A set-up that repeats too — a model's parameters moved
- * one by one, allocate, copy, synchronize (c22) — launches nothing. */
+ * one by one, allocate, copy, synchronize (c22) — launches nothing.  A
+ * short period repeats by accident in a set-up's run of the same kernel
+ * (c17: four alike launches read as two steps of a copy and a graph
+ * launch, 45 ms before the loop's first): where the repetition found first
+ * does not run on into steps holding the step's calls (the multiset of
+ * the stretch's middle), the first such step begins the loop. */
 static size_t loop_start(const struct call_key *seq, size_t n, uint32_t p)
 {
-	for (size_t i = 0; i + 3 * (size_t)p <= n; i++) {
-		size_t miss = 0, budget = 2 * (size_t)p / 20, launches = 0;
-		for (size_t j = i; j < i + 2 * (size_t)p && miss <= budget; j++) {
-			miss += seq[j].api != seq[j + p].api || seq[j].kernel != seq[j + p].kernel;
-			launches += is_launch(&seq[j]);
-		}
-		if (miss <= budget && launches)
-			return i;
+	size_t first = 0;
+	while (first + 3 * (size_t)p <= n && !repeats_at(seq, first, p))
+		first++;
+	uint64_t ref, sum = 0;
+	if (first + 3 * (size_t)p > n)
+		return 0;
+	if (!step_sum(seq, n, p, &ref))
+		return first;
+	for (size_t j = first; j < first + p; j++)
+		sum += call_hash(&seq[j]);
+	size_t i = first;
+	while (i + 3 * (size_t)p <= n && (sum != ref || !repeats_at(seq, i, p))) {
+		sum += call_hash(&seq[i + p]) - call_hash(&seq[i]);
+		i++;
 	}
-	return 0;
+	if (i + 3 * (size_t)p > n || i == first)
+		return first;
+	/* the loop ran on from the first repetition through two steps past
+	 * the step found (a call of it different now and then: within the
+	 * same 5 %)? */
+	size_t miss = 0, end = i + 2 * (size_t)p;
+	for (size_t j = first; j < end; j++)
+		miss += differs(&seq[j], &seq[j + p]);
+	return 20 * miss <= end - first ? first : i;
 }
 
 /* The time a step takes: from the loop's start (position s0) over the

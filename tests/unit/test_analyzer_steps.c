@@ -9,8 +9,8 @@
  * thread, backward on autograd's) stopped every 20 steps by an evaluation
  * pass: the step, not the cycle of 20 and the pass, and never one layer —
  * nor in an inference loop, whose layers all run on one thread.  A
- * stretch that begins with other work, and a step longer than the first
- * look's bounds (steps.h).
+ * stretch that begins with other work, a loop after a run of alike
+ * launches, and a step longer than the first look's bounds (steps.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,6 +170,31 @@ static void build_runup(void)
 	sqlite3_close(db);
 }
 
+/* c17's shape: a set-up that ends in a run of the same kernel (eight
+ * fills), other calls, then steps of a copy and a graph launch */
+static void build_graph_replay(void)
+{
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc(40 + 2 * STEPS, sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	for (int i = 0; i < 8; i++)
+		c[n++] = launch((uint64_t)(10 + i) * US, 0x7000);
+	for (int i = 0; i < 12; i++)   /* the capture's other work */
+		c[n++] = launch((uint64_t)(100 + 10 * i) * US, 0x7100 + (uint64_t)i);
+	for (int s = 0; s < STEPS; s++) {
+		uint64_t t = LOOP_START + (uint64_t)s * STEP_NS;
+		c[n] = tb_call(100, 100, INGERO_API_CUDA_MEMCPY_ASYNC, t, 10 * US);
+		c[n++].dir = INGERO_DIR_DTOD;
+		c[n++] = tb_call(100, 100, INGERO_API_CUDA_GRAPH_LAUNCH, t + 20 * US, 10 * US);
+	}
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+}
+
 /* a step of 5,000 launches, none repeated inside it, four times */
 #define LONG_STEP 5000
 static void build_long_steps(void)
@@ -264,6 +289,19 @@ static void begins_with_other_work(void **state)
 	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
 }
 
+/* The loop begins at its first copy and graph launch, not at the fills
+ * (two alike launches repeat as "two steps" of two calls) */
+static void loop_after_a_run_of_alike_launches(void **state)
+{
+	(void)state;
+	build_graph_replay();
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 2);
+	assert_int_equal(st.first_ns, LOOP_START);
+	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
+}
+
 /* more calls a step than the first look holds three of: found by the
  * second look's bounds only */
 static void step_longer_than_first_look(void **state)
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(deep_training_with_evaluation),
 		cmocka_unit_test(deep_inference),
 		cmocka_unit_test(begins_with_other_work),
+		cmocka_unit_test(loop_after_a_run_of_alike_launches),
 		cmocka_unit_test(step_longer_than_first_look),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
