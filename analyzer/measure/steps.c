@@ -195,6 +195,24 @@ static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_
 	return 0;
 }
 
+/* Whether a strict period P that holds a few shorter repeats Q is itself
+ * the step: a GAN's five critic updates and its generator's (c82: P = 414
+ * calls, Q = 71), not a loop of Q interrupted.  Over one P, the calls that
+ * differ from theirs Q later: a piece of other work as long as a step
+ * differs twice (the step before it, and itself), as long as two steps
+ * or more; a loss logged every few steps (a copy and a sync more) shifts
+ * one step's worth.  Only for a P of at most 8 Q: an evaluation every 40
+ * steps (c59) interrupts the loop whatever its length. */
+static int whole_cycle(const struct call_key *seq, size_t n, uint32_t p, uint32_t q)
+{
+	if (!p || !q || p > 8 * q || (size_t)p + q > n)
+		return 0;
+	size_t m = n / 2 + p + q <= n ? n / 2 : 0, miss = 0;
+	for (size_t i = m; i < m + p; i++)
+		miss += differs(&seq[i], &seq[i + q]);
+	return 2 * miss >= 3 * (size_t)q;
+}
+
 /* The period of the launches alone, where it is shorter than the calls'
  * (or they have none): a loop that reads its loss every N steps (a copy
  * and a sync more in one step of N), or whose allocator calls now and
@@ -274,7 +292,7 @@ int ia_steps_find(const struct ia_trace *t, int pid, uint64_t a, uint64_t b, uin
 	nall = n;
 	out->calls = find_period(seq, n, max_period);
 	uint32_t q = interrupted_period(seq, n, out->calls ? out->calls / 4 : max_period);
-	if (q)
+	if (q && !whole_cycle(seq, n, out->calls, q))
 		out->calls = q;
 	/* a stretch that begins with other work: the steps after it (c79: an
 	 * evaluation's 3,760 calls, then steps of 3,862) */

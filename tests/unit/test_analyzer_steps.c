@@ -10,7 +10,8 @@
  * pass: the step, not the cycle of 20 and the pass, and never one layer —
  * nor in an inference loop, whose layers all run on one thread.  A
  * stretch that begins with other work, a loop after a run of alike
- * launches, and a step longer than the first look's bounds (steps.h).
+ * launches, a GAN's iteration of five critic updates and a generator
+ * update, and a step longer than the first look's bounds (steps.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +95,35 @@ static void build_layers(int layers, int backward, int evaluate)
 				c[n++] = launch_on(100, u, 0x5000 + (uint64_t)(k % 7));
 			c[n] = tb_call(100, 100, INGERO_API_CUDA_MEMCPY_ASYNC, u, 10 * US);
 			c[n++].dir = INGERO_DIR_DTOH;
+		}
+	}
+	char err[256];
+	if (tb_insert_calls(db, c, n, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+}
+
+/* c82's shape: an iteration of five critic updates (forward on the main
+ * thread, backward on autograd's, an optimizer launch) and a generator
+ * update of other kernels as long as one */
+#define CRITIC 5
+static void build_gan(void)
+{
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc((size_t)STEPS * (CRITIC + 1) * 12, sizeof *c);
+	assert_non_null(c);
+	size_t n = 0;
+	uint64_t t = LOOP_START;
+	for (int s = 0; s < STEPS; s++) {
+		for (int u = 0; u <= CRITIC; u++) {
+			uint64_t base = u < CRITIC ? 0x4000 : 0x8000;   /* the critic's kernels, or the generator's */
+			for (int k = 0; k < 4; k++, t += 10 * US)
+				c[n++] = launch_on(100, t, base + (uint64_t)k);
+			for (int k = 0; k < 6; k++, t += 10 * US)
+				c[n++] = launch_on(101, t, base + 0x100 + (uint64_t)k);
+			c[n++] = launch_on(100, t, base + 0x200);
+			t += 30 * US;
 		}
 	}
 	char err[256];
@@ -302,6 +332,19 @@ static void loop_after_a_run_of_alike_launches(void **state)
 	assert_true(st.ns > STEP_NS * 99 / 100 && st.ns < STEP_NS * 101 / 100);
 }
 
+/* the iteration, not one critic update: the generator's update every five
+ * is part of each iteration, not an interruption of a loop of critic
+ * updates (an evaluation every 20 steps stays one: training_with_evaluation) */
+static void gan_iteration(void **state)
+{
+	(void)state;
+	build_gan();
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, (CRITIC + 1) * 11);
+	assert_int_equal(st.launches, (CRITIC + 1) * 11);
+}
+
 /* more calls a step than the first look holds three of: found by the
  * second look's bounds only */
 static void step_longer_than_first_look(void **state)
@@ -329,6 +372,7 @@ int main(void)
 		cmocka_unit_test(deep_inference),
 		cmocka_unit_test(begins_with_other_work),
 		cmocka_unit_test(loop_after_a_run_of_alike_launches),
+		cmocka_unit_test(gan_iteration),
 		cmocka_unit_test(step_longer_than_first_look),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,7 @@
 case ${1:-} in
 next)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "gpu: $gpu"
-	case $gpu in *H200*) LIMIT=${LIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
+	case $gpu in *H200*) LIMIT=${TLIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
 	NAMES="${CORPUS:-c84_deep_narrow_steps}" LIMIT=${LIMIT:-120} sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus
 	grep -m3 -E '^Steps|^Verdict' /tmp/tr/*.explain.txt ;;
 *) echo "usage: calls.sh next (on the device)" >&2; exit 2 ;;
