@@ -10,5 +10,10 @@ next)
 	case $gpu in *H200*) LIMIT=${TLIMIT:-470} sh docs/gpu-runs/2026-12-07-fiftieth/calls.sh auto; exit ;; esac
 	NAMES="${CORPUS:-c84_deep_narrow_steps}" LIMIT=${LIMIT:-120} sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus
 	grep -m3 -E '^Steps|^Verdict' /tmp/tr/*.explain.txt ;;
-*) echo "usage: calls.sh next (on the device)" >&2; exit 2 ;;
+c84)
+	# what the budget left allows (438 s after six refusals): c84 alone, on any card
+	nvidia-smi --query-gpu=name --format=csv,noheader | head -1
+	NAMES=c84_deep_narrow_steps LIMIT=${LIMIT:-120} sh docs/gpu-runs/2026-12-07-fiftysecond/calls.sh corpus
+	grep -m3 -E '^Steps|^Verdict' /tmp/tr/*.explain.txt ;;
+*) echo "usage: calls.sh next | c84 (on the device)" >&2; exit 2 ;;
 esac
