@@ -226,6 +226,7 @@ int ia_cpu_takers(const struct ia_trace *t, const struct ia_per_process *pp, con
 		const struct ia_proc_stats *ps = pi >= 0 && pp ? ia_pp_of_proc(pp, (uint32_t)pi) : NULL;
 		enum ia_taker_role role = tk[i].pid == IA_TAKER_OTHERS ? IA_TAKER_UNNAMED
 					  : th >= 0 ? (ia_thread_is_tracer(&t->threads[th]) ? IA_TAKER_TRACER : IA_TAKER_OWN_THREAD)
+					  : pi >= 0 && (uint32_t)pi == self_proc ? IA_TAKER_OWN_PROC
 					  : ps && ps->role == IA_ROLE_WORKER ? IA_TAKER_WORKER
 					  : ps && ps->role == IA_ROLE_MAIN ? IA_TAKER_MAIN
 					  : pi < 0 && !strncmp(name, "ingero-", 7) ? IA_TAKER_TRACER_PROC : IA_TAKER_NONE;
@@ -282,6 +283,9 @@ char *ia_competitors_text(char *buf, size_t len, const struct ia_comp_group *g, 
 		case IA_TAKER_MAIN:
 			w = snprintf(buf + o, len - o, "%s%s (main process) %s", sep, g[i].comm, d);
 			break;
+		case IA_TAKER_OWN_PROC:
+			w = snprintf(buf + o, len - o, "%s%s (its own process's other threads) %s", sep, g[i].comm, d);
+			break;
 		case IA_TAKER_UNNAMED:
 			w = snprintf(buf + o, len - o, "%sothers not named %s", sep, d);
 			break;
@@ -306,7 +310,8 @@ cJSON *ia_competitors_json(const struct ia_comp_group *g, size_t n)
 		ia_json_u64(o, "cpu_ns", g[i].cpu_ns);
 		static const char *const role[] = { [IA_TAKER_WORKER] = "worker", [IA_TAKER_MAIN] = "main",
 						    [IA_TAKER_TRACER] = "tracer", [IA_TAKER_OWN_THREAD] = "own_thread",
-						    [IA_TAKER_TRACER_PROC] = "tracer", [IA_TAKER_UNNAMED] = "unnamed" };
+						    [IA_TAKER_TRACER_PROC] = "tracer", [IA_TAKER_UNNAMED] = "unnamed",
+						    [IA_TAKER_OWN_PROC] = "own_process" };
 		if (g[i].role != IA_TAKER_NONE)
 			cJSON_AddStringToObject(o, "role", role[g[i].role]);
 		cJSON_AddItemToArray(arr, o);

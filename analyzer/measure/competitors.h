@@ -31,6 +31,9 @@ enum ia_taker_role {
 	IA_TAKER_OWN_THREAD,
 	IA_TAKER_TRACER_PROC,
 	IA_TAKER_UNNAMED,
+	/* the waiter's own process where the thread is not known: a
+	 * preemption names only the process (off_cpu.next_pid, a tgid) */
+	IA_TAKER_OWN_PROC,
 };
 
 struct ia_comp_group {
