@@ -8,7 +8,8 @@
  * schemas) counts only the preemptions.  From holder_tid (schema 10) a
  * holder thread of the waiter's own process, or the tracer's, is named by
  * the thread; another process's thread by its process; the collector (an
- * untraced ingero-… process) as the tracer.  The unnamed rest comes last
+ * untraced ingero-… process) as the tracer; the waiter's own process,
+ * where no thread is known, as its own process's other threads.  The unnamed rest comes last
  * however large ("others not named"), and is kept when the list is cut.
  * Both ways of reading them: from the rows the scan loaded (next_pid and
  * the holders beside the intervals) and from the file (a thread whose
@@ -144,6 +145,11 @@ static void holders(int from_file)
 	takers(&t, all, 1, g, &n, &total, &untraced);
 	assert_int_equal(group(g, n, "python3"), 900);
 	assert_int_equal(group(g, n, "pt_autograd_0"), UINT64_MAX);
+	/* the waiter's own process, its thread not known: not "main process" */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(g[i].role == IA_TAKER_OWN_PROC, !strcmp(g[i].comm, "python3"));
+	ia_competitors_text(text, sizeof text, g, n);
+	assert_non_null(strstr(text, "python3 (its own process's other threads) 900ns"));
 	t.off_holder_tid = 1;
 
 	/* a window to 8000: the hog's 2000; of the woken wait, the rest before
