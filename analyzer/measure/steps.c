@@ -22,8 +22,11 @@ static int differs(const struct call_key *x, const struct call_key *y)
 }
 
 /* Whether seq compared with itself P later may match over the share a
- * search needs: at PROBES positions spread evenly over it, more than
- * `most` mismatches say no.  A wrong P then costs PROBES comparisons, not
+ * search needs: at PROBES positions spread over it, more than `most`
+ * mismatches say no.  The positions are a Weyl sequence (j times the
+ * golden ratio's 64 bits, modulo the span), not an even stride: a stride
+ * that is a multiple of a loop's own period would probe one phase of it
+ * only, the one that may always differ.  A wrong P then costs PROBES comparisons, not
  * its whole mismatch budget (a twentieth or a third of the sequence: with
  * no step in 80,000 calls, the second look cost a second, c67).  The
  * threshold is far above the share a search allows (5 %, 33 %): even a
@@ -34,7 +37,7 @@ static int may_repeat(const struct call_key *seq, size_t n, size_t p, size_t mos
 {
 	size_t miss = 0;
 	for (size_t j = 0; j < PROBES && miss <= most; j++) {
-		size_t i = j * (n - p) / PROBES;
+		size_t i = (size_t)((j * 0x9e3779b97f4a7c15ull) % (n - p));
 		miss += differs(&seq[i], &seq[i + p]);
 	}
 	return miss <= most;
