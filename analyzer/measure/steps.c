@@ -23,10 +23,14 @@ static int differs(const struct call_key *x, const struct call_key *y)
 
 /* Whether seq compared with itself P later may match over the share a
  * search needs: at PROBES positions spread over it, more than `most`
- * mismatches say no.  The positions are a Weyl sequence (j times the
- * golden ratio's 64 bits, modulo the span), not an even stride: a stride
- * that is a multiple of a loop's own period would probe one phase of it
- * only, the one that may always differ.  A wrong P then costs PROBES comparisons, not
+ * mismatches say no.  The positions are a Weyl sequence: the fraction of
+ * j times the golden ratio (its 64 bits), scaled to the span — the high
+ * half of the product, evenly spread (worst 5 % window: 4 probes over
+ * spans up to 80,000).  An even stride that is a multiple of a loop's
+ * period probes one phase of it; the low digits (the product modulo the
+ * span, c510195) bunched the probes, 17 of them into a 930-call set-up
+ * that the full comparison allows (a review's case: steps of 500 read as
+ * 1,000).  A wrong P then costs PROBES comparisons, not
  * its whole mismatch budget (a twentieth or a third of the sequence: with
  * no step in 80,000 calls, the second look cost a second, c67).  The
  * threshold is far above the share a search allows (5 %, 33 %): even a
@@ -37,7 +41,7 @@ static int may_repeat(const struct call_key *seq, size_t n, size_t p, size_t mos
 {
 	size_t miss = 0;
 	for (size_t j = 0; j < PROBES && miss <= most; j++) {
-		size_t i = (size_t)((j * 0x9e3779b97f4a7c15ull) % (n - p));
+		size_t i = (size_t)(((unsigned __int128)(uint64_t)(j * 0x9e3779b97f4a7c15ull) * (n - p)) >> 64);
 		miss += differs(&seq[i], &seq[i + p]);
 	}
 	return miss <= most;
@@ -210,10 +214,18 @@ static int whole_cycle(const struct call_key *seq, size_t n, uint32_t p, uint32_
 {
 	if (!p || !q || p > 8 * q || (size_t)p + q > n)
 		return 0;
-	size_t m = n / 2 + p + q <= n ? n / 2 : 0, miss = 0;
+	size_t m = n / 2 + p + q <= n ? n / 2 : 0, miss = 0, switches = 0;
 	for (size_t i = m; i < m + p; i++)
-		miss += differs(&seq[i], &seq[i + q]);
-	return 2 * miss >= 3 * (size_t)q;
+		if (differs(&seq[i], &seq[i + q])) {
+			miss++;
+			/* in the other work itself: unlike a repeat before it too */
+			switches += i > m && i >= q && differs(&seq[i], &seq[i - q]) && seq[i].tid != seq[i - 1].tid;
+		}
+	/* and the other work is a training update of its own (its backward
+	 * on autograd's thread), not an evaluation or a checkpoint, which run
+	 * on the main thread alone (a review: an evaluation every 5 steps as
+	 * long as one read as part of a 6-step "step") */
+	return 2 * miss >= 3 * (size_t)q && switches;
 }
 
 /* The period of the launches alone, where it is shorter than the calls'

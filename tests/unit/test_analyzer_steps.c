@@ -69,7 +69,7 @@ static sqlite3 *create(void)
  * their backward on autograd's thread and an optimizer launch; a loss
  * launch at the end.  With `evaluate`, every EVAL_EVERY steps a pass of
  * other kernels and a copy, as long as two steps. */
-static void build_layers(int layers, int backward, int evaluate)
+static void build_layers_every(int layers, int backward, int evaluate, int every, int eval_calls)
 {
 	sqlite3 *db = create();
 	struct ingero_cuda_call *c = calloc((size_t)STEPS * (2 * LAYER * (size_t)layers + 2 + EVAL_CALLS), sizeof *c);
@@ -89,9 +89,9 @@ static void build_layers(int layers, int backward, int evaluate)
 					c[n++] = launch_on(101, u, 0x4200 + (uint64_t)k);
 			c[n++] = launch_on(100, u, 0x4300);   /* the optimizer */
 		}
-		if (evaluate && s % EVAL_EVERY == EVAL_EVERY - 1) {
+		if (evaluate && s % every == every - 1) {
 			u = t + STEP_NS / 2;
-			for (int k = 0; k < EVAL_CALLS - 1; k++, u += US)
+			for (int k = 0; k < eval_calls - 1; k++, u += US)
 				c[n++] = launch_on(100, u, 0x5000 + (uint64_t)(k % 7));
 			c[n] = tb_call(100, 100, INGERO_API_CUDA_MEMCPY_ASYNC, u, 10 * US);
 			c[n++].dir = INGERO_DIR_DTOH;
@@ -131,6 +131,11 @@ static void build_gan(void)
 		fail_msg("%s", err);
 	free(c);
 	sqlite3_close(db);
+}
+
+static void build_layers(int layers, int backward, int evaluate)
+{
+	build_layers_every(layers, backward, evaluate, EVAL_EVERY, EVAL_CALLS);
 }
 
 /* every `loss_every` steps (0: never) a device-to-host copy and a sync more */
@@ -345,6 +350,17 @@ static void gan_iteration(void **state)
 	assert_int_equal(st.launches, (CRITIC + 1) * 11);
 }
 
+/* an evaluation every 5 steps as long as one (18 calls, on the main
+ * thread alone) still interrupts the loop: the step stays 18 calls */
+static void evaluation_every_five(void **state)
+{
+	(void)state;
+	build_layers_every(2, 1, 1, 5, 2 * 2 * LAYER + 2);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 2 * 2 * LAYER + 2);
+}
+
 /* more calls a step than the first look holds three of: found by the
  * second look's bounds only */
 static void step_longer_than_first_look(void **state)
@@ -362,6 +378,28 @@ static void step_longer_than_first_look(void **state)
 	assert_true(st.ns > 10 * STEP_NS * 99 / 100 && st.ns < 10 * STEP_NS * 101 / 100);
 }
 
+/* a review's case: a set-up of 930 calls (4.8 % of the stretch, within the 5 % the
+ * comparison allows) before steps of 500 launches; 20,000 calls in all */
+static void setup_then_500_call_steps(void **state)
+{
+	(void)state;
+	sqlite3 *db = create();
+	struct ingero_cuda_call *c = calloc(20000, sizeof *c);
+	assert_non_null(c);
+	for (size_t i = 0; i < 20000; i++)
+		c[i] = launch((uint64_t)i * US, i < 930 ? 0x100000 + i : 0x4000 + (i - 930) % 500);
+	char err[256];
+	if (tb_insert_calls(db, c, 20000, err, sizeof err) < 0)
+		fail_msg("%s", err);
+	free(c);
+	sqlite3_close(db);
+	struct ia_steps st;
+	steps_of(&st);
+	assert_int_equal(st.calls, 500);
+	/* the repetition's 10 % slack may start the loop up to p/10 early */
+	assert_true(st.first_ns >= 880 * US && st.first_ns <= 930 * US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,7 +411,9 @@ int main(void)
 		cmocka_unit_test(begins_with_other_work),
 		cmocka_unit_test(loop_after_a_run_of_alike_launches),
 		cmocka_unit_test(gan_iteration),
+		cmocka_unit_test(evaluation_every_five),
 		cmocka_unit_test(step_longer_than_first_look),
+		cmocka_unit_test(setup_then_500_call_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
