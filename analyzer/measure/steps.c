@@ -58,7 +58,7 @@ static uint32_t find_period(const struct call_key *seq, size_t n, uint32_t max_p
 			continue;
 		size_t budget = (n - p) / 20, miss = 0, i;
 		for (i = 0; i + p < n && miss <= budget; i++)
-			miss += seq[i].api != seq[i + p].api || seq[i].kernel != seq[i + p].kernel;
+			miss += differs(&seq[i], &seq[i + p]);
 		if (miss <= budget)
 			return p == 1 ? 0 : (uint32_t)p;
 	}
@@ -185,7 +185,7 @@ static uint32_t interrupted_period(const struct call_key *seq, size_t n, uint32_
 			continue;
 		size_t budget = (n - q) / 3, miss = 0, matched = 0, clusters = 0, switches = 0, last_miss = 0, i;
 		for (i = 0; i + q < n && miss <= budget; i++) {
-			if (seq[i].api != seq[i + q].api || seq[i].kernel != seq[i + q].kernel) {
+			if (differs(&seq[i], &seq[i + q])) {
 				clusters += !miss || i - last_miss > q;
 				last_miss = i;
 				miss++;
